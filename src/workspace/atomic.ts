@@ -1,0 +1,69 @@
+/**
+ * The one atomic file write of editwarden: a temp file in the same folder,
+ * fsync, rename over the target, fsync the folder. A crash at any moment
+ * leaves the old file or the new file, never a torn one; a failure leaves
+ * the old file untouched and no temp file behind.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+export interface AtomicWriteOptions {
+  /** File mode for the result (the old file's mode is kept when omitted). */
+  mode?: number;
+  /** Skip fsync (tests of throughput only; never for real writes). */
+  noSync?: boolean;
+  /** Called after the temp file is durable and before the rename: a last check that the folder is still where it was validated. */
+  beforeRename?: () => void;
+}
+
+export const TEMP_PREFIX = '.ew-tmp-';
+
+export function atomicWriteFile(target: string, data: Uint8Array, options: AtomicWriteOptions = {}): void {
+  const dir = path.dirname(target);
+  let mode = options.mode;
+  if (mode === undefined) {
+    try {
+      mode = fs.statSync(target).mode & 0o7777;
+    } catch {
+      mode = 0o666 & ~process.umask();
+    }
+  }
+  const temp = path.join(dir, `${TEMP_PREFIX}${path.basename(target)}.${randomBytes(6).toString('hex')}`);
+  // "wx": exclusive create, so a symlink planted at the temp name is never followed.
+  const fd = fs.openSync(temp, 'wx', mode);
+  try {
+    try {
+      let offset = 0;
+      while (offset < data.length) offset += fs.writeSync(fd, data, offset, data.length - offset);
+      // openSync's mode is filtered by the umask; set the exact mode the old file had.
+      fs.fchmodSync(fd, mode);
+      if (!options.noSync) fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    options.beforeRename?.();
+    fs.renameSync(temp, target);
+  } catch (error) {
+    try {
+      fs.unlinkSync(temp);
+    } catch {
+      // Already gone (renamed or never created): nothing to clean.
+    }
+    throw error;
+  }
+  if (!options.noSync) fsyncDir(dir);
+}
+
+/** Makes a rename or unlink in `dir` durable. */
+export function fsyncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    // Some file systems refuse fsync on folders; the rename itself is still atomic.
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
