@@ -27,6 +27,8 @@ export const ErrorCode = {
   SECOND_FILE: 'E_SECOND_FILE',
   // Extensions (DESIGN.md: extend, never rename).
   NO_OP: 'E_NO_OP',
+  /** Would have applied, but nothing was written because another request in the same reply failed. */
+  ABORTED: 'E_ABORTED',
   CONFIG: 'E_CONFIG',
   IO: 'E_IO',
   LOCKED: 'E_LOCKED',

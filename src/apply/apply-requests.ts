@@ -1,0 +1,255 @@
+/**
+ * From requests to disk: resolve every path in the sandbox, read each file
+ * once, plan all edits with the pure engine, and only when every request
+ * succeeded (or `partial` was asked for) hand the writes to the workspace in
+ * one commit. A refused request writes nothing; a dry run writes nothing.
+ */
+import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
+import { planFile, type FilePlan } from '../edit/engine.js';
+import { decodeText } from '../edit/text.js';
+import { DEFAULT_EDIT_OPTIONS, type EditOptions, type EditRequest, type EditResult, type EngineHooks } from '../edit/types.js';
+import type { FileWrite, Workspace } from '../workspace/workspace.js';
+import { unifiedDiff } from '../edit/diff.js';
+
+export interface ApplyOptions {
+  dryRun?: boolean;
+  /** Apply the requests that succeed and report the rest, instead of all or nothing. */
+  partial?: boolean;
+  edit?: Partial<EditOptions>;
+  hooks?: EngineHooks;
+  /** Prepares language hooks (AST paths, syntax guard) for the files involved; called only when given. */
+  prepareHooks?: (paths: string[]) => Promise<EngineHooks>;
+  /** Results for requests that failed before planning (format parse errors), merged in input order. */
+  parseErrors?: Array<{ index: number; path?: string; error: ErrorInfo; action?: EditResult['action'] }>;
+}
+
+export interface ApplyOutcome {
+  ok: boolean;
+  results: EditResult[];
+  /** One combined git-style diff of everything applied (or that would be, in a dry run). */
+  diff: string;
+  /** Relative paths written (or that would be). */
+  files: string[];
+  /** Files that were refused, for exit codes and summaries. */
+  rejected: number;
+}
+
+interface Slot {
+  index: number;
+  request: EditRequest;
+  path?: string;
+  moveTo?: string;
+  error?: EditwardenError;
+}
+
+export async function applyRequests(ws: Workspace, requests: EditRequest[], options: ApplyOptions = {}): Promise<ApplyOutcome> {
+  const editOptions: EditOptions = { ...DEFAULT_EDIT_OPTIONS, ...options.edit };
+  const slots: Slot[] = requests.map((request, index) => ({ index, request }));
+
+  // 1. Sandbox: resolve every path before reading anything.
+  for (const slot of slots) {
+    try {
+      slot.path = ws.resolve(slot.request.path).relative;
+      if (slot.request.action === 'patch' && slot.request.moveTo !== undefined) {
+        slot.moveTo = ws.resolve(slot.request.moveTo).relative;
+      }
+    } catch (error) {
+      slot.error = asEditwardenError(error, slot.request.path);
+    }
+  }
+
+  // 2. Group by file, in first-seen order.
+  const groups = new Map<string, Slot[]>();
+  for (const slot of slots) {
+    if (slot.error || slot.path === undefined) continue;
+    const list = groups.get(slot.path) ?? [];
+    list.push(slot);
+    groups.set(slot.path, list);
+  }
+
+  const hooks = options.hooks ?? (options.prepareHooks ? await options.prepareHooks([...groups.keys()]) : {});
+
+  // 3. Read and plan each file.
+  const plans = new Map<string, FilePlan>();
+  const modes = new Map<string, number>();
+  for (const [path, group] of groups) {
+    let before;
+    let mode: number | undefined;
+    try {
+      const snapshot = ws.read(path);
+      if (snapshot) {
+        mode = snapshot.mode;
+        modes.set(path, snapshot.mode);
+        for (const slot of group) checkStale(path, slot.request.expectedHash, snapshot.hash);
+        before = decodeText(snapshot.bytes, path);
+      } else {
+        for (const slot of group) if (slot.request.expectedHash) checkStale(path, slot.request.expectedHash, null);
+        before = null;
+      }
+    } catch (error) {
+      for (const slot of group) slot.error = asEditwardenError(error, path);
+      continue;
+    }
+    const plan = planFile(path, before, group.map((s) => ({ ...s.request, path })), {
+      ...editOptions,
+      continueOnError: options.partial === true,
+      ...(mode !== undefined ? { mode: 0o100000 | mode } : {}),
+    }, hooks);
+    plans.set(path, plan);
+  }
+
+  // 4. Cross-file checks: a move may not land on a file that exists or that another request touches.
+  for (const [path, plan] of plans) {
+    if (plan.moveTo === undefined || !plan.ok) continue;
+    const target = ws.resolve(plan.moveTo).relative;
+    if (target !== path && (ws.exists(target) || groups.has(target))) {
+      const step = plan.steps.find((s) => s.request.action === 'patch' && s.request.moveTo !== undefined);
+      if (step) {
+        step.ok = false;
+        step.error = new EditwardenError({
+          code: ErrorCode.EXISTS,
+          message: `Cannot move ${path} to ${target}: ${target} already exists or is changed by another request.`,
+          hint: 'Move to a new path, or edit the existing file instead.',
+          path,
+        });
+      }
+      plan.ok = false;
+    }
+  }
+
+  const anyFailed = slots.some((s) => s.error) || [...plans.values()].some((p) => !p.ok) || (options.parseErrors?.length ?? 0) > 0;
+  const writeAllowed = !options.dryRun && (!anyFailed || options.partial === true);
+
+  // 5. Writes, in first-seen file order.
+  const writes: FileWrite[] = [];
+  const combined: string[] = [];
+  const files: string[] = [];
+  for (const [path, plan] of plans) {
+    if (!plan.ok && !options.partial) continue;
+    const changed = plan.before?.text !== plan.after?.text || plan.moveTo !== undefined || (plan.before === null) !== (plan.after === null);
+    if (!changed) continue;
+    const target = plan.moveTo !== undefined ? ws.resolve(plan.moveTo).relative : path;
+    if (plan.after !== null && plan.afterBytes) {
+      const mode = modes.get(path);
+      writes.push(mode !== undefined ? { kind: 'write', path: target, bytes: plan.afterBytes, mode } : { kind: 'write', path: target, bytes: plan.afterBytes });
+    }
+    if (plan.after === null || target !== path) writes.push({ kind: 'delete', path });
+    files.push(target);
+    if (target !== path) files.push(path);
+    combined.push(
+      plan.diff ||
+        unifiedDiff({ oldPath: path, newPath: target, before: plan.before?.text ?? null, after: plan.after?.text ?? null }).diff,
+    );
+  }
+  if (writeAllowed && writes.length > 0) ws.commit(writes);
+
+  // 6. Results in input order.
+  const firstFailure = describeFirstFailure(slots, plans, options.parseErrors);
+  const results: EditResult[] = [];
+  const parseErrorsByIndex = new Map((options.parseErrors ?? []).map((p) => [p.index, p]));
+  const planned = new Map<number, { plan: FilePlan; stepIndex: number }>();
+  for (const [path, group] of groups) {
+    const plan = plans.get(path);
+    if (!plan) continue;
+    group.forEach((slot, i) => planned.set(slot.index, { plan, stepIndex: i }));
+  }
+  const total = Math.max(requests.length, ...[...parseErrorsByIndex.keys()].map((k) => k + 1));
+  for (let index = 0, r = 0; index < total; index++) {
+    const parseError = parseErrorsByIndex.get(index);
+    if (parseError) {
+      results.push({
+        path: parseError.path ?? '',
+        status: 'rejected',
+        action: parseError.action ?? 'edit',
+        added: 0,
+        removed: 0,
+        diff: '',
+        error: parseError.error,
+      });
+      continue;
+    }
+    const slot = slots[r++];
+    if (!slot) continue;
+    results.push(resultFor(slot, planned.get(slot.index), { dryRun: options.dryRun === true, written: writeAllowed, partial: options.partial === true, firstFailure }));
+  }
+
+  const rejected = results.filter((r) => r.status === 'rejected').length;
+  return { ok: rejected === 0, results, diff: combined.join(''), files, rejected };
+}
+
+function resultFor(
+  slot: Slot,
+  planned: { plan: FilePlan; stepIndex: number } | undefined,
+  ctx: { dryRun: boolean; written: boolean; partial: boolean; firstFailure: string },
+): EditResult {
+  const base = {
+    path: slot.path ?? slot.request.path,
+    action: slot.request.action,
+    ...(slot.request.source ? { source: slot.request.source } : {}),
+  };
+  if (slot.error) return { ...base, status: 'rejected', added: 0, removed: 0, diff: '', error: slot.error.toJSON() };
+  if (!planned) {
+    return { ...base, status: 'rejected', added: 0, removed: 0, diff: '', error: toErrorInfo(new Error('request was not planned'), base.path) };
+  }
+  const step = planned.plan.steps[planned.stepIndex];
+  if (!step) return { ...base, status: 'rejected', added: 0, removed: 0, diff: '' };
+  const common = {
+    ...base,
+    added: step.added,
+    removed: step.removed,
+    diff: step.diff,
+    ...(step.applied ? { strategy: step.applied.strategy, count: step.applied.count } : {}),
+    ...(step.applied && step.applied.notes.length > 0 ? { notes: step.applied.notes } : {}),
+    ...(planned.plan.moveTo !== undefined && slot.request.action === 'patch' && slot.request.moveTo ? { movedTo: slot.moveTo ?? planned.plan.moveTo } : {}),
+  };
+  if (step.syntaxWarnings && step.syntaxWarnings.length > 0) {
+    const w = step.syntaxWarnings[0];
+    common.notes = [...(common.notes ?? []), `syntax warning: new error at line ${w?.line}: ${JSON.stringify(w?.snippet)}`];
+  }
+  if (!step.ok) return { ...common, status: 'rejected', added: 0, removed: 0, diff: '', error: step.error?.toJSON() ?? toErrorInfo(new Error('failed'), base.path) };
+  if (ctx.dryRun) return { ...common, status: 'dry-run' };
+  if (ctx.written) return { ...common, status: 'applied' };
+  return {
+    ...common,
+    status: 'rejected',
+    error: {
+      code: ErrorCode.ABORTED,
+      message: `This edit would have applied, but nothing was written because ${ctx.firstFailure}; a reply is applied all or nothing.`,
+      hint: 'Fix the failed request and send the reply again, or use partial mode to apply what succeeds.',
+      path: base.path,
+    },
+  };
+}
+
+function describeFirstFailure(slots: Slot[], plans: Map<string, FilePlan>, parseErrors: ApplyOptions['parseErrors']): string {
+  const first = parseErrors?.[0];
+  if (first) return `request #${first.index + 1} could not be parsed (${first.error.code})`;
+  for (const slot of slots) {
+    if (slot.error) return `request #${slot.index + 1} (${slot.request.path}) was refused with ${slot.error.code}`;
+  }
+  for (const plan of plans.values()) {
+    const bad = plan.steps.find((s) => !s.ok && s.error?.code !== ErrorCode.ABORTED) ?? plan.steps.find((s) => !s.ok);
+    if (bad) return `an edit to ${plan.path} was refused with ${bad.error?.code ?? 'an error'}`;
+  }
+  return 'another request failed';
+}
+
+function checkStale(path: string, expected: string | undefined, actual: string | null): void {
+  if (expected === undefined || expected === '') return;
+  const wanted = expected.toLowerCase().replace(/^sha256:/, '');
+  if (actual !== null && wanted.length >= 8 && actual.startsWith(wanted)) return;
+  throw new EditwardenError({
+    code: ErrorCode.STALE,
+    message:
+      actual === null
+        ? `${path} was deleted after you read it (expected hash ${wanted.slice(0, 12)}…).`
+        : `${path} changed after you read it: its hash is now ${actual.slice(0, 12)}…, not ${wanted.slice(0, 12)}….`,
+    hint: 'Read the file again and base the edit on its current content.',
+    path,
+  });
+}
+
+function asEditwardenError(error: unknown, path: string): EditwardenError {
+  if (error instanceof EditwardenError) return error;
+  return new EditwardenError(toErrorInfo(error, path), { cause: error });
+}

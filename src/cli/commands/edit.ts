@@ -1,0 +1,156 @@
+/**
+ * `editwarden edit`: one file, one request, from flags or a JSON request on
+ * stdin. Thin: builds the request, calls applyRequests, prints.
+ */
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { applyRequests, type ApplyOutcome } from '../../apply/apply-requests.js';
+import { loadConfig, type Config } from '../../config/config.js';
+import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
+import type { EditOptions, EditRequest } from '../../edit/types.js';
+import { ExitCode } from '../exit-codes.js';
+import { formatError, paint, paintDiff, readAll, useColor, writeJson, type Io } from '../output.js';
+import { openForCommand } from '../workspace.js';
+import { parseEditRequestJson } from '../../edit/request-json.js';
+
+interface EditFlags {
+  old?: string;
+  oldFile?: string;
+  new?: string;
+  newFile?: string;
+  mode?: string;
+  replaceAll?: boolean;
+  force?: boolean;
+  strict?: boolean;
+  dryRun?: boolean;
+  root?: string;
+  config?: string;
+  json?: boolean;
+  request?: string;
+  expectedHash?: string;
+}
+
+const MODES = ['edit', 'create', 'overwrite', 'append', 'prepend'] as const;
+
+export function registerEdit(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command('edit')
+    .description('Edit one file safely: unique anchor, guards, atomic write, a diff of what changed.')
+    .argument('[path]', 'file to edit, relative to the root')
+    .option('--old <text>', 'text to replace (must occur exactly once unless --replace-all)')
+    .option('--old-file <file>', 'read old_text from a file')
+    .option('--new <text>', 'replacement text (or content for create/overwrite/append/prepend)')
+    .option('--new-file <file>', 'read new_text from a file')
+    .option('--mode <mode>', `one of ${MODES.join(', ')}`, 'edit')
+    .option('--replace-all', 'replace every occurrence of old_text')
+    .option('--force', 'allow a change that leaves a large file with less than a third of its lines')
+    .option('--strict', 'exact matches only: no tolerance for whitespace or look-alike characters')
+    .option('--dry-run', 'print the diff, write nothing')
+    .option('--expected-hash <sha256>', 'refuse with E_STALE if the file no longer has this content hash')
+    .option('--request <file>', "read a JSON edit request (or an array) from a file, or '-' for stdin")
+    .option('--root <dir>', 'workspace root (default: current folder)')
+    .option('--config <file>', 'config file (default: <root>/.editwarden.yml)')
+    .option('--json', 'print the JSON result')
+    .action(async (path: string | undefined, flags: EditFlags) => {
+      setExit(await runEdit(path, flags, io));
+    });
+}
+
+async function runEdit(path: string | undefined, flags: EditFlags, io: Io): Promise<number> {
+  const root = flags.root ?? process.cwd();
+  let config: Config;
+  let requests: EditRequest[];
+  try {
+    config = loadConfig(root, flags.config);
+    requests = flags.request !== undefined ? await requestsFromJson(flags.request, io) : [requestFromFlags(path, flags)];
+  } catch (error) {
+    return usageOrReject(error, flags, io);
+  }
+  const edit: EditOptions = {
+    strict: flags.strict === true || config.edit.strict,
+    maxFileBytes: config.edit.max_file_bytes,
+    dramaticMinLines: config.edit.dramatic_reduction.min_lines,
+    dramaticRatio: config.edit.dramatic_reduction.ratio,
+  };
+  let outcome: ApplyOutcome;
+  try {
+    const opened = await openForCommand(root, config, io, flags.json === true);
+    outcome = await applyRequests(opened.ws, requests, {
+      dryRun: flags.dryRun === true,
+      edit,
+      ...opened.applyHooks,
+    });
+  } catch (error) {
+    return usageOrReject(error, flags, io);
+  }
+  printOutcome(outcome, flags, io);
+  return outcome.ok ? ExitCode.OK : ExitCode.REJECTED;
+}
+
+function requestFromFlags(path: string | undefined, flags: EditFlags): EditRequest {
+  if (!path) throw usage('edit needs a <path> (or --request FILE).');
+  const mode = flags.mode ?? 'edit';
+  if (!(MODES as readonly string[]).includes(mode)) throw usage(`--mode must be one of ${MODES.join(', ')}, not ${JSON.stringify(mode)}.`);
+  if (flags.old !== undefined && flags.oldFile !== undefined) throw usage('give --old or --old-file, not both.');
+  if (flags.new !== undefined && flags.newFile !== undefined) throw usage('give --new or --new-file, not both.');
+  const oldText = flags.oldFile !== undefined ? fs.readFileSync(flags.oldFile, 'utf8') : flags.old;
+  const newText = flags.newFile !== undefined ? fs.readFileSync(flags.newFile, 'utf8') : flags.new;
+  const common = {
+    path,
+    ...(flags.force ? { force: true } : {}),
+    ...(flags.expectedHash ? { expectedHash: flags.expectedHash } : {}),
+    source: { format: 'cli' as const, index: 0 },
+  };
+  switch (mode) {
+    case 'edit':
+      return { ...common, action: 'edit', oldText: oldText ?? '', newText: newText ?? '', ...(flags.replaceAll ? { replaceAll: true } : {}) };
+    case 'create':
+    case 'overwrite':
+    case 'append':
+    case 'prepend':
+      if (newText === undefined) throw usage(`mode ${mode} needs the content in --new or --new-file.`);
+      return { ...common, action: mode, content: newText };
+    default:
+      throw usage(`unknown mode ${mode}`);
+  }
+}
+
+async function requestsFromJson(source: string, io: Io): Promise<EditRequest[]> {
+  const text = source === '-' ? await readAll(io.stdin) : fs.readFileSync(source, 'utf8');
+  return parseEditRequestJson(text);
+}
+
+function usage(message: string): EditwardenError {
+  return new EditwardenError({ code: ErrorCode.USAGE, message, hint: 'Run `editwarden edit --help` for the options.' });
+}
+
+function usageOrReject(error: unknown, flags: EditFlags, io: Io): number {
+  const info = toErrorInfo(error);
+  if (flags.json) writeJson(io, { ok: false, results: [], error: info });
+  else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
+  if (info.code === ErrorCode.USAGE) return ExitCode.USAGE;
+  if (info.code === ErrorCode.CONFIG) return ExitCode.USAGE;
+  return ExitCode.REJECTED;
+}
+
+export function printOutcome(outcome: ApplyOutcome, flags: { json?: boolean; dryRun?: boolean }, io: Io): void {
+  if (flags.json) {
+    writeJson(io, { ok: outcome.ok, results: outcome.results });
+    return;
+  }
+  const color = useColor(io);
+  for (const result of outcome.results) {
+    const label =
+      result.status === 'applied'
+        ? paint(color, 'green', 'applied')
+        : result.status === 'dry-run'
+          ? paint(color, 'cyan', 'dry-run')
+          : paint(color, 'red', result.status);
+    const how = result.strategy && result.strategy !== 'exact' && result.strategy !== 'whole-file' ? ` (${result.strategy})` : '';
+    const counts = result.status === 'rejected' ? '' : ` +${result.added} -${result.removed}`;
+    io.stdout.write(`${label} ${result.action} ${result.path}${how}${counts}\n`);
+    for (const note of result.notes ?? []) io.stdout.write(`  note: ${note}\n`);
+    if (result.error) io.stdout.write(`${formatError(result.error, color)}\n`);
+    else if (result.diff) io.stdout.write(paintDiff(color, result.diff));
+  }
+}

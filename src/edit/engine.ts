@@ -1,0 +1,285 @@
+/**
+ * The edit engine: the current text of one file plus an ordered list of
+ * requests → the new text, a diff per request, and the guards' verdicts.
+ * Pure and synchronous: no file system, no clock, no tree-sitter (language
+ * work comes in through EngineHooks prepared by the caller).
+ */
+import { EditwardenError, ErrorCode } from '../errors.js';
+import { unifiedDiff } from './diff.js';
+import { ambiguous, dramaticReduction, fileExists, missingOldText, noFile, noOp, tooLarge } from './errors.js';
+import { applyHunks } from './hunks.js';
+import { findMatches, nonOverlapping } from './match.js';
+import { notFoundError } from './near-match.js';
+import { countLines, encodeText, lineOf, newDoc, normalizeEol, spliceDoc, type TextDoc } from './text.js';
+import type { AppliedEdit, EditOptions, EditRequest, EngineHooks, MatchStrategy, SyntaxIssue } from './types.js';
+
+/** One request's outcome within a file plan. */
+export interface PlannedStep {
+  request: EditRequest;
+  ok: boolean;
+  applied?: AppliedEdit;
+  error?: EditwardenError;
+  /** Diff of this step alone (against the text the step started from). */
+  diff: string;
+  added: number;
+  removed: number;
+  /** New syntax errors allowed through under the 'warn' policy. */
+  syntaxWarnings?: SyntaxIssue[];
+}
+
+export interface FilePlan {
+  path: string;
+  /** null: the file did not exist. */
+  before: TextDoc | null;
+  /** null: the file is deleted. */
+  after: TextDoc | null;
+  /** Encoded result (undefined when deleted or unchanged-and-missing). */
+  afterBytes?: Uint8Array;
+  moveTo?: string;
+  steps: PlannedStep[];
+  ok: boolean;
+  /** Diff of the whole plan (before → after). */
+  diff: string;
+  added: number;
+  removed: number;
+}
+
+export interface PlanOptions extends EditOptions {
+  /** Keep going after a failed step (apply --partial); otherwise the file is all or nothing. */
+  continueOnError?: boolean;
+  /** File mode, for "new file mode" lines. */
+  mode?: number;
+}
+
+export function planFile(path: string, before: TextDoc | null, requests: EditRequest[], options: PlanOptions, hooks: EngineHooks = {}): FilePlan {
+  let current: TextDoc | null = before;
+  let moveTo: string | undefined;
+  const steps: PlannedStep[] = [];
+  let failed = false;
+  for (const request of requests) {
+    if (failed && !options.continueOnError) {
+      steps.push({
+        request,
+        ok: false,
+        error: new EditwardenError({
+          code: ErrorCode.ABORTED,
+          message: `Not applied: an earlier edit to ${path} in this request failed, and edits to one file apply all or nothing.`,
+          hint: 'Fix the failing edit to this file and send them again.',
+          path,
+        }),
+        diff: '',
+        added: 0,
+        removed: 0,
+      });
+      continue;
+    }
+    try {
+      const step = applyOne(path, current, request, options, hooks);
+      guardResult(path, before, step.doc, request, options);
+      const syntaxWarnings = checkSyntax(path, current, step.doc, hooks);
+      const d = unifiedDiff({
+        oldPath: path,
+        newPath: step.moveTo ?? path,
+        before: current?.text ?? null,
+        after: step.doc?.text ?? null,
+        ...(options.mode !== undefined ? { mode: options.mode } : {}),
+      });
+      steps.push({
+        request,
+        ok: true,
+        applied: step.applied,
+        diff: d.diff,
+        added: d.added,
+        removed: d.removed,
+        ...(syntaxWarnings.length > 0 ? { syntaxWarnings } : {}),
+      });
+      current = step.doc;
+      if (step.moveTo !== undefined) moveTo = step.moveTo;
+    } catch (error) {
+      if (!(error instanceof EditwardenError)) throw error;
+      failed = true;
+      steps.push({ request, ok: false, error, diff: '', added: 0, removed: 0 });
+    }
+  }
+  const ok = steps.every((s) => s.ok);
+  const final = ok || options.continueOnError ? current : before;
+  const whole = unifiedDiff({
+    oldPath: path,
+    newPath: moveTo ?? path,
+    before: before?.text ?? null,
+    after: final?.text ?? null,
+    ...(options.mode !== undefined ? { mode: options.mode } : {}),
+  });
+  const plan: FilePlan = { path, before, after: final, steps, ok, diff: whole.diff, added: whole.added, removed: whole.removed };
+  if (moveTo !== undefined) plan.moveTo = moveTo;
+  if (final !== null) {
+    const bytes = encodeText(final);
+    if (bytes.length > options.maxFileBytes) {
+      const last = steps[steps.length - 1];
+      if (last) Object.assign(last, { ok: false, error: tooLarge(path, bytes.length, options.maxFileBytes), diff: '', added: 0, removed: 0 });
+      return { path, before, after: before, steps, ok: false, diff: '', added: 0, removed: 0 };
+    }
+    plan.afterBytes = bytes;
+  }
+  return plan;
+}
+
+interface StepOutcome {
+  doc: TextDoc | null;
+  applied: AppliedEdit;
+  moveTo?: string;
+}
+
+function applyOne(path: string, current: TextDoc | null, request: EditRequest, options: PlanOptions, hooks: EngineHooks): StepOutcome {
+  const base = { notes: [] as string[] };
+  switch (request.action) {
+    case 'edit': {
+      if (request.oldText.length === 0) throw missingOldText(path);
+      if (current === null) throw noFile(path, 'edit');
+      const oldText = normalizeEol(request.oldText);
+      const newText = normalizeEol(request.newText);
+      if (oldText === newText) throw noOp(path);
+      return replaceText(path, current, oldText, newText, request.replaceAll === true, options.strict);
+    }
+    case 'create': {
+      if (current !== null) throw fileExists(path);
+      return { doc: newDoc(request.content), applied: { action: 'create', strategy: 'whole-file', count: 1, line: 1, ...base } };
+    }
+    case 'overwrite': {
+      const content = normalizeEol(request.content);
+      if (current === null) {
+        return {
+          doc: newDoc(request.content),
+          applied: { action: 'overwrite', strategy: 'whole-file', count: 1, line: 1, notes: ['the file did not exist; it was created'] },
+        };
+      }
+      return { doc: { ...current, text: content, ...(current.eols ? { eols: respread(current, content) } : {}) }, applied: { action: 'overwrite', strategy: 'whole-file', count: 1, line: 1, ...base } };
+    }
+    case 'append':
+    case 'prepend': {
+      if (current === null) throw noFile(path, request.action);
+      const content = normalizeEol(request.content);
+      const text = current.text;
+      if (request.action === 'append') {
+        const sep = text.length > 0 && !text.endsWith('\n') && content.length > 0 ? '\n' : '';
+        const doc = spliceDoc(current, text.length, text.length, sep + content);
+        return { doc, applied: { action: 'append', strategy: 'whole-file', count: 1, line: countLines(text) + 1, ...base } };
+      }
+      const sep = text.length > 0 && content.length > 0 && !content.endsWith('\n') ? '\n' : '';
+      const doc = spliceDoc(current, 0, 0, content + sep);
+      return { doc, applied: { action: 'prepend', strategy: 'whole-file', count: 1, line: 1, ...base } };
+    }
+    case 'insert': {
+      if (current === null) throw noFile(path, 'insert');
+      return insertLines(path, current, request.line, normalizeEol(request.content));
+    }
+    case 'delete': {
+      if (current === null) throw noFile(path, 'delete');
+      return { doc: null, applied: { action: 'delete', strategy: 'whole-file', count: 1, line: 1, ...base } };
+    }
+    case 'patch': {
+      if (current === null) throw noFile(path, 'patch');
+      const result = applyHunks(current.text, request, { strict: options.strict || request.strict === true });
+      const doc = result.text === current.text ? current : replaceWhole(current, result.text);
+      const applied: AppliedEdit = { action: 'patch', strategy: result.strategy, count: request.hunks.length, line: result.line, notes: result.notes };
+      return request.moveTo !== undefined ? { doc, applied, moveTo: request.moveTo } : { doc, applied };
+    }
+    case 'ast': {
+      if (current === null) throw noFile(path, 'ast');
+      if (!hooks.applyAst) {
+        throw new EditwardenError({
+          code: ErrorCode.PARSE,
+          message: `AST paths are not available for ${path}: no grammar is loaded for this kind of file.`,
+          hint: 'Use old_text/new_text (mode edit) for this file, or check the supported languages in README.md.',
+          path,
+        });
+      }
+      const result = hooks.applyAst(path, current.text, request);
+      return { doc: replaceWhole(current, normalizeEol(result.text)), applied: { action: 'ast', strategy: 'ast', count: 1, line: result.line, notes: result.notes } };
+    }
+    default: {
+      const never: never = request;
+      throw new Error(`unknown action ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function replaceText(path: string, current: TextDoc, oldText: string, newText: string, replaceAll: boolean, strict: boolean): StepOutcome {
+  const found = findMatches(current.text, oldText, strict);
+  if (found === null) throw notFoundError(path, current.text, oldText, strict);
+  let matches = found.matches;
+  if (matches.length > 1 && !replaceAll) {
+    throw ambiguous(path, oldText, matches.map((m) => lineOf(current.text, m.start)), found.strategy);
+  }
+  if (replaceAll) matches = nonOverlapping(matches);
+  const firstLine = lineOf(current.text, matches[0]?.start ?? 0);
+  // Splice from the end so earlier offsets stay valid; the text is inserted literally (no $& patterns).
+  let doc = current;
+  for (const m of [...matches].sort((a, b) => b.start - a.start)) {
+    const insert = m.transform ? m.transform(newText) : newText;
+    doc = spliceDoc(doc, m.start, m.end, insert);
+  }
+  const notes: string[] = [];
+  if (found.strategy !== 'exact') notes.push(`matched with tolerance for ${found.strategy}`);
+  if (replaceAll) notes.push(`replaced ${matches.length} occurrence${matches.length === 1 ? '' : 's'}`);
+  const strategy: MatchStrategy = found.strategy;
+  return { doc, applied: { action: 'edit', strategy, count: matches.length, line: firstLine, notes } };
+}
+
+function insertLines(path: string, current: TextDoc, line: number, content: string): StepOutcome {
+  const total = countLines(current.text);
+  if (!Number.isInteger(line) || line < 0 || line > total) {
+    throw new EditwardenError({
+      code: ErrorCode.NOT_FOUND,
+      message: `Cannot insert after line ${line} of ${path}: it has ${total} lines.`,
+      hint: `Use a line number from 0 (top of the file) to ${total} (end of the file).`,
+      path,
+    });
+  }
+  const text = current.text;
+  let offset = 0;
+  for (let k = 0; k < line; k++) offset = text.indexOf('\n', offset) + 1 || text.length;
+  let insert = content.endsWith('\n') || content.length === 0 ? content : `${content}\n`;
+  if (offset === text.length && text.length > 0 && !text.endsWith('\n')) {
+    insert = `\n${insert.endsWith('\n') ? insert.slice(0, -1) : insert}`;
+  }
+  return { doc: spliceDoc(current, offset, offset, insert), applied: { action: 'insert', strategy: 'line-numbers', count: 1, line: line + 1, notes: [] } };
+}
+
+/** Replaces the whole text of a document, keeping per-line endings where lines line up. */
+function replaceWhole(current: TextDoc, text: string): TextDoc {
+  if (!current.eols) return { ...current, text };
+  return { ...current, text, eols: respread(current, text) };
+}
+
+function respread(current: TextDoc, text: string): TextDoc['eols'] {
+  const eols = current.eols ?? [];
+  const n = (text.match(/\n/g) ?? []).length;
+  const out: NonNullable<TextDoc['eols']> = [];
+  for (let i = 0; i < n; i++) out.push(eols[i] ?? current.eol);
+  return out;
+}
+
+/** The large-deletion and size guards, judged against the file as it was before the request. */
+function guardResult(path: string, original: TextDoc | null, after: TextDoc | null, request: EditRequest, options: PlanOptions): void {
+  if (original === null || after === null || request.force === true) return;
+  const beforeLines = countLines(original.text);
+  if (beforeLines < options.dramaticMinLines) return;
+  const afterLines = countLines(after.text);
+  if (afterLines < beforeLines * options.dramaticRatio) throw dramaticReduction(path, beforeLines, afterLines, options.dramaticRatio);
+}
+
+function checkSyntax(path: string, before: TextDoc | null, after: TextDoc | null, hooks: EngineHooks): SyntaxIssue[] {
+  const policy = hooks.syntaxPolicy ?? 'refuse';
+  if (policy === 'off' || !hooks.newSyntaxErrors || after === null) return [];
+  const issues = hooks.newSyntaxErrors(path, before?.text ?? null, after.text);
+  if (issues.length === 0 || policy === 'warn') return issues;
+  const first = issues[0] as SyntaxIssue;
+  throw new EditwardenError({
+    code: ErrorCode.SYNTAX,
+    message: `This edit would introduce a syntax error in ${path} at line ${first.line}, column ${first.column}: ${JSON.stringify(first.snippet)}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}.`,
+    hint: 'Check brackets, quotes and indentation in new_text; the file was not changed. Set edit.syntax_guard: warn to allow it anyway.',
+    path,
+    line: first.line,
+  });
+}

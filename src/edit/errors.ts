@@ -1,0 +1,75 @@
+/**
+ * The engine's refusals, worded for a model to act on: what was wrong, and
+ * what request would work instead.
+ */
+import { EditwardenError, ErrorCode, quote } from '../errors.js';
+
+export function missingOldText(path: string): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.MISSING_OLD_TEXT,
+    message:
+      `Edit mode requires old_text: the exact, unique text to replace in ${path}. ` +
+      "To add text at the end of the file use mode 'append'; to replace the whole file use mode 'overwrite' explicitly.",
+    hint: "Read the file, copy the lines you want to change into old_text; or choose mode 'append' / 'overwrite'.",
+    path,
+  });
+}
+
+export function noOp(path: string): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.NO_OP,
+    message: `new_text is identical to old_text, so this edit to ${path} would change nothing.`,
+    hint: 'Put the changed text in new_text, or skip this edit.',
+    path,
+  });
+}
+
+export function fileExists(path: string): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.EXISTS,
+    message: `${path} already exists; mode 'create' only makes new files.`,
+    hint: "Use mode 'edit' with a unique old_text to change it, or mode 'overwrite' to replace it entirely.",
+    path,
+  });
+}
+
+export function noFile(path: string, action: string): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.NO_FILE,
+    message: `${path} does not exist, so it cannot be changed with '${action}'.`,
+    hint: "Check the path (list_files shows what exists), or make the file with mode 'create'.",
+    path,
+  });
+}
+
+export function ambiguous(path: string, oldText: string, lines: number[], strategy: string): EditwardenError {
+  const shown = lines.slice(0, 20).join(', ') + (lines.length > 20 ? ', …' : '');
+  const how = strategy === 'exact' ? '' : ` (matching with tolerance for ${strategy})`;
+  return new EditwardenError({
+    code: ErrorCode.AMBIGUOUS,
+    message: `old_text ${quote(oldText, 80)} occurs ${lines.length} times in ${path}${how}, at lines ${shown}.`,
+    hint: 'Add surrounding lines to old_text until it matches exactly one place, or set replace_all: true to change every occurrence.',
+    path,
+    line: lines[0] as number,
+  });
+}
+
+export function dramaticReduction(path: string, beforeLines: number, afterLines: number, ratio: number): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.DRAMATIC_REDUCTION,
+    message:
+      `This change would shrink ${path} from ${beforeLines} lines to ${afterLines} ` +
+      `(below ${Math.round(ratio * 100)}% of it). Refused to protect against wiping a file by accident.`,
+    hint: "Edit only the part that must change with mode 'edit'; if removing most of the file is really intended, set force: true.",
+    path,
+  });
+}
+
+export function tooLarge(path: string, bytes: number, max: number): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.TOO_LARGE,
+    message: `The result for ${path} would be ${bytes} bytes, above the ${max}-byte limit.`,
+    hint: 'Split the content across several files, or raise edit.max_file_bytes in .editwarden.yml if this is intended.',
+    path,
+  });
+}
