@@ -17,7 +17,7 @@ export function defaultIo(): Io {
 
 export function useColor(io: Io, stream: 'stdout' | 'stderr' = 'stdout'): boolean {
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
-  if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== '0') return true;
+  if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== '' && io.env.FORCE_COLOR !== '0') return true;
   return Boolean(io[stream].isTTY);
 }
 

@@ -179,7 +179,11 @@ function applyOne(path: string, current: TextDoc | null, request: EditRequest, o
     }
     case 'patch': {
       if (current === null) throw noFile(path, 'patch');
-      const result = applyHunks(current.text, request, { strict: options.strict || request.strict === true });
+      // A pure rename (git "rename from/to" with no hunks) changes no text.
+      const result =
+        request.hunks.length === 0
+          ? { text: current.text, strategy: 'exact' as const, line: 1, notes: [] }
+          : applyHunks(current.text, request, { strict: options.strict || request.strict === true });
       const doc = result.text === current.text ? current : replaceWhole(current, result.text);
       const applied: AppliedEdit = { action: 'patch', strategy: result.strategy, count: request.hunks.length, line: result.line, notes: result.notes };
       return request.moveTo !== undefined ? { doc, applied, moveTo: request.moveTo } : { doc, applied };

@@ -1,0 +1,151 @@
+/**
+ * Reads the state of paths into manifest entries, storing file bytes as
+ * blobs. Two ways: exactly the named paths (files scope: cost grows with the
+ * edit), or the whole non-ignored tree (workspace scope), reusing the blobs
+ * of the previous workspace checkpoint for files whose size, mtime, ctime and
+ * inode did not change. Never writes a project file.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { BlobStore, Durability } from './blob-store.js';
+import { parentDirs, type Manifest, type ManifestEntry } from './types.js';
+import { walkWorkspace, type IgnoreSource } from './walk.js';
+
+export interface Captured {
+  entries: ManifestEntry[];
+  dirs: string[];
+  absentDirs: string[];
+}
+
+/** Reads one regular file through a single descriptor, so the bytes and the stat belong together. */
+function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: Durability): ManifestEntry | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ELOOP') return null; // Gone, or became a link, since the walk.
+    throw error;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return null;
+    const bytes = readAll(fd, stat.size);
+    const blob = blobs.put(bytes, durability);
+    return { path: rel, type: 'file', blob, size: bytes.length, mode: stat.mode & 0o7777, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function readAll(fd: number, sizeHint: number): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  // Read until EOF rather than trusting the size: the file may grow while we read.
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.max(64 * 1024, sizeHint - total + 1));
+    const n = fs.readSync(fd, chunk, 0, chunk.length, null);
+    if (n === 0) break;
+    chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
+    total += n;
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+}
+
+function captureOne(root: string, rel: string, blobs: BlobStore, durability: Durability): ManifestEntry | 'dir' {
+  const abs = path.join(root, rel);
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(abs);
+  } catch {
+    return { path: rel, type: 'absent' };
+  }
+  if (stat.isSymbolicLink()) return { path: rel, type: 'symlink', target: fs.readlinkSync(abs) };
+  if (stat.isDirectory()) return 'dir';
+  if (!stat.isFile()) return { path: rel, type: 'absent' };
+  return readFileEntry(abs, rel, blobs, durability) ?? captureOne(root, rel, blobs, durability);
+}
+
+/** Files scope: exactly `paths` (relative to the root, already checked by the workspace), plus the folders on their way. */
+export function captureFiles(root: string, paths: Iterable<string>, blobs: BlobStore, durability: Durability = 'each'): Captured {
+  const entries: ManifestEntry[] = [];
+  const dirs = new Set<string>();
+  const absentDirs = new Set<string>();
+  for (const rel of new Set(paths)) {
+    const entry = captureOne(root, rel, blobs, durability);
+    if (entry === 'dir') {
+      dirs.add(rel);
+      continue;
+    }
+    entries.push(entry);
+    for (const dir of parentDirs(rel)) {
+      if (dirs.has(dir) || absentDirs.has(dir)) continue;
+      let isDir = false;
+      try {
+        isDir = fs.lstatSync(path.join(root, dir)).isDirectory();
+      } catch {
+        isDir = false;
+      }
+      (isDir ? dirs : absentDirs).add(dir);
+    }
+  }
+  blobs.flush();
+  entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { entries, dirs: [...dirs].sort(), absentDirs: [...absentDirs].sort() };
+}
+
+/**
+ * Workspace scope. `previous` is the newest workspace manifest (or null);
+ * `extra` are paths to record even if ignored (a restore's safety checkpoint
+ * must hold everything the restore will overwrite).
+ */
+export function captureWorkspace(
+  root: string,
+  blobs: BlobStore,
+  previous: Manifest | null,
+  extra: Iterable<string> = [],
+  sources?: IgnoreSource[],
+): Captured {
+  const walked = walkWorkspace(root, sources);
+  const reuse = new Map<string, Extract<ManifestEntry, { type: 'file' }>>();
+  if (previous) {
+    // A file written during (or just before) the previous scan may have changed
+    // after we read it without a visible mtime step: never trust those.
+    const trustedBefore = previous.scanStartedMs - 100;
+    for (const e of previous.entries) if (e.type === 'file' && e.mtimeMs < trustedBefore) reuse.set(e.path, e);
+  }
+  const entries: ManifestEntry[] = [];
+  const seen = new Set<string>();
+  for (const w of walked.entries) {
+    seen.add(w.path);
+    const abs = path.join(root, w.path);
+    if (w.type === 'symlink') {
+      try {
+        entries.push({ path: w.path, type: 'symlink', target: fs.readlinkSync(abs) });
+      } catch {
+        // Vanished since the walk.
+      }
+      continue;
+    }
+    const old = reuse.get(w.path);
+    const s = w.stat;
+    if (old && old.size === s.size && old.mtimeMs === s.mtimeMs && old.ctimeMs === s.ctimeMs && old.ino === s.ino && blobs.has(old.blob)) {
+      entries.push({ ...old, mode: s.mode & 0o7777 });
+      continue;
+    }
+    const entry = readFileEntry(abs, w.path, blobs, 'batch');
+    if (entry) entries.push(entry);
+  }
+  const dirs = new Set(walked.dirs);
+  const absentDirs = new Set<string>();
+  const extras = [...new Set(extra)].filter((p) => !seen.has(p));
+  if (extras.length > 0) {
+    const more = captureFiles(root, extras, blobs, 'batch');
+    entries.push(...more.entries);
+    for (const d of more.dirs) dirs.add(d);
+    for (const d of more.absentDirs) absentDirs.add(d);
+  }
+  blobs.flush();
+  entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { entries, dirs: [...dirs].sort(), absentDirs: [...absentDirs].sort() };
+}

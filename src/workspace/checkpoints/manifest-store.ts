@@ -1,0 +1,141 @@
+/**
+ * Checkpoint manifests on disk: `.editwarden/checkpoints/manifests/<scope>/<id>.json`,
+ * each written atomically (temp + fsync + rename), so a crash leaves either
+ * the whole manifest or none. Ids sort by creation time. This module never
+ * touches blobs or project files.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { EditwardenError, ErrorCode } from '../../errors.js';
+import { atomicWriteFile, fsyncDir } from '../atomic.js';
+import type { CheckpointScope, Manifest } from './types.js';
+
+const SCOPES: readonly CheckpointScope[] = ['files', 'workspace'];
+const ID_PATTERN = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
+
+export class ManifestStore {
+  readonly dir: string;
+  private lastStamp = '';
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  /** A new id: `YYYYMMDD-HHMMSS-mmm-xxxx` (UTC), sortable by time; unique within this store object even within one millisecond. */
+  newId(now: Date): string {
+    let stamp = formatStamp(now);
+    // Two checkpoints in one ms (a restore's safety checkpoint and the next edit) must still sort in order.
+    if (stamp <= this.lastStamp) stamp = formatStamp(new Date(parseStamp(this.lastStamp) + 1));
+    this.lastStamp = stamp;
+    return `${stamp}-${randomBytes(2).toString('hex')}`;
+  }
+
+  private fileOf(scope: CheckpointScope, id: string): string {
+    return path.join(this.dir, scope, `${id}.json`);
+  }
+
+  write(manifest: Manifest): void {
+    const file = this.fileOf(manifest.scope, manifest.id);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    atomicWriteFile(file, Buffer.from(JSON.stringify(manifest)), { mode: 0o644 });
+  }
+
+  /** Ids of every manifest, oldest first (optionally of one scope). */
+  ids(scope?: CheckpointScope): Array<{ id: string; scope: CheckpointScope }> {
+    const out: Array<{ id: string; scope: CheckpointScope }> = [];
+    for (const s of scope ? [scope] : SCOPES) {
+      let names: string[];
+      try {
+        names = fs.readdirSync(path.join(this.dir, s));
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        if (!name.endsWith('.json')) continue;
+        const id = name.slice(0, -'.json'.length);
+        if (ID_PATTERN.test(id)) out.push({ id, scope: s });
+      }
+    }
+    return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  scopeOf(id: string): CheckpointScope | null {
+    for (const s of SCOPES) if (fs.existsSync(this.fileOf(s, id))) return s;
+    return null;
+  }
+
+  read(id: string): Manifest {
+    if (!ID_PATTERN.test(id)) throw unknownCheckpoint(id);
+    const scope = this.scopeOf(id);
+    if (scope === null) throw unknownCheckpoint(id);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(fs.readFileSync(this.fileOf(scope, id), 'utf8'));
+    } catch (error) {
+      throw new EditwardenError(
+        {
+          code: ErrorCode.IO,
+          message: `Checkpoint ${id} has an unreadable manifest.`,
+          hint: 'The checkpoint store was changed by hand or damaged; drop this checkpoint and use another.',
+        },
+        { cause: error },
+      );
+    }
+    const manifest = parsed as Manifest;
+    if (manifest.format !== 1 || manifest.id !== id) {
+      throw new EditwardenError({
+        code: ErrorCode.IO,
+        message: `Checkpoint ${id} has a manifest of an unknown format.`,
+        hint: 'It was written by another editwarden version; use that version or drop the checkpoint.',
+      });
+    }
+    return manifest;
+  }
+
+  /** The newest workspace manifest, for incremental checkpoints; null when there is none. */
+  latestWorkspace(): Manifest | null {
+    const ids = this.ids('workspace');
+    for (let i = ids.length - 1; i >= 0; i--) {
+      try {
+        return this.read((ids[i] as { id: string }).id);
+      } catch {
+        // A damaged manifest is no base for reuse; try an older one.
+      }
+    }
+    return null;
+  }
+
+  remove(id: string): void {
+    const scope = this.scopeOf(id);
+    if (scope === null) throw unknownCheckpoint(id);
+    fs.rmSync(this.fileOf(scope, id), { force: true });
+    fsyncDir(path.join(this.dir, scope));
+  }
+}
+
+export function unknownCheckpoint(id: string): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.NOT_FOUND,
+    message: `There is no checkpoint ${JSON.stringify(id)}.`,
+    hint: 'Run `editwarden checkpoint list` to see the checkpoint ids of this root.',
+  });
+}
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, '0');
+}
+
+function formatStamp(d: Date): string {
+  return (
+    `${pad(d.getUTCFullYear(), 4)}${pad(d.getUTCMonth() + 1, 2)}${pad(d.getUTCDate(), 2)}-` +
+    `${pad(d.getUTCHours(), 2)}${pad(d.getUTCMinutes(), 2)}${pad(d.getUTCSeconds(), 2)}-${pad(d.getUTCMilliseconds(), 3)}`
+  );
+}
+
+function parseStamp(stamp: string): number {
+  const m = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-(\d{3})$/.exec(stamp);
+  if (!m) return Date.now();
+  const [, y, mo, d, h, mi, s, ms] = m.map(Number) as number[];
+  return Date.UTC(y as number, (mo as number) - 1, d, h, mi, s, ms);
+}

@@ -1,0 +1,231 @@
+/**
+ * The checkpoint service of one workspace: create, list, diff, restore, drop,
+ * prune. Everything that changes the disk runs under the root lock; a
+ * restore first takes a safety checkpoint and journals itself, so a restore
+ * can be undone and a restore killed half-way is rolled back by the next
+ * command. It never touches `.git/` (index, stash, refs) nor ignored files it
+ * did not record: it works the same with and without git.
+ */
+import path from 'node:path';
+import { EditwardenError, ErrorCode } from '../../errors.js';
+import { Journal } from '../journal.js';
+import { ensureStateDir, RootLock, type LockOptions } from '../lock.js';
+import type { Workspace } from '../workspace.js';
+import { BlobStore } from './blob-store.js';
+import { captureFiles, captureWorkspace, type Captured } from './capture.js';
+import { diffManifest, type DiffOptions } from './diff.js';
+import { ManifestStore } from './manifest-store.js';
+import { collectGarbage, selectForPrune, type PrunePolicy } from './prune.js';
+import { applyManifest } from './restore.js';
+import type { CheckpointChange, CheckpointOrigin, CheckpointScope, CheckpointSummary, Manifest, PruneResult, RestoreResult } from './types.js';
+
+export const CHECKPOINTS_DIR = 'checkpoints';
+
+export interface CheckpointServiceOptions {
+  /** The root lock to use (shared with the transaction layer); one is made when omitted. */
+  lock?: RootLock;
+  lockOptions?: LockOptions;
+  /** Clock (tests of retention pass their own). */
+  now?: () => Date;
+}
+
+export interface CreateOptions {
+  /** Files scope: the paths to record (as an agent names them; resolved inside the root). */
+  paths?: string[];
+  origin?: CheckpointOrigin;
+}
+
+export interface RestoreOptions {
+  /** Take a safety checkpoint first (default true). Rollbacks of a transaction skip it: they are the undo. */
+  safety?: boolean;
+}
+
+export class CheckpointService {
+  readonly ws: Workspace;
+  readonly lock: RootLock;
+  readonly journal: Journal;
+  readonly blobs: BlobStore;
+  readonly manifests: ManifestStore;
+  private readonly now: () => Date;
+
+  constructor(ws: Workspace, options: CheckpointServiceOptions = {}) {
+    this.ws = ws;
+    const base = path.join(ws.stateDir, CHECKPOINTS_DIR);
+    this.lock = options.lock ?? new RootLock(ws.stateDir, options.lockOptions);
+    this.journal = new Journal(ws.stateDir);
+    this.blobs = new BlobStore(path.join(base, 'blobs'));
+    this.manifests = new ManifestStore(path.join(base, 'manifests'));
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** Creates a checkpoint and returns its id. Workspace scope by default; files scope needs `paths`. */
+  create(name: string, reason: string, scope: CheckpointScope = 'workspace', options: CreateOptions = {}): string {
+    const origin = options.origin ?? { kind: 'manual' };
+    if (scope === 'workspace') return this.createWorkspace(name, reason, origin, options.paths ?? []).id;
+    if (!options.paths || options.paths.length === 0) {
+      throw new EditwardenError({
+        code: ErrorCode.USAGE,
+        message: 'A files checkpoint needs the paths it should record.',
+        hint: 'Name the files, or take a workspace checkpoint (the default) to record every file.',
+      });
+    }
+    return this.createFiles(options.paths, name, reason, origin).id;
+  }
+
+  /** Files scope: cost grows with the number of paths, not with the repository. */
+  createFiles(paths: Iterable<string>, name: string, reason: string, origin: CheckpointOrigin): Manifest {
+    const relative = [...paths].map((p) => this.ws.resolve(p).relative);
+    return this.lock.with(() => {
+      ensureStateDir(this.ws.stateDir);
+      const scanStartedMs = Date.now();
+      return this.save('files', name, reason, origin, scanStartedMs, captureFiles(this.ws.root, relative, this.blobs));
+    });
+  }
+
+  /** Workspace scope: every non-ignored file, reusing unchanged blobs of the last workspace checkpoint; `extra` paths are recorded even if ignored. */
+  createWorkspace(name: string, reason: string, origin: CheckpointOrigin, extra: Iterable<string> = []): Manifest {
+    const relative = [...extra].map((p) => this.ws.resolve(p).relative);
+    return this.lock.with(() => {
+      ensureStateDir(this.ws.stateDir);
+      const scanStartedMs = Date.now();
+      const captured = captureWorkspace(this.ws.root, this.blobs, this.manifests.latestWorkspace(), relative);
+      return this.save('workspace', name, reason, origin, scanStartedMs, captured);
+    });
+  }
+
+  private save(scope: CheckpointScope, name: string, reason: string, origin: CheckpointOrigin, scanStartedMs: number, captured: Captured): Manifest {
+    const now = this.now();
+    const manifest: Manifest = {
+      format: 1,
+      id: this.manifests.newId(now),
+      name,
+      reason,
+      scope,
+      origin,
+      createdAt: now.toISOString(),
+      scanStartedMs,
+      entries: captured.entries,
+      dirs: captured.dirs,
+      absentDirs: captured.absentDirs,
+    };
+    // Blobs were flushed by capture: the manifest never names a blob that a crash could lose.
+    this.manifests.write(manifest);
+    return manifest;
+  }
+
+  get(id: string): Manifest {
+    return this.manifests.read(id);
+  }
+
+  /** Every checkpoint, oldest first, with its sizes. */
+  list(): CheckpointSummary[] {
+    const manifests = this.readAll();
+    const refs = new Map<string, number>();
+    for (const m of manifests) for (const blob of blobsOf(m).keys()) refs.set(blob, (refs.get(blob) ?? 0) + 1);
+    return manifests.map((m) => {
+      const own = blobsOf(m);
+      let uniqueBytes = 0;
+      for (const [blob, size] of own) if (refs.get(blob) === 1) uniqueBytes += size;
+      return {
+        id: m.id,
+        name: m.name,
+        reason: m.reason,
+        scope: m.scope,
+        origin: m.origin,
+        createdAt: m.createdAt,
+        files: m.entries.filter((e) => e.type !== 'absent').length,
+        bytes: m.entries.reduce((sum, e) => sum + (e.type === 'file' ? e.size : 0), 0),
+        uniqueBytes,
+      };
+    });
+  }
+
+  /** What changed on disk since the checkpoint (what a restore would undo). */
+  diff(id: string, options: DiffOptions = {}): CheckpointChange[] {
+    return diffManifest(this.ws.root, this.manifests.read(id), this.blobs, options);
+  }
+
+  /**
+   * Puts back exactly what the checkpoint recorded. With `safety` (default),
+   * the state about to be overwritten is checkpointed first and the restore is
+   * journaled against it: a restore killed half-way is rolled back to it.
+   */
+  restore(id: string, options: RestoreOptions = {}): RestoreResult {
+    const manifest = this.manifests.read(id);
+    return this.lock.with(() => {
+      if (options.safety === false) return { id, ...applyManifest(this.ws.root, manifest, this.blobs) };
+      const reason = `state before restoring checkpoint ${id}`;
+      const origin: CheckpointOrigin = { kind: 'safety', before: id };
+      const paths = manifest.entries.map((e) => e.path);
+      const safety =
+        manifest.scope === 'workspace'
+          ? this.createWorkspace(`before restore ${id}`, reason, origin, paths)
+          : this.createFiles(paths, `before restore ${id}`, reason, origin);
+      const tx = `restore-${safety.id}`;
+      this.journal.write({
+        format: 1,
+        tx,
+        name: `restore ${id}`,
+        reason,
+        scope: manifest.scope,
+        pid: process.pid,
+        startedAt: this.now().toISOString(),
+        checkpoints: [safety.id],
+      });
+      const applied = applyManifest(this.ws.root, manifest, this.blobs);
+      this.journal.close(tx);
+      return { id, safety: safety.id, ...applied };
+    });
+  }
+
+  /** Removes a checkpoint and the blobs only it used; returns the bytes freed. */
+  drop(id: string): { id: string; freedBytes: number } {
+    return this.lock.with(() => {
+      this.manifests.read(id);
+      if (this.inUse().has(id)) throw inUseError(id);
+      this.manifests.remove(id);
+      return { id, freedBytes: collectGarbage(this.blobs, this.readAll()) };
+    });
+  }
+
+  prune(policy: PrunePolicy): PruneResult {
+    return this.lock.with(() => {
+      const all = this.manifests.ids().map(({ id }) => ({ id, createdAt: this.manifests.read(id).createdAt }));
+      const dropped = selectForPrune(all, policy, this.now(), this.inUse());
+      for (const id of dropped) this.manifests.remove(id);
+      const freedBytes = dropped.length > 0 ? collectGarbage(this.blobs, this.readAll()) : 0;
+      return { dropped, kept: all.length - dropped.length, freedBytes };
+    });
+  }
+
+  /** Checkpoints an unfinished transaction still needs for its rollback. */
+  private inUse(): Set<string> {
+    return new Set(this.journal.unfinished().flatMap((r) => r.checkpoints));
+  }
+
+  private readAll(): Manifest[] {
+    const out: Manifest[] = [];
+    for (const { id } of this.manifests.ids()) {
+      try {
+        out.push(this.manifests.read(id));
+      } catch {
+        // A damaged manifest is skipped in listings; `diff`/`restore` of it report the damage.
+      }
+    }
+    return out;
+  }
+}
+
+function blobsOf(manifest: Manifest): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const e of manifest.entries) if (e.type === 'file') out.set(e.blob, e.size);
+  return out;
+}
+
+function inUseError(id: string): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.LOCKED,
+    message: `Checkpoint ${id} belongs to a transaction that has not finished; it cannot be dropped.`,
+    hint: 'Let the transaction finish (or run any editwarden command to recover a crashed one), then drop it.',
+  });
+}

@@ -1,0 +1,114 @@
+/**
+ * The shapes of a checkpoint on disk: a manifest that names, for every path
+ * it covers, what was there (a file with a content-addressed blob and a mode,
+ * a symlink with its target, or nothing). Pure types and small helpers; no
+ * I/O here.
+ */
+
+/** `files`: just the paths a write is about to touch. `workspace`: every non-ignored file under the root. */
+export type CheckpointScope = 'files' | 'workspace';
+
+export type ManifestEntry =
+  | {
+      path: string;
+      type: 'file';
+      /** sha256 of the bytes, hex: the blob's name. */
+      blob: string;
+      size: number;
+      /** Permission bits (mode & 0o7777). */
+      mode: number;
+      /** Kept so the next workspace checkpoint can reuse the blob without reading the file. */
+      mtimeMs: number;
+      ctimeMs: number;
+      ino: number;
+    }
+  | { path: string; type: 'symlink'; target: string }
+  | { path: string; type: 'absent' };
+
+/** Why a checkpoint exists: shown in `list` and used by recovery and prune. */
+export type CheckpointOrigin =
+  | { kind: 'manual' }
+  | { kind: 'transaction'; tx: string }
+  | { kind: 'safety'; before: string };
+
+export interface Manifest {
+  format: 1;
+  id: string;
+  name: string;
+  reason: string;
+  scope: CheckpointScope;
+  origin: CheckpointOrigin;
+  /** ISO time of creation. */
+  createdAt: string;
+  /** Wall-clock ms when the scan began: files modified after it are never trusted by size+mtime alone. */
+  scanStartedMs: number;
+  /** Sorted by path. */
+  entries: ManifestEntry[];
+  /**
+   * Folders that existed (relative paths, sorted). Workspace scope: every
+   * non-ignored folder. Files scope: the folders on the way to each entry.
+   */
+  dirs: string[];
+  /** Files scope: folders on the way to an absent entry that did not exist either (removed on restore when empty). */
+  absentDirs: string[];
+}
+
+/** One line of `checkpoint list`. */
+export interface CheckpointSummary {
+  id: string;
+  name: string;
+  reason: string;
+  scope: CheckpointScope;
+  origin: CheckpointOrigin;
+  createdAt: string;
+  /** Number of files and symlinks recorded. */
+  files: number;
+  /** Sum of the recorded file sizes (what the checkpoint restores). */
+  bytes: number;
+  /** Bytes of blobs no other checkpoint shares: what dropping it frees. */
+  uniqueBytes: number;
+}
+
+export type ChangeKind = 'added' | 'deleted' | 'modified' | 'mode' | 'type';
+
+/** One difference between a checkpoint and the disk now. */
+export interface CheckpointChange {
+  path: string;
+  change: ChangeKind;
+  before?: EntryState;
+  after?: EntryState;
+  /** Unified diff for text files (absent for binary or large files). */
+  patch?: string;
+}
+
+export type EntryState = { type: 'file'; size: number; mode: number } | { type: 'symlink'; target: string };
+
+export interface RestoreResult {
+  id: string;
+  /** Checkpoint of the state just before the restore (so the restore can be undone); absent when not asked for. */
+  safety?: string;
+  written: string[];
+  removed: string[];
+  dirsCreated: string[];
+  dirsRemoved: string[];
+  /** Entries already as recorded (nothing to do). */
+  unchanged: number;
+}
+
+export interface PruneResult {
+  dropped: string[];
+  kept: number;
+  freedBytes: number;
+}
+
+export function compareByPath(a: { path: string }, b: { path: string }): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+/** Parent folders of a relative path, outermost first: "a/b/c.txt" → ["a", "a/b"]. */
+export function parentDirs(relative: string): string[] {
+  const parts = relative.split('/');
+  const out: string[] = [];
+  for (let i = 1; i < parts.length; i++) out.push(parts.slice(0, i).join('/'));
+  return out;
+}

@@ -1,0 +1,136 @@
+/**
+ * Lists what a workspace checkpoint covers: every file, symlink and folder
+ * under the root that git would not ignore (nested .gitignore files and
+ * .git/info/exclude honoured), never `.git` (at any depth: submodules,
+ * nested clones) nor the root's `.editwarden/`, nor editwarden's own
+ * in-flight temp files. Symlinks are listed, never followed. Read-only.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { TEMP_PREFIX } from '../atomic.js';
+import { STATE_DIR } from '../paths.js';
+
+export interface WalkedEntry {
+  path: string;
+  type: 'file' | 'symlink';
+  stat: fs.Stats;
+}
+
+export interface WalkResult {
+  entries: WalkedEntry[];
+  dirs: string[];
+}
+
+/** Supplies the text of the ignore file of a folder ("" for the root); null when it has none. */
+export type IgnoreSource = (dir: string) => string | null;
+
+/** The ignore files as they are on disk now. */
+export function diskIgnoreSource(root: string): IgnoreSource {
+  return (dir) => {
+    try {
+      return fs.readFileSync(path.join(root, dir, '.gitignore'), 'utf8');
+    } catch {
+      return null;
+    }
+  };
+}
+
+interface Level {
+  /** Folder the rules belong to, relative to the root ("" for the root). */
+  base: string;
+  /** One rule set per ignore source (null: that source has no ignore file here). */
+  bySource: Array<Ignore | null>;
+}
+
+/**
+ * Walks the root. `sources` are alternative ignore-file texts; a path is
+ * skipped when ANY of them ignores it. Restore walks with both the rules of
+ * the checkpoint and today's, so that a file ignored under either (a `.env`,
+ * a build folder) is never taken for "created since" and deleted.
+ */
+export function walkWorkspace(root: string, sources: IgnoreSource[] = [diskIgnoreSource(root)]): WalkResult {
+  const entries: WalkedEntry[] = [];
+  const dirs: string[] = [];
+  const excludeText = readOptional(path.join(root, '.git', 'info', 'exclude'));
+  // .git/info/exclude has the lowest precedence of all: below every .gitignore.
+  const exclude = excludeText === null ? null : ignore().add(excludeText);
+  const visit = (dirRel: string, stack: Level[]): void => {
+    const bySource = sources.map((source) => {
+      const text = source(dirRel);
+      return text === null ? null : ignore().add(text);
+    });
+    const levels = bySource.some((r) => r !== null) ? [...stack, { base: dirRel, bySource }] : stack;
+    let names: fs.Dirent[];
+    try {
+      names = fs.readdirSync(path.join(root, dirRel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const dirent of names) {
+      const name = dirent.name;
+      if (name === '.git') continue;
+      if (dirRel === '' && name === STATE_DIR) continue;
+      if (name.startsWith(TEMP_PREFIX)) continue;
+      const rel = dirRel === '' ? name : `${dirRel}/${name}`;
+      let stat: fs.Stats;
+      try {
+        stat = fs.lstatSync(path.join(root, rel));
+      } catch {
+        continue; // Vanished while we walked.
+      }
+      const isDir = stat.isDirectory();
+      if (isIgnored(levels, sources.length, exclude, rel, isDir)) continue;
+      if (isDir) {
+        dirs.push(rel);
+        visit(rel, levels);
+      } else if (stat.isFile()) {
+        entries.push({ path: rel, type: 'file', stat });
+      } else if (stat.isSymbolicLink()) {
+        entries.push({ path: rel, type: 'symlink', stat });
+      }
+      // Sockets, FIFOs and devices are not project content.
+    }
+  };
+  visit('', []);
+  entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  dirs.sort();
+  return { entries, dirs };
+}
+
+/**
+ * Git's precedence: the deepest ignore file with a rule matching the path
+ * decides (a deeper "!keep" beats a shallower "*"). Ignored folders are never
+ * entered, so a file inside one is ignored too, as in git.
+ */
+function isIgnored(levels: Level[], sourceCount: number, exclude: Ignore | null, rel: string, isDir: boolean): boolean {
+  for (let alt = 0; alt < sourceCount; alt++) {
+    let decided: boolean | null = null;
+    for (let i = levels.length - 1; i >= 0 && decided === null; i--) {
+      const level = levels[i] as Level;
+      const rules = level.bySource[alt];
+      if (!rules) continue;
+      decided = verdict(rules, level.base === '' ? rel : rel.slice(level.base.length + 1), isDir);
+    }
+    if (decided === null && exclude) decided = verdict(exclude, rel, isDir);
+    if (decided === true) return true;
+  }
+  if (sourceCount === 0 && exclude) return verdict(exclude, rel, isDir) === true;
+  return false;
+}
+
+function verdict(rules: Ignore, local: string, isDir: boolean): boolean | null {
+  const result = rules.test(isDir ? `${local}/` : local);
+  if (result.ignored) return true;
+  if (result.unignored) return false;
+  return null;
+}
+
+function readOptional(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * The root lock: one editwarden process at a time writes under a root.
+ * `.editwarden/lock` is created with O_EXCL and names its holder (pid,
+ * process start time, host, a random token). A second process waits up to a
+ * timeout, then fails with E_LOCKED naming the holder. A lock whose holder is
+ * dead (no such pid, or the pid now belongs to a process that started later)
+ * is broken. The lock is re-entrant within one RootLock object; it must never
+ * delete a lock file that is not its own or not proven stale.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { EditwardenError, ErrorCode } from '../errors.js';
+import { fsyncDir } from './atomic.js';
+
+export const LOCK_FILE = 'lock';
+export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+
+export interface LockOwner {
+  pid: number;
+  /** Start time of the holder (clock ticks since boot, from /proc); null where unknown. */
+  processStart: number | null;
+  host: string;
+  token: string;
+  acquiredAt: string;
+  command: string;
+}
+
+export interface LockOptions {
+  /** How long a second process waits for the lock (ms). */
+  timeoutMs?: number;
+  /** Poll interval while waiting (ms). */
+  pollMs?: number;
+}
+
+/** Creates `.editwarden/` on first use, with a .gitignore so git never shows editwarden's state as untracked files. */
+export function ensureStateDir(stateDir: string): void {
+  if (fs.existsSync(stateDir)) return;
+  fs.mkdirSync(stateDir, { recursive: true });
+  try {
+    fs.writeFileSync(path.join(stateDir, '.gitignore'), '# editwarden state (checkpoints, journal, runs): never commit it.\n*\n', { flag: 'wx' });
+  } catch {
+    // Another process created it first.
+  }
+}
+
+/** Start time of a process from /proc/<pid>/stat (field 22), to tell a reused pid from the holder. */
+export function processStartOf(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const value = Number(fields[19]);
+    return Number.isFinite(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether the holder of a lock is certainly gone. Unknown cases count as alive: breaking a live lock is the worse mistake. */
+export function isStale(owner: LockOwner): boolean {
+  if (owner.host !== os.hostname()) return false; // A pid on another machine (shared folder) cannot be checked.
+  if (!isAlive(owner.pid)) return true;
+  if (owner.processStart === null) return false;
+  const now = processStartOf(owner.pid);
+  return now !== null && now !== owner.processStart;
+}
+
+function sleepSync(ms: number): void {
+  // Writes are synchronous (Workspace.commit), so waiting for the lock is too.
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+export function readLockOwner(lockFile: string): LockOwner | null | 'unreadable' {
+  let text: string;
+  try {
+    text = fs.readFileSync(lockFile, 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const owner = JSON.parse(text) as LockOwner;
+    return typeof owner.pid === 'number' && typeof owner.token === 'string' ? owner : 'unreadable';
+  } catch {
+    return 'unreadable';
+  }
+}
+
+export class RootLock {
+  readonly file: string;
+  private readonly stateDir: string;
+  private readonly timeoutMs: number;
+  private readonly pollMs: number;
+  private depth = 0;
+  private token: string | null = null;
+
+  constructor(stateDir: string, options: LockOptions = {}) {
+    this.stateDir = stateDir;
+    this.file = path.join(stateDir, LOCK_FILE);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+    this.pollMs = options.pollMs ?? 25;
+  }
+
+  get held(): boolean {
+    return this.depth > 0;
+  }
+
+  /** Takes the lock (or counts one more hold of it); throws E_LOCKED after the timeout. */
+  acquire(): void {
+    if (this.depth > 0) {
+      this.depth++;
+      return;
+    }
+    ensureStateDir(this.stateDir);
+    const deadline = Date.now() + this.timeoutMs;
+    let lastOwner: LockOwner | null = null;
+    for (;;) {
+      const token = randomBytes(8).toString('hex');
+      if (this.tryCreate(token)) {
+        this.token = token;
+        this.depth = 1;
+        return;
+      }
+      const owner = readLockOwner(this.file);
+      if (owner !== null && owner !== 'unreadable') {
+        lastOwner = owner;
+        if (isStale(owner)) {
+          this.breakStale(owner);
+          continue;
+        }
+      } else if (owner === 'unreadable' && this.unreadableForLong()) {
+        // A holder killed between creating the file and writing its name: nobody can ever release it.
+        this.breakUnreadable();
+        continue;
+      }
+      if (Date.now() >= deadline) throw lockedError(this.file, lastOwner, this.timeoutMs);
+      sleepSync(Math.min(this.pollMs, Math.max(1, deadline - Date.now())));
+    }
+  }
+
+  release(): void {
+    if (this.depth === 0) return;
+    if (--this.depth > 0) return;
+    const owner = readLockOwner(this.file);
+    // Only our own lock is removed: if it was wrongly broken and retaken, the new holder keeps it.
+    if (owner !== null && owner !== 'unreadable' && owner.token === this.token) {
+      fs.rmSync(this.file, { force: true });
+      fsyncDir(this.stateDir);
+    }
+    this.token = null;
+  }
+
+  /** Runs `fn` holding the lock. */
+  with<T>(fn: () => T): T {
+    this.acquire();
+    try {
+      return fn();
+    } finally {
+      this.release();
+    }
+  }
+
+  private tryCreate(token: string): boolean {
+    const owner: LockOwner = {
+      pid: process.pid,
+      processStart: processStartOf(process.pid),
+      host: os.hostname(),
+      token,
+      acquiredAt: new Date().toISOString(),
+      command: process.argv.slice(1).join(' ').slice(0, 300),
+    };
+    let fd: number;
+    try {
+      // O_EXCL: exactly one creator wins, whatever the timing.
+      fd = fs.openSync(this.file, 'wx', 0o644);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    }
+    try {
+      fs.writeSync(fd, JSON.stringify(owner));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    return true;
+  }
+
+  /**
+   * Breaks a stale lock without ever removing a fresh one: the lock is first
+   * renamed aside, then checked; had another waiter already replaced it with
+   * its own (a race between two breakers), that fresh lock is put back.
+   */
+  private breakStale(stale: LockOwner): void {
+    const aside = `${this.file}.stale-${randomBytes(6).toString('hex')}`;
+    try {
+      fs.renameSync(this.file, aside);
+    } catch {
+      return; // Someone else broke or released it first.
+    }
+    const moved = readLockOwner(aside);
+    if (moved !== null && moved !== 'unreadable' && moved.token !== stale.token) {
+      try {
+        fs.linkSync(aside, this.file); // Fails harmlessly if a third process has already taken the lock.
+      } catch {
+        // See above.
+      }
+    }
+    fs.rmSync(aside, { force: true });
+  }
+
+  private unreadableForLong(): boolean {
+    try {
+      return Date.now() - fs.statSync(this.file).mtimeMs > 5_000;
+    } catch {
+      return false;
+    }
+  }
+
+  private breakUnreadable(): void {
+    const aside = `${this.file}.stale-${randomBytes(6).toString('hex')}`;
+    try {
+      fs.renameSync(this.file, aside);
+    } catch {
+      return;
+    }
+    if (readLockOwner(aside) !== 'unreadable') {
+      try {
+        fs.linkSync(aside, this.file);
+      } catch {
+        // Taken meanwhile.
+      }
+    }
+    fs.rmSync(aside, { force: true });
+  }
+}
+
+function lockedError(file: string, owner: LockOwner | null, timeoutMs: number): EditwardenError {
+  const who = owner
+    ? `process ${owner.pid}${owner.command ? ` (${owner.command})` : ''} since ${owner.acquiredAt}`
+    : 'another process';
+  return new EditwardenError({
+    code: ErrorCode.LOCKED,
+    message: `The workspace is locked by ${who}; waited ${(timeoutMs / 1000).toFixed(1)} s.`,
+    hint: `Another editwarden command is writing in this root. Wait for it to finish and retry. If no editwarden process is running, remove ${file}.`,
+    path: file,
+  });
+}
