@@ -1,0 +1,345 @@
+/**
+ * Transactions: every write to project files runs inside one. A transaction
+ * holds the root lock from begin to end, checkpoints exactly the files each
+ * batch is about to write (or the whole workspace at begin, for steps whose
+ * effects are unknown), journals those checkpoints durably BEFORE writing,
+ * then writes. It ends by commit, by rollback (exact restore), or — after a
+ * failed verification — by the policy the caller picked: rollback, keep, or
+ * fix-forward (stay open for more writes). A process killed mid-transaction
+ * leaves its journal record behind; openWorkspace rolls it back.
+ *
+ * Installed on a Workspace as its committer, so `ws.commit(writes)` outside
+ * an explicit transaction is a one-batch transaction of its own. This module
+ * never writes project files except through `ws.writeAll` and a checkpoint
+ * restore.
+ */
+import { randomBytes } from 'node:crypto';
+import { EditwardenError, ErrorCode } from '../errors.js';
+import { CheckpointService, type CheckpointServiceOptions } from './checkpoints/service.js';
+import type { CheckpointScope, Manifest, RestoreResult } from './checkpoints/types.js';
+import type { JournalRecord } from './journal.js';
+import type { FileWrite, Workspace } from './workspace.js';
+
+export type FailurePolicy = 'rollback' | 'keep' | 'fix-forward';
+export type TransactionState = 'open' | 'committed' | 'rolled-back' | 'kept';
+
+export interface TransactionOptions {
+  name: string;
+  reason?: string;
+  /** 'files' (default): checkpoint each batch's files. 'workspace': also checkpoint every file at begin (for running commands). */
+  scope?: CheckpointScope;
+  /** What a failed verification does (default 'rollback'). */
+  onFailure?: FailurePolicy;
+}
+
+export type VerifyOutcome = boolean | { ok: boolean; detail?: string };
+export type VerifyHook = (tx: Transaction) => VerifyOutcome | Promise<VerifyOutcome>;
+
+export type VerifyResult =
+  | { ok: true; state: 'open' }
+  | { ok: false; policy: FailurePolicy; state: TransactionState; detail?: string; rollback?: RollbackResult };
+
+export interface RollbackResult {
+  tx: string;
+  /** Checkpoints restored, newest first. */
+  checkpoints: string[];
+  written: string[];
+  removed: string[];
+}
+
+export interface TransactionLayerOptions extends CheckpointServiceOptions {}
+
+/**
+ * The transaction machinery of one workspace. Kept beside the workspace in a
+ * WeakMap (below) rather than on it, so the Workspace stays free of
+ * checkpoint code; two workspaces have two layers.
+ */
+export class TransactionLayer {
+  readonly ws: Workspace;
+  readonly checkpoints: CheckpointService;
+  private active: Transaction | null = null;
+  /** Id of the checkpoint taken by the most recent batch (for results that report "checkpoint"). */
+  lastCheckpoint: string | null = null;
+
+  constructor(ws: Workspace, options: TransactionLayerOptions = {}) {
+    this.ws = ws;
+    this.checkpoints = new CheckpointService(ws, options);
+  }
+
+  get current(): Transaction | null {
+    return this.active;
+  }
+
+  /** The committer: a batch joins the open transaction, or becomes a transaction of its own. */
+  commitWrites(writes: FileWrite[]): void {
+    if (writes.length === 0) return;
+    if (this.active) {
+      this.active.applyBatch(writes);
+      return;
+    }
+    const paths = writes.map((w) => w.path);
+    const tx = this.begin({ name: 'write', reason: `write ${summarize(paths)}` }, false);
+    try {
+      tx.applyBatch(writes);
+    } catch (error) {
+      // applyBatch already put this batch back; the (empty) transaction just ends.
+      tx.finish('rolled-back');
+      throw error;
+    }
+    tx.commit();
+  }
+
+  begin(options: TransactionOptions, journalNow = true): Transaction {
+    if (this.active) {
+      throw new EditwardenError({
+        code: ErrorCode.INTERNAL,
+        message: `Transaction "${options.name}" cannot begin: "${this.active.name}" is still open in this workspace.`,
+        hint: 'Commit, roll back or keep the open transaction first; transactions do not nest.',
+      });
+    }
+    this.checkpoints.lock.acquire();
+    try {
+      const tx = new Transaction(this, options);
+      if (options.scope === 'workspace') {
+        const cp = this.checkpoints.createWorkspace(options.name, options.reason ?? 'before a step with unknown effects', { kind: 'transaction', tx: tx.id });
+        tx.addCheckpoint(cp);
+      }
+      if (journalNow || tx.checkpoints.length > 0) tx.journal();
+      this.active = tx;
+      return tx;
+    } catch (error) {
+      this.checkpoints.lock.release();
+      throw error;
+    }
+  }
+
+  /** Called by a transaction as it ends. */
+  ended(tx: Transaction): void {
+    if (this.active === tx) this.active = null;
+    this.checkpoints.lock.release();
+  }
+}
+
+export class Transaction {
+  readonly id: string;
+  readonly name: string;
+  readonly reason: string;
+  readonly scope: CheckpointScope;
+  readonly policy: FailurePolicy;
+  readonly startedAt: string;
+  private stateValue: TransactionState = 'open';
+  private readonly ids: string[] = [];
+  private readonly writtenPaths = new Set<string>();
+  private journaled = false;
+  /** A failed write could not be undone in place: keep the journal record for recovery. */
+  private broken = false;
+
+  constructor(
+    private readonly layer: TransactionLayer,
+    options: TransactionOptions,
+  ) {
+    this.id = `tx-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+    this.name = options.name;
+    this.reason = options.reason ?? '';
+    this.scope = options.scope ?? 'files';
+    this.policy = options.onFailure ?? 'rollback';
+    this.startedAt = new Date().toISOString();
+  }
+
+  get state(): TransactionState {
+    return this.stateValue;
+  }
+
+  /** Checkpoint ids that hold the state before this transaction, oldest first. */
+  get checkpoints(): readonly string[] {
+    return this.ids;
+  }
+
+  /** Paths written so far (relative to the root). */
+  get written(): string[] {
+    return [...this.writtenPaths].sort();
+  }
+
+  /** @internal */
+  addCheckpoint(manifest: Manifest): void {
+    this.ids.push(manifest.id);
+    this.layer.lastCheckpoint = manifest.id;
+  }
+
+  /** @internal Durably records the transaction and its checkpoints; must return before any write they cover. */
+  journal(): void {
+    const record: JournalRecord = {
+      format: 1,
+      tx: this.id,
+      name: this.name,
+      reason: this.reason,
+      scope: this.scope,
+      pid: process.pid,
+      startedAt: this.startedAt,
+      checkpoints: [...this.ids],
+    };
+    this.layer.checkpoints.journal.write(record);
+    this.journaled = true;
+  }
+
+  /**
+   * @internal One `ws.commit` batch: checkpoint its files, journal, write. A
+   * batch that fails half-way is put back as it was before the batch, so a
+   * batch is all-or-nothing even inside a long transaction.
+   */
+  applyBatch(writes: FileWrite[]): void {
+    this.assertOpen();
+    const ws = this.layer.ws;
+    const paths = writes.map((w) => ws.resolve(w.path).relative);
+    const cp = this.layer.checkpoints.createFiles(paths, this.name, this.reason || `before ${summarize(paths)}`, { kind: 'transaction', tx: this.id });
+    this.addCheckpoint(cp);
+    this.journal();
+    for (const p of paths) this.writtenPaths.add(p);
+    try {
+      ws.writeAll(writes);
+    } catch (error) {
+      try {
+        this.layer.checkpoints.restore(cp.id, { safety: false });
+      } catch (restoreError) {
+        // The journal record must outlive this process: the next command rolls the transaction back.
+        this.broken = true;
+        throw new EditwardenError(
+          {
+            code: ErrorCode.IO,
+            message: `Writing failed (${messageOf(error)}) and putting the files back failed too (${messageOf(restoreError)}).`,
+            hint: 'Fix the file-system problem (space, permissions); the next editwarden command in this root rolls the transaction back.',
+          },
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Runs the verification hook. On success the transaction stays open (commit
+   * it). On failure the policy decides: 'rollback' restores the state before
+   * begin, 'keep' ends the transaction keeping the writes, 'fix-forward'
+   * leaves it open for more writes and another verify.
+   */
+  async verify(hook: VerifyHook, policy: FailurePolicy = this.policy): Promise<VerifyResult> {
+    this.assertOpen();
+    let outcome: { ok: boolean; detail?: string };
+    try {
+      const raw = await hook(this);
+      outcome = typeof raw === 'boolean' ? { ok: raw } : raw;
+    } catch (error) {
+      outcome = { ok: false, detail: error instanceof Error ? error.message : String(error) };
+    }
+    if (outcome.ok) return { ok: true, state: 'open' };
+    const failed = (extra: Partial<VerifyResult & { ok: false }>): VerifyResult => ({
+      ok: false,
+      policy,
+      state: this.stateValue,
+      ...(outcome.detail !== undefined ? { detail: outcome.detail } : {}),
+      ...extra,
+    });
+    switch (policy) {
+      case 'rollback': {
+        const rollback = this.rollback();
+        return failed({ state: this.stateValue, rollback });
+      }
+      case 'keep':
+        this.keep();
+        return failed({ state: this.stateValue });
+      case 'fix-forward':
+        return failed({ state: 'open' });
+      default: {
+        const never: never = policy;
+        throw new Error(`unknown failure policy ${String(never)}`);
+      }
+    }
+  }
+
+  /** Ends the transaction keeping its writes. */
+  commit(): void {
+    this.assertOpen();
+    this.finish('committed');
+  }
+
+  /** Ends the transaction keeping partial work after a failure (policy 'keep'): like commit, but says so. */
+  keep(): void {
+    this.assertOpen();
+    this.finish('kept');
+  }
+
+  /** Puts every file back as it was before begin, exactly; ends the transaction. */
+  rollback(): RollbackResult {
+    this.assertOpen();
+    const result = rollbackCheckpoints(this.layer.checkpoints, this.id, this.ids);
+    this.finish('rolled-back');
+    return result;
+  }
+
+  /** @internal */
+  finish(state: Exclude<TransactionState, 'open'>): void {
+    if (this.stateValue !== 'open') return;
+    try {
+      if (this.journaled && !this.broken) this.layer.checkpoints.journal.close(this.id);
+    } finally {
+      this.stateValue = state;
+      this.layer.ended(this);
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.stateValue !== 'open') {
+      throw new EditwardenError({
+        code: ErrorCode.INTERNAL,
+        message: `Transaction "${this.name}" is already ${this.stateValue}.`,
+        hint: 'Begin a new transaction for further writes.',
+      });
+    }
+  }
+}
+
+/** Restores checkpoints newest first, so every path ends as the oldest one recorded it: the state before the transaction. */
+export function rollbackCheckpoints(service: CheckpointService, tx: string, ids: readonly string[]): RollbackResult {
+  const written = new Set<string>();
+  const removed = new Set<string>();
+  const order = [...ids].reverse();
+  for (const id of order) {
+    const r: RestoreResult = service.restore(id, { safety: false });
+    for (const p of r.written) written.add(p);
+    for (const p of r.removed) removed.add(p);
+  }
+  return { tx, checkpoints: order, written: [...written].sort(), removed: [...removed].sort() };
+}
+
+const layers = new WeakMap<Workspace, TransactionLayer>();
+
+/** Installs the transaction layer as the workspace's committer (once); returns it. */
+export function installTransactions(ws: Workspace, options: TransactionLayerOptions = {}): TransactionLayer {
+  const existing = layers.get(ws);
+  if (existing) return existing;
+  const layer = new TransactionLayer(ws, options);
+  layers.set(ws, layer);
+  ws.setCommitter((_ws, writes) => layer.commitWrites(writes));
+  return layer;
+}
+
+export function transactionsOf(ws: Workspace): TransactionLayer | undefined {
+  return layers.get(ws);
+}
+
+/**
+ * Begins an explicit transaction for multi-step work: writes through
+ * `ws.commit` join it until it is committed, rolled back or kept.
+ */
+export function beginTransaction(ws: Workspace, options: TransactionOptions): Transaction {
+  return installTransactions(ws).begin(options);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function summarize(paths: string[]): string {
+  const unique = [...new Set(paths)];
+  return unique.length <= 3 ? unique.join(', ') : `${unique.slice(0, 3).join(', ')} and ${unique.length - 3} more`;
+}
