@@ -9,8 +9,9 @@
  *
  * Pure: strings in, offsets out.
  */
+import { diffArrays } from 'diff';
 import type { MatchStrategy } from './types.js';
-import { allIndexes, normalizeText, type NormalizeOptions } from './normalize.js';
+import { allIndexes, mapLookalike, normalizeText, type NormalizeOptions } from './normalize.js';
 
 export interface TextMatch {
   /** Offsets in the file text ("\n"-normalised). */
@@ -88,17 +89,66 @@ function charLevel(text: string, oldText: string, options: NormalizeOptions): Te
   const hay = normalizeText(text, options);
   const out: TextMatch[] = [];
   for (const at of allIndexes(hay.text, needle, 1000)) {
+    const after = at + needle.length;
+    // A match that starts or ends inside one source character's expansion ("…" → "...")
+    // would replace text the quote did not contain: "wait.." is not "wait…".
+    if (at > 0 && hay.starts[at] === hay.starts[at - 1]) continue;
+    if (after < hay.text.length && hay.starts[after] === hay.starts[after - 1]) continue;
     const start = hay.starts[at] as number;
-    let end = hay.ends[at + needle.length - 1] as number;
+    let end = hay.ends[after - 1] as number;
     // Ends where the line ends once trailing blanks are ignored: take those blanks too,
     // so the replaced line does not keep stray whitespace the model never saw.
-    const next = hay.text[at + needle.length];
+    const next = hay.text[after];
     if (options.trailing && (next === undefined || next === '\n')) {
       while (end < text.length && (text[end] === ' ' || text[end] === '\t')) end++;
     }
-    out.push({ start, end });
+    const region = text.slice(start, end);
+    const changed = options.unicode ? lookalikeFixer(oldText, region) : identity;
+    out.push({ start, end, transform: (newText) => keepUnchangedLines(region, oldText, newText, changed) });
   }
   return out;
+}
+
+const identity = (line: string): string => line;
+
+/**
+ * Look-alike characters the quote used where the file has plain ASCII are the
+ * model's typography, not the code's: the same characters in the lines it
+ * changed are written as the ASCII the file uses (a smart quote pasted into
+ * code would break it).
+ */
+function lookalikeFixer(oldText: string, region: string): (line: string) => string {
+  const foreign = new Set<string>();
+  for (const ch of oldText) if (mapLookalike(ch) !== undefined && !region.includes(ch)) foreign.add(ch);
+  if (foreign.size === 0) return identity;
+  return (line) => {
+    let out = '';
+    for (const ch of line) out += foreign.has(ch) ? (mapLookalike(ch) as string) : ch;
+    return out;
+  };
+}
+
+/**
+ * Lines of new_text that the model copied unchanged from old_text are written
+ * exactly as the file has them: a tolerant match must not rewrite whitespace,
+ * alignment or typography of lines nobody asked to change. Other lines go
+ * through `changed` (re-indentation, look-alike repair). Needs `region` and
+ * `oldText` to have the same number of lines, which every 1:1 strategy gives.
+ */
+function keepUnchangedLines(region: string, oldText: string, newText: string, changed: (line: string) => string): string {
+  const fileLines = region.split('\n');
+  const quoted = oldText.split('\n');
+  const wanted = newText.split('\n');
+  const changes = fileLines.length === quoted.length ? diffArrays(quoted, wanted, { maxEditLength: 4000 }) : undefined;
+  if (!changes) return wanted.map(changed).join('\n');
+  const out: string[] = [];
+  let q = 0;
+  for (const change of changes) {
+    if (change.removed) q += change.value.length;
+    else if (change.added) for (const line of change.value) out.push(changed(line));
+    else for (let k = 0; k < change.value.length; k++) out.push(fileLines[q++] as string);
+  }
+  return out.join('\n');
 }
 
 // ---------------------------------------------------------------------------
@@ -161,8 +211,8 @@ function lineBlocks(text: string, oldText: string, options: LineBlockOptions): T
       else if (!isBlankLine(a) && norm(b) !== oldContent[k]) same = false;
     }
     if (!same) continue;
-    const shift = indentShift(oldLines, window);
-    if (!shift) continue;
+    const reindent = indentShift(oldLines, window);
+    if (!reindent) continue;
     const start = file.starts[i] as number;
     const lastLine = i + oldLines.length - 1;
     let end = (file.starts[lastLine] as number) + (file.lines[lastLine] as string).length;
@@ -170,7 +220,9 @@ function lineBlocks(text: string, oldText: string, options: LineBlockOptions): T
       if (end >= text.length) continue; // old_text ends with a newline the file does not have there
       end += 1;
     }
-    out.push({ start, end, transform: shift });
+    const region = text.slice(start, end);
+    const fixLookalikes = options.contentOptions.unicode ? lookalikeFixer(oldText, region) : identity;
+    out.push({ start, end, transform: (newText) => keepUnchangedLines(region, oldText, newText, (line) => reindent(fixLookalikes(line))) });
   }
   return out;
 }
@@ -178,9 +230,9 @@ function lineBlocks(text: string, oldText: string, options: LineBlockOptions): T
 /**
  * The indentation of `fileLines` must be `oldLines`' indentation shifted as a
  * whole: same relative structure (scaled by one factor, so 2-space vs 4-space
- * or tabs vs spaces still line up). Returns the re-indenter for new_text.
+ * or tabs vs spaces still line up). Returns the re-indenter for one line of new_text.
  */
-function indentShift(oldLines: string[], fileLines: string[]): ((newText: string) => string) | null {
+function indentShift(oldLines: string[], fileLines: string[]): ((line: string) => string) | null {
   const pairs: Array<[string, string]> = [];
   for (let k = 0; k < oldLines.length; k++) {
     const a = oldLines[k] as string;
@@ -206,22 +258,23 @@ function indentShift(oldLines: string[], fileLines: string[]): ((newText: string
       fileUnit = b.slice(fileMin, fileMin + 1);
     } else if (Math.abs(ratio - r) > 1e-9) return null;
   }
-  const scale = ratio ?? 1;
-  const oldUnit = pairs.map(([a]) => a.slice(oldMin, oldMin + 1)).find((c) => c !== '') ?? '';
-  const unit = fileUnit || (fileBase.endsWith('\t') ? '\t' : ' ');
+  const oldUnit = pairs.map(([a]) => a.slice(oldMin, oldMin + 1)).find((c) => c !== '') ?? oldBase.slice(-1);
+  const unit = fileUnit || (fileBase.endsWith('\t') ? '\t' : fileBase.length > 0 ? ' ' : oldUnit === '\t' ? '\t' : ' ');
+  // Without nested lines the factor is unknown: a tab is taken as four spaces.
+  const scale = ratio ?? (oldUnit === unit || oldUnit === '' ? 1 : oldUnit === '\t' ? 4 : 1 / 4);
   const verbatim = scale === 1 && (oldUnit === '' || oldUnit === unit);
-  return (newText: string) =>
-    newText
-      .split('\n')
-      .map((line) => {
-        if (isBlankLine(line)) return line.trim() === '' && line.length > 0 ? '' : line;
-        const lead = leading(line);
-        const rest = line.slice(lead.length);
-        const relative = lead.startsWith(oldBase) ? lead.slice(oldBase.length) : '';
-        if (verbatim) return fileBase + relative + rest;
-        return fileBase + unit.repeat(Math.round(relative.length * scale)) + rest;
-      })
-      .join('\n');
+  return (line: string) => {
+    if (isBlankLine(line)) return line.trim() === '' && line.length > 0 ? '' : line;
+    const lead = leading(line);
+    const rest = line.slice(lead.length);
+    if (lead.length < oldBase.length) {
+      // Less indented than the quote's base (a dedent): take as much off the file's base.
+      const cut = Math.min(fileBase.length, Math.round((oldBase.length - lead.length) * scale));
+      return fileBase.slice(0, fileBase.length - cut) + rest;
+    }
+    if (verbatim && lead.startsWith(oldBase)) return fileBase + lead.slice(oldBase.length) + rest;
+    return fileBase + unit.repeat(Math.round((lead.length - oldBase.length) * scale)) + rest;
+  };
 }
 
 /**
@@ -231,32 +284,49 @@ function indentShift(oldLines: string[], fileLines: string[]): ((newText: string
  */
 function blankLineTolerant(text: string, oldText: string): TextMatch[] {
   const quote = quoteLines(oldText);
-  const wanted = quote.lines.filter((l) => !isBlankLine(l)).map((l) => l.trimEnd());
+  const first = quote.lines.findIndex((l) => !isBlankLine(l));
+  if (first < 0) return [];
+  let lastQuoted = quote.lines.length - 1;
+  while (isBlankLine(quote.lines[lastQuoted] as string)) lastQuoted--;
+  // The quote without its edge blank lines: the match never covers those.
+  const core = quote.lines.slice(first, lastQuoted + 1);
+  const wantedAt = core.flatMap((l, k) => (isBlankLine(l) ? [] : [k]));
+  const wanted = wantedAt.map((k) => (core[k] as string).trimEnd());
   if (wanted.length < 2) return [];
   const file = splitLines(text);
   const out: TextMatch[] = [];
   for (let i = 0; i < file.lines.length; i++) {
     if ((file.lines[i] as string).trimEnd() !== wanted[0]) continue;
-    let k = 1;
+    // Where each non-blank quoted line sits in the file, relative to line i.
+    const at: number[] = [0];
     let j = i + 1;
-    for (; j < file.lines.length && k < wanted.length; j++) {
+    for (; j < file.lines.length && at.length < wanted.length; j++) {
       const line = file.lines[j] as string;
       if (isBlankLine(line)) continue;
-      if (line.trimEnd() !== wanted[k]) break;
-      k++;
+      if (line.trimEnd() !== wanted[at.length]) break;
+      at.push(j - i);
     }
-    if (k !== wanted.length) continue;
+    if (at.length !== wanted.length) continue;
     const last = j - 1;
     const start = file.starts[i] as number;
     let end = (file.starts[last] as number) + (file.lines[last] as string).length;
-    if (quote.trailingNewline && end < text.length) end += 1;
-    out.push({ start, end, transform: (newText) => trimBlankEdges(newText, quote.lines, quote.trailingNewline) });
+    if (quote.trailingNewline || lastQuoted < quote.lines.length - 1) {
+      if (end >= text.length) continue; // old_text ends with a newline the file does not have there
+      end += 1;
+    }
+    const region = file.lines.slice(i, last + 1);
+    const fileAt = new Map<number, number>(wantedAt.map((k, n) => [k, at[n] as number]));
+    out.push({
+      start,
+      end,
+      transform: (newText) => realignBlankLines(trimBlankEdges(newText, quote.lines), core, region, fileAt),
+    });
   }
   return out;
 }
 
 /** Drops the blank lines new_text repeats from old_text's edges: the match never covers them. */
-function trimBlankEdges(newText: string, oldLines: string[], trailingNewline: boolean): string {
+function trimBlankEdges(newText: string, oldLines: string[]): { lines: string[]; newline: boolean } {
   let lead = 0;
   while (lead < oldLines.length && isBlankLine(oldLines[lead] as string)) lead++;
   let trail = 0;
@@ -266,6 +336,68 @@ function trimBlankEdges(newText: string, oldLines: string[], trailingNewline: bo
   let from = 0;
   while (from < lead && from < lines.length && isBlankLine(lines[from] as string)) from++;
   let to = lines.length;
-  while (lines.length - to < trail && to > from && isBlankLine(lines[to - 1] as string)) to--;
-  return lines.slice(from, to).join('\n') + (hadNewline && trailingNewline ? '\n' : hadNewline ? '\n' : '');
+  // A dropped trailing blank line carries new_text's final newline with it.
+  let newline = hadNewline;
+  while (lines.length - to < trail && to > from && isBlankLine(lines[to - 1] as string)) {
+    to--;
+    newline = to > from;
+  }
+  return { lines: lines.slice(from, to), newline };
+}
+
+/**
+ * Writes new_text over a block whose blank lines the quote got wrong. Lines the
+ * model kept from its quote are written as the file has them, and where it kept
+ * two neighbouring quoted lines together with the (wrong) blank lines between
+ * them, the file's own blank lines stand there instead: the model asked to
+ * change the lines, not the spacing it misremembered.
+ */
+function realignBlankLines(
+  next: { lines: string[]; newline: boolean },
+  core: string[],
+  region: string[],
+  fileAt: Map<number, number>,
+): string {
+  const changes = diffArrays(core, next.lines, { maxEditLength: 4000 });
+  const finish = (lines: string[]): string => lines.join('\n') + (next.newline ? '\n' : '');
+  if (!changes) return finish(next.lines);
+  // Each line of new_text, with the index of the quoted line it repeats (-1: new or changed).
+  const entries: Array<{ text: string; q: number }> = [];
+  let q = 0;
+  for (const change of changes) {
+    if (change.removed) q += change.value.length;
+    else if (change.added) for (const text of change.value) entries.push({ text, q: -1 });
+    else for (const text of change.value) entries.push({ text, q: q++ });
+  }
+  const out: string[] = [];
+  let prevQ = -1;
+  let gapStart = 0;
+  let gapKept = 0;
+  let gapClean = true;
+  for (const entry of entries) {
+    const blank = isBlankLine(entry.text);
+    const fileLine = fileAt.get(entry.q);
+    if (entry.q >= 0 && !blank && fileLine !== undefined) {
+      const prevFile = fileAt.get(prevQ);
+      if (prevFile !== undefined && gapClean && gapKept === entry.q - prevQ - 1 && nextNonBlank(core, prevQ) === entry.q) {
+        out.length = gapStart;
+        out.push(...region.slice(prevFile + 1, fileLine));
+      }
+      out.push(region[fileLine] as string);
+      prevQ = entry.q;
+      gapStart = out.length;
+      gapKept = 0;
+      gapClean = true;
+      continue;
+    }
+    if (entry.q >= 0 && blank) gapKept++;
+    else gapClean = false;
+    out.push(entry.text);
+  }
+  return finish(out);
+}
+
+function nextNonBlank(lines: string[], from: number): number {
+  for (let k = from + 1; k < lines.length; k++) if (!isBlankLine(lines[k] as string)) return k;
+  return -1;
 }

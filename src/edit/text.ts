@@ -41,14 +41,15 @@ export function decodeText(bytes: Uint8Array, path?: string): TextDoc {
   let encoding: Encoding = 'utf8';
   let bom = false;
   let raw: string;
-  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) {
-    encoding = 'utf16le';
+  if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
+    encoding = bytes[0] === 0xff ? 'utf16le' : 'utf16be';
     bom = true;
-    raw = new TextDecoder('utf-16le', { fatal: true, ignoreBOM: true }).decode(bytes.subarray(2));
-  } else if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) {
-    encoding = 'utf16be';
-    bom = true;
-    raw = new TextDecoder('utf-16be', { fatal: true, ignoreBOM: true }).decode(bytes.subarray(2));
+    try {
+      raw = new TextDecoder(encoding === 'utf16le' ? 'utf-16le' : 'utf-16be', { fatal: true, ignoreBOM: true }).decode(bytes.subarray(2));
+    } catch {
+      // An odd byte count or a lone surrogate: not text we could write back unchanged.
+      throw binaryError(path, `it is not valid ${encoding === 'utf16le' ? 'UTF-16LE' : 'UTF-16BE'}`);
+    }
   } else {
     bom = bytes.length >= 3 && bytes[0] === UTF8_BOM[0] && bytes[1] === UTF8_BOM[1] && bytes[2] === UTF8_BOM[2];
     const body = bom ? bytes.subarray(3) : bytes;
