@@ -1,0 +1,67 @@
+/**
+ * `editwarden detect`: what kind of project this is and which commands would
+ * build and test it — what `editwarden verify` will run. Reads only.
+ */
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/config.js';
+import { toErrorInfo, ErrorCode } from '../../errors.js';
+import { Workspace } from '../../workspace/workspace.js';
+import { detectProject } from '../../verify/detect.js';
+import { ExitCode } from '../exit-codes.js';
+import { formatError, paint, useColor, writeJson, type Io } from '../output.js';
+
+interface DetectFlags {
+  root?: string;
+  config?: string;
+  json?: boolean;
+}
+
+export function registerDetect(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command('detect')
+    .description('Show the project kinds found and the build and test commands verify would run.')
+    .option('--root <dir>', 'workspace root (default: current folder)')
+    .option('--config <file>', 'config file (default: <root>/.editwarden.yml)')
+    .option('--json', 'print the JSON result')
+    .action((flags: DetectFlags) => {
+      setExit(runDetect(flags, io));
+    });
+}
+
+function runDetect(flags: DetectFlags, io: Io): number {
+  let root: string;
+  let configured: { build?: string; test?: string };
+  try {
+    root = Workspace.open(flags.root ?? process.cwd()).root;
+    configured = loadConfig(root, flags.config).verify;
+  } catch (error) {
+    const info = toErrorInfo(error);
+    if (flags.json) writeJson(io, { ok: false, error: info });
+    else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
+    return info.code === ErrorCode.CONFIG || info.code === ErrorCode.USAGE ? ExitCode.USAGE : ExitCode.REJECTED;
+  }
+  const detection = detectProject(root);
+  // What verify will actually run: config first, detection second.
+  const effective = {
+    build: configured.build ?? detection.build,
+    build_source: configured.build ? 'config' : detection.build ? 'detected' : null,
+    test: configured.test ?? detection.test,
+    test_source: configured.test ? 'config' : detection.test ? 'detected' : null,
+  };
+  if (flags.json) {
+    writeJson(io, { ok: true, ...detection, effective });
+    return ExitCode.OK;
+  }
+  const color = useColor(io);
+  const out = (line: string) => io.stdout.write(`${line}\n`);
+  out(`root:      ${root}`);
+  out(`kinds:     ${detection.kinds.length > 0 ? detection.kinds.join(', ') : paint(color, 'yellow', 'none recognised')}`);
+  out(`build:     ${effective.build ?? paint(color, 'dim', '(none)')}${effective.build_source === 'config' ? '  (from .editwarden.yml)' : ''}`);
+  out(`test:      ${effective.test ?? paint(color, 'dim', '(none)')}${effective.test_source === 'config' ? '  (from .editwarden.yml)' : ''}`);
+  out(`framework: ${detection.framework ?? paint(color, 'dim', '(unknown)')}`);
+  for (const p of detection.projects) {
+    const pm = p.packageManager ? ` [${p.packageManager}]` : '';
+    out(`  ${paint(color, 'bold', p.kind)}${pm}: build ${p.build ?? '-'} · test ${p.test ?? '-'}${p.framework ? ` (${p.framework})` : ''} · from ${p.evidence.join(', ')}`);
+  }
+  return ExitCode.OK;
+}
