@@ -346,58 +346,47 @@ function trimBlankEdges(newText: string, oldLines: string[]): { lines: string[];
 }
 
 /**
- * Writes new_text over a block whose blank lines the quote got wrong. Lines the
- * model kept from its quote are written as the file has them, and where it kept
- * two neighbouring quoted lines together with the (wrong) blank lines between
- * them, the file's own blank lines stand there instead: the model asked to
- * change the lines, not the spacing it misremembered.
+ * Writes new_text over a block whose blank lines the quote got wrong. The
+ * model's edit is what turns its quote into new_text (a line diff); that edit
+ * is replayed on the file's own lines. Quoted lines it kept are written as the
+ * file has them, and the blank lines between two quoted lines are the file's
+ * wherever the model changed nothing there: it asked to change lines, not the
+ * spacing it misremembered. Where it did change a gap, its layout stands.
  */
-function realignBlankLines(
-  next: { lines: string[]; newline: boolean },
-  core: string[],
-  region: string[],
-  fileAt: Map<number, number>,
-): string {
-  const changes = diffArrays(core, next.lines, { maxEditLength: 4000 });
+function realignBlankLines(next: { lines: string[]; newline: boolean }, core: string[], region: string[], fileAt: Map<number, number>): string {
   const finish = (lines: string[]): string => lines.join('\n') + (next.newline ? '\n' : '');
+  const changes = diffArrays(core, next.lines, { maxEditLength: 4000 });
   if (!changes) return finish(next.lines);
-  // Each line of new_text, with the index of the quoted line it repeats (-1: new or changed).
-  const entries: Array<{ text: string; q: number }> = [];
+  const kept: boolean[] = core.map(() => false);
+  // Lines of new_text added before quoted line k (k = core.length: after the last).
+  const addedBefore: string[][] = Array.from({ length: core.length + 1 }, () => []);
   let q = 0;
   for (const change of changes) {
-    if (change.removed) q += change.value.length;
-    else if (change.added) for (const text of change.value) entries.push({ text, q: -1 });
-    else for (const text of change.value) entries.push({ text, q: q++ });
+    if (change.added) (addedBefore[q] as string[]).push(...change.value);
+    else if (change.removed) q += change.value.length;
+    else for (let k = 0; k < change.value.length; k++) kept[q++] = true;
   }
-  const out: string[] = [];
-  let prevQ = -1;
-  let gapStart = 0;
-  let gapKept = 0;
-  let gapClean = true;
-  for (const entry of entries) {
-    const blank = isBlankLine(entry.text);
-    const fileLine = fileAt.get(entry.q);
-    if (entry.q >= 0 && !blank && fileLine !== undefined) {
-      const prevFile = fileAt.get(prevQ);
-      if (prevFile !== undefined && gapClean && gapKept === entry.q - prevQ - 1 && nextNonBlank(core, prevQ) === entry.q) {
-        out.length = gapStart;
-        out.push(...region.slice(prevFile + 1, fileLine));
-      }
-      out.push(region[fileLine] as string);
-      prevQ = entry.q;
-      gapStart = out.length;
-      gapKept = 0;
-      gapClean = true;
-      continue;
+  const out: string[] = [...(addedBefore[0] as string[])];
+  let prev = 0; // core[0] is never blank
+  if (kept[0]) out.push(region[fileAt.get(0) as number] as string);
+  for (let b = 1; b < core.length; b++) {
+    if (isBlankLine(core[b] as string)) continue;
+    // The gap between quoted lines prev and b: blank lines prev+1 … b-1.
+    let untouched = true;
+    for (let j = prev + 1; j <= b && untouched; j++) {
+      if ((addedBefore[j] as string[]).length > 0 || (j < b && !kept[j])) untouched = false;
     }
-    if (entry.q >= 0 && blank) gapKept++;
-    else gapClean = false;
-    out.push(entry.text);
+    if (untouched) {
+      if (kept[prev] || kept[b]) out.push(...region.slice((fileAt.get(prev) as number) + 1, fileAt.get(b) as number));
+    } else {
+      for (let j = prev + 1; j <= b; j++) {
+        out.push(...(addedBefore[j] as string[]));
+        if (j < b && kept[j]) out.push(core[j] as string);
+      }
+    }
+    if (kept[b]) out.push(region[fileAt.get(b) as number] as string);
+    prev = b;
   }
+  out.push(...(addedBefore[core.length] as string[]));
   return finish(out);
-}
-
-function nextNonBlank(lines: string[], from: number): number {
-  for (let k = from + 1; k < lines.length; k++) if (!isBlankLine(lines[k] as string)) return k;
-  return -1;
 }
