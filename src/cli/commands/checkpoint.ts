@@ -1,0 +1,166 @@
+/**
+ * `editwarden checkpoint create|list|diff|restore|drop|prune`: thin wrappers
+ * over the checkpoint service. Every subcommand opens the root through
+ * openWorkspace, so a transaction a killed process left behind is rolled
+ * back (and reported) before anything else happens.
+ */
+import type { Command } from 'commander';
+import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
+import { openWorkspace, type RecoveryNotice } from '../../workspace/open.js';
+import type { CheckpointService } from '../../workspace/checkpoints/service.js';
+import { parseDuration } from '../../workspace/checkpoints/prune.js';
+import type { CheckpointScope, CheckpointSummary } from '../../workspace/checkpoints/types.js';
+import { ExitCode } from '../exit-codes.js';
+import { formatError, paint, paintDiff, useColor, writeJson, type Io } from '../output.js';
+
+interface CommonFlags {
+  root?: string;
+  json?: boolean;
+  lockTimeout?: string;
+}
+
+type Outcome = { json: Record<string, unknown>; text: string };
+
+export function registerCheckpoint(program: Command, io: Io, setExit: (code: number) => void): void {
+  const checkpoint = program.command('checkpoint').description('Take, inspect, restore and prune checkpoints of the workspace (stored under .editwarden/).');
+  const common = (cmd: Command): Command =>
+    cmd
+      .option('--root <dir>', 'workspace root (default: current folder)')
+      .option('--lock-timeout <ms>', 'how long to wait for another editwarden process (default 10000)')
+      .option('--json', 'print JSON');
+  const run = (flags: CommonFlags, body: (cps: CheckpointService) => Outcome): void => setExit(execute(io, flags, body));
+
+  common(
+    checkpoint
+      .command('create')
+      .description('Checkpoint every non-ignored file (default) or just the named files (--scope files).')
+      .argument('[paths...]', 'files to record (files scope); with workspace scope, extra files to record even if ignored')
+      .option('--name <name>', 'short name', 'manual')
+      .option('--reason <text>', 'why this checkpoint exists', '')
+      .option('--scope <scope>', 'workspace or files', 'workspace'),
+  ).action((paths: string[], flags: CommonFlags & { name: string; reason: string; scope: string }) =>
+    run(flags, (cps) => {
+      const scope = parseScope(flags.scope);
+      const id = cps.create(flags.name, flags.reason, scope, { paths });
+      const summary = cps.list().find((c) => c.id === id) as CheckpointSummary;
+      return { json: { id }, text: `checkpoint ${id} (${scope}, ${summary.files} files, ${formatBytes(summary.bytes)}; ${formatBytes(summary.uniqueBytes)} new)` };
+    }),
+  );
+
+  common(checkpoint.command('list').description('List checkpoints, oldest first, with their sizes.')).action((flags: CommonFlags) =>
+    run(flags, (cps) => {
+      const all = cps.list();
+      return { json: { checkpoints: all }, text: formatList(all) };
+    }),
+  );
+
+  common(
+    checkpoint
+      .command('diff')
+      .description('Show what changed since a checkpoint (what a restore would undo).')
+      .argument('<id>', 'checkpoint id')
+      .option('--no-patch', 'list changed paths only'),
+  ).action((id: string, flags: CommonFlags & { patch: boolean }) =>
+    run(flags, (cps) => {
+      const changes = cps.diff(id, { patch: flags.patch });
+      const color = useColor(io);
+      const mark = { added: 'A', deleted: 'D', modified: 'M', mode: 'm', type: 'T' } as const;
+      const lines = changes.map((c) => `${mark[c.change]} ${c.path}${c.patch ? `\n${paintDiff(color, c.patch.trimEnd())}` : ''}`);
+      return { json: { id, changes }, text: changes.length === 0 ? `no changes since ${id}` : lines.join('\n') };
+    }),
+  );
+
+  common(
+    checkpoint
+      .command('restore')
+      .description('Put every recorded file back exactly; a safety checkpoint is taken first so the restore can be undone.')
+      .argument('<id>', 'checkpoint id'),
+  ).action((id: string, flags: CommonFlags) =>
+    run(flags, (cps) => {
+      const r = cps.restore(id);
+      const text =
+        `restored ${id}: ${r.written.length} written, ${r.removed.length} removed, ${r.unchanged} unchanged` +
+        (r.safety ? `\nundo with: editwarden checkpoint restore ${r.safety}` : '');
+      return { json: { ok: true, ...r }, text };
+    }),
+  );
+
+  common(checkpoint.command('drop').description('Delete a checkpoint and the stored bytes only it used.').argument('<id>', 'checkpoint id')).action(
+    (id: string, flags: CommonFlags) =>
+      run(flags, (cps) => {
+        const r = cps.drop(id);
+        return { json: { ok: true, ...r }, text: `dropped ${id} (${formatBytes(r.freedBytes)} freed)` };
+      }),
+  );
+
+  common(
+    checkpoint
+      .command('prune')
+      .description('Drop old checkpoints: keep the newest N and/or drop those older than a duration (both: only what both allow).')
+      .option('--keep-last <n>', 'keep the newest N checkpoints')
+      .option('--older-than <duration>', 'drop checkpoints older than this (90s, 15m, 12h, 7d, 2w)'),
+  ).action((flags: CommonFlags & { keepLast?: string; olderThan?: string }) =>
+    run(flags, (cps) => {
+      const policy: { keepLast?: number; olderThanMs?: number } = {};
+      if (flags.keepLast !== undefined) policy.keepLast = parseCount(flags.keepLast);
+      if (flags.olderThan !== undefined) policy.olderThanMs = parseDuration(flags.olderThan);
+      const r = cps.prune(policy);
+      return { json: { ok: true, ...r }, text: `dropped ${r.dropped.length} checkpoint(s), kept ${r.kept}, ${formatBytes(r.freedBytes)} freed` };
+    }),
+  );
+}
+
+function execute(io: Io, flags: CommonFlags, body: (cps: CheckpointService) => Outcome): number {
+  let recovered: RecoveryNotice[] = [];
+  try {
+    const timeoutMs = flags.lockTimeout !== undefined ? parseCount(flags.lockTimeout) : undefined;
+    const opened = openWorkspace(flags.root ?? process.cwd(), timeoutMs !== undefined ? { lock: { timeoutMs } } : {});
+    recovered = opened.recovered;
+    reportRecovery(io, recovered, flags.json === true);
+    const outcome = body(opened.transactions.checkpoints);
+    if (flags.json) writeJson(io, recovered.length > 0 ? { ...outcome.json, recovered } : outcome.json);
+    else io.stdout.write(`${outcome.text}\n`);
+    return ExitCode.OK;
+  } catch (error) {
+    const info = toErrorInfo(error);
+    if (flags.json) writeJson(io, { ok: false, error: info, ...(recovered.length > 0 ? { recovered } : {}) });
+    else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
+    return info.code === ErrorCode.USAGE ? ExitCode.USAGE : ExitCode.REJECTED;
+  }
+}
+
+/** People see recovery on stderr even with --json (the JSON carries it too). */
+function reportRecovery(io: Io, recovered: RecoveryNotice[], json: boolean): void {
+  if (json) return;
+  const color = useColor(io, 'stderr');
+  for (const n of recovered) io.stderr.write(`${paint(color, 'yellow', 'recovered:')} ${n.message}\n`);
+}
+
+function parseScope(text: string): CheckpointScope {
+  if (text === 'workspace' || text === 'files') return text;
+  throw new EditwardenError({ code: ErrorCode.USAGE, message: `Unknown scope ${JSON.stringify(text)}.`, hint: 'Use --scope workspace or --scope files.' });
+}
+
+function parseCount(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new EditwardenError({ code: ErrorCode.USAGE, message: `${JSON.stringify(text)} is not a whole number.`, hint: 'Pass a number such as 10.' });
+  }
+  return n;
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1024 ** 3) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  return `${(n / 1024 ** 3).toFixed(2)} GiB`;
+}
+
+function formatList(all: CheckpointSummary[]): string {
+  if (all.length === 0) return 'no checkpoints';
+  const rows = all.map((c) => [c.id, c.createdAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), c.scope, String(c.files), formatBytes(c.bytes), formatBytes(c.uniqueBytes), c.reason ? `${c.name}: ${c.reason}` : c.name]);
+  const head = ['id', 'created', 'scope', 'files', 'size', 'unique', 'name'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] as number))).join('  ');
+  return [line(head), ...rows.map(line)].join('\n');
+}
