@@ -51,9 +51,15 @@ export type DiagnosticParser = (text: string) => Diagnostic[];
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
 
+/** Longer lines (minified bundles, base64 blobs) are cut: no diagnostic needs more, and regexes stay linear in practice. */
+export const MAX_LINE_CHARS = 16_384;
+
 /** Output as lines: colours removed, CRLF and lone CR (progress redraws) turned into line ends. */
 export function outputLines(text: string): string[] {
-  return text.replace(ANSI, '').split(/\r\n|\n|\r/);
+  return text
+    .replace(ANSI, '')
+    .split(/\r\n|\n|\r/)
+    .map((line) => (line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) : line));
 }
 
 export function toInt(value: string | undefined): number | null {
