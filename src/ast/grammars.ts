@@ -2,29 +2,38 @@
  * Loads tree-sitter (the wasm binding) and the prebuilt grammars of the
  * `tree-sitter-wasms` package, lazily and once per process.
  *
+ * Each grammar gets its own instance of the web-tree-sitter runtime. The
+ * grammars of tree-sitter-wasms 0.1.13 were built for an older runtime, and in
+ * one shared runtime their external scanners clash: after PHP is loaded, Lua
+ * files parse into ERROR nodes; loaded concurrently, Rust fails with "bad
+ * export type for 'tree_sitter_python_external_scanner_create'". A runtime per
+ * grammar costs ~20 ms of initialisation per language used and removes the
+ * whole class of problem.
+ *
  * Must never: download anything (grammars are resolved inside node_modules),
  * import web-tree-sitter at module load (a command that touches no code file
- * must not pay the ~100 ms start-up), or hand out a half-initialised runtime.
+ * must not pay its start-up), or hand out a half-initialised parser.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Language, Parser } from 'web-tree-sitter';
 import { EditwardenError, ErrorCode } from '../errors.js';
 
-/**
- * Process-wide cache. This is the one piece of module state in ast/: the wasm
- * runtime is global to the process anyway, and a loaded grammar is immutable,
- * so sharing it is safe and saves 5–20 ms per grammar per call.
- */
-interface Runtime {
-  Parser: typeof Parser;
-  Language: typeof Language;
+interface LoadedGrammar {
+  language: Language;
+  parser: Parser;
 }
-let runtime: Promise<Runtime> | undefined;
-let ready: Runtime | undefined;
-const languages = new Map<string, Promise<Language>>();
-const loaded = new Map<string, Language>();
-const parsers = new Map<string, Parser>();
+
+/**
+ * Process-wide cache: the one piece of module state in ast/. A loaded grammar
+ * and its runtime are immutable and the process is single-threaded, so
+ * sharing them is safe and saves the load on every later call.
+ */
+const pending = new Map<string, Promise<LoadedGrammar>>();
+const loaded = new Map<string, LoadedGrammar>();
+/** Loads run one after another (wasm instantiation is CPU-bound anyway; no interleaving surprises). */
+let queue: Promise<unknown> = Promise.resolve();
 
 const require = createRequire(import.meta.url);
 
@@ -37,27 +46,36 @@ export function grammarFile(grammar: string): string {
   return path.join(grammarDirectory(), `tree-sitter-${grammar}.wasm`);
 }
 
-async function initRuntime(): Promise<Runtime> {
-  const mod = await import('web-tree-sitter');
+/** A fresh module instance of web-tree-sitter: a distinct URL (query) is a distinct ES module. */
+async function isolatedRuntime(grammar: string): Promise<typeof import('web-tree-sitter')> {
+  const entry = path.join(path.dirname(require.resolve('web-tree-sitter')), 'tree-sitter.js');
+  const mod = (await import(`${pathToFileURL(entry).href}?grammar=${encodeURIComponent(grammar)}`)) as typeof import('web-tree-sitter');
   await mod.Parser.init();
-  ready = { Parser: mod.Parser, Language: mod.Language };
-  return ready;
+  return mod;
+}
+
+async function load(grammar: string): Promise<LoadedGrammar> {
+  const mod = await isolatedRuntime(grammar);
+  const language = await mod.Language.load(grammarFile(grammar));
+  const parser = new mod.Parser();
+  parser.setLanguage(language);
+  return { language, parser };
 }
 
 /** Loads (once) and returns the grammar; rejects with E_PARSE when the wasm cannot be loaded. */
-export function loadGrammar(grammar: string): Promise<Language> {
-  let pending = languages.get(grammar);
-  if (!pending) {
-    runtime ??= initRuntime();
-    pending = runtime
-      .then((rt) => rt.Language.load(grammarFile(grammar)))
-      .then((language) => {
-        loaded.set(grammar, language);
-        return language;
+export function loadGrammar(grammar: string): Promise<LoadedGrammar> {
+  let promise = pending.get(grammar);
+  if (!promise) {
+    promise = queue
+      .catch(() => undefined)
+      .then(() => load(grammar))
+      .then((result) => {
+        loaded.set(grammar, result);
+        return result;
       })
       .catch((error: unknown) => {
-        // Forget the failure so a later call reports it again instead of a stale promise.
-        languages.delete(grammar);
+        // Forget the failure so a later call tries again instead of replaying a stale promise.
+        pending.delete(grammar);
         throw new EditwardenError(
           {
             code: ErrorCode.PARSE,
@@ -67,26 +85,18 @@ export function loadGrammar(grammar: string): Promise<Language> {
           { cause: error },
         );
       });
-    languages.set(grammar, pending);
+    pending.set(grammar, promise);
+    queue = promise;
   }
-  return pending;
+  return promise;
 }
 
-/** A parser for an already loaded grammar, or undefined when it has not been loaded yet (the sync path never loads). */
+/** The parser of an already loaded grammar, or undefined (the synchronous path never loads). */
 export function parserFor(grammar: string): Parser | undefined {
-  const language = loaded.get(grammar);
-  // `loaded` is only filled after the runtime is ready.
-  if (!language || !ready) return undefined;
-  let parser = parsers.get(grammar);
-  if (!parser) {
-    parser = new ready.Parser();
-    parser.setLanguage(language);
-    parsers.set(grammar, parser);
-  }
-  return parser;
+  return loaded.get(grammar)?.parser;
 }
 
 /** What this process has initialised so far (for tests and diagnostics). */
 export function treeSitterState(): { initialised: boolean; grammars: string[] } {
-  return { initialised: runtime !== undefined, grammars: [...loaded.keys()].sort() };
+  return { initialised: pending.size > 0, grammars: [...loaded.keys()].sort() };
 }

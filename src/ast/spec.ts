@@ -60,6 +60,8 @@ export interface LanguageSpec {
   wrappers?: string[];
   /** Node types (besides comments) on the lines above a declaration that belong to it (decorators, attributes). */
   attachments?: string[];
+  /** Finer test for attachments whose node type is too general (Elixir's `@doc` is a unary operator, like `@limit 1`). */
+  isAttachment?: (node: Node) => boolean;
   /** Following sibling node types that belong to the declaration before them (Dart's detached function bodies). */
   trailing?: string[];
   /** What the README says about this language beyond the table. */

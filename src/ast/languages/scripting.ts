@@ -155,7 +155,7 @@ export const scriptingLanguages: LanguageSpec[] = [
     extensions: ['.ex', '.exs'],
     declarations: elixir,
     transparent: ['do_block'],
-    attachments: ['unary_operator'],
+    isAttachment: (n) => n.type === 'unary_operator' && /^@(doc|spec|impl|deprecated|decorate)\b/.test(n.text),
     note: '`defmodule` is a module, `def`/`defp`/`defmacro` functions; `@doc` attributes above a function go with it.',
   },
 ];
