@@ -7,9 +7,9 @@
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { planFile, type FilePlan } from '../edit/engine.js';
 import { decodeText } from '../edit/text.js';
+import { tryFastExactEdit } from '../edit/fast-edit.js';
 import { DEFAULT_EDIT_OPTIONS, type EditOptions, type EditRequest, type EditResult, type EngineHooks } from '../edit/types.js';
 import type { FileWrite, Workspace } from '../workspace/workspace.js';
-import { unifiedDiff } from '../edit/diff.js';
 
 export interface ApplyOptions {
   dryRun?: boolean;
@@ -75,12 +75,21 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
   for (const [path, group] of groups) {
     let before;
     let mode: number | undefined;
+    const planOptions = {
+      ...editOptions,
+      continueOnError: options.partial === true,
+    };
     try {
       const snapshot = ws.read(path);
       if (snapshot) {
         mode = snapshot.mode;
         modes.set(path, snapshot.mode);
-        for (const slot of group) checkStale(path, slot.request.expectedHash, snapshot.hash);
+        for (const slot of group) if (slot.request.expectedHash) checkStale(path, slot.request.expectedHash, snapshot.hash);
+        const fast = tryFastExactEdit(path, snapshot.bytes, group.map((s) => ({ ...s.request, path })), { ...planOptions, mode: 0o100000 | snapshot.mode }, hooks);
+        if (fast) {
+          plans.set(path, fast);
+          continue;
+        }
         before = decodeText(snapshot.bytes, path);
       } else {
         for (const slot of group) if (slot.request.expectedHash) checkStale(path, slot.request.expectedHash, null);
@@ -91,8 +100,7 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
       continue;
     }
     const plan = planFile(path, before, group.map((s) => ({ ...s.request, path })), {
-      ...editOptions,
-      continueOnError: options.partial === true,
+      ...planOptions,
       ...(mode !== undefined ? { mode: 0o100000 | mode } : {}),
     }, hooks);
     plans.set(path, plan);
@@ -126,20 +134,16 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
   const files: string[] = [];
   for (const [path, plan] of plans) {
     if (!plan.ok && !options.partial) continue;
-    const changed = plan.before?.text !== plan.after?.text || plan.moveTo !== undefined || (plan.before === null) !== (plan.after === null);
-    if (!changed) continue;
+    if (!plan.changed) continue;
     const target = plan.moveTo !== undefined ? ws.resolve(plan.moveTo).relative : path;
-    if (plan.after !== null && plan.afterBytes) {
+    if (!plan.deleted && plan.afterBytes) {
       const mode = modes.get(path);
       writes.push(mode !== undefined ? { kind: 'write', path: target, bytes: plan.afterBytes, mode } : { kind: 'write', path: target, bytes: plan.afterBytes });
     }
-    if (plan.after === null || target !== path) writes.push({ kind: 'delete', path });
+    if (plan.deleted || target !== path) writes.push({ kind: 'delete', path });
     files.push(target);
     if (target !== path) files.push(path);
-    combined.push(
-      plan.diff ||
-        unifiedDiff({ oldPath: path, newPath: target, before: plan.before?.text ?? null, after: plan.after?.text ?? null }).diff,
-    );
+    combined.push(plan.diff);
   }
   if (writeAllowed && writes.length > 0) ws.commit(writes);
 

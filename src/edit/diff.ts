@@ -14,6 +14,15 @@ export interface DiffInput {
   /** File mode for "new file mode" / "deleted file mode" lines (default 100644). */
   mode?: number;
   context?: number;
+  /**
+   * The texts are known to agree on their first `knownPrefix` chars and their
+   * last `knownSuffix` chars (the engine knows where it spliced), which spares
+   * scanning megabytes to find where they differ.
+   */
+  knownPrefix?: number;
+  knownSuffix?: number;
+  /** Lines that precede `before`/`after` in the real file (the texts are windows of it). */
+  lineOffset?: number;
 }
 
 export interface DiffOutput {
@@ -34,7 +43,7 @@ export function unifiedDiff(input: DiffInput): DiffOutput {
   if (a === b && input.before !== null && input.after !== null) {
     return { diff: input.oldPath !== input.newPath ? header : '', added: 0, removed: 0 };
   }
-  const { prefix, suffix } = commonLineEdges(a, b);
+  const { prefix, suffix } = commonLineEdges(a, b, input.knownPrefix ?? 0, input.knownSuffix ?? 0);
   const midA = splitKeep(a.slice(prefix, a.length - suffix));
   const midB = splitKeep(b.slice(prefix, b.length - suffix));
   const prefixLines = countNl(a, 0, prefix);
@@ -50,7 +59,7 @@ export function unifiedDiff(input: DiffInput): DiffOutput {
   }
   const after = firstLines(a.slice(a.length - suffix), context);
   if (after.length > 0) ops.push({ kind: ' ', lines: after });
-  const hunks = toHunks(ops, prefixLines - before.length, context);
+  const hunks = toHunks(ops, (input.lineOffset ?? 0) + prefixLines - before.length, context);
   if (hunks.length === 0) return { diff: header, added, removed };
   return { diff: `${header}${hunks.join('')}`, added, removed };
 }
@@ -70,25 +79,11 @@ function diffHeader(input: DiffInput): string {
 }
 
 /** Lengths of the common prefix and suffix of a and b, cut at line boundaries. */
-function commonLineEdges(a: string, b: string): { prefix: number; suffix: number } {
+function commonLineEdges(a: string, b: string, knownPrefix: number, knownSuffix: number): { prefix: number; suffix: number } {
   const max = Math.min(a.length, b.length);
-  // Binary search on slice equality: native comparisons, no per-char loop over megabytes.
-  let lo = 0;
-  let hi = max;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (a.slice(0, mid) === b.slice(0, mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  const prefix = lo === 0 ? 0 : a.lastIndexOf('\n', lo - 1) + 1;
-  lo = 0;
-  hi = max - prefix;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (a.slice(a.length - mid) === b.slice(b.length - mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  let suffix = lo;
+  const raw = commonPrefix(a, b, Math.min(knownPrefix, max), max);
+  const prefix = raw === 0 ? 0 : a.lastIndexOf('\n', raw - 1) + 1;
+  let suffix = commonSuffix(a, b, Math.min(knownSuffix, max - prefix), max - prefix);
   // The suffix must start at a line start in both texts.
   while (suffix > 0) {
     const ia = a.length - suffix;
@@ -100,6 +95,23 @@ function commonLineEdges(a: string, b: string): { prefix: number; suffix: number
     suffix = nl === -1 ? 0 : a.length - (nl + 1);
   }
   return { prefix, suffix };
+}
+
+const CHUNK = 4096;
+
+/** Length of the common prefix, scanning in chunks: native slice comparisons, then chars. */
+function commonPrefix(a: string, b: string, from: number, max: number): number {
+  let i = from;
+  while (i + CHUNK <= max && a.slice(i, i + CHUNK) === b.slice(i, i + CHUNK)) i += CHUNK;
+  while (i < max && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+function commonSuffix(a: string, b: string, from: number, max: number): number {
+  let n = from;
+  while (n + CHUNK <= max && a.slice(a.length - n - CHUNK, a.length - n) === b.slice(b.length - n - CHUNK, b.length - n)) n += CHUNK;
+  while (n < max && a.charCodeAt(a.length - n - 1) === b.charCodeAt(b.length - n - 1)) n++;
+  return n;
 }
 
 /** Lines with their terminators ("a\n", "b"): a missing final newline is a different line. */

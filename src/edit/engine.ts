@@ -33,8 +33,13 @@ export interface FilePlan {
   before: TextDoc | null;
   /** null: the file is deleted. */
   after: TextDoc | null;
-  /** Encoded result (undefined when deleted or unchanged-and-missing). */
-  afterBytes?: Uint8Array;
+  existedBefore: boolean;
+  /** The plan removes the file. */
+  deleted: boolean;
+  /** Whether anything changes on disk (content, existence or location). */
+  changed: boolean;
+  /** Encoded result (undefined when deleted or unchanged-and-missing); may be pieces to write in order. */
+  afterBytes?: Uint8Array | readonly Uint8Array[];
   moveTo?: string;
   steps: PlannedStep[];
   ok: boolean;
@@ -56,6 +61,12 @@ export function planFile(path: string, before: TextDoc | null, requests: EditReq
   let moveTo: string | undefined;
   const steps: PlannedStep[] = [];
   let failed = false;
+  // Net line change since `before`, for the large-deletion guard without recounting megabytes.
+  let netLines = 0;
+  let originalLines: number | undefined;
+  // Where the texts are known to agree (min over the steps), for the whole-plan diff.
+  let span: Span | undefined = { prefix: Number.POSITIVE_INFINITY, suffix: Number.POSITIVE_INFINITY };
+  const modeOpt = options.mode !== undefined ? { mode: options.mode } : {};
   for (const request of requests) {
     if (failed && !options.continueOnError) {
       steps.push({
@@ -75,15 +86,19 @@ export function planFile(path: string, before: TextDoc | null, requests: EditReq
     }
     try {
       const step = applyOne(path, current, request, options, hooks);
-      guardResult(path, before, step.doc, request, options);
-      const syntaxWarnings = checkSyntax(path, current, step.doc, hooks);
       const d = unifiedDiff({
         oldPath: path,
         newPath: step.moveTo ?? path,
         before: current?.text ?? null,
         after: step.doc?.text ?? null,
-        ...(options.mode !== undefined ? { mode: options.mode } : {}),
+        ...modeOpt,
+        ...(step.span ? { knownPrefix: step.span.prefix, knownSuffix: step.span.suffix } : {}),
       });
+      if (before !== null && step.doc !== null && request.force !== true && netLines + d.added - d.removed < 0) {
+        originalLines ??= countLines(before.text);
+        guardLines(path, originalLines, originalLines + netLines + d.added - d.removed, options);
+      }
+      const syntaxWarnings = checkSyntax(path, current, step.doc, hooks);
       steps.push({
         request,
         ok: true,
@@ -93,6 +108,8 @@ export function planFile(path: string, before: TextDoc | null, requests: EditReq
         removed: d.removed,
         ...(syntaxWarnings.length > 0 ? { syntaxWarnings } : {}),
       });
+      netLines += d.added - d.removed;
+      span = step.span && span ? { prefix: Math.min(span.prefix, step.span.prefix), suffix: Math.min(span.suffix, step.span.suffix) } : undefined;
       current = step.doc;
       if (step.moveTo !== undefined) moveTo = step.moveTo;
     } catch (error) {
@@ -103,31 +120,55 @@ export function planFile(path: string, before: TextDoc | null, requests: EditReq
   }
   const ok = steps.every((s) => s.ok);
   const final = ok || options.continueOnError ? current : before;
-  const whole = unifiedDiff({
-    oldPath: path,
-    newPath: moveTo ?? path,
-    before: before?.text ?? null,
-    after: final?.text ?? null,
-    ...(options.mode !== undefined ? { mode: options.mode } : {}),
-  });
-  const plan: FilePlan = { path, before, after: final, steps, ok, diff: whole.diff, added: whole.added, removed: whole.removed };
+  const applied = steps.filter((s) => s.ok);
+  const single = applied.length === 1 && steps.length === 1 ? applied[0] : undefined;
+  const whole = single
+    ? { diff: single.diff, added: single.added, removed: single.removed }
+    : unifiedDiff({
+        oldPath: path,
+        newPath: moveTo ?? path,
+        before: before?.text ?? null,
+        after: final?.text ?? null,
+        ...modeOpt,
+        ...(span && Number.isFinite(span.prefix) ? { knownPrefix: span.prefix, knownSuffix: span.suffix } : {}),
+      });
+  const plan: FilePlan = {
+    path,
+    before,
+    after: final,
+    existedBefore: before !== null,
+    deleted: before !== null && final === null,
+    changed: final?.text !== before?.text || moveTo !== undefined || (final === null) !== (before === null),
+    steps,
+    ok,
+    diff: whole.diff,
+    added: whole.added,
+    removed: whole.removed,
+  };
   if (moveTo !== undefined) plan.moveTo = moveTo;
   if (final !== null) {
     const bytes = encodeText(final);
     if (bytes.length > options.maxFileBytes) {
       const last = steps[steps.length - 1];
       if (last) Object.assign(last, { ok: false, error: tooLarge(path, bytes.length, options.maxFileBytes), diff: '', added: 0, removed: 0 });
-      return { path, before, after: before, steps, ok: false, diff: '', added: 0, removed: 0 };
+      return { ...plan, after: before, deleted: false, changed: false, ok: false, diff: '', added: 0, removed: 0 };
     }
     plan.afterBytes = bytes;
   }
   return plan;
 }
 
+/** Text known to be unchanged at the start (`prefix` chars) and end (`suffix` chars). */
+interface Span {
+  prefix: number;
+  suffix: number;
+}
+
 interface StepOutcome {
   doc: TextDoc | null;
   applied: AppliedEdit;
   moveTo?: string;
+  span?: Span;
 }
 
 function applyOne(path: string, current: TextDoc | null, request: EditRequest, options: PlanOptions, hooks: EngineHooks): StepOutcome {
@@ -227,7 +268,8 @@ function replaceText(path: string, current: TextDoc, oldText: string, newText: s
   if (found.strategy !== 'exact') notes.push(`matched with tolerance for ${found.strategy}`);
   if (replaceAll) notes.push(`replaced ${matches.length} occurrence${matches.length === 1 ? '' : 's'}`);
   const strategy: MatchStrategy = found.strategy;
-  return { doc, applied: { action: 'edit', strategy, count: matches.length, line: firstLine, notes } };
+  const span = { prefix: Math.min(...matches.map((m) => m.start)), suffix: current.text.length - Math.max(...matches.map((m) => m.end)) };
+  return { doc, applied: { action: 'edit', strategy, count: matches.length, line: firstLine, notes }, span };
 }
 
 function insertLines(path: string, current: TextDoc, line: number, content: string): StepOutcome {
@@ -264,12 +306,9 @@ function respread(current: TextDoc, text: string): TextDoc['eols'] {
   return out;
 }
 
-/** The large-deletion and size guards, judged against the file as it was before the request. */
-function guardResult(path: string, original: TextDoc | null, after: TextDoc | null, request: EditRequest, options: PlanOptions): void {
-  if (original === null || after === null || request.force === true) return;
-  const beforeLines = countLines(original.text);
+/** The large-deletion guard: a file of ≥ min lines may not be left with less than `ratio` of them. */
+function guardLines(path: string, beforeLines: number, afterLines: number, options: PlanOptions): void {
   if (beforeLines < options.dramaticMinLines) return;
-  const afterLines = countLines(after.text);
   if (afterLines < beforeLines * options.dramaticRatio) throw dramaticReduction(path, beforeLines, afterLines, options.dramaticRatio);
 }
 

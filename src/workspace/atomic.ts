@@ -19,7 +19,10 @@ export interface AtomicWriteOptions {
 
 export const TEMP_PREFIX = '.ew-tmp-';
 
-export function atomicWriteFile(target: string, data: Uint8Array, options: AtomicWriteOptions = {}): void {
+/** Bytes to write: one buffer, or pieces written in order (spares copying a large file to splice one line). */
+export type FileData = Uint8Array | readonly Uint8Array[];
+
+export function atomicWriteFile(target: string, data: FileData, options: AtomicWriteOptions = {}): void {
   const dir = path.dirname(target);
   let mode = options.mode;
   if (mode === undefined) {
@@ -34,8 +37,10 @@ export function atomicWriteFile(target: string, data: Uint8Array, options: Atomi
   const fd = fs.openSync(temp, 'wx', mode);
   try {
     try {
-      let offset = 0;
-      while (offset < data.length) offset += fs.writeSync(fd, data, offset, data.length - offset);
+      for (const piece of isPieces(data) ? data : [data]) {
+        let offset = 0;
+        while (offset < piece.length) offset += fs.writeSync(fd, piece, offset, piece.length - offset);
+      }
       // openSync's mode is filtered by the umask; set the exact mode the old file had.
       fs.fchmodSync(fd, mode);
       if (!options.noSync) fs.fsyncSync(fd);
@@ -66,4 +71,8 @@ export function fsyncDir(dir: string): void {
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
+}
+
+function isPieces(data: FileData): data is readonly Uint8Array[] {
+  return Array.isArray(data);
 }

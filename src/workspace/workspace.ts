@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../errors.js';
-import { atomicWriteFile, fsyncDir } from './atomic.js';
+import { atomicWriteFile, fsyncDir, type FileData } from './atomic.js';
 import { resolveInRoot, STATE_DIR, type ResolvedPath } from './paths.js';
 
 export interface FileSnapshot {
@@ -16,14 +16,14 @@ export interface FileSnapshot {
   path: string;
   absolute: string;
   bytes: Buffer;
-  /** sha256 of the bytes, hex: what read results return and stale checks compare. */
-  hash: string;
+  /** sha256 of the bytes, hex: what read results return and stale checks compare (computed on first use). */
+  readonly hash: string;
   mode: number;
 }
 
 /** One change to the disk, as the engine planned it. */
 export type FileWrite =
-  | { kind: 'write'; path: string; bytes: Uint8Array; mode?: number }
+  | { kind: 'write'; path: string; bytes: FileData; mode?: number }
   | { kind: 'delete'; path: string };
 
 export interface WorkspaceOptions {
@@ -100,7 +100,18 @@ export class Workspace {
       });
     }
     const bytes = fs.readFileSync(resolved.absolute);
-    return { path: resolved.relative, absolute: resolved.absolute, bytes, hash: sha256(bytes), mode: stat.mode & 0o7777 };
+    let hash: string | undefined;
+    return {
+      path: resolved.relative,
+      absolute: resolved.absolute,
+      bytes,
+      // Hashing megabytes costs as much as writing them; only stale checks and reads that report it pay.
+      get hash(): string {
+        hash ??= sha256(bytes);
+        return hash;
+      },
+      mode: stat.mode & 0o7777,
+    };
   }
 
   exists(requested: string): boolean {
