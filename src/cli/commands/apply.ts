@@ -1,0 +1,188 @@
+/**
+ * `editwarden apply [FILE|-]`: a model's reply (JSON requests, active edit
+ * directives, SEARCH/REPLACE blocks, an apply_patch envelope or a unified
+ * diff) applied as one transaction. Thin: parse with formats/, apply with
+ * applyRequests, print. Items that could not be parsed are results too
+ * (status "rejected", E_PARSE, with their index and line), in reply order.
+ */
+import fs from 'node:fs';
+import { Option, type Command } from 'commander';
+import { applyRequests, type ApplyOptions, type ApplyOutcome } from '../../apply/apply-requests.js';
+import { loadConfig, type Config } from '../../config/config.js';
+import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
+import { checkDeletion } from '../../edit/hunks.js';
+import { decodeText } from '../../edit/text.js';
+import type { EditOptions, EditRequest, EditResult } from '../../edit/types.js';
+import { FORMAT_NAMES, parseEdits, type FormatName, type ItemError, type VerifiedDeleteRequest } from '../../formats/index.js';
+import type { Workspace } from '../../workspace/workspace.js';
+import { ExitCode } from '../exit-codes.js';
+import { formatError, paint, paintDiff, readAll, useColor, writeJson, type Io } from '../output.js';
+import { openForCommand } from '../workspace.js';
+
+interface ApplyFlags {
+  format: FormatName | 'auto';
+  root?: string;
+  config?: string;
+  dryRun?: boolean;
+  partial?: boolean;
+  strict?: boolean;
+  json?: boolean;
+}
+
+export interface ApplyReplyOptions extends Omit<ApplyOptions, 'parseErrors'> {
+  format?: FormatName | 'auto';
+}
+
+export interface ReplyOutcome extends ApplyOutcome {
+  /** The format the reply was read as; undefined when none was recognised. */
+  format: FormatName | undefined;
+}
+
+/**
+ * Interim guard until the engine checks it itself: a unified diff that
+ * deletes a file carries the lines it deletes, and a file that differs from
+ * them must not be deleted (git refuses too). Returns the error for the item,
+ * or undefined when the deletion may go ahead (or the sandbox will refuse it anyway).
+ */
+function deletionMismatch(ws: Workspace, request: EditRequest, strict: boolean): EditwardenError | undefined {
+  if (request.action !== 'delete') return undefined;
+  const hunks = (request as VerifiedDeleteRequest).hunks;
+  if (!hunks || hunks.length === 0) return undefined;
+  let text: string;
+  try {
+    const snapshot = ws.read(request.path);
+    if (!snapshot) return undefined;
+    text = decodeText(snapshot.bytes, request.path).text;
+  } catch {
+    return undefined;
+  }
+  try {
+    checkDeletion(text, request.path, hunks, { strict });
+    return undefined;
+  } catch (error) {
+    if (error instanceof EditwardenError) return error;
+    throw error;
+  }
+}
+
+/** Parses a reply and applies it to `ws`: all or nothing unless `partial`. The library entry point behind `editwarden apply`. */
+export async function applyReply(ws: Workspace, text: string, options: ApplyReplyOptions = {}): Promise<ReplyOutcome> {
+  const parsed = parseEdits(text, options.format ?? 'auto', {
+    fileExists: (path) => ws.exists(path),
+  });
+  const errors: ItemError[] = [...parsed.errors];
+  const requests: EditRequest[] = [];
+  const strict = options.edit?.strict === true;
+  for (const request of parsed.requests) {
+    const mismatch = deletionMismatch(ws, request, strict);
+    if (mismatch) {
+      errors.push({ index: request.source?.index ?? 0, line: request.source?.line ?? 1, path: request.path, error: mismatch });
+      continue;
+    }
+    requests.push(request);
+  }
+  errors.sort((a, b) => a.index - b.index);
+  const outcome = await applyRequests(ws, requests, {
+    ...options,
+    parseErrors: errors.map((e) => ({ index: e.index, ...(e.path !== undefined ? { path: e.path } : {}), error: e.error.toJSON() })),
+  });
+  // Rows for items that never became requests get their place in the reply, like the others.
+  const byIndex = new Map(errors.map((e) => [e.index, e]));
+  const format = parsed.format;
+  const results: EditResult[] = outcome.results.map((result, position) => {
+    const item = byIndex.get(position);
+    if (result.source || !item || result.status !== 'rejected') return result;
+    return { ...result, path: result.path || item.path || '', source: { format: format ?? 'json', index: item.index, line: item.line } };
+  });
+  return { ...outcome, results, format };
+}
+
+export function registerApply(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command('apply')
+    .description('Apply the edits in a model reply (JSON, active edit, SEARCH/REPLACE, apply_patch, unified diff) as one transaction.')
+    .argument('[file]', "the reply to apply; '-' or nothing reads stdin")
+    .addOption(new Option('--format <format>', 'how the reply is written').choices(['auto', ...FORMAT_NAMES]).default('auto'))
+    .option('--root <dir>', 'workspace root (default: current folder)')
+    .option('--config <file>', 'config file (default: <root>/.editwarden.yml)')
+    .option('--dry-run', 'print one combined diff, write nothing')
+    .option('--partial', 'apply the requests that succeed and report the rest (default: all or nothing)')
+    .option('--strict', 'exact matching: git-apply semantics for diffs, no whitespace tolerance')
+    .option('--json', 'print the JSON result')
+    .action(async (file: string | undefined, flags: ApplyFlags) => {
+      setExit(await runApply(file, flags, io));
+    });
+}
+
+async function runApply(file: string | undefined, flags: ApplyFlags, io: Io): Promise<number> {
+  const root = flags.root ?? process.cwd();
+  let config: Config;
+  let text: string;
+  try {
+    config = loadConfig(root, flags.config);
+    text = file === undefined || file === '-' ? await readAll(io.stdin) : readReply(file);
+  } catch (error) {
+    return fail(error, flags, io);
+  }
+  const edit: EditOptions = {
+    strict: flags.strict === true || config.edit.strict,
+    maxFileBytes: config.edit.max_file_bytes,
+    dramaticMinLines: config.edit.dramatic_reduction.min_lines,
+    dramaticRatio: config.edit.dramatic_reduction.ratio,
+  };
+  let outcome: ReplyOutcome;
+  try {
+    const opened = await openForCommand(root, config, io, flags.json === true);
+    outcome = await applyReply(opened.ws, text, {
+      format: flags.format,
+      dryRun: flags.dryRun === true,
+      partial: flags.partial === true,
+      edit,
+      ...opened.applyHooks,
+    });
+  } catch (error) {
+    return fail(error, flags, io);
+  }
+  print(outcome, flags, io);
+  return outcome.ok ? ExitCode.OK : ExitCode.REJECTED;
+}
+
+function readReply(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new EditwardenError({
+      code: ErrorCode.USAGE,
+      message: `Cannot read the reply ${JSON.stringify(file)}: ${(error as Error).message}.`,
+      hint: "Pass the file holding the model's reply, or '-' to read it from stdin.",
+    });
+  }
+}
+
+function fail(error: unknown, flags: ApplyFlags, io: Io): number {
+  const info = toErrorInfo(error);
+  if (flags.json) writeJson(io, { ok: false, results: [], error: info });
+  else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
+  return info.code === ErrorCode.USAGE || info.code === ErrorCode.CONFIG ? ExitCode.USAGE : ExitCode.REJECTED;
+}
+
+function print(outcome: ReplyOutcome, flags: ApplyFlags, io: Io): void {
+  if (flags.json) {
+    writeJson(io, { ok: outcome.ok, format: outcome.format ?? null, results: outcome.results, ...(flags.dryRun ? { diff: outcome.diff } : {}) });
+    return;
+  }
+  const color = useColor(io);
+  for (const result of outcome.results) {
+    const label = result.status === 'applied' ? paint(color, 'green', 'applied') : result.status === 'dry-run' ? paint(color, 'cyan', 'dry-run') : paint(color, 'red', result.status);
+    const where = result.source ? ` [#${result.source.index + 1}${result.source.line !== undefined ? `, line ${result.source.line}` : ''}]` : '';
+    const how = result.strategy && result.strategy !== 'exact' && result.strategy !== 'whole-file' ? ` (${result.strategy})` : '';
+    const counts = result.status === 'rejected' ? '' : ` +${result.added} -${result.removed}`;
+    const moved = result.movedTo ? ` → ${result.movedTo}` : '';
+    io.stdout.write(`${label} ${result.action} ${result.path || '(no file)'}${moved}${how}${counts}${where}\n`);
+    for (const note of result.notes ?? []) io.stdout.write(`  note: ${note}\n`);
+    if (result.error) io.stdout.write(`${formatError(result.error, color)}\n`);
+    else if (!flags.dryRun && result.diff) io.stdout.write(paintDiff(color, result.diff));
+  }
+  // A dry run shows everything as one git-style diff, ready for `git apply`.
+  if (flags.dryRun && outcome.diff) io.stdout.write(paintDiff(color, outcome.diff));
+}
