@@ -5,13 +5,13 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { applyRequests, type ApplyOutcome } from '../../apply/apply-requests.js';
-import { loadConfig, type Config } from '../../config/config.js';
+import type { Config } from '../../config/config.js';
+import { loadConfigFast } from '../../config/defaults.js';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
 import type { EditOptions, EditRequest } from '../../edit/types.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatError, paint, paintDiff, readAll, useColor, writeJson, type Io } from '../output.js';
 import { openForCommand } from '../workspace.js';
-import { parseEditRequestJson } from '../../edit/request-json.js';
 
 interface EditFlags {
   old?: string;
@@ -61,7 +61,7 @@ async function runEdit(path: string | undefined, flags: EditFlags, io: Io): Prom
   let config: Config;
   let requests: EditRequest[];
   try {
-    config = loadConfig(root, flags.config);
+    config = await loadConfigFast(root, flags.config);
     requests = flags.request !== undefined ? await requestsFromJson(flags.request, io) : [requestFromFlags(path, flags)];
   } catch (error) {
     return usageOrReject(error, flags, io);
@@ -117,6 +117,8 @@ function requestFromFlags(path: string | undefined, flags: EditFlags): EditReque
 
 async function requestsFromJson(source: string, io: Io): Promise<EditRequest[]> {
   const text = source === '-' ? await readAll(io.stdin) : fs.readFileSync(source, 'utf8');
+  // The schema library loads only for JSON requests: flag-driven edits start faster without it.
+  const { parseEditRequestJson } = await import('../../edit/request-json.js');
   return parseEditRequestJson(text);
 }
 
