@@ -91,6 +91,21 @@ describe('editwarden verify', () => {
     expect(JSON.parse(r.stdout).steps[0]).toMatchObject({ timed_out: true });
   });
 
+  test('Ctrl-C (SIGINT to editwarden) ends the command group, which the terminal cannot reach', async () => {
+    const root = project('make-c');
+    const listenersBefore = process.listenerCount('SIGINT');
+    const pending = cli(['verify', '--root', root, '--cmd', 'sleep 30 & echo $! > child.pid; wait', '--json']);
+    // Wait until the command has started its child, then interrupt.
+    for (let i = 0; i < 200 && !fs.existsSync(path.join(root, 'child.pid')); i++) await new Promise((r) => setTimeout(r, 10));
+    process.emit('SIGINT');
+    const r = await pending;
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stdout).steps[0]).toMatchObject({ aborted: true, passed: false });
+    const { pidRunning } = await import('../../src/verify/process-group.js');
+    expect(pidRunning(Number(fs.readFileSync(path.join(root, 'child.pid'), 'utf8')))).toBe(false);
+    expect(process.listenerCount('SIGINT')).toBe(listenersBefore);
+  });
+
   test('on a TTY a live line shows the command, the elapsed time and the last output line', async () => {
     const root = project('make-c');
     const r = await cli(['verify', '--root', root, '--cmd', 'echo first-line; echo compiling-widget; sleep 0.6'], { tty: true });

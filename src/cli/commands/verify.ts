@@ -71,32 +71,47 @@ async function runVerify(flags: VerifyFlags, io: Io): Promise<number> {
   const results: VerifyResult[] = [];
   const skipped: VerifyKind[] = [];
   const live = !flags.json && io.stderr.isTTY === true;
-  for (const step of steps) {
-    // Tests of a project that does not build only repeat the build's errors.
-    if (results.some((r) => !r.passed)) {
-      skipped.push(step.kind);
-      continue;
+  // The command runs in its own process group, out of reach of the terminal's Ctrl-C: pass it on.
+  const interrupt = new AbortController();
+  const onSignal = () => interrupt.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    for (const step of steps) {
+      if (interrupt.signal.aborted) {
+        skipped.push(step.kind);
+        continue;
+      }
+      // Tests of a project that does not build only repeat the build's errors.
+      if (results.some((r) => !r.passed)) {
+        skipped.push(step.kind);
+        continue;
+      }
+      const label = step.command ?? displayCommand(resolveVerifyCommand(ws, step.kind, config).command);
+      if (!flags.json && !live) io.stderr.write(`verify ${step.kind}: ${label}\n`);
+      const status = live ? startLiveStatus(io.stderr as NodeJS.WritableStream & { columns?: number }, label) : null;
+      try {
+        results.push(
+          await verify(ws, {
+            kind: step.kind,
+            ...(step.command !== undefined ? { command: step.command } : {}),
+            timeoutMs,
+            runId,
+            config,
+            baseline: flags.baseline ? 'record' : 'compare',
+            signal: interrupt.signal,
+            ...(status ? { onOutput: (e) => status.onOutput(e) } : {}),
+          }),
+        );
+      } catch (error) {
+        return refuse(error, flags, io);
+      } finally {
+        status?.stop();
+      }
     }
-    const label = step.command ?? displayCommand(resolveVerifyCommand(ws, step.kind, config).command);
-    if (!flags.json && !live) io.stderr.write(`verify ${step.kind}: ${label}\n`);
-    const status = live ? startLiveStatus(io.stderr as NodeJS.WritableStream & { columns?: number }, label) : null;
-    try {
-      results.push(
-        await verify(ws, {
-          kind: step.kind,
-          ...(step.command !== undefined ? { command: step.command } : {}),
-          timeoutMs,
-          runId,
-          config,
-          baseline: flags.baseline ? 'record' : 'compare',
-          ...(status ? { onOutput: (e) => status.onOutput(e) } : {}),
-        }),
-      );
-    } catch (error) {
-      status?.stop();
-      return refuse(error, flags, io);
-    }
-    status?.stop();
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
   }
 
   const ok = results.every((r) => r.passed);
