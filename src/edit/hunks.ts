@@ -387,12 +387,9 @@ export function applyHunks(text: string, request: PatchRequest, options: { stric
     }
     cursor = at + p.old.length;
     if (cursor === image.lines.length) {
-      // This hunk decides how the file ends.
-      const lastIsContext = hunk.lines[hunk.lines.length - 1]?.kind === ' ';
-      if (hunk.newNoEol) eofNewline = false;
-      else if (placement.eolForgiven && !image.eofNewline && lastIsContext) eofNewline = false;
-      else eofNewline = true;
-      if (placement.eolForgiven) notes.push(`${hunkLabel(p)}: the patch and the file disagree about the newline at the end of the file; kept the ${eofNewline ? 'newline' : 'missing newline'}.`);
+      // This hunk decides how the file ends: as its new side says (patch(1) and python-patch do the same when they forgive).
+      eofNewline = hunk.newNoEol !== true;
+      if (placement.eolForgiven) notes.push(`${hunkLabel(p)}: the patch and the file disagree about the newline at the end of the file; the file now ends ${eofNewline ? 'with' : 'without'} one, as the patch's new side says.`);
     }
   });
   for (let i = cursor; i < image.lines.length; i++) out.push(image.lines[i] as string);

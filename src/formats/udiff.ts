@@ -269,7 +269,10 @@ function refuseBinary(path: string, line: number, why: string): EditwardenError 
 
 /** Turns a parsed file patch into its request, or refuses it. */
 function toRequest(h: FileHeader, hunks: Hunk[], index: number): EditRequest {
-  const stripA = h.git || (typeof h.oldName === 'string' && h.oldName.startsWith('a/') && typeof h.newName === 'string' && h.newName.startsWith('b/'));
+  // git, hg and most model-written diffs prefix a/ and b/ (one side may be /dev/null); plain diff -u does not.
+  const oldPrefixed = h.oldName === null || (typeof h.oldName === 'string' && h.oldName.startsWith('a/'));
+  const newPrefixed = h.newName === null || (typeof h.newName === 'string' && h.newName.startsWith('b/'));
+  const stripA = h.git || (oldPrefixed && newPrefixed && !(h.oldName === null && h.newName === null));
   const clean = (name: string | undefined | null, prefix: string): string | undefined => {
     if (name === null || name === undefined) return undefined;
     return stripA ? stripPrefix(name, prefix) : name;
