@@ -1,0 +1,224 @@
+/**
+ * Properties of the pure edit core, hammered with fast-check: an edit and its
+ * inverse give the file back byte for byte; bytes survive decode → encode;
+ * our unified diffs apply with jsdiff; and planFile refuses only with
+ * EditwardenError, whatever it is fed.
+ */
+import { applyPatch } from 'diff';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { EditwardenError } from '../../src/errors.js';
+import { unifiedDiff } from '../../src/edit/diff.js';
+import { planFile, type PlanOptions } from '../../src/edit/engine.js';
+import { decodeText, encodeText, type Encoding } from '../../src/edit/text.js';
+import { DEFAULT_EDIT_OPTIONS, type EditRequest, type Hunk } from '../../src/edit/types.js';
+
+const RUNS = { numRuns: 300 };
+
+// Line content: code-ish characters, blanks, look-alikes, astral characters; never a line break or NUL.
+const lineChar = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom('a', 'b', 'x', '1', '=', '(', ')', '{', '}', ';', '.', '"', "'", '$', '&') },
+  { weight: 3, arbitrary: fc.constantFrom(' ', '  ', '\t') },
+  { weight: 1, arbitrary: fc.constantFrom('é', '“', '”', '—', '…', '\u00A0', '\uFEFF', '😀', '中') },
+);
+const lineText = fc.array(lineChar, { maxLength: 12 }).map((cs) => cs.join(''));
+const eolArb = fc.constantFrom('\n', '\r\n');
+
+interface GeneratedFile {
+  lines: string[];
+  eols: string[];
+  finalNewline: boolean;
+  bom: boolean;
+}
+
+const fileArb: fc.Arbitrary<GeneratedFile> = fc.record({
+  lines: fc.array(lineText, { minLength: 1, maxLength: 25 }),
+  eols: fc.oneof(
+    fc.constant(['\n']),
+    fc.constant(['\r\n']),
+    fc.array(eolArb, { minLength: 1, maxLength: 25 }), // mixed
+  ),
+  finalNewline: fc.boolean(),
+  bom: fc.boolean(),
+});
+
+/** The file as on disk: each line with its ending (cycling through `eols`), last one without when finalNewline is false. */
+function rawOf(f: GeneratedFile): string {
+  let out = '';
+  f.lines.forEach((line, i) => {
+    const last = i === f.lines.length - 1;
+    out += line;
+    if (!last || f.finalNewline) out += f.eols[i % f.eols.length] as string;
+  });
+  return out;
+}
+
+function bytesOf(raw: string, encoding: Encoding, bom: boolean): Buffer {
+  switch (encoding) {
+    case 'utf8':
+      return Buffer.concat([Buffer.from(bom ? [0xef, 0xbb, 0xbf] : []), Buffer.from(raw, 'utf8')]);
+    case 'utf16le':
+      return Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(raw, 'utf16le')]);
+    case 'utf16be': {
+      const body = Buffer.from(raw, 'utf16le');
+      body.swap16();
+      return Buffer.concat([Buffer.from([0xfe, 0xff]), body]);
+    }
+  }
+}
+
+const forced: PlanOptions = { ...DEFAULT_EDIT_OPTIONS };
+
+describe('an edit followed by its inverse restores the file byte for byte', () => {
+  it('holds for LF, CRLF and mixed files, with or without BOM and final newline', () => {
+    fc.assert(
+      fc.property(fileArb, fc.nat(), fc.nat(), fc.string({ maxLength: 30 }), fc.array(lineText, { maxLength: 4 }), (f, a, b, newSeed, newLines) => {
+        const original = bytesOf(rawOf(f), 'utf8', f.bom);
+        const doc = decodeText(original);
+        const text = doc.text;
+        fc.pre(text.length > 0);
+        const start = a % text.length;
+        const end = start + 1 + (b % Math.min(40, text.length - start));
+        const oldText = text.slice(start, end);
+        fc.pre(text.indexOf(oldText) === start && text.lastIndexOf(oldText) === start);
+        const newText = `${newLines.join('\n')}${newSeed.replace(/[\r\0]/g, '')}`;
+        // Per-line endings of a mixed file can only come back if the edit does not merge lines away.
+        const newlines = (s: string): number => s.split('\n').length - 1;
+        fc.pre(doc.eols === undefined || newlines(newText) >= newlines(oldText));
+        fc.pre(newText.length > 0 && newText !== oldText);
+
+        const forward = planFile('f.txt', doc, [{ action: 'edit', path: 'f.txt', oldText, newText, force: true }], forced);
+        expect(forward.ok).toBe(true);
+        const changed = forward.after;
+        if (!changed) throw new Error('no result');
+        fc.pre(changed.text.indexOf(newText) === changed.text.lastIndexOf(newText));
+        const back = planFile('f.txt', changed, [{ action: 'edit', path: 'f.txt', oldText: newText, newText: oldText, force: true }], forced);
+        expect(back.ok).toBe(true);
+        expect(back.steps[0]?.applied?.strategy).toBe('exact');
+        expect(Buffer.from(back.afterBytes as Uint8Array).equals(original)).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('CRLF, BOM and no-final-newline files round-trip decode → encode exactly', () => {
+  it('generated files in UTF-8 (with and without BOM)', () => {
+    fc.assert(
+      fc.property(fileArb, (f) => {
+        const bytes = bytesOf(rawOf(f), 'utf8', f.bom);
+        expect(Buffer.from(encodeText(decodeText(bytes))).equals(bytes)).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+
+  it('arbitrary text with any mix of \\n, \\r\\n and lone \\r, in every encoding', () => {
+    const raw = fc
+      .array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 6 }), fc.constantFrom('\n', '\r\n', '\r', '\r\r\n', '\n\r')), { maxLength: 30 })
+      .map((parts) => parts.join('').replace(/\0/g, ''));
+    fc.assert(
+      fc.property(raw, fc.constantFrom<Encoding>('utf8', 'utf16le', 'utf16be'), fc.boolean(), (text, encoding, bom) => {
+        const bytes = bytesOf(text, encoding, bom);
+        const doc = decodeText(bytes);
+        expect(doc.encoding).toBe(encoding);
+        expect(Buffer.from(encodeText(doc)).equals(bytes)).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('unifiedDiff output applies with jsdiff', () => {
+  const textArb = fc
+    .record({ lines: fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'e', '', ' x', 'f()'), { maxLength: 30 }), finalNewline: fc.boolean() })
+    .map(({ lines, finalNewline }) => (lines.length === 0 ? '' : lines.join('\n') + (finalNewline ? '\n' : '')));
+
+  it('applyPatch(before, diff) gives after, and the counts match the diff', () => {
+    fc.assert(
+      fc.property(textArb, textArb, fc.integer({ min: 0, max: 4 }), (before, after, context) => {
+        const d = unifiedDiff({ oldPath: 'f.txt', newPath: 'f.txt', before, after, context });
+        expect(applyPatch(before, d.diff)).toBe(after);
+        const body = d.diff.split('\n').filter((l) => !l.startsWith('---') && !l.startsWith('+++'));
+        expect(body.filter((l) => l.startsWith('+')).length).toBe(d.added);
+        expect(body.filter((l) => l.startsWith('-')).length).toBe(d.removed);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('also for a small edit in a long file (the prefix/suffix cut)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('p', 'q', 'r', '}', ''), { minLength: 50, maxLength: 120 }), fc.nat(), fc.array(fc.constantFrom('p', 'Z', ''), { maxLength: 5 }), fc.nat({ max: 5 }), (lines, at, insert, drop) => {
+        const i = at % lines.length;
+        const next = [...lines.slice(0, i), ...insert, ...lines.slice(i + drop)];
+        const before = `${lines.join('\n')}\n`;
+        const after = `${next.join('\n')}\n`;
+        expect(applyPatch(before, unifiedDiff({ oldPath: 'f', newPath: 'f', before, after }).diff)).toBe(after);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('planFile never throws anything but EditwardenError', () => {
+  const s = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '\t', '\n', '\r', '\r\n', '“', '…', '$&', '\u00A0', '😀', 'x = 1', '    '), maxLength: 40 });
+  const common = { path: fc.constant('f.txt'), force: fc.option(fc.boolean(), { nil: undefined }) };
+  const hunk: fc.Arbitrary<Hunk> = fc.record({
+    oldStart: fc.option(fc.integer({ min: -2, max: 50 }), { nil: undefined }),
+    lines: fc.array(fc.record({ kind: fc.constantFrom(' ', '-', '+') as fc.Arbitrary<' ' | '-' | '+'>, text: s }), { maxLength: 6 }),
+  });
+  const request: fc.Arbitrary<EditRequest> = fc.oneof(
+    fc.record({ ...common, action: fc.constant('edit' as const), oldText: s, newText: s, replaceAll: fc.option(fc.boolean(), { nil: undefined }) }),
+    fc.record({ ...common, action: fc.constantFrom('create' as const, 'overwrite' as const), content: s }),
+    fc.record({ ...common, action: fc.constantFrom('append' as const, 'prepend' as const), content: s }),
+    fc.record({ ...common, action: fc.constant('delete' as const) }),
+    fc.record({ ...common, action: fc.constant('insert' as const), line: fc.oneof(fc.integer({ min: -3, max: 30 }), fc.constant(Number.NaN), fc.constant(1.5)), content: s }),
+    fc.record({ ...common, action: fc.constant('patch' as const), hunks: fc.array(hunk, { maxLength: 3 }) }),
+    fc.record({ ...common, action: fc.constant('ast' as const), astPath: s, astAction: fc.constantFrom('replace' as const, 'remove' as const, 'append' as const, 'prepend' as const), content: s }),
+  );
+  const optionsArb: fc.Arbitrary<PlanOptions> = fc.record({
+    strict: fc.boolean(),
+    maxFileBytes: fc.oneof(fc.constant(10 * 1024 * 1024), fc.integer({ min: 0, max: 200 })),
+    dramaticMinLines: fc.integer({ min: 0, max: 30 }),
+    dramaticRatio: fc.double({ min: 0, max: 1, noNaN: true }),
+    continueOnError: fc.option(fc.boolean(), { nil: undefined }),
+  });
+
+  it('plans or refuses, never crashes', () => {
+    fc.assert(
+      fc.property(fc.option(fileArb, { nil: null }), fc.array(request, { minLength: 1, maxLength: 4 }), optionsArb, (f, requests, options) => {
+        const before = f === null ? null : decodeText(bytesOf(rawOf(f), 'utf8', f.bom));
+        let p;
+        try {
+          p = planFile('f.txt', before, requests, options);
+        } catch (error) {
+          expect(error).toBeInstanceOf(EditwardenError);
+          return;
+        }
+        expect(p.steps).toHaveLength(requests.length);
+        for (const step of p.steps) {
+          if (!step.ok) expect(step.error).toBeInstanceOf(EditwardenError);
+        }
+        if (p.ok && p.after !== null) {
+          expect(p.afterBytes).toBeDefined();
+          expect((p.afterBytes as Uint8Array).length).toBeLessThanOrEqual(options.maxFileBytes);
+        }
+        if (!p.ok && !options.continueOnError) expect(p.after).toBe(before);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('tolerant matching alone (findMatches through planFile) on arbitrary quotes never crashes', () => {
+    fc.assert(
+      fc.property(fileArb, s, s, fc.boolean(), (f, oldText, newText, replaceAll) => {
+        const before = decodeText(bytesOf(rawOf(f), 'utf8', false));
+        const p = planFile('f.txt', before, [{ action: 'edit', path: 'f.txt', oldText, newText, replaceAll, force: true }], DEFAULT_EDIT_OPTIONS);
+        const step = p.steps[0];
+        if (step && !step.ok) expect(step.error).toBeInstanceOf(EditwardenError);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
