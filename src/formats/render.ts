@@ -282,6 +282,8 @@ function textEdits(c: FileChange & { before: string; after: string }): TextEdit[
   const slices = growSlices(ops, (_done, s) => {
     const search = sideText(ops, s.start, s.end, 'old');
     if (search === '') return countOld(ops, 0, ops.length) === 0;
+    // Blank lines alone name no place (SEARCH/REPLACE refuses them): take in a line with text.
+    if (search.trim() === '') return false;
     const current = sideText(ops, 0, s.start, 'new') + sideText(ops, s.start, ops.length, 'old');
     const first = current.indexOf(search);
     return first !== -1 && current.indexOf(search, first + 1) === -1;
@@ -308,6 +310,9 @@ function renderSearchReplace(changes: FileChange[]): string {
   for (const c of changes) {
     if (c.after === null) throw new InexpressibleChange('search-replace', c.path, 'SEARCH/REPLACE blocks cannot delete a file');
     if (c.moveTo !== undefined && c.moveTo !== c.path) throw new InexpressibleChange('search-replace', c.path, 'SEARCH/REPLACE blocks cannot rename a file');
+    if (c.before !== null && c.before !== '' && c.before.trim() === '') {
+      throw new InexpressibleChange('search-replace', c.path, 'the file has only blank lines, and a SEARCH text of blank lines names no place');
+    }
     const edits = c.before === null ? [{ oldText: '', newText: c.after }] : textEdits({ ...c, before: c.before, after: c.after });
     for (const e of edits) {
       if (e.oldText === '' && e.newText === '' && c.before !== null) continue;
@@ -326,7 +331,8 @@ function renderJson(changes: FileChange[]): string {
       requests.push({ path: c.path, mode: 'create', new_text: c.after });
       continue;
     }
-    if (c.before === '') {
+    if (c.before.trim() === '') {
+      // Nothing in the file to anchor an edit on: write it whole.
       requests.push({ path: c.path, mode: 'overwrite', new_text: c.after });
       continue;
     }
