@@ -21,6 +21,9 @@ export interface JournalRecord {
   reason: string;
   scope: CheckpointScope;
   pid: number;
+  /** With `host`, tells a dead owner from a live one even if its pid was reused (see lock.ts). */
+  processStart: number | null;
+  host: string;
   startedAt: string;
   /**
    * Checkpoints that together hold the state before the transaction, oldest
@@ -53,8 +56,17 @@ export class Journal {
     fsyncDir(this.dir);
   }
 
-  /** Records of transactions that never finished; cheap when there are none (one readdir). */
+  /** Records of transactions that never finished, without cleaning anything (safe without the lock). */
+  unfinishedReadOnly(): JournalRecord[] {
+    return this.read(false);
+  }
+
+  /** Records of transactions that never finished; also removes temp files of killed journal writes. Call under the root lock. */
   unfinished(): JournalRecord[] {
+    return this.read(true);
+  }
+
+  private read(clean: boolean): JournalRecord[] {
     let names: string[];
     try {
       names = fs.readdirSync(this.dir);
@@ -65,7 +77,7 @@ export class Journal {
     for (const name of names) {
       if (name.startsWith(TEMP_PREFIX)) {
         // A journal write killed before its rename: the transaction had not begun writing.
-        fs.rmSync(path.join(this.dir, name), { force: true });
+        if (clean) fs.rmSync(path.join(this.dir, name), { force: true });
         continue;
       }
       if (!name.endsWith('.json')) continue;

@@ -67,8 +67,19 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Whether the holder of a lock is certainly gone. Unknown cases count as alive: breaking a live lock is the worse mistake. */
-export function isStale(owner: LockOwner): boolean {
+/** Who a lock or journal record belongs to. */
+export interface ProcessIdentity {
+  pid: number;
+  processStart: number | null;
+  host: string;
+}
+
+export function currentProcess(): ProcessIdentity {
+  return { pid: process.pid, processStart: processStartOf(process.pid), host: os.hostname() };
+}
+
+/** Whether the process that wrote a lock or record is certainly gone. Unknown cases count as alive: breaking a live lock is the worse mistake. */
+export function isGone(owner: ProcessIdentity): boolean {
   if (owner.host !== os.hostname()) return false; // A pid on another machine (shared folder) cannot be checked.
   if (!isAlive(owner.pid)) return true;
   if (owner.processStart === null) return false;
@@ -134,7 +145,7 @@ export class RootLock {
       const owner = readLockOwner(this.file);
       if (owner !== null && owner !== 'unreadable') {
         lastOwner = owner;
-        if (isStale(owner)) {
+        if (isGone(owner)) {
           this.breakStale(owner);
           continue;
         }
@@ -172,9 +183,7 @@ export class RootLock {
 
   private tryCreate(token: string): boolean {
     const owner: LockOwner = {
-      pid: process.pid,
-      processStart: processStartOf(process.pid),
-      host: os.hostname(),
+      ...currentProcess(),
       token,
       acquiredAt: new Date().toISOString(),
       command: process.argv.slice(1).join(' ').slice(0, 300),

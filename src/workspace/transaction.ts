@@ -16,8 +16,10 @@
 import { randomBytes } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { CheckpointService, type CheckpointServiceOptions } from './checkpoints/service.js';
-import type { CheckpointScope, Manifest, RestoreResult } from './checkpoints/types.js';
+import type { CheckpointScope, Manifest } from './checkpoints/types.js';
 import type { JournalRecord } from './journal.js';
+import { currentProcess } from './lock.js';
+import { recoverUnfinishedLocked, rollbackCheckpoints, type RecoveryNotice, type RollbackResult } from './checkpoints/recovery.js';
 import type { FileWrite, Workspace } from './workspace.js';
 
 export type FailurePolicy = 'rollback' | 'keep' | 'fix-forward';
@@ -39,13 +41,7 @@ export type VerifyResult =
   | { ok: true; state: 'open' }
   | { ok: false; policy: FailurePolicy; state: TransactionState; detail?: string; rollback?: RollbackResult };
 
-export interface RollbackResult {
-  tx: string;
-  /** Checkpoints restored, newest first. */
-  checkpoints: string[];
-  written: string[];
-  removed: string[];
-}
+export type { RollbackResult };
 
 export interface TransactionLayerOptions extends CheckpointServiceOptions {}
 
@@ -60,6 +56,8 @@ export class TransactionLayer {
   private active: Transaction | null = null;
   /** Id of the checkpoint taken by the most recent batch (for results that report "checkpoint"). */
   lastCheckpoint: string | null = null;
+  /** Transactions of dead processes this layer rolled back when it took the lock (beyond those openWorkspace reported). */
+  readonly recovered: RecoveryNotice[] = [];
 
   constructor(ws: Workspace, options: TransactionLayerOptions = {}) {
     this.ws = ws;
@@ -99,6 +97,8 @@ export class TransactionLayer {
     }
     this.checkpoints.lock.acquire();
     try {
+      // Holding the lock proves nobody else is mid-transaction: any record left is a dead (or failed) one. Undo it before writing over it.
+      this.recovered.push(...recoverUnfinishedLocked(this.checkpoints));
       const tx = new Transaction(this, options);
       if (options.scope === 'workspace') {
         const cp = this.checkpoints.createWorkspace(options.name, options.reason ?? 'before a step with unknown effects', { kind: 'transaction', tx: tx.id });
@@ -174,7 +174,7 @@ export class Transaction {
       name: this.name,
       reason: this.reason,
       scope: this.scope,
-      pid: process.pid,
+      ...currentProcess(),
       startedAt: this.startedAt,
       checkpoints: [...this.ids],
     };
@@ -296,19 +296,6 @@ export class Transaction {
       });
     }
   }
-}
-
-/** Restores checkpoints newest first, so every path ends as the oldest one recorded it: the state before the transaction. */
-export function rollbackCheckpoints(service: CheckpointService, tx: string, ids: readonly string[]): RollbackResult {
-  const written = new Set<string>();
-  const removed = new Set<string>();
-  const order = [...ids].reverse();
-  for (const id of order) {
-    const r: RestoreResult = service.restore(id, { safety: false });
-    for (const p of r.written) written.add(p);
-    for (const p of r.removed) removed.add(p);
-  }
-  return { tx, checkpoints: order, written: [...written].sort(), removed: [...removed].sort() };
 }
 
 const layers = new WeakMap<Workspace, TransactionLayer>();

@@ -73,12 +73,32 @@ describe('a process killed with SIGKILL mid-transaction is rolled back by the ne
   });
 });
 
+describe('a workspace opened before the crash recovers when it next writes', () => {
+  it('rolls back the dead transaction under the lock before its own write, and keeps the notice', async () => {
+    const root = tempRoot();
+    write(root, 'a.txt', 'original a\n');
+    write(root, 'b.txt', 'original b\n');
+    const { ws, transactions } = openWorkspace(root);
+    const c = child(['die-mid-tx', root]);
+    await c.exited;
+    ws.commit([{ kind: 'write', path: 'c.txt', bytes: Buffer.from('mine\n') }]);
+    expect(transactions.recovered.map((n) => n.name)).toEqual(['doomed']);
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('original a\n');
+    expect(fs.readFileSync(path.join(root, 'b.txt'), 'utf8')).toBe('original b\n');
+    expect(fs.existsSync(path.join(root, 'made'))).toBe(false);
+    expect(fs.readFileSync(path.join(root, 'c.txt'), 'utf8')).toBe('mine\n');
+  });
+});
+
 describe('one writer per root', () => {
   it('a second process waits for the lock, then fails with E_LOCKED naming the holder; with a longer wait it goes after the first', async () => {
     const root = tempRoot();
     const holder = child(['hold-lock', root, '2500']);
     await holder.output('locked');
     const holderPid = holder.proc.pid as number;
+
+    // Reading commands are not blocked by a live transaction: its journal record has a live owner.
+    expect(openWorkspace(root, { lock: { timeoutMs: 200 } }).recovered).toEqual([]);
 
     const impatient = spawnSync(process.execPath, [CHILD, 'try-lock', root, '300'], { encoding: 'utf8' });
     const refused = JSON.parse(impatient.stdout.trim()) as { ok: boolean; code: string; message: string };

@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { Journal } from '../journal.js';
-import { ensureStateDir, RootLock, type LockOptions } from '../lock.js';
+import { currentProcess, ensureStateDir, RootLock, type LockOptions } from '../lock.js';
 import type { Workspace } from '../workspace.js';
 import { BlobStore } from './blob-store.js';
 import { captureFiles, captureWorkspace, type Captured } from './capture.js';
@@ -168,7 +168,7 @@ export class CheckpointService {
         name: `restore ${id}`,
         reason,
         scope: manifest.scope,
-        pid: process.pid,
+        ...currentProcess(),
         startedAt: this.now().toISOString(),
         checkpoints: [safety.id],
       });

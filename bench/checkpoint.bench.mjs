@@ -1,0 +1,138 @@
+// Checkpoint costs on synthetic repositories of 5,000 and 50,000 small files,
+// next to what other agents use: `git stash push` + `pop`, and a shadow git
+// repository (separate GIT_DIR, `git add -A` + `git commit`: how Cline and
+// Gemini CLI checkpoint). Goal: a 1-file checkpoint ≥ 50× faster than a later
+// shadow-git checkpoint, and flat from 5k to 50k files.
+// Run: npm run build && node bench/run.mjs checkpoint   (a few minutes)
+// EW_BENCH_SIZES=5000,50000 overrides the sizes.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { median, ms, ratio, timeIt } from './stats.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const dist = (p) => import(pathToFileURL(path.join(here, '../dist', p)).href);
+
+const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@b' };
+const git = (args, env = {}) => execFileSync('git', args, { env: { ...GIT_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
+const timeOnce = (fn) => {
+  const t0 = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+};
+
+/** N small source-like files, 100 per folder, two folder levels. */
+function makeRepo(n) {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `ew-bench-${n}-`)));
+  fs.writeFileSync(path.join(root, '.gitignore'), 'node_modules/\n*.log\n');
+  for (let i = 0; i < n; i++) {
+    const dir = path.join(root, `pkg${Math.floor(i / 1000)}`, `mod${Math.floor(i / 100) % 10}`);
+    if (i % 100 === 0) fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `file${i}.ts`), `// file ${i}\nexport const value${i} = ${i};\nexport function f${i}(x: number): number {\n  return x * ${i % 97};\n}\n`);
+  }
+  return root;
+}
+
+async function measure(n) {
+  const { openWorkspace } = await dist('workspace/open.js');
+  const root = makeRepo(n);
+  const target = 'pkg0/mod0/file7.ts';
+  const abs = path.join(root, target);
+  const rows = {};
+
+  // editwarden: 1-file checkpoint and restore.
+  const { ws, transactions } = openWorkspace(root);
+  const cps = transactions.checkpoints;
+  let lastId = '';
+  let round = 0;
+  const checkpointSamples = timeIt(() => {
+    lastId = cps.createFiles([target], 'bench', '1-file edit', { kind: 'manual' }).id;
+    fs.writeFileSync(abs, `// edited ${round++}\n`);
+  }, 30);
+  rows.fileCheckpoint = median(checkpointSamples);
+  rows.fileRestore = median(
+    timeIt(() => {
+      fs.writeFileSync(abs, `// edited again ${round++}\n`);
+      cps.restore(lastId);
+    }, 30),
+  );
+  rows.txCommit = median(timeIt((i) => ws.commit([{ kind: 'write', path: target, bytes: Buffer.from(`// commit ${i}\n`) }]), 30));
+
+  // editwarden: workspace checkpoint, first and second (incremental) time. The repo files were written
+  // before the first scan, so the second one may trust size+mtime.
+  await new Promise((r) => setTimeout(r, 200));
+  rows.wsFirst = timeOnce(() => cps.createWorkspace('first', 'bench', { kind: 'manual' }));
+  fs.writeFileSync(abs, '// edited before the second workspace checkpoint\n');
+  rows.wsSecond = timeOnce(() => cps.createWorkspace('second', 'bench', { kind: 'manual' }));
+
+  // git stash push + pop of a 1-file edit (needs a repository with a commit).
+  git(['-C', root, 'init', '-q']);
+  git(['-C', root, 'add', '-A']);
+  git(['-C', root, 'commit', '-q', '-m', 'base']);
+  rows.stash = median(
+    Array.from({ length: 3 }, (_, i) => {
+      fs.writeFileSync(abs, `// stash round ${i}\n`);
+      return timeOnce(() => {
+        git(['-C', root, 'stash', 'push', '-q']);
+        git(['-C', root, 'stash', 'pop', '-q']);
+      });
+    }),
+  );
+
+  // Shadow git: a separate GIT_DIR over the same work tree.
+  const shadow = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-shadow-'));
+  const env = { GIT_DIR: shadow, GIT_WORK_TREE: root };
+  rows.shadowFirst = timeOnce(() => {
+    git(['init', '-q'], env);
+    git(['add', '-A'], env);
+    git(['commit', '-q', '--allow-empty', '-m', 'checkpoint 1'], env);
+  });
+  rows.shadowLater = median(
+    Array.from({ length: 3 }, (_, i) => {
+      fs.writeFileSync(abs, `// shadow round ${i}\n`);
+      return timeOnce(() => {
+        git(['add', '-A'], env);
+        git(['commit', '-q', '--allow-empty', '-m', `checkpoint ${i + 2}`], env);
+      });
+    }),
+  );
+  fs.rmSync(root, { recursive: true, force: true });
+  fs.rmSync(shadow, { recursive: true, force: true });
+  return rows;
+}
+
+export async function run() {
+  const sizes = (process.env.EW_BENCH_SIZES ?? '5000,50000').split(',').map(Number);
+  const results = {};
+  for (const n of sizes) {
+    process.stderr.write(`checkpoint bench: ${n} files…\n`);
+    results[n] = await measure(n);
+  }
+  const out = [];
+  const k = (n) => `${n / 1000}k`;
+  for (const n of sizes) {
+    const r = results[n];
+    out.push(
+      { case: `1-file checkpoint, ${k(n)} files`, value: ms(r.fileCheckpoint), baseline: `shadow-git later ${ms(r.shadowLater)}`, ratio: ratio(r.shadowLater, r.fileCheckpoint), goal: '≥ 50x', note: 'median of 30' },
+      { case: `1-file restore (+ safety checkpoint), ${k(n)}`, value: ms(r.fileRestore), baseline: `git stash push+pop ${ms(r.stash)}`, ratio: ratio(r.stash, r.fileRestore), goal: '', note: 'median of 30; stash median of 3' },
+      { case: `1-file ws.commit (checkpoint+journal+write), ${k(n)}`, value: ms(r.txCommit), baseline: `shadow-git later ${ms(r.shadowLater)}`, ratio: ratio(r.shadowLater, r.txCommit), goal: '', note: 'median of 30, fsynced' },
+      { case: `workspace checkpoint, first, ${k(n)}`, value: ms(r.wsFirst), baseline: `shadow-git first ${ms(r.shadowFirst)}`, ratio: ratio(r.shadowFirst, r.wsFirst), goal: '', note: 'reads + stores every file' },
+      { case: `workspace checkpoint, second, ${k(n)}`, value: ms(r.wsSecond), baseline: `shadow-git later ${ms(r.shadowLater)}`, ratio: ratio(r.shadowLater, r.wsSecond), goal: '', note: 'incremental (size+mtime+ctime+inode)' },
+    );
+  }
+  if (sizes.length >= 2) {
+    const small = results[sizes[0]];
+    const large = results[sizes[sizes.length - 1]];
+    out.push({
+      case: `1-file checkpoint, ${k(sizes[sizes.length - 1])} vs ${k(sizes[0])} files`,
+      value: ms(large.fileCheckpoint),
+      baseline: ms(small.fileCheckpoint),
+      ratio: ratio(large.fileCheckpoint, small.fileCheckpoint),
+      goal: 'flat (~1x)',
+      note: `shadow-git later grows ${ratio(large.shadowLater, small.shadowLater)}`,
+    });
+  }
+  return out;
+}
