@@ -108,13 +108,13 @@ function indentNote(content: string, indent: string): string[] {
 export function applyAstAction(text: string, entry: AstEntry, action: AstAction, content: string): ActionResult {
   switch (action) {
     case 'replace':
-      return content.trim() === '' ? remove(text, entry) : replace(text, entry, content);
+      return content.trim() === '' ? removeItem(text, entry) : replace(text, entry, content);
     case 'remove':
-      return remove(text, entry);
+      return removeItem(text, entry);
     case 'append':
-      return insert(text, entry, content, 'after');
+      return insertItem(text, entry, content, 'after');
     case 'prepend':
-      return insert(text, entry, content, 'before');
+      return insertItem(text, entry, content, 'before');
     default: {
       const never: never = action;
       throw new Error(`unknown AST action ${String(never)}`);
@@ -131,6 +131,28 @@ function replace(text: string, entry: AstEntry, content: string): ActionResult {
     line: entry.startLine,
     notes: [`replaced ${span(entry)}`, ...indentNote(content, entry.indent)],
   };
+}
+
+/** In a comma-separated list the separator goes with the item: the one after it, or before it for the last item. */
+function removeItem(text: string, entry: AstEntry): ActionResult {
+  if (entry.commaAfter) return remove(text, { ...entry, end: entry.commaAfter.end });
+  if (entry.commaBefore) {
+    const { start, end } = entry.commaBefore;
+    const width = end - start;
+    const shifted: AstEntry = { ...entry, start: entry.start - width, nodeStart: entry.nodeStart - width, end: entry.end - width };
+    return remove(text.slice(0, start) + text.slice(end), shifted);
+  }
+  return remove(text, entry);
+}
+
+function insertItem(text: string, entry: AstEntry, content: string, where: 'before' | 'after'): ActionResult {
+  if (!entry.commaAfter && !entry.commaBefore) return insert(text, entry, content, where);
+  const item = content.replace(/,\s*$/, '');
+  if (where === 'before') return insert(text, entry, `${item},`, where);
+  if (entry.commaAfter) return insert(text, { ...entry, end: entry.commaAfter.end }, `${item},`, where);
+  // The last item gets the comma it now needs; the new item ends the list without one.
+  const withComma = text.slice(0, entry.end) + ',' + text.slice(entry.end);
+  return insert(withComma, { ...entry, end: entry.end + 1 }, item, where);
 }
 
 function remove(text: string, entry: AstEntry): ActionResult {

@@ -10,13 +10,17 @@
  * grammar costs ~20 ms of initialisation per language used and removes the
  * whole class of problem.
  *
+ * Lua's grammar is worse: its scanner keeps state in module memory, so only
+ * the first parse in a runtime is right (the second parse of `local x = 1`
+ * yields ERROR nodes). Lua parsers are therefore used once each, from a small
+ * pool of fresh runtimes that is refilled in the background.
+ *
  * Must never: download anything (grammars are resolved inside node_modules),
  * import web-tree-sitter at module load (a command that touches no code file
  * must not pay its start-up), or hand out a half-initialised parser.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Language, Parser } from 'web-tree-sitter';
 import { EditwardenError, ErrorCode } from '../errors.js';
 
@@ -32,6 +36,12 @@ interface LoadedGrammar {
  */
 const pending = new Map<string, Promise<LoadedGrammar>>();
 const loaded = new Map<string, LoadedGrammar>();
+/** Grammars whose parser is only right for its first parse; see above. */
+const ONE_SHOT = new Set(['lua']);
+/** Parses one AST request and its syntax guard need at most (outline, new text, old text). */
+const ONE_SHOT_POOL = 4;
+const spares = new Map<string, LoadedGrammar[]>();
+const refilling = new Map<string, Promise<void>>();
 /** Loads run one after another (wasm instantiation is CPU-bound anyway; no interleaving surprises). */
 let queue: Promise<unknown> = Promise.resolve();
 
@@ -46,16 +56,23 @@ export function grammarFile(grammar: string): string {
   return path.join(grammarDirectory(), `tree-sitter-${grammar}.wasm`);
 }
 
-/** A fresh module instance of web-tree-sitter: a distinct URL (query) is a distinct ES module. */
-async function isolatedRuntime(grammar: string): Promise<typeof import('web-tree-sitter')> {
-  const entry = path.join(path.dirname(require.resolve('web-tree-sitter')), 'tree-sitter.js');
-  const mod = (await import(`${pathToFileURL(entry).href}?grammar=${encodeURIComponent(grammar)}`)) as typeof import('web-tree-sitter');
+/**
+ * A fresh instance of web-tree-sitter. Taken from the CommonJS build with its
+ * require-cache entry dropped: unlike an ES module (kept for the life of the
+ * process), an instance nobody references any more can be garbage-collected,
+ * which matters for Lua's one-parse runtimes.
+ */
+async function isolatedRuntime(): Promise<typeof import('web-tree-sitter')> {
+  const entry = require.resolve('web-tree-sitter');
+  delete require.cache[entry];
+  const mod = require(entry) as typeof import('web-tree-sitter');
+  delete require.cache[entry];
   await mod.Parser.init();
   return mod;
 }
 
 async function load(grammar: string): Promise<LoadedGrammar> {
-  const mod = await isolatedRuntime(grammar);
+  const mod = await isolatedRuntime();
   const language = await mod.Language.load(grammarFile(grammar));
   const parser = new mod.Parser();
   parser.setLanguage(language);
@@ -69,8 +86,9 @@ export function loadGrammar(grammar: string): Promise<LoadedGrammar> {
     promise = queue
       .catch(() => undefined)
       .then(() => load(grammar))
-      .then((result) => {
+      .then(async (result) => {
         loaded.set(grammar, result);
+        if (ONE_SHOT.has(grammar)) await refill(grammar, result);
         return result;
       })
       .catch((error: unknown) => {
@@ -91,9 +109,40 @@ export function loadGrammar(grammar: string): Promise<LoadedGrammar> {
   return promise;
 }
 
-/** The parser of an already loaded grammar, or undefined (the synchronous path never loads). */
+async function refill(grammar: string, first?: LoadedGrammar): Promise<void> {
+  const pool = spares.get(grammar) ?? [];
+  spares.set(grammar, pool);
+  if (first && !pool.includes(first)) pool.push(first);
+  while (pool.length < ONE_SHOT_POOL) pool.push(await load(grammar));
+}
+
+/** Makes sure a one-shot grammar has its pool of fresh parsers (no-op for other grammars). */
+export async function ensureParsers(grammar: string): Promise<void> {
+  await loadGrammar(grammar);
+  if (!ONE_SHOT.has(grammar)) return;
+  let running = refilling.get(grammar);
+  if (!running) {
+    running = refill(grammar).finally(() => refilling.delete(grammar));
+    refilling.set(grammar, running);
+  }
+  await running;
+}
+
+/**
+ * The parser of an already loaded grammar, or undefined (the synchronous path
+ * never loads). For a one-shot grammar each call hands out a parser nobody
+ * used yet and starts refilling the pool in the background.
+ */
 export function parserFor(grammar: string): Parser | undefined {
-  return loaded.get(grammar)?.parser;
+  if (!ONE_SHOT.has(grammar)) return loaded.get(grammar)?.parser;
+  const taken = spares.get(grammar)?.shift();
+  if (taken) void ensureParsers(grammar).catch(() => undefined);
+  return taken?.parser;
+}
+
+/** True when each parse of this grammar needs a fresh parser (its trees cannot seed an incremental parse). */
+export function isOneShot(grammar: string): boolean {
+  return ONE_SHOT.has(grammar);
 }
 
 /** What this process has initialised so far (for tests and diagnostics). */

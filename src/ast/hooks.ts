@@ -8,7 +8,7 @@
  */
 import type { EditwardenError } from '../errors.js';
 import { isEditwardenError } from '../errors.js';
-import { loadGrammar } from './grammars.js';
+import { ensureParsers } from './grammars.js';
 import { languageForPath } from './languages/index.js';
 import { AstService, type SyntaxPolicy } from './service.js';
 
@@ -37,7 +37,7 @@ export async function prepareAstHooks(paths: readonly string[], policy: SyntaxPo
   const failures = new Map<string, EditwardenError>();
   await Promise.all(
     grammarsFor(paths).map((grammar) =>
-      loadGrammar(grammar).catch((error: unknown) => {
+      ensureParsers(grammar).catch((error: unknown) => {
         if (isEditwardenError(error)) failures.set(grammar, error);
         else throw error;
       }),

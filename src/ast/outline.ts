@@ -36,6 +36,9 @@ export interface AstEntry {
   indent: string;
   /** True when only whitespace precedes `start` on its line. */
   startsLine: boolean;
+  /** The comma separating it from the next / previous item (JSON pairs, Rust fields): removed and added with it. */
+  commaAfter?: { start: number; end: number };
+  commaBefore?: { start: number; end: number };
 }
 
 const CONSTRUCTOR_NAMES = new Set(['constructor', '__init__', 'initialize', '__construct', 'init', 'new']);
@@ -133,6 +136,10 @@ class OutlineBuilder {
       startsLine,
     };
     if (parent) entry.parent = parent;
+    const next = outer.nextSibling;
+    const prev = outer.previousSibling;
+    if (next && !next.isNamed && next.type === ',') entry.commaAfter = { start: next.startIndex, end: next.endIndex };
+    else if (prev && !prev.isNamed && prev.type === ',') entry.commaBefore = { start: prev.startIndex, end: prev.endIndex };
     this.entries.push(entry);
     return entry;
   }
@@ -180,6 +187,7 @@ class OutlineBuilder {
   private leadingStart(outer: Node): number {
     let start = outer.startIndex;
     let row = outer.startPosition.row;
+    let current = outer;
     if (!isBlank(this.text, this.lines[row] ?? 0, start)) return start;
     while (row > 0) {
       const prevRow = row - 1;
@@ -188,7 +196,11 @@ class OutlineBuilder {
       const indentMatch = /^[ \t]*/.exec(this.text.slice(from, to));
       const column = indentMatch ? indentMatch[0].length : 0;
       if (from + column >= to) break; // blank line: what is above belongs to something else
-      let found: Node | null = this.root.descendantForPosition({ row: prevRow, column });
+      // Usually the comment is the previous sibling; some grammars put it elsewhere (Python: inside the
+      // previous block), so fall back to whatever node sits at the start of that line.
+      const sibling = current.previousNamedSibling;
+      let found: Node | null = sibling && sibling.endPosition.row === prevRow && this.belongs(sibling) ? sibling : null;
+      found ??= this.root.descendantForPosition({ row: prevRow, column });
       while (found && !this.belongs(found)) {
         found = found.parent;
         if (found && found.endIndex > outer.startIndex) found = null;
@@ -202,6 +214,7 @@ class OutlineBuilder {
       if (found.endPosition.row !== prevRow) break;
       start = found.startIndex;
       row = foundStartRow;
+      current = found;
     }
     return start;
   }

@@ -12,7 +12,7 @@ import type { Tree } from 'web-tree-sitter';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import type { AstApplication, AstRequest, EngineHooks } from '../edit/types.js';
 import { applyAstAction } from './actions.js';
-import { parserFor } from './grammars.js';
+import { isOneShot, parserFor } from './grammars.js';
 import { LANGUAGES, languageForPath } from './languages/index.js';
 import { buildOutline, type AstEntry } from './outline.js';
 import { resolveAstPath } from './resolve.js';
@@ -79,7 +79,7 @@ export class AstService implements Required<Pick<EngineHooks, 'applyAst' | 'newS
     if (cached) this.cache.delete(path);
     if (cached && !reuse) cached.tree.delete();
     try {
-      const run = findNewErrors(parser, before, after, reuse ? cached.tree : undefined);
+      const run = findNewErrors(parser, before, after, reuse ? cached.tree : undefined, !isOneShot(spec.grammar));
       this.keep(path, after, run.tree);
       return run.issues;
     } finally {

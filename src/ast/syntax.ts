@@ -104,15 +104,16 @@ export interface GuardRun {
 
 /**
  * New syntax errors of `after`. With `oldTree` (the tree of `before`, which
- * this function edits in place and the caller must delete) the new text is
- * parsed incrementally; without it, `before` is parsed only when `after` has
+ * this function edits in place and the caller must delete) the old errors are
+ * read from it and the new text is parsed incrementally (unless the tree comes
+ * from another parser: `incremental` false); without it, `before` is parsed only when `after` has
  * errors at all — a clean result costs one parse.
  */
-export function findNewErrors(parser: Parser, before: string | null, after: string, oldTree?: Tree): GuardRun {
+export function findNewErrors(parser: Parser, before: string | null, after: string, oldTree?: Tree, incremental = true): GuardRun {
   if (oldTree && before !== null) {
     oldTree.edit(textEdit(before, after));
     const old = collectErrorNodes(oldTree).map((n) => ({ start: n.startIndex, end: n.endIndex }));
-    const tree = parse(parser, after, oldTree);
+    const tree = parse(parser, after, incremental ? oldTree : undefined);
     const issues = collectErrorNodes(tree).map((n) => toIssue(n, after));
     return { issues: subtractOld(issues, old), tree };
   }
