@@ -9,10 +9,13 @@ import { ExitCode } from './exit-codes.js';
 import { defaultIo, formatError, useColor, type Io } from './output.js';
 import { toErrorInfo } from '../errors.js';
 import { registerEdit } from './commands/edit.js';
+import { registerVerify } from './commands/verify.js';
+import { registerDetect } from './commands/detect.js';
+import { registerControlledEdit } from './commands/controlled-edit.js';
 
 export type CommandRegistrar = (program: Command, io: Io, setExit: (code: number) => void) => void;
 
-const registrars: CommandRegistrar[] = [registerEdit];
+const registrars: CommandRegistrar[] = [registerEdit, registerVerify, registerDetect, registerControlledEdit];
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command();

@@ -1,0 +1,236 @@
+/**
+ * Controlled Edit Mode v1: exactly one edit of one file, enforced by the
+ * runner rather than by a model's good will. One `edit_file` call runs:
+ * assert no edit yet → checkpoint `pre_edit_<path>` → replace (every engine
+ * rule and the syntax guard) → build → restore the checkpoint if the build
+ * fails → record → stop. No automatic repair; the session ends after the edit
+ * and its build, whatever the outcome.
+ *
+ * The CLI (`editwarden controlled-edit`) and the agent loop's controlled mode
+ * call this same session object.
+ */
+import { applyRequests, type ApplyOptions } from '../apply/apply-requests.js';
+import type { Config } from '../config/config.js';
+import { editRequestFromArgs } from '../edit/request-json.js';
+import type { EditOptions, EditRequest, EditResult } from '../edit/types.js';
+import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
+import { newRunId } from '../runs/runs.js';
+import { verify, type VerifyResult } from '../verify/verifier.js';
+import type { OutputEvent } from '../verify/runner.js';
+import { transactionsOf } from '../workspace/transaction.js';
+import type { Workspace } from '../workspace/workspace.js';
+import { hashFiles, type FileHashes } from './hash-tree.js';
+import { writeControlledEditReport, type ControlledEditReportPaths } from '../report/controlled-edit.js';
+
+/** The session state the controlled-edit design lists. */
+export interface ControlledSessionState {
+  has_edited: boolean;
+  build_success: boolean | null;
+  edit_file_path: string | null;
+  edit_checkpoint_id: string | null;
+  /** Last lines of the build output. */
+  edit_build_output: string;
+}
+
+/** Tool exit codes of the design: 0 success, 1 the edit failed (nothing written), 2 the build failed and was rolled back. */
+export type ControlledToolExit = 0 | 1 | 2;
+
+export const MESSAGES = {
+  success: 'SUCCESS: Code modified and build passed.',
+  buildFailed: 'FAILURE: Compile failed. Workspace rolled back.',
+  editFailed: (reason: string) => `Edit failed: ${reason}`,
+} as const;
+
+export interface ControlledEditOutcome {
+  tool_exit_code: ControlledToolExit;
+  message: string;
+  state: ControlledSessionState;
+  /** Whether the session is over (no further edit_file call is accepted). */
+  ended: boolean;
+  run_id: string;
+  result?: EditResult;
+  error?: ErrorInfo;
+  verification?: VerifyResult;
+  rolled_back: boolean;
+  /** sha256 of the edited file before the edit and after the rollback (equal when the rollback is exact). */
+  rollback_check?: { before: string; after: string; exact: boolean };
+  report?: ControlledEditReportPaths;
+}
+
+export interface ControlledSessionOptions {
+  config: Config;
+  /** Overrides config and detection (`--build CMD`). */
+  buildCommand?: string;
+  buildTimeoutMs?: number;
+  runId?: string;
+  /** Language hooks (syntax guard). */
+  applyHooks?: Pick<ApplyOptions, 'prepareHooks' | 'hooks'>;
+  /** Where the telemetry report goes (default: config reports.controlled_edit). Set false to skip it. */
+  reportPath?: string | false;
+  now?: () => Date;
+  onBuildOutput?: (event: OutputEvent) => void;
+}
+
+export class ControlledEditSession {
+  readonly state: ControlledSessionState = {
+    has_edited: false,
+    build_success: null,
+    edit_file_path: null,
+    edit_checkpoint_id: null,
+    edit_build_output: '',
+  };
+  readonly runId: string;
+  private endedValue = false;
+
+  constructor(
+    private readonly ws: Workspace,
+    private readonly options: ControlledSessionOptions,
+  ) {
+    this.runId = options.runId ?? newRunId();
+  }
+
+  get ended(): boolean {
+    return this.endedValue;
+  }
+
+  /** Runs one `edit_file` tool call ({filename|path|file_path, old_text, new_text}). */
+  async editFile(args: unknown): Promise<ControlledEditOutcome> {
+    let request: EditRequest;
+    try {
+      request = editRequestFromArgs(args, { format: 'tool', index: 0 });
+      this.assertAllowed(request);
+    } catch (error) {
+      return this.refused(toErrorInfo(error));
+    }
+    const relative = this.ws.resolve(request.path).relative;
+    const transactions = transactionsOf(this.ws);
+    if (!transactions) {
+      throw new EditwardenError({
+        code: ErrorCode.INTERNAL,
+        message: 'Controlled edit needs a workspace opened with transactions (openWorkspace).',
+        hint: 'Open the workspace with openWorkspace() before starting a controlled session.',
+      });
+    }
+    const edit: EditOptions = {
+      strict: this.options.config.edit.strict,
+      maxFileBytes: this.options.config.edit.max_file_bytes,
+      dramaticMinLines: this.options.config.edit.dramatic_reduction.min_lines,
+      dramaticRatio: this.options.config.edit.dramatic_reduction.ratio,
+    };
+    const before: FileHashes = hashFiles(this.ws.root, [relative]);
+    const tx = transactions.begin({ name: `pre_edit_${relative}`, reason: 'controlled edit: the state before the one edit', onFailure: 'rollback' });
+    let applied;
+    try {
+      applied = await applyRequests(this.ws, [request], { edit, ...this.options.applyHooks });
+    } catch (error) {
+      tx.rollback();
+      return this.refused(toErrorInfo(error, relative));
+    }
+    const result = applied.results[0];
+    if (!applied.ok || !result) {
+      // Nothing was written (the engine refuses before writing); the empty transaction ends.
+      tx.rollback();
+      return this.refused(result?.error ?? toErrorInfo(new Error('the edit was not applied'), relative), result);
+    }
+    this.state.has_edited = true;
+    this.state.edit_file_path = relative;
+    this.state.edit_checkpoint_id = tx.checkpoints[0] ?? null;
+
+    let verification: VerifyResult | undefined;
+    const outcome = await tx.verify(async () => {
+      verification = await verify(this.ws, {
+        kind: 'build',
+        ...(this.options.buildCommand ? { command: this.options.buildCommand } : {}),
+        ...(this.options.buildTimeoutMs !== undefined ? { timeoutMs: this.options.buildTimeoutMs } : {}),
+        runId: this.runId,
+        config: this.options.config,
+        baseline: 'off',
+        ...(this.options.onBuildOutput ? { onOutput: this.options.onBuildOutput } : {}),
+      });
+      return { ok: verification.passed };
+    }, 'rollback');
+    if (outcome.ok) tx.commit();
+    this.state.build_success = outcome.ok;
+    this.state.edit_build_output = verification?.tail ?? (outcome.ok ? '' : (outcome as { detail?: string }).detail ?? '');
+    this.endedValue = true;
+
+    const after = hashFiles(this.ws.root, [relative]);
+    const rolledBack = !outcome.ok;
+    const done: ControlledEditOutcome = {
+      tool_exit_code: outcome.ok ? 0 : 2,
+      message: outcome.ok ? MESSAGES.success : MESSAGES.buildFailed,
+      state: { ...this.state },
+      ended: true,
+      run_id: this.runId,
+      result: { ...result, status: rolledBack ? 'rolled-back' : 'applied' },
+      rolled_back: rolledBack,
+      ...(verification ? { verification } : {}),
+      ...(rolledBack
+        ? { rollback_check: { before: before[relative] ?? '', after: after[relative] ?? '', exact: before[relative] === after[relative] } }
+        : {}),
+    };
+    if (!outcome.ok && !verification) {
+      done.error = toErrorInfo(new Error((outcome as { detail?: string }).detail ?? 'the build could not run'), relative);
+    } else if (verification && !verification.passed) {
+      done.error = {
+        code: ErrorCode.VERIFY_FAILED,
+        message: `The build (${verification.command}) failed${verification.timed_out ? ' (timed out)' : ''}; the edit was rolled back.`,
+        hint: `See ${verification.artifact_dir}/combined.log for the full output.`,
+        path: relative,
+      };
+    }
+    done.report = this.writeReport(done);
+    return done;
+  }
+
+  /** Guardrails: one file, one edit, edit_file replacements only. */
+  private assertAllowed(request: EditRequest): void {
+    if (this.endedValue || this.state.has_edited) {
+      const relative = this.ws.resolve(request.path).relative;
+      if (this.state.edit_file_path !== null && relative !== this.state.edit_file_path) {
+        throw new EditwardenError({
+          code: ErrorCode.SECOND_FILE,
+          message: `Controlled edit mode changes exactly one file; this session already edited ${this.state.edit_file_path}, not ${relative}.`,
+          hint: 'Start a new controlled session for another file.',
+          path: relative,
+        });
+      }
+      throw new EditwardenError({
+        code: ErrorCode.SECOND_EDIT,
+        message: 'Controlled edit mode allows exactly one edit per session, and it has been made.',
+        hint: 'The session is over; start a new one for another change.',
+        path: relative,
+      });
+    }
+    if (request.action !== 'edit') {
+      throw new EditwardenError({
+        code: ErrorCode.PARSE,
+        message: `Controlled edit mode only replaces text (old_text → new_text); "${request.action}" is not allowed.`,
+        hint: 'Send {"filename", "old_text", "new_text"}.',
+        path: request.path,
+      });
+    }
+  }
+
+  private refused(error: ErrorInfo, result?: EditResult): ControlledEditOutcome {
+    const outcome: ControlledEditOutcome = {
+      tool_exit_code: 1,
+      message: MESSAGES.editFailed(error.message),
+      state: { ...this.state },
+      ended: this.endedValue,
+      run_id: this.runId,
+      error,
+      rolled_back: false,
+      ...(result ? { result } : {}),
+    };
+    // A refusal after the edit (second edit / second file) does not rewrite the session's report.
+    if (!this.state.has_edited) outcome.report = this.writeReport(outcome);
+    return outcome;
+  }
+
+  private writeReport(outcome: ControlledEditOutcome): ControlledEditReportPaths | undefined {
+    if (this.options.reportPath === false) return undefined;
+    const target = this.options.reportPath ?? this.options.config.reports.controlled_edit;
+    return writeControlledEditReport(this.ws, target, outcome, (this.options.now ?? (() => new Date()))());
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * `editwarden controlled-edit`: one edit of one file, then the build, then
+ * rollback if it fails — the ControlledEditSession, from flags or a JSON tool
+ * call on stdin. Exit 0 success, 1 edit refused, 3 build failed (rolled back).
+ */
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { ControlledEditSession, type ControlledEditOutcome } from '../../agent/controlled.js';
+import { loadConfigFast } from '../../config/defaults.js';
+import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
+import { ExitCode } from '../exit-codes.js';
+import { formatError, paint, paintDiff, readAll, useColor, writeJson, type Io } from '../output.js';
+import { openForCommand } from '../workspace.js';
+
+interface Flags {
+  file?: string;
+  old?: string;
+  oldFile?: string;
+  new?: string;
+  newFile?: string;
+  build?: string;
+  timeout?: string;
+  root?: string;
+  config?: string;
+  report?: string;
+  request?: string;
+  json?: boolean;
+}
+
+export function registerControlledEdit(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command('controlled-edit')
+    .description('Controlled Edit Mode: exactly one edit of one file, then the build; rolled back if the build fails.')
+    .option('--file <path>', 'the one file to edit')
+    .option('--old <text>', 'the unique text to replace')
+    .option('--old-file <file>', 'read old_text from a file')
+    .option('--new <text>', 'the replacement')
+    .option('--new-file <file>', 'read new_text from a file')
+    .option('--request <file>', "the edit_file tool call as JSON ({\"filename\", \"old_text\", \"new_text\"}); '-' for stdin")
+    .option('--build <cmd>', 'build command (default: verify.build, else the detected one)')
+    .option('--timeout <seconds>', 'build timeout in seconds (default: verify.timeout)')
+    .option('--report <path>', 'telemetry report path (default: reports.controlled_edit)')
+    .option('--root <dir>', 'workspace root (default: current folder)')
+    .option('--config <file>', 'config file')
+    .option('--json', 'print the outcome as JSON')
+    .action(async (flags: Flags) => {
+      setExit(await runControlledEdit(flags, io));
+    });
+}
+
+export function exitCodeOf(outcome: ControlledEditOutcome): number {
+  switch (outcome.tool_exit_code) {
+    case 0:
+      return ExitCode.OK;
+    case 1:
+      return ExitCode.REJECTED;
+    case 2:
+      return ExitCode.VERIFY_FAILED;
+    default: {
+      const never: never = outcome.tool_exit_code;
+      return never;
+    }
+  }
+}
+
+async function runControlledEdit(flags: Flags, io: Io): Promise<number> {
+  const root = flags.root ?? process.cwd();
+  let args: unknown;
+  let timeoutMs: number | undefined;
+  try {
+    args = flags.request !== undefined ? JSON.parse(flags.request === '-' ? await readAll(io.stdin) : fs.readFileSync(flags.request, 'utf8')) : argsFromFlags(flags);
+    if (flags.timeout !== undefined) {
+      const seconds = Number(flags.timeout);
+      if (!Number.isFinite(seconds) || seconds <= 0) throw usage('--timeout must be a positive number of seconds.');
+      timeoutMs = seconds * 1000;
+    }
+  } catch (error) {
+    const info = error instanceof SyntaxError ? { code: ErrorCode.PARSE, message: `The tool call is not valid JSON: ${error.message}`, hint: 'Send {"filename", "old_text", "new_text"}.' } : toErrorInfo(error);
+    if (flags.json) writeJson(io, { ok: false, error: info });
+    else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
+    return info.code === ErrorCode.USAGE ? ExitCode.USAGE : ExitCode.REJECTED;
+  }
+  try {
+    const config = await loadConfigFast(root, flags.config);
+    const opened = await openForCommand(root, config, io, flags.json === true);
+    const color = useColor(io);
+    const session = new ControlledEditSession(opened.ws, {
+      config,
+      ...(flags.build ? { buildCommand: flags.build } : {}),
+      ...(timeoutMs !== undefined ? { buildTimeoutMs: timeoutMs } : {}),
+      ...(flags.report ? { reportPath: flags.report } : {}),
+      applyHooks: opened.applyHooks,
+    });
+    if (!flags.json) io.stdout.write(`${paint(color, 'bold', 'controlled edit')} run ${session.runId}\n`);
+    const outcome = await session.editFile(args);
+    printOutcome(outcome, flags.json === true, io);
+    return exitCodeOf(outcome);
+  } catch (error) {
+    const info = toErrorInfo(error);
+    if (flags.json) writeJson(io, { ok: false, error: info });
+    else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
+    return info.code === ErrorCode.CONFIG ? ExitCode.USAGE : ExitCode.REJECTED;
+  }
+}
+
+function argsFromFlags(flags: Flags): Record<string, unknown> {
+  if (!flags.file) throw usage('controlled-edit needs --file (or --request).');
+  const oldText = flags.oldFile !== undefined ? fs.readFileSync(flags.oldFile, 'utf8') : flags.old;
+  const newText = flags.newFile !== undefined ? fs.readFileSync(flags.newFile, 'utf8') : flags.new;
+  if (oldText === undefined || newText === undefined) throw usage('controlled-edit needs --old and --new (or --old-file / --new-file).');
+  return { filename: flags.file, old_text: oldText, new_text: newText };
+}
+
+function usage(message: string): EditwardenError {
+  return new EditwardenError({ code: ErrorCode.USAGE, message, hint: 'Run `editwarden controlled-edit --help`.' });
+}
+
+/** The outcome for machines: the session, the edit result and a summary of the build. */
+export function outcomeJson(outcome: ControlledEditOutcome): unknown {
+  const v = outcome.verification;
+  return {
+    ok: outcome.tool_exit_code === 0,
+    tool_exit_code: outcome.tool_exit_code,
+    message: outcome.message,
+    run_id: outcome.run_id,
+    state: outcome.state,
+    results: outcome.result ? [outcome.result] : [],
+    checkpoint: outcome.state.edit_checkpoint_id,
+    rolled_back: outcome.rolled_back,
+    ...(outcome.rollback_check ? { rollback_check: outcome.rollback_check } : {}),
+    ...(v
+      ? {
+          verification: {
+            command: v.command,
+            passed: v.passed,
+            exit_code: v.exit_code,
+            timed_out: v.timed_out,
+            duration_ms: v.duration_ms,
+            artifact_dir: v.artifact_dir,
+            diagnostics: v.diagnostics.slice(0, 20),
+          },
+        }
+      : {}),
+    ...(outcome.error ? { error: outcome.error } : {}),
+    ...(outcome.report ? { report: outcome.report } : {}),
+  };
+}
+
+function printOutcome(outcome: ControlledEditOutcome, json: boolean, io: Io): void {
+  if (json) {
+    writeJson(io, outcomeJson(outcome));
+    return;
+  }
+  const color = useColor(io);
+  const s = outcome.state;
+  if (s.edit_checkpoint_id) io.stdout.write(`checkpoint ${s.edit_checkpoint_id} (pre_edit_${s.edit_file_path})\n`);
+  if (outcome.result?.diff) io.stdout.write(paintDiff(color, outcome.result.diff));
+  const v = outcome.verification;
+  if (v) {
+    io.stdout.write(`build: ${v.command} → ${v.passed ? paint(color, 'green', 'PASSED') : paint(color, 'red', 'FAILED')} (exit ${v.exit_code ?? 'none'}${v.timed_out ? ', timed out' : ''}, ${Math.round(v.duration_ms)} ms)\n`);
+    for (const d of v.diagnostics.filter((x) => x.severity === 'error').slice(0, 5)) {
+      io.stdout.write(`  ${d.file ?? ''}${d.line ? `:${d.line}` : ''}${d.column ? `:${d.column}` : ''}: ${d.message}\n`);
+    }
+  }
+  if (outcome.rollback_check) {
+    const c = outcome.rollback_check;
+    io.stdout.write(`rollback: sha256 before ${c.before.slice(0, 12)} after ${c.after.slice(0, 12)} — ${c.exact ? 'byte-identical' : 'DIFFERENT'}\n`);
+  }
+  if (outcome.error && !s.has_edited) io.stdout.write(`${formatError(outcome.error, color)}\n`);
+  const tone = outcome.tool_exit_code === 0 ? 'green' : 'red';
+  io.stdout.write(`${paint(color, tone, outcome.message)}\n`);
+  if (outcome.report) io.stdout.write(`report: ${outcome.report.markdown} (+ ${outcome.report.json})\n`);
+}

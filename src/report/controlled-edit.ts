@@ -1,0 +1,101 @@
+/**
+ * The controlled-edit telemetry report (markdown, following the design's
+ * template) and its JSON twin. Written by the runner after the session's
+ * edit and build, through the workspace like any write — it is not the
+ * session's edit and never counts as one.
+ */
+import type { ControlledEditOutcome } from '../agent/controlled.js';
+import type { Workspace } from '../workspace/workspace.js';
+import { formatDiagnostic } from '../verify/diagnostics/index.js';
+
+export interface ControlledEditReportPaths {
+  markdown: string;
+  json: string;
+}
+
+const TAIL_LINES = 40;
+const FIRST_DIAGNOSTICS = 10;
+
+export function renderControlledEditMarkdown(outcome: ControlledEditOutcome, when: Date): string {
+  const s = outcome.state;
+  const v = outcome.verification;
+  const editStatus = s.has_edited ? 'SUCCESS' : 'FAILURE';
+  const compile = v ? (v.passed ? 'PASSED' : 'FAILED') : 'NOT RUN';
+  const lines = [
+    '# Controlled Edit Report',
+    '',
+    `- **Timestamp:** ${when.toISOString()}`,
+    `- **Run ID:** ${outcome.run_id}`,
+    `- **Target file:** ${s.edit_file_path ?? outcome.result?.path ?? outcome.error?.path ?? '(none)'}`,
+    `- **Checkpoint ID:** ${s.edit_checkpoint_id ?? '(none: nothing was written)'}`,
+    `- **Edit status:** ${editStatus}`,
+    `- **Compilation status:** ${compile}`,
+    `- **Rollback:** ${outcome.rolled_back ? 'YES' : 'NO'}`,
+    `- **Result:** ${outcome.message}`,
+  ];
+  if (v) {
+    lines.push(`- **Build command:** \`${v.command}\` (exit code ${v.exit_code ?? 'none'}${v.timed_out ? ', timed out' : ''}, ${Math.round(v.duration_ms)} ms)`);
+    lines.push(`- **Build logs:** \`${v.artifact_dir}/\``);
+  }
+  if (outcome.rollback_check) {
+    const c = outcome.rollback_check;
+    lines.push(`- **Rollback check:** sha256 before ${c.before.slice(0, 16)}…, after rollback ${c.after.slice(0, 16)}… — ${c.exact ? 'identical' : 'DIFFERENT'}`);
+  }
+  if (outcome.error && !s.has_edited) {
+    lines.push('', '## Why the edit failed', '', `\`${outcome.error.code}\`: ${outcome.error.message}`, '', `Hint: ${outcome.error.hint}`);
+  }
+  lines.push('', '## Diff', '');
+  const diff = outcome.result?.diff ?? '';
+  lines.push(diff ? '```diff' : '(no change was made)');
+  if (diff) lines.push(diff.trimEnd(), '```');
+  lines.push('', '## Compiler diagnostics', '');
+  if (!v) {
+    lines.push('(the build did not run)');
+  } else {
+    const first = v.diagnostics.slice(0, FIRST_DIAGNOSTICS).map((d) => `- ${formatDiagnostic(d)}`);
+    lines.push(first.length > 0 ? first.join('\n') : '(none parsed)');
+    const tail = v.tail.split('\n').slice(-TAIL_LINES).join('\n').trimEnd();
+    lines.push('', `Last ${TAIL_LINES} lines of the build output:`, '', '```text', tail || '(no output)', '```');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function controlledEditJson(outcome: ControlledEditOutcome, when: Date): unknown {
+  const v = outcome.verification;
+  return {
+    timestamp: when.toISOString(),
+    run_id: outcome.run_id,
+    target_file: outcome.state.edit_file_path ?? outcome.result?.path ?? outcome.error?.path ?? null,
+    checkpoint_id: outcome.state.edit_checkpoint_id,
+    edit_status: outcome.state.has_edited ? 'SUCCESS' : 'FAILURE',
+    compilation_status: v ? (v.passed ? 'PASSED' : 'FAILED') : 'NOT RUN',
+    rollback: outcome.rolled_back,
+    message: outcome.message,
+    tool_exit_code: outcome.tool_exit_code,
+    state: outcome.state,
+    diff: outcome.result?.diff ?? '',
+    error: outcome.error ?? null,
+    rollback_check: outcome.rollback_check ?? null,
+    build: v
+      ? {
+          command: v.command,
+          exit_code: v.exit_code,
+          timed_out: v.timed_out,
+          duration_ms: v.duration_ms,
+          artifact_dir: v.artifact_dir,
+          diagnostics: v.diagnostics.slice(0, 50),
+          tail: v.tail,
+        }
+      : null,
+  };
+}
+
+export function writeControlledEditReport(ws: Workspace, target: string, outcome: ControlledEditOutcome, when: Date): ControlledEditReportPaths {
+  const markdown = ws.resolve(target).relative;
+  const json = markdown.replace(/\.md$/i, '') + '.json';
+  ws.commit([
+    { kind: 'write', path: markdown, bytes: Buffer.from(renderControlledEditMarkdown(outcome, when)) },
+    { kind: 'write', path: json, bytes: Buffer.from(`${JSON.stringify(controlledEditJson(outcome, when), null, 2)}\n`) },
+  ]);
+  return { markdown, json };
+}
