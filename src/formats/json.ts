@@ -66,12 +66,76 @@ function elementOffsets(text: string): number[] {
   return offsets;
 }
 
-/** Where JSON.parse stopped, as a 1-based line (Node's messages say "at position N" or "line L column C"). */
-function syntaxErrorLine(text: string, message: string): number {
-  const lc = /line (\d+) column \d+/.exec(message);
-  if (lc) return Number(lc[1]);
-  const pos = /position (\d+)/.exec(message);
-  return pos ? lineAt(text, Number(pos[1])) : 1;
+/**
+ * Offset of the first JSON syntax error (Node 20's JSON.parse messages do not
+ * say where). A small recursive-descent checker; only called on failure.
+ */
+export function jsonErrorOffset(text: string): number {
+  let i = 0;
+  const ws = (): void => {
+    while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
+  };
+  const fail = (): never => {
+    throw i;
+  };
+  const value = (depth: number): void => {
+    if (depth > 10_000) fail();
+    ws();
+    const ch = text[i];
+    if (ch === '{' || ch === '[') {
+      const close = ch === '{' ? '}' : ']';
+      i++;
+      ws();
+      if (text[i] === close) {
+        i++;
+        return;
+      }
+      for (;;) {
+        if (ch === '{') {
+          ws();
+          if (text[i] !== '"') fail();
+          string();
+          ws();
+          if (text[i] !== ':') fail();
+          i++;
+        }
+        value(depth + 1);
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === close) {
+          i++;
+          return;
+        }
+        fail();
+      }
+    }
+    if (ch === '"') return string();
+    const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 400));
+    if (!literal) fail();
+    i += (literal as RegExpExecArray)[0].length;
+  };
+  const string = (): void => {
+    i++;
+    while (i < text.length && text[i] !== '"') {
+      if (text[i] === '\\') i++;
+      else if ((text.charCodeAt(i) as number) < 0x20) fail();
+      i++;
+    }
+    if (i >= text.length) fail();
+    i++;
+  };
+  try {
+    value(0);
+    ws();
+    if (i < text.length) fail();
+  } catch (at) {
+    if (typeof at === 'number') return Math.min(at, text.length);
+    throw at;
+  }
+  return text.length;
 }
 
 /** Parses already-decoded tool arguments (an object or an array of them). */
@@ -100,7 +164,7 @@ export function parseJson(text: string): ParseResult {
     value = JSON.parse(text);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const line = syntaxErrorLine(text, message);
+    const line = lineAt(text, jsonErrorOffset(text));
     return { requests: [], errors: [{ index: 0, line, error: parseError(`The edit request is not valid JSON (line ${line}): ${message}.`, line, HINT) }] };
   }
   const offsets = Array.isArray(value) ? elementOffsets(text) : [];

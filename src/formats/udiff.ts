@@ -426,7 +426,7 @@ export function parseUnifiedDiff(input: string): ParseResult {
       errors.push({ index: itemIndex, line: header.line, error, ...(error.path !== undefined ? { path: error.path } : {}) });
       hunks = [];
       // Resume at the next file patch.
-      i = Math.max(i + 1, header.line);
+      i = Math.max(i, header.line);
       while (i < lines.length && !startsFilePatch(lines, i) && !(lines[i] as string).startsWith('Index: ')) i++;
     }
   }
