@@ -360,15 +360,37 @@ function realignBlankLines(next: { lines: string[]; newline: boolean }, core: st
   const kept: boolean[] = core.map(() => false);
   // Lines of new_text added before quoted line k (k = core.length: after the last).
   const addedBefore: string[][] = Array.from({ length: core.length + 1 }, () => []);
+  // Lines of new_text that replace removed quoted lines, written where the first removed non-blank line stood.
+  const replacing = new Map<number, string[]>();
   let q = 0;
+  let removedFrom = -1;
   for (const change of changes) {
-    if (change.added) (addedBefore[q] as string[]).push(...change.value);
-    else if (change.removed) q += change.value.length;
-    else for (let k = 0; k < change.value.length; k++) kept[q++] = true;
+    if (change.added) {
+      let at = -1;
+      for (let k = removedFrom; k >= 0 && k < q && at < 0; k++) if (!isBlankLine(core[k] as string)) at = k;
+      if (at >= 0) replacing.set(at, change.value);
+      else (addedBefore[q] as string[]).push(...change.value);
+      removedFrom = -1;
+    } else if (change.removed) {
+      removedFrom = q;
+      q += change.value.length;
+    } else {
+      removedFrom = -1;
+      for (let k = 0; k < change.value.length; k++) kept[q++] = true;
+    }
   }
+  const emit = (k: number): void => {
+    if (kept[k]) out.push(region[fileAt.get(k) as number] as string);
+    else out.push(...(replacing.get(k) ?? []));
+  };
+  const dropped = (k: number): boolean => !kept[k] && !replacing.has(k);
   const out: string[] = [...(addedBefore[0] as string[])];
   let prev = 0; // core[0] is never blank
-  if (kept[0]) out.push(region[fileAt.get(0) as number] as string);
+  const survivorAfter = (k: number): boolean => {
+    for (let j = k + 1; j < core.length; j++) if (!isBlankLine(core[j] as string) && !dropped(j)) return true;
+    return false;
+  };
+  emit(0);
   for (let b = 1; b < core.length; b++) {
     if (isBlankLine(core[b] as string)) continue;
     // The gap between quoted lines prev and b: blank lines prev+1 … b-1.
@@ -377,14 +399,19 @@ function realignBlankLines(next: { lines: string[]; newline: boolean }, core: st
       if ((addedBefore[j] as string[]).length > 0 || (j < b && !kept[j])) untouched = false;
     }
     if (untouched) {
-      if (kept[prev] || kept[b]) out.push(...region.slice((fileAt.get(prev) as number) + 1, fileAt.get(b) as number));
+      // A deleted line takes one of the two gaps around it with it, so spacing does not double up.
+      // Deleted lines take their spacing with them: of the gaps around a run of deleted lines only the
+      // one after the last surviving line stands, and only if a surviving line follows (outside the
+      // block, the file's own spacing already stands).
+      const show = !dropped(prev) && (!dropped(b) || survivorAfter(b));
+      if (show) out.push(...region.slice((fileAt.get(prev) as number) + 1, fileAt.get(b) as number));
     } else {
       for (let j = prev + 1; j <= b; j++) {
         out.push(...(addedBefore[j] as string[]));
         if (j < b && kept[j]) out.push(core[j] as string);
       }
     }
-    if (kept[b]) out.push(region[fileAt.get(b) as number] as string);
+    emit(b);
     prev = b;
   }
   out.push(...(addedBefore[core.length] as string[]));

@@ -34,8 +34,8 @@ interface GeneratedFile {
 const fileArb: fc.Arbitrary<GeneratedFile> = fc.record({
   lines: fc.array(lineText, { minLength: 1, maxLength: 25 }),
   eols: fc.oneof(
-    fc.constant(['\n']),
-    fc.constant(['\r\n']),
+    fc.constant<string[]>(['\n']),
+    fc.constant<string[]>(['\r\n']),
     fc.array(eolArb, { minLength: 1, maxLength: 25 }), // mixed
   ),
   finalNewline: fc.boolean(),
