@@ -82,19 +82,27 @@ export async function applyReply(ws: Workspace, text: string, options: ApplyRepl
     requests.push(request);
   }
   errors.sort((a, b) => a.index - b.index);
+  // Parse errors are handed over after the requests (so every row comes back whatever the merge does) and put back in reply order here.
   const outcome = await applyRequests(ws, requests, {
     ...options,
-    parseErrors: errors.map((e) => ({ index: e.index, ...(e.path !== undefined ? { path: e.path } : {}), error: e.error.toJSON() })),
+    parseErrors: errors.map((e, j) => ({ index: requests.length + j, ...(e.path !== undefined ? { path: e.path } : {}), error: e.error.toJSON() })),
   });
-  // Rows for items that never became requests get their place in the reply, like the others.
-  const byIndex = new Map(errors.map((e) => [e.index, e]));
   const format = parsed.format;
-  const results: EditResult[] = outcome.results.map((result, position) => {
-    const item = byIndex.get(position);
-    if (result.source || !item || result.status !== 'rejected') return result;
-    return { ...result, path: result.path || item.path || '', source: { format: format ?? 'json', index: item.index, line: item.line } };
+  const rows: Array<{ index: number; result: EditResult }> = [];
+  outcome.results.forEach((result, position) => {
+    if (position < requests.length) {
+      rows.push({ index: requests[position]?.source?.index ?? position, result });
+      return;
+    }
+    const item = errors[position - requests.length];
+    if (!item) return;
+    rows.push({
+      index: item.index,
+      result: { ...result, path: result.path || item.path || '', source: { format: format ?? 'json', index: item.index, line: item.line } },
+    });
   });
-  return { ...outcome, results, format };
+  rows.sort((a, b) => a.index - b.index);
+  return { ...outcome, results: rows.map((r) => r.result), format };
 }
 
 export function registerApply(program: Command, io: Io, setExit: (code: number) => void): void {
