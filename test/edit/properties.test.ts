@@ -222,3 +222,107 @@ describe('planFile never throws anything but EditwardenError', () => {
     );
   });
 });
+
+describe('a quote disturbed only in forgiven ways edits exactly the intended line', () => {
+  // A file of unique lines (so any match is the intended one), 4-space indentation, some blank lines.
+  const fileLines = fc
+    .array(fc.record({ depth: fc.integer({ min: 0, max: 3 }), blank: fc.integer({ min: 0, max: 9 }).map((n) => n < 2) }), { minLength: 3, maxLength: 30 })
+    .map((rows) => rows.map((r, i) => (r.blank && i > 0 ? '' : `${'    '.repeat(r.depth)}call${i}(a, "s${i}")`)));
+  type Indent = 'none' | 'shift' | 'dedent' | 'tabs' | 'two';
+  type Content = 'none' | 'trailing' | 'runs' | 'unicode';
+  type Blank = 'none' | 'remove' | 'add';
+
+  const lead = (l: string): string => /^ */.exec(l)?.[0] ?? '';
+  function indentOf(kind: Indent, shift: number, minLead: number): (l: string) => string {
+    return (l) => {
+      if (l === '') return l;
+      const n = lead(l).length;
+      const rest = l.slice(n);
+      switch (kind) {
+        case 'none':
+          return l;
+        case 'shift':
+          return ' '.repeat(n + shift) + rest;
+        case 'dedent':
+          return ' '.repeat(n - minLead) + rest;
+        case 'tabs':
+          return '\t'.repeat(n / 4) + rest;
+        case 'two':
+          return '  '.repeat(n / 4) + rest;
+      }
+    };
+  }
+  function contentOf(kind: Content): (l: string) => string {
+    return (l) => {
+      if (l === '') return l;
+      switch (kind) {
+        case 'none':
+          return l;
+        case 'trailing':
+          return `${l} \t`;
+        case 'runs':
+          return l.replace(', ', ',   ');
+        case 'unicode':
+          return l.replace(/"([^"]*)"/, '“$1”');
+      }
+    };
+  }
+
+  it('applies with the expected file when the combination is forgiven, and is never wrong otherwise', () => {
+    fc.assert(
+      fc.property(
+        fileLines,
+        fc.nat(),
+        fc.integer({ min: 1, max: 6 }),
+        fc.nat(),
+        fc.constantFrom<Indent>('none', 'shift', 'dedent', 'tabs', 'two'),
+        fc.integer({ min: 1, max: 6 }),
+        fc.constantFrom<Content>('none', 'trailing', 'runs', 'unicode'),
+        fc.constantFrom<Blank>('none', 'remove', 'add'),
+        fc.boolean(),
+        (lines, at, size, pick, indent, shift, content, blank, finalNewline) => {
+          const start = at % lines.length;
+          const end = Math.min(lines.length, start + size);
+          const block = lines.slice(start, end);
+          fc.pre(block[0] !== '' && block[block.length - 1] !== '');
+          if (blank === 'add') fc.pre(block.length >= 2);
+          if (blank === 'remove') fc.pre(block.includes(''));
+          const codeRows = block.flatMap((l, k) => (l === '' ? [] : [k]));
+          const j = codeRows[pick % codeRows.length] as number;
+          const changedLine = (block[j] as string).replace(/call(\d+)/, 'changed$1');
+          const file = `${lines.join('\n')}\n`;
+          const expected = `${[...lines.slice(0, start + j), changedLine, ...lines.slice(start + j + 1)].join('\n')}\n`;
+
+          const minLead = Math.min(...block.filter((l) => l !== '').map((l) => lead(l).length));
+          const ind = indentOf(indent, shift, minLead);
+          const con = contentOf(content);
+          // The model's quote, and its new_text: the same lines in the same style, one of them changed.
+          // Trailing blanks and doubled spaces are not carried into the line it rewrote; typography is.
+          let quote = block.map((l) => con(ind(l)));
+          let next = block.map((l, k) => (k === j ? (content === 'unicode' ? con(ind(changedLine)) : ind(changedLine)) : con(ind(l))));
+          if (blank === 'remove') {
+            quote = quote.filter((l) => l !== '');
+            next = next.filter((l) => l !== '');
+          } else if (blank === 'add') {
+            quote = [quote[0] as string, '', ...quote.slice(1)];
+            next = [next[0] as string, '', ...next.slice(1)];
+          }
+          const tail = finalNewline ? '\n' : '';
+          const oldText = quote.join('\n') + tail;
+          const newText = next.join('\n') + tail;
+
+          const p = planFile('f.py', decodeText(Buffer.from(file)), [{ action: 'edit', path: 'f.py', oldText, newText }], DEFAULT_EDIT_OPTIONS);
+          const step = p.steps[0];
+          const forgiven = blank === 'none' || (indent === 'none' && (content === 'none' || content === 'trailing'));
+          if (step?.ok && p.after) {
+            expect(p.after.text).toBe(expected);
+          } else {
+            expect(forgiven, `refused a forgiven quote: ${step?.error?.message}`).toBe(false);
+            expect(step?.error?.code).toBe('E_NOT_FOUND');
+          }
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+});
