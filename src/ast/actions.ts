@@ -62,13 +62,14 @@ class Lines {
   constructor(readonly text: string) {
     this.starts = lineStarts(text);
   }
+  /** Number of lines; the empty string after a final newline is not a line. */
   get count(): number {
-    return this.starts.length;
+    return this.text.endsWith('\n') ? this.starts.length - 1 : this.starts.length;
   }
   /** 0-based row → its text without the newline (undefined outside the file). */
   at(row: number): string | undefined {
     const start = this.starts[row];
-    if (start === undefined) return undefined;
+    if (start === undefined || row < 0 || row >= this.count) return undefined;
     const next = this.starts[row + 1];
     return this.text.slice(start, next === undefined ? this.text.length : next - 1);
   }
@@ -146,7 +147,7 @@ function removeItem(text: string, entry: AstEntry): ActionResult {
 }
 
 function insertItem(text: string, entry: AstEntry, content: string, where: 'before' | 'after'): ActionResult {
-  if (!entry.commaAfter && !entry.commaBefore) return insert(text, entry, content, where);
+  if (!entry.commaAfter && !entry.commaBefore && !entry.inCommaList) return insert(text, entry, content, where);
   const item = content.replace(/,\s*$/, '');
   if (where === 'before') return insert(text, entry, `${item},`, where);
   if (entry.commaAfter) return insert(text, { ...entry, end: entry.commaAfter.end }, `${item},`, where);

@@ -39,6 +39,8 @@ export interface AstEntry {
   /** The comma separating it from the next / previous item (JSON pairs, Rust fields): removed and added with it. */
   commaAfter?: { start: number; end: number };
   commaBefore?: { start: number; end: number };
+  /** It is an item of a comma-separated list even if it is the only one (a JSON object's single pair). */
+  inCommaList?: boolean;
 }
 
 const CONSTRUCTOR_NAMES = new Set(['constructor', '__init__', 'initialize', '__construct', 'init', 'new']);
@@ -140,6 +142,7 @@ class OutlineBuilder {
     const prev = outer.previousSibling;
     if (next && !next.isNamed && next.type === ',') entry.commaAfter = { start: next.startIndex, end: next.endIndex };
     else if (prev && !prev.isNamed && prev.type === ',') entry.commaBefore = { start: prev.startIndex, end: prev.endIndex };
+    if (outer.parent && this.spec.commaLists?.includes(outer.parent.type)) entry.inCommaList = true;
     this.entries.push(entry);
     return entry;
   }

@@ -64,6 +64,8 @@ export interface LanguageSpec {
   isAttachment?: (node: Node) => boolean;
   /** Following sibling node types that belong to the declaration before them (Dart's detached function bodies). */
   trailing?: string[];
+  /** Node types whose items are separated by commas (JSON objects): inserting next to a lone item adds the comma. */
+  commaLists?: string[];
   /** What the README says about this language beyond the table. */
   note?: string;
 }

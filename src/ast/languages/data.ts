@@ -70,6 +70,7 @@ export const dataLanguages: LanguageSpec[] = [
     extensions: ['.json'],
     declarations: json,
     transparent: ['document', 'object'],
+    commaLists: ['object'],
     note: 'Keys nest: `scripts-build` is `{"scripts": {"build": …}}`. Arrays are not addressable. JSON with comments is guarded on new errors only.',
   },
   {
