@@ -157,7 +157,7 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
     if (!plan) continue;
     group.forEach((slot, i) => planned.set(slot.index, { plan, stepIndex: i }));
   }
-  const total = Math.max(requests.length, ...[...parseErrorsByIndex.keys()].map((k) => k + 1));
+  const total = requests.length + parseErrorsByIndex.size;
   for (let index = 0, r = 0; index < total; index++) {
     const parseError = parseErrorsByIndex.get(index);
     if (parseError) {

@@ -132,3 +132,22 @@ describe('refusals write nothing', () => {
     expect(fs.statSync(path.join(root, 'a.txt')).mode & 0o777).toBe(0o755);
   });
 });
+
+describe('parse errors of a reply keep their place among the results', () => {
+  it('merges item errors by index with the parsed requests', async () => {
+    const ws = Workspace.open(root);
+    const out = await applyRequests(
+      ws,
+      [
+        { path: 'a.txt', action: 'append', content: 'x\n', source: { format: 'active-edit', index: 0 } },
+        { path: 'b.txt', action: 'append', content: 'y\n', source: { format: 'active-edit', index: 2 } },
+      ],
+      { partial: true, parseErrors: [{ index: 1, path: 'c.txt', error: { code: 'E_PARSE', message: 'bad', hint: 'fix' } }] },
+    );
+    expect(out.results.map((r) => [r.path, r.status])).toEqual([
+      ['a.txt', 'applied'],
+      ['c.txt', 'rejected'],
+      ['b.txt', 'applied'],
+    ]);
+  });
+});

@@ -1,0 +1,249 @@
+/**
+ * `editwarden demo`: the README's main job. Copies a sample project shipped
+ * in the repository into a temp folder and tells, step by step with the real
+ * outputs, what editwarden does: a controlled edit that compiles, one that
+ * breaks the build and is rolled back byte for byte, a second edit refused, a
+ * reply of active-edit directives (one malformed) applied, and a dry-run.
+ * Uses the same library calls as the CLI; nothing is simulated. Never touches
+ * anything outside its temp folder.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ControlledEditSession, type ControlledEditOutcome } from '../agent/controlled.js';
+import { hashTree } from '../agent/hash-tree.js';
+import { applyRequests } from '../apply/apply-requests.js';
+import { DEFAULT_CONFIG } from '../config/defaults.js';
+import type { Config } from '../config/config.js';
+import { parseEdits } from '../formats/index.js';
+import { openWorkspace } from '../workspace/open.js';
+import { paint, paintDiff, type Io } from '../cli/output.js';
+import { prepareLanguageHooks } from '../cli/workspace.js';
+
+export type DemoSample = 'cmake' | 'ts';
+
+export interface DemoOptions {
+  /** cmake when cmake and a C++ compiler are present, else ts. */
+  sample?: DemoSample;
+  /** Folder to work in (default: a new temp folder). */
+  dir?: string;
+  /** Keep the folder afterwards (default: keep, so the reports can be read). */
+  keep?: boolean;
+  color: boolean;
+}
+
+export interface DemoResult {
+  ok: boolean;
+  dir: string;
+  sample: DemoSample;
+  reports: string[];
+  steps: Array<{ title: string; ok: boolean }>;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const SAMPLES = path.resolve(here, '../../samples');
+
+function has(tool: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status === 0;
+}
+
+interface SampleSpec {
+  folder: string;
+  file: string;
+  good: { old: string; new: string };
+  bad: { old: string; new: string };
+  second: { old: string; new: string };
+  build: string | undefined;
+  setup?: string[];
+}
+
+function sampleSpec(sample: DemoSample): SampleSpec {
+  if (sample === 'cmake') {
+    return {
+      folder: 'cmake-hello',
+      file: 'src/greeting.cpp',
+      good: { old: 'return 1;', new: 'return 2;' },
+      bad: { old: 'return "Hello, " + name + "!";', new: 'return "Hello, " + name + 42;' },
+      second: { old: 'return 2;', new: 'return 3;' },
+      build: undefined, // detected: cmake --build build
+      setup: ['cmake', '-S', '.', '-B', 'build'],
+    };
+  }
+  const tsc = path.resolve(here, '../../node_modules/.bin/tsc');
+  return {
+    folder: 'ts-hello',
+    file: 'src/greeting.ts',
+    good: { old: 'return 1;', new: 'return 2;' },
+    bad: { old: 'return `Hello, ${name}!`;', new: 'return name.length;' },
+    second: { old: 'return 2;', new: 'return 3;' },
+    build: `${JSON.stringify(tsc)} -p tsconfig.json --noEmit`,
+  };
+}
+
+export async function runDemo(io: Io, options: DemoOptions): Promise<DemoResult> {
+  const c = options.color;
+  const out = (s = ''): void => void io.stdout.write(`${s}\n`);
+  const sample: DemoSample = options.sample ?? (has('cmake') && (has('c++') || has('g++')) ? 'cmake' : 'ts');
+  const spec = sampleSpec(sample);
+  const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'editwarden-demo-'));
+  fs.cpSync(path.join(SAMPLES, spec.folder), dir, { recursive: true });
+  const steps: DemoResult['steps'] = [];
+  const reports: string[] = [];
+  let n = 0;
+  const step = (title: string): void => {
+    n++;
+    out();
+    out(paint(c, 'bold', `── Step ${n}: ${title}`));
+  };
+  const verdict = (title: string, ok: boolean, text: string): void => {
+    steps.push({ title, ok });
+    out(`${ok ? paint(c, 'green', '✔') : paint(c, 'red', '✘')} ${text}`);
+  };
+
+  out(paint(c, 'bold', 'editwarden demo'));
+  if (sample === 'ts' && options.sample === undefined) out('cmake or a C++ compiler is missing here, so the demo runs the same story on a TypeScript sample checked with tsc.');
+  out(`Sample project (${sample === 'cmake' ? 'CMake C++' : 'TypeScript'}) copied to ${dir}`);
+  if (spec.setup) {
+    const r = spawnSync(spec.setup[0] as string, spec.setup.slice(1), { cwd: dir, encoding: 'utf8' });
+    out(`$ ${spec.setup.join(' ')}  → exit ${r.status}`);
+    if (r.status !== 0) throw new Error(`demo setup failed: ${r.stderr}`);
+  }
+  const config: Config = structuredClone(DEFAULT_CONFIG);
+  if (spec.build) config.verify.build = spec.build;
+  const { ws } = openWorkspace(dir);
+  const applyHooks = { prepareHooks: (paths: string[]) => prepareLanguageHooks(paths, config.edit.syntax_guard) };
+  const controlled = (): ControlledEditSession => new ControlledEditSession(ws, { config, applyHooks });
+
+  // 1. A controlled edit that compiles.
+  step(`controlled edit that compiles (${spec.file}: ${spec.good.old} → ${spec.good.new})`);
+  const s1 = controlled();
+  const first = await s1.editFile({ filename: spec.file, old_text: spec.good.old, new_text: spec.good.new });
+  showControlled(first, io, c);
+  verdict('good edit', first.tool_exit_code === 0, first.message);
+  if (first.report) reports.push(first.report.markdown, first.report.json);
+
+  // 2. The same session refuses a second edit.
+  step('the same session refuses a second edit');
+  const again = await s1.editFile({ filename: spec.file, old_text: spec.second.old, new_text: spec.second.new });
+  out(`${again.error?.code}: ${again.error?.message}`);
+  verdict('second edit refused', again.error?.code === 'E_SECOND_EDIT', again.message);
+
+  // 3. A controlled edit that breaks the build and is rolled back byte for byte.
+  step('controlled edit that breaks the build → rolled back');
+  const beforeTree = hashTree(dir, ['.editwarden', 'build', 'docs', 'node_modules']);
+  const s2 = controlled();
+  const broken = await s2.editFile({ filename: spec.file, old_text: spec.bad.old, new_text: spec.bad.new });
+  showControlled(broken, io, c);
+  const afterTree = hashTree(dir, ['.editwarden', 'build', 'docs', 'node_modules']);
+  const identical = JSON.stringify(beforeTree) === JSON.stringify(afterTree);
+  out(`source tree: ${Object.keys(beforeTree).length} files hashed before and after — ${identical ? 'byte-identical' : 'DIFFERENT'}`);
+  for (const [file, hash] of Object.entries(beforeTree)) out(`  ${hash.slice(0, 16)}  ${afterTree[file]?.slice(0, 16)}  ${file}`);
+  verdict('broken edit rolled back', broken.tool_exit_code === 2 && identical && broken.rollback_check?.exact === true, broken.message);
+  if (broken.report) reports.push(broken.report.markdown);
+
+  // 4. Active-edit directives: several in one reply, one malformed, the others applied.
+  step('a model reply with active-edit directives (one malformed)');
+  const reply = activeEditReply(sample);
+  out(paint(c, 'dim', reply.trimEnd()));
+  const parsed = parseEdits(reply, 'active-edit', { fileExists: (p) => ws.exists(p) });
+  const applied = await applyRequests(ws, parsed.requests, {
+    partial: true,
+    ...applyHooks,
+    parseErrors: parsed.errors.map((e) => ({ index: e.index, ...(e.path ? { path: e.path } : {}), error: e.error.toJSON() })),
+  });
+  for (const [i, r] of applied.results.entries()) {
+    const label = r.status === 'applied' ? paint(c, 'green', 'applied') : paint(c, 'red', r.status);
+    out(`directive #${i + 1}: ${label} ${r.action} ${r.path}${r.error ? ` — ${r.error.code}: ${r.error.message}` : ` (+${r.added} -${r.removed})`}`);
+  }
+  const appliedCount = applied.results.filter((r) => r.status === 'applied').length;
+  const rejectedCount = applied.results.filter((r) => r.status === 'rejected').length;
+  verdict('active edit', appliedCount === 2 && rejectedCount === 1, `${appliedCount} directives applied, ${rejectedCount} malformed one reported`);
+
+  // 5. A dry run: the diff, and nothing written.
+  step('dry-run: see the diff, write nothing');
+  const dryBefore = hashTree(dir, ['.editwarden', 'build', 'node_modules']);
+  const dry = await applyRequests(ws, [{ path: spec.file, action: 'edit', oldText: spec.good.new, newText: spec.second.new }], { dryRun: true, ...applyHooks });
+  io.stdout.write(paintDiff(c, dry.diff));
+  const unchanged = JSON.stringify(dryBefore) === JSON.stringify(hashTree(dir, ['.editwarden', 'build', 'node_modules']));
+  verdict('dry run', dry.ok && unchanged, unchanged ? 'nothing was written' : 'files changed during a dry run!');
+
+  out();
+  out(paint(c, 'bold', 'Reports written:'));
+  for (const r of [...new Set(reports)]) out(`  ${path.join(dir, r)}`);
+  out(`  ${path.join(dir, '.editwarden', 'runs')}/ (build logs per run)`);
+  const ok = steps.every((s) => s.ok);
+  out(ok ? paint(c, 'green', `All ${steps.length} steps behaved as they should.`) : paint(c, 'red', 'Some steps did not behave as expected.'));
+  if (options.keep === false) fs.rmSync(dir, { recursive: true, force: true });
+  return { ok, dir, sample, reports, steps };
+}
+
+function showControlled(outcome: ControlledEditOutcome, io: Io, color: boolean): void {
+  const out = (s: string): void => void io.stdout.write(`${s}\n`);
+  if (outcome.state.edit_checkpoint_id) out(`checkpoint ${outcome.state.edit_checkpoint_id} (pre_edit_${outcome.state.edit_file_path})`);
+  if (outcome.result?.diff) io.stdout.write(paintDiff(color, outcome.result.diff));
+  const v = outcome.verification;
+  if (v) {
+    out(`build: ${v.command} → exit ${v.exit_code}${v.timed_out ? ' (timed out)' : ''} in ${Math.round(v.duration_ms)} ms`);
+    for (const d of v.diagnostics.filter((x) => x.severity === 'error').slice(0, 3)) out(`  compiler: ${d.file ?? ''}:${d.line ?? ''}: ${d.message.split('\n')[0]}`);
+  }
+  if (outcome.rollback_check) {
+    const r = outcome.rollback_check;
+    out(`rollback: ${outcome.state.edit_file_path} sha256 before ${r.before.slice(0, 16)} after ${r.after.slice(0, 16)} → ${r.exact ? 'identical' : 'DIFFERENT'}`);
+  }
+}
+
+function activeEditReply(sample: DemoSample): string {
+  if (sample === 'cmake') {
+    return [
+      'I will add a farewell and document it.',
+      '---BEGIN---',
+      'Edit: src/farewell.hpp',
+      'action: replace',
+      '---START---',
+      '#pragma once',
+      '',
+      '// Printed when the program ends.',
+      'inline const char* farewell() { return "Goodbye!"; }',
+      '---END---',
+      'This one is malformed (no action):',
+      '---BEGIN---',
+      'Edit: src/main.cpp',
+      '---START---',
+      'int main() { return 1; }',
+      '---END---',
+      'And a note at the end of the header:',
+      '---BEGIN---',
+      'Edit: src/greeting.hpp',
+      'action: append',
+      '---START---',
+      '// See also farewell.hpp.',
+      '---END---',
+      '',
+    ].join('\n');
+  }
+  return [
+    'I will add a farewell and document it.',
+    '---BEGIN---',
+    'Edit: src/farewell.ts',
+    'action: replace',
+    '---START---',
+    '/** Printed when the program ends. */',
+    "export const farewell = (): string => 'Goodbye!';",
+    '---END---',
+    'This one is malformed (no action):',
+    '---BEGIN---',
+    'Edit: src/main.ts',
+    '---START---',
+    'console.log(1);',
+    '---END---',
+    '---BEGIN---',
+    'Edit: src/greeting.ts',
+    'action: append',
+    '---START---',
+    '// See also farewell.ts.',
+    '---END---',
+    '',
+  ].join('\n');
+}
