@@ -76,16 +76,14 @@ export class ActiveEditStreamParser {
   /** Feeds a chunk; returns what the complete lines in it finished. */
   push(chunk: string): ActiveEditEvent[] {
     const events: ActiveEditEvent[] = [];
-    let text = this.partial + chunk;
-    let nl = text.indexOf('\n');
-    while (nl !== -1) {
-      let line = text.slice(0, nl);
-      if (line.endsWith('\r')) line = line.slice(0, -1);
-      this.line(line, events);
-      text = text.slice(nl + 1);
-      nl = text.indexOf('\n');
+    const text = this.partial + chunk;
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+      const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+      this.line(text.slice(start, end), events);
+      start = nl + 1;
     }
-    this.partial = text;
+    this.partial = text.slice(start);
     return events;
   }
 
