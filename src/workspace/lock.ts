@@ -12,7 +12,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../errors.js';
-import { fsyncDir } from './atomic.js';
 
 export const LOCK_FILE = 'lock';
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
@@ -164,10 +163,7 @@ export class RootLock {
     if (--this.depth > 0) return;
     const owner = readLockOwner(this.file);
     // Only our own lock is removed: if it was wrongly broken and retaken, the new holder keeps it.
-    if (owner !== null && owner !== 'unreadable' && owner.token === this.token) {
-      fs.rmSync(this.file, { force: true });
-      fsyncDir(this.stateDir);
-    }
+    if (owner !== null && owner !== 'unreadable' && owner.token === this.token) fs.rmSync(this.file, { force: true });
     this.token = null;
   }
 
@@ -197,8 +193,8 @@ export class RootLock {
       throw error;
     }
     try {
+      // No fsync: a lock only matters while its holder lives, and after a power loss every holder is dead.
       fs.writeSync(fd, JSON.stringify(owner));
-      fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }

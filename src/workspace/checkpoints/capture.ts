@@ -39,17 +39,21 @@ function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: D
 }
 
 function readAll(fd: number, sizeHint: number): Buffer {
-  const chunks: Buffer[] = [];
+  // One byte more than the size: the read that returns 0 proves EOF without a second buffer.
+  let buf = Buffer.allocUnsafe(sizeHint + 1);
   let total = 0;
   // Read until EOF rather than trusting the size: the file may grow while we read.
   for (;;) {
-    const chunk = Buffer.allocUnsafe(Math.max(64 * 1024, sizeHint - total + 1));
-    const n = fs.readSync(fd, chunk, 0, chunk.length, null);
+    if (total === buf.length) {
+      const bigger = Buffer.allocUnsafe(buf.length * 2 + 64 * 1024);
+      buf.copy(bigger, 0, 0, total);
+      buf = bigger;
+    }
+    const n = fs.readSync(fd, buf, total, buf.length - total, null);
     if (n === 0) break;
-    chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
     total += n;
   }
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+  return buf.subarray(0, total);
 }
 
 function captureOne(root: string, rel: string, blobs: BlobStore, durability: Durability): ManifestEntry | 'dir' {
@@ -129,7 +133,8 @@ export function captureWorkspace(
     }
     const old = reuse.get(w.path);
     const s = w.stat;
-    if (old && old.size === s.size && old.mtimeMs === s.mtimeMs && old.ctimeMs === s.ctimeMs && old.ino === s.ino && blobs.has(old.blob)) {
+    if (old && old.size === s.size && old.mtimeMs === s.mtimeMs && old.ctimeMs === s.ctimeMs && old.ino === s.ino) {
+      // The previous manifest names this blob, so the garbage collector has kept it.
       entries.push({ ...old, mode: s.mode & 0o7777 });
       continue;
     }
