@@ -172,6 +172,8 @@ function splitLines(text: string): Lines {
 }
 
 const leading = (line: string): string => /^[ \t]*/.exec(line)?.[0] ?? '';
+/** Indentation when look-alikes are forgiven: no-break and other typographic spaces count as spaces. */
+const leadingUnicode = (line: string): string => /^[ \t\u00A0\u2002-\u200A\u202F\u205F\u3000]*/.exec(line)?.[0] ?? '';
 const isBlankLine = (line: string): boolean => line.trim().length === 0;
 
 /** Splits old_text into lines; a final newline is remembered, not a line. */
@@ -190,7 +192,8 @@ function lineBlocks(text: string, oldText: string, options: LineBlockOptions): T
   const oldLines = quote.lines;
   if (oldLines.every(isBlankLine)) return [];
   const file = splitLines(text);
-  const norm = (line: string): string => normalizeText(line.slice(leading(line).length), options.contentOptions).text;
+  const lead = options.contentOptions.unicode ? leadingUnicode : leading;
+  const norm = (line: string): string => normalizeText(line.slice(lead(line).length), options.contentOptions).text;
   const oldContent = oldLines.map(norm);
   const firstIdx = oldLines.findIndex((l) => !isBlankLine(l));
   const firstContent = oldContent[firstIdx] as string;
@@ -211,7 +214,7 @@ function lineBlocks(text: string, oldText: string, options: LineBlockOptions): T
       else if (!isBlankLine(a) && norm(b) !== oldContent[k]) same = false;
     }
     if (!same) continue;
-    const reindent = indentShift(oldLines, window);
+    const reindent = indentShift(oldLines, window, lead);
     if (!reindent) continue;
     const start = file.starts[i] as number;
     const lastLine = i + oldLines.length - 1;
@@ -232,7 +235,7 @@ function lineBlocks(text: string, oldText: string, options: LineBlockOptions): T
  * whole: same relative structure (scaled by one factor, so 2-space vs 4-space
  * or tabs vs spaces still line up). Returns the re-indenter for one line of new_text.
  */
-function indentShift(oldLines: string[], fileLines: string[]): ((line: string) => string) | null {
+function indentShift(oldLines: string[], fileLines: string[], leading: (line: string) => string): ((line: string) => string) | null {
   const pairs: Array<[string, string]> = [];
   for (let k = 0; k < oldLines.length; k++) {
     const a = oldLines[k] as string;

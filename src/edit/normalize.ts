@@ -62,7 +62,8 @@ export function normalizeText(raw: string, options: NormalizeOptions): Normalize
     if (options.unicode) {
       const mapped = mapLookalike(ch);
       if (mapped !== undefined) {
-        if (mapped === ' ' && !atLineStart) {
+        if (mapped === ' ') {
+          // A look-alike space is a space: in a run, or in the indentation at line start.
           ch = ' ';
         } else {
           if (mapped !== '') {
@@ -88,7 +89,8 @@ export function normalizeText(raw: string, options: NormalizeOptions): Normalize
         continue;
       }
       if (atLineStart) {
-        for (let k = i; k < j; k++) push(raw[k] as string, k, k + 1);
+        // Indentation is kept char for char (its width matters), look-alike spaces as plain spaces.
+        for (let k = i; k < j; k++) push(isBlank(raw[k]) ? (raw[k] as string) : ' ', k, k + 1);
       } else if (options.runs) {
         push(' ', i, j);
       } else {

@@ -532,6 +532,23 @@ export const TOLERANT_CASES: TolerantCase[] = [
     strategy: 'unicode',
   },
 
+  {
+    name: 'no-break spaces as indentation in the quote',
+    file: PY,
+    oldText: '\u00A0'.repeat(8) + 'return None\n',
+    newText: '\u00A0'.repeat(8) + 'return default\n',
+    expected: sub(PY, '        return None\n', '        return default\n'),
+    strategy: 'unicode',
+  },
+  {
+    name: 'no-break-space indentation shifted as a whole',
+    file: PY,
+    oldText: '\u00A0\u00A0if key in self.items:\n' + '\u00A0'.repeat(4) + 'return self.items[key]\n',
+    newText: '\u00A0\u00A0if key in self.items:\n' + '\u00A0'.repeat(4) + 'return self.items.get(key)\n',
+    expected: sub(PY, 'return self.items[key]', 'return self.items.get(key)'),
+    strategy: 'indentation+unicode',
+  },
+
   // --- runs of whitespace -----------------------------------------------------------------
   {
     name: 'aligned columns collapsed in the quote; the unchanged line keeps its alignment',
