@@ -1,0 +1,241 @@
+/**
+ * `editwarden exec <calls.jsonl>`: a recorded sequence of tool calls (one
+ * `{"tool": ..., "args": {...}, "tokens"?: n}` per line) run through the
+ * ToolRunner in headless mode — the same runner the agent loop feeds from a
+ * model. Prints each call's result and the final metrics. Exit 0 (all
+ * calls succeeded), 1 (a call failed; the run went on, as a model would see
+ * the error and continue), 2 (a constraint was violated: the run stopped).
+ * Thin: flags → config, lines → runner.call, records → text or JSON.
+ */
+import fs from 'node:fs';
+import { Option, type Command } from 'commander';
+import { loadConfig, withOverrides, type Config, type DeepPartial } from '../../config/config.js';
+import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../../errors.js';
+import type { EditOptions } from '../../edit/types.js';
+import { formatStatus, startRunStatus } from '../../guard/status.js';
+import { ToolRunner, type CallRecord, type RunSummary, type ToolCall } from '../../tools/runner.js';
+import { ExitCode } from '../exit-codes.js';
+import { formatError, paint, readAll, useColor, writeJson, type Io } from '../output.js';
+import { openForCommand } from '../workspace.js';
+
+interface ExecFlags {
+  root?: string;
+  config?: string;
+  maxFiles?: string;
+  maxLines?: string;
+  allow?: string[];
+  deny?: string[];
+  allowTool?: string[];
+  maxTokens?: string;
+  timeout?: string;
+  onViolation?: 'keep' | 'rollback';
+  json?: boolean;
+  showOutput?: boolean;
+}
+
+/** One line of the calls file: a call, or why it is not one. */
+export type CallLine = { line: number; call: ToolCall } | { line: number; error: ErrorInfo };
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+export function registerExec(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command('exec')
+    .description('Run recorded tool calls (JSON lines: {"tool", "args", "tokens"?}) headless, under the constraints; exit 2 on a violation.')
+    .argument('<calls>', "JSON-lines file of tool calls; '-' reads stdin")
+    .option('--root <dir>', 'workspace root (default: current folder)')
+    .option('--config <file>', 'config file (default: <root>/.editwarden.yml)')
+    .option('--max-files <n>', 'constraints.max_files: files a run may change')
+    .option('--max-lines <n>', 'constraints.max_lines_changed: lines added + removed')
+    .option('--allow <glob>', 'add to constraints.allowed_patterns (repeatable)', collect)
+    .option('--deny <glob>', 'add to constraints.denied_patterns (repeatable)', collect)
+    .option('--allow-tool <name>', 'add to constraints.allowed_tools (repeatable)', collect)
+    .option('--max-tokens <n>', 'constraints.max_tokens: model token budget')
+    .option('--timeout <seconds>', 'constraints.timeout: wall-clock limit of the run')
+    .addOption(new Option('--on-violation <policy>', 'keep the partial work, or roll the whole run back').choices(['keep', 'rollback']))
+    .option('--show-output', 'print each tool output (what the model would read)')
+    .option('--json', 'print the run as JSON')
+    .action(async (file: string, flags: ExecFlags) => {
+      setExit(await runExec(file, flags, io));
+    });
+}
+
+/** CLI flags as a config override (lists extend the file's lists: a flag never silently drops a deny rule). */
+export function constraintOverrides(base: Config, flags: ExecFlags): DeepPartial<Config> {
+  const num = (value: string | undefined): number | undefined => (value === undefined ? undefined : value.trim() === '' ? Number.NaN : Number(value));
+  const constraints: DeepPartial<Config['constraints']> = {};
+  const set = <K extends keyof Config['constraints']>(key: K, value: Config['constraints'][K] | undefined): void => {
+    if (value !== undefined) (constraints as Record<string, unknown>)[key] = value;
+  };
+  set('max_files', num(flags.maxFiles));
+  set('max_lines_changed', num(flags.maxLines));
+  set('max_tokens', num(flags.maxTokens));
+  set('timeout', num(flags.timeout));
+  set('on_violation', flags.onViolation);
+  if (flags.allow) set('allowed_patterns', [...base.constraints.allowed_patterns, ...flags.allow]);
+  if (flags.deny) set('denied_patterns', [...base.constraints.denied_patterns, ...flags.deny]);
+  if (flags.allowTool) set('allowed_tools', [...new Set([...base.constraints.allowed_tools, ...flags.allowTool])]);
+  return { constraints };
+}
+
+/** Parses the calls file: blank lines and lines starting with "#" or "//" are skipped. */
+export function parseCallLines(text: string): CallLine[] {
+  const out: CallLine[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = i + 1;
+    const trimmed = raw.trim();
+    if (trimmed === '' || trimmed.startsWith('#') || trimmed.startsWith('//')) return;
+    const bad = (message: string): void => {
+      out.push({ line, error: { code: ErrorCode.PARSE, message: `calls line ${line}: ${message}.`, hint: 'Each line is one JSON object: {"tool": "name", "args": {...}, "tokens": 123} (tokens optional).' } });
+    };
+    let value: unknown;
+    try {
+      value = JSON.parse(trimmed);
+    } catch (error) {
+      bad(`not valid JSON (${(error as Error).message})`);
+      return;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return bad('not a JSON object');
+    const obj = value as Record<string, unknown>;
+    const unknown = Object.keys(obj).filter((k) => k !== 'tool' && k !== 'args' && k !== 'tokens');
+    if (unknown.length > 0) return bad(`unknown field "${unknown.join(', ')}"`);
+    if (typeof obj.tool !== 'string' || obj.tool === '') return bad('missing "tool" (a tool name)');
+    if (obj.args !== undefined && (typeof obj.args !== 'object' || obj.args === null || Array.isArray(obj.args))) return bad('"args" must be an object');
+    if (obj.tokens !== undefined && (typeof obj.tokens !== 'number' || !Number.isInteger(obj.tokens) || obj.tokens < 0)) return bad('"tokens" must be a non-negative integer');
+    const call: ToolCall = { tool: obj.tool, args: obj.args ?? {} };
+    if (typeof obj.tokens === 'number') call.tokens = obj.tokens;
+    out.push({ line, call });
+  });
+  return out;
+}
+
+async function runExec(file: string, flags: ExecFlags, io: Io): Promise<number> {
+  const root = flags.root ?? process.cwd();
+  let config: Config;
+  let lines: CallLine[];
+  try {
+    const base = loadConfig(root, flags.config);
+    config = withOverrides(base, constraintOverrides(base, flags));
+    lines = parseCallLines(file === '-' ? await readAll(io.stdin) : readCalls(file));
+  } catch (error) {
+    return refuseBeforeRun(error, flags, io);
+  }
+  const edit: EditOptions = {
+    strict: config.edit.strict,
+    maxFileBytes: config.edit.max_file_bytes,
+    dramaticMinLines: config.edit.dramatic_reduction.min_lines,
+    dramaticRatio: config.edit.dramatic_reduction.ratio,
+  };
+  let runner: ToolRunner;
+  try {
+    const opened = await openForCommand(root, config, io, flags.json === true);
+    runner = ToolRunner.start({
+      ws: opened.ws,
+      config,
+      mode: 'headless',
+      transactions: opened.transactions,
+      apply: { edit, ...opened.applyHooks },
+    });
+  } catch (error) {
+    return refuseBeforeRun(error, flags, io);
+  }
+
+  const color = useColor(io);
+  const status = flags.json ? null : startRunStatus(io.stderr, () => runner.totals(), config.constraints);
+  const printed: Array<{ line: number; record?: CallRecord; error?: ErrorInfo }> = [];
+  let failed = false;
+  for (const item of lines) {
+    if (runner.state !== 'running') break;
+    if ('error' in item) {
+      failed = true;
+      printed.push({ line: item.line, error: item.error });
+      if (!flags.json) printLine(io, status, `${paint(color, 'red', 'failed')} line ${item.line}\n${formatError(item.error, color)}\n`);
+      continue;
+    }
+    status?.update(`#${runner.calls.length + 1} ${item.call.tool}`);
+    const record = await runner.call(item.call);
+    if (record.status === 'failed' || record.status === 'declined') failed = true;
+    printed.push({ line: item.line, record });
+    if (!flags.json) printLine(io, status, renderRecord(record, item.line, color, flags.showOutput === true));
+  }
+  status?.stop();
+  const skipped = lines.length - printed.length;
+  const summary = runner.finish();
+  if (flags.json) {
+    writeJson(io, {
+      ok: !failed && summary.violation === null,
+      run_id: summary.runId,
+      run_dir: summary.runDir,
+      status: summary.status,
+      calls: printed.map((p) => (p.record ? { line: p.line, ...p.record } : { line: p.line, status: 'failed', ok: false, error: p.error })),
+      skipped,
+      violation: summary.violation,
+      rollback: summary.rollback,
+      metrics: summary.metrics,
+      reports: summary.reports,
+    });
+  } else {
+    io.stdout.write(renderSummary(summary, config, skipped, color));
+  }
+  if (summary.violation) return ExitCode.CONSTRAINT;
+  return failed ? ExitCode.REJECTED : ExitCode.OK;
+}
+
+function printLine(io: Io, status: ReturnType<typeof startRunStatus> | null, text: string): void {
+  // The status line lives on stderr; clear it so the call line is not drawn over it.
+  if (status && io.stderr.isTTY) io.stderr.write('\r\u001b[K');
+  io.stdout.write(text);
+}
+
+function readCalls(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new EditwardenError({
+      code: ErrorCode.USAGE,
+      message: `Cannot read the calls file ${JSON.stringify(file)}: ${(error as Error).message}.`,
+      hint: "Pass a JSON-lines file of tool calls, or '-' to read them from stdin.",
+    });
+  }
+}
+
+function refuseBeforeRun(error: unknown, flags: ExecFlags, io: Io): number {
+  const info = toErrorInfo(error);
+  if (flags.json) writeJson(io, { ok: false, calls: [], error: info });
+  else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
+  return info.code === ErrorCode.USAGE || info.code === ErrorCode.CONFIG ? ExitCode.USAGE : ExitCode.REJECTED;
+}
+
+function renderRecord(record: CallRecord, line: number, color: boolean, showOutput: boolean): string {
+  const label =
+    record.status === 'ok' ? paint(color, 'green', 'ok') : record.status === 'refused' ? paint(color, 'red', 'VIOLATION') : paint(color, 'yellow', record.status);
+  const files = record.files.length > 0 ? ` ${record.files.slice(0, 5).join(', ')}${record.files.length > 5 ? ` (+${record.files.length - 5})` : ''} +${record.lines_added} -${record.lines_removed}` : '';
+  const tokens = record.tokens > 0 ? ` [${record.tokens} tokens]` : '';
+  const out = [`#${record.index + 1} ${label} ${record.tool}${files}${tokens} (${record.duration_ms.toFixed(0)} ms, line ${line})`];
+  if (record.violation) out.push(`  ${record.violation.message}`, `  ${paint(color, 'dim', 'hint:')} ${record.violation.hint}`);
+  // formatError only prints the code; tool-layer codes (E_UNKNOWN_TOOL…) print the same way.
+  else if (record.error) out.push(formatError(record.error as ErrorInfo, color));
+  if (showOutput && record.output && !record.violation) out.push(record.output.replace(/^/gm, '  │ '));
+  return `${out.join('\n')}\n`;
+}
+
+function renderSummary(summary: RunSummary, config: Config, skipped: number, color: boolean): string {
+  const m = summary.metrics;
+  const out = [''];
+  const head = summary.violation ? paint(color, 'red', `${summary.violation.type} violation`) : paint(color, 'green', summary.status);
+  out.push(`run ${summary.runId}: ${head}; ${m.calls} call(s)${skipped > 0 ? `, ${skipped} not run` : ''}`);
+  out.push(`  ${formatStatus(m.constraints.actual, config.constraints).replace(/^⏵ /, '')}`);
+  if (summary.violation) {
+    out.push(`  ${summary.violation.message}`);
+    out.push(
+      m.outcome === 'rolled-back'
+        ? `  on_violation: rollback — the run was undone (${summary.rollback?.written.length ?? 0} file(s) put back, ${summary.rollback?.removed.length ?? 0} removed).`
+        : m.outcome === 'kept'
+          ? '  on_violation: keep — the partial work is kept for inspection.'
+          : '  the rollback did not finish; the next editwarden command in this root completes it.',
+    );
+  }
+  if (summary.reports.violationMarkdown) out.push(`  report: ${summary.reports.violationMarkdown}`);
+  if (summary.reports.metrics) out.push(`  metrics: ${summary.reports.metrics}`);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,106 @@
+/**
+ * Writes a run's evidence into its run folder: metrics.json (always) and,
+ * when a constraint was violated, violation.md for people and
+ * violation.json for programs. Writes only inside the run folder it is
+ * given (under `.editwarden/runs/`), never project files.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { atomicWriteFile } from '../workspace/atomic.js';
+import type { RunMetrics } from './metrics.js';
+import type { Violation } from './violations.js';
+
+export const METRICS_FILE = 'metrics.json';
+export const VIOLATION_MD = 'violation.md';
+export const VIOLATION_JSON = 'violation.json';
+
+/** One call as the report lists it. */
+export interface ReportCall {
+  index: number;
+  tool: string;
+  status: string;
+  files: string[];
+  error?: string;
+}
+
+export interface ViolationReport {
+  violation: Violation;
+  metrics: RunMetrics;
+  calls: ReportCall[];
+  /** What happened to the partial work. */
+  rollback?: { written: string[]; removed: string[] } | null;
+  error?: string;
+}
+
+function writeFile(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  atomicWriteFile(file, Buffer.from(text, 'utf8'));
+}
+
+export function writeMetrics(runDir: string, metrics: RunMetrics): string {
+  const file = path.join(runDir, METRICS_FILE);
+  writeFile(file, `${JSON.stringify(metrics, null, 2)}\n`);
+  return file;
+}
+
+export function writeViolationReport(runDir: string, report: ViolationReport): { markdown: string; json: string } {
+  const json = path.join(runDir, VIOLATION_JSON);
+  const markdown = path.join(runDir, VIOLATION_MD);
+  writeFile(json, `${JSON.stringify(report, null, 2)}\n`);
+  writeFile(markdown, renderViolationMarkdown(report));
+  return { markdown, json };
+}
+
+function fmtLimit(limit: Violation['limit']): string {
+  return Array.isArray(limit) ? limit.join(', ') || '(none)' : String(limit);
+}
+
+export function renderViolationMarkdown(report: ViolationReport): string {
+  const v = report.violation;
+  const m = report.metrics;
+  const a = m.constraints.actual;
+  const c = m.constraints.configured;
+  const u = m.constraints.utilization;
+  const pct = (x: number | null): string => (x === null ? '—' : `${Math.round(x * 100)}%`);
+  const lines: string[] = [
+    `# Constraint violation: ${v.type}`,
+    '',
+    `Run \`${m.execution_id}\` (${m.mode}) was stopped at call #${v.call !== undefined ? v.call + 1 : '?'}${v.tool ? ` (\`${v.tool}\`)` : ''}, ${v.elapsed_seconds} s after it started.`,
+    '',
+    `**${v.message}**`,
+    '',
+    `- Limit: \`constraints.${v.constraint === 'headless' ? 'allowed_tools (interactive tools are never allowed headless)' : v.constraint}\` = ${fmtLimit(v.limit)}`,
+    `- Reached: ${v.actual}`,
+    ...(v.path ? [`- Path: \`${v.path}\``] : []),
+    `- ${v.prevented ? 'The offending change was refused before anything of it was written.' : 'The offending change had already happened (a command made it) when it was detected.'}`,
+    `- What to do: ${v.hint}`,
+    '',
+    '## Partial work',
+    '',
+  ];
+  if (m.outcome === 'rolled-back') {
+    lines.push('`on_violation: rollback` — every change of the run was undone.');
+    if (report.rollback) lines.push('', `Files put back: ${report.rollback.written.length}; files removed: ${report.rollback.removed.length}.`);
+  } else if (m.outcome === 'kept') {
+    lines.push('`on_violation: keep` — the changes made before the violation are kept for inspection (`git diff` shows them).');
+  } else {
+    lines.push('The run is still open.');
+  }
+  if (report.error) lines.push('', `Note: ${report.error}`);
+  lines.push('', '## Usage', '', '| | used | limit | share |', '|---|---:|---:|---:|');
+  lines.push(`| files | ${a.files_modified} | ${c.max_files} | ${pct(u.files)} |`);
+  lines.push(`| lines (+${a.lines_added} −${a.lines_removed}) | ${a.lines_added + a.lines_removed} | ${c.max_lines_changed} | ${pct(u.lines)} |`);
+  lines.push(`| tokens | ${a.tokens_used} | ${c.max_tokens} | ${pct(u.tokens)} |`);
+  lines.push(`| seconds | ${a.elapsed_seconds} | ${c.timeout_seconds} | ${pct(u.time)} |`);
+  if (m.files.length > 0) {
+    lines.push('', '## Files changed', '', '| file | + | − | by |', '|---|---:|---:|---|');
+    for (const f of m.files) lines.push(`| \`${f.path}\` | ${f.added} | ${f.removed} | ${f.by.join(', ')} |`);
+  }
+  if (report.calls.length > 0) {
+    lines.push('', '## Calls', '', '| # | tool | status | files | error |', '|---:|---|---|---|---|');
+    for (const call of report.calls) {
+      lines.push(`| ${call.index + 1} | ${call.tool} | ${call.status} | ${call.files.join(', ')} | ${(call.error ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}

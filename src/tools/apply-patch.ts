@@ -1,0 +1,38 @@
+/**
+ * apply_patch: a patch in any format the formats layer reads (apply_patch
+ * envelope, unified diff, SEARCH/REPLACE blocks, active-edit directives,
+ * JSON requests), detected automatically, applied all or nothing. The same
+ * parse-and-apply path as `editwarden apply`: nothing here re-implements it.
+ */
+import { z } from 'zod';
+import { applyReply } from '../cli/commands/apply.js';
+import { FORMAT_NAMES, type FormatName } from '../formats/index.js';
+import { applyEdits, planEdits, type EditPipeline } from './edits.js';
+import { defineTool, type ToolContext } from './types.js';
+
+export const ApplyPatchArgs = z
+  .object({
+    patch: z.string().min(1).describe('The patch text.'),
+    format: z
+      .enum(['auto', ...FORMAT_NAMES] as [string, ...string[]])
+      .default('auto')
+      .describe('auto (default) detects it; or one of: apply-patch ("*** Begin Patch"), udiff (unified diff), search-replace, active-edit, json.'),
+  })
+  .strict();
+
+function pipeline(args: z.output<typeof ApplyPatchArgs>, ctx: ToolContext): EditPipeline {
+  return (dryRun) => applyReply(ctx.ws, args.patch, { ...ctx.apply, dryRun, format: args.format as FormatName | 'auto' });
+}
+
+export const applyPatchTool = defineTool({
+  name: 'apply_patch',
+  kind: 'write',
+  description: [
+    'Apply a multi-file patch. Preferred format: "*** Begin Patch" / "*** Update File: path" / "@@ context" / lines starting with " " (context), "-" (remove), "+" (add) / "*** End Patch";',
+    'unified diffs and SEARCH/REPLACE blocks work too. Context and removed lines must be copied exactly from the file.',
+    'All or nothing: if one hunk does not apply, nothing is written and the error says which one and why.',
+  ].join(' '),
+  schema: ApplyPatchArgs,
+  plan: (args, ctx) => planEdits(pipeline(args, ctx)),
+  execute: (args, ctx) => applyEdits(pipeline(args, ctx)),
+});

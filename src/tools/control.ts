@@ -1,0 +1,78 @@
+/**
+ * The tools that talk to the run, not to the files: task_completion (the
+ * agent says it is done; the loop ends) and the interactive tools
+ * ask_question and converse, which need a person and are refused headless
+ * by the runner before they get here.
+ */
+import { z } from 'zod';
+import { defineTool, failure, ToolErrorCode, type Interaction, type ToolContext } from './types.js';
+
+export const TaskCompletionArgs = z
+  .object({
+    summary: z.string().min(1).describe('What was done, what was verified, and anything left open.'),
+    status: z.enum(['done', 'partial', 'blocked']).default('done').describe('done (default), partial (some of it), or blocked (could not proceed).'),
+  })
+  .strict();
+
+export const taskCompletionTool = defineTool({
+  name: 'task_completion',
+  kind: 'control',
+  description:
+    'Call once when the task is finished (or cannot be finished): give a short summary of the changes, how they were verified, and what is left. Ends the run; no tool call after it runs.',
+  schema: TaskCompletionArgs,
+  async execute(args) {
+    return { ok: true, output: `Task marked ${args.status}.`, data: { summary: args.summary, status: args.status }, endsRun: true };
+  },
+});
+
+export const AskQuestionArgs = z
+  .object({
+    question: z.string().min(1).describe('One clear question for the person.'),
+    choices: z.array(z.string().min(1)).optional().describe('Possible answers to pick from, if any.'),
+  })
+  .strict();
+
+function noInteraction(): ReturnType<typeof failure> {
+  return failure({
+    code: ToolErrorCode.NO_INTERACTION,
+    message: 'Nobody is there to answer: this run has no interactive channel.',
+    hint: 'Decide yourself, state the assumption, and go on.',
+  });
+}
+
+function interactionOf(ctx: ToolContext): Interaction | undefined {
+  return ctx.interaction;
+}
+
+export const askQuestionTool = defineTool({
+  name: 'ask_question',
+  kind: 'interactive',
+  description:
+    'Ask the person a question and wait for the answer. Interactive mode only: in headless runs it is refused and ends the run, so decide yourself when nobody is watching.',
+  schema: AskQuestionArgs,
+  async execute(args, ctx) {
+    const interaction = interactionOf(ctx);
+    if (!interaction) return noInteraction();
+    const answer = await interaction.ask(args.question, args.choices ? { choices: args.choices } : undefined);
+    return { ok: true, output: answer, data: { answer } };
+  },
+});
+
+export const ConverseArgs = z
+  .object({
+    message: z.string().min(1).describe('What to tell the person.'),
+  })
+  .strict();
+
+export const converseTool = defineTool({
+  name: 'converse',
+  kind: 'interactive',
+  description: 'Say something to the person and get their reply. Interactive mode only: refused in headless runs.',
+  schema: ConverseArgs,
+  async execute(args, ctx) {
+    const interaction = interactionOf(ctx);
+    if (!interaction) return noInteraction();
+    const reply = await interaction.converse(args.message);
+    return { ok: true, output: reply, data: { reply } };
+  },
+});

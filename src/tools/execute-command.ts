@@ -1,0 +1,87 @@
+/**
+ * execute_command: one shell command at the workspace root (or a folder in
+ * it), through the verification runner: its own process group, a timeout,
+ * the whole tree killed at the end, only a bounded tail in memory and the
+ * full logs as artifacts of the run. Stopped at the run's deadline too. What
+ * the command changes on disk is charged to the limits by the runner, not
+ * here.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
+import { runCommand } from '../verify/runner.js';
+import { defineTool, failure, ToolErrorCode } from './types.js';
+
+export const DEFAULT_COMMAND_TIMEOUT_S = 120;
+
+export const ExecuteCommandArgs = z
+  .object({
+    command: z.string().min(1).describe('Shell command (run with /bin/sh -c) at the workspace root.'),
+    cwd: z.string().default('.').describe('Folder to run in, relative to the workspace root (default: the root).'),
+    timeout: z.number().positive().max(24 * 3600).default(DEFAULT_COMMAND_TIMEOUT_S).describe(`Seconds before the command and everything it started are killed (default ${DEFAULT_COMMAND_TIMEOUT_S}).`),
+  })
+  .strict();
+
+export const executeCommandTool = defineTool({
+  name: 'execute_command',
+  kind: 'command',
+  description: [
+    'Run a shell command at the workspace root, e.g. the build or the tests; returns the exit code and the last lines of output.',
+    'No input is available (stdin is closed): never run interactive programs. The command and all its children are killed at the timeout.',
+    'Files the command changes count against the run\'s file and line limits; do not use it to edit files — use edit_file.',
+  ].join(' '),
+  schema: ExecuteCommandArgs,
+  async execute(args, ctx) {
+    let cwd: string;
+    try {
+      const resolved = ctx.ws.resolve(args.cwd);
+      if (!resolved.exists || !fs.statSync(resolved.absolute).isDirectory()) {
+        throw new EditwardenError({
+          code: ErrorCode.NO_FILE,
+          message: `Folder ${args.cwd} does not exist.`,
+          hint: 'Give a folder relative to the workspace root, or leave cwd out.',
+          path: args.cwd,
+        });
+      }
+      cwd = resolved.absolute;
+    } catch (error) {
+      return failure(toErrorInfo(error, args.cwd));
+    }
+    const result = await runCommand({
+      command: args.command,
+      cwd,
+      timeoutMs: args.timeout * 1000,
+      signal: ctx.signal,
+      ...(ctx.runDir ? { artifactDir: path.join(ctx.runDir, 'commands', String(ctx.call + 1)) } : {}),
+    });
+    const seconds = (result.duration_ms / 1000).toFixed(1);
+    const status = result.spawn_error
+      ? `could not start: ${result.spawn_error}`
+      : result.timed_out
+        ? `killed after the ${args.timeout} s timeout`
+        : result.aborted
+          ? "stopped at the run's deadline"
+          : result.signal
+            ? `ended by signal ${result.signal}`
+            : `exit code ${result.exit_code}`;
+    const output = `$ ${args.command}\n${status} (${seconds} s)${result.tail ? `\n${result.tail.trimEnd()}` : ''}`;
+    const data = {
+      exit_code: result.exit_code,
+      signal: result.signal,
+      timed_out: result.timed_out,
+      aborted: result.aborted,
+      duration_ms: result.duration_ms,
+      artifacts: result.artifactDir,
+    };
+    if (result.exit_code === 0 && !result.timed_out && !result.aborted) return { ok: true, output, data };
+    const error = result.timed_out
+      ? { code: ToolErrorCode.TIMEOUT, message: `The command was killed after ${args.timeout} s.`, hint: 'Raise timeout for slow commands, or run a narrower one (a single test file).' }
+      : result.aborted
+        ? { code: ToolErrorCode.TIMEOUT, message: "The command was stopped at the run's deadline.", hint: 'The run has no time left.' }
+        : result.spawn_error
+          ? { code: ToolErrorCode.COMMAND_FAILED, message: `The command could not start: ${result.spawn_error}.`, hint: 'Check the program name and the folder.' }
+          : { code: ToolErrorCode.COMMAND_FAILED, message: `The command ${status}.`, hint: 'Read the output above, fix the cause, and run it again.' };
+    return { ok: false, output, data, error };
+  },
+});

@@ -1,0 +1,50 @@
+/**
+ * write_file: create a file, or replace a whole file when `overwrite` is
+ * set — through the same sandbox, guards (size, large deletion), constraint
+ * gate and transaction as every other edit. Never a raw fs write.
+ */
+import { z } from 'zod';
+import { applyRequests } from '../apply/apply-requests.js';
+import type { EditRequest } from '../edit/types.js';
+import { applyEdits, planEdits, type EditPipeline } from './edits.js';
+import { defineTool, type ToolContext } from './types.js';
+
+export const WriteFileArgs = z
+  .object({
+    path: z.string().min(1).describe('File path relative to the workspace root; missing folders are created.'),
+    content: z.string().describe('The complete new content of the file.'),
+    overwrite: z.boolean().default(false).describe('Replace an existing file (default false: refuse if it exists).'),
+    force: z.boolean().default(false).describe('Allow overwriting a file of 20+ lines with less than a third of its lines.'),
+    expected_hash: z.string().optional().describe('sha256 of the file as you read it; a mismatch is refused as stale.'),
+  })
+  .strict();
+
+type WriteArgs = z.output<typeof WriteFileArgs>;
+
+function requestOf(args: WriteArgs): EditRequest {
+  return {
+    action: args.overwrite ? 'overwrite' : 'create',
+    path: args.path,
+    content: args.content,
+    ...(args.force ? { force: true } : {}),
+    ...(args.expected_hash ? { expectedHash: args.expected_hash } : {}),
+    source: { format: 'tool', index: 0 },
+  };
+}
+
+function pipeline(args: WriteArgs, ctx: ToolContext): EditPipeline {
+  return (dryRun) => applyRequests(ctx.ws, [requestOf(args)], { ...ctx.apply, dryRun });
+}
+
+export const writeFileTool = defineTool({
+  name: 'write_file',
+  kind: 'write',
+  description: [
+    'Create a new file with the given content. To replace an existing file completely, set overwrite: true — but to change part of a file use edit_file,',
+    'which keeps everything you did not mean to touch. Overwriting most of a large file away is refused unless force is true.',
+    'The result carries the diff.',
+  ].join(' '),
+  schema: WriteFileArgs,
+  plan: (args, ctx) => planEdits(pipeline(args, ctx)),
+  execute: (args, ctx) => applyEdits(pipeline(args, ctx)),
+});
