@@ -228,7 +228,7 @@ describe('a quote disturbed only in forgiven ways edits exactly the intended lin
   const fileLines = fc
     .array(fc.record({ depth: fc.integer({ min: 0, max: 3 }), blank: fc.integer({ min: 0, max: 9 }).map((n) => n < 2) }), { minLength: 3, maxLength: 30 })
     .map((rows) => rows.map((r, i) => (r.blank && i > 0 ? '' : `${'    '.repeat(r.depth)}call${i}(a, "s${i}")`)));
-  type Indent = 'none' | 'shift' | 'dedent' | 'tabs' | 'two';
+  type Indent = 'none' | 'shift' | 'dedent' | 'tabs' | 'two' | 'nbsp';
   type Content = 'none' | 'trailing' | 'runs' | 'unicode';
   type Blank = 'none' | 'remove' | 'add';
 
@@ -249,6 +249,8 @@ describe('a quote disturbed only in forgiven ways edits exactly the intended lin
           return '\t'.repeat(n / 4) + rest;
         case 'two':
           return '  '.repeat(n / 4) + rest;
+        case 'nbsp':
+          return '\u00A0'.repeat(n) + rest;
       }
     };
   }
@@ -275,7 +277,7 @@ describe('a quote disturbed only in forgiven ways edits exactly the intended lin
         fc.nat(),
         fc.integer({ min: 1, max: 6 }),
         fc.nat(),
-        fc.constantFrom<Indent>('none', 'shift', 'dedent', 'tabs', 'two'),
+        fc.constantFrom<Indent>('none', 'shift', 'dedent', 'tabs', 'two', 'nbsp'),
         fc.integer({ min: 1, max: 6 }),
         fc.constantFrom<Content>('none', 'trailing', 'runs', 'unicode'),
         fc.constantFrom<Blank>('none', 'remove', 'add'),
