@@ -34,10 +34,10 @@ export interface TransactionOptions {
   onFailure?: FailurePolicy;
 }
 
-export type VerifyOutcome = boolean | { ok: boolean; detail?: string };
-export type VerifyHook = (tx: Transaction) => VerifyOutcome | Promise<VerifyOutcome>;
+export type TransactionVerifyOutcome = boolean | { ok: boolean; detail?: string };
+export type TransactionVerifyHook = (tx: Transaction) => TransactionVerifyOutcome | Promise<TransactionVerifyOutcome>;
 
-export type VerifyResult =
+export type TransactionVerifyResult =
   | { ok: true; state: 'open' }
   | { ok: false; policy: FailurePolicy; state: TransactionState; detail?: string; rollback?: RollbackResult };
 
@@ -222,7 +222,7 @@ export class Transaction {
    * begin, 'keep' ends the transaction keeping the writes, 'fix-forward'
    * leaves it open for more writes and another verify.
    */
-  async verify(hook: VerifyHook, policy: FailurePolicy = this.policy): Promise<VerifyResult> {
+  async verify(hook: TransactionVerifyHook, policy: FailurePolicy = this.policy): Promise<TransactionVerifyResult> {
     this.assertOpen();
     let outcome: { ok: boolean; detail?: string };
     try {
@@ -232,7 +232,7 @@ export class Transaction {
       outcome = { ok: false, detail: error instanceof Error ? error.message : String(error) };
     }
     if (outcome.ok) return { ok: true, state: 'open' };
-    const failed = (extra: Partial<VerifyResult & { ok: false }>): VerifyResult => ({
+    const failed = (extra: Partial<TransactionVerifyResult & { ok: false }>): TransactionVerifyResult => ({
       ok: false,
       policy,
       state: this.stateValue,

@@ -92,7 +92,7 @@ function recoverOne(service: CheckpointService, record: JournalRecord): Recovery
     const name = `interrupted ${record.name}`;
     const reason = `state left by transaction ${record.tx} (pid ${record.pid}), before recovery rolled it back`;
     const origin = { kind: 'safety' as const, before: record.tx };
-    safety = (workspaceScope ? service.createWorkspace(name, reason, origin, paths) : service.createFiles(paths, name, reason, origin)).id;
+    safety = (workspaceScope ? service.createWorkspace(name, reason, origin, paths, true) : service.createFiles(paths, name, reason, origin, true)).id;
   }
   const rollback = rollbackCheckpoints(service, record.tx, available);
   service.journal.close(record.tx);

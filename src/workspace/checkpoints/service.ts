@@ -16,6 +16,7 @@ import { captureFiles, captureWorkspace, type Captured } from './capture.js';
 import { diffManifest, type DiffOptions } from './diff.js';
 import { ManifestStore } from './manifest-store.js';
 import { collectGarbage, selectForPrune, type PrunePolicy } from './prune.js';
+import { checkManifestPath } from './current.js';
 import { applyManifest } from './restore.js';
 import type { CheckpointChange, CheckpointOrigin, CheckpointScope, CheckpointSummary, Manifest, PruneResult, RestoreResult } from './types.js';
 
@@ -72,9 +73,14 @@ export class CheckpointService {
     return this.createFiles(options.paths, name, reason, origin).id;
   }
 
-  /** Files scope: cost grows with the number of paths, not with the repository. */
-  createFiles(paths: Iterable<string>, name: string, reason: string, origin: CheckpointOrigin): Manifest {
-    const relative = [...paths].map((p) => this.ws.resolve(p).relative);
+  /**
+   * Files scope: cost grows with the number of paths, not with the repository.
+   * Paths are resolved like an agent's (symlinks inside the root followed),
+   * unless `exact`: then they are root-relative paths as a manifest stores
+   * them, recorded as they are (a symlink as a link).
+   */
+  createFiles(paths: Iterable<string>, name: string, reason: string, origin: CheckpointOrigin, exact = false): Manifest {
+    const relative = this.relativePaths(paths, exact);
     return this.lock.with(() => {
       ensureStateDir(this.ws.stateDir);
       const scanStartedMs = Date.now();
@@ -83,14 +89,21 @@ export class CheckpointService {
   }
 
   /** Workspace scope: every non-ignored file, reusing unchanged blobs of the last workspace checkpoint; `extra` paths are recorded even if ignored. */
-  createWorkspace(name: string, reason: string, origin: CheckpointOrigin, extra: Iterable<string> = []): Manifest {
-    const relative = [...extra].map((p) => this.ws.resolve(p).relative);
+  createWorkspace(name: string, reason: string, origin: CheckpointOrigin, extra: Iterable<string> = [], exact = false): Manifest {
+    const relative = this.relativePaths(extra, exact);
     return this.lock.with(() => {
       ensureStateDir(this.ws.stateDir);
       const scanStartedMs = Date.now();
       const captured = captureWorkspace(this.ws.root, this.blobs, this.manifests.latestWorkspace(), relative);
       return this.save('workspace', name, reason, origin, scanStartedMs, captured);
     });
+  }
+
+  private relativePaths(paths: Iterable<string>, exact: boolean): string[] {
+    if (!exact) return [...paths].map((p) => this.ws.resolve(p).relative);
+    const out = [...paths];
+    for (const p of out) checkManifestPath(this.ws.root, p);
+    return out;
   }
 
   private save(scope: CheckpointScope, name: string, reason: string, origin: CheckpointOrigin, scanStartedMs: number, captured: Captured): Manifest {
@@ -157,10 +170,11 @@ export class CheckpointService {
       const reason = `state before restoring checkpoint ${id}`;
       const origin: CheckpointOrigin = { kind: 'safety', before: id };
       const paths = manifest.entries.map((e) => e.path);
+      // The manifest's own paths, not resolved: a path that is a symlink now is recorded as that symlink.
       const safety =
         manifest.scope === 'workspace'
-          ? this.createWorkspace(`before restore ${id}`, reason, origin, paths)
-          : this.createFiles(paths, `before restore ${id}`, reason, origin);
+          ? this.createWorkspace(`before restore ${id}`, reason, origin, paths, true)
+          : this.createFiles(paths, `before restore ${id}`, reason, origin, true);
       const tx = `restore-${safety.id}`;
       this.journal.write({
         format: 1,

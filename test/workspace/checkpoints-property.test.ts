@@ -1,0 +1,109 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Workspace } from '../../src/workspace/workspace.js';
+import { CheckpointService } from '../../src/workspace/checkpoints/service.js';
+import { snapshotTree, tempRoot, write } from './fixtures/checkpoint-helpers.js';
+
+/** One change a person, an agent or a command might make between checkpoint and restore. */
+type Op =
+  | { kind: 'write'; file: string; text: string }
+  | { kind: 'delete'; file: string }
+  | { kind: 'chmod'; file: string; mode: number }
+  | { kind: 'mkdir'; dir: string }
+  | { kind: 'rmdir'; dir: string }
+  | { kind: 'symlink'; file: string; target: string };
+
+const names = ['a', 'b', 'c', 'd/e', 'd/f', 'g/h/i', 'd', 'g'];
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant('write' as const), file: fc.constantFrom(...names), text: fc.string({ maxLength: 40 }) }),
+  fc.record({ kind: fc.constant('delete' as const), file: fc.constantFrom(...names) }),
+  fc.record({ kind: fc.constant('chmod' as const), file: fc.constantFrom(...names), mode: fc.constantFrom(0o600, 0o644, 0o755, 0o700) }),
+  fc.record({ kind: fc.constant('mkdir' as const), dir: fc.constantFrom('d', 'g', 'g/h', 'x', 'x/y') }),
+  fc.record({ kind: fc.constant('rmdir' as const), dir: fc.constantFrom('d', 'g', 'g/h', 'x', 'x/y') }),
+  fc.record({ kind: fc.constant('symlink' as const), file: fc.constantFrom(...names), target: fc.constantFrom('a', 'd', 'd/e', 'missing') }),
+);
+
+/** Applies an op where it makes sense; ops that do not apply (delete of nothing) are skipped, as a person's would fail. */
+function apply(root: string, o: Op): void {
+  try {
+    switch (o.kind) {
+      case 'write': {
+        const abs = path.join(root, o.file);
+        if (fs.existsSync(abs) && fs.lstatSync(abs).isDirectory()) return;
+        if (fs.existsSync(abs) && fs.lstatSync(abs).isSymbolicLink()) fs.rmSync(abs);
+        write(root, o.file, o.text);
+        return;
+      }
+      case 'delete': {
+        const abs = path.join(root, o.file);
+        if (fs.lstatSync(abs).isDirectory()) return;
+        fs.rmSync(abs);
+        return;
+      }
+      case 'chmod': {
+        const abs = path.join(root, o.file);
+        if (fs.lstatSync(abs).isFile()) fs.chmodSync(abs, o.mode);
+        return;
+      }
+      case 'mkdir':
+        fs.mkdirSync(path.join(root, o.dir), { recursive: true });
+        return;
+      case 'rmdir':
+        fs.rmSync(path.join(root, o.dir), { recursive: true });
+        return;
+      case 'symlink': {
+        const abs = path.join(root, o.file);
+        fs.mkdirSync(path.dirname(abs), { recursive: true });
+        if (fs.existsSync(abs) || isLink(abs)) {
+          if (fs.lstatSync(abs).isDirectory()) return;
+          fs.rmSync(abs);
+        }
+        fs.symlinkSync(o.target, abs);
+        return;
+      }
+      default: {
+        const never: never = o;
+        throw new Error(String(never));
+      }
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'EISDIR' || code === 'ELOOP') return;
+    throw error;
+  }
+}
+
+function isLink(abs: string): boolean {
+  try {
+    return fs.lstatSync(abs).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+describe('restore is exact for any sequence of changes', () => {
+  it('workspace checkpoint → random changes → restore gives back the same tree; restoring the safety checkpoint gives back the changed tree', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 12 }), fc.array(op, { minLength: 1, maxLength: 12 }), (setup, changes) => {
+        const root = tempRoot('ew-prop-');
+        try {
+          for (const o of setup) apply(root, o);
+          const before = snapshotTree(root);
+          const cps = new CheckpointService(Workspace.open(root));
+          const id = cps.create('p', 'property');
+          for (const o of changes) apply(root, o);
+          const changed = snapshotTree(root);
+          const result = cps.restore(id);
+          expect(snapshotTree(root)).toEqual(before);
+          cps.restore(result.safety as string);
+          expect(snapshotTree(root)).toEqual(changed);
+        } finally {
+          fs.rmSync(root, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
