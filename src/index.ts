@@ -20,3 +20,12 @@ export * from './verify/verifier.js';
 export * from './verify/baseline.js';
 export * from './verify/live-status.js';
 export * from './verify/diagnostics/index.js';
+export * from './formats/index.js';
+export { applyHunks, checkDeletion, OFFSET_WINDOW, type HunkApplication } from './edit/hunks.js';
+export * from './apply/apply-reply.js';
+export * from './agent/controlled.js';
+export * from './workspace/open.js';
+export * from './workspace/transaction.js';
+// Two modules name an options type ParseOptions: the formats' one keeps the name.
+export type { ParseOptions } from './formats/index.js';
+export type { ParseOptions as DiagnosticParseOptions } from './verify/diagnostics/index.js';

@@ -8,7 +8,7 @@ import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../erro
 import { planFile, type FilePlan } from '../edit/engine.js';
 import { decodeText } from '../edit/text.js';
 import { tryFastExactEdit } from '../edit/fast-edit.js';
-import { DEFAULT_EDIT_OPTIONS, type EditOptions, type EditRequest, type EditResult, type EngineHooks } from '../edit/types.js';
+import { DEFAULT_EDIT_OPTIONS, type EditOptions, type EditRequest, type EditResult, type EngineHooks, type RequestSource } from '../edit/types.js';
 import type { FileWrite, Workspace } from '../workspace/workspace.js';
 
 export interface ApplyOptions {
@@ -20,7 +20,7 @@ export interface ApplyOptions {
   /** Prepares language hooks (AST paths, syntax guard) for the files involved; called only when given. */
   prepareHooks?: (paths: string[]) => Promise<EngineHooks>;
   /** Results for requests that failed before planning (format parse errors), merged in input order. */
-  parseErrors?: Array<{ index: number; path?: string; error: ErrorInfo; action?: EditResult['action'] }>;
+  parseErrors?: Array<{ index: number; line?: number; format?: RequestSource['format']; path?: string; error: ErrorInfo; action?: EditResult['action'] }>;
 }
 
 export interface ApplyOutcome {
@@ -147,35 +147,34 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
   }
   if (writeAllowed && writes.length > 0) ws.commit(writes);
 
-  // 6. Results in input order.
+  // 6. Results in reply order: requests by their source index (else their position), parse errors by theirs.
   const firstFailure = describeFirstFailure(slots, plans, options.parseErrors);
-  const results: EditResult[] = [];
-  const parseErrorsByIndex = new Map((options.parseErrors ?? []).map((p) => [p.index, p]));
   const planned = new Map<number, { plan: FilePlan; stepIndex: number }>();
   for (const [path, group] of groups) {
     const plan = plans.get(path);
     if (!plan) continue;
     group.forEach((slot, i) => planned.set(slot.index, { plan, stepIndex: i }));
   }
-  const total = requests.length + parseErrorsByIndex.size;
-  for (let index = 0, r = 0; index < total; index++) {
-    const parseError = parseErrorsByIndex.get(index);
-    if (parseError) {
-      results.push({
-        path: parseError.path ?? '',
-        status: 'rejected',
-        action: parseError.action ?? 'edit',
-        added: 0,
-        removed: 0,
-        diff: '',
-        error: parseError.error,
-      });
-      continue;
-    }
-    const slot = slots[r++];
-    if (!slot) continue;
-    results.push(resultFor(slot, planned.get(slot.index), { dryRun: options.dryRun === true, written: writeAllowed, partial: options.partial === true, firstFailure }));
+  const rows: Array<{ key: number; seq: number; result: EditResult }> = [];
+  for (const slot of slots) {
+    const ctx = { dryRun: options.dryRun === true, written: writeAllowed, partial: options.partial === true, firstFailure };
+    rows.push({ key: slot.request.source?.index ?? slot.index, seq: slot.index, result: resultFor(slot, planned.get(slot.index), ctx) });
   }
+  for (const [k, parseError] of (options.parseErrors ?? []).entries()) {
+    const result: EditResult = {
+      path: parseError.path ?? '',
+      status: 'rejected',
+      action: parseError.action ?? 'edit',
+      added: 0,
+      removed: 0,
+      diff: '',
+      error: parseError.error,
+    };
+    if (parseError.format !== undefined) result.source = { format: parseError.format, index: parseError.index, ...(parseError.line !== undefined ? { line: parseError.line } : {}) };
+    rows.push({ key: parseError.index, seq: slots.length + k, result });
+  }
+  rows.sort((x, y) => x.key - y.key || x.seq - y.seq);
+  const results = rows.map((r) => r.result);
 
   const rejected = results.filter((r) => r.status === 'rejected').length;
   return { ok: rejected === 0, results, diff: combined.join(''), files, rejected };

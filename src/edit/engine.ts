@@ -7,7 +7,7 @@
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { unifiedDiff } from './diff.js';
 import { ambiguous, dramaticReduction, fileExists, missingOldText, noFile, noOp, tooLarge } from './errors.js';
-import { applyHunks } from './hunks.js';
+import { applyHunks, checkDeletion } from './hunks.js';
 import { findMatches, nonOverlapping } from './match.js';
 import { notFoundError } from './near-match.js';
 import { countLines, encodeText, lineOf, newDoc, normalizeEol, spliceDoc, type TextDoc } from './text.js';
@@ -216,6 +216,8 @@ function applyOne(path: string, current: TextDoc | null, request: EditRequest, o
     }
     case 'delete': {
       if (current === null) throw noFile(path, 'delete');
+      // A diff that deletes a file lists its lines: refuse when the file no longer holds exactly them.
+      if (request.hunks && request.hunks.length > 0) checkDeletion(current.text, path, request.hunks, { strict: options.strict });
       return { doc: null, applied: { action: 'delete', strategy: 'whole-file', count: 1, line: 1, ...base } };
     }
     case 'patch': {

@@ -47,6 +47,8 @@ export interface AppendRequest extends BaseRequest {
 
 export interface DeleteRequest extends BaseRequest {
   action: 'delete';
+  /** The lines a diff says it deletes: the file must still hold exactly them (a unified diff's deletion hunk). */
+  hunks?: Hunk[];
 }
 
 /** Insert `content` as whole lines after line `line` (0 = before the first line). */

@@ -7,14 +7,12 @@
  */
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
-import { applyRequests, type ApplyOptions, type ApplyOutcome } from '../../apply/apply-requests.js';
-import { loadConfig, type Config } from '../../config/config.js';
+import { applyReply, type ReplyOutcome } from '../../apply/apply-reply.js';
+import type { Config } from '../../config/config.js';
+import { loadConfigFast } from '../../config/defaults.js';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
-import { checkDeletion } from '../../edit/hunks.js';
-import { decodeText } from '../../edit/text.js';
-import type { EditOptions, EditRequest, EditResult } from '../../edit/types.js';
-import { FORMAT_NAMES, parseEdits, type FormatName, type ItemError, type VerifiedDeleteRequest } from '../../formats/index.js';
-import type { Workspace } from '../../workspace/workspace.js';
+import type { EditOptions } from '../../edit/types.js';
+import { FORMAT_NAMES, type FormatName } from '../../formats/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatError, paint, paintDiff, readAll, useColor, writeJson, type Io } from '../output.js';
 import { openForCommand } from '../workspace.js';
@@ -29,81 +27,7 @@ interface ApplyFlags {
   json?: boolean;
 }
 
-export interface ApplyReplyOptions extends Omit<ApplyOptions, 'parseErrors'> {
-  format?: FormatName | 'auto';
-}
-
-export interface ReplyOutcome extends ApplyOutcome {
-  /** The format the reply was read as; undefined when none was recognised. */
-  format: FormatName | undefined;
-}
-
-/**
- * Interim guard until the engine checks it itself: a unified diff that
- * deletes a file carries the lines it deletes, and a file that differs from
- * them must not be deleted (git refuses too). Returns the error for the item,
- * or undefined when the deletion may go ahead (or the sandbox will refuse it anyway).
- */
-function deletionMismatch(ws: Workspace, request: EditRequest, strict: boolean): EditwardenError | undefined {
-  if (request.action !== 'delete') return undefined;
-  const hunks = (request as VerifiedDeleteRequest).hunks;
-  if (!hunks || hunks.length === 0) return undefined;
-  let text: string;
-  try {
-    const snapshot = ws.read(request.path);
-    if (!snapshot) return undefined;
-    text = decodeText(snapshot.bytes, request.path).text;
-  } catch {
-    return undefined;
-  }
-  try {
-    checkDeletion(text, request.path, hunks, { strict });
-    return undefined;
-  } catch (error) {
-    if (error instanceof EditwardenError) return error;
-    throw error;
-  }
-}
-
-/** Parses a reply and applies it to `ws`: all or nothing unless `partial`. The library entry point behind `editwarden apply`. */
-export async function applyReply(ws: Workspace, text: string, options: ApplyReplyOptions = {}): Promise<ReplyOutcome> {
-  const parsed = parseEdits(text, options.format ?? 'auto', {
-    fileExists: (path) => ws.exists(path),
-  });
-  const errors: ItemError[] = [...parsed.errors];
-  const requests: EditRequest[] = [];
-  const strict = options.edit?.strict === true;
-  for (const request of parsed.requests) {
-    const mismatch = deletionMismatch(ws, request, strict);
-    if (mismatch) {
-      errors.push({ index: request.source?.index ?? 0, line: request.source?.line ?? 1, path: request.path, error: mismatch });
-      continue;
-    }
-    requests.push(request);
-  }
-  errors.sort((a, b) => a.index - b.index);
-  // Parse errors are handed over after the requests (so every row comes back whatever the merge does) and put back in reply order here.
-  const outcome = await applyRequests(ws, requests, {
-    ...options,
-    parseErrors: errors.map((e, j) => ({ index: requests.length + j, ...(e.path !== undefined ? { path: e.path } : {}), error: e.error.toJSON() })),
-  });
-  const format = parsed.format;
-  const rows: Array<{ index: number; result: EditResult }> = [];
-  outcome.results.forEach((result, position) => {
-    if (position < requests.length) {
-      rows.push({ index: requests[position]?.source?.index ?? position, result });
-      return;
-    }
-    const item = errors[position - requests.length];
-    if (!item) return;
-    rows.push({
-      index: item.index,
-      result: { ...result, path: result.path || item.path || '', source: { format: format ?? 'json', index: item.index, line: item.line } },
-    });
-  });
-  rows.sort((a, b) => a.index - b.index);
-  return { ...outcome, results: rows.map((r) => r.result), format };
-}
+export { applyReply, type ApplyReplyOptions, type ReplyOutcome } from '../../apply/apply-reply.js';
 
 export function registerApply(program: Command, io: Io, setExit: (code: number) => void): void {
   program
@@ -127,7 +51,7 @@ async function runApply(file: string | undefined, flags: ApplyFlags, io: Io): Pr
   let config: Config;
   let text: string;
   try {
-    config = loadConfig(root, flags.config);
+    config = await loadConfigFast(root, flags.config);
     text = file === undefined || file === '-' ? await readAll(io.stdin) : readReply(file);
   } catch (error) {
     return fail(error, flags, io);
