@@ -107,3 +107,36 @@ describe('restore is exact for any sequence of changes', () => {
     );
   });
 });
+
+describe('a transaction rollback is exact for any sequence of batches', () => {
+  type Write = { kind: 'write'; path: string; text: string; mode?: number } | { kind: 'delete'; path: string };
+  const files = ['a.txt', 'b.txt', 'n/c.txt', 'n/m/d.txt', 'z/e.txt'];
+  const writeArb: fc.Arbitrary<Write> = fc.oneof(
+    fc.record({ kind: fc.constant('write' as const), path: fc.constantFrom(...files), text: fc.string({ maxLength: 30 }), mode: fc.constantFrom(0o644, 0o600, 0o755) }),
+    fc.record({ kind: fc.constant('delete' as const), path: fc.constantFrom(...files) }),
+  );
+
+  it('begin → ws.commit batches → rollback leaves the tree as before begin', async () => {
+    const { openWorkspace } = await import('../../src/workspace/open.js');
+    const { beginTransaction } = await import('../../src/workspace/transaction.js');
+    fc.assert(
+      fc.property(fc.subarray(files), fc.array(fc.array(writeArb, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 5 }), (existing, batches) => {
+        const root = tempRoot('ew-prop-tx-');
+        try {
+          for (const f of existing) write(root, f, `original ${f}\n`, 0o640);
+          const before = snapshotTree(root);
+          const { ws } = openWorkspace(root);
+          const tx = beginTransaction(ws, { name: 'prop' });
+          for (const batch of batches) {
+            ws.commit(batch.map((w) => (w.kind === 'write' ? { kind: 'write' as const, path: w.path, bytes: Buffer.from(w.text), mode: w.mode } : w)));
+          }
+          tx.rollback();
+          expect(snapshotTree(root)).toEqual(before);
+        } finally {
+          fs.rmSync(root, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
