@@ -43,6 +43,14 @@ export interface AstEntry {
   inCommaList?: boolean;
 }
 
+/** A node with the children array it sits in, so siblings cost no tree-sitter lookup. */
+interface Frame {
+  node: Node;
+  siblings: (Node | null)[];
+  index: number;
+  parentType: string;
+}
+
 const CONSTRUCTOR_NAMES = new Set(['constructor', '__init__', 'initialize', '__construct', 'init', 'new']);
 
 function isComment(node: Node): boolean {
@@ -81,6 +89,8 @@ class OutlineBuilder {
     private readonly spec: LanguageSpec,
     private readonly text: string,
     private readonly root: Node,
+    /** When set, only declarations whose path is this path or a prefix of it are outlined. */
+    private readonly only?: string,
   ) {
     this.transparent = new Set([...spec.transparent, ...(spec.wrappers ?? [])]);
     this.wrappers = new Set(spec.wrappers ?? []);
@@ -89,16 +99,31 @@ class OutlineBuilder {
     this.lines = lineStarts(text);
   }
 
-  walk(node: Node, parent: AstEntry | undefined, prefix: string[]): void {
-    for (const child of node.namedChildren) {
-      if (!child) continue;
+  /**
+   * Walks the children of `node`. Siblings come from the `children` array we
+   * already hold, and wrappers are passed down: tree-sitter's `parent` and
+   * `previousSibling` re-descend from the root on every call, which made
+   * outlining a 5,000-line file cost twice its parse.
+   */
+  walk(node: Node, parent: AstEntry | undefined, prefix: string[], wrappers: Frame[] = []): void {
+    const children = node.children;
+    for (let index = 0; index < children.length; index++) {
+      const child = children[index];
+      if (!child || !child.isNamed) continue;
+      const here: Frame = { node: child, siblings: children, index, parentType: node.type };
       const rule = this.spec.declarations[child.type];
       if (rule) {
         const container = typeof rule.container === 'function' ? rule.container(child) : rule.container === true;
         const raw = rule.name ? rule.name(child) : (child.childForFieldName('name')?.text ?? null);
         const own = raw === null ? [] : (Array.isArray(raw) ? raw : [raw]).filter((n) => n.length > 0);
         if (own.length > 0) {
-          const entry = this.add(child, rule, [...prefix, ...own], parent);
+          const names = [...prefix, ...own];
+          if (this.only !== undefined) {
+            // Resolving one path: only declarations on the way to it matter; skip the rest of the file.
+            const path = names.join('-');
+            if (path !== this.only && !this.only.startsWith(`${path}-`)) continue;
+          }
+          const entry = this.add(here, wrappers, rule, names, parent);
           if (container) this.walk(child, entry, entry.names);
           continue;
         }
@@ -107,14 +132,14 @@ class OutlineBuilder {
           continue;
         }
       }
-      if (this.transparent.has(child.type)) this.walk(child, parent, prefix);
+      if (this.transparent.has(child.type)) this.walk(child, parent, prefix, this.wrappers.has(child.type) ? [...wrappers, here] : []);
     }
   }
 
-  private add(node: Node, rule: DeclRule, names: string[], parent: AstEntry | undefined): AstEntry {
-    const outer = this.outerNode(node);
+  private add(here: Frame, wrappers: Frame[], rule: DeclRule, names: string[], parent: AstEntry | undefined): AstEntry {
+    const outer = this.outerFrame(here, wrappers);
     const end = this.endOf(outer);
-    const nodeStart = outer.startIndex;
+    const nodeStart = outer.node.startIndex;
     const start = this.leadingStart(outer);
     const startRow = this.rowOf(start);
     const lineStart = this.lines[startRow] ?? 0;
@@ -125,24 +150,24 @@ class OutlineBuilder {
       path: names.join('-'),
       names,
       name,
-      kind: this.kindOf(node, rule, names, parent),
+      kind: this.kindOf(here.node, rule, names, parent),
       ordinal: 1,
       address: '',
       nodeStart,
       start,
       end,
       startLine: startRow + 1,
-      nodeLine: outer.startPosition.row + 1,
+      nodeLine: outer.node.startPosition.row + 1,
       endLine: this.rowOf(end) + 1,
       indent,
       startsLine,
     };
     if (parent) entry.parent = parent;
-    const next = outer.nextSibling;
-    const prev = outer.previousSibling;
+    const next = outer.siblings[outer.index + 1];
+    const prev = outer.siblings[outer.index - 1];
     if (next && !next.isNamed && next.type === ',') entry.commaAfter = { start: next.startIndex, end: next.endIndex };
     else if (prev && !prev.isNamed && prev.type === ',') entry.commaBefore = { start: prev.startIndex, end: prev.endIndex };
-    if (outer.parent && this.spec.commaLists?.includes(outer.parent.type)) entry.inCommaList = true;
+    if (this.spec.commaLists?.includes(outer.parentType)) entry.inCommaList = true;
     this.entries.push(entry);
     return entry;
   }
@@ -159,38 +184,43 @@ class OutlineBuilder {
     return kind;
   }
 
-  /** Climbs through wrappers (export, decorators, template<>, single-spec groups) that hold only this declaration. */
-  private outerNode(node: Node): Node {
-    let outer = node;
-    for (let parent = outer.parent; parent && this.wrappers.has(parent.type); parent = outer.parent) {
-      const others = parent.namedChildren.some(
-        (c) => c !== null && c.id !== outer.id && (this.spec.declarations[c.type] !== undefined || this.transparent.has(c.type)),
+  /** The outermost enclosing wrapper (export, decorators, template<>, single-spec group) that holds only this declaration. */
+  private outerFrame(here: Frame, wrappers: Frame[]): Frame {
+    let outer = here;
+    for (let k = wrappers.length - 1; k >= 0; k--) {
+      const wrapper = wrappers[k];
+      if (!wrapper) break;
+      const inner = outer.node;
+      const others = wrapper.node.namedChildren.some(
+        (c) => c !== null && c.id !== inner.id && (this.spec.declarations[c.type] !== undefined || this.transparent.has(c.type)),
       );
       if (others) break;
-      outer = parent;
+      outer = wrapper;
     }
     return outer;
   }
 
   /** End of the declaration: a detached body (Dart) and a `;` right after it on the same line belong to it. */
-  private endOf(outer: Node): number {
-    let end = outer.endIndex;
-    let next = outer.nextSibling;
+  private endOf(outer: Frame): number {
+    let end = outer.node.endIndex;
+    let nextIndex = outer.index + 1;
+    let next = outer.siblings[nextIndex];
     if (next && this.trailing.has(next.type)) {
       end = next.endIndex;
-      next = next.nextSibling;
+      next = outer.siblings[++nextIndex];
     }
     if (next && !next.isNamed && next.type === ';' && next.startPosition.row === this.rowOf(end)) end = next.endIndex;
     // Some grammars end a node after its newline (C's #define): the declaration ends at its last character.
-    while (end > outer.startIndex && /\s/.test(this.text[end - 1] ?? '')) end--;
+    while (end > outer.node.startIndex && /\s/.test(this.text[end - 1] ?? '')) end--;
     return end;
   }
 
   /** Comments and attributes on the lines directly above (no blank line between) belong to the declaration. */
-  private leadingStart(outer: Node): number {
-    let start = outer.startIndex;
-    let row = outer.startPosition.row;
-    let current = outer;
+  private leadingStart(outer: Frame): number {
+    const node = outer.node;
+    let start = node.startIndex;
+    let row = node.startPosition.row;
+    let index = outer.index;
     if (!isBlank(this.text, this.lines[row] ?? 0, start)) return start;
     while (row > 0) {
       const prevRow = row - 1;
@@ -199,16 +229,32 @@ class OutlineBuilder {
       const indentMatch = /^[ \t]*/.exec(this.text.slice(from, to));
       const column = indentMatch ? indentMatch[0].length : 0;
       if (from + column >= to) break; // blank line: what is above belongs to something else
-      // Usually the comment is the previous sibling; some grammars put it elsewhere (Python: inside the
-      // previous block), so fall back to whatever node sits at the start of that line.
-      const sibling = current.previousNamedSibling;
-      let found: Node | null = sibling && sibling.endPosition.row === prevRow && this.belongs(sibling) ? sibling : null;
-      found ??= this.root.descendantForPosition({ row: prevRow, column });
-      while (found && !this.belongs(found)) {
-        found = found.parent;
-        if (found && found.endIndex > outer.startIndex) found = null;
+      let found: Node | null = null;
+      let sibling: Node | null = null;
+      let siblingIndex = index - 1;
+      for (; index >= 0 && siblingIndex >= 0; siblingIndex--) {
+        const s = outer.siblings[siblingIndex];
+        if (s && s.isNamed) {
+          sibling = s;
+          break;
+        }
       }
-      if (!found || found.endIndex > outer.startIndex) break;
+      if (sibling && sibling.endPosition.row >= prevRow) {
+        // The line above ends a sibling: it belongs to the declaration only if it is a comment or attribute.
+        if (!this.belongs(sibling) || sibling.endPosition.row !== prevRow) break;
+        found = sibling;
+        index = siblingIndex;
+      } else {
+        // The comment is not a sibling (Python puts it inside the previous block): look at that line.
+        found = this.root.descendantForPosition({ row: prevRow, column });
+        for (let depth = 0; found && !this.belongs(found) && depth < 4; depth++) {
+          found = found.parent;
+          if (found && found.endIndex > node.startIndex) found = null;
+        }
+        if (found && !this.belongs(found)) found = null;
+        index = -1;
+      }
+      if (!found || found.endIndex > node.startIndex) break;
       if (found.startIndex === 0 && found.text.startsWith('#!')) break; // a shebang belongs to the file
       const foundStartRow = found.startPosition.row;
       // The comment must stand on its own lines: nothing before it on its first line, nothing after it on its last.
@@ -217,7 +263,6 @@ class OutlineBuilder {
       if (found.endPosition.row !== prevRow) break;
       start = found.startIndex;
       row = foundStartRow;
-      current = found;
     }
     return start;
   }
@@ -240,9 +285,13 @@ class OutlineBuilder {
   }
 }
 
-/** The addressable declarations of `text` (already parsed into `tree`), in document order. */
-export function buildOutline(spec: LanguageSpec, text: string, tree: Tree): AstEntry[] {
-  const builder = new OutlineBuilder(spec, text, tree.rootNode);
+/**
+ * The addressable declarations of `text` (already parsed into `tree`), in
+ * document order. With `only`, just the declarations whose path is `only` or
+ * one of its prefixes (what resolving that path needs: a fraction of the work).
+ */
+export function buildOutline(spec: LanguageSpec, text: string, tree: Tree, only?: string): AstEntry[] {
+  const builder = new OutlineBuilder(spec, text, tree.rootNode, only);
   builder.walk(tree.rootNode, undefined, []);
   const entries = builder.entries;
   const byPath = new Map<string, AstEntry[]>();

@@ -15,7 +15,7 @@ import { applyAstAction } from './actions.js';
 import { isOneShot, parserFor } from './grammars.js';
 import { LANGUAGES, languageForPath } from './languages/index.js';
 import { buildOutline, type AstEntry } from './outline.js';
-import { resolveAstPath } from './resolve.js';
+import { parseAstPath, resolveAstPath } from './resolve.js';
 import type { LanguageSpec } from './spec.js';
 import { findNewErrors, parse, type AstSyntaxIssue } from './syntax.js';
 
@@ -60,7 +60,18 @@ export class AstService implements Required<Pick<EngineHooks, 'applyAst' | 'newS
 
   /** Resolves an AST path; throws E_AST_NOT_FOUND / E_AST_AMBIGUOUS. */
   resolve(path: string, text: string, astPath: string): AstEntry {
-    return resolveAstPath(this.outline(path, text), astPath, path);
+    const spec = this.astLanguage(path);
+    const tree = this.tree(spec, path, text);
+    // Outline only the way to the path; the whole outline is needed only to suggest paths when it is missing.
+    const partial = buildOutline(spec, text, tree, parseAstPath(astPath).base);
+    try {
+      return resolveAstPath(partial, astPath, path);
+    } catch (error) {
+      if (error instanceof EditwardenError && error.code === ErrorCode.AST_NOT_FOUND) {
+        return resolveAstPath(buildOutline(spec, text, tree), astPath, path);
+      }
+      throw error;
+    }
   }
 
   readonly applyAst = (path: string, text: string, request: AstRequest): AstApplication => {

@@ -22,6 +22,9 @@ describe('every listed path resolves to its own node', () => {
       fc.property(fc.constantFrom(...entries), (listed) => {
         const resolved = resolveAstPath(entries, listed.address, file);
         expect(resolved).toBe(listed);
+        // The service outlines only the way to the path: it must find the same node.
+        const partial = service.resolve(file, text, listed.address);
+        expect([partial.address, partial.kind, partial.start, partial.nodeStart, partial.end]).toEqual([listed.address, listed.kind, listed.start, listed.nodeStart, listed.end]);
         const nodeText = text.slice(resolved.nodeStart, resolved.end);
         expect(nodeText.length).toBeGreaterThan(0);
         // The range holds the declaration's name and lies on the lines the outline reports.

@@ -1,0 +1,151 @@
+// AST paths and the syntax guard on 5,000-line files (TypeScript, Python, Go, Rust, Java).
+//   resolve:<lang>  parse + outline + resolve of a path near the end, next to the bare tree-sitter parse
+//                   of the same text in the same run (goal: ≤ 1.5×).
+//   guard:<lang>    one edit to the file: applying an AST replace without the guard (baseline) and with
+//                   the guard (value; incremental re-parse from the tree the AST request kept).
+//   guard-text:<lang> a plain text edit (no AST request, so no kept tree): the guard's one full parse,
+//                   next to the text edit itself.
+import { loadGrammar } from '../dist/ast/grammars.js';
+import { AstService } from '../dist/ast/service.js';
+import { prepareAstHooks } from '../dist/ast/hooks.js';
+import { median, timeIt, ms, ratio } from './stats.mjs';
+
+const LINES = 5000;
+const ITERATIONS = 21;
+
+/** Each generator returns [text, path of a method near the end, the method's name]. */
+const generators = {
+  typescript: (n) => {
+    const out = ['import { x } from "./x";', ''];
+    let i = 0;
+    while (out.length < n) {
+      out.push(`/** Class number ${i}. */`, `export class C${i} {`, '  private count = 0;', '');
+      for (let j = 0; j < 5; j++) out.push(`  /** Method ${j}. */`, `  method${j}(a: number): number {`, `    const x = a + ${j};`, '    return x * 2;', '  }', '');
+      out.push('}', '');
+      i++;
+    }
+    return [out.join('\n'), `C${i - 1}-method3`];
+  },
+  python: (n) => {
+    const out = ['import os', '', ''];
+    let i = 0;
+    while (out.length < n) {
+      out.push(`class C${i}:`, `    """Class number ${i}."""`, '', '    count = 0', '');
+      for (let j = 0; j < 5; j++) out.push(`    # Method ${j}.`, `    def method${j}(self, a):`, `        x = a + ${j}`, '        return x * 2', '');
+      out.push('');
+      i++;
+    }
+    return [out.join('\n'), `C${i - 1}-method3`];
+  },
+  go: (n) => {
+    const out = ['package main', '', 'import "fmt"', ''];
+    let i = 0;
+    while (out.length < n) {
+      out.push(`// C${i} is number ${i}.`, `type C${i} struct {`, '\tcount int', '}', '');
+      for (let j = 0; j < 5; j++) out.push(`// Method${j} does ${j}.`, `func (c *C${i}) Method${j}(a int) int {`, `\tx := a + ${j}`, '\tfmt.Println(x)', '\treturn x * 2', '}', '');
+      i++;
+    }
+    return [out.join('\n'), `C${i - 1}-Method3`];
+  },
+  rust: (n) => {
+    const out = ['use std::fmt;', ''];
+    let i = 0;
+    while (out.length < n) {
+      out.push(`/// Number ${i}.`, `pub struct C${i} {`, '    count: u32,', '}', '', `impl C${i} {`);
+      for (let j = 0; j < 5; j++) out.push(`    /// Method ${j}.`, `    pub fn method${j}(&self, a: u32) -> u32 {`, `        let x = a + ${j};`, '        x * 2', '    }', '');
+      out.push('}', '');
+      i++;
+    }
+    return [out.join('\n'), `C${i - 1}-method3`];
+  },
+  java: (n) => {
+    const out = ['package bench;', '', 'public class Big {'];
+    let i = 0;
+    while (out.length < n - 1) {
+      out.push(`    /** Class number ${i}. */`, `    static class C${i} {`, '        private int count = 0;', '');
+      for (let j = 0; j < 5; j++) out.push(`        /** Method ${j}. */`, `        int method${j}(int a) {`, `            int x = a + ${j};`, '            return x * 2;', '        }', '');
+      out.push('    }', '');
+      i++;
+    }
+    out.push('}');
+    return [out.join('\n'), `Big-C${i - 1}-method3`];
+  },
+};
+
+const EXT = { typescript: 'ts', python: 'py', go: 'go', rust: 'rs', java: 'java' };
+
+export async function run() {
+  const rows = [];
+  for (const [grammar, generate] of Object.entries(generators)) {
+    const [text, astPath] = generate(LINES);
+    const file = `big.${EXT[grammar]}`;
+    const lines = text.split('\n').length;
+    const { parser } = await loadGrammar(grammar);
+    await prepareAstHooks([file], 'refuse');
+    // Warm-up: the first parses pay for wasm tiering.
+    for (let i = 0; i < 3; i++) parser.parse(text).delete();
+
+    // Interleaved, so that load from other processes hits both measurements alike.
+    const bareSamples = [];
+    const fullSamples = [];
+    for (let i = 0; i < ITERATIONS; i++) {
+      bareSamples.push(...timeIt(() => parser.parse(text).delete(), 1));
+      fullSamples.push(
+        ...timeIt(() => {
+          const service = new AstService('refuse');
+          service.resolve(file, text, astPath);
+          service.dispose();
+        }, 1),
+      );
+    }
+    const bare = median(bareSamples);
+    const full = median(fullSamples);
+    rows.push({ case: `resolve:${grammar} (${lines} lines)`, value: ms(full), baseline: `${ms(bare)} bare parse`, ratio: ratio(full, bare), goal: '≤ 1.50x', note: `path ${astPath}` });
+
+    // One AST edit: replace the method body, without and with the guard.
+    const service = new AstService('refuse');
+    const entry = service.resolve(file, text, astPath);
+    service.dispose();
+    const body = text.slice(entry.nodeStart, entry.end).replace(/\d+;?(\s*)$/m, (m) => m.replace(/\d+/, '3'));
+    const request = { action: 'ast', path: file, astPath, astAction: 'replace', content: body };
+    let issues = [];
+    const withoutSamples = [];
+    const withSamples = [];
+    for (let i = 0; i < ITERATIONS; i++) {
+      withoutSamples.push(
+        ...timeIt(() => {
+          const s = new AstService('refuse');
+          s.applyAst(file, text, request);
+          s.dispose();
+        }, 1),
+      );
+      withSamples.push(
+        ...timeIt(() => {
+          const s = new AstService('refuse');
+          const out = s.applyAst(file, text, request);
+          issues = s.newSyntaxErrors(file, text, out.text);
+          s.dispose();
+        }, 1),
+      );
+    }
+    const withoutGuard = median(withoutSamples);
+    const withGuard = median(withSamples);
+    if (issues.length > 0) throw new Error(`bench edit broke ${file}: ${JSON.stringify(issues[0])}`);
+    rows.push({ case: `guard:${grammar} (AST edit)`, value: `${ms(withGuard)} (+${ms(withGuard - withoutGuard)})`, baseline: `${ms(withoutGuard)} no guard`, ratio: ratio(withGuard, withoutGuard), goal: '', note: 'incremental re-parse' });
+
+    // A plain text edit: the guard has no kept tree and parses the new text once.
+    const needle = text.lastIndexOf('x * 2');
+    const edited = () => text.slice(0, needle) + 'x * 3' + text.slice(needle + 5);
+    const textEdit = median(timeIt(() => edited(), ITERATIONS));
+    const textGuard = median(
+      timeIt(() => {
+        const s = new AstService('refuse');
+        issues = s.newSyntaxErrors(file, text, edited());
+        s.dispose();
+      }, ITERATIONS),
+    );
+    if (issues.length > 0) throw new Error(`bench text edit broke ${file}`);
+    rows.push({ case: `guard-text:${grammar}`, value: ms(textGuard), baseline: `${ms(textEdit)} edit alone`, ratio: '', goal: '', note: 'one full parse of the new text' });
+  }
+  return rows;
+}
