@@ -12,7 +12,8 @@
 import { applyRequests, type ApplyOptions } from '../apply/apply-requests.js';
 import type { Config } from '../config/config.js';
 import { editRequestFromArgs } from '../edit/request-json.js';
-import type { EditOptions, EditRequest, EditResult } from '../edit/types.js';
+import type { EditRequest, EditResult } from '../edit/types.js';
+import { editOptionsFromConfig } from '../config/edit-options.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { newRunId } from '../runs/runs.js';
 import { verify, type VerifyResult } from '../verify/verifier.js';
@@ -111,12 +112,7 @@ export class ControlledEditSession {
         hint: 'Open the workspace with openWorkspace() before starting a controlled session.',
       });
     }
-    const edit: EditOptions = {
-      strict: this.options.config.edit.strict,
-      maxFileBytes: this.options.config.edit.max_file_bytes,
-      dramaticMinLines: this.options.config.edit.dramatic_reduction.min_lines,
-      dramaticRatio: this.options.config.edit.dramatic_reduction.ratio,
-    };
+    const edit = editOptionsFromConfig(this.options.config);
     const before: FileHashes = hashFiles(this.ws.root, [relative]);
     const tx = transactions.begin({ name: `pre_edit_${relative}`, reason: 'controlled edit: the state before the one edit', onFailure: 'rollback' });
     let applied;

@@ -10,8 +10,8 @@ import { Option, type Command } from 'commander';
 import { applyReply, type ReplyOutcome } from '../../apply/apply-reply.js';
 import type { Config } from '../../config/config.js';
 import { loadConfigFast } from '../../config/defaults.js';
+import { editOptionsFromConfig } from '../../config/edit-options.js';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
-import type { EditOptions } from '../../edit/types.js';
 import { FORMAT_NAMES, type FormatName } from '../../formats/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatError, paint, paintDiff, readAll, useColor, writeJson, type Io } from '../output.js';
@@ -56,12 +56,7 @@ async function runApply(file: string | undefined, flags: ApplyFlags, io: Io): Pr
   } catch (error) {
     return fail(error, flags, io);
   }
-  const edit: EditOptions = {
-    strict: flags.strict === true || config.edit.strict,
-    maxFileBytes: config.edit.max_file_bytes,
-    dramaticMinLines: config.edit.dramatic_reduction.min_lines,
-    dramaticRatio: config.edit.dramatic_reduction.ratio,
-  };
+  const edit = editOptionsFromConfig(config, { strict: flags.strict === true });
   let outcome: ReplyOutcome;
   try {
     const opened = await openForCommand(root, config, io, flags.json === true);

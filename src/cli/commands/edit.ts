@@ -7,8 +7,9 @@ import type { Command } from 'commander';
 import { applyRequests, type ApplyOutcome } from '../../apply/apply-requests.js';
 import type { Config } from '../../config/config.js';
 import { loadConfigFast } from '../../config/defaults.js';
+import { editOptionsFromConfig } from '../../config/edit-options.js';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
-import type { EditOptions, EditRequest } from '../../edit/types.js';
+import type { EditRequest } from '../../edit/types.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatError, paint, paintDiff, readAll, useColor, writeJson, type Io } from '../output.js';
 import { openForCommand } from '../workspace.js';
@@ -66,12 +67,7 @@ async function runEdit(path: string | undefined, flags: EditFlags, io: Io): Prom
   } catch (error) {
     return usageOrReject(error, flags, io);
   }
-  const edit: EditOptions = {
-    strict: flags.strict === true || config.edit.strict,
-    maxFileBytes: config.edit.max_file_bytes,
-    dramaticMinLines: config.edit.dramatic_reduction.min_lines,
-    dramaticRatio: config.edit.dramatic_reduction.ratio,
-  };
+  const edit = editOptionsFromConfig(config, { strict: flags.strict === true });
   let outcome: ApplyOutcome;
   try {
     const opened = await openForCommand(root, config, io, flags.json === true);
