@@ -1,0 +1,20 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { LANGUAGES, UNLOADABLE_GRAMMARS } from '../../src/ast/languages/index.js';
+
+const DOC = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'readme', 'ast.md'), 'utf8');
+
+describe('the README language table', () => {
+  it('has a row for every language in the table, with its grammar', () => {
+    for (const spec of LANGUAGES) expect(DOC).toContain(`| ${spec.label} | `);
+    for (const spec of LANGUAGES) expect(DOC).toContain(`\`${spec.grammar}\``);
+  });
+
+  it('says which shipped grammars do not load, and that Vala has no grammar', () => {
+    expect(UNLOADABLE_GRAMMARS).toEqual(['yaml', 'elm', 'ql']);
+    expect(DOC).toMatch(/YAML, Elm, CodeQL/);
+    expect(DOC).toMatch(/\*\*Vala\*\*.*no tree-sitter grammar for Vala exists on the npm registry/);
+  });
+});
