@@ -135,7 +135,8 @@ export function captureWorkspace(
     const s = w.stat;
     if (old && old.size === s.size && old.mtimeMs === s.mtimeMs && old.ctimeMs === s.ctimeMs && old.ino === s.ino) {
       // The previous manifest names this blob, so the garbage collector has kept it.
-      entries.push({ ...old, mode: s.mode & 0o7777 });
+      const mode = s.mode & 0o7777;
+      entries.push(mode === old.mode ? old : { ...old, mode });
       continue;
     }
     const entry = readFileEntry(abs, w.path, blobs, 'batch');

@@ -22,12 +22,17 @@ export interface WalkResult {
   dirs: string[];
 }
 
-/** Supplies the text of the ignore file of a folder ("" for the root); null when it has none. */
-export type IgnoreSource = (dir: string) => string | null;
+/**
+ * Supplies the text of the ignore file of a folder ("" for the root); null
+ * when it has none. `onDisk` says whether the folder holds a .gitignore now
+ * (the walk has just listed it), so no read is tried in folders without one.
+ */
+export type IgnoreSource = (dir: string, onDisk: boolean) => string | null;
 
 /** The ignore files as they are on disk now. */
 export function diskIgnoreSource(root: string): IgnoreSource {
-  return (dir) => {
+  return (dir, onDisk) => {
+    if (!onDisk) return null;
     try {
       return fs.readFileSync(path.join(root, dir, '.gitignore'), 'utf8');
     } catch {
@@ -56,17 +61,18 @@ export function walkWorkspace(root: string, sources: IgnoreSource[] = [diskIgnor
   // .git/info/exclude has the lowest precedence of all: below every .gitignore.
   const exclude = excludeText === null ? null : ignore().add(excludeText);
   const visit = (dirRel: string, stack: Level[]): void => {
-    const bySource = sources.map((source) => {
-      const text = source(dirRel);
-      return text === null ? null : ignore().add(text);
-    });
-    const levels = bySource.some((r) => r !== null) ? [...stack, { base: dirRel, bySource }] : stack;
     let names: fs.Dirent[];
     try {
       names = fs.readdirSync(path.join(root, dirRel), { withFileTypes: true });
     } catch {
       return;
     }
+    const onDisk = names.some((d) => d.name === '.gitignore');
+    const bySource = sources.map((source) => {
+      const text = source(dirRel, onDisk);
+      return text === null ? null : ignore().add(text);
+    });
+    const levels = bySource.some((r) => r !== null) ? [...stack, { base: dirRel, bySource }] : stack;
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const dirent of names) {
       const name = dirent.name;
