@@ -11,7 +11,7 @@
  */
 import { diffArrays } from 'diff';
 import type { MatchStrategy } from './types.js';
-import { allIndexes, mapLookalike, normalizeText, type NormalizeOptions } from './normalize.js';
+import { allIndexes, mapLookalike, normalizedString, normalizeText, type NormalizeOptions } from './normalize.js';
 
 export interface TextMatch {
   /** Offsets in the file text ("\n"-normalised). */
@@ -171,6 +171,7 @@ function splitLines(text: string): Lines {
   return { lines, starts };
 }
 
+const PLAIN_LINE = /^(?:[\x21-\x7e]+(?: [\x21-\x7e]+)*)?$/;
 const leading = (line: string): string => /^[ \t]*/.exec(line)?.[0] ?? '';
 /** Indentation when look-alikes are forgiven: no-break and other typographic spaces count as spaces. */
 const leadingUnicode = (line: string): string => /^[ \t\u00A0\u2002-\u200A\u202F\u205F\u3000]*/.exec(line)?.[0] ?? '';
@@ -193,7 +194,11 @@ function lineBlocks(text: string, oldText: string, options: LineBlockOptions): T
   if (oldLines.every(isBlankLine)) return [];
   const file = splitLines(text);
   const lead = options.contentOptions.unicode ? leadingUnicode : leading;
-  const norm = (line: string): string => normalizeText(line.slice(lead(line).length), options.contentOptions).text;
+  const norm = (line: string): string => {
+    const content = line.slice(lead(line).length);
+    // Printable ASCII with single inner spaces and no trailing blank: every normalisation leaves it as it is.
+    return PLAIN_LINE.test(content) ? content : normalizedString(content, options.contentOptions);
+  };
   const oldContent = oldLines.map(norm);
   const firstIdx = oldLines.findIndex((l) => !isBlankLine(l));
   const firstContent = oldContent[firstIdx] as string;

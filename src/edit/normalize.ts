@@ -32,78 +32,117 @@ const LOOKALIKES: Record<string, string> = {
   '\u200B': '', '\u200C': '', '\u200D': '', '\u2060': '', '\uFEFF': '',
 };
 
+const LOOKALIKE_MAP = new Map<string, string>(Object.entries(LOOKALIKES));
+
 export function mapLookalike(ch: string): string | undefined {
-  return LOOKALIKES[ch];
+  return LOOKALIKE_MAP.get(ch);
 }
 
-const isBlank = (ch: string | undefined): boolean => ch === ' ' || ch === '\t';
+/** Every look-alike is at or above U+00A0: one comparison spares the map for ASCII. */
+const FIRST_LOOKALIKE = 0xa0;
+const TAB = 9;
+const LF = 10;
+const SPACE = 32;
 
 export function normalizeText(raw: string, options: NormalizeOptions): NormalizedText {
+  // Each source char gives at most one normalised char, except "…" (three).
+  let capacity = raw.length;
+  if (options.unicode) for (let k = raw.indexOf('\u2026'); k !== -1; k = raw.indexOf('\u2026', k + 1)) capacity += 2;
+  const offsets = { starts: new Int32Array(capacity), ends: new Int32Array(capacity), n: 0 };
+  const text = normalize(raw, options, offsets);
+  return { text, starts: offsets.starts.subarray(0, offsets.n), ends: offsets.ends.subarray(0, offsets.n) };
+}
+
+/** The normalised text alone, for comparing lines (no offset map to allocate). */
+export function normalizedString(raw: string, options: NormalizeOptions): string {
+  return normalize(raw, options, null);
+}
+
+interface Offsets {
+  starts: Int32Array;
+  ends: Int32Array;
+  n: number;
+}
+
+function normalize(raw: string, options: NormalizeOptions, map: Offsets | null): string {
+  const len = raw.length;
+  const unicode = options.unicode;
   let out = '';
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const push = (s: string, from: number, to: number): void => {
-    for (const ch of s) {
-      out += ch;
-      starts.push(from);
-      ends.push(to);
+  // Offsets of every normalised char, written as it is produced.
+  const mark = (from: number, to: number, count: number): void => {
+    if (map === null) return;
+    for (let c = 0; c < count; c++) {
+      map.starts[map.n] = from;
+      map.ends[map.n] = to;
+      map.n++;
     }
   };
   let atLineStart = true;
   let i = 0;
-  while (i < raw.length) {
-    let ch = raw[i] as string;
-    if (ch === '\n') {
-      push('\n', i, i + 1);
+  while (i < len) {
+    const code = raw.charCodeAt(i);
+    if (code === LF) {
+      out += '\n';
+      mark(i, i + 1, 1);
       atLineStart = true;
       i++;
       continue;
     }
-    if (options.unicode) {
-      const mapped = mapLookalike(ch);
-      if (mapped !== undefined) {
-        if (mapped === ' ') {
-          // A look-alike space is a space: in a run, or in the indentation at line start.
-          ch = ' ';
-        } else {
-          if (mapped !== '') {
-            push(mapped, i, i + 1);
-            atLineStart = false;
-          }
-          i++;
-          continue;
+    let blank = code === SPACE || code === TAB;
+    if (!blank && unicode && code >= FIRST_LOOKALIKE) {
+      const mapped = LOOKALIKE_MAP.get(raw[i] as string);
+      if (mapped === ' ') blank = true; // a look-alike space is a space: in a run, or in the indentation
+      else if (mapped !== undefined) {
+        if (mapped !== '') {
+          out += mapped;
+          mark(i, i + 1, mapped.length);
+          atLineStart = false;
         }
+        i++;
+        continue;
       }
     }
-    if (isBlank(ch) || (options.unicode && mapLookalike(ch) === ' ')) {
-      let j = i;
-      while (j < raw.length && (isBlank(raw[j]) || (options.unicode && mapLookalike(raw[j] as string) === ' '))) j++;
-      const atLineEnd = j >= raw.length || raw[j] === '\n';
-      if (options.trailing && atLineEnd && !atLineStart) {
+    if (blank) {
+      let j = i + 1;
+      for (; j < len; j++) {
+        const c = raw.charCodeAt(j);
+        if (c === SPACE || c === TAB) continue;
+        if (unicode && c >= FIRST_LOOKALIKE && LOOKALIKE_MAP.get(raw[j] as string) === ' ') continue;
+        break;
+      }
+      const atLineEnd = j >= len || raw.charCodeAt(j) === LF;
+      if (options.trailing && atLineEnd) {
+        // Trailing blanks, or a blank line made of spaces (it is an empty line).
         i = j;
         continue;
       }
-      if (options.trailing && atLineEnd && atLineStart) {
-        // A blank line made of spaces: it is an empty line.
-        i = j;
-        continue;
-      }
-      if (atLineStart) {
-        // Indentation is kept char for char (its width matters), look-alike spaces as plain spaces.
-        for (let k = i; k < j; k++) push(isBlank(raw[k]) ? (raw[k] as string) : ' ', k, k + 1);
-      } else if (options.runs) {
-        push(' ', i, j);
+      if (options.runs && !atLineStart) {
+        out += ' ';
+        mark(i, j, 1);
       } else {
-        for (let k = i; k < j; k++) push(raw[k] === '\t' || raw[k] === ' ' ? (raw[k] as string) : ' ', k, k + 1);
+        // Indentation is kept char for char (its width matters); without `runs`, so is every blank.
+        // Look-alike spaces become plain spaces.
+        for (let k = i; k < j; k++) {
+          out += raw.charCodeAt(k) === TAB ? '\t' : ' ';
+          mark(k, k + 1, 1);
+        }
       }
       i = j;
       continue;
     }
-    push(ch, i, i + 1);
+    // A run of characters normalisation leaves alone: copied in one piece.
+    let j = i + 1;
+    for (; j < len; j++) {
+      const c = raw.charCodeAt(j);
+      if (c === LF || c === SPACE || c === TAB) break;
+      if (unicode && c >= FIRST_LOOKALIKE && LOOKALIKE_MAP.has(raw[j] as string)) break;
+    }
+    out += raw.slice(i, j);
+    if (map !== null) for (let k = i; k < j; k++) mark(k, k + 1, 1);
     atLineStart = false;
-    i++;
+    i = j;
   }
-  return { text: out, starts: Int32Array.from(starts), ends: Int32Array.from(ends) };
+  return out;
 }
 
 /** Every start offset of `needle` in `hay`, overlapping matches included. */

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { EditwardenError } from '../../src/errors.js';
 import { unifiedDiff } from '../../src/edit/diff.js';
 import { planFile, type PlanOptions } from '../../src/edit/engine.js';
+import { normalizedString, normalizeText } from '../../src/edit/normalize.js';
 import { decodeText, encodeText, type Encoding } from '../../src/edit/text.js';
 import { DEFAULT_EDIT_OPTIONS, type EditRequest, type Hunk } from '../../src/edit/types.js';
 
@@ -325,6 +326,28 @@ describe('a quote disturbed only in forgiven ways edits exactly the intended lin
         },
       ),
       { numRuns: 1500 },
+    );
+  });
+});
+
+describe('normalisation maps every normalised character back into the original', () => {
+  const raw = fc.array(fc.constantFrom('a', 'b', ' ', '  ', '\t', '\n', '\u00A0', '\u2009', '\u2026', '“', '\u200B', '\uFEFF', 'é', '😀', '-'), { maxLength: 40 }).map((a) => a.join(''));
+  it('offsets are in range and in order, the string-only variant agrees, and no options means no change', () => {
+    fc.assert(
+      fc.property(raw, fc.boolean(), fc.boolean(), fc.boolean(), (text, trailing, runs, unicode) => {
+        const options = { trailing, runs, unicode };
+        const n = normalizeText(text, options);
+        expect(normalizedString(text, options)).toBe(n.text);
+        expect(n.starts.length).toBe(n.text.length);
+        for (let k = 0; k < n.text.length; k++) {
+          expect(n.starts[k]).toBeLessThan(n.ends[k] as number);
+          expect(n.ends[k]).toBeLessThanOrEqual(text.length);
+          if (k > 0) expect(n.starts[k]).toBeGreaterThanOrEqual(n.starts[k - 1] as number);
+          if (n.text[k] === '\n') expect(text.slice(n.starts[k], n.ends[k])).toBe('\n');
+        }
+        expect(normalizeText(text, { trailing: false, runs: false, unicode: false }).text).toBe(text);
+      }),
+      { numRuns: 2000 },
     );
   });
 });
