@@ -166,7 +166,8 @@ export function searchFiles(root: string, query: SearchQuery): SearchOutcome {
           out.filesMatched++;
         }
         lineNo += countNewlines(bytes, counted, offset);
-        const start = bytes.lastIndexOf(NEWLINE, offset - 1) + 1;
+        // lastIndexOf with a negative offset counts from the end: a match at 0 starts the first line.
+        const start = offset === 0 ? 0 : bytes.lastIndexOf(NEWLINE, offset - 1) + 1;
         let end = bytes.indexOf(NEWLINE, offset);
         if (end === -1) end = bytes.length;
         counted = start;
