@@ -1,0 +1,346 @@
+/**
+ * The agent loop: messages → model → tool calls → ToolRunner (constraints,
+ * approvals, record) → results back to the model → … until task_completion,
+ * a violation, a stop condition or a budget. Reported usage is charged to
+ * the runner's token budget after every turn, before the turn's calls run.
+ *
+ * What the loop owns: the conversation, malformed calls (bad JSON, unknown
+ * tool, bad arguments — returned to the model as errors it can fix, and
+ * counted), the stop on 3 identical failing calls in a row, active-edit
+ * directives (parsed while the text streams, applied through the runner),
+ * controlled mode's "no further turn after the edit and its build", and the
+ * transcript. What it never does: run a tool itself, check a constraint
+ * itself, or write a project file — the runner and the workspace do.
+ */
+import type { Config } from '../config/config.js';
+import type { Violation } from '../guard/violations.js';
+import { exportToolSchemas } from '../tools/registry.js';
+import type { CallRecord, ToolRunner } from '../tools/runner.js';
+import type { ControlledEditOutcome } from './controlled.js';
+import { DirectiveCollector, type Directive } from './loop/active-edits.js';
+import { callKey, checkCall, describeCall, REPEAT_LIMIT, RepeatTracker } from './loop/calls.js';
+import type { AgentMode } from './prompts/index.js';
+import { AgentError, AgentErrorCode, type AgentErrorInfo } from './providers/errors.js';
+import type { ChatMessage, ModelProvider, ModelToolCall, ModelTurn, ToolResultMessage, ToolSpec } from './providers/types.js';
+import type { TranscriptSink } from './transcript.js';
+import type { Workspace } from '../workspace/workspace.js';
+
+/** How a run ended. */
+export type AgentStatus =
+  /** task_completion was called. */
+  | 'completed'
+  /** A constraint was violated (exit 2). */
+  | 'violation'
+  /** controlled mode: the edit and its build happened (or the edit was refused to the end). */
+  | 'controlled'
+  /** The same failing call 3 times in a row. */
+  | 'stuck'
+  /** The model stopped calling tools without task_completion. */
+  | 'no-completion'
+  /** --max-turns reached. */
+  | 'turn-limit'
+  /** Ctrl-C / abort signal. */
+  | 'interrupted'
+  /** The person chose "quit" at an approval prompt. */
+  | 'quit'
+  /** The provider failed (HTTP error, unreachable, script exhausted). */
+  | 'provider-error';
+
+/** Process exit codes per status (DESIGN.md: 0 ok, 1 failed, 2 constraint, 3 verify failed, 4 hard stop; 130 interrupted, by convention). */
+export function exitCodeFor(status: AgentStatus, detail: { completion?: string; controlled?: ControlledEditOutcome } = {}): number {
+  switch (status) {
+    case 'completed':
+      return detail.completion === undefined || detail.completion === 'done' ? 0 : 1;
+    case 'violation':
+      return 2;
+    case 'controlled': {
+      const code = detail.controlled?.tool_exit_code;
+      return code === 0 ? 0 : code === 2 ? 3 : 1;
+    }
+    case 'stuck':
+    case 'turn-limit':
+      return 4;
+    case 'no-completion':
+    case 'quit':
+    case 'provider-error':
+      return 1;
+    case 'interrupted':
+      return 130;
+    default: {
+      const never: never = status;
+      return never;
+    }
+  }
+}
+
+/** Everything the loop reports while it runs, for a live transcript. */
+export type AgentEvent =
+  | { type: 'turn-start'; turn: number }
+  | { type: 'text'; delta: string }
+  | { type: 'tool-call-streaming'; name: string }
+  | { type: 'turn-end'; turn: number; text: string; toolCalls: ModelToolCall[]; usage: ModelTurn['usage'] }
+  | { type: 'directive'; directive: Directive }
+  | { type: 'call-start'; tool: string; description: string; source: 'tool-call' | 'active-edit' }
+  | { type: 'call-end'; tool: string; description: string; status: string; output: string; error?: { code: string; message: string; hint: string }; record?: CallRecord }
+  | { type: 'violation'; violation: Violation }
+  | { type: 'stop'; status: AgentStatus; reason: string };
+
+export interface AgentRunOptions {
+  provider: ModelProvider;
+  runner: ToolRunner;
+  ws: Workspace;
+  config: Config;
+  mode: AgentMode;
+  task: string;
+  system: string;
+  /** Tool names offered to the model (their schemas come from the runner's registry). */
+  tools: readonly string[];
+  activeEdit: boolean;
+  transcript: TranscriptSink;
+  signal?: AbortSignal;
+  onEvent?: (event: AgentEvent) => void;
+  /** Model requests before the run stops (default 50). */
+  maxTurns?: number;
+  maxOutputTokens?: number;
+  /** controlled mode: the session's outcome (the loop stops once it says the session ended). */
+  controlledOutcome?: () => ControlledEditOutcome | undefined;
+  /** interactive mode: asked when the model replies without a tool call; null or "" ends the run. */
+  followUp?: (text: string) => Promise<string | null>;
+  /** interactive mode: set when the person chose "quit". */
+  quitRequested?: () => boolean;
+}
+
+export interface AgentOutcome {
+  status: AgentStatus;
+  reason: string;
+  exitCode: number;
+  turns: number;
+  usage: { input: number; output: number; estimated: boolean };
+  toolCalls: number;
+  malformedCalls: number;
+  activeEdits: { applied: number; failed: number };
+  completion?: { summary: string; status: string };
+  violation?: Violation;
+  controlled?: ControlledEditOutcome;
+  error?: AgentErrorInfo;
+}
+
+/** Text-only replies in a row (headless) before the run stops without completion. */
+const MAX_SILENT_TURNS = 2;
+
+const NUDGE = 'You replied without calling a tool. Continue the task with tool calls, or call task_completion if it is done (or cannot be done).';
+
+export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> {
+  const { provider, runner, transcript } = options;
+  const emit = (event: AgentEvent): void => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // A display must not break the run it displays.
+    }
+  };
+  const specs: ToolSpec[] = exportToolSchemas(runner.registry.list(), options.tools);
+  const messages: ChatMessage[] = [{ role: 'user', content: options.task }];
+  transcript.write({ type: 'user', content: options.task });
+  const repeats = new RepeatTracker();
+  const maxTurns = options.maxTurns ?? 50;
+  const stats = { turns: 0, toolCalls: 0, malformed: 0, input: 0, output: 0, estimated: false, aeApplied: 0, aeFailed: 0 };
+  let silentTurns = 0;
+
+  const finish = (status: AgentStatus, reason: string, extra: Partial<AgentOutcome> = {}): AgentOutcome => {
+    const completion = completionOf(runner);
+    const controlled = options.controlledOutcome?.();
+    const outcome: AgentOutcome = {
+      status,
+      reason,
+      exitCode: exitCodeFor(status, { ...(completion ? { completion: completion.status } : {}), ...(controlled ? { controlled } : {}) }),
+      turns: stats.turns,
+      usage: { input: stats.input, output: stats.output, estimated: stats.estimated },
+      toolCalls: stats.toolCalls,
+      malformedCalls: stats.malformed,
+      activeEdits: { applied: stats.aeApplied, failed: stats.aeFailed },
+      ...(completion ? { completion } : {}),
+      ...(runner.violation ? { violation: runner.violation } : {}),
+      ...(controlled ? { controlled } : {}),
+      ...extra,
+    };
+    transcript.write({ type: 'end', status, reason, exit_code: outcome.exitCode });
+    emit({ type: 'stop', status, reason });
+    return outcome;
+  };
+  const violationStop = (v: Violation): AgentOutcome => {
+    emit({ type: 'violation', violation: v });
+    return finish('violation', v.message);
+  };
+  const interrupted = (): AgentOutcome => finish('interrupted', 'Interrupted (Ctrl-C): stopped before the next step; the work so far is kept.');
+
+  for (;;) {
+    if (options.signal?.aborted) return interrupted();
+    if (stats.turns >= maxTurns) return finish('turn-limit', `The run reached ${maxTurns} model turns without finishing (--max-turns).`);
+    const turnNo = ++stats.turns;
+    emit({ type: 'turn-start', turn: turnNo });
+
+    // 1. One model turn, streamed; active-edit directives are recognised as the text arrives.
+    const collector = options.activeEdit ? new DirectiveCollector(options.ws, (d) => emit({ type: 'directive', directive: d })) : null;
+    let turn: ModelTurn;
+    try {
+      turn = await provider.complete(
+        { system: options.system, messages, tools: specs, ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}) },
+        {
+          ...(options.signal ? { signal: options.signal } : {}),
+          onEvent: (e) => {
+            if (e.type === 'text') {
+              collector?.push(e.delta);
+              emit({ type: 'text', delta: e.delta });
+            } else {
+              emit({ type: 'tool-call-streaming', name: e.name });
+            }
+          },
+        },
+      );
+    } catch (error) {
+      if (options.signal?.aborted) return interrupted();
+      const info: AgentErrorInfo =
+        error instanceof AgentError ? error.toJSON() : { code: AgentErrorCode.PROVIDER, message: `The model provider ${provider.id} failed: ${(error as Error)?.message ?? String(error)}`, hint: 'Check the provider and run again.' };
+      transcript.write({ type: 'note', text: `${info.code}: ${info.message}` });
+      return finish('provider-error', info.message, { error: info });
+    }
+    const directives = collector ? collector.end() : [];
+    stats.input += turn.usage.input;
+    stats.output += turn.usage.output;
+    if (turn.usage.estimated) stats.estimated = true;
+    transcript.write({ type: 'assistant', turn: turnNo, text: turn.text, tool_calls: turn.toolCalls, usage: turn.usage, stop_reason: turn.stopReason });
+    emit({ type: 'turn-end', turn: turnNo, text: turn.text, toolCalls: turn.toolCalls, usage: turn.usage });
+    messages.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
+
+    // 2. Usage first: the turn that crosses the budget runs none of its calls.
+    const overBudget = runner.recordUsage({ input: turn.usage.input, output: turn.usage.output });
+    if (overBudget) {
+      for (const call of turn.toolCalls) skipped(transcript, turnNo, call, 'not run: the token budget was exceeded by this turn');
+      return violationStop(overBudget);
+    }
+
+    // 3. Active-edit directives, in reply order, through the runner as edit_file calls.
+    const notes: string[] = [];
+    if (directives.length > 0) {
+      const report: string[] = ['Active edit results:'];
+      for (const d of directives) {
+        if (options.signal?.aborted || runner.state !== 'running') {
+          report.push(`#${d.index + 1} ${d.path ?? ''}: not applied (the run stopped).`);
+          continue;
+        }
+        if ('error' in d) {
+          stats.aeFailed++;
+          const output = `${d.error.code}: ${d.error.message}\nhint: ${d.error.hint}`;
+          report.push(`#${d.index + 1}${d.path ? ` ${d.path}` : ''}${d.line ? ` (line ${d.line})` : ''}: rejected — ${output}`);
+          transcript.write({ type: 'active_edit', turn: turnNo, index: d.index, ...(d.path ? { path: d.path } : {}), status: 'malformed', output });
+          emit({ type: 'call-end', tool: 'active edit', description: `directive #${d.index + 1}${d.path ? ` ${d.path}` : ''}`, status: 'malformed', output, error: d.error });
+          continue;
+        }
+        const description = `active edit #${d.index + 1}: ${describeCall('edit_file', d.args)}`;
+        emit({ type: 'call-start', tool: 'edit_file', description, source: 'active-edit' });
+        const record = await runner.call({ tool: 'edit_file', args: d.args });
+        stats.toolCalls++;
+        if (record.ok) stats.aeApplied++;
+        else stats.aeFailed++;
+        report.push(`#${d.index + 1} ${d.path}: ${record.status}\n${record.output}`);
+        transcript.write({ type: 'active_edit', turn: turnNo, index: d.index, path: d.path, status: record.status, output: record.output });
+        emit({ type: 'call-end', tool: 'edit_file', description, status: record.status, output: record.output, ...(record.error ? { error: record.error } : {}), record });
+        if (record.violation) {
+          for (const call of turn.toolCalls) skipped(transcript, turnNo, call, 'not run: a constraint was violated');
+          return violationStop(record.violation);
+        }
+      }
+      notes.push(report.join('\n'));
+    }
+
+    // 4. Tool calls, in order.
+    const results: ToolResultMessage[] = [];
+    let stop: { status: AgentStatus; reason: string } | null = null;
+    for (const call of turn.toolCalls) {
+      if (stop || options.signal?.aborted) {
+        const why = stop ? 'not run: the run is over' : 'not run: interrupted';
+        skipped(transcript, turnNo, call, why);
+        results.push({ callId: call.id, name: call.name, content: why, isError: true });
+        continue;
+      }
+      const checked = checkCall(call, runner.registry, options.tools);
+      const description = describeCall(call.name, checked.args);
+      emit({ type: 'call-start', tool: call.name, description, source: 'tool-call' });
+      stats.toolCalls++;
+      let failed: boolean;
+      if (!checked.ok) {
+        stats.malformed++;
+        failed = true;
+        const content = `${checked.error.code}: ${checked.error.message}\nhint: ${checked.error.hint}`;
+        transcript.write({ type: 'tool_result', turn: turnNo, call_id: call.id, tool: call.name, status: 'malformed', output: content, error: checked.error });
+        emit({ type: 'call-end', tool: call.name, description, status: 'malformed', output: content, error: checked.error });
+        results.push({ callId: call.id, name: call.name, content, isError: true });
+      } else {
+        const record = await runner.call({ tool: call.name, args: checked.args });
+        failed = !record.ok;
+        transcript.write({
+          type: 'tool_result',
+          turn: turnNo,
+          call_id: call.id,
+          tool: call.name,
+          status: record.status,
+          output: record.output,
+          ...(record.error ? { error: { code: record.error.code, message: record.error.message, hint: record.error.hint } } : {}),
+          ...(record.files.length > 0 ? { files: record.files } : {}),
+        });
+        emit({ type: 'call-end', tool: call.name, description, status: record.status, output: record.output, ...(record.error ? { error: record.error } : {}), record });
+        results.push({ callId: call.id, name: call.name, content: record.output, isError: !record.ok });
+        if (record.violation) return violationStop(record.violation);
+        const controlled = options.controlledOutcome?.();
+        if (controlled?.ended) stop = { status: 'controlled', reason: controlled.message };
+        else if (runner.state === 'completed') stop = { status: 'completed', reason: `Task marked ${completionOf(runner)?.status ?? 'done'} by the agent.` };
+        else if (record.status === 'declined' && options.quitRequested?.()) stop = { status: 'quit', reason: 'The person chose to quit; the work so far is kept.' };
+      }
+      if (!stop && repeats.record(callKey(call), failed) >= REPEAT_LIMIT) {
+        stop = { status: 'stuck', reason: `The same failing ${call.name} call was made ${REPEAT_LIMIT} times in a row; the run stops instead of looping.` };
+      }
+    }
+    if (stop) return finish(stop.status, stop.reason);
+    if (options.signal?.aborted) return interrupted();
+
+    // 5. Back to the model: results (and directive reports), or a nudge / the person's reply when it made no call.
+    if (results.length > 0) {
+      silentTurns = 0;
+      messages.push({ role: 'tool', results, ...(notes.length > 0 ? { text: notes.join('\n\n') } : {}) });
+      continue;
+    }
+    if (notes.length > 0) {
+      silentTurns = 0;
+      const content = notes.join('\n\n');
+      messages.push({ role: 'user', content });
+      transcript.write({ type: 'user', content });
+      continue;
+    }
+    if (options.followUp) {
+      const reply = await options.followUp(turn.text);
+      if (options.signal?.aborted) return interrupted();
+      if (reply === null || reply.trim() === '') return finish('no-completion', 'The person ended the conversation without task_completion.');
+      messages.push({ role: 'user', content: reply });
+      transcript.write({ type: 'user', content: reply });
+      continue;
+    }
+    silentTurns++;
+    if (silentTurns >= MAX_SILENT_TURNS) {
+      return finish('no-completion', `The model replied ${MAX_SILENT_TURNS} times in a row without a tool call and never called task_completion.`);
+    }
+    messages.push({ role: 'user', content: NUDGE });
+    transcript.write({ type: 'user', content: NUDGE });
+  }
+}
+
+function skipped(transcript: TranscriptSink, turn: number, call: ModelToolCall, why: string): void {
+  transcript.write({ type: 'tool_result', turn, call_id: call.id, tool: call.name, status: 'skipped', output: why });
+}
+
+/** The task_completion call's summary and status, if the agent made one that succeeded. */
+function completionOf(runner: ToolRunner): { summary: string; status: string } | undefined {
+  const record = runner.calls.find((c) => c.tool === 'task_completion' && c.ok);
+  const data = record?.data as { summary?: string; status?: string } | undefined;
+  return data?.summary !== undefined ? { summary: data.summary, status: data.status ?? 'done' } : undefined;
+}

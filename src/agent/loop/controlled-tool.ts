@@ -1,0 +1,69 @@
+/**
+ * controlled mode's one tool: `edit_file` backed by the ControlledEditSession
+ * (checkpoint → replace → build → rollback on failure → stop) — the same
+ * object `editwarden controlled-edit` uses — registered in the ToolRunner so
+ * the call still passes the constraint gate (paths, limits) and is recorded
+ * like any other. The plan is a dry run of the same edit; when the dry run
+ * refuses, the session is still asked, so the refusal and its report are the
+ * session's own.
+ */
+import type { ControlledEditOutcome, ControlledEditSession } from '../controlled.js';
+import { EditFileArgsSchema } from '../../edit/request-json.js';
+import { editFileTool } from '../../tools/edit-file.js';
+import { defineTool, type AnyTool, type ToolResult } from '../../tools/types.js';
+
+export interface ControlledTool {
+  tool: AnyTool;
+  /** The session's outcome of the last edit_file call, if there was one. */
+  outcome(): ControlledEditOutcome | undefined;
+}
+
+/** What the model (and the transcript) reads about the edit and its build. */
+export function describeOutcome(outcome: ControlledEditOutcome): string {
+  const lines = [outcome.message];
+  if (outcome.result?.diff) lines.push(outcome.result.diff.trimEnd());
+  const v = outcome.verification;
+  if (v) {
+    lines.push(`build: ${v.command} → ${v.passed ? 'PASSED' : 'FAILED'} (exit ${v.exit_code ?? 'none'}${v.timed_out ? ', timed out' : ''})`);
+    for (const d of v.diagnostics.filter((x) => x.severity === 'error').slice(0, 5)) {
+      lines.push(`  ${d.file ?? ''}${d.line ? `:${d.line}` : ''}${d.column ? `:${d.column}` : ''}: ${d.message}`);
+    }
+  }
+  if (outcome.rollback_check) lines.push(`rollback: ${outcome.rollback_check.exact ? 'the file is byte-identical to before the edit' : 'the file DIFFERS from before the edit'}`);
+  if (outcome.error) lines.push(`${outcome.error.code}: ${outcome.error.message}`, `hint: ${outcome.error.hint}`);
+  if (outcome.ended) lines.push('The controlled session is over: no further edit is accepted.');
+  return lines.join('\n');
+}
+
+export function controlledEditTool(session: ControlledEditSession): ControlledTool {
+  let last: ControlledEditOutcome | undefined;
+  const planEdit = editFileTool.plan;
+  if (!planEdit) throw new Error('edit_file has no plan()');
+  const tool = defineTool({
+    name: 'edit_file',
+    kind: 'write',
+    description:
+      'Make the ONE edit of this controlled session: {"filename", "old_text", "new_text"} — old_text copied exactly and unique in the file. The project is built right after; a failed build restores the file; the session then ends.',
+    schema: EditFileArgsSchema,
+    async plan(args, ctx) {
+      const plan = await planEdit(args, ctx);
+      // The session refuses with its own message (and report); nothing is written either way.
+      return plan.ok ? plan : { ok: true, changes: [], diff: '' };
+    },
+    async execute(args): Promise<ToolResult> {
+      const outcome = await session.editFile(args);
+      last = outcome;
+      const kept = outcome.tool_exit_code === 0 && outcome.result;
+      return {
+        ok: outcome.tool_exit_code === 0,
+        output: describeOutcome(outcome),
+        data: outcome,
+        ...(outcome.error ? { error: outcome.error } : {}),
+        // A rolled-back edit changed nothing that remains.
+        changes: kept && outcome.result ? [{ path: outcome.result.path, added: outcome.result.added, removed: outcome.result.removed }] : [],
+        endsRun: outcome.ended,
+      };
+    },
+  });
+  return { tool, outcome: () => last };
+}

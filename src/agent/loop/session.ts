@@ -1,0 +1,200 @@
+/**
+ * One agent run, assembled: the tools the mode offers, the ToolRunner (the
+ * controlled session's edit_file in controlled mode), the system prompt,
+ * the transcript in the run folder, the loop, and at the end the runner's
+ * metrics.json with an `agent` section (model, turns, usage, malformed
+ * calls, how it stopped). The CLI, the demo and the tests all start runs
+ * here, so a mode is never wired twice.
+ */
+import type { ApplyOptions } from '../../apply/apply-requests.js';
+import type { Config } from '../../config/config.js';
+import type { EditOptions } from '../../edit/types.js';
+import { INTERACTIVE_TOOLS } from '../../guard/constraints.js';
+import { writeMetrics } from '../../guard/report.js';
+import { newRunId } from '../../runs/runs.js';
+import { BUILTIN_TOOLS } from '../../tools/registry.js';
+import { ToolRunner, type ApprovalHook, type RunSummary, type RunnerEvent } from '../../tools/runner.js';
+import type { Interaction } from '../../tools/types.js';
+import type { TransactionLayer } from '../../workspace/transaction.js';
+import type { Workspace } from '../../workspace/workspace.js';
+import { ControlledEditSession } from '../controlled.js';
+import { runAgent, type AgentEvent, type AgentOutcome } from '../loop.js';
+import { buildSystemPrompt, type AgentMode } from '../prompts/index.js';
+import type { ModelProvider } from '../providers/types.js';
+import { Transcript } from '../transcript.js';
+import { controlledEditTool } from './controlled-tool.js';
+
+export interface AgentSessionOptions {
+  ws: Workspace;
+  transactions?: TransactionLayer;
+  applyHooks?: Pick<ApplyOptions, 'prepareHooks' | 'hooks'>;
+  config: Config;
+  mode: AgentMode;
+  provider: ModelProvider;
+  task: string;
+  /** Files whose content goes with the task (read through the workspace sandbox). */
+  contextFiles?: string[];
+  /** Active edit directives (default: config.active_edit_enabled). */
+  activeEdit?: boolean;
+  runId?: string;
+  approve?: ApprovalHook;
+  interaction?: Interaction;
+  followUp?: (text: string) => Promise<string | null>;
+  quitRequested?: () => boolean;
+  signal?: AbortSignal;
+  onEvent?: (event: AgentEvent) => void;
+  onRunnerEvent?: (event: RunnerEvent) => void;
+  /** Called once the runner exists (the CLI names the run folder early, e.g. for Ctrl-C). */
+  onStart?: (info: { runId: string; runDir: string | null; tools: string[] }) => void;
+  maxTurns?: number;
+  maxOutputTokens?: number;
+  /** controlled mode: the build command and its timeout. */
+  buildCommand?: string;
+  buildTimeoutMs?: number;
+}
+
+export interface AgentSessionResult {
+  outcome: AgentOutcome;
+  summary: RunSummary;
+  runId: string;
+  runDir: string | null;
+  transcriptFile: string | null;
+  tools: string[];
+  /** metrics.json with the agent section (null without a run folder). */
+  metricsFile: string | null;
+}
+
+/** The config a mode runs under: a person at the terminal may be asked questions. */
+export function configForMode(config: Config, mode: AgentMode): Config {
+  if (mode !== 'interactive' || config.constraints.allowed_tools.length === 0 || config.constraints.allowed_tools.includes('ask_question')) return config;
+  return { ...config, constraints: { ...config.constraints, allowed_tools: [...config.constraints.allowed_tools, 'ask_question'] } };
+}
+
+/** Tools offered to the model: the built-in tools the constraints allow (no interactive ones headless). */
+export function offeredTools(config: Config, mode: AgentMode): string[] {
+  if (mode === 'controlled') return ['edit_file'];
+  const allowed = config.constraints.allowed_tools;
+  return BUILTIN_TOOLS.map((t) => t.name).filter((name) => {
+    if (allowed.length > 0 && !allowed.includes(name)) return false;
+    if (mode === 'headless' && INTERACTIVE_TOOLS.has(name)) return false;
+    return true;
+  });
+}
+
+function editOptions(config: Config): Partial<EditOptions> {
+  return {
+    strict: config.edit.strict,
+    maxFileBytes: config.edit.max_file_bytes,
+    dramaticMinLines: config.edit.dramatic_reduction.min_lines,
+    dramaticRatio: config.edit.dramatic_reduction.ratio,
+  };
+}
+
+/** The task text, with the context files appended (each read through the sandbox). */
+export function taskWithContext(ws: Workspace, task: string, files: readonly string[] = []): string {
+  const parts = [task.trim()];
+  for (const file of files) {
+    const snap = ws.read(file);
+    if (!snap) throw new Error(`context file ${file} does not exist`);
+    parts.push(`--- ${snap.path} ---\n${snap.bytes.toString('utf8')}${snap.bytes.toString('utf8').endsWith('\n') ? '' : '\n'}--- end of ${snap.path} ---`);
+  }
+  return parts.join('\n\n');
+}
+
+export async function runAgentSession(options: AgentSessionOptions): Promise<AgentSessionResult> {
+  const config = configForMode(options.config, options.mode);
+  const activeEdit = options.mode !== 'controlled' && (options.activeEdit ?? config.active_edit_enabled);
+  const tools = offeredTools(config, options.mode);
+  const task = taskWithContext(options.ws, options.task, options.contextFiles);
+
+  let controlled: ReturnType<typeof controlledEditTool> | undefined;
+  let runner: ToolRunner;
+  const common = {
+    ws: options.ws,
+    config,
+    ...(options.transactions ? { transactions: options.transactions } : {}),
+    apply: { edit: editOptions(config), ...options.applyHooks },
+    ...(options.onRunnerEvent ? { onEvent: options.onRunnerEvent } : {}),
+  };
+  if (options.mode === 'controlled') {
+    // The session takes the runner's run id, so build logs land in the same run folder.
+    const runId = options.runId ?? newRunId();
+    const session = new ControlledEditSession(options.ws, {
+      config,
+      runId,
+      ...(options.buildCommand ? { buildCommand: options.buildCommand } : {}),
+      ...(options.buildTimeoutMs !== undefined ? { buildTimeoutMs: options.buildTimeoutMs } : {}),
+      ...(options.applyHooks ? { applyHooks: options.applyHooks } : {}),
+    });
+    controlled = controlledEditTool(session);
+    runner = ToolRunner.start({ ...common, mode: 'headless', runId, tools: [controlled.tool] });
+  } else {
+    runner = ToolRunner.start({
+      ...common,
+      mode: options.mode,
+      ...(options.runId ? { runId: options.runId } : {}),
+      ...(options.approve ? { approve: options.approve } : {}),
+      ...(options.interaction ? { interaction: options.interaction } : {}),
+    });
+  }
+  options.onStart?.({ runId: runner.runId, runDir: runner.runDir, tools });
+
+  const transcript = new Transcript(runner.runDir);
+  const system = buildSystemPrompt({
+    mode: options.mode,
+    activeEdit,
+    tools,
+    ...(options.mode === 'controlled' && (options.buildCommand ?? config.verify.build) ? { notes: [`The build command is: ${options.buildCommand ?? config.verify.build}`] } : {}),
+  });
+  transcript.write({ type: 'start', run_id: runner.runId, model: options.provider.id, mode: options.mode, task, tools, active_edit: activeEdit, system });
+
+  let outcome: AgentOutcome;
+  try {
+    outcome = await runAgent({
+      provider: options.provider,
+      runner,
+      ws: options.ws,
+      config,
+      mode: options.mode,
+      task,
+      system,
+      tools,
+      activeEdit,
+      transcript,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
+      ...(controlled ? { controlledOutcome: controlled.outcome } : {}),
+      ...(options.followUp ? { followUp: options.followUp } : {}),
+      ...(options.quitRequested ? { quitRequested: options.quitRequested } : {}),
+    });
+  } finally {
+    // Metrics and reports are written even when the loop throws: the run folder is the evidence.
+    runner.finish();
+  }
+  const summary = runner.finish();
+  let metricsFile: string | null = null;
+  if (runner.runDir) {
+    // metrics.json is the runner's; the agent section rides along (readers ignore keys they do not know).
+    metricsFile = writeMetrics(runner.runDir, {
+      ...summary.metrics,
+      agent: {
+        model: options.provider.id,
+        mode: options.mode,
+        active_edit: activeEdit,
+        status: outcome.status,
+        reason: outcome.reason,
+        exit_code: outcome.exitCode,
+        turns: outcome.turns,
+        usage: outcome.usage,
+        tool_calls: outcome.toolCalls,
+        malformed_calls: outcome.malformedCalls,
+        active_edits: outcome.activeEdits,
+        ...(outcome.completion ? { completion: outcome.completion } : {}),
+        ...(outcome.controlled ? { controlled: { tool_exit_code: outcome.controlled.tool_exit_code, message: outcome.controlled.message, state: outcome.controlled.state, rolled_back: outcome.controlled.rolled_back } } : {}),
+      },
+    } as typeof summary.metrics);
+  }
+  return { outcome, summary, runId: runner.runId, runDir: runner.runDir, transcriptFile: transcript.file, tools, metricsFile };
+}
