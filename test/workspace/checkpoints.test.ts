@@ -372,3 +372,22 @@ describe('git state is never touched', () => {
     expect(git(root, 'status', '--porcelain')).toBe('?? a.txt\n');
   });
 });
+
+describe('a restore that cannot finish changes nothing', () => {
+  it('puts back the files it had already restored when it meets a folder it may not remove', () => {
+    const root = tempRoot();
+    write(root, '.gitignore', '*.log\n');
+    write(root, 'a.txt', 'a1\n');
+    write(root, 'z.txt', 'z1\n');
+    const cps = service(root);
+    const id = cps.create('w', 'test');
+    write(root, 'a.txt', 'a2\n');
+    fs.rmSync(path.join(root, 'z.txt'));
+    // An ignored file is never deleted, so this folder cannot make way for z.txt.
+    write(root, 'z.txt/keep.log', 'a folder with an ignored file stands where z.txt was\n');
+    const before = snapshotTree(root);
+    expect(() => cps.restore(id)).toThrow(/a folder with files in it stands where the file was/);
+    expect(snapshotTree(root)).toEqual(before);
+    expect(fs.readdirSync(path.join(root, '.editwarden/journal'))).toEqual([]);
+  });
+});

@@ -186,7 +186,15 @@ export class CheckpointService {
         startedAt: this.now().toISOString(),
         checkpoints: [safety.id],
       });
-      const applied = applyManifest(this.ws.root, manifest, this.blobs);
+      let applied: Omit<RestoreResult, 'id' | 'safety'>;
+      try {
+        applied = applyManifest(this.ws.root, manifest, this.blobs);
+      } catch (error) {
+        // All or nothing: put back what the restore had already changed. If even that fails, the record stays for recovery.
+        applyManifest(this.ws.root, safety, this.blobs);
+        this.journal.close(tx);
+        throw error;
+      }
       this.journal.close(tx);
       return { id, safety: safety.id, ...applied };
     });
