@@ -1,0 +1,45 @@
+/**
+ * `dry_run: true` for the write tools: a read-kind twin of a write tool
+ * (`edit_file_dry_run`…) whose work is the write tool's own `plan()` — the
+ * same pipeline that computes the real diff before every write — so a
+ * preview can never disagree with the edit it previews. It goes through the
+ * ToolRunner like any call (validated, recorded) but, being a read, is never
+ * charged to the limits and never writes.
+ */
+import { toErrorInfo } from '../errors.js';
+import { defineTool, failure, type AnyTool, type ToolDefinition } from '../tools/types.js';
+
+export const DRY_RUN_SUFFIX = '_dry_run';
+
+/** Longest diff text returned to a model in one preview (the write tools cut theirs at the same length). */
+const MAX_DIFF_CHARS = 20_000;
+
+export function dryRunName(tool: string): string {
+  return `${tool}${DRY_RUN_SUFFIX}`;
+}
+
+export function dryRunOf(tool: AnyTool): ToolDefinition {
+  const plan = tool.plan;
+  if (tool.kind !== 'write' || !plan) throw new Error(`${tool.name} is not a write tool; it has no dry run`);
+  return defineTool({
+    name: dryRunName(tool.name),
+    kind: 'read',
+    description: `Preview of ${tool.name}: the diff it would make, nothing written.`,
+    schema: tool.schema,
+    async execute(args, ctx) {
+      try {
+        const planned = await plan(args, ctx);
+        if (!planned.ok) return planned.result;
+        const diff = planned.diff.length > MAX_DIFF_CHARS ? `${planned.diff.slice(0, MAX_DIFF_CHARS)}\n…[diff cut at ${MAX_DIFF_CHARS} chars]` : planned.diff.trimEnd();
+        const summary = planned.changes.map((c) => `dry-run ${c.path} +${c.added} -${c.removed}`);
+        return {
+          ok: true,
+          output: [...(summary.length > 0 ? summary : ['dry-run: no change']), 'Nothing was written.', ...(diff ? [diff] : [])].join('\n'),
+          data: { dry_run: true, changes: planned.changes },
+        };
+      } catch (error) {
+        return failure(toErrorInfo(error));
+      }
+    },
+  });
+}

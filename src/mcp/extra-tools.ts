@@ -1,0 +1,231 @@
+/**
+ * The tools the MCP server offers beyond the runner's built-ins:
+ * checkpoint_create / checkpoint_list / checkpoint_restore, verify and
+ * detect. Each is a thin ToolDefinition over an existing service
+ * (CheckpointService, verify(), detectProject()), registered with the same
+ * ToolRunner as every other tool so it is gated, charged and recorded like
+ * them. Nothing here re-implements a service; nothing here writes a project
+ * file except through CheckpointService.restore.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
+import { toFileChange } from '../guard/command-effects.js';
+import type { FileChange } from '../guard/constraints.js';
+import { defineTool, failure, type AnyTool, type ChangePlan, type ToolContext } from '../tools/types.js';
+import { detectProject } from '../verify/detect.js';
+import { formatDiagnostic } from '../verify/diagnostics/index.js';
+import { verify, verifyFailure } from '../verify/verifier.js';
+import type { CheckpointService } from '../workspace/checkpoints/service.js';
+import { transactionsOf } from '../workspace/transaction.js';
+
+/** Longest list of diagnostics returned to a model in one result. */
+const MAX_DIAGNOSTICS = 50;
+
+function checkpointsOf(ctx: ToolContext): CheckpointService {
+  const layer = transactionsOf(ctx.ws);
+  if (!layer) {
+    // openWorkspace always installs the layer; a workspace without it cannot keep checkpoints safely.
+    throw new EditwardenError({ code: ErrorCode.INTERNAL, message: 'This workspace has no checkpoint service.', hint: 'Open the workspace with openWorkspace().' });
+  }
+  return layer.checkpoints;
+}
+
+export const CheckpointCreateArgs = z
+  .object({
+    name: z.string().min(1).max(200).default('mcp').describe('Short name shown in checkpoint_list.'),
+    reason: z.string().max(2000).default('').describe('Why this checkpoint exists (e.g. "before refactoring the parser").'),
+    paths: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe('Record only these files (fast); leave out to record every non-ignored file of the workspace.'),
+  })
+  .strict();
+
+export const checkpointCreateTool = defineTool({
+  name: 'checkpoint_create',
+  // It writes only editwarden's own state (.editwarden/), never a project file: nothing to plan or charge.
+  kind: 'control',
+  description: [
+    'Take a checkpoint: a snapshot of every non-ignored file of the workspace (or just `paths`) that checkpoint_restore puts back exactly — bytes, file modes, and files created since removed.',
+    'Take one before a risky series of edits; it is cheap (unchanged files are shared with earlier checkpoints). Returns its id.',
+  ].join(' '),
+  schema: CheckpointCreateArgs,
+  async execute(args, ctx) {
+    try {
+      const service = checkpointsOf(ctx);
+      const scope = args.paths ? 'files' : 'workspace';
+      const id = service.create(args.name, args.reason, scope, args.paths ? { paths: args.paths } : {});
+      const summary = service.list().find((c) => c.id === id);
+      const files = summary?.files ?? 0;
+      return {
+        ok: true,
+        output: `checkpoint ${id} (${scope}, ${files} file(s)). Restore it with checkpoint_restore {"id": "${id}"}.`,
+        data: { id, scope, files, bytes: summary?.bytes ?? 0 },
+      };
+    } catch (error) {
+      return failure(toErrorInfo(error));
+    }
+  },
+});
+
+export const CheckpointListArgs = z
+  .object({
+    limit: z.number().int().positive().max(1000).default(20).describe('Newest checkpoints to show (default 20).'),
+  })
+  .strict();
+
+export const checkpointListTool = defineTool({
+  name: 'checkpoint_list',
+  kind: 'read',
+  description: 'List the workspace\'s checkpoints, newest first: id, name, scope, time, number of files and why it was taken (manual, before a transaction, or the safety checkpoint a restore leaves).',
+  schema: CheckpointListArgs,
+  async execute(args, ctx) {
+    try {
+      const all = checkpointsOf(ctx).list();
+      const shown = all.slice(-args.limit).reverse();
+      const lines = shown.map((c) => `${c.id}  ${c.scope.padEnd(9)} ${c.createdAt}  ${c.files} file(s)  ${c.name}${c.reason ? ` — ${c.reason}` : ''} [${c.origin.kind}]`);
+      const more = all.length > shown.length ? `\n[${all.length - shown.length} older checkpoint(s) not shown; raise limit]` : '';
+      return {
+        ok: true,
+        output: all.length === 0 ? 'No checkpoints yet. Take one with checkpoint_create.' : `${lines.join('\n')}${more}`,
+        data: { total: all.length, checkpoints: shown },
+      };
+    } catch (error) {
+      return failure(toErrorInfo(error));
+    }
+  },
+});
+
+export const CheckpointRestoreArgs = z
+  .object({
+    id: z.string().min(1).describe('Checkpoint id from checkpoint_create or checkpoint_list.'),
+  })
+  .strict();
+
+/** What a restore would change: the files that differ from the checkpoint now, with their line counts. */
+function restoreChanges(service: CheckpointService, id: string): FileChange[] {
+  return service.diff(id).map(toFileChange);
+}
+
+export const checkpointRestoreTool = defineTool({
+  name: 'checkpoint_restore',
+  // A restore rewrites project files, so it is planned and gated like any edit (patterns, file and line limits).
+  kind: 'write',
+  description: [
+    'Put the workspace back exactly as a checkpoint recorded it (files written since are put back, files created since are removed).',
+    'A safety checkpoint of the current state is taken first; its id is in the result, so a restore can itself be undone.',
+  ].join(' '),
+  schema: CheckpointRestoreArgs,
+  async plan(args, ctx): Promise<ChangePlan> {
+    try {
+      const service = checkpointsOf(ctx);
+      const changes = service.diff(args.id);
+      return { ok: true, changes: changes.map(toFileChange), diff: changes.map((c) => c.patch ?? `${c.change} ${c.path}\n`).join('') };
+    } catch (error) {
+      return { ok: false, result: failure(toErrorInfo(error)) };
+    }
+  },
+  async execute(args, ctx) {
+    try {
+      const service = checkpointsOf(ctx);
+      const changes = restoreChanges(service, args.id);
+      const r = service.restore(args.id);
+      const touched = [...r.written, ...r.removed];
+      const output = [
+        `restored checkpoint ${r.id}: ${r.written.length} file(s) written, ${r.removed.length} removed, ${r.unchanged} unchanged.`,
+        ...touched.slice(0, 50).map((p) => `  ${r.removed.includes(p) ? 'removed' : 'written'} ${p}`),
+        ...(touched.length > 50 ? [`  … and ${touched.length - 50} more`] : []),
+        ...(r.safety ? [`To undo this restore: checkpoint_restore {"id": "${r.safety}"}.`] : []),
+      ].join('\n');
+      return { ok: true, output, data: r, changes };
+    } catch (error) {
+      return failure(toErrorInfo(error));
+    }
+  },
+});
+
+export const VerifyArgs = z
+  .object({
+    kind: z.enum(['build', 'test']).default('build').describe('build (default) or test: the command configured in .editwarden.yml (verify.build / verify.test), else the one detected.'),
+  })
+  .strict();
+
+export const verifyTool = defineTool({
+  name: 'verify',
+  // The build may rewrite tracked files (generated sources): the runner charges what it changed, as for any command.
+  kind: 'command',
+  description: [
+    "Run the project's build (or tests) and judge it by exit code: the configured verify.build / verify.test command, else the one `detect` finds.",
+    'Returns pass/fail, the compiler diagnostics (file:line: message) and the last lines of output; full logs are kept as artifacts.',
+    'Verify after a series of edits, fix what it reports, and verify again. It never runs any other command.',
+  ].join(' '),
+  schema: VerifyArgs,
+  async execute(args, ctx) {
+    try {
+      const result = await verify(ctx.ws, {
+        kind: args.kind,
+        config: ctx.config,
+        ...(ctx.runDir ? { runId: path.basename(ctx.runDir) } : {}),
+        signal: ctx.signal,
+      });
+      const diagnostics = result.diagnostics.slice(0, MAX_DIAGNOSTICS);
+      const verdict = result.passed ? 'passed' : 'FAILED';
+      const output = [
+        `${args.kind} ${verdict}: ${result.command} (exit ${result.exit_code ?? result.signal ?? '?'}, ${(result.duration_ms / 1000).toFixed(1)} s; logs in ${result.artifact_dir}/)`,
+        ...diagnostics.map((d) => `  ${formatDiagnostic(d)}`),
+        ...(result.diagnostics.length > diagnostics.length ? [`  … ${result.diagnostics.length - diagnostics.length} more diagnostic(s) in the logs`] : []),
+        ...(result.tail ? ['--- last lines of output ---', result.tail.trimEnd()] : []),
+      ].join('\n');
+      const data = {
+        kind: result.kind,
+        passed: result.passed,
+        command: result.command,
+        source: result.source,
+        exit_code: result.exit_code,
+        signal: result.signal,
+        timed_out: result.timed_out,
+        duration_ms: result.duration_ms,
+        artifact_dir: result.artifact_dir,
+        diagnostics,
+      };
+      if (result.passed) return { ok: true, output, data };
+      return { ok: false, output, data, error: verifyFailure(result).toJSON() };
+    } catch (error) {
+      const info = toErrorInfo(error);
+      // The verifier's hint names CLI flags; over MCP the only way is the config file.
+      if (info.code === ErrorCode.CONFIG) info.hint = `Ask the person to set verify.${args.kind} in .editwarden.yml (e.g. "${args.kind === 'build' ? 'make' : 'make test'}"); detect shows what was found.`;
+      return failure(info);
+    }
+  },
+});
+
+export const DetectArgs = z.object({}).strict();
+
+export const detectTool = defineTool({
+  name: 'detect',
+  kind: 'read',
+  description: 'Detect what kind of project this is (cmake, cargo, go, node, typescript, python, make…) and the build and test commands `verify` would run. Reads files only.',
+  schema: DetectArgs,
+  async execute(_args, ctx) {
+    try {
+      const d = detectProject(ctx.ws.root);
+      const lines =
+        d.projects.length === 0
+          ? ['No known project type found at the workspace root.']
+          : d.projects.map((p) => `${p.kind}: build ${p.build ?? '-'}; test ${p.test ?? '-'}${p.framework ? ` (${p.framework})` : ''} [${p.evidence.join(', ')}]`);
+      const configured = [ctx.config.verify.build ? `verify.build (config): ${ctx.config.verify.build}` : '', ctx.config.verify.test ? `verify.test (config): ${ctx.config.verify.test}` : ''].filter(Boolean);
+      const { root: _root, ...data } = d;
+      return {
+        ok: true,
+        output: [...lines, `chosen: build ${ctx.config.verify.build ?? d.build ?? '-'}; test ${ctx.config.verify.test ?? d.test ?? '-'}`, ...configured].join('\n'),
+        data: { ...data, configured: { build: ctx.config.verify.build ?? null, test: ctx.config.verify.test ?? null } },
+      };
+    } catch (error) {
+      return failure(toErrorInfo(error));
+    }
+  },
+});
+
+export const EXTRA_TOOLS: readonly AnyTool[] = [checkpointCreateTool, checkpointListTool, checkpointRestoreTool, verifyTool, detectTool];

@@ -1,0 +1,102 @@
+/**
+ * The runner's call records as MCP tool results: the text the model reads
+ * in `content`, `isError` with the stable code, message and hint on every
+ * refusal, and `structuredContent` for programs — metadata only, so file
+ * text, diffs and command output travel once (in `content`), never twice.
+ * Pure; it never decides whether a call succeeded, the runner did.
+ */
+import type { ErrorInfo } from '../errors.js';
+import type { CallRecord } from '../tools/runner.js';
+import type { ToolError } from '../tools/types.js';
+import { DEFAULT_PAGE_CHARS, isReadData, pageOf } from './paging.js';
+
+/** Upper bound on the text of any one result: far below the SDK's 10 MiB stdio buffer and what clients show. */
+export const MAX_RESULT_CHARS = 200_000;
+
+/** The CallToolResult shape of the MCP spec, as this server fills it. */
+export interface McpToolResult {
+  [key: string]: unknown;
+  content: Array<{ type: 'text'; text: string }>;
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+}
+
+export function textResult(text: string, structured: Record<string, unknown> | undefined, isError: boolean): McpToolResult {
+  const capped = text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}\n…[result cut at ${MAX_RESULT_CHARS} characters]` : text;
+  return {
+    content: [{ type: 'text', text: capped }],
+    ...(isError ? { isError: true } : {}),
+    ...(structured ? { structuredContent: structured } : {}),
+  };
+}
+
+/** A refusal that never reached the runner (unknown tool, MCP-only argument, no workspace). */
+export function errorResult(error: ToolError | ErrorInfo): McpToolResult {
+  return textResult(`${error.code}: ${error.message}\nhint: ${error.hint}`, { ok: false, error: errorFields(error) }, true);
+}
+
+function errorFields(error: ToolError | ErrorInfo): Record<string, unknown> {
+  return {
+    code: error.code,
+    message: error.message,
+    hint: error.hint,
+    ...(error.path !== undefined ? { path: error.path } : {}),
+    ...(error.line !== undefined ? { line: error.line } : {}),
+  };
+}
+
+export interface ResultOptions {
+  /** Set for read_file: page the text for the client. */
+  read?: { lineNumbers: boolean };
+  pageChars?: number;
+}
+
+export function recordResult(record: CallRecord, options: ResultOptions = {}): McpToolResult {
+  const base = { ok: record.ok, status: record.status };
+  if (!record.ok) {
+    const error = record.error ?? { code: 'E_INTERNAL', message: 'The call failed without an error.', hint: 'Report it.' };
+    const v = record.violation;
+    // A violation's output is its message and hint; the code goes first so every refusal reads the same.
+    const text = v ? `${error.code} (${v.type} violation of constraints.${v.constraint}): ${v.message}\nhint: ${v.hint}` : record.output;
+    const structured: Record<string, unknown> = { ...base, error: errorFields(error) };
+    if (v) structured.violation = v;
+    const data = slimData(record.tool, record.data);
+    if (data) structured.data = data;
+    return textResult(text, structured, true);
+  }
+  if (options.read && isReadData(record.data)) {
+    const page = pageOf(record.output, record.data, options.read.lineNumbers, options.pageChars ?? DEFAULT_PAGE_CHARS);
+    return textResult(page.text, { ...base, ...page.structured }, false);
+  }
+  const data = slimData(record.tool, record.data);
+  return textResult(record.output, { ...base, ...(data ?? {}), ...(record.files.length > 0 ? { files_changed: record.files, lines_added: record.lines_added, lines_removed: record.lines_removed } : {}) }, false);
+}
+
+/** The data of a call without the bulky text the content already carries. */
+function slimData(tool: string, data: unknown): Record<string, unknown> | undefined {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
+  const d = data as Record<string, unknown>;
+  switch (tool) {
+    case 'read_file': {
+      const { content: _content, ...rest } = d;
+      return rest;
+    }
+    case 'list_files': {
+      const entries = Array.isArray(d.entries) ? d.entries : [];
+      return { path: d.path, count: entries.length, truncated: d.truncated };
+    }
+    case 'search_files': {
+      const matches = Array.isArray(d.matches) ? (d.matches as Array<Record<string, unknown>>) : [];
+      const { matches: _m, ...rest } = d;
+      return { ...rest, count: matches.length, matches: matches.map((m) => ({ path: m.path, line: m.line })) };
+    }
+    case 'edit_file':
+    case 'write_file':
+    case 'apply_patch': {
+      const results = Array.isArray(d.results) ? (d.results as Array<Record<string, unknown>>) : [];
+      return { ...d, results: results.map(({ diff: _diff, ...r }) => r) };
+    }
+    default:
+      return d;
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The MCP server of one session, on the SDK's low-level Server: tools/list
+ * and tools/call answered by the McpSession, the client's roots asked for
+ * once it is initialised and again whenever it says they changed. JSON
+ * Schemas are our own (from the tools' zod schemas) and arguments are
+ * checked by the ToolRunner, so a bad argument is a tool result with a code
+ * and a hint, not a protocol error. It holds no tool logic.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { McpSession } from './session.js';
+
+export const SERVER_NAME = 'editwarden';
+export const SERVER_VERSION = '0.1.0';
+
+/**
+ * Largest message the server reads. The SDK closes the transport when a
+ * message outgrows its buffer (10 MiB by default), which would end the
+ * session on one large write_file; this leaves room for files up to the
+ * default max_file_bytes (10 MiB) after JSON escaping.
+ */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** How long the client may take to answer roots/list before --root is used instead. */
+export const ROOTS_TIMEOUT_MS = 5_000;
+
+const INSTRUCTIONS = [
+  'editwarden edits files of one workspace folder safely: every path is sandboxed to the workspace root, every change is checked against the project\'s constraints, written atomically and checkpointed.',
+  'Work like this: list_files / search_files to find code, read_file to see it (it returns a sha256; send it back as expected_hash), edit_file with an old_text copied exactly and unique in the file (dry_run: true to preview), verify to build or test.',
+  'Take checkpoint_create before a risky series of edits; checkpoint_restore undoes them exactly.',
+  'A refused call writes nothing and returns isError with a code, a message and a hint: follow the hint.',
+].join(' ');
+
+export function createMcpServer(session: McpSession, log: (line: string) => void): Server {
+  const server = new Server({ name: SERVER_NAME, version: SERVER_VERSION }, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+
+  const askRoots = (): Promise<readonly string[] | undefined> =>
+    server
+      .listRoots(undefined, { timeout: ROOTS_TIMEOUT_MS })
+      .then((answer) => answer.roots.map((r) => r.uri))
+      .catch((error: unknown) => {
+        // A client that announced roots but cannot list them gets the --root boundary instead of none.
+        log(`editwarden mcp: the client did not list its roots (${(error as Error).message}); using --root`);
+        return undefined;
+      });
+
+  server.oninitialized = () => {
+    if (server.getClientCapabilities()?.roots) session.setClientRoots(askRoots());
+  };
+  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    session.setClientRoots(askRoots());
+    if (await session.refreshRoot()) await server.sendToolListChanged().catch(() => undefined);
+  });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await session.listTools() }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => session.call(request.params.name, request.params.arguments ?? {}));
+  return server;
+}

@@ -1,0 +1,268 @@
+/**
+ * One MCP session (a stdio server, or one Streamable HTTP session): its
+ * workspace root (from the client's roots or --root), its config, and the
+ * ToolRunner that every call goes through. Calls run one at a time, in
+ * arrival order, so a write is always planned and applied against the
+ * state the previous call left.
+ *
+ * Runs. A run begins with the first call. With --headless the session is one
+ * run exactly as in `editwarden exec`: a violation (or the run's timeout)
+ * ends it, its report is written and on_violation applied, and every later
+ * call is refused (E_RUN_ENDED). Without --headless a person is at the
+ * client: a violation still refuses the call and ends the run the same way,
+ * but the next call begins a new run; a run also ends, quietly, once less
+ * than half of constraints.timeout is left, so no call is cut short by a
+ * deadline the person never saw coming. Limits therefore count per run.
+ *
+ * It never writes a file itself and never runs a tool outside the runner.
+ */
+import type { Config } from '../config/config.js';
+import { loadConfig } from '../config/config.js';
+import type { EditOptions } from '../edit/types.js';
+import { ErrorCode, toErrorInfo } from '../errors.js';
+import type { RunMode } from '../guard/constraints.js';
+import { prepareLanguageHooks } from '../cli/workspace.js';
+import { ToolRunner, type RunSummary } from '../tools/runner.js';
+import type { ToolContext } from '../tools/types.js';
+import { openWorkspace } from '../workspace/open.js';
+import type { TransactionLayer } from '../workspace/transaction.js';
+import type { Workspace } from '../workspace/workspace.js';
+import { buildCatalog, mcpConfig, MCP_RUNNER_TOOLS, offeredTools, type McpToolEntry } from './catalog.js';
+import { chooseRoot, type RootChoice } from './roots.js';
+import { errorResult, recordResult, type McpToolResult } from './results.js';
+
+export interface SessionOptions {
+  /** --root, or the working folder. */
+  cliRoot: string;
+  cliRootExplicit: boolean;
+  /** --config, as an absolute path. */
+  configFile?: string;
+  mode: RunMode;
+  /** Where notices go (stderr: stdout belongs to the protocol). */
+  log: (line: string) => void;
+  /** Characters of file text per read_file page. */
+  pageChars?: number;
+}
+
+/** What the client sees of a tool in tools/list. */
+export interface ListedTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations: McpToolEntry['annotations'];
+}
+
+interface OpenRoot {
+  root: string;
+  choice: RootChoice;
+  ws: Workspace;
+  transactions: TransactionLayer;
+  config: Config;
+  apply: ToolContext['apply'];
+}
+
+export class McpSession {
+  private readonly options: SessionOptions;
+  private readonly catalog = buildCatalog();
+  private clientRoots: Promise<readonly string[] | undefined> = Promise.resolve(undefined);
+  private open: OpenRoot | null = null;
+  private runner: ToolRunner | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  /** Runs that have ended in this session, oldest first. */
+  readonly finished: RunSummary[] = [];
+
+  constructor(options: SessionOptions) {
+    this.options = options;
+  }
+
+  /** The client's root URIs (a pending roots/list answer); undefined when it offers none. */
+  setClientRoots(roots: Promise<readonly string[] | undefined>): void {
+    this.clientRoots = roots;
+  }
+
+  /** Resolves the root again; true when it moved (the old run is finished; the tool list may differ). */
+  async refreshRoot(): Promise<boolean> {
+    return this.enqueue(async () => {
+      const before = this.open?.root;
+      try {
+        await this.workspace();
+      } catch (error) {
+        this.options.log(`editwarden mcp: ${toErrorInfo(error).message}`);
+        this.release();
+      }
+      return this.open?.root !== before;
+    });
+  }
+
+  async listTools(): Promise<ListedTool[]> {
+    let config: Config | null = null;
+    try {
+      config = (await this.enqueue(() => this.workspace())).config;
+    } catch {
+      // No usable root yet: list everything; each call then explains what is wrong with the root.
+    }
+    const entries = config ? offeredTools(this.catalog, config) : this.catalog;
+    return entries.map((e) => ({ name: e.name, description: e.description, inputSchema: e.inputSchema, annotations: e.annotations }));
+  }
+
+  /** One tool call; never throws: every failure is a tool result with isError. */
+  call(name: string, args: unknown): Promise<McpToolResult> {
+    return this.enqueue(async () => {
+      try {
+        return await this.callNow(name, args);
+      } catch (error) {
+        return errorResult(toErrorInfo(error));
+      }
+    });
+  }
+
+  /** Ends the current run (metrics and reports written). Idempotent. */
+  async close(): Promise<void> {
+    await this.enqueue(async () => {
+      this.closed = true;
+      this.endRun();
+    });
+  }
+
+  private async callNow(name: string, rawArgs: unknown): Promise<McpToolResult> {
+    if (this.closed) return errorResult({ code: ErrorCode.USAGE, message: 'The MCP session is closed.', hint: 'Reconnect to the server.' });
+    const entry = this.catalog.find((e) => e.name === name);
+    if (!entry) {
+      return errorResult({
+        code: 'E_UNKNOWN_TOOL',
+        message: `There is no tool named ${JSON.stringify(name)}.`,
+        hint: `Available tools: ${this.catalog.map((e) => e.name).join(', ')}.`,
+      });
+    }
+    if (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs)) {
+      return errorResult({ code: ErrorCode.PARSE, message: `${name} arguments must be a JSON object.`, hint: `Send the arguments of ${name} as an object.` });
+    }
+    const routed = entry.route(rawArgs as Record<string, unknown>);
+    if (!routed.ok) return errorResult(routed.error);
+
+    let open: OpenRoot;
+    try {
+      open = await this.workspace();
+    } catch (error) {
+      return errorResult(toErrorInfo(error));
+    }
+    const runner = this.currentRunner(open);
+    const record = await runner.call({ tool: routed.tool, args: routed.args });
+    const result = recordResult(record, { ...(routed.read ? { read: routed.read } : {}), ...(this.options.pageChars ? { pageChars: this.options.pageChars } : {}) });
+
+    if (record.ok && routed.tool !== entry.name) this.warnIfPreviewWouldViolate(runner, record.data, result);
+    if (runner.state === 'aborted') this.reportEndedRun(runner, result);
+    return result;
+  }
+
+  /** A dry run is a read and is never charged; still, say if doing it for real would break a limit. */
+  private warnIfPreviewWouldViolate(runner: ToolRunner, data: unknown, result: McpToolResult): void {
+    const changes = (data as { changes?: unknown } | undefined)?.changes;
+    if (!Array.isArray(changes)) return;
+    const v = runner.guard.checkChanges(changes, {});
+    if (!v) return;
+    const first = result.content[0];
+    if (first) first.text += `\nwarning: doing this for real would be refused — ${v.message}`;
+    if (result.structuredContent) result.structuredContent.would_violate = v;
+  }
+
+  /** The run this call ended: finish it (reports, on_violation) and tell the model what happens next. */
+  private reportEndedRun(runner: ToolRunner, result: McpToolResult): void {
+    const summary = this.endRun();
+    if (!summary) return;
+    const outcome =
+      summary.metrics.outcome === 'rolled-back'
+        ? `on_violation: rollback — every change of this run was undone (${summary.rollback?.written.length ?? 0} file(s) put back, ${summary.rollback?.removed.length ?? 0} removed).`
+        : summary.metrics.outcome === 'kept'
+          ? 'on_violation: keep — the changes made before it are kept.'
+          : 'The rollback did not finish; the next editwarden command in this root completes it.';
+    const next =
+      this.options.mode === 'headless'
+        ? 'This headless session accepts no more tool calls; report what you did and stop.'
+        : 'The next tool call starts a new run with fresh limits.';
+    const report = summary.reports.violationMarkdown ? ` Report: ${summary.reports.violationMarkdown}.` : '';
+    const first = result.content[0];
+    if (first) first.text += `\nThe run ${summary.runId} ended with this violation. ${outcome}${report} ${next}`;
+    if (result.structuredContent) {
+      result.structuredContent.run = { run_id: summary.runId, status: summary.status, outcome: summary.metrics.outcome, report: summary.reports.violationMarkdown ?? null, accepts_more_calls: this.options.mode !== 'headless' };
+    }
+    // A headless session keeps the ended runner: it refuses every later call with E_RUN_ENDED.
+    if (this.options.mode === 'headless') this.runner = runner;
+  }
+
+  private currentRunner(open: OpenRoot): ToolRunner {
+    const r = this.runner;
+    if (r) {
+      if (this.options.mode === 'headless') return r;
+      const fresh = r.state === 'running' && r.guard.remainingMs() > r.guard.timeoutMs / 2;
+      if (fresh) return r;
+      this.endRun();
+    }
+    this.runner = ToolRunner.start({
+      ws: open.ws,
+      config: open.config,
+      mode: this.options.mode,
+      tools: MCP_RUNNER_TOOLS,
+      transactions: open.transactions,
+      apply: open.apply,
+    });
+    return this.runner;
+  }
+
+  /** Finishes the current run if it has not been; returns its summary. */
+  private endRun(): RunSummary | null {
+    const r = this.runner;
+    if (!r) return null;
+    this.runner = null;
+    if (r.state === 'finished') return null;
+    const summary = r.finish();
+    this.finished.push(summary);
+    return summary;
+  }
+
+  /** Forgets the open root (its run finished): the next call resolves the root again. */
+  private release(): void {
+    this.endRun();
+    this.open = null;
+  }
+
+  /** The open root for the client's current roots, opening (and recovering) it on first use or after a change. */
+  private async workspace(): Promise<OpenRoot> {
+    const clientRoots = await this.clientRoots;
+    const choice = chooseRoot({ clientRoots, cliRoot: this.options.cliRoot, cliRootExplicit: this.options.cliRootExplicit });
+    if (this.open && this.open.root === choice.root) return this.open;
+    if (this.open) {
+      this.options.log(`editwarden mcp: the client's roots changed; workspace ${this.open.root} → ${choice.root}`);
+      this.release();
+    }
+    const config = mcpConfig(loadConfig(choice.root, this.options.configFile));
+    const opened = openWorkspace(choice.root, { maxFileBytes: config.edit.max_file_bytes });
+    for (const notice of opened.recovered) this.options.log(`editwarden mcp: recovered: ${notice.message}`);
+    for (const bad of choice.ignored) this.options.log(`editwarden mcp: ignored client root ${bad}`);
+    this.options.log(`editwarden mcp: workspace ${choice.root} (${choice.source === 'client' ? "the client's root" : choice.source === 'flag' ? '--root' : 'working folder'})`);
+    const edit: EditOptions = {
+      strict: config.edit.strict,
+      maxFileBytes: config.edit.max_file_bytes,
+      dramaticMinLines: config.edit.dramatic_reduction.min_lines,
+      dramaticRatio: config.edit.dramatic_reduction.ratio,
+    };
+    const policy = config.edit.syntax_guard;
+    this.open = {
+      root: choice.root,
+      choice,
+      ws: opened.ws,
+      transactions: opened.transactions,
+      config,
+      apply: { edit, prepareHooks: (paths) => prepareLanguageHooks(paths, policy) },
+    };
+    return this.open;
+  }
+
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    // The queue itself never rejects: one failed call must not poison the ones after it.
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+}
