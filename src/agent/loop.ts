@@ -291,7 +291,10 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
         });
         emit({ type: 'call-end', tool: call.name, description, status: record.status, output: record.output, ...(record.error ? { error: record.error } : {}), record });
         results.push({ callId: call.id, name: call.name, content: record.output, isError: !record.ok });
-        if (record.violation) return violationStop(record.violation);
+        if (record.violation) {
+          for (const rest of turn.toolCalls.slice(turn.toolCalls.indexOf(call) + 1)) skipped(transcript, turnNo, rest, 'not run: a constraint was violated');
+          return violationStop(record.violation);
+        }
         const controlled = options.controlledOutcome?.();
         if (controlled?.ended) stop = { status: 'controlled', reason: controlled.message };
         else if (runner.state === 'completed') stop = { status: 'completed', reason: `Task marked ${completionOf(runner)?.status ?? 'done'} by the agent.` };

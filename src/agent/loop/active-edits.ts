@@ -7,7 +7,7 @@
  * to the model. A malformed directive is reported on its own; it never stops
  * the others. This module parses and maps; it never writes.
  */
-import { ActiveEditStreamParser, type ActiveEditEvent } from '../../formats/active-edit.js';
+import { ActiveEditStreamParser, BEGIN_MARKER, type ActiveEditEvent } from '../../formats/active-edit.js';
 import type { EditRequest } from '../../edit/types.js';
 import type { Workspace } from '../../workspace/workspace.js';
 
@@ -68,6 +68,8 @@ function toDirective(event: ActiveEditEvent): Directive {
 export class DirectiveCollector {
   private readonly parser: ActiveEditStreamParser;
   readonly directives: Directive[] = [];
+  private sawBegin = false;
+  private tail = '';
 
   constructor(
     ws: Workspace,
@@ -78,12 +80,19 @@ export class DirectiveCollector {
   }
 
   push(text: string): void {
+    // Only whether a BEGIN marker appeared matters; the tail keeps a marker split across pieces findable.
+    if (!this.sawBegin) {
+      this.tail = (this.tail + text).slice(-(text.length + BEGIN_MARKER.length));
+      this.sawBegin = this.tail.includes(BEGIN_MARKER);
+    }
     for (const event of this.parser.push(text)) this.add(event);
   }
 
   /** Ends the turn: a directive left open is reported. */
   end(): Directive[] {
-    for (const event of this.parser.end()) this.add(event);
+    const rest = this.parser.end();
+    // A reply without any directive is plain prose, not a malformed directive.
+    if (this.sawBegin) for (const event of rest) this.add(event);
     return this.directives;
   }
 
