@@ -29,3 +29,4 @@ export * from './workspace/transaction.js';
 // Two modules name an options type ParseOptions: the formats' one keeps the name.
 export type { ParseOptions } from './formats/index.js';
 export type { ParseOptions as DiagnosticParseOptions } from './verify/diagnostics/index.js';
+export * from './ast/index.js';

@@ -14,10 +14,11 @@ import { registerDetect } from './commands/detect.js';
 import { registerControlledEdit } from './commands/controlled-edit.js';
 import { registerDemo } from './commands/demo.js';
 import { registerApply } from './commands/apply.js';
+import { registerAst } from './commands/ast.js';
 
 export type CommandRegistrar = (program: Command, io: Io, setExit: (code: number) => void) => void;
 
-const registrars: CommandRegistrar[] = [registerEdit, registerApply, registerVerify, registerDetect, registerControlledEdit, registerDemo];
+const registrars: CommandRegistrar[] = [registerEdit, registerApply, registerVerify, registerDetect, registerControlledEdit, registerDemo, registerAst];
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command();
