@@ -48,12 +48,26 @@ const STRATEGIES: readonly Strategy[] = [
 export function findMatches(text: string, oldText: string, strict: boolean): MatchOutcome | null {
   const exact = allIndexes(text, oldText).map((start) => ({ start, end: start + oldText.length }));
   if (exact.length > 0) return { strategy: 'exact', matches: exact };
-  if (strict) return null;
+  if (strict || !wordsPresent(text, oldText)) return null;
   for (const strategy of STRATEGIES) {
     const matches = dedupe(strategy.find(text, oldText));
     if (matches.length > 0) return { strategy: strategy.name, matches };
   }
   return null;
+}
+
+const ZERO_WIDTH = /[\u200B-\u200D\u2060\uFEFF]/;
+
+/**
+ * No strategy changes letters, digits or "_", nor joins two words: a word of
+ * old_text that is not in the file rules every strategy out, without the cost
+ * of normalising a large file several times. (A zero-width character inside a
+ * word of the file is the exception: the unicode strategies drop it.)
+ */
+function wordsPresent(text: string, oldText: string): boolean {
+  if (ZERO_WIDTH.test(text)) return true;
+  const words = [...new Set(oldText.match(/[A-Za-z0-9_]{3,}/g) ?? [])].sort((a, b) => b.length - a.length).slice(0, 8);
+  return words.every((word) => text.includes(word));
 }
 
 function dedupe(matches: TextMatch[]): TextMatch[] {
@@ -86,9 +100,12 @@ export function nonOverlapping(matches: TextMatch[]): TextMatch[] {
 function charLevel(text: string, oldText: string, options: NormalizeOptions): TextMatch[] {
   const needle = normalizeText(oldText, options).text;
   if (needle.trim().length === 0) return [];
+  // The offset map costs memory the size of the file: build it only when there is something to map.
+  const hits = allIndexes(normalizedString(text, options), needle, 1000);
+  if (hits.length === 0) return [];
   const hay = normalizeText(text, options);
   const out: TextMatch[] = [];
-  for (const at of allIndexes(hay.text, needle, 1000)) {
+  for (const at of hits) {
     const after = at + needle.length;
     // A match that starts or ends inside one source character's expansion ("…" → "...")
     // would replace text the quote did not contain: "wait.." is not "wait…".

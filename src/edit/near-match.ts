@@ -45,54 +45,98 @@ export function findNearMatch(text: string, oldText: string): NearMatch | null {
     }
   }
   if (bestStart >= 0 && quoted.length > 1) {
-    for (let k = 0; k < quoted.length; k++) {
-      const fileLine = fileLines[bestStart + k];
-      const q = quoted[k] as string;
-      if (fileLine === undefined) return { line: bestStart + 1, diffLine: bestStart + k + 1, fileText: '(end of file)', quotedText: q };
-      if (fileLine !== q) return { line: bestStart + 1, diffLine: bestStart + k + 1, fileText: fileLine, quotedText: q };
+    // Name the first line whose content differs; a difference in indentation only comes second.
+    for (const sameIf of [(a: string, b: string) => a.trim() === b.trim(), (a: string, b: string) => a === b]) {
+      for (let k = 0; k < quoted.length; k++) {
+        const fileLine = fileLines[bestStart + k];
+        const q = quoted[k] as string;
+        if (fileLine === undefined) return { line: bestStart + 1, diffLine: bestStart + k + 1, fileText: '(end of file)', quotedText: q };
+        if (!sameIf(fileLine, q)) return { line: bestStart + 1, diffLine: bestStart + k + 1, fileText: fileLine, quotedText: q };
+      }
     }
   }
-  // One line (or nothing voted): the most similar single line by character bigrams.
+  // One line (or nothing voted): the most similar single line. Character bigrams (Dice) shortlist
+  // candidates cheaply; edit distance picks among them, since Dice favours a longer line that
+  // merely shares more pairs ("value5001 = compute(5001" over "value500 = compute(500").
   const target = quoted.find((l) => l.trim().length > 0) ?? '';
-  if (target.trim().length < 3) return null;
-  const targetGrams = bigrams(target.trim());
-  let best = -1;
-  let bestScore = 0;
+  const wantedLine = target.trim();
+  if (wantedLine.length < 3) return null;
+  const targetGrams = bigrams(wantedLine);
+  const used = new Map<number, number>();
+  const shortlist: Array<{ index: number; score: number }> = [];
   for (let i = 0; i < fileLines.length; i++) {
     const line = (fileLines[i] as string).trim();
-    if (line.length === 0 || Math.abs(line.length - target.trim().length) > target.length) continue;
-    const score = dice(targetGrams, bigrams(line));
-    if (score > bestScore) {
-      bestScore = score;
-      best = i;
+    if (line.length === 0 || Math.abs(line.length - wantedLine.length) > target.length) continue;
+    used.clear();
+    let shared = 0;
+    for (let k = 0; k < line.length - 1; k++) {
+      const gram = line.charCodeAt(k) * 0x10000 + line.charCodeAt(k + 1);
+      const have = targetGrams.get(gram);
+      if (have === undefined) continue;
+      const taken = used.get(gram) ?? 0;
+      if (taken < have) {
+        shared++;
+        used.set(gram, taken + 1);
+      }
+    }
+    const total = wantedLine.length - 1 + Math.max(0, line.length - 1);
+    const score = total === 0 ? 0 : (2 * shared) / total;
+    if (score >= 0.6) shortlist.push({ index: i, score });
+  }
+  if (shortlist.length === 0) return null;
+  shortlist.sort((x, y) => y.score - x.score || x.index - y.index);
+  let best = shortlist[0] as { index: number; score: number };
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of shortlist.slice(0, SHORTLIST)) {
+    const distance = editDistance(wantedLine, (fileLines[candidate.index] as string).trim());
+    if (distance < bestDistance || (distance === bestDistance && candidate.index < best.index)) {
+      best = candidate;
+      bestDistance = distance;
     }
   }
-  if (best < 0 || bestScore < 0.6) return null;
-  return { line: best + 1, diffLine: best + 1, fileText: fileLines[best] as string, quotedText: target };
+  return { line: best.index + 1, diffLine: best.index + 1, fileText: fileLines[best.index] as string, quotedText: target };
 }
 
-function bigrams(s: string): Map<string, number> {
-  const m = new Map<string, number>();
+const SHORTLIST = 32;
+/** Lines longer than this are compared by their bigram score only. */
+const MAX_DISTANCE_LENGTH = 2000;
+
+function bigrams(s: string): Map<number, number> {
+  const m = new Map<number, number>();
   for (let i = 0; i < s.length - 1; i++) {
-    const g = s.slice(i, i + 2);
-    m.set(g, (m.get(g) ?? 0) + 1);
+    const gram = s.charCodeAt(i) * 0x10000 + s.charCodeAt(i + 1);
+    m.set(gram, (m.get(gram) ?? 0) + 1);
   }
   return m;
 }
 
-function dice(a: Map<string, number>, b: Map<string, number>): number {
-  let inter = 0;
-  let total = 0;
-  for (const n of a.values()) total += n;
-  for (const n of b.values()) total += n;
-  for (const [g, n] of a) inter += Math.min(n, b.get(g) ?? 0);
-  return total === 0 ? 0 : (2 * inter) / total;
+/** Levenshtein distance (two rows); very long lines count as equally far. */
+function editDistance(a: string, b: string): number {
+  if (a.length > MAX_DISTANCE_LENGTH || b.length > MAX_DISTANCE_LENGTH) return MAX_DISTANCE_LENGTH;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let cur = new Array<number>(b.length + 1).fill(0);
+  for (let i = 1; i <= a.length; i++) {
+    cur[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      cur[j] = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
+    }
+    [prev, cur] = [cur, prev];
+  }
+  return prev[b.length] as number;
 }
 
 /** Describes how two lines differ in words a model can act on. */
 export function describeDifference(fileText: string, quotedText: string): string {
   if (fileText.trim() === quotedText.trim()) {
     return 'only the indentation differs';
+  }
+  // Different indentation as well: compare the content, and count columns in the file's line.
+  const fileIndent = /^[ \t]*/.exec(fileText)?.[0].length ?? 0;
+  const quoteIndent = /^[ \t]*/.exec(quotedText)?.[0].length ?? 0;
+  if (fileText.slice(0, fileIndent) !== quotedText.slice(0, quoteIndent)) {
+    const inner = describeDifference(fileText.slice(fileIndent), quotedText.slice(quoteIndent));
+    return `${inner.replace(/column (\d+)/, (_m, c: string) => `column ${Number(c) + fileIndent}`)} (and the indentation differs)`;
   }
   let i = 0;
   while (i < fileText.length && i < quotedText.length && fileText[i] === quotedText[i]) i++;

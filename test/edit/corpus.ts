@@ -500,6 +500,14 @@ export const TOLERANT_CASES: TolerantCase[] = [
     strategy: 'unicode',
   },
   {
+    name: 'zero-width space inside a word of the file',
+    file: lines('const total\u200BSum = 1;', 'log(totalSum);'),
+    oldText: 'const totalSum = 1;',
+    newText: 'const totalSum = 2;',
+    expected: lines('const totalSum = 2;', 'log(totalSum);'),
+    strategy: 'unicode',
+  },
+  {
     name: 'right single quotation mark as apostrophe',
     file: JS,
     oldText: '// it’s fine',

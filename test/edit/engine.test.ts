@@ -212,6 +212,19 @@ describe('old_text not found is refused (E_NOT_FOUND) with what was searched and
     expect(error.line).toBe(4);
   });
 
+  it('picks the closest line by edits, not the one sharing most letter pairs', () => {
+    const lines = Array.from({ length: 6000 }, (_, i) => `    const value${i} = compute(${i}, "x");`);
+    const error = refusal(plan(`${lines.join('\n')}\n`, [edit('const value500 = compute(501, "x");', 'y')]));
+    expect(error.line).toBe(501);
+    expect(error.message).toMatch(/line 501 differs: at column 32 the file has "0, \\"x\\"\);"/);
+  });
+
+  it('names the line whose content differs, not one that differs only in indentation', () => {
+    const error = refusal(plan('def f():\n    a = 1\n    b = 2\n', [edit('def f():\n  a = 1\n  b = 3\n', 'y')]));
+    expect(error.line).toBe(3);
+    expect(error.message).toMatch(/line 3 differs: at column 9 the file has "2" where old_text has "3" \(and the indentation differs\)/);
+  });
+
   it('gives no near match when nothing is close', () => {
     const error = refusal(plan(file, [edit('zzzz qqqq', 'y')]));
     expect(error.message).not.toMatch(/closest/);
