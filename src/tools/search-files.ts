@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
-import { searchFiles } from './search.js';
+import { searchFilesParallel } from './search.js';
 import { defineTool, failure } from './types.js';
 
 export const SearchFilesArgs = z
@@ -52,7 +52,7 @@ export const searchFilesTool = defineTool({
         });
       }
       const globs = args.glob === undefined ? [] : Array.isArray(args.glob) ? args.glob : [args.glob];
-      const found = searchFiles(ctx.ws.root, {
+      const found = await searchFilesParallel(ctx.ws.root, {
         pattern: args.pattern,
         regex: args.regex,
         caseSensitive: args.case_sensitive,

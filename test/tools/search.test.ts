@@ -65,3 +65,28 @@ describe('search limits', () => {
     expect(out.matches[0]?.text.length).toBeLessThanOrEqual(301);
   });
 });
+
+describe('the threaded search (compiled build) returns exactly what the one-thread search does', () => {
+  it('on a 5,000-file tree, in walk order, and stops at maxResults the same way', async () => {
+    const dist = path.resolve(__dirname, '../../dist/tools/search.js');
+    if (!fs.existsSync(dist)) throw new Error('run `npm run build` first: the worker threads load compiled code');
+    const mod = (await import(dist)) as typeof import('../../src/tools/search.js');
+    const tree = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-search-par-'));
+    try {
+      for (let i = 0; i < 5000; i++) {
+        const dir = path.join(tree, `d${i % 37}`);
+        fs.mkdirSync(dir, { recursive: true });
+        fs.writeFileSync(path.join(dir, `f${i}.txt`), i % 9 === 0 ? `x\nhit ${i}\nhit again\n` : 'nothing\n');
+      }
+      const one = mod.searchFiles(tree, query('hit'));
+      const par = await mod.searchFilesParallel(tree, query('hit'), 2);
+      expect(par.matches).toEqual(one.matches);
+      expect(par.filesSearched).toBe(5000);
+      const cut = await mod.searchFilesParallel(tree, query('hit', { maxResults: 7 }), 2);
+      expect(cut.matches).toEqual(one.matches.slice(0, 7));
+      expect(cut.truncated).toBe(true);
+    } finally {
+      fs.rmSync(tree, { recursive: true, force: true });
+    }
+  });
+});
