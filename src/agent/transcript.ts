@@ -28,7 +28,7 @@ export type TranscriptEvent =
       files?: string[];
     }
   | { type: 'active_edit'; turn: number; index: number; path?: string; status: string; output: string }
-  | { type: 'approval'; tool: string; decision: 'yes' | 'no' | 'always' | 'quit' }
+  | { type: 'approval'; tool: string; decision: 'approved' | 'declined'; reason?: string }
   | { type: 'question'; question: string; answer: string }
   | { type: 'note'; text: string }
   | { type: 'end'; status: string; reason: string; exit_code: number };

@@ -9,11 +9,11 @@
 import type { ApplyOptions } from '../../apply/apply-requests.js';
 import type { Config } from '../../config/config.js';
 import type { EditOptions } from '../../edit/types.js';
-import { INTERACTIVE_TOOLS } from '../../guard/constraints.js';
+import { INTERACTIVE_TOOLS, type ConstraintTotals } from '../../guard/constraints.js';
 import { writeMetrics } from '../../guard/report.js';
 import { newRunId } from '../../runs/runs.js';
 import { BUILTIN_TOOLS } from '../../tools/registry.js';
-import { ToolRunner, type ApprovalHook, type RunSummary, type RunnerEvent } from '../../tools/runner.js';
+import { ToolRunner, type ApprovalHook, type ApprovalRequest, type RunSummary, type RunnerEvent } from '../../tools/runner.js';
 import type { Interaction } from '../../tools/types.js';
 import type { TransactionLayer } from '../../workspace/transaction.js';
 import type { Workspace } from '../../workspace/workspace.js';
@@ -45,7 +45,7 @@ export interface AgentSessionOptions {
   onEvent?: (event: AgentEvent) => void;
   onRunnerEvent?: (event: RunnerEvent) => void;
   /** Called once the runner exists (the CLI names the run folder early, e.g. for Ctrl-C). */
-  onStart?: (info: { runId: string; runDir: string | null; tools: string[] }) => void;
+  onStart?: (info: { runId: string; runDir: string | null; tools: string[]; totals: () => ConstraintTotals }) => void;
   maxTurns?: number;
   maxOutputTokens?: number;
   /** controlled mode: the build command and its timeout. */
@@ -108,6 +108,7 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
   const task = taskWithContext(options.ws, options.task, options.contextFiles);
 
   let controlled: ReturnType<typeof controlledEditTool> | undefined;
+  let transcript: Transcript | undefined;
   let runner: ToolRunner;
   const common = {
     ws: options.ws,
@@ -129,17 +130,45 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
     controlled = controlledEditTool(session);
     runner = ToolRunner.start({ ...common, mode: 'headless', runId, tools: [controlled.tool] });
   } else {
+    // Approvals and answers go into the transcript; the transcript opens once the run folder exists.
+    const approve = options.approve;
+    const interaction = options.interaction;
     runner = ToolRunner.start({
       ...common,
       mode: options.mode,
       ...(options.runId ? { runId: options.runId } : {}),
-      ...(options.approve ? { approve: options.approve } : {}),
-      ...(options.interaction ? { interaction: options.interaction } : {}),
+      ...(approve
+        ? {
+            approve: async (request: ApprovalRequest) => {
+              const decision = await approve(request);
+              if (request.kind === 'write' || request.kind === 'command') {
+                transcript?.write({ type: 'approval', tool: request.tool, decision: decision.approved ? 'approved' : 'declined', ...(!decision.approved && decision.reason ? { reason: decision.reason } : {}) });
+              }
+              return decision;
+            },
+          }
+        : {}),
+      ...(interaction
+        ? {
+            interaction: {
+              ask: async (question: string, opts?: { choices?: string[] }) => {
+                const answer = await interaction.ask(question, opts);
+                transcript?.write({ type: 'question', question, answer });
+                return answer;
+              },
+              converse: async (message: string) => {
+                const reply = await interaction.converse(message);
+                transcript?.write({ type: 'question', question: message, answer: reply });
+                return reply;
+              },
+            },
+          }
+        : {}),
     });
   }
-  options.onStart?.({ runId: runner.runId, runDir: runner.runDir, tools });
+  options.onStart?.({ runId: runner.runId, runDir: runner.runDir, tools, totals: () => runner.totals() });
 
-  const transcript = new Transcript(runner.runDir);
+  transcript = new Transcript(runner.runDir);
   const system = buildSystemPrompt({
     mode: options.mode,
     activeEdit,

@@ -1,0 +1,261 @@
+/**
+ * `editwarden run`: editwarden's own agent on a task, with a model.
+ *
+ *   editwarden run --task "…" | --task-file F  --model provider:model
+ *                  [--mode headless|interactive|controlled] [--root DIR] [--config F]
+ *                  [constraint flags] [--active-edit] [--base-url URL] [--json]
+ *
+ * A live transcript on a terminal (model text, tool calls, diffs, the
+ * constraint status line); the run folder `.editwarden/runs/<run_id>/`
+ * holds transcript.jsonl, calls.jsonl, metrics.json and the reports. Exit
+ * codes: 0 done, 1 not completed / refused / provider error, 2 constraint
+ * violated, 3 build failed (controlled), 4 stuck or turn limit, 64 usage,
+ * 130 interrupted. Ctrl-C stops cleanly (partial work kept) and names the
+ * run folder; a second Ctrl-C leaves at once. Thin: flags → session → print.
+ */
+import fs from 'node:fs';
+import { Option, type Command } from 'commander';
+import { loadConfig, withOverrides, type Config } from '../../config/config.js';
+import { toErrorInfo, type ErrorInfo } from '../../errors.js';
+import { formatStatus } from '../../guard/status.js';
+import { ExitCode } from '../exit-codes.js';
+import { formatError, paint, useColor, writeJson, type Io } from '../output.js';
+import { openForCommand } from '../workspace.js';
+import { constraintOverrides } from './exec.js';
+
+interface RunFlags {
+  task?: string;
+  taskFile?: string;
+  model?: string;
+  mode?: 'headless' | 'interactive' | 'controlled';
+  root?: string;
+  config?: string;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  stream?: boolean;
+  activeEdit?: boolean;
+  context?: string[];
+  maxTurns?: string;
+  maxOutputTokens?: string;
+  build?: string;
+  buildTimeout?: string;
+  maxFiles?: string;
+  maxLines?: string;
+  allow?: string[];
+  deny?: string[];
+  allowTool?: string[];
+  maxTokens?: string;
+  timeout?: string;
+  onViolation?: 'keep' | 'rollback';
+  json?: boolean;
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+export function registerRun(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command('run')
+    .description("Run editwarden's agent on a task with a model: headless (constraints), interactive (approve each change) or controlled (one edit, build, rollback).")
+    .option('--task <text>', 'what the agent should do')
+    .option('--task-file <file>', 'read the task from a file')
+    .option('--model <provider:model>', 'openai:gpt-4.1, anthropic:claude-…, ollama:qwen2.5-coder, openai-compatible:NAME (with --base-url), replay:FILE')
+    .addOption(new Option('--mode <mode>', 'headless, interactive or controlled').choices(['headless', 'interactive', 'controlled']).default('headless'))
+    .option('--root <dir>', 'workspace root (default: current folder)')
+    .option('--config <file>', 'config file (default: <root>/.editwarden.yml)')
+    .option('--base-url <url>', "the provider's endpoint (OpenAI-compatible servers: …/v1)")
+    .option('--api-key-env <name>', "environment variable holding the key (default: the provider's usual one)")
+    .option('--no-stream', 'ask for whole replies instead of streamed ones')
+    .option('--active-edit', 'let the model write active edit directives in its replies (config: active_edit_enabled)')
+    .option('--context <file>', 'send this file with the task (repeatable)', collect)
+    .option('--max-turns <n>', 'model turns before the run stops (default 50)')
+    .option('--max-output-tokens <n>', 'output token cap per model turn')
+    .option('--build <cmd>', 'controlled mode: the build command (default: verify.build, else detected)')
+    .option('--build-timeout <seconds>', 'controlled mode: build timeout')
+    .option('--max-files <n>', 'constraints.max_files: files a run may change')
+    .option('--max-lines <n>', 'constraints.max_lines_changed: lines added + removed')
+    .option('--allow <glob>', 'add to constraints.allowed_patterns (repeatable)', collect)
+    .option('--deny <glob>', 'add to constraints.denied_patterns (repeatable)', collect)
+    .option('--allow-tool <name>', 'add to constraints.allowed_tools (repeatable)', collect)
+    .option('--max-tokens <n>', 'constraints.max_tokens: model token budget')
+    .option('--timeout <seconds>', 'constraints.timeout: wall-clock limit of the run')
+    .addOption(new Option('--on-violation <policy>', 'keep the partial work, or roll the whole run back').choices(['keep', 'rollback']))
+    .option('--json', 'print the outcome as JSON (no live transcript)')
+    .action(async (flags: RunFlags) => {
+      setExit(await runAgentCommand(flags, io));
+    });
+}
+
+/** Refusals before anything ran: usage problems exit 64. */
+function refuse(info: { code: string; message: string; hint: string }, flags: RunFlags, io: Io, exit: number): number {
+  if (flags.json) writeJson(io, { ok: false, error: info });
+  // formatError prints any code the same way; agent codes (E_MISSING_KEY…) are not in ErrorCode yet.
+  else io.stderr.write(`${formatError(info as ErrorInfo, useColor(io, 'stderr'))}\n`);
+  return exit;
+}
+
+function positive(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw Object.assign(new Error(`${flag} must be a positive number.`), { usage: true });
+  return n;
+}
+
+async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
+  const root = flags.root ?? process.cwd();
+  const usageHint = 'Run `editwarden run --help`.';
+  if (!flags.model) return refuse({ code: 'E_USAGE', message: 'run needs --model provider:model.', hint: usageHint }, flags, io, ExitCode.USAGE);
+  if ((flags.task === undefined) === (flags.taskFile === undefined)) {
+    return refuse({ code: 'E_USAGE', message: 'run needs exactly one of --task or --task-file.', hint: usageHint }, flags, io, ExitCode.USAGE);
+  }
+  let task: string;
+  let config: Config;
+  let maxTurns: number | undefined;
+  let maxOutputTokens: number | undefined;
+  let buildTimeout: number | undefined;
+  try {
+    task = flags.task ?? fs.readFileSync(flags.taskFile as string, 'utf8');
+    if (task.trim() === '') throw Object.assign(new Error('The task is empty.'), { usage: true });
+    const base = loadConfig(root, flags.config);
+    config = withOverrides(base, { ...constraintOverrides(base, flags), ...(flags.activeEdit ? { active_edit_enabled: true } : {}) });
+    maxTurns = positive(flags.maxTurns, '--max-turns');
+    maxOutputTokens = positive(flags.maxOutputTokens, '--max-output-tokens');
+    buildTimeout = positive(flags.buildTimeout, '--build-timeout');
+  } catch (error) {
+    const usage = (error as { usage?: boolean }).usage === true || (error as NodeJS.ErrnoException).code === 'ENOENT';
+    const info = usage ? { code: 'E_USAGE', message: (error as Error).message, hint: usageHint } : toErrorInfo(error);
+    return refuse(info, flags, io, ExitCode.USAGE);
+  }
+
+  // The model layer loads only for this command.
+  const { createProvider } = await import('../../agent/providers/spec.js');
+  const { AgentError } = await import('../../agent/providers/errors.js');
+  let provider;
+  try {
+    provider = createProvider(flags.model, {
+      env: io.env,
+      ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}),
+      ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
+      stream: flags.stream !== false,
+      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    });
+  } catch (error) {
+    if (error instanceof AgentError) return refuse(error.toJSON(), flags, io, ExitCode.USAGE);
+    throw error;
+  }
+
+  const mode = flags.mode ?? 'headless';
+  const json = flags.json === true;
+  const color = useColor(io);
+  let opened;
+  try {
+    opened = await openForCommand(root, config, io, json);
+  } catch (error) {
+    return refuse(toErrorInfo(error), flags, io, ExitCode.REJECTED);
+  }
+
+  const { runAgentSession } = await import('../../agent/loop/session.js');
+  const { createLiveRenderer } = await import('../../agent/loop/render.js');
+  const { createTerminalPrompter } = await import('../../agent/interactive.js');
+
+  // Ctrl-C: the first stops cleanly after the current step; the second leaves at once.
+  const controller = new AbortController();
+  let runDir: string | null = null;
+  let interrupts = 0;
+  const onInterrupt = (): void => {
+    interrupts++;
+    if (interrupts === 1) {
+      controller.abort(new Error('interrupted'));
+      io.stderr.write(`\n${paint(useColor(io, 'stderr'), 'yellow', 'Stopping after the current step')} (Ctrl-C again to leave now)…\n`);
+      return;
+    }
+    io.stderr.write(`\nLeft at once; the work so far is kept.${runDir ? ` Run folder: ${runDir}` : ''}\n`);
+    process.exit(130);
+  };
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onInterrupt);
+
+  const prompter = mode === 'interactive' ? createTerminalPrompter(io, { color, onInterrupt }) : null;
+  let totals: (() => string) | undefined;
+  const live = json
+    ? undefined
+    : createLiveRenderer(io.stdout, {
+        color,
+        ...(io.stdout.isTTY ? { status: () => (totals ? totals() : '') } : {}),
+        diffs: mode !== 'interactive',
+      });
+
+  try {
+    const result = await runAgentSession({
+      ws: opened.ws,
+      transactions: opened.transactions,
+      applyHooks: opened.applyHooks,
+      config,
+      mode,
+      provider,
+      task,
+      ...(flags.context ? { contextFiles: flags.context } : {}),
+      activeEdit: config.active_edit_enabled,
+      signal: controller.signal,
+      ...(live ? { onEvent: live } : {}),
+      ...(maxTurns !== undefined ? { maxTurns } : {}),
+      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+      ...(flags.build ? { buildCommand: flags.build } : {}),
+      ...(buildTimeout !== undefined ? { buildTimeoutMs: buildTimeout * 1000 } : {}),
+      ...(prompter
+        ? { approve: prompter.approve, interaction: prompter.interaction, followUp: prompter.followUp, quitRequested: prompter.quitRequested }
+        : {}),
+      onStart: (info) => {
+        runDir = info.runDir;
+        totals = () => formatStatus(info.totals(), config.constraints);
+        if (!json) io.stdout.write(`${paint(color, 'bold', 'editwarden run')} ${info.runId} · ${provider.id} · ${mode} · tools: ${info.tools.join(', ')}\n`);
+      },
+    });
+    const { outcome, summary } = result;
+    if (json) {
+      writeJson(io, {
+        ok: outcome.exitCode === 0,
+        status: outcome.status,
+        reason: outcome.reason,
+        exit_code: outcome.exitCode,
+        run_id: result.runId,
+        run_dir: result.runDir,
+        transcript: result.transcriptFile,
+        metrics: result.metricsFile,
+        reports: summary.reports,
+        model: provider.id,
+        mode,
+        turns: outcome.turns,
+        usage: outcome.usage,
+        tool_calls: outcome.toolCalls,
+        malformed_calls: outcome.malformedCalls,
+        active_edits: outcome.activeEdits,
+        files: summary.metrics.files,
+        ...(outcome.completion ? { completion: outcome.completion } : {}),
+        ...(outcome.violation ? { violation: outcome.violation } : {}),
+        ...(outcome.controlled ? { controlled: { tool_exit_code: outcome.controlled.tool_exit_code, message: outcome.controlled.message, state: outcome.controlled.state, rolled_back: outcome.controlled.rolled_back, report: outcome.controlled.report } } : {}),
+        ...(outcome.error ? { error: outcome.error } : {}),
+      });
+    } else {
+      const m = summary.metrics;
+      const out = [''];
+      const tone = outcome.exitCode === 0 ? 'green' : 'red';
+      out.push(`${paint(color, tone, outcome.status)} — ${outcome.reason}`);
+      if (outcome.completion) out.push(`  summary: ${outcome.completion.summary}`);
+      out.push(`  ${formatStatus(m.constraints.actual, config.constraints).replace(/^⏵ /, '')} · ${outcome.turns} turn(s), ${outcome.toolCalls} call(s), ${outcome.malformedCalls} malformed`);
+      if (outcome.error) out.push(`  ${outcome.error.code}: ${outcome.error.message}`, `  hint: ${outcome.error.hint}`);
+      if (outcome.status === 'interrupted') out.push('  The work so far is kept.');
+      if (m.outcome === 'rolled-back') out.push('  on_violation: rollback — the run was undone.');
+      out.push(`  run folder: ${result.runDir ?? '(none)'}`);
+      if (result.transcriptFile) out.push(`  transcript: ${result.transcriptFile}`);
+      if (result.metricsFile) out.push(`  metrics: ${result.metricsFile}`);
+      if (summary.reports.violationMarkdown) out.push(`  violation report: ${summary.reports.violationMarkdown}`);
+      if (outcome.controlled?.report) out.push(`  controlled-edit report: ${outcome.controlled.report.markdown}`);
+      io.stdout.write(`${out.join('\n')}\n`);
+    }
+    return outcome.exitCode;
+  } finally {
+    prompter?.close();
+    process.removeListener('SIGINT', onInterrupt);
+    process.removeListener('SIGTERM', onInterrupt);
+  }
+}
