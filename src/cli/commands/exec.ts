@@ -9,14 +9,13 @@
  */
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
-import { loadConfig, withOverrides, type Config, type DeepPartial } from '../../config/config.js';
+import type { Config, DeepPartial } from '../../config/config.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../../errors.js';
 import type { EditOptions } from '../../edit/types.js';
 import { formatStatus, startRunStatus } from '../../guard/status.js';
-import { ToolRunner, type CallRecord, type RunSummary, type ToolCall } from '../../tools/runner.js';
+import type { CallRecord, RunSummary, ToolCall, ToolRunner } from '../../tools/runner.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatError, paint, readAll, useColor, writeJson, type Io } from '../output.js';
-import { openForCommand } from '../workspace.js';
 
 interface ExecFlags {
   root?: string;
@@ -110,6 +109,12 @@ export function parseCallLines(text: string): CallLine[] {
 }
 
 async function runExec(file: string, flags: ExecFlags, io: Io): Promise<number> {
+  // Loaded here, not at the top: every other command would pay for the schemas and tools at start-up.
+  const [{ loadConfig, withOverrides }, { ToolRunner }, { openForCommand }] = await Promise.all([
+    import('../../config/config.js'),
+    import('../../tools/runner.js'),
+    import('../workspace.js'),
+  ]);
   const root = flags.root ?? process.cwd();
   let config: Config;
   let lines: CallLine[];
