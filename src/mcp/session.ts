@@ -21,13 +21,13 @@ import { loadConfig } from '../config/config.js';
 import type { EditOptions } from '../edit/types.js';
 import { ErrorCode, toErrorInfo } from '../errors.js';
 import type { RunMode } from '../guard/constraints.js';
-import { prepareLanguageHooks } from '../cli/workspace.js';
 import { ToolRunner, type RunSummary } from '../tools/runner.js';
 import type { ToolContext } from '../tools/types.js';
 import { openWorkspace } from '../workspace/open.js';
 import type { TransactionLayer } from '../workspace/transaction.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { buildCatalog, mcpConfig, MCP_RUNNER_TOOLS, offeredTools, type McpToolEntry } from './catalog.js';
+import { SessionLanguageHooks } from './language-hooks.js';
 import { chooseRoot, type RootChoice } from './roots.js';
 import { errorResult, recordResult, type McpToolResult } from './results.js';
 
@@ -247,14 +247,13 @@ export class McpSession {
       dramaticMinLines: config.edit.dramatic_reduction.min_lines,
       dramaticRatio: config.edit.dramatic_reduction.ratio,
     };
-    const policy = config.edit.syntax_guard;
     this.open = {
       root: choice.root,
       choice,
       ws: opened.ws,
       transactions: opened.transactions,
       config,
-      apply: { edit, prepareHooks: (paths) => prepareLanguageHooks(paths, policy) },
+      apply: { edit, prepareHooks: new SessionLanguageHooks(config.edit.syntax_guard).prepare },
     };
     return this.open;
   }

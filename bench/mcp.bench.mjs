@@ -1,0 +1,135 @@
+// edit_file over MCP, end to end: the SDK's own Client talks over stdio to a
+// real `editwarden mcp` process and to @modelcontextprotocol/server-filesystem
+// (the reference server, a devDependency), and sends both the same edit —
+// replace the unique middle line of a file of 100, 10k and 100k lines, back
+// and forth — then the same as a dry run. Calls alternate between the two
+// servers so both see the same disk. Medians; ratio = ours / theirs.
+// Goal: never slower (≤ 1.00x); ≥ 3× faster at 100k lines (≤ 0.33x).
+//
+// Our server runs with the project's constraints in force (a config raises
+// only the line budget and the run's timeout, which hundreds of benchmark
+// edits would otherwise exhaust): every call goes through the ToolRunner,
+// the constraint gate, a checkpoint and the journal, as in real use.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { median, ms, ratio } from './stats.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..');
+const require = createRequire(import.meta.url);
+
+const SIZES = [100, 10_000, 100_000];
+const ITERATIONS = { 100: Number(process.env.EW_BENCH_N ?? 60), 10_000: Number(process.env.EW_BENCH_N ?? 40), 100_000: Number(process.env.EW_BENCH_N ?? 16) };
+const WARMUP = 4;
+// .txt: like for like (exact replace, diff, write). .ts: ours also runs the tree-sitter syntax guard, which server-filesystem lacks.
+const EXTS = process.env.EW_BENCH_EXT ? [process.env.EW_BENCH_EXT] : ['txt', 'ts'];
+
+function makeFile(lines) {
+  const out = [];
+  for (let i = 0; i < lines; i++) out.push(`    const value_${i} = compute(${i}, "some text to make the line realistic");`);
+  return out.join('\n') + '\n';
+}
+
+/** `editwarden mcp` through bin/ once src/cli/main.ts registers it; until then the same registrar via the test launcher. */
+function ourServerArgs(root) {
+  const main = path.join(repo, 'dist/cli/main.js');
+  const registered = fs.existsSync(main) && fs.readFileSync(main, 'utf8').includes('registerMcp');
+  const entry = registered ? path.join(repo, 'bin/editwarden') : path.join(repo, 'test/mcp/helpers/launch.mjs');
+  return [entry, 'mcp', '--root', root];
+}
+
+function theirServerArgs(root) {
+  const pkg = require.resolve('@modelcontextprotocol/server-filesystem/package.json');
+  return [path.join(path.dirname(pkg), 'dist/index.js'), root];
+}
+
+async function connect(args) {
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
+  const client = new Client({ name: 'editwarden-bench', version: '0' });
+  await client.connect(transport);
+  return client;
+}
+
+async function timed(client, name, args) {
+  const t0 = process.hrtime.bigint();
+  const result = await client.callTool({ name, arguments: args });
+  const elapsed = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (result.isError) throw new Error(`${name} failed: ${result.content?.[0]?.text}`);
+  return elapsed;
+}
+
+export async function run() {
+  const ourRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-bench-mcp-ours-'));
+  const theirRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-bench-mcp-fs-')));
+  fs.writeFileSync(path.join(ourRoot, '.editwarden.yml'), 'constraints:\n  max_lines_changed: 100000000\n  timeout: 86400\n');
+  for (const lines of SIZES) {
+    const text = makeFile(lines);
+    for (const ext of EXTS) {
+      fs.writeFileSync(path.join(ourRoot, `f${lines}.${ext}`), text);
+      fs.writeFileSync(path.join(theirRoot, `f${lines}.${ext}`), text);
+    }
+  }
+  const ours = await connect(ourServerArgs(ourRoot));
+  const theirs = await connect(theirServerArgs(theirRoot));
+  const rows = [];
+  try {
+    for (const ext of EXTS) {
+      for (const dryRun of [false, true]) {
+        for (const lines of SIZES) {
+          const mid = Math.floor(lines / 2);
+          const a = `    const value_${mid} = compute(${mid}, "some text to make the line realistic");`;
+          const b = `    const value_${mid} = recompute(${mid}, "some text to make the line realistic");`;
+          const file = `f${lines}.${ext}`;
+          const oursMs = [];
+          const theirsMs = [];
+          const n = ITERATIONS[lines];
+          for (let i = 0; i < WARMUP + n; i++) {
+            // A real edit flips the line back and forth; a dry run asks for the same change every time.
+            const [from, to] = dryRun || i % 2 === 0 ? [a, b] : [b, a];
+            const callOurs = () => timed(ours, 'edit_file', { path: file, old_text: from, new_text: to, dry_run: dryRun });
+            const callTheirs = () => timed(theirs, 'edit_file', { path: path.join(theirRoot, file), edits: [{ oldText: from, newText: to }], dryRun });
+            // Alternate who goes first so neither always meets a cold or a warm page cache.
+            let o;
+            let t;
+            if (i % 2 === 0) {
+              o = await callOurs();
+              t = await callTheirs();
+            } else {
+              t = await callTheirs();
+              o = await callOurs();
+            }
+            if (i < WARMUP) continue;
+            oursMs.push(o);
+            theirsMs.push(t);
+          }
+          const mo = median(oursMs);
+          const mt = median(theirsMs);
+          const goal = lines >= 100_000 ? '≤ 0.33x' : '≤ 1.00x';
+          rows.push({
+            case: `edit_file${dryRun ? ' dry-run' : ''}, ${lines}-line .${ext} (median of ${n})`,
+            value: ms(mo),
+            baseline: `${ms(mt)} (server-filesystem)`,
+            ratio: ratio(mo, mt),
+            goal,
+            note: `${mt >= mo ? `${(mt / mo).toFixed(1)}× faster` : `${(mo / mt).toFixed(1)}× slower`}${ext === 'ts' ? '; ours runs the syntax guard' : ''}`,
+          });
+        }
+      }
+    }
+  } finally {
+    await ours.close();
+    await theirs.close();
+    fs.rmSync(ourRoot, { recursive: true, force: true });
+    fs.rmSync(theirRoot, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  for (const row of await run()) console.log(JSON.stringify(row));
+}
