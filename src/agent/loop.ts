@@ -190,8 +190,9 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
           ...(options.signal ? { signal: options.signal } : {}),
           onEvent: (e) => {
             if (e.type === 'text') {
-              collector?.push(e.delta);
+              // Text first: a directive completed by this piece is shown after the text that completes it.
               emit({ type: 'text', delta: e.delta });
+              collector?.push(e.delta);
             } else {
               emit({ type: 'tool-call-streaming', name: e.name });
             }
@@ -265,7 +266,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
         continue;
       }
       const checked = checkCall(call, runner.registry, options.tools);
-      const description = describeCall(call.name, checked.args);
+      const description = checked.args ? describeCall(call.name, checked.args) : `${call.name} (arguments not valid JSON)`;
       emit({ type: 'call-start', tool: call.name, description, source: 'tool-call' });
       stats.toolCalls++;
       let failed: boolean;

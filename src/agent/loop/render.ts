@@ -61,6 +61,8 @@ export function createLiveRenderer(out: { write(chunk: string): unknown }, optio
         const where = d.path ?? '(no file)';
         if ('error' in d) line(`${paint(c, 'yellow', '◆')} directive #${d.index + 1} ${where}: ${paint(c, 'red', d.error.code)} ${d.error.message}`);
         else line(`${paint(c, 'cyan', '◆')} directive #${d.index + 1} ${where} (${String(d.args.mode ?? d.args.ast_action ?? 'edit')})`);
+        // The model's text may go on after the directive: it gets its own prefix again.
+        inText = false;
         break;
       }
       case 'call-start':

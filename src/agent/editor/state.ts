@@ -1,0 +1,99 @@
+/**
+ * What an Editor session knows about itself, as plain data: the counters,
+ * the strategies and hypotheses, every verification with its run_id, and
+ * how it ended. The session fills it in; reports are rendered from it and
+ * it is saved as `editor.json` in the run folder (the file `--retry` looks
+ * for). No behaviour here beyond small pure helpers.
+ */
+import { createHash } from 'node:crypto';
+import type { DebugCounters, LoopDecision } from './counters.js';
+
+export type EditorFlavour = 'editor' | 'dry-run' | 'apply-proposal';
+
+export type EditorStatus =
+  /** Full green and the task declared done: summary written, exit 0. */
+  | 'success'
+  /** Dry run finished: the proposal (one unified diff) was saved, exit 0. */
+  | 'proposal'
+  /** 12 verifications without green, or the Editor gave up or got stuck: stuck report, exit 4. */
+  | 'hard-stop'
+  /** Ctrl-C: partial changes kept, no artifact, exit 130. */
+  | 'cancelled'
+  /** A constraint was violated: exit 2. */
+  | 'violation'
+  /** apply-proposal without a model: the verification failed, changes kept, exit 3. */
+  | 'verify-failed'
+  /** The proposal did not apply, the model provider failed, or the run could not start: exit 1. */
+  | 'failed';
+
+export const EXIT_CODES: Readonly<Record<EditorStatus, number>> = {
+  success: 0,
+  proposal: 0,
+  'hard-stop': 4,
+  cancelled: 130,
+  violation: 2,
+  'verify-failed': 3,
+  failed: 1,
+};
+
+export interface VerificationEntry {
+  /** 1-based order in the session. */
+  n: number;
+  run_id: string;
+  passed: boolean;
+  strategy: number;
+  /** What asked for it: the model's verify call, its task_completion, or apply-proposal. */
+  trigger: 'verify' | 'completion' | 'proposal';
+  counters: DebugCounters;
+  decision: LoopDecision['action'];
+  lines: string[];
+  first_errors: string[];
+}
+
+export interface HypothesisEntry {
+  strategy: number;
+  hypothesis: string;
+  /** The approach being taken, when the Editor stated one. */
+  approach?: string;
+  /** Verifications done when it was recorded. */
+  after_verification: number;
+}
+
+export interface FileChangeEntry {
+  path: string;
+  added: number;
+  removed: number;
+  created: boolean;
+}
+
+export interface EditorRecord {
+  version: 1;
+  run_id: string;
+  flavour: EditorFlavour;
+  task: string;
+  task_key: string;
+  model: string | null;
+  status: EditorStatus;
+  exit_code: number;
+  reason: string;
+  started_at: string;
+  finished_at: string;
+  strategy: number;
+  counters: DebugCounters;
+  verifications: VerificationEntry[];
+  baseline_run_id: string | null;
+  green_run_id: string | null;
+  hypotheses: HypothesisEntry[];
+  files_changed: FileChangeEntry[];
+  completion?: { summary: string; status: string };
+  /** Run whose stuck report seeded this session (--retry). */
+  seeded_from?: string;
+  reports: { summary?: string; stuck_report?: string; proposal?: string; contexts: string[] };
+}
+
+export const RECORD_FILE = 'editor.json';
+
+/** Same task, same key: whitespace and case do not make a task new. */
+export function taskKey(task: string): string {
+  return createHash('sha256').update(task.trim().replace(/\s+/g, ' ').toLowerCase()).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,179 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedServer } from '../../src/agent/providers/scripted-server.js';
+import { lines } from './helpers/project.js';
+
+const REPO = path.resolve(__dirname, '../..');
+const BIN = path.join(REPO, 'bin/editwarden');
+const STAND_IN = path.join(__dirname, 'helpers/run-bin.mjs');
+const FIXTURE = path.join(REPO, 'test/fixtures/agent/rename-greeting.json');
+let entry: string[];
+
+beforeAll(() => {
+  // The CLI runs from dist/; `npm test` builds first, this keeps a lone `vitest run` honest too.
+  if (!fs.existsSync(path.join(REPO, 'dist/cli/commands/run.js'))) {
+    spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: REPO, stdio: 'inherit' });
+  }
+  const probe = spawnSync(process.execPath, [BIN, 'run', '--help'], { encoding: 'utf8' });
+  entry = probe.status === 0 && probe.stdout.includes('--task') ? [BIN] : [STAND_IN];
+});
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const r of roots.splice(0)) fs.rmSync(r, { recursive: true, force: true });
+});
+
+function project(): string {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-run-cli-')));
+  fs.mkdirSync(path.join(root, 'src'));
+  fs.writeFileSync(path.join(root, 'src/greeting.js'), "export function greeting(name) {\n  return 'Hello, ' + name;\n}\n");
+  roots.push(root);
+  return root;
+}
+
+function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, [...entry, 'run', ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', ...env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Runs the CLI without blocking the event loop (the scripted server lives in this process). */
+function cliAsync(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...entry, 'run', ...args], { env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('editwarden run', () => {
+  it('replays a recorded script: the task is done, the run folder holds transcript, calls and metrics (--json)', () => {
+    const root = project();
+    const r = cli(['--task', 'Say Welcome instead of Hello.', '--model', `replay:${FIXTURE}`, '--root', root, '--json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ ok: true, status: 'completed', exit_code: 0, model: `replay:${FIXTURE}`, turns: 3, malformed_calls: 0 });
+    expect(out.usage).toEqual({ input: 4100, output: 78, estimated: false });
+    expect(out.completion.summary).toBe('greeting() now says Welcome.');
+    expect(fs.readFileSync(path.join(root, 'src/greeting.js'), 'utf8')).toContain("return 'Welcome, ' + name;");
+    expect(out.run_dir).toBe(path.join(root, '.editwarden/runs', out.run_id));
+    for (const f of ['transcript.jsonl', 'calls.jsonl', 'metrics.json']) expect(fs.existsSync(path.join(out.run_dir, f))).toBe(true);
+
+    // The run's own transcript is a script: replaying it on a fresh copy does the same.
+    const again = project();
+    const replay = cli(['--task', 'Say Welcome instead of Hello.', '--model', `replay:${out.transcript}`, '--root', again, '--json']);
+    expect(replay.code).toBe(0);
+    expect(fs.readFileSync(path.join(again, 'src/greeting.js'), 'utf8')).toBe(fs.readFileSync(path.join(root, 'src/greeting.js'), 'utf8'));
+  });
+
+  it('prints a readable transcript off a terminal: model text, calls, diff, the outcome and the run folder', () => {
+    const root = project();
+    const r = cli(['--task', 'Say Welcome.', '--model', `replay:${FIXTURE}`, '--root', root]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('agent: Reading the module first.');
+    expect(r.stdout).toContain('→ edit_file edit src/greeting.js');
+    expect(r.stdout).toContain("+  return 'Welcome, ' + name;");
+    expect(r.stdout).toContain('completed — Task marked done by the agent.');
+    expect(r.stdout).toMatch(/run folder: .*\.editwarden\/runs\/\d{8}T\d{6}Z-[0-9a-f]{6}/);
+    // No status line redraws in a pipe.
+    expect(r.stdout).not.toContain('\r');
+  });
+
+  it('a missing API key is refused before anything runs, naming the variable (exit 64)', () => {
+    const root = project();
+    for (const [model, variable] of [
+      ['openai:gpt-4.1', 'OPENAI_API_KEY'],
+      ['anthropic:claude-sonnet-4-5', 'ANTHROPIC_API_KEY'],
+    ] as const) {
+      const r = cli(['--task', 'x', '--model', model, '--root', root]);
+      expect(r.code).toBe(64);
+      expect(r.stderr).toContain(`${variable} is not set`);
+      expect(r.stderr).toContain('E_MISSING_KEY');
+    }
+    expect(fs.existsSync(path.join(root, '.editwarden/runs'))).toBe(false);
+  });
+
+  it('usage errors exit 64: no --model, no task, a bad provider', () => {
+    const root = project();
+    expect(cli(['--task', 'x', '--root', root]).code).toBe(64);
+    expect(cli(['--model', `replay:${FIXTURE}`, '--root', root]).code).toBe(64);
+    const bad = cli(['--task', 'x', '--model', 'acme:model', '--root', root]);
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toContain('Unknown model provider "acme"');
+  });
+
+  it('over the wire with constraint flags: --deny makes the edit a violation, exit 2, report named', async () => {
+    const root = project();
+    const server = await startScriptedServer({
+      turns: [{ tool_calls: [{ name: 'edit_file', arguments: { path: 'src/greeting.js', old_text: 'Hello', new_text: 'Hi' } }] }],
+    });
+    try {
+      const r = await cliAsync(['--task', 'x', '--model', 'openai-compatible:scripted', '--base-url', server.openaiBaseUrl, '--root', root, '--deny', 'src/**']);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toContain('Pattern violation');
+      expect(r.stdout).toMatch(/violation report: .*violation\.md/);
+      expect(fs.readFileSync(path.join(root, 'src/greeting.js'), 'utf8')).toContain('Hello');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('the Anthropic protocol from the CLI (--base-url), with the key from ANTHROPIC_API_KEY', async () => {
+    const root = project();
+    const fixture = JSON.parse(fs.readFileSync(FIXTURE, 'utf8'));
+    const server = await startScriptedServer(fixture);
+    try {
+      const r = await cliAsync(['--task', 'x', '--model', 'anthropic:scripted', '--base-url', server.anthropicBaseUrl, '--root', root, '--json'], { ANTHROPIC_API_KEY: 'sk-test' });
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).status).toBe('completed');
+      expect(server.requests.every((q) => q.protocol === 'anthropic' && q.stream)).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('Ctrl-C stops cleanly: exit 130, the partial work kept, the run folder named, the transcript ends with interrupted', async () => {
+    const root = project();
+    const server = await startScriptedServer({
+      turns: [
+        { tool_calls: [{ name: 'edit_file', arguments: { path: 'src/greeting.js', old_text: 'Hello', new_text: 'Hi' } }] },
+        { text: 'Thinking about the next step for a long while…', delay_ms: 30_000 },
+      ],
+    });
+    try {
+      const child = spawn(process.execPath, [...entry, 'run', '--task', 'x', '--model', 'openai-compatible:scripted', '--base-url', server.openaiBaseUrl, '--root', root], {
+        env: { ...process.env, NO_COLOR: '1' },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      let sent = false;
+      const code = await new Promise<number | null>((resolve) => {
+        child.stdout.on('data', (c: Buffer) => {
+          stdout += c.toString();
+          if (!sent && stdout.includes('Thinking about')) {
+            sent = true;
+            child.kill('SIGINT');
+          }
+        });
+        child.on('close', (c) => resolve(c));
+      });
+      expect(code).toBe(130);
+      expect(stderr).toContain('Stopping after the current step');
+      expect(stdout).toContain('interrupted');
+      expect(stdout).toContain('The work so far is kept.');
+      const folder = /run folder: (\S+)/.exec(stdout)?.[1] as string;
+      expect(fs.existsSync(folder)).toBe(true);
+      expect(fs.readFileSync(path.join(root, 'src/greeting.js'), 'utf8')).toContain("'Hi, '");
+      expect(lines(path.join(folder, 'transcript.jsonl')).at(-1)).toMatchObject({ type: 'end', status: 'interrupted', exit_code: 130 });
+      expect(fs.existsSync(path.join(folder, 'metrics.json'))).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});
