@@ -119,6 +119,27 @@ describe('a files checkpoint records only the named paths', () => {
     expect(fs.readFileSync(path.join(root, 'src/deep/b.ts'), 'utf8')).toBe('export const b = 2;\n');
   });
 
+  it('keeps small files inside the manifest and large ones as blobs, and restores both', () => {
+    const root = tempRoot();
+    const big = 'x'.repeat(64 * 1024);
+    write(root, 'small.txt', 'small\n');
+    write(root, 'big.txt', big);
+    const cps = service(root);
+    const id = cps.create('mixed', 'test', 'files', { paths: ['small.txt', 'big.txt'] });
+    const entries = cps.get(id).entries;
+    const small = entries.find((e) => e.path === 'small.txt');
+    const large = entries.find((e) => e.path === 'big.txt');
+    expect(small?.type === 'file' && small.inline !== undefined && !fs.existsSync(cps.blobs.pathOf(small.blob))).toBe(true);
+    expect(large?.type === 'file' && large.inline === undefined && fs.existsSync(cps.blobs.pathOf(large.blob))).toBe(true);
+    expect(cps.list()[0]).toMatchObject({ bytes: 6 + big.length, uniqueBytes: 6 + big.length });
+    write(root, 'small.txt', 'changed\n');
+    write(root, 'big.txt', 'changed\n');
+    expect(cps.diff(id).map((c) => c.path)).toEqual(['big.txt', 'small.txt']);
+    cps.restore(id);
+    expect(fs.readFileSync(path.join(root, 'small.txt'), 'utf8')).toBe('small\n');
+    expect(fs.readFileSync(path.join(root, 'big.txt'), 'utf8')).toBe(big);
+  });
+
   it('refuses paths outside the root', () => {
     const root = project();
     expect(() => service(root).create('x', 'y', 'files', { paths: ['../escape.txt'] })).toThrow(/outside the workspace root/);

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { sha256 } from '../workspace.js';
 import type { BlobStore, Durability } from './blob-store.js';
 import { parentDirs, type Manifest, type ManifestEntry } from './types.js';
 import { walkWorkspace, type IgnoreSource } from './walk.js';
@@ -17,8 +18,11 @@ export interface Captured {
   absentDirs: string[];
 }
 
+/** Files up to this size are kept inside a files-scope manifest (see ManifestEntry.inline). */
+export const INLINE_MAX_BYTES = 16 * 1024;
+
 /** Reads one regular file through a single descriptor, so the bytes and the stat belong together. */
-function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: Durability): ManifestEntry | null {
+function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: Durability, inlineMax = 0): ManifestEntry | null {
   let fd: number;
   try {
     fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
@@ -31,8 +35,11 @@ function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: D
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) return null;
     const bytes = readAll(fd, stat.size);
-    const blob = blobs.put(bytes, durability);
-    return { path: rel, type: 'file', blob, size: bytes.length, mode: stat.mode & 0o7777, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
+    const inline = bytes.length <= inlineMax;
+    const blob = inline ? sha256(bytes) : blobs.put(bytes, durability);
+    const entry: ManifestEntry = { path: rel, type: 'file', blob, size: bytes.length, mode: stat.mode & 0o7777, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
+    if (inline) entry.inline = bytes.toString('base64');
+    return entry;
   } finally {
     fs.closeSync(fd);
   }
@@ -56,7 +63,7 @@ function readAll(fd: number, sizeHint: number): Buffer {
   return buf.subarray(0, total);
 }
 
-function captureOne(root: string, rel: string, blobs: BlobStore, durability: Durability): ManifestEntry | 'dir' {
+function captureOne(root: string, rel: string, blobs: BlobStore, durability: Durability, inlineMax: number): ManifestEntry | 'dir' {
   const abs = path.join(root, rel);
   let stat: fs.Stats;
   try {
@@ -67,16 +74,16 @@ function captureOne(root: string, rel: string, blobs: BlobStore, durability: Dur
   if (stat.isSymbolicLink()) return { path: rel, type: 'symlink', target: fs.readlinkSync(abs) };
   if (stat.isDirectory()) return 'dir';
   if (!stat.isFile()) return { path: rel, type: 'absent' };
-  return readFileEntry(abs, rel, blobs, durability) ?? captureOne(root, rel, blobs, durability);
+  return readFileEntry(abs, rel, blobs, durability, inlineMax) ?? captureOne(root, rel, blobs, durability, inlineMax);
 }
 
 /** Files scope: exactly `paths` (relative to the root, already checked by the workspace), plus the folders on their way. */
-export function captureFiles(root: string, paths: Iterable<string>, blobs: BlobStore, durability: Durability = 'each'): Captured {
+export function captureFiles(root: string, paths: Iterable<string>, blobs: BlobStore, durability: Durability = 'each', inlineMax = INLINE_MAX_BYTES): Captured {
   const entries: ManifestEntry[] = [];
   const dirs = new Set<string>();
   const absentDirs = new Set<string>();
   for (const rel of new Set(paths)) {
-    const entry = captureOne(root, rel, blobs, durability);
+    const entry = captureOne(root, rel, blobs, durability, inlineMax);
     if (entry === 'dir') {
       dirs.add(rel);
       continue;
@@ -146,7 +153,7 @@ export function captureWorkspace(
   const absentDirs = new Set<string>();
   const extras = [...new Set(extra)].filter((p) => !seen.has(p));
   if (extras.length > 0) {
-    const more = captureFiles(root, extras, blobs, 'batch');
+    const more = captureFiles(root, extras, blobs, 'batch', 0);
     entries.push(...more.entries);
     for (const d of more.dirs) dirs.add(d);
     for (const d of more.absentDirs) absentDirs.add(d);

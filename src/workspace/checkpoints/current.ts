@@ -7,7 +7,13 @@ import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { checkDeniedRelative } from '../paths.js';
 import { sha256 } from '../workspace.js';
+import type { BlobStore } from './blob-store.js';
 import type { ManifestEntry } from './types.js';
+
+/** The recorded bytes of a file entry: inline in the manifest, or from the blob store. */
+export function bytesOf(entry: Extract<ManifestEntry, { type: 'file' }>, blobs: BlobStore): Buffer {
+  return entry.inline !== undefined ? Buffer.from(entry.inline, 'base64') : blobs.get(entry.blob);
+}
 
 export type CurrentState =
   | { type: 'absent' }

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { createTwoFilesPatch } from 'diff';
 import type { BlobStore } from './blob-store.js';
-import { checkManifestPath, currentState, sameContent, type CurrentState } from './current.js';
+import { bytesOf, checkManifestPath, currentState, sameContent, type CurrentState } from './current.js';
 import { extrasOf } from './restore.js';
 import type { CheckpointChange, EntryState, Manifest, ManifestEntry } from './types.js';
 
@@ -41,7 +41,7 @@ export function diffManifest(root: string, manifest: Manifest, blobs: BlobStore,
   const wantPatch = options.patch ?? true;
   const maxPatch = options.maxPatchBytes ?? 1024 * 1024;
   const changes: CheckpointChange[] = [];
-  const readBefore = (entry: ManifestEntry): Buffer | null => (entry.type === 'file' ? blobs.get(entry.blob) : null);
+  const readBefore = (entry: ManifestEntry): Buffer | null => (entry.type === 'file' ? bytesOf(entry, blobs) : null);
   const patchOf = (rel: string, before: Buffer | null, afterAbs: string | null): string | undefined => {
     if (!wantPatch) return undefined;
     let after: Buffer | null = null;

@@ -61,7 +61,7 @@ export function parseDuration(text: string): number {
 /** Removes every blob no remaining manifest names; returns the bytes freed. */
 export function collectGarbage(blobs: BlobStore, remaining: Iterable<Manifest>): number {
   const live = new Set<string>();
-  for (const manifest of remaining) for (const e of manifest.entries) if (e.type === 'file') live.add(e.blob);
+  for (const manifest of remaining) for (const e of manifest.entries) if (e.type === 'file' && e.inline === undefined) live.add(e.blob);
   let freed = 0;
   for (const hash of blobs.listAll()) {
     if (live.has(hash)) continue;

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { atomicWriteFile, fsyncDir, TEMP_PREFIX } from '../atomic.js';
 import type { BlobStore } from './blob-store.js';
-import { checkManifestPath, currentState, sameContent } from './current.js';
+import { bytesOf, checkManifestPath, currentState, sameContent } from './current.js';
 import type { Manifest, ManifestEntry, RestoreResult } from './types.js';
 import { diskIgnoreSource, walkWorkspace, type IgnoreSource } from './walk.js';
 
@@ -24,7 +24,7 @@ export function manifestIgnoreSource(manifest: Manifest, blobs: BlobStore): Igno
     if (e.type !== 'file' || (e.path !== '.gitignore' && !e.path.endsWith('/.gitignore'))) continue;
     const dir = e.path === '.gitignore' ? '' : e.path.slice(0, -'/.gitignore'.length);
     try {
-      byDir.set(dir, blobs.get(e.blob).toString('utf8'));
+      byDir.set(dir, bytesOf(e, blobs).toString('utf8'));
     } catch {
       // A missing blob fails the restore later, where it is reported.
     }
@@ -156,7 +156,7 @@ function restoreEntry(abs: string, entry: Exclude<ManifestEntry, { type: 'absent
       return true;
     }
     if (now.type === 'dir') clearDirFor(abs, entry.path);
-    atomicWriteFile(abs, blobs.get(entry.blob), { mode: entry.mode });
+    atomicWriteFile(abs, bytesOf(entry, blobs), { mode: entry.mode });
     return true;
   }
   switch (entry.type) {

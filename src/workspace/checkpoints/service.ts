@@ -139,6 +139,7 @@ export class CheckpointService {
       const own = blobsOf(m);
       let uniqueBytes = 0;
       for (const [blob, size] of own) if (refs.get(blob) === 1) uniqueBytes += size;
+      for (const e of m.entries) if (e.type === 'file' && e.inline !== undefined) uniqueBytes += e.size;
       return {
         id: m.id,
         name: m.name,
@@ -240,7 +241,7 @@ export class CheckpointService {
 
 function blobsOf(manifest: Manifest): Map<string, number> {
   const out = new Map<string, number>();
-  for (const e of manifest.entries) if (e.type === 'file') out.set(e.blob, e.size);
+  for (const e of manifest.entries) if (e.type === 'file' && e.inline === undefined) out.set(e.blob, e.size);
   return out;
 }
 

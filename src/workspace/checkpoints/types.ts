@@ -12,8 +12,14 @@ export type ManifestEntry =
   | {
       path: string;
       type: 'file';
-      /** sha256 of the bytes, hex: the blob's name. */
+      /** sha256 of the bytes, hex: the blob's name (or, with `inline`, just the hash). */
       blob: string;
+      /**
+       * The bytes themselves (base64), for small files of a files checkpoint:
+       * one fsynced manifest instead of a blob and a manifest halves the
+       * fsyncs of a 1-file checkpoint. No blob is stored then.
+       */
+      inline?: string;
       size: number;
       /** Permission bits (mode & 0o7777). */
       mode: number;
