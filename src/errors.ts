@@ -35,6 +35,13 @@ export const ErrorCode = {
   NOT_A_FILE: 'E_NOT_A_FILE',
   USAGE: 'E_USAGE',
   INTERNAL: 'E_INTERNAL',
+  // The tool layer's refusals (src/tools).
+  UNKNOWN_TOOL: 'E_UNKNOWN_TOOL',
+  DECLINED: 'E_DECLINED',
+  COMMAND_FAILED: 'E_COMMAND_FAILED',
+  TIMEOUT: 'E_TIMEOUT',
+  RUN_ENDED: 'E_RUN_ENDED',
+  NO_INTERACTION: 'E_NO_INTERACTION',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -30,3 +30,13 @@ export * from './workspace/transaction.js';
 export type { ParseOptions } from './formats/index.js';
 export type { ParseOptions as DiagnosticParseOptions } from './verify/diagnostics/index.js';
 export * from './ast/index.js';
+export * from './guard/violations.js';
+export * from './guard/patterns.js';
+export * from './guard/constraints.js';
+export * from './guard/metrics.js';
+export * from './tools/types.js';
+export * from './tools/registry.js';
+export * from './tools/runner.js';
+// FileChange names both a rendered format change and a constraint charge.
+export type { FileChange } from './formats/index.js';
+export type { FileChange as ChargedFileChange } from './guard/constraints.js';

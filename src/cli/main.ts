@@ -15,10 +15,11 @@ import { registerControlledEdit } from './commands/controlled-edit.js';
 import { registerDemo } from './commands/demo.js';
 import { registerApply } from './commands/apply.js';
 import { registerAst } from './commands/ast.js';
+import { registerExec } from './commands/exec.js';
 
 export type CommandRegistrar = (program: Command, io: Io, setExit: (code: number) => void) => void;
 
-const registrars: CommandRegistrar[] = [registerEdit, registerApply, registerVerify, registerDetect, registerControlledEdit, registerDemo, registerAst];
+const registrars: CommandRegistrar[] = [registerEdit, registerApply, registerVerify, registerDetect, registerControlledEdit, registerDemo, registerAst, registerExec];
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command();

@@ -252,7 +252,14 @@ function applyOne(path: string, current: TextDoc | null, request: EditRequest, o
 }
 
 function replaceText(path: string, current: TextDoc, oldText: string, newText: string, replaceAll: boolean, strict: boolean): StepOutcome {
-  const found = findMatches(current.text, oldText, strict);
+  let found = findMatches(current.text, oldText, strict);
+  if (found === null && !strict) {
+    const atEof = finalNewlineTolerant(current.text, oldText, newText);
+    if (atEof) {
+      found = atEof.found;
+      newText = atEof.newText;
+    }
+  }
   if (found === null) throw notFoundError(path, current.text, oldText, strict);
   let matches = found.matches;
   if (matches.length > 1 && !replaceAll) {
@@ -266,12 +273,32 @@ function replaceText(path: string, current: TextDoc, oldText: string, newText: s
     const insert = m.transform ? m.transform(newText) : newText;
     doc = spliceDoc(doc, m.start, m.end, insert);
   }
+  // A tolerant match whose replacement only restores what the file already has changes nothing.
+  if (doc.text === current.text) throw noOp(path);
   const notes: string[] = [];
   if (found.strategy !== 'exact') notes.push(`matched with tolerance for ${found.strategy}`);
   if (replaceAll) notes.push(`replaced ${matches.length} occurrence${matches.length === 1 ? '' : 's'}`);
   const strategy: MatchStrategy = found.strategy;
   const span = { prefix: Math.min(...matches.map((m) => m.start)), suffix: current.text.length - Math.max(...matches.map((m) => m.end)) };
   return { doc, applied: { action: 'edit', strategy, count: matches.length, line: firstLine, notes }, span };
+}
+
+/**
+ * Models often end old_text with a newline the file's last line does not
+ * have. Matched only at the very end of the file, and new_text then keeps the
+ * file's final-newline state.
+ */
+function finalNewlineTolerant(text: string, oldText: string, newText: string): { found: NonNullable<ReturnType<typeof findMatches>>; newText: string } | null {
+  if (!oldText.endsWith('\n') || text.endsWith('\n') || oldText.length < 2) return null;
+  const trimmed = oldText.slice(0, -1);
+  const found = findMatches(text, trimmed, false);
+  if (found === null) return null;
+  const atEnd = found.matches.filter((m) => m.end === text.length);
+  if (atEnd.length !== 1 || found.matches.length !== 1) return null;
+  return {
+    found: { strategy: found.strategy === 'exact' ? 'final-newline' : found.strategy, matches: atEnd },
+    newText: newText.endsWith('\n') ? newText.slice(0, -1) : newText,
+  };
 }
 
 function insertLines(path: string, current: TextDoc, line: number, content: string): StepOutcome {

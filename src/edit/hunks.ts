@@ -332,6 +332,7 @@ const STRATEGY_RANK: Record<MatchStrategy, number> = {
   'line-numbers': 1,
   'trailing-whitespace': 2,
   'blank-lines': 2,
+  'final-newline': 2,
   indentation: 3,
   'whitespace-runs': 3,
   unicode: 4,

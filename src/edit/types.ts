@@ -120,6 +120,7 @@ export type MatchStrategy =
   | 'unicode'
   | 'indentation+unicode'
   | 'blank-lines'
+  | 'final-newline'
   | 'line-numbers'
   | 'offset'
   | 'fuzz'

@@ -5,7 +5,7 @@
  * parse-and-apply path as `editwarden apply`: nothing here re-implements it.
  */
 import { z } from 'zod';
-import { applyReply } from '../cli/commands/apply.js';
+import { applyReply } from '../apply/apply-reply.js';
 import { FORMAT_NAMES, type FormatName } from '../formats/index.js';
 import { applyEdits, planEdits, type EditPipeline } from './edits.js';
 import { defineTool, type ToolContext } from './types.js';

@@ -6,6 +6,7 @@
  * execute → record). Tools that write also say, without writing, what they
  * would change (`plan`), so the runner can refuse before the write.
  */
+import { ErrorCode } from '../errors.js';
 import type { z } from 'zod';
 import type { ApplyOptions } from '../apply/apply-requests.js';
 import type { Config } from '../config/config.js';
@@ -20,13 +21,14 @@ import type { Workspace } from '../workspace/workspace.js';
 export type ToolKind = 'read' | 'write' | 'command' | 'interactive' | 'control';
 
 /** Error codes of the tool layer, beside the engine's ErrorCode (proposed for errors.ts). */
+/** The tool layer's own refusals; the codes live with every other code in src/errors.ts. */
 export const ToolErrorCode = {
-  UNKNOWN_TOOL: 'E_UNKNOWN_TOOL',
-  DECLINED: 'E_DECLINED',
-  COMMAND_FAILED: 'E_COMMAND_FAILED',
-  TIMEOUT: 'E_TIMEOUT',
-  RUN_ENDED: 'E_RUN_ENDED',
-  NO_INTERACTION: 'E_NO_INTERACTION',
+  UNKNOWN_TOOL: ErrorCode.UNKNOWN_TOOL,
+  DECLINED: ErrorCode.DECLINED,
+  COMMAND_FAILED: ErrorCode.COMMAND_FAILED,
+  TIMEOUT: ErrorCode.TIMEOUT,
+  RUN_ENDED: ErrorCode.RUN_ENDED,
+  NO_INTERACTION: ErrorCode.NO_INTERACTION,
 } as const;
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode];
 
