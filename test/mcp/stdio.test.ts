@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, connect, tempRoot, type Connected } from './helpers/server.js';
+import { call, connect, spawnRaw, tempRoot, type Connected } from './helpers/server.js';
 
 const ALL_TOOLS = [
   'read_file',
@@ -355,5 +355,32 @@ describe('editwarden mcp over stdio: malformed requests', () => {
   it('still serves after all of that', async () => {
     const r = await call(server.client, 'read_file', { path: 'a.txt' });
     expect(r.isError).toBe(false);
+  });
+});
+
+describe('editwarden mcp over stdio: bytes that are not JSON-RPC', () => {
+  it('skips a malformed line, answers the next request, and exits when stdin closes', async () => {
+    const root = tempRoot({ 'a.txt': 'a\n' });
+    const child = spawnRaw(['--root', root]);
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const send = (line: string): void => {
+      child.stdin?.write(`${line}\n`);
+    };
+    send('this is not json');
+    send('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}');
+    send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    send('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"arguments":{}}}');
+    send('[1,2,3]');
+    send('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}');
+    for (let i = 0; i < 100 && !out.includes('"id":3'); i++) await new Promise((r) => setTimeout(r, 50));
+    const replies = out.trim().split('\n').map((l) => JSON.parse(l) as { id?: number; error?: unknown; result?: { content?: Array<{ text: string }> } });
+    expect(replies.find((r) => r.id === 2)?.error).toBeDefined();
+    expect(replies.find((r) => r.id === 3)?.result?.content?.[0]?.text).toContain('1\ta');
+    child.stdin?.end();
+    expect(await exited).toBe(0);
   });
 });
