@@ -141,17 +141,22 @@ export class Overlay {
     return this.changes().filter((c) => c.kind === 'deleted').map((c) => c.path);
   }
 
-  /** Everything the overlay changes, as one git-style unified diff (empty when nothing changed). */
-  diff(): string {
-    const parts: string[] = [];
-    for (const change of this.changes()) {
+  /** Each changed file's diff and line counts. */
+  fileDiffs(): Array<OverlayChange & { diff: string; added: number; removed: number }> {
+    return this.changes().map((change) => {
       const disk = this.base.read(change.path);
       const entry = this.entries.get(change.path) ?? null;
       const before = disk ? decodeText(disk.bytes, change.path).text : null;
       const after = entry ? decodeText(entry.bytes, change.path).text : null;
       const mode = 0o100000 | (entry?.mode ?? disk?.mode ?? 0o644);
-      parts.push(unifiedDiff({ oldPath: change.path, newPath: change.path, before, after, mode }).diff);
-    }
-    return parts.join('');
+      return { ...change, ...unifiedDiff({ oldPath: change.path, newPath: change.path, before, after, mode }) };
+    });
+  }
+
+  /** Everything the overlay changes, as one git-style unified diff (empty when nothing changed). */
+  diff(): string {
+    return this.fileDiffs()
+      .map((f) => f.diff)
+      .join('');
   }
 }
