@@ -15,13 +15,10 @@
  */
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
-import { loadConfig, withOverrides, type Config } from '../../config/config.js';
+import type { Config } from '../../config/config.js';
 import { toErrorInfo, type ErrorInfo } from '../../errors.js';
-import { formatStatus } from '../../guard/status.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatError, paint, useColor, writeJson, type Io } from '../output.js';
-import { openForCommand } from '../workspace.js';
-import { constraintOverrides } from './exec.js';
 
 interface RunFlags {
   task?: string;
@@ -101,6 +98,13 @@ function positive(value: string | undefined, flag: string): number | undefined {
 }
 
 async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
+  // Everything heavy loads here, so registering `run` costs the other commands nothing at start-up.
+  const [{ loadConfig, withOverrides }, { constraintOverrides }, { formatStatus }, { openForCommand }] = await Promise.all([
+    import('../../config/config.js'),
+    import('./exec.js'),
+    import('../../guard/status.js'),
+    import('../workspace.js'),
+  ]);
   const root = flags.root ?? process.cwd();
   const usageHint = 'Run `editwarden run --help`.';
   if (!flags.model) return refuse({ code: 'E_USAGE', message: 'run needs --model provider:model.', hint: usageHint }, flags, io, ExitCode.USAGE);
