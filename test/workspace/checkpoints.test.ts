@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { Workspace } from '../../src/workspace/workspace.js';
+import { sha256, Workspace } from '../../src/workspace/workspace.js';
 import { CheckpointService } from '../../src/workspace/checkpoints/service.js';
 import { BlobStore, type Durability } from '../../src/workspace/checkpoints/blob-store.js';
-import { captureWorkspace } from '../../src/workspace/checkpoints/capture.js';
+import { captureWorkspace, STREAM_MIN_BYTES } from '../../src/workspace/checkpoints/capture.js';
 import { parseDuration, selectForPrune } from '../../src/workspace/checkpoints/prune.js';
 import { EditwardenError } from '../../src/errors.js';
 import { hashTree, snapshotTree, tempRoot, write } from './fixtures/checkpoint-helpers.js';
@@ -410,5 +410,22 @@ describe('a restore that cannot finish changes nothing', () => {
     expect(() => cps.restore(id)).toThrow(/a folder with files in it stands where the file was/);
     expect(snapshotTree(root)).toEqual(before);
     expect(fs.readdirSync(path.join(root, '.editwarden/journal'))).toEqual([]);
+  });
+});
+
+describe('large files are streamed into the store', () => {
+  it('records and restores a file above the streaming threshold byte for byte', () => {
+    const root = tempRoot();
+    const big = Buffer.alloc(STREAM_MIN_BYTES + 12345);
+    for (let i = 0; i < big.length; i += 4096) big.writeUInt32LE((i * 2654435761) >>> 0, i);
+    fs.writeFileSync(path.join(root, 'asset.bin'), big);
+    const cps = service(root);
+    const id = cps.create('big', 'test');
+    const entry = cps.get(id).entries[0];
+    expect(entry).toMatchObject({ path: 'asset.bin', type: 'file', size: big.length, blob: sha256(big) });
+    fs.writeFileSync(path.join(root, 'asset.bin'), 'replaced');
+    cps.restore(id, { safety: false });
+    expect(fs.readFileSync(path.join(root, 'asset.bin')).equals(big)).toBe(true);
+    expect(fs.readdirSync(cps.blobs.dir).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
   });
 });

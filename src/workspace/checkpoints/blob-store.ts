@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { fsyncDir } from '../atomic.js';
@@ -73,6 +73,51 @@ export class BlobStore {
     if (durability === 'each') this.pendingDirs.add(folder);
     else this.pendingBatch.push(target);
     return hash;
+  }
+
+  /**
+   * Stores a large file by streaming it from an open descriptor (hashing as
+   * it copies), so a workspace checkpoint never holds a whole large file in
+   * memory. Returns the hash and the number of bytes copied.
+   */
+  putFromFd(fd: number, durability: Durability): { hash: string; size: number } {
+    fs.mkdirSync(this.dir, { recursive: true });
+    const temp = path.join(this.dir, `.tmp-${randomBytes(6).toString('hex')}`);
+    const out = fs.openSync(temp, 'wx', 0o644);
+    const hasher = createHash('sha256');
+    const chunk = Buffer.allocUnsafe(1024 * 1024);
+    let size = 0;
+    try {
+      try {
+        for (;;) {
+          const n = fs.readSync(fd, chunk, 0, chunk.length, null);
+          if (n === 0) break;
+          hasher.update(chunk.subarray(0, n));
+          let offset = 0;
+          while (offset < n) offset += fs.writeSync(out, chunk, offset, n - offset);
+          size += n;
+        }
+        if (durability === 'each') fs.fsyncSync(out);
+      } finally {
+        fs.closeSync(out);
+      }
+      const hash = hasher.digest('hex');
+      const target = this.pathOf(hash);
+      if (fs.existsSync(target)) {
+        fs.rmSync(temp, { force: true });
+        return { hash, size };
+      }
+      const folder = path.dirname(target);
+      fs.mkdirSync(folder, { recursive: true });
+      this.madeDirs.add(folder);
+      fs.renameSync(temp, target);
+      if (durability === 'each') this.pendingDirs.add(folder);
+      else this.pendingBatch.push(target);
+      return { hash, size };
+    } catch (error) {
+      fs.rmSync(temp, { force: true });
+      throw error;
+    }
   }
 
   get(hash: string): Buffer {
@@ -148,6 +193,10 @@ export class BlobStore {
       return;
     }
     for (const prefix of prefixes) {
+      if (prefix.startsWith('.tmp-')) {
+        fs.rmSync(path.join(this.dir, prefix), { force: true });
+        continue;
+      }
       const folder = path.join(this.dir, prefix);
       for (const name of fs.readdirSync(folder)) if (name.startsWith('.tmp-')) fs.rmSync(path.join(folder, name), { force: true });
     }

@@ -20,6 +20,8 @@ export interface Captured {
 
 /** Files up to this size are kept inside a files-scope manifest (see ManifestEntry.inline). */
 export const INLINE_MAX_BYTES = 16 * 1024;
+/** Files above this size are streamed into the blob store instead of read whole. */
+export const STREAM_MIN_BYTES = 32 * 1024 * 1024;
 
 /** Reads one regular file through a single descriptor, so the bytes and the stat belong together. */
 function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: Durability, inlineMax = 0): ManifestEntry | null {
@@ -34,6 +36,11 @@ function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: D
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) return null;
+    const meta = { mode: stat.mode & 0o7777, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
+    if (stat.size >= STREAM_MIN_BYTES && stat.size > inlineMax) {
+      const { hash, size } = blobs.putFromFd(fd, durability);
+      return { path: rel, type: 'file', blob: hash, size, ...meta };
+    }
     const bytes = readAll(fd, stat.size);
     const inline = bytes.length <= inlineMax;
     const blob = inline ? sha256(bytes) : blobs.put(bytes, durability);
