@@ -15,6 +15,8 @@ import path from 'node:path';
 import type { ApplyOptions } from '../../apply/apply-requests.js';
 import type { Config } from '../../config/config.js';
 import { editOptionsFromConfig } from '../../config/edit-options.js';
+import { unifiedDiff } from '../../edit/diff.js';
+import { decodeText } from '../../edit/text.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { writeMetrics } from '../../guard/report.js';
 import { ensureRunDir, newRunId } from '../../runs/runs.js';
@@ -144,7 +146,6 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
   const overlay = dryRun ? new Overlay(o.ws) : null;
   const view = overlay ? overlay.ws : o.ws;
   const source = workspaceSource(view, overlay ?? undefined);
-  const startFiles = new Set(source.files());
   const target: RecordTarget = dryRun ? { kind: 'run-folder', runDir, root: o.ws.root } : { kind: 'project', ws: o.ws };
   const recorder = new ContextRecorder(target, now);
   const scope = scopeOf(o.task, config, dryRun);
@@ -167,7 +168,6 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
   let runnerSummary: RunSummary | null = null;
   let outcome: AgentOutcome | undefined;
   let transcript: Transcript | null = null;
-  let proposalChanges: FileChangeEntry[] = [];
   const cancelled = (): boolean => o.signal?.aborted === true;
 
   const close = (status: EditorStatus, reason: string, error?: ErrorInfo): EditorResult => {
@@ -254,14 +254,34 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
     return result;
   };
 
+  // What each file held before the session first wrote it: the summary reports the net change, not the churn.
+  const originals = new Map<string, string | null>();
+  const capture = (requested: string): void => {
+    try {
+      const rel = o.ws.resolve(requested).relative;
+      if (originals.has(rel)) return;
+      const snap = o.ws.read(rel);
+      originals.set(rel, snap ? decodeText(snap.bytes, rel).text : null);
+    } catch {
+      // A path the sandbox refuses is never written; one that is not text has no line count.
+    }
+  };
   const changedFiles = (): FileChangeEntry[] => {
     if (overlay) return overlay.fileDiffs().map((f) => ({ path: f.path, added: f.added, removed: f.removed, created: f.kind === 'created' }));
-    const byPath = new Map<string, FileChangeEntry>();
-    for (const c of [...proposalChanges, ...(runner ? runner.guard.changedFiles().map((f) => ({ ...f, created: !startFiles.has(f.path) })) : [])]) {
-      const prev = byPath.get(c.path);
-      byPath.set(c.path, prev ? { ...prev, added: prev.added + c.added, removed: prev.removed + c.removed } : { ...c });
+    const out: FileChangeEntry[] = [];
+    for (const [rel, before] of [...originals.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      let after: string | null = null;
+      try {
+        const snap = o.ws.read(rel);
+        after = snap ? decodeText(snap.bytes, rel).text : null;
+      } catch {
+        continue;
+      }
+      if (after === before) continue;
+      const d = unifiedDiff({ oldPath: rel, newPath: rel, before, after });
+      out.push({ path: rel, added: d.added, removed: d.removed, created: before === null });
     }
-    return [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
+    return out;
   };
 
   try {
@@ -277,6 +297,8 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
 
     // 3. apply-proposal: the diff, all or nothing, through the sandbox.
     if (o.proposal) {
+      const planned = await applyProposal(o.ws, o.proposal.text, { edit: editOptionsFromConfig(config), ...o.applyHooks, dryRun: true });
+      for (const f of planned.files) capture(f);
       const applied = await applyProposal(o.ws, o.proposal.text, { edit: editOptionsFromConfig(config), ...o.applyHooks });
       if (!applied.ok) {
         const bad = applied.results.find((r) => r.error && r.error.code !== ErrorCode.ABORTED) ?? applied.results.find((r) => r.error);
@@ -287,7 +309,6 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
         const info = { code: ErrorCode.PARSE, message: `${o.proposal.file} holds no file change.`, hint: 'Pass a proposal file written by `editwarden run --mode editor --dry-run`.' } as ErrorInfo;
         return close('failed', info.message, info);
       }
-      proposalChanges = applied.results.map((r) => ({ path: r.movedTo ?? r.path, added: r.added, removed: r.removed, created: r.action === 'create' || !startFiles.has(r.path) }));
       session.markChanged();
     }
 
@@ -327,6 +348,11 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
       tools,
       ...(transactions ? { transactions } : {}),
       apply: { edit: editOptionsFromConfig(config), ...o.applyHooks },
+      // Headless: nobody approves; the hook only notes what each write is about to change.
+      approve: (request) => {
+        for (const c of request.changes ?? []) capture(c.path);
+        return { approved: true };
+      },
       onEvent: (event) => {
         if (event.type === 'call-end' && event.record.files.length > 0) session.markChanged();
         o.onRunnerEvent?.(event);

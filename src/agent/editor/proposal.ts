@@ -33,6 +33,6 @@ export function readProposalHeader(text: string): ProposalHeader {
   return { task: task.length > 0 ? task.join('\n') : null, runId };
 }
 
-export async function applyProposal(ws: Workspace, text: string, options: Pick<ApplyOptions, 'edit' | 'hooks' | 'prepareHooks'> = {}): Promise<ReplyOutcome> {
+export async function applyProposal(ws: Workspace, text: string, options: Pick<ApplyOptions, 'edit' | 'hooks' | 'prepareHooks' | 'dryRun'> = {}): Promise<ReplyOutcome> {
   return applyReply(ws, text, { ...options, format: 'udiff' });
 }

@@ -17,7 +17,7 @@ import { detectProject, type Detection } from '../../verify/detect.js';
 import { formatDiagnostic, type Diagnostic } from '../../verify/diagnostics/index.js';
 import type { VerifyResult, VerifyWorkspace } from '../../verify/verifier.js';
 import { testLayout } from './conventions.js';
-import { describeSteps, firstErrors, runVerification, verificationCommands, type Verification } from './verification.js';
+import { describeSteps, firstErrors, relativeDiagnostic, runVerification, verificationCommands, type Verification } from './verification.js';
 
 export interface ToolVersion {
   tool: string;
@@ -124,7 +124,7 @@ function summarizeStep(s: VerifyResult): StepSummary {
     warnings: s.diagnostics.filter((d) => d.severity === 'warning').length,
     failing_tests: s.diagnostics.filter((d) => failures(d) && d.test !== undefined).length,
     ...(s.baseline
-      ? { new_failures: s.baseline.new.filter(failures).slice(0, 10).map(formatDiagnostic), old_failures: s.baseline.old.filter(failures).length, fixed: s.baseline.fixed.length }
+      ? { new_failures: s.baseline.new.filter(failures).slice(0, 10).map((d) => relativeDiagnostic(formatDiagnostic(d), s.cwd)), old_failures: s.baseline.old.filter(failures).length, fixed: s.baseline.fixed.length }
       : {}),
   };
 }
@@ -246,7 +246,7 @@ export function interpretRun(ws: VerifyWorkspace, runId: string, logLines = 40):
     }
     const log = readText(path.join(dir, n), 'combined.log');
     const tail = log.split('\n').slice(-logLines - 1).join('\n').trimEnd();
-    steps.push({ ...summarizeStep({ ...result, diagnostics: result.diagnostics ?? [] }), diagnostics: (result.diagnostics ?? []).slice(0, 30).map(formatDiagnostic), log_tail: tail });
+    steps.push({ ...summarizeStep({ ...result, diagnostics: result.diagnostics ?? [] }), diagnostics: (result.diagnostics ?? []).slice(0, 30).map((d) => relativeDiagnostic(formatDiagnostic(d), result.cwd)), log_tail: tail });
   }
   return { scout: 'environment', run_id: runId, steps };
 }

@@ -267,13 +267,11 @@ export class EditorSession implements EditorHost {
     if (!entry.passed) {
       for (const s of run.steps.filter((x) => !x.passed)) {
         if (s.baseline) {
-          const fresh = s.baseline.new.filter((d) => d.severity === 'error');
-          lines.push(`New failures in ${s.kind} (not failing before any edit): ${fresh.length === 0 ? 'none parsed' : ''}`);
-          for (const e of entry.first_errors) lines.push(`  - ${e}`);
-          lines.push(`Already failing before any edit: ${s.baseline.old.filter((d) => d.severity === 'error').length}; fixed since the baseline: ${s.baseline.fixed.length}`);
-        } else if (entry.first_errors.length > 0) {
-          lines.push('First errors:', ...entry.first_errors.map((e) => `  - ${e}`));
+          const fresh = s.baseline.new.filter((d) => d.severity === 'error').length;
+          const old = s.baseline.old.filter((d) => d.severity === 'error').length;
+          lines.push(`${s.kind}: ${fresh} failure(s) new since the baseline, ${old} already failing before any edit, ${s.baseline.fixed.length} fixed since then.`);
         }
+        if (entry.first_errors.length > 0) lines.push('First errors:', ...entry.first_errors.map((e) => `  - ${e}`));
         const tail = s.tail.length > TAIL_CHARS ? `…${s.tail.slice(-TAIL_CHARS)}` : s.tail;
         lines.push(`Log tail (${s.kind}, full log in the evidence of run ${entry.run_id}; scout_environment can interpret it):`, tail.trimEnd() || '(no output)');
       }

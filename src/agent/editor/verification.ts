@@ -11,7 +11,7 @@
 import type { Config } from '../../config/config.js';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { newRunId } from '../../runs/runs.js';
-import { formatDiagnostic } from '../../verify/diagnostics/index.js';
+import { formatDiagnostic, type Diagnostic } from '../../verify/diagnostics/index.js';
 import { resolveVerifyCommand, verify, type VerifyResult, type VerifyWorkspace } from '../../verify/verifier.js';
 
 export type StepKind = 'build' | 'test';
@@ -85,26 +85,44 @@ export async function runVerification(ws: VerifyWorkspace, options: Verification
   return { run_id: runId, passed: steps.length > 0 && steps.every((s) => s.passed), steps, skipped };
 }
 
-/** One line per step: "build `make` passed" / "test `npm test` FAILED (exit 1)". */
+/** One line per step, build first: "build `make` passed" / "test `npm test` FAILED (exit 1)" / "build: no command". */
 export function describeSteps(v: Verification): string[] {
-  const lines = v.steps.map((s) => {
-    const why = s.passed ? 'passed' : s.timed_out ? 'FAILED (timed out)' : s.spawn_error ? `FAILED (could not start: ${s.spawn_error})` : `FAILED (exit ${s.exit_code ?? s.signal})`;
-    return `${s.kind} \`${s.command}\` ${why}`;
-  });
-  for (const s of v.skipped) lines.push(`${s.kind} not run (${s.why === 'no-command' ? 'no command' : 'the build failed'})`);
+  const lines: string[] = [];
+  for (const kind of ['build', 'test'] as const) {
+    const s = v.steps.find((x) => x.kind === kind);
+    if (s) {
+      const why = s.passed ? 'passed' : s.timed_out ? 'FAILED (timed out)' : s.spawn_error ? `FAILED (could not start: ${s.spawn_error})` : `FAILED (exit ${s.exit_code ?? s.signal})`;
+      lines.push(`${s.kind} \`${s.command}\` ${why}`);
+      continue;
+    }
+    const skipped = v.skipped.find((x) => x.kind === kind);
+    if (skipped) lines.push(skipped.why === 'no-command' ? `${kind}: no command` : `${kind} not run (the build failed)`);
+  }
   return lines;
 }
 
-/** The first errors of a failed verification, formatted (for reports and the model). */
+/** Diagnostic paths inside the root, shown relative to it (reports travel; temp roots do not). */
+export function relativeDiagnostic(text: string, root: string): string {
+  return text.split(`${root}/`).join('');
+}
+
+/**
+ * The first errors of a failed verification, formatted: failures new since
+ * the baseline first, then those that were already failing before any edit
+ * (marked so), for reports and the model.
+ */
 export function firstErrors(v: Verification, max = 5): string[] {
-  const out: string[] = [];
+  const fresh: string[] = [];
+  const old: string[] = [];
   for (const s of v.steps) {
     if (s.passed) continue;
-    const fresh = s.baseline ? s.baseline.new : s.diagnostics;
-    for (const d of fresh.filter((x) => x.severity === 'error')) {
-      if (out.length >= max) return out;
-      out.push(formatDiagnostic(d));
+    const errors = (list: Diagnostic[]): Diagnostic[] => list.filter((x) => x.severity === 'error');
+    if (s.baseline) {
+      for (const d of errors(s.baseline.new)) fresh.push(relativeDiagnostic(formatDiagnostic(d), s.cwd));
+      for (const d of errors(s.baseline.old)) old.push(`${relativeDiagnostic(formatDiagnostic(d), s.cwd)} (already failing before any edit)`);
+    } else {
+      for (const d of errors(s.diagnostics)) fresh.push(relativeDiagnostic(formatDiagnostic(d), s.cwd));
     }
   }
-  return out;
+  return [...fresh, ...old].slice(0, max);
 }
