@@ -42,6 +42,12 @@ export const ErrorCode = {
   TIMEOUT: 'E_TIMEOUT',
   RUN_ENDED: 'E_RUN_ENDED',
   NO_INTERACTION: 'E_NO_INTERACTION',
+  // The agent loop's refusals (src/agent).
+  MISSING_KEY: 'E_MISSING_KEY',
+  MODEL_SPEC: 'E_MODEL_SPEC',
+  PROVIDER: 'E_PROVIDER',
+  SCRIPT_EXHAUSTED: 'E_SCRIPT_EXHAUSTED',
+  MALFORMED_CALL: 'E_MALFORMED_CALL',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -40,3 +40,13 @@ export * from './tools/runner.js';
 // FileChange names both a rendered format change and a constraint charge.
 export type { FileChange } from './formats/index.js';
 export type { FileChange as ChargedFileChange } from './guard/constraints.js';
+export * from './agent/providers/types.js';
+export { createProvider, parseModelSpec, PROVIDERS } from './agent/providers/spec.js';
+export { AgentError, AgentErrorCode } from './agent/providers/errors.js';
+export { ReplayProvider } from './agent/providers/replay.js';
+export { loadScript, type Script, type ScriptedTurn } from './agent/providers/script.js';
+export { startScriptedServer, type ScriptedServer } from './agent/providers/scripted-server.js';
+export { runAgent, exitCodeFor, type AgentEvent, type AgentOutcome, type AgentStatus } from './agent/loop.js';
+export { runAgentSession, offeredTools } from './agent/loop/session.js';
+export { buildSystemPrompt } from './agent/prompts/index.js';
+export { Transcript, readTranscript } from './agent/transcript.js';

@@ -16,10 +16,12 @@ import { registerDemo } from './commands/demo.js';
 import { registerApply } from './commands/apply.js';
 import { registerAst } from './commands/ast.js';
 import { registerExec } from './commands/exec.js';
+import { registerRun } from './commands/run.js';
+import { registerMcp } from './commands/mcp.js';
 
 export type CommandRegistrar = (program: Command, io: Io, setExit: (code: number) => void) => void;
 
-const registrars: CommandRegistrar[] = [registerEdit, registerApply, registerVerify, registerDetect, registerControlledEdit, registerDemo, registerAst, registerExec];
+const registrars: CommandRegistrar[] = [registerEdit, registerApply, registerVerify, registerDetect, registerControlledEdit, registerDemo, registerAst, registerExec, registerRun, registerMcp];
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command();

@@ -3,20 +3,21 @@
  * spec that is not `provider:model`, a provider that answered with an error
  * or not at all. Each carries a stable code, a message and a hint for the
  * person running the agent (the model never sees these: the run stops).
- * Codes are proposed for errors.ts, like the tool layer's ToolErrorCode.
+ * The codes live with every other code in src/errors.ts.
  */
+import { ErrorCode } from '../../errors.js';
 
 export const AgentErrorCode = {
   /** The environment variable holding the provider's API key is not set. */
-  MISSING_KEY: 'E_MISSING_KEY',
+  MISSING_KEY: ErrorCode.MISSING_KEY,
   /** `--model` is not `provider:model`, or names an unknown provider. */
-  MODEL_SPEC: 'E_MODEL_SPEC',
+  MODEL_SPEC: ErrorCode.MODEL_SPEC,
   /** The provider answered with an error (HTTP status, protocol error) or could not be reached. */
-  PROVIDER: 'E_PROVIDER',
+  PROVIDER: ErrorCode.PROVIDER,
   /** A replay / script ran out of recorded turns. */
-  SCRIPT_EXHAUSTED: 'E_SCRIPT_EXHAUSTED',
+  SCRIPT_EXHAUSTED: ErrorCode.SCRIPT_EXHAUSTED,
   /** A tool call the loop could not run as written (bad JSON, unknown tool, bad arguments). */
-  MALFORMED_CALL: 'E_MALFORMED_CALL',
+  MALFORMED_CALL: ErrorCode.MALFORMED_CALL,
 } as const;
 export type AgentErrorCode = (typeof AgentErrorCode)[keyof typeof AgentErrorCode];
 
