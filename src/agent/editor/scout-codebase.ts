@@ -132,11 +132,13 @@ export function scoutCodebase(source: FileSource, request: CodebaseQuery): Codeb
   const files = source.files();
   const terms = queryTerms(request.query);
   const limit = request.limit ?? 15;
-  const known = new Set((request.paths ?? []).map((p) => path.posix.normalize(p.replace(/^\.\//, ''))));
+  const listed = new Set(files);
+  // Only files of the listing count: a hint naming ".editwarden/…" or "../x" is not a way to read them.
+  const known = new Set((request.paths ?? []).map((p) => path.posix.normalize(p.replace(/^\.\//, ''))).filter((p) => listed.has(p)));
   // Paths spelled out in the query ("src/greeting.ts") are the strongest signal there is.
   for (const m of request.query.match(/[\w./-]+\.[A-Za-z0-9]+/g) ?? []) {
     const p = path.posix.normalize(m.replace(/^\.\//, ''));
-    if (files.includes(p)) known.add(p);
+    if (listed.has(p)) known.add(p);
   }
 
   // 1. Direct evidence: the path and the content.
