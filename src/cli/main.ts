@@ -8,22 +8,35 @@ import { Command, CommanderError } from 'commander';
 import { ExitCode } from './exit-codes.js';
 import { defaultIo, formatError, useColor, type Io } from './output.js';
 import { toErrorInfo } from '../errors.js';
-import { registerEdit } from './commands/edit.js';
-import { registerVerify } from './commands/verify.js';
-import { registerDetect } from './commands/detect.js';
-import { registerControlledEdit } from './commands/controlled-edit.js';
-import { registerDemo } from './commands/demo.js';
-import { registerApply } from './commands/apply.js';
-import { registerAst } from './commands/ast.js';
-import { registerExec } from './commands/exec.js';
-import { registerRun } from './commands/run.js';
-import { registerMcp } from './commands/mcp.js';
 
 export type CommandRegistrar = (program: Command, io: Io, setExit: (code: number) => void) => void;
 
-const registrars: CommandRegistrar[] = [registerEdit, registerApply, registerVerify, registerDetect, registerControlledEdit, registerDemo, registerAst, registerExec, registerRun, registerMcp];
+/**
+ * Command name → its module. Only the invoked command's module is loaded
+ * (an agent pays start-up on every call); help and unknown commands load all.
+ */
+const COMMANDS: Record<string, () => Promise<CommandRegistrar>> = {
+  edit: async () => (await import('./commands/edit.js')).registerEdit,
+  apply: async () => (await import('./commands/apply.js')).registerApply,
+  verify: async () => (await import('./commands/verify.js')).registerVerify,
+  detect: async () => (await import('./commands/detect.js')).registerDetect,
+  'controlled-edit': async () => (await import('./commands/controlled-edit.js')).registerControlledEdit,
+  checkpoint: async () => (await import('./commands/checkpoint.js')).registerCheckpoint,
+  demo: async () => (await import('./commands/demo.js')).registerDemo,
+  ast: async () => (await import('./commands/ast.js')).registerAst,
+  exec: async () => (await import('./commands/exec.js')).registerExec,
+  run: async () => (await import('./commands/run.js')).registerRun,
+  mcp: async () => (await import('./commands/mcp.js')).registerMcp,
+};
 
-export function buildProgram(io: Io, setExit: (code: number) => void): Command {
+/** The registrars `argv` needs: the named command's, or all of them. */
+export async function registrarsFor(argv: readonly string[]): Promise<CommandRegistrar[]> {
+  const name = argv.slice(2).find((arg) => !arg.startsWith('-'));
+  const one = name !== undefined && name !== 'help' ? COMMANDS[name] : undefined;
+  return Promise.all((one ? [one] : Object.values(COMMANDS)).map((load) => load()));
+}
+
+export function buildProgram(io: Io, setExit: (code: number) => void, registrars: readonly CommandRegistrar[]): Command {
   const program = new Command();
   program
     .name('editwarden')
@@ -42,9 +55,13 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 /** Runs the CLI; returns the exit code (and sets process.exitCode when run as the binary). */
 export async function run(argv: string[], io: Io = defaultIo()): Promise<number> {
   let code: number = ExitCode.OK;
-  const program = buildProgram(io, (c) => {
-    code = c;
-  });
+  const program = buildProgram(
+    io,
+    (c) => {
+      code = c;
+    },
+    await registrarsFor(argv),
+  );
   try {
     await program.parseAsync(argv);
   } catch (error) {
