@@ -66,6 +66,7 @@ export function queryTerms(query: string): string[] {
   return [...out].sort();
 }
 
+const DEFINITION = /\b(?:function|def|func|fn|class|struct|interface|type|enum|const|let|var)\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)/g;
 const GENERATED_NAME = /(?:^|\/)[^/]*(?:_generated|\.generated|\.gen|\.pb)\.[^/]+$|\.min\.(?:js|css)$|(?:^|\/)(?:package-lock\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|go\.sum|poetry\.lock)$/;
 const GENERATED_MARK = /@generated|DO NOT EDIT|Code generated .* DO NOT EDIT|auto-?generated/i;
 const VENDORED = /(?:^|\/)(?:vendor|third_party|third-party|external|node_modules)\//;
@@ -93,7 +94,7 @@ function publicApi(files: readonly string[], source: FileSource): Map<string, st
         const rel = path.posix.normalize(t.replace(/^\.\//, ''));
         // A built entry (dist/index.js) names its source (src/index.ts) by convention.
         const candidates = [rel, rel.replace(/^(?:dist|lib|build)\//, 'src/').replace(/\.(?:d\.ts|js|mjs|cjs)$/, '.ts')];
-        for (const c of candidates) if (set.has(c)) out.set(c, `named in package.json as ${JSON.stringify(t)}`);
+        for (const c of candidates) if (set.has(c) && !out.has(c)) out.set(c, `named in package.json as ${JSON.stringify(t)}`);
       }
     } catch {
       // A broken package.json names no entry point.
@@ -173,6 +174,17 @@ export function scoutCodebase(source: FileSource, request: CodebaseQuery): Codeb
     }
     const counts = hits.get(file);
     if (!counts) continue;
+    // Where a matching name is defined beats where it is only mentioned or re-exported.
+    const text = source.text(file) ?? '';
+    const defined = new Set<string>();
+    for (const m of text.matchAll(DEFINITION)) {
+      const name = m[1] as string;
+      for (const t of queryTerms(name)) {
+        if (!terms.includes(t) || defined.has(t)) continue;
+        defined.add(t);
+        add(file, 2, `defines ${name}`);
+      }
+    }
     counts.forEach((c, i) => {
       if (c === 0) return;
       const term = terms[i] as string;
@@ -180,7 +192,11 @@ export function scoutCodebase(source: FileSource, request: CodebaseQuery): Codeb
       add(file, Math.log2(1 + c) * idf, `${c >= 50 ? '50+' : c} mention(s) of "${term}"`);
     });
   }
-  for (const [file, s] of scores) if (generated.has(file) || VENDORED.test(file)) s.score *= 0.2;
+  for (const [file, s] of scores) {
+    if (generated.has(file) || VENDORED.test(file)) s.score *= 0.2;
+    // A test mentions what it tests more often than the code does; the code under test should still come first.
+    else if (isTestFile(file)) s.score *= 0.7;
+  }
 
   // 2. The import graph around the best direct hits.
   const graph: ImportGraph = buildImportGraph(files, (f) => source.text(f));
@@ -198,7 +214,9 @@ export function scoutCodebase(source: FileSource, request: CodebaseQuery): Codeb
   // 3. Risk zones.
   const risks: RiskZone[] = [];
   const hubThreshold = Math.max(3, Math.ceil(files.length * 0.05));
+  // Tests importing a file do not make it a hub: the ripple that matters is through other code.
   const hubs = [...graph.importers.entries()]
+    .map(([file, users]) => [file, new Set([...users].filter((u) => !isTestFile(u)))] as const)
     .filter(([, users]) => users.size >= hubThreshold)
     .sort((a, b) => b[1].size - a[1].size || (a[0] < b[0] ? -1 : 1))
     .slice(0, 10);

@@ -86,7 +86,7 @@ const PROBES: Record<string, Array<[string, string[]]>> = {
 function probe(root: string, program: string, args: string[]): Promise<ToolVersion> {
   const local = program.includes('/');
   const file = local ? path.join(root, program) : program;
-  if (local && !fs.existsSync(file)) return Promise.resolve({ tool: program, version: null });
+  if (local && !fs.existsSync(file)) return Promise.resolve({ tool: path.basename(program), version: null });
   return new Promise((resolve) => {
     execFile(file, args, { cwd: root, timeout: 5000, windowsHide: true }, (error, stdout, stderr) => {
       // `java -version` answers on stderr; a missing program is a version of null, not an error.
