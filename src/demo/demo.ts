@@ -169,6 +169,13 @@ export async function runDemo(io: Io, options: DemoOptions): Promise<DemoResult>
   const unchanged = JSON.stringify(dryBefore) === JSON.stringify(hashTree(dir, ['.editwarden', 'build', 'node_modules']));
   verdict('dry run', dry.ok && unchanged, unchanged ? 'nothing was written' : 'files changed during a dry run!');
 
+  // 6. editwarden's own agent loop, driven by a scripted model (no API key, no network).
+  step('an agent run: a scripted model through the real OpenAI client and a local server');
+  const { runAgentDemo } = await import('./agent-demo.js');
+  const agent = await runAgentDemo(io, { dir, color: c });
+  verdict('agent run', agent.ok, agent.ok ? `the task was completed; run folder ${agent.runDir}` : `the agent run ended with ${agent.status}`);
+  for (const file of [agent.transcript, agent.metrics]) if (file) reports.push(path.relative(dir, path.resolve(agent.dir, file)));
+
   out();
   out(paint(c, 'bold', 'Reports written:'));
   for (const r of [...new Set(reports)]) out(`  ${path.join(dir, r)}`);
