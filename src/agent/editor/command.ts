@@ -1,0 +1,170 @@
+/**
+ * The Editor for the command line: runs a session (`run --mode editor`,
+ * `--retry`, `--dry-run`, and `apply-proposal`) with a live transcript on a
+ * terminal, Ctrl-C as a clean cancel, and the closing lines — or one JSON
+ * object with --json. Thin: options in, runEditor, print, exit code out.
+ */
+import type { Config } from '../../config/config.js';
+import { toErrorInfo, type ErrorInfo } from '../../errors.js';
+import type { Io } from '../../cli/output.js';
+import { formatError, paint, useColor, writeJson } from '../../cli/output.js';
+import type { OpenedForCommand } from '../../cli/workspace.js';
+import type { ModelProvider } from '../providers/types.js';
+import { runEditor, type EditorResult, type EditorRunEvent, type RunEditorOptions } from './editor.js';
+
+export interface EditorCommandOptions {
+  opened: OpenedForCommand;
+  config: Config;
+  provider?: ModelProvider;
+  task: string;
+  dryRun?: boolean;
+  retry?: boolean;
+  proposal?: { text: string; file: string };
+  scoutProvider?: ModelProvider;
+  json?: boolean;
+  activeEdit?: boolean;
+  maxTurns?: number;
+  maxOutputTokens?: number;
+  /** The run command's Ctrl-C controller, when it has one; otherwise this module installs its own. */
+  signal?: AbortSignal;
+  /** Called with the run folder as soon as it exists (for a second Ctrl-C message). */
+  onStart?: (info: { runId: string; runDir: string }) => void;
+}
+
+/** One line per Editor event, for people. */
+export function describeEditorEvent(event: Exclude<EditorRunEvent, { type: 'agent' }>, color: boolean): string {
+  switch (event.type) {
+    case 'scout':
+      return paint(color, 'dim', `scout ${event.scout === 'codebase' ? 'A (codebase)' : 'B (environment)'}: ${event.request}`);
+    case 'verify-start':
+      return paint(color, 'cyan', `verify #${event.n} (${event.trigger})…`);
+    case 'verify-end': {
+      const e = event.entry;
+      const verdict = e.passed ? paint(color, 'green', 'PASS') : paint(color, 'red', 'FAIL');
+      return `${verdict} run ${e.run_id} — ${e.lines.join('; ')} · consecutive_failures ${e.counters.consecutive_failures}/3 · total_verify_loops ${e.counters.total_verify_loops}/12`;
+    }
+    case 'replan':
+      return paint(color, 'yellow', `REPLAN → strategy ${event.strategy} (${event.context})`);
+    case 'context':
+      return paint(color, 'dim', `context snapshot: ${event.file}`);
+    case 'hard-stop':
+      return paint(color, 'red', `HARD STOP: ${event.reason}`);
+    default: {
+      const never: never = event;
+      return String(never);
+    }
+  }
+}
+
+export function editorResultJson(r: EditorResult): Record<string, unknown> {
+  return {
+    ok: r.exitCode === 0,
+    status: r.status,
+    reason: r.reason,
+    exit_code: r.exitCode,
+    run_id: r.runId,
+    run_dir: r.runDir,
+    green_run_id: r.record.green_run_id,
+    baseline_run_id: r.record.baseline_run_id,
+    strategy: r.record.strategy,
+    counters: r.record.counters,
+    verifications: r.record.verifications.map((v) => ({ n: v.n, run_id: v.run_id, passed: v.passed, decision: v.decision, counters: v.counters })),
+    files_changed: r.record.files_changed,
+    contexts: r.contexts,
+    ...(r.summaryFile ? { summary: r.summaryFile } : {}),
+    ...(r.stuckReportFile ? { stuck_report: r.stuckReportFile } : {}),
+    ...(r.proposalFile ? { proposal: r.proposalFile } : {}),
+    ...(r.record.seeded_from ? { seeded_from: r.record.seeded_from } : {}),
+    ...(r.transcriptFile ? { transcript: r.transcriptFile } : {}),
+    ...(r.metricsFile ? { metrics: r.metricsFile } : {}),
+    ...(r.error ? { error: r.error } : {}),
+  };
+}
+
+export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise<number> {
+  const json = o.json === true;
+  const color = useColor(io);
+  let own: AbortController | null = null;
+  let onInterrupt: (() => void) | null = null;
+  if (!o.signal) {
+    // Ctrl-C: the first stops after the current step (partial work kept); the second leaves at once.
+    own = new AbortController();
+    let interrupts = 0;
+    onInterrupt = () => {
+      interrupts++;
+      if (interrupts === 1) {
+        own?.abort(new Error('interrupted'));
+        io.stderr.write(`\n${paint(useColor(io, 'stderr'), 'yellow', 'Stopping after the current step')} (Ctrl-C again to leave now)…\n`);
+        return;
+      }
+      process.exit(130);
+    };
+    process.on('SIGINT', onInterrupt);
+    process.on('SIGTERM', onInterrupt);
+  }
+  const signal = o.signal ?? own?.signal;
+  const { createLiveRenderer } = await import('../loop/render.js');
+  const live = json ? null : createLiveRenderer(io.stdout, { color, diffs: true });
+  const onEvent = (event: EditorRunEvent): void => {
+    if (json) return;
+    if (event.type === 'agent') live?.(event.event);
+    else io.stdout.write(`${describeEditorEvent(event, color)}\n`);
+  };
+  const options: RunEditorOptions = {
+    ws: o.opened.ws,
+    transactions: o.opened.transactions,
+    applyHooks: o.opened.applyHooks,
+    config: o.config,
+    task: o.task,
+    ...(o.provider ? { provider: o.provider } : {}),
+    ...(o.scoutProvider ? { scoutProvider: o.scoutProvider } : {}),
+    ...(o.dryRun ? { dryRun: true } : {}),
+    ...(o.retry ? { retry: true } : {}),
+    ...(o.proposal ? { proposal: o.proposal } : {}),
+    ...(o.activeEdit !== undefined ? { activeEdit: o.activeEdit } : {}),
+    ...(o.maxTurns !== undefined ? { maxTurns: o.maxTurns } : {}),
+    ...(o.maxOutputTokens !== undefined ? { maxOutputTokens: o.maxOutputTokens } : {}),
+    ...(signal ? { signal } : {}),
+    onEvent,
+    onStart: (info) => {
+      o.onStart?.(info);
+      if (!json) io.stdout.write(`${paint(color, 'bold', 'editwarden editor')} ${info.runId}${o.provider ? ` · ${o.provider.id}` : ''}${o.dryRun ? ' · dry run' : ''}${o.proposal ? ` · apply-proposal ${o.proposal.file}` : ''}\n`);
+    },
+  };
+  try {
+    let result: EditorResult;
+    try {
+      result = await runEditor(options);
+    } catch (error) {
+      // Refused before anything ran (usage, --retry without a report): nothing to report but the error.
+      const info: ErrorInfo = toErrorInfo(error);
+      if (json) writeJson(io, { ok: false, status: 'refused', error: info });
+      else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
+      return info.code === 'E_USAGE' ? 64 : 1;
+    }
+    if (json) writeJson(io, editorResultJson(result));
+    else io.stdout.write(`${closingLines(result, color).join('\n')}\n`);
+    return result.exitCode;
+  } finally {
+    if (onInterrupt) {
+      process.removeListener('SIGINT', onInterrupt);
+      process.removeListener('SIGTERM', onInterrupt);
+    }
+  }
+}
+
+function closingLines(r: EditorResult, color: boolean): string[] {
+  const tone = r.exitCode === 0 ? 'green' : r.status === 'cancelled' ? 'yellow' : 'red';
+  const out = ['', `${paint(color, tone, r.status)} — ${r.reason}`];
+  if (r.error) out.push(`  ${r.error.code}: ${r.error.message}`, `  hint: ${r.error.hint}`);
+  const files = r.record.files_changed;
+  if (files.length > 0) out.push(`  files: ${files.map((f) => `${f.path} (+${f.added} −${f.removed})`).join(', ')}`);
+  if (r.record.verifications.length > 0) out.push(`  verifications: ${r.record.verifications.length}${r.record.green_run_id ? ` · green run ${r.record.green_run_id}` : ''}`);
+  if (r.summaryFile) out.push(`  summary: ${r.summaryFile}`);
+  if (r.stuckReportFile) out.push(`  stuck report: ${r.stuckReportFile} (editwarden run --mode editor --retry … hands it to the next session)`);
+  if (r.proposalFile) out.push(`  proposal: ${r.proposalFile} (editwarden apply-proposal ${r.proposalFile})`);
+  if (r.status === 'cancelled') out.push('  The partial changes are kept.');
+  if (r.status === 'success') out.push('  The changes are left uncommitted for you to review.');
+  out.push(`  run folder: ${r.runDir}`);
+  return out;
+}
