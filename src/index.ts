@@ -50,3 +50,8 @@ export { runAgent, exitCodeFor, type AgentEvent, type AgentOutcome, type AgentSt
 export { runAgentSession, offeredTools } from './agent/loop/session.js';
 export { buildSystemPrompt } from './agent/prompts/index.js';
 export { Transcript, readTranscript } from './agent/transcript.js';
+export * from './workspace/checkpoints/service.js';
+export * from './workspace/checkpoints/types.js';
+export * from './workspace/lock.js';
+export * from './workspace/journal.js';
+export { parseDuration } from './workspace/checkpoints/prune.js';
