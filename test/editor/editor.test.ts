@@ -225,3 +225,26 @@ describe('test generation when the repository has no test suite', () => {
     expect(systemPrompt(r.server)).not.toContain('no test suite');
   });
 });
+
+describe('scouts.model', () => {
+  it('summarises scout payloads for the Editor; the raw payload is still recorded and still sent', async () => {
+    const { startScriptedServer } = await import('../../src/agent/providers/scripted-server.js');
+    const { createProvider } = await import('../../src/agent/providers/spec.js');
+    const scoutServer = await startScriptedServer(() => ({ text: 'greeting lives in src/greeting.js', usage: { input: 10, output: 5 } }));
+    try {
+      const root = makeProject(GREETING_PROJECT);
+      const scoutProvider = createProvider('openai-compatible:scout', { baseUrl: scoutServer.openaiBaseUrl, env: {}, maxRetries: 0 });
+      const r = await runEditorWithServer(root, { turns: [{ tool_calls: [{ name: 'scout_codebase', arguments: { query: 'greeting' } }] }, complete('x', 'blocked')] }, { editor: { scoutProvider } });
+      const result = lastToolResult(r.server, 1);
+      expect(result).toContain('Summary (scouts.model openai-compatible:scout):\ngreeting lives in src/greeting.js');
+      expect(result).toContain('"path": "src/greeting.js"');
+      expect(scoutServer.requests).toHaveLength(1);
+      expect(read(root, 'agent/context_001.md')).not.toContain('greeting lives in');
+      // Its tokens are charged to the run's budget.
+      const metrics = JSON.parse(fs.readFileSync(path.join(r.runDir, 'metrics.json'), 'utf8')) as { constraints: { actual: { tokens_used: number } } };
+      expect(metrics.constraints.actual.tokens_used).toBeGreaterThanOrEqual(15);
+    } finally {
+      await scoutServer.close();
+    }
+  });
+});
