@@ -88,12 +88,20 @@ export const ReportsSchema = z
   })
   .strict();
 
+export const CheckpointsSchema = z
+  .object({
+    /** Automatic retention: commands prune to the newest N checkpoints once there are N + 10% more. 0 keeps all. */
+    keep_last: z.number().int().nonnegative().default(500),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     constraints: ConstraintsSchema.default(ConstraintsSchema.parse({})),
     verify: VerifySchema.default(VerifySchema.parse({})),
     edit: EditSchema.default(EditSchema.parse({})),
     reports: ReportsSchema.default(ReportsSchema.parse({})),
+    checkpoints: CheckpointsSchema.default(CheckpointsSchema.parse({})),
     active_edit_enabled: z.boolean().default(false),
   })
   .strict();

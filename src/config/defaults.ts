@@ -27,6 +27,7 @@ export const DEFAULT_CONFIG: Config = {
     syntax_guard: 'refuse',
   },
   reports: { controlled_edit: 'docs/telemetry/controlled_edit_report.md' },
+  checkpoints: { keep_last: 500 },
   active_edit_enabled: false,
 };
 

@@ -9,11 +9,14 @@ import type { LockOptions } from './lock.js';
 import { recoverUnfinished, type RecoveryNotice } from './checkpoints/recovery.js';
 import { installTransactions, type TransactionLayer } from './transaction.js';
 import { Workspace, type WorkspaceOptions } from './workspace.js';
+import type { CheckpointService } from './checkpoints/service.js';
 
 export type { RecoveryNotice };
 export { recoverUnfinished };
 
 export interface OpenWorkspaceOptions extends WorkspaceOptions {
+  /** Automatic retention: prune to the newest `keepLast` checkpoints once there are 10% more (0 or absent: keep all). */
+  keepLast?: number;
   lock?: LockOptions;
   /** Clock for checkpoint times (tests of retention). */
   now?: () => Date;
@@ -34,5 +37,16 @@ export function openWorkspace(root: string, options: OpenWorkspaceOptions = {}):
     ...(options.now ? { now: options.now } : {}),
   });
   const recovered = recoverUnfinished(transactions.checkpoints);
+  if (options.keepLast !== undefined && options.keepLast > 0) retain(transactions.checkpoints, options.keepLast);
   return { ws, recovered, transactions };
+}
+
+/**
+ * Every write leaves a checkpoint; without retention an agent's thousands of
+ * edits would fill the disk. Counting is one readdir; the prune itself (which
+ * reads manifests) runs only once the count is 10% over the limit.
+ */
+function retain(service: CheckpointService, keepLast: number): void {
+  if (service.manifests.ids().length <= keepLast + Math.max(1, Math.floor(keepLast / 10))) return;
+  service.prune({ keepLast });
 }

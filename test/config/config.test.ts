@@ -32,3 +32,25 @@ describe('configuration', () => {
     expect(() => parseConfig('edit: [\n')).toThrow(/not valid YAML/);
   });
 });
+
+describe('automatic checkpoint retention', () => {
+  it('prunes to the newest keep_last checkpoints once there are 10% more, when a command opens the workspace', async () => {
+    const { openWorkspace } = await import('../../src/workspace/open.js');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-retain-'));
+    fs.writeFileSync(path.join(root, 'a.txt'), '0\n');
+    const { ws, transactions } = openWorkspace(root);
+    for (let i = 1; i <= 12; i++) ws.commit([{ kind: 'write', path: 'a.txt', bytes: Buffer.from(`${i}\n`) }]);
+    expect(transactions.checkpoints.list()).toHaveLength(12);
+    // 12 ≤ 10 + 1? no: over the slack, so opening prunes to 10.
+    const again = openWorkspace(root, { keepLast: 10 });
+    const kept = again.transactions.checkpoints.list();
+    expect(kept).toHaveLength(10);
+    // The newest survive: restoring the newest puts back the content before the 12th write.
+    again.transactions.checkpoints.restore(kept[kept.length - 1]!.id);
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('11\n');
+    // Under the slack nothing is pruned.
+    const third = openWorkspace(root, { keepLast: 10 });
+    expect(third.transactions.checkpoints.list().length).toBeGreaterThanOrEqual(10);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+});
