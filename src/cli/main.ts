@@ -27,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<CommandRegistrar>> = {
   exec: async () => (await import('./commands/exec.js')).registerExec,
   run: async () => (await import('./commands/run.js')).registerRun,
   mcp: async () => (await import('./commands/mcp.js')).registerMcp,
+  'apply-proposal': async () => (await import('./commands/apply-proposal.js')).registerApplyProposal,
 };
 
 /** The registrars `argv` needs: the named command's, or all of them. */

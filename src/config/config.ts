@@ -95,6 +95,13 @@ export const CheckpointsSchema = z
   })
   .strict();
 
+export const ScoutsSchema = z
+  .object({
+    /** A model (provider:model) that summarises scout payloads for the Editor; unset: raw payloads. */
+    model: z.string().min(3).optional(),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     constraints: ConstraintsSchema.default(ConstraintsSchema.parse({})),
@@ -102,6 +109,7 @@ export const ConfigSchema = z
     edit: EditSchema.default(EditSchema.parse({})),
     reports: ReportsSchema.default(ReportsSchema.parse({})),
     checkpoints: CheckpointsSchema.default(CheckpointsSchema.parse({})),
+    scouts: ScoutsSchema.default(ScoutsSchema.parse({})),
     active_edit_enabled: z.boolean().default(false),
   })
   .strict();

@@ -2,7 +2,7 @@
  * `editwarden run`: editwarden's own agent on a task, with a model.
  *
  *   editwarden run --task "…" | --task-file F  --model provider:model
- *                  [--mode headless|interactive|controlled] [--root DIR] [--config F]
+ *                  [--mode headless|interactive|controlled|editor] [--retry] [--dry-run] [--root DIR] [--config F]
  *                  [constraint flags] [--active-edit] [--base-url URL] [--json]
  *
  * A live transcript on a terminal (model text, tool calls, diffs, the
@@ -24,7 +24,9 @@ interface RunFlags {
   task?: string;
   taskFile?: string;
   model?: string;
-  mode?: 'headless' | 'interactive' | 'controlled';
+  mode?: 'headless' | 'interactive' | 'controlled' | 'editor';
+  retry?: boolean;
+  dryRun?: boolean;
   root?: string;
   config?: string;
   baseUrl?: string;
@@ -56,7 +58,9 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .option('--task <text>', 'what the agent should do')
     .option('--task-file <file>', 'read the task from a file')
     .option('--model <provider:model>', 'openai:gpt-4.1, anthropic:claude-…, ollama:qwen2.5-coder, openai-compatible:NAME (with --base-url), replay:FILE')
-    .addOption(new Option('--mode <mode>', 'headless, interactive or controlled').choices(['headless', 'interactive', 'controlled']).default('headless'))
+    .addOption(new Option('--mode <mode>', 'headless, interactive, controlled or editor').choices(['headless', 'interactive', 'controlled', 'editor']).default('headless'))
+    .option('--retry', 'editor: seed the session with the latest stuck report of the same task')
+    .option('--dry-run', 'editor: work against an overlay and save one unified diff as a proposal; nothing is written or verified')
     .option('--root <dir>', 'workspace root (default: current folder)')
     .option('--config <file>', 'config file (default: <root>/.editwarden.yml)')
     .option('--base-url <url>', "the provider's endpoint (OpenAI-compatible servers: …/v1)")
@@ -148,6 +152,9 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   }
 
   const mode = flags.mode ?? 'headless';
+  if ((flags.retry || flags.dryRun) && mode !== 'editor') {
+    return refuse({ code: 'E_USAGE', message: '--retry and --dry-run belong to --mode editor.', hint: usageHint }, flags, io, ExitCode.USAGE);
+  }
   const json = flags.json === true;
   const color = useColor(io);
   let opened;
@@ -155,6 +162,33 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
     opened = await openForCommand(root, config, io, json);
   } catch (error) {
     return refuse(toErrorInfo(error), flags, io, ExitCode.REJECTED);
+  }
+
+  if (mode === 'editor') {
+    // The Editor installs its own Ctrl-C handling.
+    const { runEditorCommand } = await import('../../agent/editor/command.js');
+    const { taskWithContext } = await import('../../agent/loop/session.js');
+    let scoutProvider;
+    try {
+      // scouts.model: a second model that summarises scout payloads (same key rules as --model).
+      scoutProvider = config.scouts.model ? createProvider(config.scouts.model, { env: io.env, stream: false }) : undefined;
+    } catch (error) {
+      if (error instanceof AgentError) return refuse(error.toJSON(), flags, io, ExitCode.USAGE);
+      throw error;
+    }
+    return runEditorCommand(io, {
+      ...(scoutProvider ? { scoutProvider } : {}),
+      opened,
+      config,
+      provider,
+      task: flags.context ? taskWithContext(opened.ws, task, flags.context) : task,
+      retry: flags.retry === true,
+      dryRun: flags.dryRun === true,
+      json,
+      activeEdit: config.active_edit_enabled,
+      ...(maxTurns !== undefined ? { maxTurns } : {}),
+      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    });
   }
 
   const { runAgentSession } = await import('../../agent/loop/session.js');
