@@ -176,6 +176,13 @@ export async function runDemo(io: Io, options: DemoOptions): Promise<DemoResult>
   verdict('agent run', agent.ok, agent.ok ? `the task was completed; run folder ${agent.runDir}` : `the agent run ended with ${agent.status}`);
   for (const file of [agent.transcript, agent.metrics]) if (file) reports.push(path.relative(dir, path.resolve(agent.dir, file)));
 
+  // 7. The Editor: scouts, verify, fix-forward loop, summary; and a dry-run proposal.
+  step('the Editor: scouts, verification, summary — and a dry-run proposal applied later');
+  const { runEditorDemo } = await import('./editor-demo.js');
+  const editor = await runEditorDemo(io, { dir, color: c });
+  verdict('editor run', editor.ok, editor.ok ? `editor ${editor.status}; summary ${editor.summary ?? '(none)'}` : `the editor run ended with ${editor.status}`);
+  for (const file of [editor.summary, editor.proposal]) if (file) reports.push(path.relative(dir, path.resolve(editor.dir, file)));
+
   out();
   out(paint(c, 'bold', 'Reports written:'));
   for (const r of [...new Set(reports)]) out(`  ${path.join(dir, r)}`);

@@ -18,7 +18,7 @@ describe('editwarden demo (non-interactive, real toolchains)', () => {
       const { code, stdout, summary } = demo(sample);
       expect(code).toBe(0);
       expect(summary.ok).toBe(true);
-      expect(summary.steps.map((s: { title: string }) => s.title)).toEqual(['good edit', 'second edit refused', 'broken edit rolled back', 'active edit', 'dry run', 'agent run']);
+      expect(summary.steps.map((s: { title: string }) => s.title)).toEqual(['good edit', 'second edit refused', 'broken edit rolled back', 'active edit', 'dry run', 'agent run', 'editor run']);
       expect(stdout).toContain('SUCCESS: Code modified and build passed.');
       expect(stdout).toContain('FAILURE: Compile failed. Workspace rolled back.');
       expect(stdout).toContain('byte-identical');
