@@ -17,23 +17,21 @@ import { LANGUAGES, languageForPath } from './languages/index.js';
 import { buildOutline, type AstEntry } from './outline.js';
 import { parseAstPath, resolveAstPath } from './resolve.js';
 import type { LanguageSpec } from './spec.js';
-import { findNewErrors, parse, type AstSyntaxIssue } from './syntax.js';
+import { findNewErrors, parse, type AstSyntaxIssue, type ParseText } from './syntax.js';
+import { TreeCache } from './tree-cache.js';
 
 export type SyntaxPolicy = NonNullable<EngineHooks['syntaxPolicy']>;
 
-/** Trees kept for incremental re-parsing of the next edit to the same file. */
-const CACHE_SIZE = 4;
-
-interface Cached {
-  text: string;
-  tree: Tree;
+/** The last question the guard answered: the engine plans and then writes, asking the same twice. */
+interface Verdict {
+  path: string;
+  before: string | null;
+  after: string;
+  issues: AstSyntaxIssue[];
 }
 
 /** Frees trees of services nobody disposed (wasm memory is not garbage-collected). */
-const finalizer = new FinalizationRegistry<Map<string, Cached>>((cache) => {
-  for (const entry of cache.values()) entry.tree.delete();
-  cache.clear();
-});
+const finalizer = new FinalizationRegistry<TreeCache>((cache) => cache.clear());
 
 function supportedList(): string {
   return LANGUAGES.filter((l) => Object.keys(l.declarations).length > 0)
@@ -42,7 +40,8 @@ function supportedList(): string {
 }
 
 export class AstService implements Required<Pick<EngineHooks, 'applyAst' | 'newSyntaxErrors' | 'syntaxPolicy'>> {
-  private readonly cache = new Map<string, Cached>();
+  private readonly cache = new TreeCache();
+  private verdict: Verdict | null = null;
 
   constructor(
     readonly syntaxPolicy: SyntaxPolicy,
@@ -82,26 +81,32 @@ export class AstService implements Required<Pick<EngineHooks, 'applyAst' | 'newS
 
   readonly newSyntaxErrors = (path: string, before: string | null, after: string): AstSyntaxIssue[] => {
     if (this.syntaxPolicy === 'off') return [];
+    const last = this.verdict;
+    // Identical texts compare in microseconds (same string, or a memcmp), against a parse of the file.
+    if (last && last.path === path && last.after === after && last.before === before) return last.issues;
     const spec = languageForPath(path);
-    const parser = spec ? parserFor(spec.grammar) : undefined;
+    let parser = spec ? parserFor(spec.grammar) : undefined;
     if (!spec || !parser) return [];
-    const cached = this.cache.get(path);
-    const reuse = cached !== undefined && before !== null && cached.text === before;
-    if (cached) this.cache.delete(path);
-    if (cached && !reuse) cached.tree.delete();
-    try {
-      const run = findNewErrors(parser, before, after, reuse ? cached.tree : undefined, !isOneShot(spec.grammar));
-      this.keep(path, after, run.tree);
-      return run.issues;
-    } finally {
-      if (reuse) cached.tree.delete();
-    }
+    const oneShot = isOneShot(spec.grammar);
+    const parseText: ParseText = (text, old) => {
+      // A one-shot grammar needs a fresh parser for every parse, and its trees cannot seed another.
+      const p = parser ?? parserFor(spec.grammar);
+      parser = oneShot ? undefined : p;
+      return p ? parse(p, text, oneShot ? undefined : old) : null;
+    };
+    const oldTree = before === null ? undefined : this.cache.get(path, before);
+    const run = findNewErrors(parseText, before, after, oldTree);
+    if (!run) return [];
+    if (run.oldTree && before !== null) this.cache.keep(path, before, run.oldTree);
+    this.cache.keep(path, after, run.tree);
+    this.verdict = { path, before, after, issues: run.issues };
+    return run.issues;
   };
 
   /** Frees every tree this service holds. */
   dispose(): void {
-    for (const entry of this.cache.values()) entry.tree.delete();
     this.cache.clear();
+    this.verdict = null;
     finalizer.unregister(this);
   }
 
@@ -120,8 +125,8 @@ export class AstService implements Required<Pick<EngineHooks, 'applyAst' | 'newS
   }
 
   private tree(spec: LanguageSpec, path: string, text: string): Tree {
-    const cached = this.cache.get(path);
-    if (cached && cached.text === text) return cached.tree;
+    const cached = this.cache.get(path, text);
+    if (cached) return cached;
     const parser = parserFor(spec.grammar);
     if (!parser) {
       throw (
@@ -135,19 +140,7 @@ export class AstService implements Required<Pick<EngineHooks, 'applyAst' | 'newS
       );
     }
     const tree = parse(parser, text);
-    this.keep(path, text, tree);
+    this.cache.keep(path, text, tree);
     return tree;
-  }
-
-  private keep(path: string, text: string, tree: Tree): void {
-    const old = this.cache.get(path);
-    if (old && old.tree !== tree) old.tree.delete();
-    this.cache.delete(path);
-    this.cache.set(path, { text, tree });
-    while (this.cache.size > CACHE_SIZE) {
-      const [oldestPath, oldest] = this.cache.entries().next().value as [string, Cached];
-      oldest.tree.delete();
-      this.cache.delete(oldestPath);
-    }
   }
 }

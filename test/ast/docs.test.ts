@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LANGUAGES, UNLOADABLE_GRAMMARS } from '../../src/ast/languages/index.js';
 
-const DOC = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'readme', 'ast.md'), 'utf8');
+const DOC = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'README.md'), 'utf8');
 
 describe('the README language table', () => {
   it('has a row for every language in the table, with its grammar', () => {
