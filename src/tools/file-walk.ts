@@ -91,6 +91,8 @@ const byName = (a: fs.Dirent, b: fs.Dirent): number => (a.name < b.name ? -1 : a
  */
 export function walkFiles(root: string, visit: WalkVisitor, options: WalkOptions = {}): void {
   const rules = new IgnoreRules(root);
+  // Absolute paths by concatenation: path.join normalises every call, a measurable cost at 50,000 files.
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
   const start = options.start ?? '';
   const recursive = options.recursive ?? true;
   let stopped = false;
@@ -103,7 +105,7 @@ export function walkFiles(root: string, visit: WalkVisitor, options: WalkOptions
     }
     let dirents: fs.Dirent[];
     try {
-      dirents = fs.readdirSync(dirRel === '' ? root : path.join(root, dirRel), { withFileTypes: true });
+      dirents = fs.readdirSync(dirRel === '' ? root : prefix + dirRel, { withFileTypes: true });
     } catch {
       return; // Vanished or unreadable: a search goes on without it.
     }
@@ -127,7 +129,7 @@ export function walkFiles(root: string, visit: WalkVisitor, options: WalkOptions
       if (type === null && !d.isFIFO() && !d.isSocket() && !d.isBlockDevice() && !d.isCharacterDevice()) {
         // File systems that do not report types (DT_UNKNOWN) need an lstat.
         try {
-          const st = fs.lstatSync(path.join(root, rel));
+          const st = fs.lstatSync(prefix + rel);
           type = st.isFile() ? 'file' : st.isDirectory() ? 'dir' : st.isSymbolicLink() ? 'symlink' : null;
         } catch {
           type = null;
@@ -135,7 +137,7 @@ export function walkFiles(root: string, visit: WalkVisitor, options: WalkOptions
       }
       if (type === null) continue;
       if (check && rules.ignored(levels, rel, type === 'dir')) continue;
-      const verdict = visit(rel, type, path.join(root, rel));
+      const verdict = visit(rel, type, prefix + rel);
       if (verdict === false) {
         stopped = true;
         return;

@@ -6,8 +6,15 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
-import { searchFilesParallel } from './search.js';
+import { SearchPool } from './search-worker.js';
 import { defineTool, failure } from './types.js';
+
+/**
+ * One pool for the process, as libuv keeps one thread pool: its threads are
+ * the costly part of a search to start, and an idle one never holds the
+ * process open.
+ */
+const pool = new SearchPool();
 
 export const SearchFilesArgs = z
   .object({
@@ -52,7 +59,7 @@ export const searchFilesTool = defineTool({
         });
       }
       const globs = args.glob === undefined ? [] : Array.isArray(args.glob) ? args.glob : [args.glob];
-      const found = await searchFilesParallel(ctx.ws.root, {
+      const found = await pool.search(ctx.ws.root, {
         pattern: args.pattern,
         regex: args.regex,
         caseSensitive: args.case_sensitive,

@@ -1,12 +1,260 @@
 /**
- * A search thread of searchFilesParallel: receives chunks of file paths,
- * searches them, posts the matches back. Read-only, like the search itself.
+ * search_files on more than one thread, both sides of it: SearchPool (the
+ * calling thread walks and hands out the file list in chunks as the walk
+ * finds them; it and long-lived worker threads take chunks from one shared
+ * counter) and the worker's body (run when this module is loaded as a
+ * worker). Results are merged in walk order, so a search gives exactly
+ * what searchFiles gives. Read-only, like the search itself; never holds
+ * the process open (idle workers are unref'd).
  */
-import { parentPort, workerData } from 'node:worker_threads';
-import { searchFileList, type PortableQuery } from './search.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { walkFiles } from './file-walk.js';
+import { emptyOutcome, FileSearcher, globFilter, rootPrefix, searchFiles, type PortableQuery, type SearchOutcome, type SearchQuery } from './search.js';
 
-const { root, query } = workerData as { root: string; query: PortableQuery };
+/** Below this many files a search stays on the calling thread: handing out chunks would cost more than it saves. */
+export const PARALLEL_MIN_FILES = 2000;
+/** Files per claim: small enough to balance threads on a loaded machine, large enough that claiming costs nothing. */
+const CHUNK = 256;
+/** Slots of a search's shared control array. */
+const NEXT = 0; // The next chunk to claim; set past any chunk when the search closes.
+const FOUND = 1; // Matches found so far: no chunk is claimed once maxResults are found.
+const CLOSED = 1 << 30;
 
-parentPort?.on('message', (msg: { id: number; files: string[] }) => {
-  parentPort?.postMessage({ id: msg.id, out: searchFileList(root, msg.files, query) });
-});
+type ToWorker =
+  | { kind: 'start'; job: number; root: string; query: PortableQuery; control: SharedArrayBuffer }
+  | { kind: 'chunk'; job: number; id: number; files: string[] };
+type FromWorker = { job: number; id: number; out: SearchOutcome };
+
+/**
+ * Claims chunks below `available` and searches each to its end (or its own
+ * maxResults). Chunks are claimed in order, so once maxResults matches are
+ * found in claimed chunks no later chunk can be needed.
+ */
+function claimAndSearch(
+  control: Int32Array,
+  available: number,
+  maxResults: number,
+  search: (id: number) => SearchOutcome,
+  report: (id: number, out: SearchOutcome) => void,
+): void {
+  for (;;) {
+    if (Atomics.load(control, FOUND) >= maxResults) return;
+    const id = Atomics.load(control, NEXT);
+    if (id >= available) return;
+    if (Atomics.compareExchange(control, NEXT, id, id + 1) !== id) continue; // Another thread took it.
+    const out = search(id);
+    Atomics.add(control, FOUND, out.matches.length);
+    report(id, out);
+  }
+}
+
+function searchChunk(searcher: FileSearcher, prefix: string, files: readonly string[], from: number, to: number): SearchOutcome {
+  const out = emptyOutcome();
+  for (let i = from; i < to; i++) {
+    const rel = files[i] as string;
+    if (!searcher.searchFile(rel, prefix + rel, out)) break;
+  }
+  return out;
+}
+
+if (!isMainThread && parentPort && (workerData as { editwardenSearch?: true } | null)?.editwardenSearch) {
+  const port = parentPort;
+  let current: { job: number; searcher: FileSearcher; prefix: string; control: Int32Array; maxResults: number; chunks: string[][] } | null = null;
+  port.on('message', (msg: ToWorker) => {
+    switch (msg.kind) {
+      case 'start':
+        current = { job: msg.job, searcher: new FileSearcher(msg.query), prefix: rootPrefix(msg.root), control: new Int32Array(msg.control), maxResults: msg.query.maxResults, chunks: [] };
+        return;
+      case 'chunk': {
+        const job = current;
+        if (job === null || job.job !== msg.job) return;
+        // Chunks arrive in order: every chunk below this one is here too.
+        job.chunks[msg.id] = msg.files;
+        claimAndSearch(
+          job.control,
+          msg.id + 1,
+          job.maxResults,
+          (id) => {
+            const files = job.chunks[id] as string[];
+            return searchChunk(job.searcher, job.prefix, files, 0, files.length);
+          },
+          (id, out) => port.postMessage({ job: job.job, id, out } satisfies FromWorker),
+        );
+        return;
+      }
+      default: {
+        const never: never = msg;
+        throw new Error(`unknown message ${JSON.stringify(never)}`);
+      }
+    }
+  });
+}
+
+/**
+ * Searches with the calling thread and up to `threads - 1` worker threads,
+ * started on the first search that reaches PARALLEL_MIN_FILES files and
+ * kept for the next ones (starting a thread costs about as much CPU as
+ * searching 5,000 files). One pool serves any number of searches, also
+ * concurrent ones. Where the worker script is not available (running from
+ * TypeScript sources) every search runs on the calling thread.
+ */
+export class SearchPool {
+  private readonly workerFile = fileURLToPath(import.meta.url);
+  private readonly usable: boolean;
+  private workers: Worker[] = [];
+  private jobs = 0;
+  private readonly waiting = new Map<number, { deliver: (msg: FromWorker) => void; lost: () => void }>();
+
+  constructor(private readonly threads = defaultThreads()) {
+    this.usable = threads >= 2 && this.workerFile.endsWith('.js') && fs.existsSync(this.workerFile);
+  }
+
+  async search(root: string, query: SearchQuery): Promise<SearchOutcome> {
+    if (!this.usable) return searchFiles(root, query);
+    const { signal, ...portable } = query;
+    const filter = globFilter(query.globs);
+    const files: string[] = [];
+    const control = new Int32Array(new SharedArrayBuffer(8));
+    const job = ++this.jobs;
+    let workers: Worker[] = [];
+    let posted = 0;
+    const post = (upTo: number): void => {
+      for (; posted < upTo; posted++) {
+        const msg: ToWorker = { kind: 'chunk', job, id: posted, files: files.slice(posted * CHUNK, (posted + 1) * CHUNK) };
+        for (const w of workers) w.postMessage(msg);
+      }
+    };
+    walkFiles(
+      root,
+      (rel, type) => {
+        if (type !== 'file' || (filter && !filter(rel))) return undefined;
+        files.push(rel);
+        if (files.length === PARALLEL_MIN_FILES) {
+          workers = this.start();
+          const msg: ToWorker = { kind: 'start', job, root, query: portable, control: control.buffer as SharedArrayBuffer };
+          for (const w of workers) w.postMessage(msg);
+        }
+        // The workers search while the walk goes on.
+        if (workers.length > 0 && files.length % CHUNK === 0) {
+          post(files.length / CHUNK);
+          if (Atomics.load(control, FOUND) >= query.maxResults) return false;
+        }
+        return undefined;
+      },
+      { start: query.start, ...(signal ? { signal } : {}) },
+    );
+    if (workers.length === 0) return searchList(root, files, portable);
+    const chunks = Math.ceil(files.length / CHUNK);
+    post(chunks);
+
+    const results: Array<SearchOutcome | undefined> = [];
+    let present = 0;
+    let claimed = Number.POSITIVE_INFINITY;
+    let alive = workers.length;
+    let wake: () => void = () => undefined;
+    const settled = new Promise<void>((resolve) => {
+      wake = () => {
+        if (present >= claimed || alive === 0) resolve();
+      };
+    });
+    // Delivered only once this thread yields: its own share below blocks the event loop.
+    this.waiting.set(job, {
+      deliver: (msg) => {
+        results[msg.id] = msg.out;
+        present++;
+        wake();
+      },
+      lost: () => {
+        alive--;
+        wake();
+      },
+    });
+    for (const w of workers) w.ref();
+    try {
+      const searcher = new FileSearcher(portable);
+      const prefix = rootPrefix(root);
+      claimAndSearch(
+        control,
+        chunks,
+        query.maxResults,
+        (id) => searchChunk(searcher, prefix, files, id * CHUNK, Math.min(files.length, (id + 1) * CHUNK)),
+        (id, out) => {
+          results[id] = out;
+          present++;
+        },
+      );
+      // Close the counter: no thread claims a chunk after this; the ones claimed before are awaited.
+      claimed = Math.min(Atomics.exchange(control, NEXT, CLOSED), chunks);
+      wake();
+      await settled;
+      return merge(root, files, portable, results, claimed);
+    } finally {
+      this.waiting.delete(job);
+      if (this.waiting.size === 0) for (const w of this.workers) w.unref();
+    }
+  }
+
+  /** Stops the worker threads; a later search starts new ones. */
+  async close(): Promise<void> {
+    const workers = this.workers;
+    this.workers = [];
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+
+  private start(): Worker[] {
+    while (this.workers.length < this.threads - 1) {
+      const worker = new Worker(this.workerFile, { workerData: { editwardenSearch: true } });
+      worker.unref();
+      worker.on('message', (msg: FromWorker) => this.waiting.get(msg.job)?.deliver(msg));
+      // A thread that fails leaves its claimed chunks unsearched; merge searches them on the calling thread.
+      const gone = (): void => {
+        if (!this.workers.includes(worker)) return;
+        this.workers = this.workers.filter((w) => w !== worker);
+        for (const waiter of this.waiting.values()) waiter.lost();
+      };
+      worker.once('error', gone);
+      worker.once('exit', gone);
+      this.workers.push(worker);
+    }
+    return [...this.workers];
+  }
+}
+
+/** The files of a short list, in order, on this thread. */
+function searchList(root: string, files: readonly string[], query: PortableQuery): SearchOutcome {
+  const out = emptyOutcome();
+  const searcher = new FileSearcher(query);
+  const prefix = rootPrefix(root);
+  for (const rel of files) if (!searcher.searchFile(rel, prefix + rel, out)) break;
+  return out;
+}
+
+/** Chunk results in order, cut at maxResults as searchFiles cuts; a chunk a failed thread left is searched here. */
+function merge(root: string, files: readonly string[], query: PortableQuery, results: Array<SearchOutcome | undefined>, claimed: number): SearchOutcome {
+  const out = emptyOutcome();
+  const searcher = new FileSearcher(query);
+  const prefix = rootPrefix(root);
+  for (let id = 0; id < claimed && !out.truncated; id++) {
+    const part = results[id] ?? searchChunk(searcher, prefix, files, id * CHUNK, Math.min(files.length, (id + 1) * CHUNK));
+    out.filesSearched += part.filesSearched;
+    out.filesMatched += part.filesMatched;
+    out.skippedBinary += part.skippedBinary;
+    out.skippedLarge += part.skippedLarge;
+    for (const m of part.matches) {
+      out.matches.push(m);
+      if (out.matches.length >= query.maxResults) {
+        out.truncated = true;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** One thread per core, at most four (reading files stops scaling there). */
+function defaultThreads(): number {
+  return Math.min(4, os.availableParallelism());
+}

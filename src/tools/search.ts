@@ -2,14 +2,14 @@
  * The search behind search_files: a literal or a regular expression over the
  * files of the root that git would not ignore, optionally filtered by globs,
  * reporting `path:line:text` like `grep -rn`. Literal searches run on the
- * raw bytes (Buffer.indexOf) and decode only the lines that match, so the
- * cost of a search is the cost of reading the files. Read-only; files that
- * look binary (a NUL byte) are skipped, as grep does for text output.
+ * raw bytes and decode only the lines that match; a regular expression is
+ * run only on files that contain the literal text every match must contain.
+ * So the cost of a search is the cost of reading the files, and that is
+ * one open, one read and one close per file into a reused buffer.
+ * Read-only; files that look binary (a NUL byte) are skipped, as grep does
+ * for text output.
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import picomatch from 'picomatch';
 import { walkFiles } from './file-walk.js';
 
@@ -43,12 +43,15 @@ export interface SearchOutcome {
   truncated: boolean;
 }
 
+/** The query without what cannot cross a thread (the signal). */
+export type PortableQuery = Omit<SearchQuery, 'signal'>;
+
 /** Longest line text returned per match: minified files have megabyte lines. */
 export const MAX_LINE_CHARS = 300;
 const NEWLINE = 0x0a;
 
-/** A line-oriented matcher over one file's bytes. */
-type FileMatcher = (bytes: Buffer, emit: (offset: number) => boolean) => void;
+/** A line-oriented matcher over one file's bytes: calls `emit` with the byte offset of the first match of each matching line until it returns false. */
+export type FileMatcher = (bytes: Buffer, emit: (offset: number) => boolean) => void;
 
 /**
  * Rough rank of how common each ASCII byte is in source text (most common
@@ -69,21 +72,33 @@ function rarestByte(needle: Buffer): number {
   return best;
 }
 
-function literalMatcher(needle: Buffer): FileMatcher {
+/** The offset of the first `needle` in `bytes` at or after `from`, or -1. */
+export type LiteralFinder = (bytes: Buffer, from: number) => number;
+
+export function literalFinder(needle: Buffer): LiteralFinder {
   const pivot = rarestByte(needle);
   const rare = needle[pivot] as number;
   const len = needle.length;
-  const find = (bytes: Buffer, from: number): number => {
+  return (bytes, from) => {
     let misses = 0;
     for (let i = bytes.indexOf(rare, from + pivot); i !== -1; i = bytes.indexOf(rare, i + 1)) {
       const start = i - pivot;
       if (start + len > bytes.length) return -1;
-      if (bytes.compare(needle, 0, len, start, start + len) === 0) return start;
+      // Verified in JS: most candidates fail on the first byte, and a call
+      // into Buffer.compare costs more than that (measured: a third of the matching time).
+      let k = 0;
+      while (k < len && bytes[start + k] === needle[k]) k++;
+      if (k === len) return start;
       // The "rare" byte is common in this file: let the full-needle search take over.
-      if (++misses > 16) return bytes.indexOf(needle, i - pivot + 1);
+      if (++misses > 16) return bytes.indexOf(needle, start + 1);
     }
     return -1;
   };
+}
+
+function literalMatcher(needle: Buffer): FileMatcher {
+  const find = literalFinder(needle);
+  const len = needle.length;
   return (bytes, emit) => {
     let from = 0;
     for (;;) {
@@ -98,10 +113,89 @@ function literalMatcher(needle: Buffer): FileMatcher {
   };
 }
 
+/** Escapes of a letter that stand for a class or an assertion, never for a literal character. */
+const CLASS_ESCAPES = new Set(['d', 'D', 'w', 'W', 's', 'S', 'b', 'B', 'n', 'r', 't', 'v', 'f']);
+const QUANTIFIER = /^(?:([*?])|(\+)|\{(\d+)(?:,\d*)?\})\??/;
+
+/** The index just after the group or class that opens at `i` (escapes and nested classes honoured), or -1. */
+function skipBracketed(source: string, i: number): number {
+  let depth = 0;
+  let inClass = false;
+  for (let j = i; j < source.length; j++) {
+    const c = source[j];
+    if (c === '\\') j++;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') {
+      inClass = true;
+      if (depth === 0) {
+        // A class at the top: find its end and stop there.
+        for (j++; j < source.length && source[j] !== ']'; j++) if (source[j] === '\\') j++;
+        return j < source.length ? j + 1 : -1;
+      }
+    } else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return j + 1;
+  }
+  return -1;
+}
+
+/**
+ * The longest text every match of the expression `source` (JavaScript, no
+ * `u`, case-sensitive) must contain, or null when there is none to rely on.
+ * Deliberately conservative: alternatives at the top, groups, classes,
+ * back-references and escapes it does not know end a run or give up, so a
+ * file without the text can never hold a match.
+ */
+export function requiredLiteral(source: string): string | null {
+  let best = '';
+  let run = '';
+  const flush = (): void => {
+    if (run.length > best.length) best = run;
+    run = '';
+  };
+  let i = 0;
+  while (i < source.length) {
+    const c = source[i] as string;
+    let atom: string | null = null; // The character this atom matches, null for anything else.
+    if (c === '|' || c === ')' || c === '*' || c === '+' || c === '?' || c === '{') return null;
+    if (c === '\\') {
+      const e = source[i + 1];
+      if (e === undefined) return null;
+      if (/^[!-/:-@[-`{-~]$/.test(e)) atom = e; // ASCII punctuation: an identity escape.
+      else if (!CLASS_ESCAPES.has(e)) return null; // \x41, \u0041, \cJ, \1, \k<n>…: not worth parsing.
+      i += 2;
+    } else if (c === '(' || c === '[') {
+      const end = skipBracketed(source, i);
+      if (end === -1) return null;
+      i = end;
+    } else {
+      // A lone surrogate or U+FFFD could match bytes that do not encode it.
+      const code = c.charCodeAt(0);
+      if (c !== '.' && c !== '^' && c !== '$' && (code < 0xd800 || code > 0xdfff) && code !== 0xfffd) atom = c;
+      i++;
+    }
+    const q = QUANTIFIER.exec(source.slice(i, i + 24));
+    if (q === null) {
+      if (atom === null) flush();
+      else run += atom;
+      continue;
+    }
+    i += q[0].length;
+    // At least once (`+`, `{n}` with n ≥ 1): the atom is required, but what follows need not be next to it.
+    if (atom !== null && (q[2] !== undefined || (q[3] !== undefined && Number(q[3]) > 0))) run += atom;
+    flush();
+  }
+  flush();
+  return best.length >= 2 ? best : null;
+}
+
 function regexMatcher(source: string, caseSensitive: boolean): FileMatcher {
   // No `u` flag: it rejects escapes models write all the time (`\-`, `\_`).
   const re = new RegExp(source, `gm${caseSensitive ? '' : 'i'}`);
+  // Files without the literal every match needs are not decoded at all.
+  const literal = caseSensitive ? requiredLiteral(source) : null;
+  const prefilter = literal === null ? null : literalFinder(Buffer.from(literal, 'utf8'));
   return (bytes, emit) => {
+    if (prefilter && prefilter(bytes, 0) === -1) return;
     const text = bytes.toString('utf8');
     re.lastIndex = 0;
     let m: RegExpExecArray | null;
@@ -132,7 +226,7 @@ export function compileMatcher(query: Pick<SearchQuery, 'pattern' | 'regex' | 'c
   return regexMatcher(query.regex ? query.pattern : escapeRegex(query.pattern), query.caseSensitive);
 }
 
-function globFilter(globs: string[]): ((rel: string) => boolean) | null {
+export function globFilter(globs: string[]): ((rel: string) => boolean) | null {
   if (globs.length === 0) return null;
   const tests = globs.map((g) => picomatch(g, { dot: true, basename: !g.includes('/') }));
   return (rel) => tests.some((t) => t(rel));
@@ -142,63 +236,97 @@ export function emptyOutcome(): SearchOutcome {
   return { matches: [], filesSearched: 0, filesMatched: 0, skippedBinary: 0, skippedLarge: 0, truncated: false };
 }
 
-/** Searches one file into `out`; false once maxResults is reached. */
-function searchOne(rel: string, abs: string, matcher: FileMatcher, query: Pick<SearchQuery, 'maxResults' | 'maxFileBytes'>, out: SearchOutcome): boolean {
-  const bytes = readFile(abs, query.maxFileBytes);
-  if (bytes === null) return true; // Vanished or unreadable.
-  if (bytes === 'large') {
-    out.skippedLarge++;
-    return true;
+/**
+ * Reads and searches files one after another; owns the buffer they are read
+ * into. One per thread: the buffer is reused for every small file (no
+ * allocation and no fstat per file; most source files are small).
+ */
+export class FileSearcher {
+  private readonly scratch = Buffer.allocUnsafe(256 * 1024);
+  private readonly matcher: FileMatcher;
+
+  constructor(private readonly query: PortableQuery) {
+    this.matcher = compileMatcher(query);
   }
-  out.filesSearched++;
-  let lineNo = 1;
-  let counted = 0;
-  let first = true;
-  let more = true;
-  matcher(bytes, (offset) => {
-    if (first) {
-      first = false;
-      // Binary only matters once there is a match to print.
-      if (bytes.subarray(0, 8192).includes(0)) {
-        out.skippedBinary++;
+
+  /** Searches one file into `out`; false once `out` holds maxResults matches. */
+  searchFile(rel: string, abs: string, out: SearchOutcome): boolean {
+    const bytes = this.read(abs);
+    if (bytes === null) return true; // Vanished or unreadable.
+    if (bytes === 'large') {
+      out.skippedLarge++;
+      return true;
+    }
+    out.filesSearched++;
+    const max = this.query.maxResults;
+    let lineNo = 1;
+    let counted = 0;
+    let first = true;
+    let more = true;
+    this.matcher(bytes, (offset) => {
+      if (first) {
+        first = false;
+        // Binary only matters once there is a match to print.
+        if (bytes.subarray(0, 8192).includes(0)) {
+          out.skippedBinary++;
+          return false;
+        }
+        out.filesMatched++;
+      }
+      lineNo += countNewlines(bytes, counted, offset);
+      // lastIndexOf with a negative offset counts from the end: a match at 0 starts the first line.
+      const start = offset === 0 ? 0 : bytes.lastIndexOf(NEWLINE, offset - 1) + 1;
+      let end = bytes.indexOf(NEWLINE, offset);
+      if (end === -1) end = bytes.length;
+      counted = start;
+      let text = bytes.toString('utf8', start, Math.min(end, start + MAX_LINE_CHARS * 4));
+      if (text.endsWith('\r')) text = text.slice(0, -1);
+      if (text.length > MAX_LINE_CHARS) text = `${text.slice(0, MAX_LINE_CHARS)}…`;
+      out.matches.push({ path: rel, line: lineNo, text });
+      if (out.matches.length >= max) {
+        out.truncated = true;
+        more = false;
         return false;
       }
-      out.filesMatched++;
+      return true;
+    });
+    return more;
+  }
+
+  /**
+   * The file's bytes — for a small file a view of the scratch buffer, valid
+   * until the next read; 'large' for a file over maxFileBytes (not read
+   * whole); null when unreadable.
+   */
+  private read(abs: string): Buffer | 'large' | null {
+    let fd: number;
+    try {
+      fd = fs.openSync(abs, fs.constants.O_RDONLY);
+    } catch {
+      return null;
     }
-    lineNo += countNewlines(bytes, counted, offset);
-    // lastIndexOf with a negative offset counts from the end: a match at 0 starts the first line.
-    const start = offset === 0 ? 0 : bytes.lastIndexOf(NEWLINE, offset - 1) + 1;
-    let end = bytes.indexOf(NEWLINE, offset);
-    if (end === -1) end = bytes.length;
-    counted = start;
-    let text = bytes.toString('utf8', start, Math.min(end, start + MAX_LINE_CHARS * 4));
-    if (text.endsWith('\r')) text = text.slice(0, -1);
-    if (text.length > MAX_LINE_CHARS) text = `${text.slice(0, MAX_LINE_CHARS)}…`;
-    out.matches.push({ path: rel, line: lineNo, text });
-    if (out.matches.length >= query.maxResults) {
-      out.truncated = true;
-      more = false;
-      return false;
+    try {
+      const scratch = this.scratch;
+      const n = fs.readSync(fd, scratch, 0, scratch.length, 0);
+      if (n < scratch.length) return n > this.query.maxFileBytes ? 'large' : scratch.subarray(0, n);
+      if (fs.fstatSync(fd).size > this.query.maxFileBytes) return 'large';
+      return fs.readFileSync(abs);
+    } catch {
+      return null;
+    } finally {
+      fs.closeSync(fd);
     }
-    return true;
-  });
-  return more;
+  }
 }
 
-/** The query without what cannot cross a thread (the signal). */
-export type PortableQuery = Omit<SearchQuery, 'signal'>;
-
-/** Searches a list of files (relative paths), in order: the work of one search thread. */
-export function searchFileList(root: string, files: readonly string[], query: PortableQuery): SearchOutcome {
-  const matcher = compileMatcher(query);
-  const out = emptyOutcome();
-  for (const rel of files) if (!searchOne(rel, path.join(root, rel), matcher, query, out)) break;
-  return out;
+/** `root` with a separator at the end, so a file's absolute path is one concatenation. */
+export function rootPrefix(root: string): string {
+  return root.endsWith('/') || root.endsWith('\\') ? root : `${root}/`;
 }
 
 /** Synchronous search in this thread: walk and search in one pass. */
 export function searchFiles(root: string, query: SearchQuery): SearchOutcome {
-  const matcher = compileMatcher(query);
+  const searcher = new FileSearcher(query);
   const filter = globFilter(query.globs);
   const out = emptyOutcome();
   walkFiles(
@@ -206,136 +334,12 @@ export function searchFiles(root: string, query: SearchQuery): SearchOutcome {
     (rel, type, abs) => {
       if (type !== 'file') return;
       if (filter && !filter(rel)) return;
-      if (!searchOne(rel, abs, matcher, query, out)) return false;
+      if (!searcher.searchFile(rel, abs, out)) return false;
       return undefined;
     },
     { start: query.start, ...(query.signal ? { signal: query.signal } : {}) },
   );
   return out;
-}
-
-/** Below this many files, starting threads costs more than it saves. */
-export const PARALLEL_MIN_FILES = 4000;
-const CHUNK = 512;
-
-/**
- * The same search on several threads: this thread walks (the walk is a
- * small share of the cost), worker threads read and match chunks of files,
- * results are merged in walk order, so the output is identical to
- * searchFiles. Falls back to searchFiles for small trees or where the
- * worker script is not available (running from TypeScript sources).
- */
-export async function searchFilesParallel(root: string, query: SearchQuery, threads = defaultThreads()): Promise<SearchOutcome> {
-  const workerFile = fileURLToPath(new URL('./search-worker.js', import.meta.url));
-  if (threads < 2 || !fs.existsSync(workerFile)) return searchFiles(root, query);
-  const filter = globFilter(query.globs);
-  const files: string[] = [];
-  walkFiles(
-    root,
-    (rel, type) => {
-      if (type === 'file' && (!filter || filter(rel))) files.push(rel);
-    },
-    { start: query.start, ...(query.signal ? { signal: query.signal } : {}) },
-  );
-  if (files.length < PARALLEL_MIN_FILES) {
-    const matcher = compileMatcher(query);
-    const out = emptyOutcome();
-    for (const rel of files) if (!searchOne(rel, path.join(root, rel), matcher, query, out)) break;
-    return out;
-  }
-  const { signal, ...portable } = query;
-  const chunks: string[][] = [];
-  for (let i = 0; i < files.length; i += CHUNK) chunks.push(files.slice(i, i + CHUNK));
-  const results: Array<SearchOutcome | undefined> = new Array(chunks.length);
-  const { Worker } = await import('node:worker_threads');
-  const workers = Array.from({ length: Math.min(threads, chunks.length) }, () => new Worker(workerFile, { workerData: { root, query: portable } }));
-  let next = 0;
-  let merged = 0;
-  let found = 0;
-  const enough = (): boolean => {
-    while (merged < chunks.length && results[merged]) found += (results[merged++] as SearchOutcome).matches.length;
-    return found >= query.maxResults || signal?.aborted === true;
-  };
-  try {
-    await Promise.all(
-      workers.map(
-        (worker) =>
-          new Promise<void>((resolve, reject) => {
-            const feed = (): void => {
-              if (next >= chunks.length || enough()) {
-                resolve();
-                return;
-              }
-              const id = next++;
-              worker.postMessage({ id, files: chunks[id] });
-            };
-            worker.on('message', (msg: { id: number; out: SearchOutcome }) => {
-              results[msg.id] = msg.out;
-              feed();
-            });
-            worker.once('error', reject);
-            feed();
-          }),
-      ),
-    );
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
-  }
-  const out = emptyOutcome();
-  for (const part of results) {
-    if (!part) break; // Chunks after an early stop were never searched.
-    out.filesSearched += part.filesSearched;
-    out.filesMatched += part.filesMatched;
-    out.skippedBinary += part.skippedBinary;
-    out.skippedLarge += part.skippedLarge;
-    for (const m of part.matches) {
-      if (out.matches.length >= query.maxResults) {
-        out.truncated = true;
-        break;
-      }
-      out.matches.push(m);
-    }
-    if (part.truncated) out.truncated = true;
-    if (out.truncated) break;
-  }
-  return out;
-}
-
-/**
- * One core stays with this thread (the walk, the event loop); on a 2-core
- * machine the bench measured the threaded search slower than the one-thread
- * one, so threads start only where there are at least two spare cores.
- */
-function defaultThreads(): number {
-  const spare = os.availableParallelism() - 1;
-  return spare >= 2 ? Math.min(4, spare) : 1;
-}
-
-/** One buffer reused for every small file: no allocation and no fstat per file (most source files are small). */
-const SCRATCH = Buffer.allocUnsafe(256 * 1024);
-
-/**
- * The file's bytes — for a small file a view of SCRATCH, valid until the next
- * read (searches are synchronous, so nothing else reads in between);
- * 'large' for a file over `max` (not read whole); null when unreadable.
- */
-function readFile(abs: string, max: number): Buffer | 'large' | null {
-  let fd: number;
-  try {
-    fd = fs.openSync(abs, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const n = fs.readSync(fd, SCRATCH, 0, SCRATCH.length, 0);
-    if (n < SCRATCH.length) return n > max ? 'large' : SCRATCH.subarray(0, n);
-    if (fs.fstatSync(fd).size > max) return 'large';
-    return fs.readFileSync(abs);
-  } catch {
-    return null;
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 function countNewlines(bytes: Buffer, from: number, to: number): number {

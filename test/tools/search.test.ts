@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { searchFiles, type SearchQuery } from '../../src/tools/search.js';
+import { requiredLiteral, searchFiles, type SearchQuery } from '../../src/tools/search.js';
 
 let root: string;
 beforeAll(() => {
@@ -38,6 +38,52 @@ describe('literal search finds exactly the lines grep would (property)', () => {
   });
 });
 
+describe('a regular expression is run only on files holding the text every match needs', () => {
+  it.each([
+    ['needle_[0-9a-f]{4}', 'needle_'],
+    ['export\\s+function\\s+(\\w+)', 'function'],
+    ['abc+d', 'abc'],
+    ['(foo)?barbaz', 'barbaz'],
+    ['x\\.y\\(z', 'x.y(z'],
+    ['\\bword\\b', 'word'],
+    ['qq{0}rst', 'rst'],
+    ['^import .* from', 'import '],
+  ])('%s needs %s', (source, literal) => {
+    expect(requiredLiteral(source)).toBe(literal);
+  });
+
+  it.each(['foo|bar', 'a?b?', '\\x41bc', '[abc]+', '(?:ab)*', 'a\\1bc'])('%s needs nothing it can rely on', (source) => {
+    expect(requiredLiteral(source)).toBeNull();
+  });
+
+  it('never names text a match can do without (property)', () => {
+    const atom = fc.constantFrom('a', 'b', 'ab', 'ba', '.', '[ab]', '[^a]', '\\.', '\\w', '\\s', ' ', '(a|b)', '(?:ab)', '(?=a)', '\\b', '^', '$', '|', 'é', '\\n');
+    const quant = fc.constantFrom('', '', '', '?', '*', '+', '{0}', '{2}', '{0,1}', '{1,}', '+?');
+    const text = fc.array(fc.constantFrom('a', 'b', ' ', '.', '\n', 'é', 'x'), { maxLength: 30 }).map((c) => c.join(''));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(atom, quant), { minLength: 1, maxLength: 6 }), text, (parts, t) => {
+        const source = parts.map(([a, q]) => (a === '|' || a === '^' || a === '$' || a === '\\b' || a === '(?=a)' ? a : a + q)).join('');
+        let re: RegExp;
+        try {
+          re = new RegExp(source, 'm');
+        } catch {
+          return; // Not an expression the tool would accept either.
+        }
+        const literal = requiredLiteral(source);
+        if (literal !== null && re.test(t)) expect(t).toContain(literal);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('gives the same matches as without the filter', () => {
+    fs.writeFileSync(path.join(root, 'f.txt'), 'const a = 1;\nexport function alpha() {}\nexport  function beta() {}\nexportfunction no() {}\n');
+    const out = searchFiles(root, query('export\\s+function\\s+(\\w+)', { regex: true }));
+    expect(out.matches.map((m) => m.line)).toEqual([2, 3]);
+    expect(searchFiles(root, query('zzz\\d', { regex: true })).matches).toEqual([]);
+  });
+});
+
 describe('search limits', () => {
   it('stops at maxResults and says so', () => {
     fs.writeFileSync(path.join(root, 'f.txt'), 'hit\n'.repeat(50));
@@ -68,24 +114,28 @@ describe('search limits', () => {
 
 describe('the threaded search (compiled build) returns exactly what the one-thread search does', () => {
   it('on a 5,000-file tree, in walk order, and stops at maxResults the same way', async () => {
-    const dist = path.resolve(__dirname, '../../dist/tools/search.js');
+    const dist = path.resolve(__dirname, '../../dist/tools/search-worker.js');
     if (!fs.existsSync(dist)) throw new Error('run `npm run build` first: the worker threads load compiled code');
-    const mod = (await import(dist)) as typeof import('../../src/tools/search.js');
+    const mod = (await import(dist)) as typeof import('../../src/tools/search-worker.js');
     const tree = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-search-par-'));
+    const pool = new mod.SearchPool(2);
     try {
       for (let i = 0; i < 5000; i++) {
         const dir = path.join(tree, `d${i % 37}`);
         fs.mkdirSync(dir, { recursive: true });
         fs.writeFileSync(path.join(dir, `f${i}.txt`), i % 9 === 0 ? `x\nhit ${i}\nhit again\n` : 'nothing\n');
       }
-      const one = mod.searchFiles(tree, query('hit'));
-      const par = await mod.searchFilesParallel(tree, query('hit'), 2);
+      const one = searchFiles(tree, query('hit'));
+      const par = await pool.search(tree, query('hit'));
       expect(par.matches).toEqual(one.matches);
       expect(par.filesSearched).toBe(5000);
-      const cut = await mod.searchFilesParallel(tree, query('hit', { maxResults: 7 }), 2);
+      // The same pool serves the next search, also two at once.
+      const [cut, again] = await Promise.all([pool.search(tree, query('hit', { maxResults: 7 })), pool.search(tree, query('hit', { regex: true, pattern: 'hit \\d+' }))]);
       expect(cut.matches).toEqual(one.matches.slice(0, 7));
       expect(cut.truncated).toBe(true);
+      expect(again.matches).toEqual(searchFiles(tree, query('hit \\d+', { regex: true })).matches);
     } finally {
+      await pool.close();
       fs.rmSync(tree, { recursive: true, force: true });
     }
   });
