@@ -29,6 +29,46 @@ export interface WalkOptions {
 interface Level {
   base: string;
   rules: Ignore;
+  /** A test on a file's name that any rule able to match the file passes; null: ask the rules every time. */
+  screen: NameScreen | null;
+}
+
+type NameScreen = (name: string) => boolean;
+
+/**
+ * Asking `ignore` about a path costs microseconds (it normalises the path,
+ * checks its parents, runs every rule), a third of a whole search at 50,000
+ * files with an ordinary .gitignore. A rule can match a file only if its
+ * last segment matches the file's name (a directory the rules hide is
+ * never entered, and git cannot re-include inside one), so one regular
+ * expression over the last segments tells which files need the real test.
+ * It errs only towards testing: classes and anything escaped widen it, and
+ * it ignores case as `ignore` does by default.
+ */
+function nameScreen(text: string): NameScreen | null {
+  const alternatives: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line.trim() === '' || line.startsWith('#')) continue;
+    // Escapes, and spaces that git trims or keeps depending on escapes: not worth reducing.
+    if (line.includes('\\') || /^\s|\s$/.test(line)) return null;
+    const pattern = (line.startsWith('!') ? line.slice(1) : line).replace(/\/+$/, '');
+    const segment = pattern.slice(pattern.lastIndexOf('/') + 1);
+    if (segment === '') return null;
+    let re = '';
+    for (const c of segment) {
+      if (c === '[') {
+        re += '.*'; // The rest of the name, whatever the class: wider, never narrower.
+        break;
+      }
+      // `?` is one character, which may be two UTF-16 units: `.*` is wide enough for both.
+      re += c === '*' || c === '?' ? '.*' : c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    }
+    alternatives.push(re);
+  }
+  if (alternatives.length === 0) return () => false;
+  const all = new RegExp(`^(?:${alternatives.join('|')})$`, 'is');
+  return (name) => all.test(name);
 }
 
 function readOptional(file: string): string | null {
@@ -40,11 +80,11 @@ function readOptional(file: string): string | null {
 }
 
 export class IgnoreRules {
-  private readonly exclude: Ignore | null;
+  private readonly exclude: Level | null;
 
   constructor(private readonly root: string) {
     const text = readOptional(path.join(root, '.git', 'info', 'exclude'));
-    this.exclude = text === null ? null : ignore().add(text);
+    this.exclude = text === null ? null : { base: '', rules: ignore().add(text), screen: nameScreen(text) };
   }
 
   /** The levels for a folder: the rules of every ancestor's .gitignore, root first. */
@@ -61,20 +101,25 @@ export class IgnoreRules {
 
   levelOf(base: string): Level | null {
     const text = readOptional(path.join(this.root, base, '.gitignore'));
-    return text === null ? null : { base, rules: ignore().add(text) };
+    return text === null ? null : { base, rules: ignore().add(text), screen: nameScreen(text) };
   }
 
-  /** Git's precedence: the deepest file with a rule for the path decides; an ignored folder hides everything in it. */
-  ignored(levels: readonly Level[], rel: string, isDir: boolean): boolean {
+  /**
+   * Git's precedence: the deepest file with a rule for the path decides; an
+   * ignored folder hides everything in it. `name` is the last segment of `rel`.
+   */
+  ignored(levels: readonly Level[], rel: string, isDir: boolean, name: string): boolean {
     for (let i = levels.length - 1; i >= 0; i--) {
       const level = levels[i] as Level;
+      if (!isDir && level.screen && !level.screen(name)) continue;
       const local = level.base === '' ? rel : rel.slice(level.base.length + 1);
       const r = level.rules.test(isDir ? `${local}/` : local);
       if (r.ignored) return true;
       if (r.unignored) return false;
     }
-    if (this.exclude) return this.exclude.test(isDir ? `${rel}/` : rel).ignored;
-    return false;
+    const exclude = this.exclude;
+    if (exclude === null || (!isDir && exclude.screen && !exclude.screen(name))) return false;
+    return exclude.rules.test(isDir ? `${rel}/` : rel).ignored;
   }
 
   get empty(): boolean {
@@ -136,7 +181,7 @@ export function walkFiles(root: string, visit: WalkVisitor, options: WalkOptions
         }
       }
       if (type === null) continue;
-      if (check && rules.ignored(levels, rel, type === 'dir')) continue;
+      if (check && rules.ignored(levels, rel, type === 'dir', name)) continue;
       const verdict = visit(rel, type, prefix + rel);
       if (verdict === false) {
         stopped = true;
