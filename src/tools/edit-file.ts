@@ -2,17 +2,17 @@
  * edit_file: one change to one file, in the JSON request of the DESIGN
  * contract (the schema lives in edit/request-json.ts and is shared with the
  * CLI and MCP; it is not repeated here). Planned first for the constraint
- * gate, then applied through the edit pipeline.
+ * gate, then the planned writes are committed (edits.ts).
  */
 import { applyRequests } from '../apply/apply-requests.js';
 import { toErrorInfo } from '../errors.js';
 import { EditFileArgsSchema, editRequestFromArgs } from '../edit/request-json.js';
 import type { EditRequest } from '../edit/types.js';
-import { applyEdits, planEdits, type EditPipeline } from './edits.js';
+import { applyPlanned, planWrites, type WorkspacePipeline } from './edits.js';
 import { defineTool, failure, type ChangePlan, type ToolContext } from './types.js';
 
-function pipeline(request: EditRequest, ctx: ToolContext): EditPipeline {
-  return (dryRun) => applyRequests(ctx.ws, [request], { ...ctx.apply, dryRun });
+function pipeline(request: EditRequest, ctx: ToolContext): WorkspacePipeline {
+  return (ws) => applyRequests(ws, [request], ctx.apply);
 }
 
 export const editFileTool = defineTool({
@@ -34,7 +34,7 @@ export const editFileTool = defineTool({
     } catch (error) {
       return { ok: false, result: failure(toErrorInfo(error)) };
     }
-    return planEdits(pipeline(request, ctx));
+    return planWrites(pipeline(request, ctx), ctx, args);
   },
   async execute(args, ctx) {
     let request: EditRequest;
@@ -43,6 +43,6 @@ export const editFileTool = defineTool({
     } catch (error) {
       return failure(toErrorInfo(error));
     }
-    return applyEdits(pipeline(request, ctx));
+    return applyPlanned(pipeline(request, ctx), ctx, args);
   },
 });

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { applyRequests } from '../apply/apply-requests.js';
 import type { EditRequest } from '../edit/types.js';
-import { applyEdits, planEdits, type EditPipeline } from './edits.js';
+import { applyPlanned, planWrites, type WorkspacePipeline } from './edits.js';
 import { defineTool, type ToolContext } from './types.js';
 
 export const WriteFileArgs = z
@@ -32,8 +32,8 @@ function requestOf(args: WriteArgs): EditRequest {
   };
 }
 
-function pipeline(args: WriteArgs, ctx: ToolContext): EditPipeline {
-  return (dryRun) => applyRequests(ctx.ws, [requestOf(args)], { ...ctx.apply, dryRun });
+function pipeline(args: WriteArgs, ctx: ToolContext): WorkspacePipeline {
+  return (ws) => applyRequests(ws, [requestOf(args)], ctx.apply);
 }
 
 export const writeFileTool = defineTool({
@@ -45,6 +45,6 @@ export const writeFileTool = defineTool({
     'The result carries the diff.',
   ].join(' '),
   schema: WriteFileArgs,
-  plan: (args, ctx) => planEdits(pipeline(args, ctx)),
-  execute: (args, ctx) => applyEdits(pipeline(args, ctx)),
+  plan: (args, ctx) => planWrites(pipeline(args, ctx), ctx, args),
+  execute: (args, ctx) => applyPlanned(pipeline(args, ctx), ctx, args),
 });

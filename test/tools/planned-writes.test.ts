@@ -1,0 +1,145 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyRequests } from '../../src/apply/apply-requests.js';
+import { defaultConfig } from '../../src/config/config.js';
+import { applyPlanned, planWrites, type WorkspacePipeline } from '../../src/tools/edits.js';
+import { ToolRunner, type ApprovalHook } from '../../src/tools/runner.js';
+import type { ToolContext } from '../../src/tools/types.js';
+import { openWorkspace } from '../../src/workspace/open.js';
+import type { Workspace } from '../../src/workspace/workspace.js';
+
+let root: string;
+beforeEach(() => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-planned-')));
+});
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const file = (rel: string) => path.join(root, rel);
+const read = (rel: string) => fs.readFileSync(file(rel), 'utf8');
+
+function runner(approve: ApprovalHook): ToolRunner {
+  const { ws, transactions } = openWorkspace(root);
+  return ToolRunner.start({ ws, config: defaultConfig(), transactions, approve });
+}
+
+/** A tool context as the runner builds it (one object for plan and execute). */
+function contextOf(ws: Workspace): ToolContext {
+  return { ws, config: defaultConfig(), mode: 'headless', call: 0, signal: new AbortController().signal, remainingMs: () => 60_000, runDir: null, apply: {} };
+}
+
+/** An edit_file-like pipeline that counts how often the edit is read, matched and diffed. */
+function countingEdit(oldText: string, newText: string): { pipeline: WorkspacePipeline; runs: () => number } {
+  let runs = 0;
+  return {
+    pipeline: (ws) => {
+      runs++;
+      return applyRequests(ws, [{ action: 'edit', path: 'a.txt', oldText, newText }]);
+    },
+    runs: () => runs,
+  };
+}
+
+describe('a planned write commits what its plan computed', () => {
+  it('runs the edit pipeline once for plan and write together', async () => {
+    fs.writeFileSync(file('a.txt'), 'one\ntwo\nthree\n');
+    const { ws } = openWorkspace(root);
+    const ctx = contextOf(ws);
+    const args = {};
+    const edit = countingEdit('two', 'TWO');
+    const plan = await planWrites(edit.pipeline, ctx, args);
+    expect(plan).toMatchObject({ ok: true, changes: [{ path: 'a.txt', added: 1, removed: 1 }] });
+    expect(read('a.txt')).toBe('one\ntwo\nthree\n');
+    const result = await applyPlanned(edit.pipeline, ctx, args);
+    expect(result.ok).toBe(true);
+    expect(result.output).toContain('applied edit a.txt +1 -1');
+    expect(read('a.txt')).toBe('one\nTWO\nthree\n');
+    expect(edit.runs()).toBe(1);
+  });
+
+  it('plans again for arguments other than those planned', async () => {
+    fs.writeFileSync(file('a.txt'), 'one\ntwo\n');
+    const { ws } = openWorkspace(root);
+    const ctx = contextOf(ws);
+    const edit = countingEdit('two', 'TWO');
+    await planWrites(edit.pipeline, ctx, { a: 1 });
+    await applyPlanned(edit.pipeline, ctx, { a: 1 });
+    expect(edit.runs()).toBe(2);
+    expect(read('a.txt')).toBe('one\nTWO\n');
+  });
+
+  it('writes nothing while planning, even through a pipeline that asks to write', async () => {
+    fs.writeFileSync(file('a.txt'), 'one\ntwo\n');
+    const { ws } = openWorkspace(root);
+    const plan = await planWrites(countingEdit('two', 'TWO').pipeline, contextOf(ws), {});
+    expect(plan.ok).toBe(true);
+    expect(read('a.txt')).toBe('one\ntwo\n');
+    expect(fs.existsSync(path.join(root, '.editwarden/checkpoints/manifests/files'))).toBe(false);
+  });
+});
+
+describe('a write whose files changed after the plan is planned again', () => {
+  it('keeps a change made to another line while the call waited for approval', async () => {
+    fs.writeFileSync(file('a.txt'), 'one\ntwo\nthree\n');
+    const run = runner(() => {
+      fs.writeFileSync(file('a.txt'), 'one\ntwo\nthree, changed meanwhile\n');
+      return { approved: true };
+    });
+    const r = await run.call({ tool: 'edit_file', args: { path: 'a.txt', old_text: 'two', new_text: 'TWO' } });
+    expect(r.status).toBe('ok');
+    expect(read('a.txt')).toBe('one\nTWO\nthree, changed meanwhile\n');
+  });
+
+  it('refuses the edit when the text to replace is gone by then, leaving the file as it became', async () => {
+    fs.writeFileSync(file('a.txt'), 'one\ntwo\n');
+    const run = runner(() => {
+      fs.writeFileSync(file('a.txt'), 'one\nsomething else\n');
+      return { approved: true };
+    });
+    const r = await run.call({ tool: 'edit_file', args: { path: 'a.txt', old_text: 'two', new_text: 'TWO' } });
+    expect(r.status).toBe('failed');
+    expect(r.error?.code).toBe('E_NOT_FOUND');
+    expect(read('a.txt')).toBe('one\nsomething else\n');
+  });
+
+  it('keeps a mode change made after the plan', async () => {
+    fs.writeFileSync(file('a.sh'), 'echo one\n', { mode: 0o644 });
+    const run = runner(() => {
+      fs.chmodSync(file('a.sh'), 0o755);
+      return { approved: true };
+    });
+    const r = await run.call({ tool: 'edit_file', args: { path: 'a.sh', old_text: 'one', new_text: 'two' } });
+    expect(r.status).toBe('ok');
+    expect(read('a.sh')).toBe('echo two\n');
+    expect(fs.statSync(file('a.sh')).mode & 0o777).toBe(0o755);
+  });
+
+  it('refuses to create a file that appeared after the plan found the path free', async () => {
+    const run = runner(() => {
+      fs.writeFileSync(file('new.txt'), 'written by someone else\n');
+      return { approved: true };
+    });
+    const r = await run.call({ tool: 'write_file', args: { path: 'new.txt', content: 'mine\n' } });
+    expect(r.status).toBe('failed');
+    expect(r.error?.code).toBe('E_EXISTS');
+    expect(read('new.txt')).toBe('written by someone else\n');
+  });
+
+  it('writes through a folder that became a symlink after the plan as a fresh edit would', async () => {
+    fs.mkdirSync(file('src'));
+    fs.mkdirSync(file('other'));
+    fs.writeFileSync(file('src/a.txt'), 'one\n');
+    fs.writeFileSync(file('other/a.txt'), 'one\nother\n');
+    const run = runner(() => {
+      fs.rmSync(file('src'), { recursive: true });
+      fs.symlinkSync('other', file('src'));
+      return { approved: true };
+    });
+    const r = await run.call({ tool: 'edit_file', args: { path: 'src/a.txt', old_text: 'one', new_text: 'two' } });
+    expect(r.status).toBe('ok');
+    // The planned write named src/a.txt; a fresh plan resolves it to other/a.txt, which is what changes.
+    expect(read('other/a.txt')).toBe('two\nother\n');
+    expect(fs.lstatSync(file('src')).isSymbolicLink()).toBe(true);
+  });
+});
