@@ -52,7 +52,12 @@ export class Journal {
 
   /** Marks the transaction finished (committed, rolled back or kept): its record is gone for good. */
   close(tx: string): void {
-    fs.rmSync(this.fileOf(tx), { force: true });
+    try {
+      // unlink, not rmSync: rmSync stats the path first, one more metadata call on every write.
+      fs.unlinkSync(this.fileOf(tx));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
     fsyncDir(this.dir);
   }
 

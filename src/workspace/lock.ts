@@ -73,8 +73,16 @@ export interface ProcessIdentity {
   host: string;
 }
 
+/**
+ * This process's identity, read once: every lock and journal record names
+ * it, and reading /proc/<pid>/stat for it each time cost more than writing
+ * the lock file. A process's pid and start time never change while it runs.
+ */
+let self: ProcessIdentity | undefined;
+
 export function currentProcess(): ProcessIdentity {
-  return { pid: process.pid, processStart: processStartOf(process.pid), host: os.hostname() };
+  self ??= { pid: process.pid, processStart: processStartOf(process.pid), host: os.hostname() };
+  return { ...self };
 }
 
 /** Whether the process that wrote a lock or record is certainly gone. Unknown cases count as alive: breaking a live lock is the worse mistake. */
@@ -163,7 +171,7 @@ export class RootLock {
     if (--this.depth > 0) return;
     const owner = readLockOwner(this.file);
     // Only our own lock is removed: if it was wrongly broken and retaken, the new holder keeps it.
-    if (owner !== null && owner !== 'unreadable' && owner.token === this.token) fs.rmSync(this.file, { force: true });
+    if (owner !== null && owner !== 'unreadable' && owner.token === this.token) unlinkIfPresent(this.file);
     this.token = null;
   }
 
@@ -247,6 +255,15 @@ export class RootLock {
       }
     }
     fs.rmSync(aside, { force: true });
+  }
+}
+
+/** unlink, not rmSync: rmSync stats the path twice first, on every release. */
+function unlinkIfPresent(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }
 
