@@ -5,9 +5,22 @@
 //                   the guard (value; incremental re-parse from the tree the AST request kept).
 //   guard-text:<lang> a plain text edit (no AST request, so no kept tree): the guard's one full parse,
 //                   next to the text edit itself.
+//   guard-100k:*    a plain text edit (the engine's planFile, exact old_text → new_text) of one line in
+//                   the middle of a 100,000-line TypeScript file, with the guard (value) and without
+//                   (baseline), for two shapes of file: `flat` (100k top-level statements, the MCP
+//                   bench's file and tree-sitter's worst case for incremental re-parsing) and `classes`
+//                   (classes of methods, the 5,000-line generator's shape). Cases:
+//                     fresh    — a new AstService (the CLI: no tree kept), one full parse;
+//                     session  — the service kept the tree of the text on disk (an earlier edit
+//                                or read in the same MCP session): incremental re-parse;
+//                     refused  — session, an edit that breaks the file (E_SYNTAX);
+//                     retry    — session, the next edit after that refusal (the file on disk is unchanged).
 import { loadGrammar } from '../dist/ast/grammars.js';
 import { AstService } from '../dist/ast/service.js';
 import { prepareAstHooks } from '../dist/ast/hooks.js';
+import { planFile } from '../dist/edit/engine.js';
+import { decodeText } from '../dist/edit/text.js';
+import { DEFAULT_EDIT_OPTIONS } from '../dist/edit/types.js';
 import { median, timeIt, ms, ratio } from './stats.mjs';
 
 const LINES = 5000;
@@ -73,6 +86,71 @@ const generators = {
 };
 
 const EXT = { typescript: 'ts', python: 'py', go: 'go', rust: 'rs', java: 'java' };
+
+const BIG_LINES = 100_000;
+const BIG_ITERATIONS = Number(process.env.EW_BENCH_AST_N ?? 7);
+
+/** The MCP bench's file: one top-level statement per line. */
+function flatTypeScript(n) {
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(`    const value_${i} = compute(${i}, "some text to make the line realistic");`);
+  return out.join('\n') + '\n';
+}
+
+/** Plain text edits to a 100k-line .ts file through planFile, with and without the guard. */
+async function bigFileRows(shape, text) {
+  const file = 'big.ts';
+  await prepareAstHooks([file], 'refuse');
+  const doc = decodeText(new TextEncoder().encode(text), file);
+  const lines = text.split('\n');
+  const middle = Math.floor(lines.length / 2);
+  // A unique code line near the middle (methods repeat, so one that names its number; not a comment).
+  let k = middle;
+  while (!/\d/.test(lines[k]) || /^\s*\/[*/]/.test(lines[k]) || text.indexOf(lines[k]) !== text.lastIndexOf(lines[k])) k++;
+  const oldText = lines[k];
+  const fixed = oldText.replace(/(\d+)/, '$1$1');
+  // A local syntax error (an operator with nothing after it) in that line.
+  const broken = oldText.replace(/(\d+)/, '$1 +');
+  const request = (newText) => [{ action: 'edit', path: file, oldText, newText }];
+  const plan = (newText, hooks) => planFile(file, doc, request(newText), DEFAULT_EDIT_OPTIONS, hooks);
+  const rows = [];
+  const without = median(timeIt(() => plan(fixed), BIG_ITERATIONS));
+  const row = (name, value, note) =>
+    rows.push({ case: `guard-100k:${shape} ${name}`, value: ms(value), baseline: `${ms(without)} no guard`, ratio: ratio(value, without), goal: '', note });
+  const expectOk = (p) => {
+    if (!p.ok) throw new Error(`bench edit refused: ${p.steps[0]?.error?.message}`);
+  };
+  const expectRefused = (p) => {
+    if (p.ok || p.steps[0]?.error?.code !== 'E_SYNTAX') throw new Error(`${shape}: bench breaking edit ${JSON.stringify(broken)} was not refused with E_SYNTAX: ${p.ok ? 'applied' : p.steps[0]?.error?.message}`);
+  };
+
+  const fresh = [];
+  for (let i = 0; i < BIG_ITERATIONS; i++) {
+    const s = new AstService('refuse');
+    fresh.push(...timeIt(() => expectOk(plan(fixed, s)), 1));
+    s.dispose();
+  }
+  row('fresh', median(fresh), 'CLI: no kept tree, one full parse');
+
+  const session = [];
+  const refused = [];
+  const retry = [];
+  for (let i = 0; i < BIG_ITERATIONS; i++) {
+    const s = new AstService('refuse');
+    s.newSyntaxErrors(file, null, text); // the session has the tree of the text on disk (an earlier edit)
+    refused.push(...timeIt(() => expectRefused(plan(broken, s)), 1));
+    retry.push(...timeIt(() => expectOk(plan(fixed, s)), 1));
+    s.dispose();
+    const t = new AstService('refuse');
+    t.newSyntaxErrors(file, null, text);
+    session.push(...timeIt(() => expectOk(plan(fixed, t)), 1));
+    t.dispose();
+  }
+  row('session', median(session), 'tree of the text on disk kept: incremental re-parse');
+  row('refused', median(refused), `session, breaking edit refused with E_SYNTAX: ${JSON.stringify(broken.trim())}`);
+  row('retry', median(retry), 'session, next edit after the refusal (file unchanged)');
+  return rows;
+}
 
 export async function run() {
   const rows = [];
@@ -147,5 +225,8 @@ export async function run() {
     if (issues.length > 0) throw new Error(`bench text edit broke ${file}`);
     rows.push({ case: `guard-text:${grammar}`, value: ms(textGuard), baseline: `${ms(textEdit)} edit alone`, ratio: '', goal: '', note: 'one full parse of the new text' });
   }
+  const [classes] = generators.typescript(BIG_LINES);
+  rows.push(...(await bigFileRows('flat', flatTypeScript(BIG_LINES))));
+  rows.push(...(await bigFileRows('classes', classes)));
   return rows;
 }
