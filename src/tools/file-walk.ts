@@ -163,18 +163,21 @@ export function walkFiles(root: string, visit: WalkVisitor, options: WalkOptions
       }
     }
     const check = levels.length > 0 || !rules.empty;
+    // One concatenation per entry for each path.
+    const relDir = dirRel === '' ? '' : `${dirRel}/`;
+    const absDir = prefix + relDir;
     dirents.sort(byName);
     for (const d of dirents) {
       if (stopped) return;
       const name = d.name;
       if (name === '.git') continue;
       if (dirRel === '' && name === STATE_DIR) continue;
-      const rel = dirRel === '' ? name : `${dirRel}/${name}`;
+      const rel = relDir + name;
       let type: WalkEntryType | null = d.isFile() ? 'file' : d.isDirectory() ? 'dir' : d.isSymbolicLink() ? 'symlink' : null;
       if (type === null && !d.isFIFO() && !d.isSocket() && !d.isBlockDevice() && !d.isCharacterDevice()) {
         // File systems that do not report types (DT_UNKNOWN) need an lstat.
         try {
-          const st = fs.lstatSync(prefix + rel);
+          const st = fs.lstatSync(absDir + name);
           type = st.isFile() ? 'file' : st.isDirectory() ? 'dir' : st.isSymbolicLink() ? 'symlink' : null;
         } catch {
           type = null;
@@ -182,7 +185,7 @@ export function walkFiles(root: string, visit: WalkVisitor, options: WalkOptions
       }
       if (type === null) continue;
       if (check && rules.ignored(levels, rel, type === 'dir', name)) continue;
-      const verdict = visit(rel, type, prefix + rel);
+      const verdict = visit(rel, type, absDir + name);
       if (verdict === false) {
         stopped = true;
         return;
