@@ -132,25 +132,26 @@ function planningView(ws: Workspace, observed: Observation[], keep: (writes: Fil
     throw new Error('a planning view of the workspace does not write');
   };
   // Own properties shadow the workspace's methods; fields (root, limits) are read through the prototype.
-  Object.assign(view, {
-    resolve(requested: string): ResolvedPath {
-      const resolved = ws.resolve(requested);
-      observed.push({ kind: 'resolve', requested, resolved });
-      return resolved;
+  // defineProperties, not assignment: `ws` may itself be such a view (the Editor's overlay) with read-only methods.
+  Object.defineProperties(view, {
+    resolve: {
+      value: (requested: string): ResolvedPath => {
+        const resolved = ws.resolve(requested);
+        observed.push({ kind: 'resolve', requested, resolved });
+        return resolved;
+      },
     },
-    exists(requested: string): boolean {
-      return view.resolve(requested).exists;
+    exists: { value: (requested: string): boolean => view.resolve(requested).exists },
+    read: {
+      value: (requested: string): FileSnapshot | null => {
+        const snapshot = ws.read(requested);
+        observed.push({ kind: 'read', requested, snapshot });
+        return snapshot;
+      },
     },
-    read(requested: string): FileSnapshot | null {
-      const snapshot = ws.read(requested);
-      observed.push({ kind: 'read', requested, snapshot });
-      return snapshot;
-    },
-    commit(writes: FileWrite[]): void {
-      keep(writes);
-    },
-    writeAll: noWrites,
-    setCommitter: noWrites,
+    commit: { value: (writes: FileWrite[]): void => keep(writes) },
+    writeAll: { value: noWrites },
+    setCommitter: { value: noWrites },
   });
   return view;
 }
