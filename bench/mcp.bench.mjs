@@ -6,7 +6,7 @@
 // servers so both see the same disk. Medians; ratio = ours / theirs.
 // Goal: never slower (≤ 1.00x); ≥ 3× faster at 100k lines (≤ 0.33x).
 // Each size runs on a .txt file (like for like) and a .ts file (ours also runs
-// the tree-sitter syntax guard). EW_BENCH_N / EW_BENCH_EXT shrink a run.
+// the tree-sitter syntax guard). EW_BENCH_N / EW_BENCH_EXT / EW_BENCH_SIZES (e.g. "100") shrink a run.
 //
 // Our server runs with the project's constraints in force (a config raises
 // only the line budget and the run's timeout, which hundreds of benchmark
@@ -25,7 +25,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
 const require = createRequire(import.meta.url);
 
-const SIZES = [100, 10_000, 100_000];
+const SIZES = process.env.EW_BENCH_SIZES ? process.env.EW_BENCH_SIZES.split(',').map(Number) : [100, 10_000, 100_000];
 const ITERATIONS = { 100: Number(process.env.EW_BENCH_N ?? 60), 10_000: Number(process.env.EW_BENCH_N ?? 40), 100_000: Number(process.env.EW_BENCH_N ?? 16) };
 const WARMUP = 4;
 // .txt: like for like (exact replace, diff, write). .ts: ours also runs the tree-sitter syntax guard, which server-filesystem lacks.
@@ -89,7 +89,7 @@ export async function run() {
           const file = `f${lines}.${ext}`;
           const oursMs = [];
           const theirsMs = [];
-          const n = ITERATIONS[lines];
+          const n = ITERATIONS[lines] ?? Number(process.env.EW_BENCH_N ?? 40);
           for (let i = 0; i < WARMUP + n; i++) {
             // A real edit flips the line back and forth; a dry run asks for the same change every time.
             const [from, to] = dryRun || i % 2 === 0 ? [a, b] : [b, a];
