@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { applyReply } from '../apply/apply-reply.js';
 import { FORMAT_NAMES, type FormatName } from '../formats/index.js';
-import { applyEdits, planEdits, type EditPipeline } from './edits.js';
+import { applyPlanned, planWrites, type WorkspacePipeline } from './edits.js';
 import { defineTool, type ToolContext } from './types.js';
 
 export const ApplyPatchArgs = z
@@ -20,8 +20,9 @@ export const ApplyPatchArgs = z
   })
   .strict();
 
-function pipeline(args: z.output<typeof ApplyPatchArgs>, ctx: ToolContext): EditPipeline {
-  return (dryRun) => applyReply(ctx.ws, args.patch, { ...ctx.apply, dryRun, format: args.format as FormatName | 'auto' });
+/** Parse and apply against the workspace it is handed: the plan runs once and its writes are committed as planned. */
+function pipeline(args: z.output<typeof ApplyPatchArgs>, ctx: ToolContext): WorkspacePipeline {
+  return (ws) => applyReply(ws, args.patch, { ...ctx.apply, format: args.format as FormatName | 'auto' });
 }
 
 export const applyPatchTool = defineTool({
@@ -33,6 +34,6 @@ export const applyPatchTool = defineTool({
     'All or nothing: if one hunk does not apply, nothing is written and the error says which one and why.',
   ].join(' '),
   schema: ApplyPatchArgs,
-  plan: (args, ctx) => planEdits(pipeline(args, ctx)),
-  execute: (args, ctx) => applyEdits(pipeline(args, ctx)),
+  plan: (args, ctx) => planWrites(pipeline(args, ctx), ctx, args),
+  execute: (args, ctx) => applyPlanned(pipeline(args, ctx), ctx, args),
 });

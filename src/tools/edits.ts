@@ -20,9 +20,6 @@ import type { ResolvedPath } from '../workspace/paths.js';
 import type { FileSnapshot, FileWrite, Workspace } from '../workspace/workspace.js';
 import { failure, type ChangePlan, type ToolContext, type ToolResult } from './types.js';
 
-/** Runs the edit pipeline; `dryRun` plans only. */
-export type EditPipeline = (dryRun: boolean) => Promise<ApplyOutcome>;
-
 /**
  * Runs the edit pipeline for real (not as a dry run) against `ws`: the
  * workspace itself, or a planning view whose commit only keeps the writes.
@@ -89,16 +86,6 @@ function appliedResult(outcome: ApplyOutcome): ToolResult {
     lines.push(outcome.diff.length > MAX_DIFF_CHARS ? `${outcome.diff.slice(0, MAX_DIFF_CHARS)}\n…[diff cut at ${MAX_DIFF_CHARS} chars]` : outcome.diff.trimEnd());
   }
   return { ok: true, output: lines.join('\n'), data: { results: outcome.results, files: outcome.files }, changes: changesOf(outcome) };
-}
-
-/** Plans with a dry run of the pipeline (the write runs it again). */
-export async function planEdits(pipeline: EditPipeline): Promise<ChangePlan> {
-  return planOf(await pipeline(true));
-}
-
-/** Writes by running the pipeline for real. */
-export async function applyEdits(pipeline: EditPipeline): Promise<ToolResult> {
-  return appliedResult(await pipeline(false));
 }
 
 /** What the planning run saw: a path's resolution, or a file's bytes (null: no file). */
