@@ -10,7 +10,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Workspace } from '../dist/workspace/workspace.js';
 import { parseEdits, renderChange } from '../dist/formats/index.js';
-import { applyReply } from '../dist/cli/commands/apply.js';
+import { applyReply } from '../dist/apply/apply-reply.js';
 import { median, timeIt, ms, ratio } from './stats.mjs';
 
 const FILES = 20;

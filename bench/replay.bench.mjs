@@ -11,13 +11,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Workspace } from '../dist/workspace/workspace.js';
 import { FORMAT_NAMES, renderChange } from '../dist/formats/index.js';
 import { InexpressibleChange } from '../dist/formats/render.js';
-import { applyReply } from '../dist/cli/commands/apply.js';
+import { applyReply } from '../dist/apply/apply-reply.js';
 import { median, ms } from './stats.mjs';
 
-const SOURCE = process.env.EW_REPLAY_REPO ?? '/work/main';
+const SOURCE = process.env.EW_REPLAY_REPO ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MAX_COMMITS = 300;
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 

@@ -30,10 +30,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { applyHunks, checkDeletion } from '../../src/edit/hunks.js';
 import { EditwardenError } from '../../src/errors.js';
 import { parseUnifiedDiff, type VerifiedDeleteRequest } from '../../src/formats/index.js';
-import { applyReply } from '../../src/cli/commands/apply.js';
+import { applyReply } from '../../src/apply/apply-reply.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 
-const ROOT = '/work/shared/conformance/go-gitdiff';
+// shared/ sits beside the repository (DESIGN: ../shared/conformance).
+const ROOT = path.resolve(__dirname, '../../../shared/conformance/go-gitdiff');
 const DATA = path.join(ROOT, 'gitdiff/testdata/apply');
 
 interface Case {

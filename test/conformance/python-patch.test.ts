@@ -28,10 +28,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseUnifiedDiff } from '../../src/formats/index.js';
-import { applyReply } from '../../src/cli/commands/apply.js';
+import { applyReply } from '../../src/apply/apply-reply.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 
-const TESTS = '/work/shared/conformance/python-patch/tests';
+// shared/ sits beside the repository (DESIGN: ../shared/conformance).
+const TESTS = path.resolve(__dirname, '../../../shared/conformance/python-patch/tests');
 const DATA = path.join(TESTS, 'data');
 
 const tmpDirs: string[] = [];
