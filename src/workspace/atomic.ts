@@ -37,10 +37,7 @@ export function atomicWriteFile(target: string, data: FileData, options: AtomicW
   const fd = fs.openSync(temp, 'wx', mode);
   try {
     try {
-      for (const piece of isPieces(data) ? data : [data]) {
-        let offset = 0;
-        while (offset < piece.length) offset += fs.writeSync(fd, piece, offset, piece.length - offset);
-      }
+      writeFully(fd, isPieces(data) ? data : [data]);
       // openSync's mode is filtered by the umask; set the exact mode the old file had.
       fs.fchmodSync(fd, mode);
       if (!options.noSync) fs.fsyncSync(fd);
@@ -70,6 +67,22 @@ export function fsyncDir(dir: string): void {
     // Some file systems refuse fsync on folders; the rename itself is still atomic.
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** One writev for all pieces; short writes (rare, large files) continue piece by piece. */
+function writeFully(fd: number, pieces: readonly Uint8Array[]): void {
+  const total = pieces.reduce((n, p) => n + p.length, 0);
+  let written = pieces.length > 1 ? fs.writevSync(fd, pieces as Uint8Array[]) : 0;
+  if (written === total) return;
+  for (const piece of pieces) {
+    if (written >= piece.length) {
+      written -= piece.length;
+      continue;
+    }
+    let offset = written;
+    written = 0;
+    while (offset < piece.length) offset += fs.writeSync(fd, piece, offset, piece.length - offset);
   }
 }
 

@@ -148,7 +148,8 @@ export class Workspace {
       return;
     }
     const dir = path.dirname(resolved.absolute);
-    fs.mkdirSync(dir, { recursive: true });
+    // Parent folders are made only for new files (an existing file's folder exists).
+    if (!resolved.exists) fs.mkdirSync(dir, { recursive: true });
     atomicWriteFile(resolved.absolute, write.bytes, {
       ...(write.mode !== undefined ? { mode: write.mode } : {}),
       // A folder swapped for a symlink between validation and write must not redirect it.

@@ -62,3 +62,15 @@ describe('atomic writes', () => {
     expect(fs.lstatSync(path.join(dir, 'alias.txt')).isSymbolicLink()).toBe(true);
   });
 });
+
+describe('atomic writes of pieces', () => {
+  it('writes the pieces in order as one file (one writev), large and empty pieces included', () => {
+    const file = path.join(dir, 'pieces.txt');
+    const big = Buffer.alloc(3 * 1024 * 1024, 0x61);
+    atomicWriteFile(file, [Buffer.from('head\n'), Buffer.alloc(0), big, Buffer.from('\ntail')]);
+    const got = fs.readFileSync(file);
+    expect(got.length).toBe(5 + big.length + 5);
+    expect(got.subarray(0, 5).toString()).toBe('head\n');
+    expect(got.subarray(got.length - 5).toString()).toBe('\ntail');
+  });
+});
