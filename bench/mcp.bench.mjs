@@ -37,12 +37,9 @@ function makeFile(lines) {
   return out.join('\n') + '\n';
 }
 
-/** `editwarden mcp` through bin/ once src/cli/main.ts registers it; until then the same registrar via the test launcher. */
+/** `editwarden mcp` through the real binary. */
 function ourServerArgs(root) {
-  const main = path.join(repo, 'dist/cli/main.js');
-  const registered = fs.existsSync(main) && fs.readFileSync(main, 'utf8').includes('registerMcp');
-  const entry = registered ? path.join(repo, 'bin/editwarden') : path.join(repo, 'test/mcp/helpers/launch.mjs');
-  return [entry, 'mcp', '--root', root];
+  return [path.join(repo, 'bin/editwarden'), 'mcp', '--root', root];
 }
 
 function theirServerArgs(root) {

@@ -8,7 +8,6 @@ import { lines } from './helpers/project.js';
 
 const REPO = path.resolve(__dirname, '../..');
 const BIN = path.join(REPO, 'bin/editwarden');
-const STAND_IN = path.join(__dirname, 'helpers/run-bin.mjs');
 const FIXTURE = path.join(REPO, 'test/fixtures/agent/rename-greeting.json');
 let entry: string[];
 
@@ -18,7 +17,9 @@ beforeAll(() => {
     spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: REPO, stdio: 'inherit' });
   }
   const probe = spawnSync(process.execPath, [BIN, 'run', '--help'], { encoding: 'utf8' });
-  entry = probe.status === 0 && probe.stdout.includes('--task') ? [BIN] : [STAND_IN];
+  // Always the real binary: a silent stand-in would hide a broken CLI.
+  if (probe.status !== 0 || !probe.stdout.includes('--task')) throw new Error(`bin/editwarden run --help failed:\n${probe.stdout}${probe.stderr}`);
+  entry = [BIN];
 });
 
 const roots: string[] = [];

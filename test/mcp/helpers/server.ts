@@ -9,7 +9,6 @@ import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 export const REPO = path.resolve(__dirname, '../../..');
 const BIN = path.join(REPO, 'bin/editwarden');
-const STAND_IN = path.join(REPO, 'test/mcp/helpers/launch.mjs');
 
 let program: string | null = null;
 
@@ -20,7 +19,9 @@ export function mcpProgram(): string {
     spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: REPO, stdio: 'inherit' });
   }
   const probe = spawnSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' });
-  program = probe.status === 0 && /^\s+mcp\b/m.test(probe.stdout) ? BIN : STAND_IN;
+  // Always the real binary: a silent stand-in would hide a broken CLI.
+  if (probe.status !== 0 || !/^\s+mcp\b/m.test(probe.stdout)) throw new Error(`bin/editwarden does not list mcp:\n${probe.stdout}${probe.stderr}`);
+  program = BIN;
   return program;
 }
 

@@ -4,7 +4,6 @@ import { spawnSync } from 'node:child_process';
 
 const REPO = path.resolve(__dirname, '../../..');
 const BIN = path.join(REPO, 'bin/editwarden');
-const STAND_IN = path.join(REPO, 'test/tools/helpers/exec-bin.mjs');
 
 let program: string | null = null;
 
@@ -15,7 +14,9 @@ function execProgram(): string {
     spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: REPO, stdio: 'inherit' });
   }
   const probe = spawnSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' });
-  program = probe.status === 0 && /^\s+exec\b/m.test(probe.stdout) ? BIN : STAND_IN;
+  // Always the real binary: a silent stand-in would hide a broken CLI.
+  if (probe.status !== 0 || !/^\s+exec\b/m.test(probe.stdout)) throw new Error(`bin/editwarden does not list exec:\n${probe.stdout}${probe.stderr}`);
+  program = BIN;
   return program;
 }
 
