@@ -2,7 +2,8 @@
  * execute_command: one shell command at the workspace root (or a folder in
  * it), through the verification runner: its own process group, a timeout,
  * the whole tree killed at the end, only a bounded tail in memory and the
- * full logs as artifacts of the run. Stopped at the run's deadline too. What
+ * full logs as artifacts of the run. Stopped at the run's deadline, and at
+ * once when the run or the call is cancelled (the whole group is killed). What
  * the command changes on disk is charged to the limits by the runner, not
  * here.
  */
@@ -11,7 +12,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { runCommand } from '../verify/runner.js';
-import { defineTool, failure, ToolErrorCode } from './types.js';
+import { defineTool, failure, stopCause, ToolErrorCode } from './types.js';
 
 export const DEFAULT_COMMAND_TIMEOUT_S = 120;
 
@@ -56,12 +57,14 @@ export const executeCommandTool = defineTool({
       ...(ctx.runDir ? { artifactDir: path.join(ctx.runDir, 'commands', String(ctx.call + 1)) } : {}),
     });
     const seconds = (result.duration_ms / 1000).toFixed(1);
+    const cause = stopCause(ctx.signal);
+    const stopped = cause === 'run-cancelled' ? 'stopped: the run was cancelled' : cause === 'call-cancelled' ? 'stopped: the call was cancelled' : "stopped at the run's deadline";
     const status = result.spawn_error
       ? `could not start: ${result.spawn_error}`
       : result.timed_out
         ? `killed after the ${args.timeout} s timeout`
         : result.aborted
-          ? "stopped at the run's deadline"
+          ? stopped
           : result.signal
             ? `ended by signal ${result.signal}`
             : `exit code ${result.exit_code}`;
@@ -78,7 +81,9 @@ export const executeCommandTool = defineTool({
     const error = result.timed_out
       ? { code: ToolErrorCode.TIMEOUT, message: `The command was killed after ${args.timeout} s.`, hint: 'Raise timeout for slow commands, or run a narrower one (a single test file).' }
       : result.aborted
-        ? { code: ToolErrorCode.TIMEOUT, message: "The command was stopped at the run's deadline.", hint: 'The run has no time left.' }
+        ? cause === 'deadline' || cause === null
+          ? { code: ToolErrorCode.TIMEOUT, message: "The command was stopped at the run's deadline.", hint: 'The run has no time left.' }
+          : { code: ToolErrorCode.RUN_ENDED, message: `The command was ${stopped}.`, hint: 'Its whole process group was killed; files it changed before that are kept.' }
         : result.spawn_error
           ? { code: ToolErrorCode.COMMAND_FAILED, message: `The command could not start: ${result.spawn_error}.`, hint: 'Check the program name and the folder.' }
           : { code: ToolErrorCode.COMMAND_FAILED, message: `The command ${status}.`, hint: 'Read the output above, fix the cause, and run it again.' };

@@ -12,6 +12,13 @@
  * (`on_violation`), then writes metrics.json and the violation report into
  * the run folder. Tools hold none of this logic; the runner never writes a
  * project file itself.
+ *
+ * Cancellation. `options.signal` cancels the run (Ctrl-C in `editwarden
+ * run`): the running call is stopped at once (a command's whole process
+ * group is killed) and every later call is refused with E_RUN_ENDED. It is
+ * not a violation: the work done so far is kept and `finish()` commits it.
+ * `call.signal` cancels one call only (an MCP client cancelling a request);
+ * the run goes on.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,13 +34,15 @@ import { ensureRunDir, newRunId } from '../runs/runs.js';
 import { installTransactions, type RollbackResult, type Transaction, type TransactionLayer } from '../workspace/transaction.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { ToolRegistry } from './registry.js';
-import { ToolErrorCode, type AnyTool, type Interaction, type ToolContext, type ToolError, type ToolKind, type ToolResult } from './types.js';
+import { CallStop, ToolErrorCode, type AnyTool, type Interaction, type StopCause, type ToolContext, type ToolError, type ToolKind, type ToolResult } from './types.js';
 
 export interface ToolCall {
   tool: string;
   args?: unknown;
   /** Model tokens spent to produce this call (recorded before it runs). */
   tokens?: number;
+  /** Cancels this call only (an MCP request's cancellation): it stops at once, the run goes on. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -100,6 +109,11 @@ export interface ToolRunnerOptions {
   now?: () => number;
   /** How long a call may take to stop after the deadline before the runner gives up waiting (ms). */
   stopGraceMs?: number;
+  /**
+   * Cancels the run (Ctrl-C): the running call stops at once and later calls
+   * are refused (E_RUN_ENDED). Not a violation: the work so far is kept.
+   */
+  signal?: AbortSignal;
 }
 
 export interface RunSummary {
@@ -170,11 +184,12 @@ export class ToolRunner {
     return this.violationValue;
   }
 
-  /** running until a violation aborts it, task_completion ends it, or finish() is called. */
-  get state(): 'running' | 'aborted' | 'completed' | 'finished' {
+  /** running until a violation aborts it, task_completion ends it, its signal cancels it, or finish() is called. */
+  get state(): 'running' | 'aborted' | 'completed' | 'cancelled' | 'finished' {
     if (this.summary) return 'finished';
     if (this.violationValue) return 'aborted';
-    return this.completed ? 'completed' : 'running';
+    if (this.completed) return 'completed';
+    return this.options.signal?.aborted ? 'cancelled' : 'running';
   }
 
   get calls(): readonly CallRecord[] {
@@ -214,11 +229,20 @@ export class ToolRunner {
       return finish({ ...emptyChange(), status: 'refused', ok: false, output: `${v.message}\nhint: ${v.hint}`, error: { code: ErrorCode.CONSTRAINT, message: v.message, hint: v.hint }, violation: v });
     };
 
-    if (this.state !== 'running') {
-      const why = this.violationValue ? `the run was aborted by a ${this.violationValue.type} violation` : 'the task was already marked complete';
+    const state = this.state;
+    if (state !== 'running') {
+      const why =
+        state === 'aborted' && this.violationValue
+          ? `the run was aborted by a ${this.violationValue.type} violation`
+          : state === 'cancelled'
+            ? 'the run was cancelled (interrupted); the work done so far is kept'
+            : state === 'finished'
+              ? 'the run has finished'
+              : 'the task was already marked complete';
       const error = { code: ToolErrorCode.RUN_ENDED, message: `No more tool calls run: ${why}.`, hint: 'Start a new run.' };
       return finish({ ...emptyChange(), status: 'refused', ok: false, output: `${error.code}: ${error.message}`, error });
     }
+    if (call.signal?.aborted) return finish(cancelledRecord('call-cancelled', tool?.name ?? call.tool, false));
 
     // 1. Budget and deadline, before anything else happens.
     if (call.tokens !== undefined) {
@@ -249,7 +273,16 @@ export class ToolRunner {
     }
     const args: unknown = parsed.data;
 
+    // One signal for the tool: the deadline, the run's cancellation or this call's, whichever comes first.
     const controller = new AbortController();
+    const stop = (cause: StopCause) => () => {
+      if (!controller.signal.aborted) controller.abort(new CallStop(cause));
+    };
+    const onRunCancel = stop('run-cancelled');
+    const onCallCancel = stop('call-cancelled');
+    this.options.signal?.addEventListener('abort', onRunCancel, { once: true });
+    call.signal?.addEventListener('abort', onCallCancel, { once: true });
+    const stoppedBy = (): StopCause | null => (controller.signal.reason instanceof CallStop ? controller.signal.reason.stop : null);
     const ctx: ToolContext = {
       ws: this.ws,
       config: this.config,
@@ -261,7 +294,7 @@ export class ToolRunner {
       apply: this.options.apply ?? {},
       ...(this.options.interaction ? { interaction: this.options.interaction } : {}),
     };
-    const deadline = setTimeout(() => controller.abort(), Math.max(0, this.guard.remainingMs()));
+    const deadline = setTimeout(stop('deadline'), Math.max(0, this.guard.remainingMs()));
     try {
       // 4. Write tools: the real diff, gated before anything is written.
       let approval: ApprovalRequest = { call: index, tool: tool.name, kind: tool.kind, args };
@@ -282,11 +315,16 @@ export class ToolRunner {
         const error = { code: ToolErrorCode.DECLINED, message: `The ${tool.name} call was declined${decision.reason ? `: ${decision.reason}` : '.'}`, hint: 'Do something else, or ask what would be acceptable.' };
         return finish({ ...emptyChange(), status: 'declined', ok: false, output: `${error.code}: ${error.message}\nhint: ${error.hint}`, error });
       }
+      // Cancelled while it was planned or waited for approval: nothing has run yet, so nothing runs.
+      const early = stoppedBy();
+      if (early === 'run-cancelled' || early === 'call-cancelled') return finish(cancelledRecord(early, tool.name, false));
 
       // 6. Execute, stopped at the deadline.
       const mark = tool.kind === 'command' ? this.effects.before(`${tool.name} (call ${index + 1} of run ${this.runId})`) : null;
       const result = await this.runUntilDeadline(tool.execute(args, ctx), controller.signal);
-      const timedOut = controller.signal.aborted;
+      const cause = stoppedBy();
+      const timedOut = cause === 'deadline';
+      const cancelled = cause === 'run-cancelled' || cause === 'call-cancelled' ? cause : null;
 
       // 7. Charge what changed.
       let changes: FileChange[] = [];
@@ -301,9 +339,10 @@ export class ToolRunner {
         this.charge(changes, tool.name);
         violation = unplanned.map((c) => this.guard.checkPath(c.path, site, false)).find((x) => x !== null) ?? this.guard.checkChanges([], site, false);
       }
-      if (!violation && (timedOut || !result)) violation = this.guard.timeoutDuringCall(site);
-      if (!violation) violation = this.guard.checkTime(site);
-      if (result?.ok && result.endsRun) this.completed = true;
+      // A cancelled call is charged for what it changed, but a person stopping it is no timeout.
+      if (!violation && !cancelled && (timedOut || !result)) violation = this.guard.timeoutDuringCall(site);
+      if (!violation && !cancelled) violation = this.guard.checkTime(site);
+      if (result?.ok && result.endsRun && !cancelled) this.completed = true;
 
       const fields = result ? resultFields(result) : { ok: false, output: 'The call did not stop at the deadline.' };
       const record = {
@@ -317,12 +356,19 @@ export class ToolRunner {
         this.abort(violation);
         return finish({ ...record, ok: false, violation, error: { code: ErrorCode.CONSTRAINT, message: violation.message, hint: violation.hint } });
       }
+      if (cancelled) {
+        const stopped = cancelledRecord(cancelled, tool.name, true);
+        const output = result ? `${fields.output}\n${stopped.output}` : stopped.output;
+        return finish({ ...record, ...stopped, output, files: record.files, lines_added: record.lines_added, lines_removed: record.lines_removed, ...(fields.data !== undefined ? { data: fields.data } : {}) });
+      }
       return finish(record);
     } catch (error) {
       const info = toErrorInfo(error);
       return finish({ ...emptyChange(), status: 'failed', ok: false, output: `${info.code}: ${info.message}\nhint: ${info.hint}`, error: info });
     } finally {
       clearTimeout(deadline);
+      this.options.signal?.removeEventListener('abort', onRunCancel);
+      call.signal?.removeEventListener('abort', onCallCancel);
     }
   }
 
@@ -444,6 +490,19 @@ export class ToolRunner {
       // A display callback must not break the run it displays.
     }
   }
+}
+
+/**
+ * The record of a cancelled call: E_RUN_ENDED when the run was cancelled
+ * (the run takes no more calls), E_ABORTED when only this call was.
+ */
+function cancelledRecord(cause: 'run-cancelled' | 'call-cancelled', tool: string, started: boolean): Omit<CallRecord, 'index' | 'tool' | 'duration_ms' | 'tokens'> {
+  const what = started ? `${tool} was stopped` : `${tool} did not run`;
+  const error: ToolError =
+    cause === 'run-cancelled'
+      ? { code: ToolErrorCode.RUN_ENDED, message: `The run was cancelled (interrupted): ${what}.`, hint: 'The work done so far is kept; start a new run to go on.' }
+      : { code: ErrorCode.ABORTED, message: `The call was cancelled by the client: ${what}.`, hint: 'Call it again if it is still wanted.' };
+  return { ...emptyChange(), status: cause === 'run-cancelled' ? 'refused' : 'failed', ok: false, output: `${error.code}: ${error.message}\nhint: ${error.hint}`, error };
 }
 
 function emptyChange(): Pick<CallRecord, 'files' | 'lines_added' | 'lines_removed'> {

@@ -65,13 +65,33 @@ export interface Interaction {
   converse(message: string): Promise<string>;
 }
 
+/**
+ * Why a call's signal aborted: the run's deadline, the run was cancelled
+ * (Ctrl-C), or only this call was cancelled (an MCP client's request
+ * cancellation). The runner aborts with a CallStop as the reason, so a tool
+ * can say in its output which one stopped it.
+ */
+export type StopCause = 'deadline' | 'run-cancelled' | 'call-cancelled';
+
+export class CallStop extends Error {
+  constructor(readonly stop: StopCause) {
+    super(stop === 'deadline' ? "the run's deadline" : stop === 'run-cancelled' ? 'the run was cancelled' : 'the call was cancelled');
+    this.name = 'CallStop';
+  }
+}
+
+/** What stopped this signal, or null when it has not aborted (or was aborted by something else). */
+export function stopCause(signal: AbortSignal): StopCause | null {
+  return signal.aborted && signal.reason instanceof CallStop ? signal.reason.stop : null;
+}
+
 export interface ToolContext {
   ws: Workspace;
   config: Config;
   mode: RunMode;
   /** 0-based index of this call in the run. */
   call: number;
-  /** Aborts at the run's deadline: long work must stop (a command is killed). */
+  /** Aborts at the run's deadline, or when the run or this call is cancelled: long work must stop (a command is killed). Its reason is a CallStop. */
   signal: AbortSignal;
   /** Milliseconds left before the run's deadline. */
   remainingMs(): number;
