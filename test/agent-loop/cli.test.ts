@@ -138,6 +138,58 @@ describe('editwarden run', () => {
     }
   });
 
+  it('Ctrl-C during a long execute_command stops the run at once: the command group killed, exit 130, partial work kept, run folder named', async () => {
+    const root = project();
+    const pids = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-run-pids-')));
+    roots.push(pids);
+    const pgidFile = path.join(pids, 'pgid');
+    const server = await startScriptedServer({
+      turns: [
+        { tool_calls: [{ name: 'edit_file', arguments: { path: 'src/greeting.js', old_text: 'Hello', new_text: 'Hi' } }] },
+        { tool_calls: [{ name: 'execute_command', arguments: { command: `echo $$ > ${pgidFile}; sleep 30` } }] },
+        { tool_calls: [{ name: 'execute_command', arguments: { command: 'echo never > never.txt' } }] },
+      ],
+    });
+    try {
+      const child = spawn(process.execPath, [...entry, 'run', '--task', 'x', '--model', 'openai-compatible:scripted', '--base-url', server.openaiBaseUrl, '--root', root], {
+        env: { ...process.env, NO_COLOR: '1' },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      // One SIGINT once the command is running (it has written its group id).
+      const poll = setInterval(() => {
+        if (fs.existsSync(pgidFile) && fs.statSync(pgidFile).size > 0) {
+          clearInterval(poll);
+          setTimeout(() => child.kill('SIGINT'), 300);
+        }
+      }, 20);
+      // Without the cancellation the run would wait out `sleep 30` and this test would time out.
+      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+      clearInterval(poll);
+      expect(code).toBe(130);
+      expect(stderr).toContain('Stopping: the current step is cancelled');
+      expect(stdout).toContain('interrupted');
+      expect(stdout).toContain('The work so far is kept.');
+      const { livingMembers } = await import('../../src/verify/process-group.js');
+      expect(livingMembers(Number(fs.readFileSync(pgidFile, 'utf8')))).toEqual([]);
+      const folder = /run folder: (\S+)/.exec(stdout)?.[1] as string;
+      expect(fs.existsSync(folder)).toBe(true);
+      expect(fs.readFileSync(path.join(root, 'src/greeting.js'), 'utf8')).toContain("'Hi, '");
+      expect(fs.existsSync(path.join(root, 'never.txt'))).toBe(false);
+      const transcript = lines(path.join(folder, 'transcript.jsonl'));
+      expect(transcript.find((l) => l.type === 'tool_result' && l.tool === 'execute_command')).toMatchObject({ status: 'refused', error: { code: 'E_RUN_ENDED' } });
+      expect(transcript.at(-1)).toMatchObject({ type: 'end', status: 'interrupted', exit_code: 130 });
+      // The model was not asked again after the interrupt.
+      expect(server.requests).toHaveLength(2);
+      const metrics = JSON.parse(fs.readFileSync(path.join(folder, 'metrics.json'), 'utf8'));
+      expect(metrics.outcome).toBe('kept');
+    } finally {
+      await server.close();
+    }
+  }, 20_000);
+
   it('Ctrl-C stops cleanly: exit 130, the partial work kept, the run folder named, the transcript ends with interrupted', async () => {
     const root = project();
     const server = await startScriptedServer({
@@ -165,7 +217,7 @@ describe('editwarden run', () => {
         child.on('close', (c) => resolve(c));
       });
       expect(code).toBe(130);
-      expect(stderr).toContain('Stopping after the current step');
+      expect(stderr).toContain('Stopping: the current step is cancelled');
       expect(stdout).toContain('interrupted');
       expect(stdout).toContain('The work so far is kept.');
       const folder = /run folder: (\S+)/.exec(stdout)?.[1] as string;

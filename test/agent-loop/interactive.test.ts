@@ -177,7 +177,7 @@ describe('--mode interactive in a real terminal (tmux)', () => {
       tmux('send-keys', '-t', session, 'C-c');
       const end = await waitFor('EXIT=');
       expect(end).toContain('EXIT=130');
-      expect(end).toContain('Stopping after the current step');
+      expect(end).toContain('Stopping: the current step is cancelled');
       expect(end).toMatch(/run folder: \S+/);
       expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('beta\n');
     } finally {

@@ -116,6 +116,8 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
     ...(options.transactions ? { transactions: options.transactions } : {}),
     apply: { edit: editOptions(config), ...options.applyHooks },
     ...(options.onRunnerEvent ? { onEvent: options.onRunnerEvent } : {}),
+    // Ctrl-C reaches the running tool call too: a long command is killed at once, not waited for.
+    ...(options.signal ? { signal: options.signal } : {}),
   };
   if (options.mode === 'controlled') {
     // The session takes the runner's run id, so build logs land in the same run folder.

@@ -10,8 +10,9 @@
  * holds transcript.jsonl, calls.jsonl, metrics.json and the reports. Exit
  * codes: 0 done, 1 not completed / refused / provider error, 2 constraint
  * violated, 3 build failed (controlled), 4 stuck or turn limit, 64 usage,
- * 130 interrupted. Ctrl-C stops cleanly (partial work kept) and names the
- * run folder; a second Ctrl-C leaves at once. Thin: flags → session → print.
+ * 130 interrupted. Ctrl-C stops cleanly (the running tool call is stopped —
+ * a command's whole process group killed —, partial work kept) and names
+ * the run folder; a second Ctrl-C leaves at once. Thin: flags → session → print.
  */
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
@@ -195,7 +196,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   const { createLiveRenderer } = await import('../../agent/loop/render.js');
   const { createTerminalPrompter } = await import('../../agent/interactive.js');
 
-  // Ctrl-C: the first stops cleanly after the current step; the second leaves at once.
+  // Ctrl-C: the first stops cleanly (the running tool call or model request is cancelled); the second leaves at once.
   const controller = new AbortController();
   let runDir: string | null = null;
   let interrupts = 0;
@@ -203,7 +204,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
     interrupts++;
     if (interrupts === 1) {
       controller.abort(new Error('interrupted'));
-      io.stderr.write(`\n${paint(useColor(io, 'stderr'), 'yellow', 'Stopping after the current step')} (Ctrl-C again to leave now)…\n`);
+      io.stderr.write(`\n${paint(useColor(io, 'stderr'), 'yellow', 'Stopping: the current step is cancelled, the work so far is kept')} (Ctrl-C again to leave now)…\n`);
       return;
     }
     io.stderr.write(`\nLeft at once; the work so far is kept.${runDir ? ` Run folder: ${runDir}` : ''}\n`);
