@@ -52,6 +52,7 @@ export function createMcpServer(session: McpSession, log: (line: string) => void
     if (await session.refreshRoot()) await server.sendToolListChanged().catch(() => undefined);
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await session.listTools() }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => session.call(request.params.name, request.params.arguments ?? {}));
+  // extra.signal aborts when the client cancels the request: the call stops (a running build is killed), the session goes on.
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => session.call(request.params.name, request.params.arguments ?? {}, extra.signal));
   return server;
 }

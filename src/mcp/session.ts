@@ -14,6 +14,10 @@
  * than half of constraints.timeout is left, so no call is cut short by a
  * deadline the person never saw coming. Limits therefore count per run.
  *
+ * A client that cancels a request (notifications/cancelled) cancels that
+ * call only: a running build is killed at once, a queued call never starts,
+ * and the run goes on for the next call.
+ *
  * It never writes a file itself and never runs a tool outside the runner.
  */
 import type { Config } from '../config/config.js';
@@ -106,11 +110,13 @@ export class McpSession {
     return entries.map((e) => ({ name: e.name, description: e.description, inputSchema: e.inputSchema, annotations: e.annotations }));
   }
 
-  /** One tool call; never throws: every failure is a tool result with isError. */
-  call(name: string, args: unknown): Promise<McpToolResult> {
+  /** One tool call; never throws: every failure is a tool result with isError. `signal`: the request's cancellation. */
+  call(name: string, args: unknown, signal?: AbortSignal): Promise<McpToolResult> {
     return this.enqueue(async () => {
       try {
-        return await this.callNow(name, args);
+        // Cancelled while it waited its turn: it never starts (the SDK sends no answer to a cancelled request).
+        if (signal?.aborted) return errorResult({ code: ErrorCode.ABORTED, message: `The ${name} call was cancelled by the client before it started.`, hint: 'Call it again if it is still wanted.' });
+        return await this.callNow(name, args, signal);
       } catch (error) {
         return errorResult(toErrorInfo(error));
       }
@@ -125,7 +131,7 @@ export class McpSession {
     });
   }
 
-  private async callNow(name: string, rawArgs: unknown): Promise<McpToolResult> {
+  private async callNow(name: string, rawArgs: unknown, signal?: AbortSignal): Promise<McpToolResult> {
     if (this.closed) return errorResult({ code: ErrorCode.USAGE, message: 'The MCP session is closed.', hint: 'Reconnect to the server.' });
     const entry = this.catalog.find((e) => e.name === name);
     if (!entry) {
@@ -148,7 +154,7 @@ export class McpSession {
       return errorResult(toErrorInfo(error));
     }
     const runner = this.currentRunner(open);
-    const record = await runner.call({ tool: routed.tool, args: routed.args });
+    const record = await runner.call({ tool: routed.tool, args: routed.args, ...(signal ? { signal } : {}) });
     const result = recordResult(record, { ...(routed.read ? { read: routed.read } : {}), ...(this.options.pageChars ? { pageChars: this.options.pageChars } : {}) });
 
     if (record.ok && routed.tool !== entry.name) this.warnIfPreviewWouldViolate(runner, record.data, result);
