@@ -42,6 +42,8 @@ export const ErrorCode = {
   TIMEOUT: 'E_TIMEOUT',
   RUN_ENDED: 'E_RUN_ENDED',
   NO_INTERACTION: 'E_NO_INTERACTION',
+  /** One call was cancelled by its client (MCP request cancellation); the run goes on. */
+  CANCELLED: 'E_CANCELLED',
   // The agent loop's refusals (src/agent).
   MISSING_KEY: 'E_MISSING_KEY',
   MODEL_SPEC: 'E_MODEL_SPEC',

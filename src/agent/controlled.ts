@@ -94,8 +94,11 @@ export class ControlledEditSession {
     return this.endedValue;
   }
 
-  /** Runs one `edit_file` tool call ({filename|path|file_path, old_text, new_text}). */
-  async editFile(args: unknown): Promise<ControlledEditOutcome> {
+  /**
+   * Runs one `edit_file` tool call ({filename|path|file_path, old_text, new_text}).
+   * An abort (Ctrl-C) kills the build; an edit without a passing build is rolled back.
+   */
+  async editFile(args: unknown, signal?: AbortSignal): Promise<ControlledEditOutcome> {
     let request: EditRequest;
     try {
       request = editRequestFromArgs(args, { format: 'tool', index: 0 });
@@ -141,6 +144,7 @@ export class ControlledEditSession {
         runId: this.runId,
         config: this.options.config,
         baseline: 'off',
+        ...(signal ? { signal } : {}),
         ...(this.options.onBuildOutput ? { onOutput: this.options.onBuildOutput } : {}),
       });
       return { ok: verification.passed };

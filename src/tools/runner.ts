@@ -501,7 +501,7 @@ function cancelledRecord(cause: 'run-cancelled' | 'call-cancelled', tool: string
   const error: ToolError =
     cause === 'run-cancelled'
       ? { code: ToolErrorCode.RUN_ENDED, message: `The run was cancelled (interrupted): ${what}.`, hint: 'The work done so far is kept; start a new run to go on.' }
-      : { code: ErrorCode.ABORTED, message: `The call was cancelled by the client: ${what}.`, hint: 'Call it again if it is still wanted.' };
+      : { code: ErrorCode.CANCELLED, message: `The call was cancelled by the client: ${what}.`, hint: 'Call it again if it is still wanted.' };
   return { ...emptyChange(), status: cause === 'run-cancelled' ? 'refused' : 'failed', ok: false, output: `${error.code}: ${error.message}\nhint: ${error.hint}`, error };
 }
 

@@ -103,6 +103,19 @@ describe('controlled edit on a real CMake C++ project', () => {
     expect(hashTree(root, ['.editwarden', 'build', 'docs'])).toEqual(before);
   });
 
+  it('an abort (Ctrl-C) kills the build at once and the edit, never verified, is rolled back', async () => {
+    const before = hashTree(root, ['.editwarden', 'build', 'docs']);
+    const s = session(root, {}, { buildCommand: 'sleep 30', buildTimeoutMs: 60_000 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const started = Date.now();
+    const out = await s.editFile({ filename: 'src/greeting.cpp', old_text: 'return 2;', new_text: 'return 6;' }, controller.signal);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(out.tool_exit_code).toBe(2);
+    expect(out.rolled_back).toBe(true);
+    expect(hashTree(root, ['.editwarden', 'build', 'docs'])).toEqual(before);
+  });
+
   it('the syntax guard refuses an edit that breaks the C++ syntax before any build', async () => {
     const s = session(root);
     const out = await s.editFile({ filename: 'src/greeting.cpp', old_text: 'return 2;', new_text: 'return (1;' });

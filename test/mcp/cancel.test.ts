@@ -69,6 +69,6 @@ describe('editwarden mcp: a cancelled request', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { tool: string; status: string; error?: { code: string } });
     expect(calls.map((c) => c.tool)).toEqual(['verify', 'read_file', 'verify']);
-    expect(calls[0]).toMatchObject({ status: 'failed', error: { code: 'E_ABORTED' } });
+    expect(calls[0]).toMatchObject({ status: 'failed', error: { code: 'E_CANCELLED' } });
   }, 30_000);
 });

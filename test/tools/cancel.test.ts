@@ -105,14 +105,14 @@ describe('cancelling the run (options.signal)', () => {
 });
 
 describe('cancelling one call (call.signal)', () => {
-  it('stops that call and its process group with E_ABORTED; the run goes on', async () => {
+  it('stops that call and its process group with E_CANCELLED; the run goes on', async () => {
     const run = runner();
     const controller = new AbortController();
     const s = sleeper();
     abortWhenStarted(controller, path.join(outside, 'pgid'));
     const r = await run.call({ tool: 'execute_command', args: { command: s.command }, signal: controller.signal });
     expect(r.status).toBe('failed');
-    expect(r.error?.code).toBe('E_ABORTED');
+    expect(r.error?.code).toBe('E_CANCELLED');
     expect(r.output).toContain('stopped: the call was cancelled');
     expect(livingMembers(s.pgid())).toEqual([]);
     expect(pidRunning(s.grandchild())).toBe(false);
@@ -129,7 +129,7 @@ describe('cancelling one call (call.signal)', () => {
     const controller = new AbortController();
     controller.abort();
     const r = await run.call({ tool: 'execute_command', args: { command: 'echo x > made.txt' }, signal: controller.signal });
-    expect(r.error?.code).toBe('E_ABORTED');
+    expect(r.error?.code).toBe('E_CANCELLED');
     expect(fs.existsSync(path.join(root, 'made.txt'))).toBe(false);
     expect(run.state).toBe('running');
   });

@@ -347,6 +347,8 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
       runId,
       tools,
       ...(transactions ? { transactions } : {}),
+      // Ctrl-C stops the running tool call at once (a command's process group is killed); work so far is kept.
+      ...(o.signal ? { signal: o.signal } : {}),
       apply: { edit: editOptionsFromConfig(config), ...o.applyHooks },
       // Headless: nobody approves; the hook only notes what each write is about to change.
       approve: (request) => {

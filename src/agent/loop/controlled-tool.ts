@@ -50,8 +50,8 @@ export function controlledEditTool(session: ControlledEditSession): ControlledTo
       // The session refuses with its own message (and report); nothing is written either way.
       return plan.ok ? plan : { ok: true, changes: [], diff: '' };
     },
-    async execute(args): Promise<ToolResult> {
-      const outcome = await session.editFile(args);
+    async execute(args, ctx): Promise<ToolResult> {
+      const outcome = await session.editFile(args, ctx.signal);
       last = outcome;
       const kept = outcome.tool_exit_code === 0 && outcome.result;
       return {

@@ -116,10 +116,9 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
     ...(options.transactions ? { transactions: options.transactions } : {}),
     apply: { edit: editOptions(config), ...options.applyHooks },
     ...(options.onRunnerEvent ? { onEvent: options.onRunnerEvent } : {}),
-    // Ctrl-C reaches the running tool call too: a long command is killed at once, not waited for.
-    // Not in controlled mode: its one edit and build are a unit the session verifies or rolls back,
-    // and its build does not take the signal yet, so Ctrl-C there still waits for that step.
-    ...(options.signal && options.mode !== 'controlled' ? { signal: options.signal } : {}),
+    // Ctrl-C reaches the running tool call too: a long command is killed at once, not waited for;
+    // in controlled mode the build is killed and the edit, without a passing build, is rolled back.
+    ...(options.signal ? { signal: options.signal } : {}),
   };
   if (options.mode === 'controlled') {
     // The session takes the runner's run id, so build logs land in the same run folder.

@@ -8,7 +8,8 @@
  * Thin: flags → config, lines → runner.call, records → text or JSON.
  */
 import fs from 'node:fs';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
+import { addConstraintOptions } from '../constraint-flags.js';
 import type { Config, DeepPartial } from '../../config/config.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../../errors.js';
 import type { EditOptions } from '../../edit/types.js';
@@ -35,26 +36,16 @@ interface ExecFlags {
 /** One line of the calls file: a call, or why it is not one. */
 export type CallLine = { line: number; call: ToolCall } | { line: number; error: ErrorInfo };
 
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
-
 export function registerExec(program: Command, io: Io, setExit: (code: number) => void): void {
-  program
+  const command = program
     .command('exec')
     .description('Run recorded tool calls (JSON lines: {"tool", "args", "tokens"?}) headless, under the constraints; exit 2 on a violation.')
     .argument('<calls>', "JSON-lines file of tool calls; '-' reads stdin")
     .option('--root <dir>', 'workspace root (default: current folder)')
     .option('--config <file>', 'config file (default: <root>/.editwarden.yml)')
-    .option('--max-files <n>', 'constraints.max_files: files a run may change')
-    .option('--max-lines <n>', 'constraints.max_lines_changed: lines added + removed')
-    .option('--allow <glob>', 'add to constraints.allowed_patterns (repeatable)', collect)
-    .option('--deny <glob>', 'add to constraints.denied_patterns (repeatable)', collect)
-    .option('--allow-tool <name>', 'add to constraints.allowed_tools (repeatable)', collect)
-    .option('--max-tokens <n>', 'constraints.max_tokens: model token budget')
-    .option('--timeout <seconds>', 'constraints.timeout: wall-clock limit of the run')
-    .addOption(new Option('--on-violation <policy>', 'keep the partial work, or roll the whole run back').choices(['keep', 'rollback']))
     .option('--show-output', 'print each tool output (what the model would read)')
-    .option('--json', 'print the run as JSON')
-    .action(async (file: string, flags: ExecFlags) => {
+    .option('--json', 'print the run as JSON');
+  addConstraintOptions(command).action(async (file: string, flags: ExecFlags) => {
       setExit(await runExec(file, flags, io));
     });
 }

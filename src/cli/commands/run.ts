@@ -19,6 +19,7 @@ import { Option, type Command } from 'commander';
 import type { Config } from '../../config/config.js';
 import { toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { ExitCode } from '../exit-codes.js';
+import { addConstraintOptions } from '../constraint-flags.js';
 import { formatError, paint, useColor, writeJson, type Io } from '../output.js';
 
 interface RunFlags {
@@ -53,7 +54,7 @@ interface RunFlags {
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function registerRun(program: Command, io: Io, setExit: (code: number) => void): void {
-  program
+  const command = program
     .command('run')
     .description("Run editwarden's agent on a task with a model: headless (constraints), interactive (approve each change) or controlled (one edit, build, rollback).")
     .option('--task <text>', 'what the agent should do')
@@ -73,18 +74,10 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .option('--max-output-tokens <n>', 'output token cap per model turn')
     .option('--build <cmd>', 'controlled mode: the build command (default: verify.build, else detected)')
     .option('--build-timeout <seconds>', 'controlled mode: build timeout')
-    .option('--max-files <n>', 'constraints.max_files: files a run may change')
-    .option('--max-lines <n>', 'constraints.max_lines_changed: lines added + removed')
-    .option('--allow <glob>', 'add to constraints.allowed_patterns (repeatable)', collect)
-    .option('--deny <glob>', 'add to constraints.denied_patterns (repeatable)', collect)
-    .option('--allow-tool <name>', 'add to constraints.allowed_tools (repeatable)', collect)
-    .option('--max-tokens <n>', 'constraints.max_tokens: model token budget')
-    .option('--timeout <seconds>', 'constraints.timeout: wall-clock limit of the run')
-    .addOption(new Option('--on-violation <policy>', 'keep the partial work, or roll the whole run back').choices(['keep', 'rollback']))
-    .option('--json', 'print the outcome as JSON (no live transcript)')
-    .action(async (flags: RunFlags) => {
-      setExit(await runAgentCommand(flags, io));
-    });
+    .option('--json', 'print the outcome as JSON (no live transcript)');
+  addConstraintOptions(command).action(async (flags: RunFlags) => {
+    setExit(await runAgentCommand(flags, io));
+  });
 }
 
 /** Refusals before anything ran: usage problems exit 64. */
