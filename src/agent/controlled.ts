@@ -56,6 +56,8 @@ export interface ControlledEditOutcome {
   /** sha256 of the edited file before the edit and after the rollback (equal when the rollback is exact). */
   rollback_check?: { before: string; after: string; exact: boolean };
   report?: ControlledEditReportPaths;
+  /** Why the telemetry report could not be written (the edit's outcome stands). */
+  report_error?: ErrorInfo;
 }
 
 export interface ControlledSessionOptions {
@@ -100,13 +102,15 @@ export class ControlledEditSession {
    */
   async editFile(args: unknown, signal?: AbortSignal): Promise<ControlledEditOutcome> {
     let request: EditRequest;
+    let relative: string;
     try {
       request = editRequestFromArgs(args, { format: 'tool', index: 0 });
       this.assertAllowed(request);
+      // A path outside the root is a refusal like any other (an outcome, a report), never a throw.
+      relative = this.ws.resolve(request.path).relative;
     } catch (error) {
       return this.refused(toErrorInfo(error));
     }
-    const relative = this.ws.resolve(request.path).relative;
     const transactions = transactionsOf(this.ws);
     if (!transactions) {
       throw new EditwardenError({
@@ -127,7 +131,7 @@ export class ControlledEditSession {
     }
     const result = applied.results[0];
     if (!applied.ok || !result) {
-      // Nothing was written (the engine refuses before writing); the empty transaction ends.
+      // applyRequests writes nothing unless every request succeeded (no partial here); the empty transaction ends.
       tx.rollback();
       return this.refused(result?.error ?? toErrorInfo(new Error('the edit was not applied'), relative), result);
     }
@@ -228,9 +232,15 @@ export class ControlledEditSession {
     return outcome;
   }
 
+  /** The report never changes the outcome: a report that cannot be written is said in `report_error`. */
   private writeReport(outcome: ControlledEditOutcome): ControlledEditReportPaths | undefined {
     if (this.options.reportPath === false) return undefined;
     const target = this.options.reportPath ?? this.options.config.reports.controlled_edit;
-    return writeControlledEditReport(this.ws, target, outcome, (this.options.now ?? (() => new Date()))());
+    try {
+      return writeControlledEditReport(this.ws, target, outcome, (this.options.now ?? (() => new Date()))());
+    } catch (error) {
+      outcome.report_error = toErrorInfo(error, target);
+      return undefined;
+    }
   }
 }

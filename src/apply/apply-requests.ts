@@ -107,8 +107,10 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
   }
 
   // 4. Cross-file checks: a move may not land on a file that exists or that another request touches.
+  // Checked for every plan with a move, partial ones included: partial mode writes those too.
+  const refusedMoves = new Set<string>();
   for (const [path, plan] of plans) {
-    if (plan.moveTo === undefined || !plan.ok) continue;
+    if (plan.moveTo === undefined) continue;
     const target = ws.resolve(plan.moveTo).relative;
     if (target !== path && (ws.exists(target) || groups.has(target))) {
       const step = plan.steps.find((s) => s.request.action === 'patch' && s.request.moveTo !== undefined);
@@ -122,6 +124,7 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
         });
       }
       plan.ok = false;
+      refusedMoves.add(path);
     }
   }
 
@@ -133,7 +136,7 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
   const combined: string[] = [];
   const files: string[] = [];
   for (const [path, plan] of plans) {
-    if (!plan.ok && !options.partial) continue;
+    if ((!plan.ok && !options.partial) || refusedMoves.has(path)) continue;
     if (!plan.changed) continue;
     const target = plan.moveTo !== undefined ? ws.resolve(plan.moveTo).relative : path;
     if (!plan.deleted && plan.afterBytes) {

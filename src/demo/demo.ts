@@ -20,6 +20,7 @@ import type { Config } from '../config/config.js';
 import { parseEdits } from '../formats/index.js';
 import { openWorkspace } from '../workspace/open.js';
 import { paint, paintDiff, type Io } from '../cli/output.js';
+import { EditwardenError, ErrorCode } from '../errors.js';
 import { prepareLanguageHooks } from '../cli/workspace.js';
 
 export type DemoSample = 'cmake' | 'ts';
@@ -87,7 +88,16 @@ export async function runDemo(io: Io, options: DemoOptions): Promise<DemoResult>
   const out = (s = ''): void => void io.stdout.write(`${s}\n`);
   const sample: DemoSample = options.sample ?? (has('cmake') && (has('c++') || has('g++')) ? 'cmake' : 'ts');
   const spec = sampleSpec(sample);
+  if (options.dir !== undefined && fs.existsSync(options.dir) && fs.readdirSync(options.dir).length > 0) {
+    // The demo copies a sample over the folder and --clean deletes it: never someone's files.
+    throw new EditwardenError({
+      code: ErrorCode.USAGE,
+      message: `--dir ${options.dir} is not empty; the demo only works in an empty (or new) folder.`,
+      hint: 'Pass a new or empty folder, or leave --dir out to use a temp folder.',
+    });
+  }
   const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'editwarden-demo-'));
+  fs.mkdirSync(dir, { recursive: true });
   fs.cpSync(path.join(SAMPLES, spec.folder), dir, { recursive: true });
   const steps: DemoResult['steps'] = [];
   const reports: string[] = [];

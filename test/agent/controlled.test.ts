@@ -147,3 +147,24 @@ describe('controlled edit on a TypeScript project verified with tsc', () => {
     expect(hashTree(root, ['.editwarden', 'docs'])).toEqual(before);
   });
 });
+
+describe('controlled edit refusals are outcomes, never throws', () => {
+  it('a path outside the root is refused with E_OUTSIDE_ROOT and a report', async () => {
+    const root = copySample('ts-hello');
+    const s = session(root);
+    const out = await s.editFile({ filename: '../escape.ts', old_text: 'a', new_text: 'b' });
+    expect(out.tool_exit_code).toBe(1);
+    expect(out.error?.code).toBe('E_OUTSIDE_ROOT');
+    expect(out.report).toBeDefined();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('a report that cannot be written does not change the outcome', async () => {
+    const root = copySample('ts-hello');
+    const s = session(root, { verify: { build: 'true' } }, { reportPath: '.editwarden/report.md' });
+    const out = await s.editFile({ filename: 'src/greeting.ts', old_text: 'return 1;', new_text: 'return 2;' });
+    expect(out.tool_exit_code).toBe(0);
+    expect(out.report_error?.code).toBe('E_DENIED_PATH');
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+});

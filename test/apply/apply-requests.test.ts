@@ -151,3 +151,21 @@ describe('parse errors of a reply keep their place among the results', () => {
     ]);
   });
 });
+
+describe('a move never overwrites an existing file', () => {
+  it('refuses the move in partial mode too, even when another edit to the file failed', async () => {
+    const ws = Workspace.open(root);
+    const out = await applyRequests(
+      ws,
+      [
+        { path: 'a.txt', action: 'edit', oldText: 'missing', newText: 'x' },
+        { path: 'a.txt', action: 'patch', hunks: [], moveTo: 'b.txt' },
+      ],
+      { partial: true },
+    );
+    expect(read('b.txt')).toBe('one\ntwo\n');
+    expect(read('a.txt')).toBe('alpha\nbeta\ngamma\n');
+    expect(out.results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(out.results[1]?.error?.code).toBe('E_EXISTS');
+  });
+});

@@ -143,6 +143,7 @@ export function outcomeJson(outcome: ControlledEditOutcome): unknown {
       : {}),
     ...(outcome.error ? { error: outcome.error } : {}),
     ...(outcome.report ? { report: outcome.report } : {}),
+    ...(outcome.report_error ? { report_error: outcome.report_error } : {}),
   };
 }
 
@@ -170,4 +171,5 @@ function printOutcome(outcome: ControlledEditOutcome, json: boolean, io: Io): vo
   const tone = outcome.tool_exit_code === 0 ? 'green' : 'red';
   io.stdout.write(`${paint(color, tone, outcome.message)}\n`);
   if (outcome.report) io.stdout.write(`report: ${outcome.report.markdown} (+ ${outcome.report.json})\n`);
+  if (outcome.report_error) io.stderr.write(`${formatError(outcome.report_error, useColor(io, 'stderr'))}\n`);
 }

@@ -3,7 +3,8 @@
  */
 import type { Command } from 'commander';
 import { ExitCode } from '../exit-codes.js';
-import { useColor, writeJson, type Io } from '../output.js';
+import { formatError, useColor, writeJson, type Io } from '../output.js';
+import { ErrorCode, toErrorInfo } from '../../errors.js';
 
 export function registerDemo(program: Command, io: Io, setExit: (code: number) => void): void {
   program
@@ -20,12 +21,20 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
         setExit(ExitCode.USAGE);
         return;
       }
-      const result = await runDemo(io, {
-        color: useColor(io),
-        ...(flags.sample ? { sample: flags.sample as 'cmake' | 'ts' } : {}),
-        ...(flags.dir ? { dir: flags.dir } : {}),
-        keep: flags.clean !== true,
-      });
+      let result;
+      try {
+        result = await runDemo(io, {
+          color: useColor(io),
+          ...(flags.sample ? { sample: flags.sample as 'cmake' | 'ts' } : {}),
+          ...(flags.dir ? { dir: flags.dir } : {}),
+          keep: flags.clean !== true,
+        });
+      } catch (error) {
+        const info = toErrorInfo(error);
+        io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
+        setExit(info.code === ErrorCode.USAGE ? ExitCode.USAGE : ExitCode.REJECTED);
+        return;
+      }
       if (flags.json) writeJson(io, result);
       setExit(result.ok ? ExitCode.OK : ExitCode.REJECTED);
     });
