@@ -1,10 +1,11 @@
 /**
  * The constraint guard of one run: the `constraints:` config compiled into a
  * matcher and limits, plus the running totals (files changed, lines added
- * and removed, tokens, elapsed time). Every check is a question asked BEFORE
- * something happens ("would this change overstep a limit?") and answers
- * with a Violation or null; recording is separate, so a refused change is
- * never counted. It never touches the disk and never runs a tool: the tool
+ * and removed, tokens, elapsed time). A check is a question ("would this
+ * change overstep a limit?") answered with a Violation or null; the runner
+ * asks it before a write tool writes, and after a command ran (its effects
+ * cannot be known before; such violations carry prevented: false).
+ * Recording is separate, so a refused change is never counted. It never touches the disk and never runs a tool: the tool
  * runner asks, then acts.
  */
 import type { ConstraintsConfig } from '../config/config.js';

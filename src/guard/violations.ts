@@ -46,22 +46,3 @@ export interface Violation {
   elapsed_seconds: number;
 }
 
-/** Thrown by the library when a run is aborted; carries the violation. */
-export class ConstraintViolationError extends EditwardenError {
-  readonly violation: Violation;
-
-  constructor(violation: Violation) {
-    super({
-      code: ErrorCode.CONSTRAINT,
-      message: violation.message,
-      hint: violation.hint,
-      ...(violation.path !== undefined ? { path: violation.path } : {}),
-    });
-    this.name = 'ConstraintViolationError';
-    this.violation = violation;
-  }
-}
-
-export function isConstraintViolation(value: unknown): value is ConstraintViolationError {
-  return value instanceof ConstraintViolationError;
-}

@@ -16,6 +16,7 @@ import { defineTool, failure, type AnyTool, type ChangePlan, type ToolContext } 
 import { detectProject } from '../verify/detect.js';
 import { formatDiagnostic } from '../verify/diagnostics/index.js';
 import { verify, verifyFailure } from '../verify/verifier.js';
+import { modelKeyEnvNames } from '../agent/providers/spec.js';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
 import { transactionsOf } from '../workspace/transaction.js';
 
@@ -169,6 +170,8 @@ export const verifyTool = defineTool({
         config: ctx.config,
         ...(ctx.runDir ? { runId: path.basename(ctx.runDir) } : {}),
         signal: ctx.signal,
+        // Model API keys never reach the build, whose output goes back to the client.
+        env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])),
       });
       const diagnostics = result.diagnostics.slice(0, MAX_DIAGNOSTICS);
       const verdict = result.passed ? 'passed' : 'FAILED';

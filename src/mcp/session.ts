@@ -20,9 +20,9 @@
  *
  * It never writes a file itself and never runs a tool outside the runner.
  */
+import { editOptionsFromConfig } from '../config/edit-options.js';
 import type { Config } from '../config/config.js';
 import { loadConfig } from '../config/config.js';
-import type { EditOptions } from '../edit/types.js';
 import { ErrorCode, toErrorInfo } from '../errors.js';
 import type { RunMode } from '../guard/constraints.js';
 import { ToolRunner, type RunSummary } from '../tools/runner.js';
@@ -247,12 +247,7 @@ export class McpSession {
     for (const notice of opened.recovered) this.options.log(`editwarden mcp: recovered: ${notice.message}`);
     for (const bad of choice.ignored) this.options.log(`editwarden mcp: ignored client root ${bad}`);
     this.options.log(`editwarden mcp: workspace ${choice.root} (${choice.source === 'client' ? "the client's root" : choice.source === 'flag' ? '--root' : 'working folder'})`);
-    const edit: EditOptions = {
-      strict: config.edit.strict,
-      maxFileBytes: config.edit.max_file_bytes,
-      dramaticMinLines: config.edit.dramatic_reduction.min_lines,
-      dramaticRatio: config.edit.dramatic_reduction.ratio,
-    };
+    const edit = editOptionsFromConfig(config);
     this.open = {
       root: choice.root,
       choice,

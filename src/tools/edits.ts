@@ -18,6 +18,7 @@ import type { EditResult } from '../edit/types.js';
 import type { FileChange } from '../guard/constraints.js';
 import type { ResolvedPath } from '../workspace/paths.js';
 import type { FileSnapshot, FileWrite, Workspace } from '../workspace/workspace.js';
+import { ErrorCode } from '../errors.js';
 import { failure, type ChangePlan, type ToolContext, type ToolResult } from './types.js';
 
 /**
@@ -189,14 +190,20 @@ export async function planWrites(pipeline: WorkspacePipeline, ctx: ToolContext, 
 export async function applyPlanned(pipeline: WorkspacePipeline, ctx: ToolContext, args: unknown): Promise<ToolResult> {
   const planned = plannedByCall.get(ctx);
   plannedByCall.delete(ctx);
-  if (planned && planned.args === args && stillAsPlanned(ctx.ws, planned.observed)) {
+  if (planned && planned.args === args) {
+    // The limits were checked against this plan: a workspace that changed meanwhile is
+    // refused rather than re-planned, so nothing is written that the gate has not seen.
+    if (!stillAsPlanned(ctx.ws, planned.observed)) {
+      const paths = [...new Set(planned.observed.map((o) => o.requested))].join(', ');
+      return failure({
+        code: ErrorCode.STALE,
+        message: `${paths || 'The files'} changed after the call was planned and checked; nothing was written.`,
+        hint: 'Read the file again and repeat the call.',
+      });
+    }
     if (planned.writes.length > 0) ctx.ws.commit(planned.writes);
     return appliedResult(planned.outcome);
   }
+  // A call that was never planned (callers without a plan step) runs the pipeline itself.
   return appliedResult(await pipeline(ctx.ws));
-}
-
-/** applyRequests options from the tool context. */
-export function applyOptionsOf(ctx: ToolContext): ToolContext['apply'] {
-  return ctx.apply;
 }

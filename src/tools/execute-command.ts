@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { modelKeyEnvNames } from '../agent/providers/spec.js';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { runCommand } from '../verify/runner.js';
 import { defineTool, failure, stopCause, ToolErrorCode } from './types.js';
@@ -54,6 +55,8 @@ export const executeCommandTool = defineTool({
       cwd,
       timeoutMs: args.timeout * 1000,
       signal: ctx.signal,
+      // Model API keys never reach a command the agent runs (and so never its output).
+      env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])),
       ...(ctx.runDir ? { artifactDir: path.join(ctx.runDir, 'commands', String(ctx.call + 1)) } : {}),
     });
     const seconds = (result.duration_ms / 1000).toFixed(1);

@@ -301,7 +301,8 @@ export class FileSearcher {
   private read(abs: string): Buffer | 'large' | null {
     let fd: number;
     try {
-      fd = fs.openSync(abs, fs.constants.O_RDONLY);
+      // O_NOFOLLOW: a file swapped for a symlink after the walk looked at it is not followed out of the root.
+      fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
     } catch {
       return null;
     }
@@ -310,7 +311,8 @@ export class FileSearcher {
       const n = fs.readSync(fd, scratch, 0, scratch.length, 0);
       if (n < scratch.length) return n > this.query.maxFileBytes ? 'large' : scratch.subarray(0, n);
       if (fs.fstatSync(fd).size > this.query.maxFileBytes) return 'large';
-      return fs.readFileSync(abs);
+      // Read through the same descriptor: no second open of a path that may have changed.
+      return fs.readFileSync(fd);
     } catch {
       return null;
     } finally {

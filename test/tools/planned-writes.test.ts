@@ -79,19 +79,20 @@ describe('a planned write commits what its plan computed', () => {
   });
 });
 
-describe('a write whose files changed after the plan is planned again', () => {
-  it('keeps a change made to another line while the call waited for approval', async () => {
+describe('a write whose files changed after the plan is refused: the limits were checked against the plan', () => {
+  it('refuses with E_STALE when another line changed while the call waited for approval, and writes nothing', async () => {
     fs.writeFileSync(file('a.txt'), 'one\ntwo\nthree\n');
     const run = runner(() => {
       fs.writeFileSync(file('a.txt'), 'one\ntwo\nthree, changed meanwhile\n');
       return { approved: true };
     });
     const r = await run.call({ tool: 'edit_file', args: { path: 'a.txt', old_text: 'two', new_text: 'TWO' } });
-    expect(r.status).toBe('ok');
-    expect(read('a.txt')).toBe('one\nTWO\nthree, changed meanwhile\n');
+    expect(r.status).toBe('failed');
+    expect(r.error?.code).toBe('E_STALE');
+    expect(read('a.txt')).toBe('one\ntwo\nthree, changed meanwhile\n');
   });
 
-  it('refuses the edit when the text to replace is gone by then, leaving the file as it became', async () => {
+  it('refuses with E_STALE when the text to replace is gone by then, leaving the file as it became', async () => {
     fs.writeFileSync(file('a.txt'), 'one\ntwo\n');
     const run = runner(() => {
       fs.writeFileSync(file('a.txt'), 'one\nsomething else\n');
@@ -99,19 +100,19 @@ describe('a write whose files changed after the plan is planned again', () => {
     });
     const r = await run.call({ tool: 'edit_file', args: { path: 'a.txt', old_text: 'two', new_text: 'TWO' } });
     expect(r.status).toBe('failed');
-    expect(r.error?.code).toBe('E_NOT_FOUND');
+    expect(r.error?.code).toBe('E_STALE');
     expect(read('a.txt')).toBe('one\nsomething else\n');
   });
 
-  it('keeps a mode change made after the plan', async () => {
+  it('refuses with E_STALE after a mode change made after the plan, keeping the new mode', async () => {
     fs.writeFileSync(file('a.sh'), 'echo one\n', { mode: 0o644 });
     const run = runner(() => {
       fs.chmodSync(file('a.sh'), 0o755);
       return { approved: true };
     });
     const r = await run.call({ tool: 'edit_file', args: { path: 'a.sh', old_text: 'one', new_text: 'two' } });
-    expect(r.status).toBe('ok');
-    expect(read('a.sh')).toBe('echo two\n');
+    expect(r.error?.code).toBe('E_STALE');
+    expect(read('a.sh')).toBe('echo one\n');
     expect(fs.statSync(file('a.sh')).mode & 0o777).toBe(0o755);
   });
 
@@ -122,11 +123,11 @@ describe('a write whose files changed after the plan is planned again', () => {
     });
     const r = await run.call({ tool: 'write_file', args: { path: 'new.txt', content: 'mine\n' } });
     expect(r.status).toBe('failed');
-    expect(r.error?.code).toBe('E_EXISTS');
+    expect(r.error?.code).toBe('E_STALE');
     expect(read('new.txt')).toBe('written by someone else\n');
   });
 
-  it('writes through a folder that became a symlink after the plan as a fresh edit would', async () => {
+  it('refuses when a folder became a symlink after the plan, writing through neither path', async () => {
     fs.mkdirSync(file('src'));
     fs.mkdirSync(file('other'));
     fs.writeFileSync(file('src/a.txt'), 'one\n');
@@ -137,9 +138,7 @@ describe('a write whose files changed after the plan is planned again', () => {
       return { approved: true };
     });
     const r = await run.call({ tool: 'edit_file', args: { path: 'src/a.txt', old_text: 'one', new_text: 'two' } });
-    expect(r.status).toBe('ok');
-    // The planned write named src/a.txt; a fresh plan resolves it to other/a.txt, which is what changes.
-    expect(read('other/a.txt')).toBe('two\nother\n');
-    expect(fs.lstatSync(file('src')).isSymbolicLink()).toBe(true);
+    expect(r.error?.code).toBe('E_STALE');
+    expect(read('other/a.txt')).toBe('one\nother\n');
   });
 });

@@ -185,6 +185,19 @@ describe('execute_command', () => {
     expect(fs.existsSync(path.join(run.runDir as string, 'commands', '1', 'combined.log'))).toBe(true);
   });
 
+  it('never hands a model API key to the command (nor to its output)', async () => {
+    const saved = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = 'sk-test-secret-value';
+    try {
+      const r = await runner().call({ tool: 'execute_command', args: { command: 'echo "key=[$OPENAI_API_KEY]"; env' } });
+      expect(r.output).toContain('key=[]');
+      expect(r.output).not.toContain('sk-test-secret-value');
+    } finally {
+      if (saved === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = saved;
+    }
+  });
+
   it('a failing command is a failed call, not a violation', async () => {
     const run = runner();
     const r = await run.call({ tool: 'execute_command', args: { command: 'echo boom >&2; exit 3' } });

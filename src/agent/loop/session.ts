@@ -6,9 +6,9 @@
  * calls, how it stopped). The CLI, the demo and the tests all start runs
  * here, so a mode is never wired twice.
  */
+import { editOptionsFromConfig } from '../../config/edit-options.js';
 import type { ApplyOptions } from '../../apply/apply-requests.js';
 import type { Config } from '../../config/config.js';
-import type { EditOptions } from '../../edit/types.js';
 import { INTERACTIVE_TOOLS, type ConstraintTotals } from '../../guard/constraints.js';
 import { writeMetrics } from '../../guard/report.js';
 import { newRunId } from '../../runs/runs.js';
@@ -81,15 +81,6 @@ export function offeredTools(config: Config, mode: AgentMode): string[] {
   });
 }
 
-function editOptions(config: Config): Partial<EditOptions> {
-  return {
-    strict: config.edit.strict,
-    maxFileBytes: config.edit.max_file_bytes,
-    dramaticMinLines: config.edit.dramatic_reduction.min_lines,
-    dramaticRatio: config.edit.dramatic_reduction.ratio,
-  };
-}
-
 /** The task text, with the context files appended (each read through the sandbox). */
 export function taskWithContext(ws: Workspace, task: string, files: readonly string[] = []): string {
   const parts = [task.trim()];
@@ -114,7 +105,7 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
     ws: options.ws,
     config,
     ...(options.transactions ? { transactions: options.transactions } : {}),
-    apply: { edit: editOptions(config), ...options.applyHooks },
+    apply: { edit: editOptionsFromConfig(config), ...options.applyHooks },
     ...(options.onRunnerEvent ? { onEvent: options.onRunnerEvent } : {}),
     // Ctrl-C reaches the running tool call too: a long command is killed at once, not waited for;
     // in controlled mode the build is killed and the edit, without a passing build, is rolled back.

@@ -67,6 +67,17 @@ export interface ProviderOptions {
 }
 
 /** Builds the provider for a spec; refuses a missing key or base URL with the variable or flag named. */
+/**
+ * Environment variables that hold model API keys. Commands an agent runs get
+ * them removed, so `env` or a build script cannot hand a key to the model,
+ * the transcript or the logs.
+ */
+export function modelKeyEnvNames(extra: readonly string[] = []): string[] {
+  const names = new Set<string>(extra);
+  for (const info of Object.values(PROVIDERS) as ProviderInfo[]) if (info.keyEnv) names.add(info.keyEnv);
+  return [...names];
+}
+
 export function createProvider(specText: string, options: ProviderOptions): ModelProvider {
   const spec = parseModelSpec(specText);
   const id = `${spec.provider}:${spec.model}`;

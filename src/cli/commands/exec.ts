@@ -7,12 +7,12 @@
  * the error and continue), 2 (a constraint was violated: the run stopped).
  * Thin: flags → config, lines → runner.call, records → text or JSON.
  */
+import { editOptionsFromConfig } from '../../config/edit-options.js';
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { addConstraintOptions } from '../constraint-flags.js';
 import type { Config, DeepPartial } from '../../config/config.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../../errors.js';
-import type { EditOptions } from '../../edit/types.js';
 import { formatStatus, startRunStatus } from '../../guard/status.js';
 import type { CallRecord, RunSummary, ToolCall, ToolRunner } from '../../tools/runner.js';
 import { ExitCode } from '../exit-codes.js';
@@ -116,12 +116,7 @@ async function runExec(file: string, flags: ExecFlags, io: Io): Promise<number> 
   } catch (error) {
     return refuseBeforeRun(error, flags, io);
   }
-  const edit: EditOptions = {
-    strict: config.edit.strict,
-    maxFileBytes: config.edit.max_file_bytes,
-    dramaticMinLines: config.edit.dramatic_reduction.min_lines,
-    dramaticRatio: config.edit.dramatic_reduction.ratio,
-  };
+  const edit = editOptionsFromConfig(config);
   let runner: ToolRunner;
   try {
     const opened = await openForCommand(root, config, io, flags.json === true);
