@@ -132,6 +132,28 @@ function writeAll(fd: number, chunk: Buffer): void {
   while (offset < chunk.length) offset += fs.writeSync(fd, chunk, offset, chunk.length - offset);
 }
 
+/**
+ * Process groups started and not yet reaped. Commands run in groups of their
+ * own (detached), so a terminal's Ctrl-C does not reach them: when this
+ * process exits anyway (a second Ctrl-C, process.exit), the exit handler
+ * kills what is left. Process-wide by nature, like the process it guards.
+ */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function trackGroup(pgid: number): void {
+  liveGroups.add(pgid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', killLiveGroups);
+}
+
+/** Kills every command group this process started and has not reaped (synchronous: safe in an exit handler). */
+export function killLiveGroups(): void {
+  for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
+  liveGroups.clear();
+}
+
 export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
   const display = displayCommand(options.command);
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
@@ -190,6 +212,8 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     windowsHide: true,
   });
 
+  if (child.pid !== undefined) trackGroup(child.pid);
+
   const onData = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
     logs.write(stream, chunk);
     tails[stream].push(chunk);
@@ -241,6 +265,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     if (child.pid !== undefined) {
       // The leader is gone; grandchildren (`sleep &`, a compiler server) may not be. End them too.
       record.leftovers = await reapGroup(child.pid, graceMs);
+      liveGroups.delete(child.pid);
     }
     // Output still in the pipes arrives before 'close'; a descendant that escaped the group could hold them open.
     await settleWithin(closed, graceMs);
