@@ -3,8 +3,21 @@
  * section of .editwarden.yml (list flags add to the configured lists).
  */
 import { Option, type Command } from 'commander';
+import type { Config, DeepPartial } from '../config/config.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** What commander hands over for the constraint flags (strings, as typed). */
+export interface ConstraintFlags {
+  maxFiles?: string;
+  maxLines?: string;
+  allow?: string[];
+  deny?: string[];
+  allowTool?: string[];
+  maxTokens?: string;
+  timeout?: string;
+  onViolation?: 'keep' | 'rollback';
+}
 
 export function addConstraintOptions(command: Command): Command {
   return command
@@ -18,3 +31,21 @@ export function addConstraintOptions(command: Command): Command {
     .addOption(new Option('--on-violation <policy>', 'keep the partial work, or roll the whole run back').choices(['keep', 'rollback']));
 }
 
+
+/** CLI flags as a config override (lists extend the file's lists: a flag never silently drops a deny rule). */
+export function constraintOverrides(base: Config, flags: ConstraintFlags): DeepPartial<Config> {
+  const num = (value: string | undefined): number | undefined => (value === undefined ? undefined : value.trim() === '' ? Number.NaN : Number(value));
+  const constraints: DeepPartial<Config['constraints']> = {};
+  const set = <K extends keyof Config['constraints']>(key: K, value: Config['constraints'][K] | undefined): void => {
+    if (value !== undefined) (constraints as Record<string, unknown>)[key] = value;
+  };
+  set('max_files', num(flags.maxFiles));
+  set('max_lines_changed', num(flags.maxLines));
+  set('max_tokens', num(flags.maxTokens));
+  set('timeout', num(flags.timeout));
+  set('on_violation', flags.onViolation);
+  if (flags.allow) set('allowed_patterns', [...base.constraints.allowed_patterns, ...flags.allow]);
+  if (flags.deny) set('denied_patterns', [...base.constraints.denied_patterns, ...flags.deny]);
+  if (flags.allowTool) set('allowed_tools', [...new Set([...base.constraints.allowed_tools, ...flags.allowTool])]);
+  return { constraints };
+}

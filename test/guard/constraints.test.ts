@@ -7,7 +7,7 @@ import { ConstraintGuard } from '../../src/guard/constraints.js';
 import { buildMetrics, utilization } from '../../src/guard/metrics.js';
 import { countPatchLines } from '../../src/guard/command-effects.js';
 import { renderViolationMarkdown } from '../../src/guard/report.js';
-import { constraintOverrides } from '../../src/cli/commands/exec.js';
+import { constraintOverrides } from '../../src/cli/constraint-flags.js';
 
 function constraints(over: Partial<ConstraintsConfig> = {}): ConstraintsConfig {
   return { ...defaultConfig().constraints, ...over };

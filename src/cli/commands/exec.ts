@@ -10,25 +10,17 @@
 import { editOptionsFromConfig } from '../../config/edit-options.js';
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { addConstraintOptions } from '../constraint-flags.js';
-import type { Config, DeepPartial } from '../../config/config.js';
+import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
+import type { Config } from '../../config/config.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { formatStatus, startRunStatus } from '../../guard/status.js';
 import type { CallRecord, RunSummary, ToolCall, ToolRunner } from '../../tools/runner.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatError, paint, readAll, useColor, writeJson, type Io } from '../output.js';
 
-interface ExecFlags {
+interface ExecFlags extends ConstraintFlags {
   root?: string;
   config?: string;
-  maxFiles?: string;
-  maxLines?: string;
-  allow?: string[];
-  deny?: string[];
-  allowTool?: string[];
-  maxTokens?: string;
-  timeout?: string;
-  onViolation?: 'keep' | 'rollback';
   json?: boolean;
   showOutput?: boolean;
 }
@@ -50,23 +42,6 @@ export function registerExec(program: Command, io: Io, setExit: (code: number) =
     });
 }
 
-/** CLI flags as a config override (lists extend the file's lists: a flag never silently drops a deny rule). */
-export function constraintOverrides(base: Config, flags: ExecFlags): DeepPartial<Config> {
-  const num = (value: string | undefined): number | undefined => (value === undefined ? undefined : value.trim() === '' ? Number.NaN : Number(value));
-  const constraints: DeepPartial<Config['constraints']> = {};
-  const set = <K extends keyof Config['constraints']>(key: K, value: Config['constraints'][K] | undefined): void => {
-    if (value !== undefined) (constraints as Record<string, unknown>)[key] = value;
-  };
-  set('max_files', num(flags.maxFiles));
-  set('max_lines_changed', num(flags.maxLines));
-  set('max_tokens', num(flags.maxTokens));
-  set('timeout', num(flags.timeout));
-  set('on_violation', flags.onViolation);
-  if (flags.allow) set('allowed_patterns', [...base.constraints.allowed_patterns, ...flags.allow]);
-  if (flags.deny) set('denied_patterns', [...base.constraints.denied_patterns, ...flags.deny]);
-  if (flags.allowTool) set('allowed_tools', [...new Set([...base.constraints.allowed_tools, ...flags.allowTool])]);
-  return { constraints };
-}
 
 /** Parses the calls file: blank lines and lines starting with "#" or "//" are skipped. */
 export function parseCallLines(text: string): CallLine[] {

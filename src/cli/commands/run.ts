@@ -19,10 +19,10 @@ import { Option, type Command } from 'commander';
 import type { Config } from '../../config/config.js';
 import { toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { addConstraintOptions } from '../constraint-flags.js';
+import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
 import { formatError, paint, useColor, writeJson, type Io } from '../output.js';
 
-interface RunFlags {
+interface RunFlags extends ConstraintFlags {
   task?: string;
   taskFile?: string;
   model?: string;
@@ -40,14 +40,6 @@ interface RunFlags {
   maxOutputTokens?: string;
   build?: string;
   buildTimeout?: string;
-  maxFiles?: string;
-  maxLines?: string;
-  allow?: string[];
-  deny?: string[];
-  allowTool?: string[];
-  maxTokens?: string;
-  timeout?: string;
-  onViolation?: 'keep' | 'rollback';
   json?: boolean;
 }
 
@@ -97,9 +89,8 @@ function positive(value: string | undefined, flag: string): number | undefined {
 
 async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   // Everything heavy loads here, so registering `run` costs the other commands nothing at start-up.
-  const [{ loadConfig, withOverrides }, { constraintOverrides }, { formatStatus }, { openForCommand }] = await Promise.all([
+  const [{ loadConfig, withOverrides }, { formatStatus }, { openForCommand }] = await Promise.all([
     import('../../config/config.js'),
-    import('./exec.js'),
     import('../../guard/status.js'),
     import('../workspace.js'),
   ]);
