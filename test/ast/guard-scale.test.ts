@@ -156,8 +156,16 @@ describe('the guard searches only where the edit changed the tree, and misses no
             // the same verdict as the reference that walks both whole trees.
             const got = brief(session.newSyntaxErrors('a.ts', text, after));
             const gotFresh = brief(fresh.newSyntaxErrors('a.ts', text, after));
-            expect(got).toEqual(expected);
-            expect(gotFresh).toEqual(expected);
+            // The verdict (refuse or allow) must be the reference's. Which ERROR/MISSING nodes are
+            // reported may differ: tree-sitter's error recovery can place them differently in an
+            // incremental parse than in a fresh one (seed 433896652 showed line 20 vs line 18).
+            expect(got.length > 0).toBe(expected.length > 0);
+            expect(gotFresh.length > 0).toBe(expected.length > 0);
+            const lines = after.split('\n').length;
+            for (const issue of [...got, ...gotFresh]) {
+              expect(issue.line).toBeGreaterThanOrEqual(1);
+              expect(issue.line).toBeLessThanOrEqual(lines);
+            }
             // Refused edits are not applied: the next edit starts from the same text, like an agent's retry.
             if (got.length === 0) text = after;
           }
@@ -168,6 +176,18 @@ describe('the guard searches only where the edit changed the tree, and misses no
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('the counterexample that showed incremental and fresh recovery can differ still gets the same verdict', () => {
+    const base = fixture('sample.ts');
+    const at = 772040710 % (base.length + 1);
+    const after = base.slice(0, at) + '(' + base.slice(at + 5);
+    const expected = reference(base, after);
+    const session = new AstService('refuse');
+    session.newSyntaxErrors('a.ts', null, base);
+    expect(session.newSyntaxErrors('a.ts', base, after).length > 0).toBe(expected.length > 0);
+    expect(new AstService('refuse').newSyntaxErrors('a.ts', base, after).length > 0).toBe(expected.length > 0);
+    session.dispose();
   });
 });
 
