@@ -2,7 +2,9 @@
  * Printing for the CLI: JSON for machines, colour only for people on a TTY
  * (NO_COLOR respected). Commands return data; this module decides how it looks.
  */
-import type { ErrorInfo } from '../errors.js';
+import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
+import type { EditResult } from '../edit/types.js';
+import { ExitCode } from './exit-codes.js';
 
 export interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -58,4 +60,29 @@ export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A refusal before anything ran: printed (JSON or text) and mapped to its exit code (usage and config → 64, else 1). */
+export function refuseCommand(error: unknown, json: boolean, io: Io): number {
+  const info = toErrorInfo(error);
+  if (json) writeJson(io, { ok: false, results: [], error: info });
+  else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
+  return info.code === ErrorCode.USAGE || info.code === ErrorCode.CONFIG ? ExitCode.USAGE : ExitCode.REJECTED;
+}
+
+/** One line per edit result (status, action, path, strategy, counts), its notes, and its error or diff. */
+export function printResults(results: readonly EditResult[], io: Io, options: { diffs: boolean; sources: boolean }): void {
+  const color = useColor(io);
+  for (const result of results) {
+    const label =
+      result.status === 'applied' ? paint(color, 'green', 'applied') : result.status === 'dry-run' ? paint(color, 'cyan', 'dry-run') : paint(color, 'red', result.status);
+    const where = options.sources && result.source ? ` [#${result.source.index + 1}${result.source.line !== undefined ? `, line ${result.source.line}` : ''}]` : '';
+    const how = result.strategy && result.strategy !== 'exact' && result.strategy !== 'whole-file' ? ` (${result.strategy})` : '';
+    const counts = result.status === 'rejected' ? '' : ` +${result.added} -${result.removed}`;
+    const moved = result.movedTo ? ` → ${result.movedTo}` : '';
+    io.stdout.write(`${label} ${result.action} ${result.path || '(no file)'}${moved}${how}${counts}${where}\n`);
+    for (const note of result.notes ?? []) io.stdout.write(`  note: ${note}\n`);
+    if (result.error) io.stdout.write(`${formatError(result.error, color)}\n`);
+    else if (options.diffs && result.diff) io.stdout.write(paintDiff(color, result.diff));
+  }
 }

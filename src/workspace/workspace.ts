@@ -35,6 +35,21 @@ export function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+/** A snapshot whose sha256 is computed on first use: hashing megabytes costs as much as writing them, so only stale checks and reads that report it pay. */
+export function fileSnapshot(resolved: Pick<ResolvedPath, 'relative' | 'absolute'>, bytes: Buffer, mode: number): FileSnapshot {
+  let hash: string | undefined;
+  return {
+    path: resolved.relative,
+    absolute: resolved.absolute,
+    bytes,
+    get hash(): string {
+      hash ??= sha256(bytes);
+      return hash;
+    },
+    mode,
+  };
+}
+
 /** Hook that wraps a set of writes (checkpoint + journal) — the transaction layer plugs in here. */
 export type WriteCommitter = (ws: Workspace, writes: FileWrite[]) => void;
 
@@ -100,18 +115,7 @@ export class Workspace {
       });
     }
     const bytes = fs.readFileSync(resolved.absolute);
-    let hash: string | undefined;
-    return {
-      path: resolved.relative,
-      absolute: resolved.absolute,
-      bytes,
-      // Hashing megabytes costs as much as writing them; only stale checks and reads that report it pay.
-      get hash(): string {
-        hash ??= sha256(bytes);
-        return hash;
-      },
-      mode: stat.mode & 0o7777,
-    };
+    return fileSnapshot(resolved, bytes, stat.mode & 0o7777);
   }
 
   exists(requested: string): boolean {

@@ -16,7 +16,7 @@ import { decodeText } from '../../edit/text.js';
 import { unifiedDiff } from '../../edit/diff.js';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import type { ResolvedPath } from '../../workspace/paths.js';
-import { sha256, type FileSnapshot, type FileWrite, type Workspace } from '../../workspace/workspace.js';
+import { fileSnapshot, type FileSnapshot, type FileWrite, type Workspace } from '../../workspace/workspace.js';
 
 /** A proposed file: its new bytes and mode, or null when the proposal deletes it. */
 type Entry = { bytes: Buffer; mode: number } | null;
@@ -72,18 +72,7 @@ export class Overlay {
         path: resolved.relative,
       });
     }
-    const bytes = entry.bytes;
-    let hash: string | undefined;
-    return {
-      path: resolved.relative,
-      absolute: resolved.absolute,
-      bytes,
-      get hash(): string {
-        hash ??= sha256(bytes);
-        return hash;
-      },
-      mode: entry.mode,
-    };
+    return fileSnapshot(resolved, entry.bytes, entry.mode);
   }
 
   /** Keeps a batch of writes; each path is resolved (sandboxed) before any is kept, so a refused batch keeps nothing. */

@@ -11,10 +11,10 @@ import { applyReply, type ReplyOutcome } from '../../apply/apply-reply.js';
 import type { Config } from '../../config/config.js';
 import { loadConfigFast } from '../../config/defaults.js';
 import { editOptionsFromConfig } from '../../config/edit-options.js';
-import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
+import { EditwardenError, ErrorCode } from '../../errors.js';
 import { FORMAT_NAMES, type FormatName } from '../../formats/index.js';
 import { ExitCode } from '../exit-codes.js';
-import { formatError, paint, paintDiff, readAll, useColor, writeJson, type Io } from '../output.js';
+import { paintDiff, readAll, useColor, writeJson, printResults, refuseCommand, type Io } from '../output.js';
 import { openForCommand } from '../workspace.js';
 
 interface ApplyFlags {
@@ -54,7 +54,7 @@ async function runApply(file: string | undefined, flags: ApplyFlags, io: Io): Pr
     config = await loadConfigFast(root, flags.config);
     text = file === undefined || file === '-' ? await readAll(io.stdin) : readReply(file);
   } catch (error) {
-    return fail(error, flags, io);
+    return refuseCommand(error, flags.json === true, io);
   }
   const edit = editOptionsFromConfig(config, { strict: flags.strict === true });
   let outcome: ReplyOutcome;
@@ -68,7 +68,7 @@ async function runApply(file: string | undefined, flags: ApplyFlags, io: Io): Pr
       ...opened.applyHooks,
     });
   } catch (error) {
-    return fail(error, flags, io);
+    return refuseCommand(error, flags.json === true, io);
   }
   print(outcome, flags, io);
   return outcome.ok ? ExitCode.OK : ExitCode.REJECTED;
@@ -86,12 +86,6 @@ function readReply(file: string): string {
   }
 }
 
-function fail(error: unknown, flags: ApplyFlags, io: Io): number {
-  const info = toErrorInfo(error);
-  if (flags.json) writeJson(io, { ok: false, results: [], error: info });
-  else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
-  return info.code === ErrorCode.USAGE || info.code === ErrorCode.CONFIG ? ExitCode.USAGE : ExitCode.REJECTED;
-}
 
 function print(outcome: ReplyOutcome, flags: ApplyFlags, io: Io): void {
   if (flags.json) {
@@ -99,17 +93,7 @@ function print(outcome: ReplyOutcome, flags: ApplyFlags, io: Io): void {
     return;
   }
   const color = useColor(io);
-  for (const result of outcome.results) {
-    const label = result.status === 'applied' ? paint(color, 'green', 'applied') : result.status === 'dry-run' ? paint(color, 'cyan', 'dry-run') : paint(color, 'red', result.status);
-    const where = result.source ? ` [#${result.source.index + 1}${result.source.line !== undefined ? `, line ${result.source.line}` : ''}]` : '';
-    const how = result.strategy && result.strategy !== 'exact' && result.strategy !== 'whole-file' ? ` (${result.strategy})` : '';
-    const counts = result.status === 'rejected' ? '' : ` +${result.added} -${result.removed}`;
-    const moved = result.movedTo ? ` → ${result.movedTo}` : '';
-    io.stdout.write(`${label} ${result.action} ${result.path || '(no file)'}${moved}${how}${counts}${where}\n`);
-    for (const note of result.notes ?? []) io.stdout.write(`  note: ${note}\n`);
-    if (result.error) io.stdout.write(`${formatError(result.error, color)}\n`);
-    else if (!flags.dryRun && result.diff) io.stdout.write(paintDiff(color, result.diff));
-  }
+  printResults(outcome.results, io, { diffs: !flags.dryRun, sources: true });
   // A dry run shows everything as one git-style diff, ready for `git apply`.
   if (flags.dryRun && outcome.diff) io.stdout.write(paintDiff(color, outcome.diff));
 }

@@ -8,10 +8,10 @@ import { applyRequests, type ApplyOutcome } from '../../apply/apply-requests.js'
 import type { Config } from '../../config/config.js';
 import { loadConfigFast } from '../../config/defaults.js';
 import { editOptionsFromConfig } from '../../config/edit-options.js';
-import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
+import { EditwardenError, ErrorCode } from '../../errors.js';
 import type { EditRequest } from '../../edit/types.js';
 import { ExitCode } from '../exit-codes.js';
-import { formatError, paint, paintDiff, readAll, useColor, writeJson, type Io } from '../output.js';
+import { readAll, writeJson, printResults, refuseCommand, type Io } from '../output.js';
 import { openForCommand } from '../workspace.js';
 
 interface EditFlags {
@@ -65,7 +65,7 @@ async function runEdit(path: string | undefined, flags: EditFlags, io: Io): Prom
     config = await loadConfigFast(root, flags.config);
     requests = flags.request !== undefined ? await requestsFromJson(flags.request, io) : [requestFromFlags(path, flags)];
   } catch (error) {
-    return usageOrReject(error, flags, io);
+    return refuseCommand(error, flags.json === true, io);
   }
   const edit = editOptionsFromConfig(config, { strict: flags.strict === true });
   let outcome: ApplyOutcome;
@@ -77,7 +77,7 @@ async function runEdit(path: string | undefined, flags: EditFlags, io: Io): Prom
       ...opened.applyHooks,
     });
   } catch (error) {
-    return usageOrReject(error, flags, io);
+    return refuseCommand(error, flags.json === true, io);
   }
   printOutcome(outcome, flags, io);
   return outcome.ok ? ExitCode.OK : ExitCode.REJECTED;
@@ -122,33 +122,8 @@ function usage(message: string): EditwardenError {
   return new EditwardenError({ code: ErrorCode.USAGE, message, hint: 'Run `editwarden edit --help` for the options.' });
 }
 
-function usageOrReject(error: unknown, flags: EditFlags, io: Io): number {
-  const info = toErrorInfo(error);
-  if (flags.json) writeJson(io, { ok: false, results: [], error: info });
-  else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
-  if (info.code === ErrorCode.USAGE) return ExitCode.USAGE;
-  if (info.code === ErrorCode.CONFIG) return ExitCode.USAGE;
-  return ExitCode.REJECTED;
-}
 
-export function printOutcome(outcome: ApplyOutcome, flags: { json?: boolean; dryRun?: boolean }, io: Io): void {
-  if (flags.json) {
-    writeJson(io, { ok: outcome.ok, results: outcome.results });
-    return;
-  }
-  const color = useColor(io);
-  for (const result of outcome.results) {
-    const label =
-      result.status === 'applied'
-        ? paint(color, 'green', 'applied')
-        : result.status === 'dry-run'
-          ? paint(color, 'cyan', 'dry-run')
-          : paint(color, 'red', result.status);
-    const how = result.strategy && result.strategy !== 'exact' && result.strategy !== 'whole-file' ? ` (${result.strategy})` : '';
-    const counts = result.status === 'rejected' ? '' : ` +${result.added} -${result.removed}`;
-    io.stdout.write(`${label} ${result.action} ${result.path}${how}${counts}\n`);
-    for (const note of result.notes ?? []) io.stdout.write(`  note: ${note}\n`);
-    if (result.error) io.stdout.write(`${formatError(result.error, color)}\n`);
-    else if (result.diff) io.stdout.write(paintDiff(color, result.diff));
-  }
+function printOutcome(outcome: ApplyOutcome, flags: { json?: boolean }, io: Io): void {
+  if (flags.json) writeJson(io, { ok: outcome.ok, results: outcome.results });
+  else printResults(outcome.results, io, { diffs: true, sources: false });
 }
