@@ -110,6 +110,9 @@ function restoreChanges(service: CheckpointService, id: string): FileChange[] {
   return service.diff(id).map(toFileChange);
 }
 
+/** The changes a call's plan computed (a whole-workspace diff), so its execute does not diff again. */
+const plannedRestores = new WeakMap<ToolContext, { id: string; changes: FileChange[] }>();
+
 export const checkpointRestoreTool = defineTool({
   name: 'checkpoint_restore',
   // A restore rewrites project files, so it is planned and gated like any edit (patterns, file and line limits).
@@ -122,8 +125,10 @@ export const checkpointRestoreTool = defineTool({
   async plan(args, ctx): Promise<ChangePlan> {
     try {
       const service = checkpointsOf(ctx);
-      const changes = service.diff(args.id);
-      return { ok: true, changes: changes.map(toFileChange), diff: changes.map((c) => c.patch ?? `${c.change} ${c.path}\n`).join('') };
+      const diff = service.diff(args.id);
+      const changes = diff.map(toFileChange);
+      plannedRestores.set(ctx, { id: args.id, changes });
+      return { ok: true, changes, diff: diff.map((c) => c.patch ?? `${c.change} ${c.path}\n`).join('') };
     } catch (error) {
       return { ok: false, result: failure(toErrorInfo(error)) };
     }
@@ -131,7 +136,9 @@ export const checkpointRestoreTool = defineTool({
   async execute(args, ctx) {
     try {
       const service = checkpointsOf(ctx);
-      const changes = restoreChanges(service, args.id);
+      const planned = plannedRestores.get(ctx);
+      plannedRestores.delete(ctx);
+      const changes = planned?.id === args.id ? planned.changes : restoreChanges(service, args.id);
       const r = service.restore(args.id);
       const touched = [...r.written, ...r.removed];
       const output = [
