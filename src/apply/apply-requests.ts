@@ -58,6 +58,11 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
     }
   }
 
+  // Move targets as step 1 resolved them (raw request spelling → relative path): resolved once.
+  const moveTargets = new Map<string, string>();
+  for (const slot of slots) if (slot.request.action === 'patch' && slot.request.moveTo !== undefined && slot.moveTo !== undefined) moveTargets.set(slot.request.moveTo, slot.moveTo);
+  const targetOf = (moveTo: string): string => moveTargets.get(moveTo) ?? ws.resolve(moveTo).relative;
+
   // 2. Group by file, in first-seen order.
   const groups = new Map<string, Slot[]>();
   for (const slot of slots) {
@@ -111,7 +116,7 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
   const refusedMoves = new Set<string>();
   for (const [path, plan] of plans) {
     if (plan.moveTo === undefined) continue;
-    const target = ws.resolve(plan.moveTo).relative;
+    const target = targetOf(plan.moveTo);
     if (target !== path && (ws.exists(target) || groups.has(target))) {
       const step = plan.steps.find((s) => s.request.action === 'patch' && s.request.moveTo !== undefined);
       if (step) {
@@ -138,7 +143,7 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
   for (const [path, plan] of plans) {
     if ((!plan.ok && !options.partial) || refusedMoves.has(path)) continue;
     if (!plan.changed) continue;
-    const target = plan.moveTo !== undefined ? ws.resolve(plan.moveTo).relative : path;
+    const target = plan.moveTo !== undefined ? targetOf(plan.moveTo) : path;
     if (!plan.deleted && plan.afterBytes) {
       const mode = modes.get(path);
       writes.push(mode !== undefined ? { kind: 'write', path: target, bytes: plan.afterBytes, mode } : { kind: 'write', path: target, bytes: plan.afterBytes });
