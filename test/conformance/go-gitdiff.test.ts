@@ -1,6 +1,6 @@
 /**
  * Conformance with bluekeyes/go-gitdiff's apply cases (strict git-apply
- * semantics), run from the data in ../shared/conformance/go-gitdiff/.
+ * semantics), run from the data vendored in test/fixtures/conformance/go-gitdiff/.
  *
  * Strict mode (`--strict`): every text case agrees exactly — the 14 apply
  * cases produce the `.out` bytes, the 8 error cases are refused and nothing
@@ -33,8 +33,8 @@ import { parseUnifiedDiff, type VerifiedDeleteRequest } from '../../src/formats/
 import { applyReply } from '../../src/apply/apply-reply.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 
-// shared/ sits beside the repository (DESIGN: ../shared/conformance).
-const ROOT = path.resolve(__dirname, '../../../shared/conformance/go-gitdiff');
+// Vendored upstream data (licence and source note beside it).
+const ROOT = path.resolve(__dirname, '../fixtures/conformance/go-gitdiff');
 const DATA = path.join(ROOT, 'gitdiff/testdata/apply');
 
 interface Case {

@@ -1,6 +1,6 @@
 /**
  * Conformance with techtonik/python-patch's test data, run from
- * ../shared/conformance/python-patch/ (see its README and SOURCE.txt).
+ * test/fixtures/conformance/python-patch/ (see its README and SOURCE.txt).
  *
  * Layout A: each NN*.from is copied into a temp root under the name its patch
  * names, the patch goes through `editwarden apply`'s pipeline, and the file
@@ -31,8 +31,8 @@ import { parseUnifiedDiff } from '../../src/formats/index.js';
 import { applyReply } from '../../src/apply/apply-reply.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 
-// shared/ sits beside the repository (DESIGN: ../shared/conformance).
-const TESTS = path.resolve(__dirname, '../../../shared/conformance/python-patch/tests');
+// Vendored upstream data (licence and source note beside it).
+const TESTS = path.resolve(__dirname, '../fixtures/conformance/python-patch/tests');
 const DATA = path.join(TESTS, 'data');
 
 const tmpDirs: string[] = [];
