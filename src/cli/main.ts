@@ -6,8 +6,9 @@
  */
 import { Command, CommanderError } from 'commander';
 import { ExitCode } from './exit-codes.js';
-import { defaultIo, formatError, useColor, type Io } from './output.js';
-import { toErrorInfo } from '../errors.js';
+import { addExamples } from './examples.js';
+import { defaultIo, refuseCommand, writeJson, type Io } from './output.js';
+import { commandPathOf, usageErrorInfo, usageErrorLine } from './usage-error.js';
 
 export type CommandRegistrar = (program: Command, io: Io, setExit: (code: number) => void) => void;
 
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<CommandRegistrar>> = {
   run: async () => (await import('./commands/run.js')).registerRun,
   mcp: async () => (await import('./commands/mcp.js')).registerMcp,
   'apply-proposal': async () => (await import('./commands/apply-proposal.js')).registerApplyProposal,
+  doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
 };
 
 /** The registrars `argv` needs: the named command's, or all of them. */
@@ -47,9 +49,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void, registrars
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
-    })
-    .showHelpAfterError();
+      // Usage errors are printed by run(), as one line (or JSON); never with the whole help.
+      outputError: () => undefined,
+    });
   for (const register of registrars) register(program, io, setExit);
+  addExamples(program);
   return program;
 }
 
@@ -66,12 +70,16 @@ export async function run(argv: string[], io: Io = defaultIo()): Promise<number>
   try {
     await program.parseAsync(argv);
   } catch (error) {
+    const json = argv.includes('--json');
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return ExitCode.OK;
+      const info = usageErrorInfo(error, commandPathOf(program, argv));
+      if (json) writeJson(io, { ok: false, results: [], error: info });
+      else io.stderr.write(`${usageErrorLine(info)}\n`);
       return ExitCode.USAGE;
     }
-    io.stderr.write(`${formatError(toErrorInfo(error), useColor(io, 'stderr'))}\n`);
-    return ExitCode.REJECTED;
+    // A refusal that escaped its command: same printing and exit-code mapping as every other refusal.
+    return refuseCommand(error, json, io);
   }
   return code;
 }

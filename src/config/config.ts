@@ -8,6 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import YAML from 'yaml';
 import picomatch from 'picomatch';
+import { nearest } from './did-you-mean.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
 
 export const CONFIG_FILE = '.editwarden.yml';
@@ -130,7 +131,7 @@ export function parseConfig(text: string, source = CONFIG_FILE): Config {
     throw new EditwardenError({
       code: ErrorCode.CONFIG,
       message: `${source} is not valid YAML: ${(error as Error).message}`,
-      hint: 'Fix the YAML syntax; see README.md for a complete example.',
+      hint: 'Fix the YAML syntax; docs/config.md has a complete example.',
     });
   }
   return validateConfig(data, source);
@@ -141,11 +142,44 @@ export function validateConfig(data: unknown, source = CONFIG_FILE): Config {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const key = issue ? configKeyOf(issue) : '(root)';
+  if (issue?.code === 'unrecognized_keys') {
+    // Name the key and the nearest key that exists at that level: "max_file" → "max_files".
+    const known = knownKeysAt(ConfigSchema, issue.path);
+    const base = issue.path.map(String).join('.');
+    const full = (k: string) => (base ? `${base}.${k}` : k);
+    const guesses = issue.keys.map((k) => ({ key: k, guess: nearest(k, known) }));
+    const named = guesses.map((g) => `"${full(g.key)}"${g.guess ? ` (did you mean "${full(g.guess)}"?)` : ''}`).join(', ');
+    const fixes = guesses.filter((g) => g.guess).map((g) => `rename "${full(g.key)}" to "${full(g.guess!)}"`);
+    throw new EditwardenError({
+      code: ErrorCode.CONFIG,
+      message: `${source}: unknown key ${named}.`,
+      hint: `${fixes.length > 0 ? `In ${source}, ${fixes.join(' and ')}` : `Remove it from ${source}`}; the keys here are: ${known.join(', ')}. Nothing ran.`,
+    });
+  }
   throw new EditwardenError({
     code: ErrorCode.CONFIG,
     message: `${source}: invalid value at "${key}": ${issue?.message ?? 'invalid'}.`,
     hint: `Fix or remove "${key}" in ${source}; nothing ran.`,
   });
+}
+
+/** The zod internals walked to list an object's keys (defaults and optionals wrap the object). */
+interface SchemaDef {
+  _zod: { def: { type: string; shape?: Record<string, unknown>; innerType?: unknown } };
+}
+
+/** The keys a config object accepts at `path` (e.g. ["constraints"] → max_files, …). */
+function knownKeysAt(schema: unknown, path: readonly PropertyKey[]): string[] {
+  let node = schema as SchemaDef | undefined;
+  const unwrap = () => {
+    while (node && node._zod.def.innerType !== undefined && node._zod.def.type !== 'object') node = node._zod.def.innerType as SchemaDef;
+  };
+  unwrap();
+  for (const segment of path) {
+    node = node?._zod.def.shape?.[String(segment)] as SchemaDef | undefined;
+    unwrap();
+  }
+  return Object.keys(node?._zod.def.shape ?? {});
 }
 
 function configKeyOf(issue: z.core.$ZodIssue): string {

@@ -237,7 +237,7 @@ function applyOne(path: string, current: TextDoc | null, request: EditRequest, o
         throw new EditwardenError({
           code: ErrorCode.PARSE,
           message: `AST paths are not available for ${path}: no grammar is loaded for this kind of file.`,
-          hint: 'Use old_text/new_text (mode edit) for this file, or check the supported languages in README.md.',
+          hint: 'Use old_text/new_text (mode edit) for this file, or check the supported languages in docs/editing.md.',
           path,
         });
       }

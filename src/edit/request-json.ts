@@ -98,7 +98,7 @@ function parseError(where: string, what: string): EditwardenError {
   return new EditwardenError({
     code: ErrorCode.PARSE,
     message: `${where}: ${what}.`,
-    hint: 'Send {"path": ..., "mode": ..., "old_text": ..., "new_text": ...}; see README.md for the request format.',
+    hint: 'Send {"path": ..., "mode": ..., "old_text": ..., "new_text": ...}; docs/editing.md describes the request format.',
   });
 }
 

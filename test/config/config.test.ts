@@ -24,6 +24,20 @@ describe('configuration', () => {
     fs.rmSync(root, { recursive: true });
   });
 
+  it('an unknown key is named with the nearest key that exists at its level', () => {
+    expect(() => parseConfig('constraints:\n  max_file: 3\n')).toThrow('unknown key "constraints.max_file" (did you mean "constraints.max_files"?)');
+    expect(() => parseConfig('constraint:\n  max_files: 3\n')).toThrow('unknown key "constraint" (did you mean "constraints"?)');
+    expect(() => parseConfig('edit:\n  strictt: true\n')).toThrow('(did you mean "edit.strict"?)');
+    // Nothing close: no guess, but the hint lists the keys that exist there.
+    try {
+      parseConfig('verify:\n  zzzzzzzz: 1\n');
+      expect.unreachable();
+    } catch (error) {
+      expect((error as Error).message).toBe('.editwarden.yml: unknown key "verify.zzzzzzzz".');
+      expect((error as { hint: string }).hint).toContain('the keys here are: build, test');
+    }
+  });
+
   it('refuses unknown keys, wrong types, negative limits and invalid globs, naming the key', () => {
     expect(() => parseConfig('edit:\n  strictt: true\n')).toThrow(/edit\.strictt/);
     expect(() => parseConfig('edit:\n  strict: "yes"\n')).toThrow(/edit\.strict/);

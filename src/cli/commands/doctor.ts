@@ -1,0 +1,249 @@
+/**
+ * `editwarden doctor`: checks what editwarden needs on this machine and in
+ * this project, and for each problem says how to fix it. The checks are a
+ * plain list of `{ name, run }`, so a new one is one more entry.
+ *
+ * Must never: change anything (no state folder created, no lock taken, no
+ * recovery run) — a doctor that writes could hide the problem it looks for.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { CONFIG_FILE, loadConfig } from '../../config/config.js';
+import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
+import { JOURNAL_DIR } from '../../workspace/journal.js';
+import { LOCK_FILE, isGone, readLockOwner } from '../../workspace/lock.js';
+import { ExitCode } from '../exit-codes.js';
+import { paint, refuseCommand, useColor, writeJson, type Io } from '../output.js';
+
+export interface CheckResult {
+  ok: boolean;
+  detail: string;
+  /** What to do about it; present whenever `ok` is false, and as advice when something works but should change. */
+  fix?: string;
+}
+
+export interface DoctorCheck {
+  name: string;
+  run(): Promise<CheckResult>;
+}
+
+interface DoctorFlags {
+  root?: string;
+  config?: string;
+  only?: string;
+  json?: boolean;
+}
+
+export interface DoctorContext {
+  root: string;
+  configFile?: string;
+  /** The Node version to judge (default: this process's). */
+  nodeVersion?: string;
+}
+
+/** Node major versions with upstream support that editwarden is tested on. */
+export const SUPPORTED_NODE_MAJORS = [22, 24] as const;
+
+/** The package's own manifest (shipped with the package). */
+function packageManifest(): { engines?: { node?: string } } {
+  const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../package.json');
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as { engines?: { node?: string } };
+}
+
+/** `major.minor.patch` of a version string such as `v22.11.0` or `>=20.12`. */
+function versionOf(text: string): [number, number, number] {
+  const m = text.match(/(\d+)(?:\.(\d+))?(?:\.(\d+))?/);
+  return [Number(m?.[1] ?? 0), Number(m?.[2] ?? 0), Number(m?.[3] ?? 0)];
+}
+
+function atLeast(a: readonly number[], b: readonly number[]): boolean {
+  for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+  return true;
+}
+
+export function nodeCheck(version: string, engines: string): CheckResult {
+  const have = versionOf(version);
+  const floor = versionOf(engines);
+  const supported = SUPPORTED_NODE_MAJORS.map((m) => String(m)).join(' or ');
+  if (!atLeast(have, floor)) {
+    return { ok: false, detail: `Node ${version} is older than the ${engines} editwarden needs.`, fix: `Install Node ${supported} (nodejs.org, or your version manager: \`nvm install 24\`).` };
+  }
+  if (!(SUPPORTED_NODE_MAJORS as readonly number[]).includes(have[0]) && have[0] < Math.max(...SUPPORTED_NODE_MAJORS)) {
+    return {
+      ok: true,
+      detail: `Node ${version} runs editwarden, but Node ${have[0]} is past its end of life and no longer supported.`,
+      fix: `Move to Node ${supported}.`,
+    };
+  }
+  return { ok: true, detail: `Node ${version} (supported: ${supported}).` };
+}
+
+export function doctorChecks(context: DoctorContext): DoctorCheck[] {
+  const stateDir = path.join(context.root, '.editwarden');
+  return [
+    {
+      name: 'node',
+      run: async () => nodeCheck(context.nodeVersion ?? process.version, packageManifest().engines?.node ?? '>=0'),
+    },
+    {
+      name: 'git',
+      run: async () => {
+        const git = spawnSync('git', ['--version'], { encoding: 'utf8' });
+        if (git.error || git.status !== 0) {
+          return {
+            ok: false,
+            detail: 'git was not found on PATH.',
+            fix: 'Install git (`apt-get install git`, `brew install git`, git-scm.com): integrations and the tests of your project use it.',
+          };
+        }
+        return { ok: true, detail: git.stdout.trim() };
+      },
+    },
+    {
+      name: 'grammars',
+      run: async () => {
+        const { LANGUAGES } = await import('../../ast/languages/index.js');
+        const { loadGrammar } = await import('../../ast/grammars.js');
+        const grammars = [...new Set(LANGUAGES.map((l) => l.grammar))];
+        const failed: string[] = [];
+        for (const grammar of grammars) {
+          try {
+            await loadGrammar(grammar);
+          } catch {
+            failed.push(grammar);
+          }
+        }
+        if (failed.length > 0) {
+          return {
+            ok: false,
+            detail: `${failed.length} of ${grammars.length} tree-sitter grammars did not load: ${failed.join(', ')}.`,
+            fix: 'Reinstall editwarden (`npm ci` in a clone, or reinstall the package) so that tree-sitter-wasms and web-tree-sitter are complete; until then AST paths and the syntax guard are off for those languages.',
+          };
+        }
+        return { ok: true, detail: `${grammars.length} tree-sitter grammars load.` };
+      },
+    },
+    {
+      name: 'config',
+      run: async () => {
+        const file = context.configFile ?? path.join(context.root, CONFIG_FILE);
+        if (!context.configFile && !fs.existsSync(file)) return { ok: true, detail: `No ${CONFIG_FILE}: the defaults apply.` };
+        try {
+          loadConfig(context.root, context.configFile);
+          return { ok: true, detail: `${path.relative(context.root, file) || file} is valid.` };
+        } catch (error) {
+          const info = toErrorInfo(error);
+          return { ok: false, detail: info.message, fix: info.hint };
+        }
+      },
+    },
+    {
+      name: 'state folder',
+      run: async () => stateFolderCheck(stateDir),
+    },
+  ];
+}
+
+/** `.editwarden/`: a real, writable folder that git ignores, with no unfinished transaction or stale lock. Reads only. */
+export function stateFolderCheck(stateDir: string): CheckResult {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(stateDir);
+  } catch {
+    return { ok: true, detail: '.editwarden/ does not exist yet; the first command that writes creates it.' };
+  }
+  // A symlink here would send checkpoints and logs wherever its target points.
+  if (stat.isSymbolicLink()) {
+    return { ok: false, detail: '.editwarden is a symbolic link; editwarden refuses state it cannot trust.', fix: 'Remove the link (`rm .editwarden`); the next command creates a real folder.' };
+  }
+  if (!stat.isDirectory()) return { ok: false, detail: '.editwarden is not a folder.', fix: 'Move the file called .editwarden out of the way.' };
+  try {
+    fs.accessSync(stateDir, fs.constants.W_OK);
+  } catch {
+    return { ok: false, detail: '.editwarden/ is not writable by this user.', fix: 'Give your user write access to .editwarden/ (for example `chown -R "$USER" .editwarden`).' };
+  }
+  const problems: string[] = [];
+  const fixes: string[] = [];
+  const ignore = path.join(stateDir, '.gitignore');
+  if (!fs.existsSync(ignore) || !/^\*$/m.test(fs.readFileSync(ignore, 'utf8'))) {
+    problems.push('.editwarden/.gitignore is missing, so git may show editwarden state as untracked files');
+    fixes.push("Write a line `*` into .editwarden/.gitignore (`echo '*' > .editwarden/.gitignore`).");
+  }
+  const journal = path.join(stateDir, JOURNAL_DIR);
+  const pendingTx = fs.existsSync(journal) ? fs.readdirSync(journal).filter((f) => f.endsWith('.json')).length : 0;
+  if (pendingTx > 0) {
+    problems.push(`${pendingTx} unfinished transaction(s) from a process that stopped mid-write`);
+    fixes.push('Run any editwarden command in this folder (e.g. `editwarden checkpoint list`): it rolls them back and keeps the interrupted state as a checkpoint.');
+  }
+  const owner = readLockOwner(path.join(stateDir, LOCK_FILE));
+  if (owner === 'unreadable') {
+    problems.push('.editwarden/lock cannot be read');
+    fixes.push('If no editwarden process is running here, delete .editwarden/lock.');
+  } else if (owner && isGone(owner)) {
+    problems.push(`a lock left by process ${owner.pid}, which has ended`);
+    fixes.push('Nothing to do: the next command breaks a lock whose holder is gone.');
+  }
+  if (problems.length > 0) return { ok: false, detail: `.editwarden/: ${problems.join('; ')}.`, fix: fixes.join(' ') };
+  return { ok: true, detail: '.editwarden/ is a writable folder, ignored by git, with no unfinished transaction.' };
+}
+
+export async function runChecks(checks: readonly DoctorCheck[]): Promise<Array<CheckResult & { name: string }>> {
+  const results: Array<CheckResult & { name: string }> = [];
+  for (const check of checks) {
+    try {
+      results.push({ name: check.name, ...(await check.run()) });
+    } catch (error) {
+      results.push({ name: check.name, ok: false, detail: `The check itself failed: ${toErrorInfo(error).message}`, fix: 'Report this, with the output of `editwarden doctor --json`.' });
+    }
+  }
+  return results;
+}
+
+export function registerDoctor(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command('doctor')
+    .description('Check Node, git, the tree-sitter grammars, the config and the state folder; say how to fix each problem.')
+    .option('--root <dir>', 'project folder (default: current folder)')
+    .option('--config <file>', 'config file (default: <root>/.editwarden.yml)')
+    .option('--only <names>', 'run only these checks (comma-separated: node, git, grammars, config, "state folder")')
+    .option('--json', 'print {ok, checks: [{name, ok, detail, fix?}]}')
+    .action(async (flags: DoctorFlags) => {
+      const context: DoctorContext = { root: path.resolve(flags.root ?? process.cwd()) };
+      if (flags.config !== undefined) context.configFile = flags.config;
+      let checks = doctorChecks(context);
+      if (flags.only !== undefined) {
+        const wanted = flags.only.split(',').map((n) => n.trim());
+        const unknown = wanted.filter((n) => !checks.some((c) => c.name === n));
+        if (unknown.length > 0) {
+          setExit(
+            refuseCommand(
+              new EditwardenError({
+                code: ErrorCode.USAGE,
+                message: `--only names no check called ${unknown.map((n) => `"${n}"`).join(', ')}.`,
+                hint: `The checks are: ${checks.map((c) => c.name).join(', ')}.`,
+              }),
+              flags.json === true,
+              io,
+            ),
+          );
+          return;
+        }
+        checks = checks.filter((c) => wanted.includes(c.name));
+      }
+      const results = await runChecks(checks);
+      const ok = results.every((r) => r.ok);
+      if (flags.json) writeJson(io, { ok, checks: results });
+      else {
+        const color = useColor(io);
+        for (const r of results) {
+          io.stdout.write(`${r.ok ? paint(color, 'green', 'ok  ') : paint(color, 'red', 'FAIL')} ${paint(color, 'bold', r.name)}: ${r.detail}\n`);
+          if (r.fix) io.stdout.write(`     ${paint(color, 'dim', r.ok ? 'advice:' : 'fix:')} ${r.fix}\n`);
+        }
+        io.stdout.write(ok ? 'Everything editwarden needs is in place.\n' : `${results.filter((r) => !r.ok).length} problem(s) found.\n`);
+      }
+      setExit(ok ? ExitCode.OK : ExitCode.REJECTED);
+    });
+}

@@ -1,0 +1,60 @@
+/**
+ * The "Examples:" section of every command's `--help`: people copy an example
+ * before they read an option table. Kept in one table (command path → lines)
+ * so that each command module stays about its behaviour; a command that
+ * writes its own examples with `addHelpText` is left as it is.
+ *
+ * Must never: show an example that the command would refuse (the help test
+ * runs each `--help`; the docs test runs the documented ones).
+ */
+import type { Command } from 'commander';
+
+export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
+  editwarden: [
+    "editwarden edit src/app.ts --old 'return 1;' --new 'return 2;' --dry-run",
+    'editwarden apply reply.md',
+    'editwarden doctor',
+    'editwarden mcp --root "$PWD"',
+  ],
+  edit: [
+    "editwarden edit src/app.ts --old 'return 1;' --new 'return 2;' --dry-run",
+    "editwarden edit src/app.ts --old 'foo(' --new 'bar(' --replace-all",
+    "editwarden edit NOTES.md --mode append --new '- one more line'",
+    'echo \'{"path": "src/app.ts", "old_text": "a", "new_text": "b"}\' | editwarden edit --request - --json',
+  ],
+  apply: ['editwarden apply reply.md --dry-run', 'git diff | editwarden apply --format udiff --strict', 'editwarden apply reply.md --partial --json'],
+  ast: ['editwarden ast list src/greeter.ts', 'editwarden ast show src/greeter.ts Greeter-greet'],
+  'ast list': ['editwarden ast list src/greeter.ts', 'editwarden ast list src/greeter.py --json'],
+  'ast show': ['editwarden ast show src/greeter.ts Greeter-greet', "editwarden ast show src/geo.rs 'Geo#2-dist'"],
+  checkpoint: ['editwarden checkpoint create --name before-refactor', 'editwarden checkpoint list', 'editwarden checkpoint restore <id>'],
+  'checkpoint create': ['editwarden checkpoint create --name before-refactor', 'editwarden checkpoint create --scope files src/a.ts src/b.ts --json'],
+  'checkpoint list': ['editwarden checkpoint list', 'editwarden checkpoint list --json'],
+  'checkpoint diff': ['editwarden checkpoint diff <id>', 'editwarden checkpoint diff <id> --no-patch'],
+  'checkpoint restore': ['editwarden checkpoint restore <id>'],
+  'checkpoint drop': ['editwarden checkpoint drop <id>'],
+  'checkpoint prune': ['editwarden checkpoint prune --keep-last 20', 'editwarden checkpoint prune --keep-last 20 --older-than 7d'],
+  verify: ['editwarden verify', 'editwarden verify --build', 'editwarden verify --cmd "make check" --timeout 120', 'editwarden verify --baseline --json'],
+  detect: ['editwarden detect', 'editwarden detect --json'],
+  'controlled-edit': [
+    "editwarden controlled-edit --file src/greeting.cpp --old 'return 1;' --new 'return 2;'",
+    'editwarden controlled-edit --file src/app.ts --old-file old.txt --new-file new.txt --build "npm run build"',
+  ],
+  exec: ['editwarden exec calls.jsonl', "editwarden exec calls.jsonl --max-files 3 --deny 'migrations/**' --on-violation rollback"],
+  run: [
+    'editwarden run --task "Fix the failing test" --model openai:gpt-4.1',
+    'editwarden run --task-file TASK.md --model anthropic:claude-sonnet-4-5 --mode interactive',
+    'editwarden run --mode editor --task "Add farewell()" --model openai:gpt-4.1 --dry-run',
+  ],
+  'apply-proposal': ['editwarden apply-proposal .editwarden/runs/<run_id>/proposal.diff', 'editwarden apply-proposal proposal.diff --model openai:gpt-4.1'],
+  mcp: ['editwarden mcp --root "$PWD"', 'editwarden mcp --root "$PWD" --headless', 'editwarden mcp --root "$PWD" --http 8765'],
+  demo: ['editwarden demo', 'editwarden demo --sample ts --clean'],
+  doctor: ['editwarden doctor', 'editwarden doctor --only config,git --json'],
+};
+
+/** Adds the table's examples to `command` and every command below it, by command path. */
+export function addExamples(command: Command, parents: readonly string[] = []): void {
+  const key = parents.length === 0 ? command.name() : [...parents.slice(1), command.name()].join(' ');
+  const lines = EXAMPLES[key];
+  if (lines) command.addHelpText('after', `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`);
+  for (const sub of command.commands) if (sub.name() !== 'help') addExamples(sub, [...parents, command.name()]);
+}

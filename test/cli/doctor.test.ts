@@ -1,0 +1,117 @@
+/**
+ * `editwarden doctor` checks Node, git, the grammars, the config and the
+ * state folder through the real binary; each failure carries a fix, and the
+ * doctor itself writes nothing.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nodeCheck } from '../../src/cli/commands/doctor.js';
+
+const BIN = path.resolve(__dirname, '../../bin/editwarden');
+let root: string;
+beforeEach(() => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-doctor-')));
+});
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  fix?: string;
+}
+
+// Loading every grammar takes seconds on a busy machine: only the first test runs all checks.
+function doctor(only?: string, env: NodeJS.ProcessEnv = process.env): { code: number | null; ok: boolean; checks: Record<string, Check> } {
+  const r = spawnSync(process.execPath, [BIN, 'doctor', '--root', root, '--json', ...(only ? ['--only', only] : [])], { cwd: root, encoding: 'utf8', env });
+  const out = JSON.parse(r.stdout) as { ok: boolean; checks: Check[] };
+  return { code: r.status, ok: out.ok, checks: Object.fromEntries(out.checks.map((c) => [c.name, c])) };
+}
+
+describe('editwarden doctor', () => {
+  it('a healthy project passes every check, and the doctor creates nothing', () => {
+    const r = doctor();
+    expect(Object.keys(r.checks)).toEqual(['node', 'git', 'grammars', 'config', 'state folder']);
+    expect(r.code).toBe(0);
+    expect(r.ok).toBe(true);
+    expect(r.checks.grammars!.detail).toMatch(/^\d+ tree-sitter grammars load\.$/);
+    expect(r.checks.git!.detail).toMatch(/^git version /);
+    expect(fs.readdirSync(root)).toEqual([]);
+  });
+
+  it('a mistyped config key fails the config check, naming the key and the nearest one', () => {
+    fs.writeFileSync(path.join(root, '.editwarden.yml'), 'constraints:\n  max_file: 3\n');
+    const r = doctor('config');
+    expect(r.code).toBe(1);
+    expect(r.checks.config).toMatchObject({ ok: false });
+    expect(r.checks.config!.detail).toContain('"constraints.max_file" (did you mean "constraints.max_files"?)');
+    expect(r.checks.config!.fix).toContain('rename "constraints.max_file" to "constraints.max_files"');
+  });
+
+  it('a state folder that is a symlink fails, with a fix', () => {
+    fs.mkdirSync(path.join(root, 'elsewhere'));
+    fs.symlinkSync('elsewhere', path.join(root, '.editwarden'));
+    const r = doctor('state folder');
+    expect(r.code).toBe(1);
+    expect(r.checks['state folder']).toMatchObject({ ok: false, detail: expect.stringContaining('symbolic link') });
+    expect(r.checks['state folder']!.fix).toContain('rm .editwarden');
+  });
+
+  it('a state folder without its .gitignore, or with an unfinished transaction, fails with a fix', () => {
+    fs.mkdirSync(path.join(root, '.editwarden', 'journal'), { recursive: true });
+    fs.writeFileSync(path.join(root, '.editwarden', 'journal', 'tx-1.json'), '{}');
+    const r = doctor('state folder');
+    expect(r.checks['state folder']!.ok).toBe(false);
+    expect(r.checks['state folder']!.detail).toContain('.gitignore is missing');
+    expect(r.checks['state folder']!.detail).toContain('1 unfinished transaction');
+    expect(r.checks['state folder']!.fix).toContain("echo '*' > .editwarden/.gitignore");
+    // The doctor only looked: the journal record is still there for recovery.
+    expect(fs.existsSync(path.join(root, '.editwarden', 'journal', 'tx-1.json'))).toBe(true);
+  });
+
+  it('without git on PATH the git check fails with how to install it', () => {
+    const bin = path.join(root, 'nodeonly');
+    fs.mkdirSync(bin);
+    fs.symlinkSync(process.execPath, path.join(bin, 'node'));
+    const r = doctor('git', { PATH: bin, HOME: root });
+    expect(r.checks.git).toMatchObject({ ok: false, detail: 'git was not found on PATH.' });
+    expect(r.checks.git!.fix).toContain('Install git');
+    fs.rmSync(bin, { recursive: true });
+  });
+
+  it('prints one line per check, with the fix under a failure', () => {
+    fs.writeFileSync(path.join(root, '.editwarden.yml'), 'verfy: {}\n');
+    const r = spawnSync(process.execPath, [BIN, 'doctor', '--root', root, '--only', 'config,git'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL config: .*"verfy" \(did you mean "verify"\?\)/m);
+    expect(r.stdout).toMatch(/^ {5}fix: In \.editwarden\.yml, rename "verfy" to "verify"/m);
+    expect(r.stdout).toMatch(/^ok {3}git: /m);
+    expect(r.stdout).toContain('1 problem(s) found.');
+  });
+});
+
+describe('doctor --only', () => {
+  it('runs just the named checks, and refuses an unknown name with the list (exit 64)', () => {
+    expect(Object.keys(doctor('git,config').checks)).toEqual(['git', 'config']);
+    const r = spawnSync(process.execPath, [BIN, 'doctor', '--root', root, '--only', 'gti', '--json'], { encoding: 'utf8' });
+    expect(r.status).toBe(64);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'E_USAGE', hint: 'The checks are: node, git, grammars, config, state folder.' });
+  });
+});
+
+describe('the Node check', () => {
+  it('refuses a Node older than engines, with how to upgrade', () => {
+    expect(nodeCheck('v18.19.0', '>=20.12')).toMatchObject({ ok: false, fix: expect.stringContaining('Install Node 22 or 24') });
+    expect(nodeCheck('v20.11.1', '>=20.12')).toMatchObject({ ok: false });
+  });
+  it('accepts Node 20.12+ but advises moving off an end-of-life version', () => {
+    expect(nodeCheck('v20.20.2', '>=20.12')).toEqual({ ok: true, detail: expect.stringContaining('past its end of life'), fix: 'Move to Node 22 or 24.' });
+  });
+  it('accepts the supported versions without advice', () => {
+    expect(nodeCheck('v22.11.0', '>=20.12')).toEqual({ ok: true, detail: 'Node v22.11.0 (supported: 22 or 24).' });
+    expect(nodeCheck('v24.3.0', '>=20.12').fix).toBeUndefined();
+  });
+});
