@@ -1,3 +1,6 @@
+// web-tree-sitter's types name the global EmscriptenModule (from its optional peer @types/emscripten, a
+// dependency of ours): the directive makes a consumer's type-check with skipLibCheck: false find it.
+/// <reference types="emscripten" preserve="true" />
 /** The public library API of editwarden. Interfaces (CLI, MCP) use the same exports. */
 export * from './errors.js';
 export * from './edit/types.js';

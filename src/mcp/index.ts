@@ -1,3 +1,6 @@
+// web-tree-sitter's types name the global EmscriptenModule (from its optional peer @types/emscripten, a
+// dependency of ours): the directive makes a consumer's type-check with skipLibCheck: false find it.
+/// <reference types="emscripten" preserve="true" />
 /**
  * `editwarden mcp`: checks the flags, then serves one session over stdio or
  * many over Streamable HTTP on 127.0.0.1. This is what the CLI command

@@ -1,0 +1,42 @@
+/**
+ * Tests drive the real binary, which runs dist/: a test must never run
+ * against a build older than the sources. Before any test file runs, dist/
+ * is brought up to date with `tsc -b tsconfig.build.json` whenever it is
+ * missing or any file under src/ is newer than its build info (the build is
+ * incremental, so an up-to-date tree costs one stat walk). A failing build
+ * fails the run instead of testing old code.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const REPO = path.resolve(__dirname, '..');
+const BUILD_INFO = path.join(REPO, 'dist', 'build.tsbuildinfo');
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** Whether dist/ is missing or older than something in src/. */
+export function distIsStale(repo = REPO): boolean {
+  const info = path.join(repo, 'dist', 'build.tsbuildinfo');
+  if (!fs.existsSync(info)) return true;
+  return newestMtime(path.join(repo, 'src')) > fs.statSync(info).mtimeMs;
+}
+
+export default function setup(): void {
+  if (!distIsStale()) return;
+  const tsc = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
+  const build = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: REPO, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`dist/ is older than src/ and the build failed, so no test runs against stale code:\n${build.stdout}${build.stderr}`);
+  // tsc -b leaves the build info alone when no output changed (a touched but unchanged file): mark it fresh.
+  if (fs.existsSync(BUILD_INFO)) {
+    const now = new Date();
+    fs.utimesSync(BUILD_INFO, now, now);
+  }
+}

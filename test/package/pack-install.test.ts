@@ -1,0 +1,166 @@
+/**
+ * The package as a user gets it. A clean copy of the source tree (what git
+ * tracks or would track: no dist/, no node_modules/ of its own) is packed
+ * with `npm pack`, so `prepack` must build dist/ itself; the tarball is
+ * installed into an empty project (dependencies from the npm registry,
+ * through the local cache); then, in that project:
+ *   npx editwarden --help · npx editwarden mcp answering `initialize` over
+ *   stdio · an ESM import from JavaScript · TypeScript types with
+ *   skipLibCheck: false · LICENSE shipped, no source maps, no sources.
+ * Bounded: every step has a timeout; everything lives in one temp folder
+ * that is removed afterwards.
+ */
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const REPO = path.resolve(__dirname, '../..');
+const NPM_TIMEOUT_MS = 240_000;
+let base: string;
+let consumer: string;
+let tarball: string;
+const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+
+function must(r: SpawnSyncReturns<string>, what: string): SpawnSyncReturns<string> {
+  if (r.status !== 0) throw new Error(`${what} exited ${r.status ?? r.signal}:\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+
+beforeAll(() => {
+  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-pack-')));
+  // A clean checkout of the working tree: tracked and untracked-but-not-ignored files only.
+  const source = path.join(base, 'source');
+  const files = must(spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' }), 'git ls-files')
+    .stdout.split('\0')
+    .filter((f) => f !== '' && fs.existsSync(path.join(REPO, f)));
+  for (const file of files) {
+    fs.mkdirSync(path.dirname(path.join(source, file)), { recursive: true });
+    fs.copyFileSync(path.join(REPO, file), path.join(source, file));
+  }
+  expect(fs.existsSync(path.join(source, 'dist'))).toBe(false);
+  // The build tools of the checkout (npm ci would fetch the same ones).
+  fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(source, 'node_modules'));
+  const pack = must(spawnSync('npm', ['pack', '--json', '--pack-destination', base], { cwd: source, env, encoding: 'utf8', timeout: NPM_TIMEOUT_MS }), 'npm pack');
+  const packed = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Array<{ filename: string }>;
+  tarball = path.join(base, packed[0]!.filename);
+
+  consumer = path.join(base, 'consumer');
+  fs.mkdirSync(consumer);
+  fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  must(
+    spawnSync('npm', ['install', '--prefer-offline', '--no-package-lock', tarball], { cwd: consumer, env, encoding: 'utf8', timeout: NPM_TIMEOUT_MS }),
+    'npm install of the tarball',
+  );
+}, 2 * NPM_TIMEOUT_MS + 60_000);
+
+afterAll(() => {
+  if (base) fs.rmSync(base, { recursive: true, force: true });
+});
+
+interface InitializeReply {
+  id?: number;
+  result?: { serverInfo?: { name?: string }; capabilities?: { tools?: unknown } };
+}
+
+const installed = () => path.join(consumer, 'node_modules', 'editwarden');
+
+describe('npm pack from a clean checkout, installed into an empty project', () => {
+  it('ships LICENSE, README, dist/ and server.json; no source maps and no TypeScript sources', () => {
+    const listing = must(spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }), 'tar').stdout.split('\n').filter(Boolean);
+    expect(listing).toEqual(expect.arrayContaining(['package/LICENSE', 'package/README.md', 'package/package.json', 'package/server.json', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/cli/main.js', 'package/bin/editwarden']));
+    expect(listing.filter((f) => f.endsWith('.map') || f.endsWith('.tsbuildinfo'))).toEqual([]);
+    expect(listing.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/'))).toEqual([]);
+    expect(fs.readFileSync(path.join(installed(), 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+  });
+
+  it('npx editwarden --help', () => {
+    const r = must(spawnSync('npx', ['--no-install', 'editwarden', '--help'], { cwd: consumer, env, encoding: 'utf8', timeout: 60_000 }), 'npx editwarden --help');
+    expect(r.stdout).toContain('Usage: editwarden');
+    expect(r.stdout).toContain('doctor');
+    expect(r.stdout).toContain('Examples:');
+  });
+
+  it('npx editwarden mcp answers initialize over stdio', async () => {
+    const child = spawn('npx', ['--no-install', 'editwarden', 'mcp', '--root', consumer], { cwd: consumer, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    try {
+      const reply = await new Promise<InitializeReply>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no initialize reply in 60 s; stderr: ${stderr}`)), 60_000);
+        let stdout = '';
+        let stderr = '';
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+        child.on('exit', (code) => reject(new Error(`mcp exited ${code} before replying; stderr: ${stderr}`)));
+        child.stdout.on('data', (c: Buffer) => {
+          stdout += c.toString();
+          for (const line of stdout.split('\n').slice(0, -1)) {
+            const message = JSON.parse(line) as InitializeReply;
+            if (message.id === 1) {
+              clearTimeout(timer);
+              resolve(message);
+            }
+          }
+        });
+        child.stdin.write(
+          `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pack-test', version: '0' } } })}\n`,
+        );
+      });
+      expect(reply.result?.serverInfo?.name).toBe('editwarden');
+      expect(reply.result?.capabilities?.tools).toBeDefined();
+    } finally {
+      // npx runs the server as its child: end the whole group.
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+
+  it('imports from JavaScript as an ES module', () => {
+    fs.writeFileSync(
+      path.join(consumer, 'use.mjs'),
+      [
+        "import { EditwardenError, ErrorCode, parseEdits } from 'editwarden';",
+        "import { runMcp } from 'editwarden/mcp';",
+        "const parsed = parseEdits('{\"path\": \"a.txt\", \"mode\": \"create\", \"new_text\": \"hi\"}', 'auto');",
+        "console.log(JSON.stringify({ error: typeof EditwardenError, code: ErrorCode.NOT_FOUND, format: parsed.format, requests: parsed.requests.length, mcp: typeof runMcp }));",
+      ].join('\n'),
+    );
+    const r = must(spawnSync(process.execPath, ['use.mjs'], { cwd: consumer, encoding: 'utf8', timeout: 60_000 }), 'node use.mjs');
+    expect(JSON.parse(r.stdout)).toEqual({ error: 'function', code: 'E_NOT_FOUND', format: 'json', requests: 1, mcp: 'function' });
+  });
+
+  it('type-checks from TypeScript with skipLibCheck: false', () => {
+    fs.writeFileSync(
+      path.join(consumer, 'use.ts'),
+      [
+        "import { EditwardenError, ErrorCode, parseEdits, type ErrorInfo } from 'editwarden';",
+        "import { runMcp } from 'editwarden/mcp';",
+        "const info: ErrorInfo = { code: ErrorCode.NOT_FOUND, message: 'm', hint: 'h' };",
+        'const error = new EditwardenError(info);',
+        "const parsed = parseEdits('x', 'auto');",
+        'export const out: [string, number, typeof runMcp] = [error.code, parsed.requests.length, runMcp];',
+      ].join('\n'),
+    );
+    fs.writeFileSync(
+      path.join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+          types: ['node'],
+          typeRoots: [path.join(REPO, 'node_modules', '@types')],
+        },
+        files: ['use.ts'],
+      }),
+    );
+    const tsc = spawnSync(process.execPath, [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: consumer, encoding: 'utf8', timeout: 170_000 });
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+  }, 180_000); // Checks every declaration file the package reaches, its dependencies' included.
+});

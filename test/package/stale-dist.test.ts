@@ -1,0 +1,43 @@
+/**
+ * The suite never runs against a dist/ older than src/ (test/global-setup.ts
+ * rebuilds first): its staleness rule, on real files with real mtimes.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { distIsStale } from '../global-setup.js';
+
+let repo: string;
+beforeEach(() => {
+  repo = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-stale-'));
+  fs.mkdirSync(path.join(repo, 'src', 'deep'), { recursive: true });
+  fs.writeFileSync(path.join(repo, 'src', 'deep', 'a.ts'), 'export const a = 1;\n');
+});
+afterEach(() => fs.rmSync(repo, { recursive: true, force: true }));
+
+function age(file: string, secondsAgo: number): void {
+  const t = new Date(Date.now() - secondsAgo * 1000);
+  fs.utimesSync(file, t, t);
+}
+
+describe('dist/ is stale when it is missing or older than any source', () => {
+  it('no build at all is stale', () => {
+    expect(distIsStale(repo)).toBe(true);
+  });
+
+  it('a build newer than every source is fresh; one edited source deep in src/ makes it stale', () => {
+    fs.mkdirSync(path.join(repo, 'dist'));
+    fs.writeFileSync(path.join(repo, 'dist', 'build.tsbuildinfo'), '{}');
+    age(path.join(repo, 'src', 'deep', 'a.ts'), 60);
+    expect(distIsStale(repo)).toBe(false);
+    fs.writeFileSync(path.join(repo, 'src', 'deep', 'a.ts'), 'export const a = 2;\n');
+    expect(distIsStale(repo)).toBe(true);
+  });
+});
+
+describe('the test run is wired to rebuild a stale dist/', () => {
+  it('vitest.config.ts names the global setup', () => {
+    expect(fs.readFileSync(path.resolve(__dirname, '../../vitest.config.ts'), 'utf8')).toContain("globalSetup: ['test/global-setup.ts']");
+  });
+});
