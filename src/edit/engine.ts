@@ -8,6 +8,7 @@ import { EditwardenError, ErrorCode } from '../errors.js';
 import { unifiedDiff } from './diff.js';
 import { ambiguous, dramaticReduction, fileExists, missingOldText, noFile, noOp, tooLarge } from './errors.js';
 import { applyHunks, checkDeletion } from './hunks.js';
+import { shrinksTooMuch } from './large-deletion.js';
 import { findMatches, nonOverlapping } from './match.js';
 import { notFoundError } from './near-match.js';
 import { countLines, encodeText, lineOf, newDoc, normalizeEol, spliceDoc, type TextDoc } from './text.js';
@@ -337,8 +338,7 @@ function respread(current: TextDoc, text: string): TextDoc['eols'] {
 
 /** The large-deletion guard: a file of ≥ min lines may not be left with less than `ratio` of them. */
 function guardLines(path: string, beforeLines: number, afterLines: number, options: PlanOptions): void {
-  if (beforeLines < options.dramaticMinLines) return;
-  if (afterLines < beforeLines * options.dramaticRatio) throw dramaticReduction(path, beforeLines, afterLines, options.dramaticRatio);
+  if (shrinksTooMuch(beforeLines, afterLines, options)) throw dramaticReduction(path, beforeLines, afterLines, options.dramaticRatio);
 }
 
 function checkSyntax(path: string, before: TextDoc | null, after: TextDoc | null, hooks: EngineHooks): SyntaxIssue[] {

@@ -24,6 +24,7 @@
  * apply in order and never overlap); change lines the patch did not name.
  */
 import { EditwardenError, ErrorCode, quote } from '../errors.js';
+import { replaceLookalikes } from './lookalikes.js';
 import type { Hunk, MatchStrategy, PatchRequest } from './types.js';
 
 export interface HunkApplication {
@@ -38,20 +39,9 @@ export interface HunkApplication {
 export const OFFSET_WINDOW = 1000;
 
 /** Matching passes, strictest first; the tolerant mode tries them in this order. */
-type Level = 'exact' | 'trailing-whitespace' | 'indentation' | 'unicode';
-const TOLERANT_LEVELS: readonly Level[] = ['exact', 'trailing-whitespace', 'indentation', 'unicode'];
+type Level = 'exact' | 'trailing-whitespace' | 'surrounding-whitespace' | 'unicode';
+const TOLERANT_LEVELS: readonly Level[] = ['exact', 'trailing-whitespace', 'surrounding-whitespace', 'unicode'];
 const STRICT_LEVELS: readonly Level[] = ['exact'];
-
-/** Look-alike characters models write for ASCII punctuation (codex seek_sequence's table, plus ellipsis and zero-width). */
-const LOOKALIKE = /[\u2010-\u2015\u2212\u2018-\u201F\u00A0\u2002-\u200A\u202F\u205F\u3000\u2026\u200B-\u200D\u2060\uFEFF]/g;
-function asciiLookalike(ch: string): string {
-  if (/[\u2010-\u2015\u2212]/.test(ch)) return '-';
-  if (/[\u2018-\u201B]/.test(ch)) return "'";
-  if (/[\u201C-\u201F]/.test(ch)) return '"';
-  if (ch === '\u2026') return '...';
-  if (/[\u200B-\u200D\u2060\uFEFF]/.test(ch)) return '';
-  return ' ';
-}
 
 function normalize(level: Level, line: string): string {
   switch (level) {
@@ -59,10 +49,10 @@ function normalize(level: Level, line: string): string {
       return line;
     case 'trailing-whitespace':
       return line.trimEnd();
-    case 'indentation':
+    case 'surrounding-whitespace':
       return line.trim();
     case 'unicode':
-      return line.replace(LOOKALIKE, asciiLookalike).trim();
+      return replaceLookalikes(line).trim();
     default: {
       const never: never = level;
       throw new Error(`unknown level ${String(never)}`);
@@ -334,6 +324,8 @@ const STRATEGY_RANK: Record<MatchStrategy, number> = {
   'blank-lines': 2,
   'final-newline': 2,
   indentation: 3,
+  'surrounding-whitespace': 3,
+  'escaped-newlines': 4,
   'whitespace-runs': 3,
   unicode: 4,
   'indentation+unicode': 5,
@@ -403,7 +395,7 @@ function describeLevel(level: Level): string {
       return 'nothing';
     case 'trailing-whitespace':
       return 'trailing whitespace';
-    case 'indentation':
+    case 'surrounding-whitespace':
       return 'leading and trailing whitespace';
     case 'unicode':
       return 'whitespace and typographic punctuation (smart quotes, dashes, non-breaking spaces)';

@@ -115,7 +115,12 @@ export type EditAction = EditRequest['action'];
 export type MatchStrategy =
   | 'exact'
   | 'trailing-whitespace'
+  /** edit_file: the quoted block matched as a whole at another indentation, and new_text was re-indented with it. */
   | 'indentation'
+  /** apply_patch / udiff: context lines matched once leading and trailing whitespace were ignored (codex's trim pass). */
+  | 'surrounding-whitespace'
+  /** edit_file: old_text arrived with its newlines escaped ("\\n" as two characters) and matched once unescaped. */
+  | 'escaped-newlines'
   | 'whitespace-runs'
   | 'unicode'
   | 'indentation+unicode'
