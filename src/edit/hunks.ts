@@ -353,6 +353,20 @@ export function applyHunks(text: string, request: PatchRequest, options: { stric
   let eofNewline = image.eofNewline;
   request.hunks.forEach((hunk, index) => {
     const p = prepare(hunk, index);
+    if (hunk.recount) {
+      const r = hunk.recount;
+      const counts = `its header promises ${r.header.old} old and ${r.header.new} new line(s), but its body has ${r.body.old} and ${r.body.new} (line ${r.line} of the patch is past the header's count)`;
+      if (strict) {
+        throw new EditwardenError({
+          code: ErrorCode.PARSE,
+          message: `${hunkLabel(p)} of the patch to ${request.path} is miscounted: ${counts}. Strict mode applies a hunk only as its header counts it.`,
+          hint: 'Fix the counts in the "@@ -OLD,COUNT +NEW,COUNT @@" header to match the body (or drop the numbers: "@@ @@"), or apply without --strict to let editwarden recount.',
+          path: request.path,
+          line: r.line,
+        });
+      }
+      notes.push(`${hunkLabel(p)}: ${counts}; recounted from the body (like git apply --recount) and applied whole.`);
+    }
     let placement: Placement;
     if (hunk.oldStart !== undefined) {
       if (!Number.isSafeInteger(hunk.oldStart) || hunk.oldStart < 0) throw notFound(ctx, p, undefined, `its start line ${hunk.oldStart} is out of range`);

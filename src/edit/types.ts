@@ -74,6 +74,19 @@ export interface Hunk {
   newNoEol?: boolean;
   /** 1-based line of the hunk header in the patch text, for errors. */
   patchLine?: number;
+  /**
+   * The body ran past the counts of its `@@ -a,b +c,d @@` header and was read
+   * to its end (like `git apply --recount`): strict mode refuses the hunk,
+   * tolerant mode applies the whole body and says so in the result's notes.
+   */
+  recount?: HunkRecount;
+}
+
+export interface HunkRecount {
+  /** 1-based patch line of the first body line past the header's counts. */
+  line: number;
+  header: { old: number; new: number };
+  body: { old: number; new: number };
 }
 
 export interface HunkLine {
