@@ -9,6 +9,7 @@ import { unifiedDiff } from './diff.js';
 import { ambiguous, dramaticReduction, fileExists, missingOldText, noFile, tooLarge } from './errors.js';
 import { applyHunks, checkDeletion } from './hunks.js';
 import { shrinksTooMuch } from './large-deletion.js';
+import { escapedNewlines } from './escaped-newlines.js';
 import { findMatches, nonOverlapping } from './match.js';
 import { notFoundError } from './near-match.js';
 import { countLines, encodeText, lineOf, newDoc, normalizeEol, spliceDoc, type TextDoc } from './text.js';
@@ -260,6 +261,14 @@ function replaceText(path: string, current: TextDoc, oldText: string, newText: s
     if (atEof) {
       found = atEof.found;
       newText = atEof.newText;
+    }
+  }
+  if (found === null && !strict) {
+    const unescaped = escapedNewlines(current.text, oldText, newText);
+    if (unescaped) {
+      found = unescaped.found;
+      oldText = unescaped.oldText;
+      newText = unescaped.newText;
     }
   }
   if (found === null) throw notFoundError(path, current.text, oldText, strict);
