@@ -111,7 +111,9 @@ export function findNearMatch(text: string, oldText: string): NearMatch | null {
  */
 function missingOrExtraLine(fileLines: string[], quoted: string[], start: number): NearMatch | null {
   const same = (a: string | undefined, b: string | undefined): boolean => a !== undefined && b !== undefined && a.trim() === b.trim();
+  // At least one line after the gap must confirm it: a last line that differs is a difference, not a gap.
   const restAligns = (f: number, q: number): boolean => {
+    if (q >= quoted.length) return false;
     for (; q < quoted.length; f++, q++) if (!same(fileLines[f], quoted[q])) return false;
     return true;
   };
