@@ -144,7 +144,11 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
       let k = i - 1;
       while (k >= previousEnd && (lines[k] as string).trim() === '') k--;
       const sameFence = previousOk && k < previousEnd;
-      path = sameFence ? previousPath : (header.path ?? previousPath);
+      // Without a path line of its own a block reuses the previous one only when nothing but blanks and fences
+      // stands between them: a line that is not a path may be a mangled one, and guessing would edit the wrong file.
+      let onlyDecoration = true;
+      for (let m = previousEnd; m < i && onlyDecoration; m++) onlyDecoration = (lines[m] as string).trim() === '' || FENCE.test(lines[m] as string);
+      path = sameFence ? previousPath : (header.path ?? (onlyDecoration ? previousPath : undefined));
     }
     // Find the divider and the REPLACE marker.
     let divider = -1;
@@ -187,7 +191,8 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
       i = end + 1;
     } catch (error) {
       if (!(error instanceof EditwardenError)) throw error;
-      errors.push({ index: itemIndex, line: startLine, fromLine: header.start + 1, ...(path !== undefined ? { path } : {}), error });
+      // The refusal covers the block and whatever stood between it and the previous item (a mangled header).
+      errors.push({ index: itemIndex, line: startLine, fromLine: Math.min(header.start, previousEnd) + 1, ...(path !== undefined ? { path } : {}), error });
       previousOk = false;
       if (end !== -1) {
         previousEnd = end + 1;

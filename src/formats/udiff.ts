@@ -369,6 +369,8 @@ export function parseUnifiedDiff(input: string): ParseResult {
   let index = 0;
   let i = 0;
   let sawContextDiff = false;
+  /** Lines before this belong to an earlier item. */
+  let consumed = 0;
   while (i < lines.length) {
     const line = lines[i] as string;
     const svnEmpty = line.startsWith('Index: ') && /^={20,}$/.test(lines[i + 1] ?? '') && !(lines[i + 2] ?? '').startsWith(OLD_NAME) && !(lines[i + 2] ?? '').startsWith('Cannot display');
@@ -396,9 +398,14 @@ export function parseUnifiedDiff(input: string): ParseResult {
       const at = i;
       i++;
       while (i < lines.length && isHunkLine(lines[i]) && !startsFilePatch(lines, i) && !ORPHAN_HUNK.test(lines[i] as string)) i++;
+      // The refusal covers every line since the previous item (a file header that lost a line, stray text).
+      let from = consumed;
+      while (from < at && (lines[from] as string).trim() === '') from++;
+      consumed = i;
       errors.push({
         index: index++,
         line: at + 1,
+        fromLine: from + 1,
         error: parseError(
           `The hunk at line ${at + 1} (${JSON.stringify(line.slice(0, 60))}) belongs to no file: no "--- a/PATH" / "+++ b/PATH" header comes before it.`,
           at + 1,
@@ -486,6 +493,7 @@ export function parseUnifiedDiff(input: string): ParseResult {
         i = next;
       }
       requests.push(toRequest(header, hunks, itemIndex));
+      consumed = i;
     } catch (error) {
       if (!(error instanceof EditwardenError)) throw error;
       errors.push({ index: itemIndex, line: header.line, error, ...(error.path !== undefined ? { path: error.path } : {}) });
@@ -493,6 +501,7 @@ export function parseUnifiedDiff(input: string): ParseResult {
       // Resume at the next file patch.
       i = Math.max(i, header.line);
       while (i < lines.length && !startsFilePatch(lines, i) && !(lines[i] as string).startsWith('Index: ')) i++;
+      consumed = i;
     }
   }
   if (requests.length === 0 && errors.length === 0 && !sawContextDiff) {

@@ -121,3 +121,12 @@ describe('a block whose SEARCH equals its REPLACE', () => {
     expect(fs.readFileSync(path.join(root, 'b.py'), 'utf8')).toBe('3\n');
   });
 });
+
+describe('a block whose own path line is mangled', () => {
+  it('is refused, never applied to the previous block\'s file', () => {
+    const text = `a.py\n${block('x\n', 'y\n')}\n**b.py** (new helper)\n${block('p\n', 'q\n')}`;
+    const parsed = parseSearchReplace(text);
+    expect(parsed.requests.map((r) => r.path)).toEqual(['a.py']);
+    expect(parsed.errors[0]?.error.message).toMatch(/names no file/);
+  });
+});
