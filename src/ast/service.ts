@@ -17,6 +17,7 @@ import { LANGUAGES, languageForPath } from './languages/index.js';
 import { buildOutline, type AstEntry } from './outline.js';
 import { parseAstPath, resolveAstPath } from './resolve.js';
 import type { LanguageSpec } from './spec.js';
+import { newUnexpectedIndents } from './python-indent.js';
 import { findNewErrors, parse, type AstSyntaxIssue, type ParseText } from './syntax.js';
 import { TreeCache } from './tree-cache.js';
 
@@ -97,6 +98,7 @@ export class AstService implements Required<Pick<EngineHooks, 'applyAst' | 'newS
     const oldTree = before === null ? undefined : this.cache.get(path, before);
     const run = findNewErrors(parseText, before, after, oldTree);
     if (!run) return [];
+    if (spec.grammar === 'python') run.issues = [...run.issues, ...newUnexpectedIndents(run.tree, before, after, parseText)];
     if (run.oldTree && before !== null) this.cache.keep(path, before, run.oldTree);
     this.cache.keep(path, after, run.tree);
     this.verdict = { path, before, after, issues: run.issues };

@@ -84,6 +84,28 @@ export async function run(argv: string[], io: Io = defaultIo()): Promise<number>
   return code;
 }
 
+/** Commands that keep serving after `run` returns (the MCP server over HTTP): never ended by main. */
+const SERVING_COMMANDS = new Set(['mcp', 'demo']);
+
 export async function main(argv: string[]): Promise<void> {
-  process.exitCode = await run(argv);
+  const code = await run(argv);
+  process.exitCode = code;
+  const command = argv.slice(2).find((arg) => !arg.startsWith('-'));
+  if (command !== undefined && SERVING_COMMANDS.has(command)) return;
+  // A process that has answered exits: once its output is flushed nothing is left to do, and waiting for the
+  // event loop to drain could wait forever (a one-shot edit was seen in a futex wait after printing its JSON:
+  // wasm compilation jobs of tree-sitter grammars, or any handle left open, keep Node from ending on its own).
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
+}
+
+/** Resolves once everything written to `stream` so far has been handed to the OS. */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) {
+      resolve();
+      return;
+    }
+    stream.write('', () => resolve());
+  });
 }

@@ -6,8 +6,10 @@
  */
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { unifiedDiff } from './diff.js';
-import { ambiguous, dramaticReduction, fileExists, missingOldText, noFile, noOp, tooLarge } from './errors.js';
+import { ambiguous, dramaticReduction, fileExists, missingOldText, noFile, tooLarge } from './errors.js';
 import { applyHunks, checkDeletion } from './hunks.js';
+import { shrinksTooMuch } from './large-deletion.js';
+import { escapedNewlines } from './escaped-newlines.js';
 import { findMatches, nonOverlapping } from './match.js';
 import { notFoundError } from './near-match.js';
 import { countLines, encodeText, lineOf, newDoc, normalizeEol, spliceDoc, type TextDoc } from './text.js';
@@ -179,7 +181,8 @@ function applyOne(path: string, current: TextDoc | null, request: EditRequest, o
       if (current === null) throw noFile(path, 'edit');
       const oldText = normalizeEol(request.oldText);
       const newText = normalizeEol(request.newText);
-      if (oldText === newText) throw noOp(path);
+      // A harmless no-op (SEARCH equal to REPLACE): reported as such, never a refusal that aborts the reply's other edits.
+      if (oldText === newText) return noOpStep(current, lineOf(current.text, Math.max(0, current.text.indexOf(oldText))), NO_OP_IDENTICAL);
       return replaceText(path, current, oldText, newText, request.replaceAll === true, options.strict);
     }
     case 'create': {
@@ -260,6 +263,14 @@ function replaceText(path: string, current: TextDoc, oldText: string, newText: s
       newText = atEof.newText;
     }
   }
+  if (found === null && !strict) {
+    const unescaped = escapedNewlines(current.text, oldText, newText);
+    if (unescaped) {
+      found = unescaped.found;
+      oldText = unescaped.oldText;
+      newText = unescaped.newText;
+    }
+  }
   if (found === null) throw notFoundError(path, current.text, oldText, strict);
   let matches = found.matches;
   if (matches.length > 1 && !replaceAll) {
@@ -274,13 +285,21 @@ function replaceText(path: string, current: TextDoc, oldText: string, newText: s
     doc = spliceDoc(doc, m.start, m.end, insert);
   }
   // A tolerant match whose replacement only restores what the file already has changes nothing.
-  if (doc.text === current.text) throw noOp(path);
+  if (doc.text === current.text) return noOpStep(current, firstLine, NO_OP_RESTORES);
   const notes: string[] = [];
   if (found.strategy !== 'exact') notes.push(`matched with tolerance for ${found.strategy}`);
   if (replaceAll) notes.push(`replaced ${matches.length} occurrence${matches.length === 1 ? '' : 's'}`);
   const strategy: MatchStrategy = found.strategy;
   const span = { prefix: Math.min(...matches.map((m) => m.start)), suffix: current.text.length - Math.max(...matches.map((m) => m.end)) };
   return { doc, applied: { action: 'edit', strategy, count: matches.length, line: firstLine, notes }, span };
+}
+
+const NO_OP_IDENTICAL = 'no-op: new_text is identical to old_text, so nothing changed (the other edits still apply)';
+const NO_OP_RESTORES = 'no-op: new_text only restores what the file already has at the matched place, so nothing changed';
+
+/** A step that changes nothing: ok, with a note saying so. */
+function noOpStep(current: TextDoc, line: number, note: string): StepOutcome {
+  return { doc: current, applied: { action: 'edit', strategy: 'exact', count: 0, line, notes: [note] }, span: { prefix: current.text.length, suffix: 0 } };
 }
 
 /**
@@ -337,8 +356,7 @@ function respread(current: TextDoc, text: string): TextDoc['eols'] {
 
 /** The large-deletion guard: a file of ≥ min lines may not be left with less than `ratio` of them. */
 function guardLines(path: string, beforeLines: number, afterLines: number, options: PlanOptions): void {
-  if (beforeLines < options.dramaticMinLines) return;
-  if (afterLines < beforeLines * options.dramaticRatio) throw dramaticReduction(path, beforeLines, afterLines, options.dramaticRatio);
+  if (shrinksTooMuch(beforeLines, afterLines, options)) throw dramaticReduction(path, beforeLines, afterLines, options.dramaticRatio);
 }
 
 function checkSyntax(path: string, before: TextDoc | null, after: TextDoc | null, hooks: EngineHooks): SyntaxIssue[] {

@@ -15,15 +15,6 @@ export function missingOldText(path: string): EditwardenError {
   });
 }
 
-export function noOp(path: string): EditwardenError {
-  return new EditwardenError({
-    code: ErrorCode.NO_OP,
-    message: `new_text is identical to old_text, so this edit to ${path} would change nothing.`,
-    hint: 'Put the changed text in new_text, or skip this edit.',
-    path,
-  });
-}
-
 export function fileExists(path: string): EditwardenError {
   return new EditwardenError({
     code: ErrorCode.EXISTS,

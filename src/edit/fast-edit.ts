@@ -13,6 +13,7 @@
 import { isUtf8 } from 'node:buffer';
 import { unifiedDiff } from './diff.js';
 import type { FilePlan, PlanOptions } from './engine.js';
+import { shrinksTooMuch } from './large-deletion.js';
 import { decodeText, type TextDoc } from './text.js';
 import type { EditRequest, EngineHooks } from './types.js';
 
@@ -134,5 +135,5 @@ function wouldShrinkTooMuch(buf: Buffer, bom: number, at: number, end: number, i
   const afterLength = buf.length - (end - at) + insert.length;
   const lastByte = end === buf.length ? (insert.length > 0 ? insert[insert.length - 1] : at > bom ? buf[at - 1] : undefined) : buf[buf.length - 1];
   const afterLines = linesOf(beforeNl - removedNl + addedNl, afterLength - bom, lastByte === NL);
-  return beforeLines >= options.dramaticMinLines && afterLines < beforeLines * options.dramaticRatio;
+  return shrinksTooMuch(beforeLines, afterLines, options);
 }

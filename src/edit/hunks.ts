@@ -24,6 +24,7 @@
  * apply in order and never overlap); change lines the patch did not name.
  */
 import { EditwardenError, ErrorCode, quote } from '../errors.js';
+import { replaceLookalikes } from './lookalikes.js';
 import type { Hunk, MatchStrategy, PatchRequest } from './types.js';
 
 export interface HunkApplication {
@@ -38,20 +39,9 @@ export interface HunkApplication {
 export const OFFSET_WINDOW = 1000;
 
 /** Matching passes, strictest first; the tolerant mode tries them in this order. */
-type Level = 'exact' | 'trailing-whitespace' | 'indentation' | 'unicode';
-const TOLERANT_LEVELS: readonly Level[] = ['exact', 'trailing-whitespace', 'indentation', 'unicode'];
+type Level = 'exact' | 'trailing-whitespace' | 'surrounding-whitespace' | 'unicode';
+const TOLERANT_LEVELS: readonly Level[] = ['exact', 'trailing-whitespace', 'surrounding-whitespace', 'unicode'];
 const STRICT_LEVELS: readonly Level[] = ['exact'];
-
-/** Look-alike characters models write for ASCII punctuation (codex seek_sequence's table, plus ellipsis and zero-width). */
-const LOOKALIKE = /[\u2010-\u2015\u2212\u2018-\u201F\u00A0\u2002-\u200A\u202F\u205F\u3000\u2026\u200B-\u200D\u2060\uFEFF]/g;
-function asciiLookalike(ch: string): string {
-  if (/[\u2010-\u2015\u2212]/.test(ch)) return '-';
-  if (/[\u2018-\u201B]/.test(ch)) return "'";
-  if (/[\u201C-\u201F]/.test(ch)) return '"';
-  if (ch === '\u2026') return '...';
-  if (/[\u200B-\u200D\u2060\uFEFF]/.test(ch)) return '';
-  return ' ';
-}
 
 function normalize(level: Level, line: string): string {
   switch (level) {
@@ -59,10 +49,10 @@ function normalize(level: Level, line: string): string {
       return line;
     case 'trailing-whitespace':
       return line.trimEnd();
-    case 'indentation':
+    case 'surrounding-whitespace':
       return line.trim();
     case 'unicode':
-      return line.replace(LOOKALIKE, asciiLookalike).trim();
+      return replaceLookalikes(line).trim();
     default: {
       const never: never = level;
       throw new Error(`unknown level ${String(never)}`);
@@ -334,6 +324,8 @@ const STRATEGY_RANK: Record<MatchStrategy, number> = {
   'blank-lines': 2,
   'final-newline': 2,
   indentation: 3,
+  'surrounding-whitespace': 3,
+  'escaped-newlines': 4,
   'whitespace-runs': 3,
   unicode: 4,
   'indentation+unicode': 5,
@@ -361,6 +353,20 @@ export function applyHunks(text: string, request: PatchRequest, options: { stric
   let eofNewline = image.eofNewline;
   request.hunks.forEach((hunk, index) => {
     const p = prepare(hunk, index);
+    if (hunk.recount) {
+      const r = hunk.recount;
+      const counts = `its header promises ${r.header.old} old and ${r.header.new} new line(s), but its body has ${r.body.old} and ${r.body.new} (line ${r.line} of the patch is past the header's count)`;
+      if (strict) {
+        throw new EditwardenError({
+          code: ErrorCode.PARSE,
+          message: `${hunkLabel(p)} of the patch to ${request.path} is miscounted: ${counts}. Strict mode applies a hunk only as its header counts it.`,
+          hint: 'Fix the counts in the "@@ -OLD,COUNT +NEW,COUNT @@" header to match the body (or drop the numbers: "@@ @@"), or apply without --strict to let editwarden recount.',
+          path: request.path,
+          line: r.line,
+        });
+      }
+      notes.push(`${hunkLabel(p)}: ${counts}; recounted from the body (like git apply --recount) and applied whole.`);
+    }
     let placement: Placement;
     if (hunk.oldStart !== undefined) {
       if (!Number.isSafeInteger(hunk.oldStart) || hunk.oldStart < 0) throw notFound(ctx, p, undefined, `its start line ${hunk.oldStart} is out of range`);
@@ -403,7 +409,7 @@ function describeLevel(level: Level): string {
       return 'nothing';
     case 'trailing-whitespace':
       return 'trailing whitespace';
-    case 'indentation':
+    case 'surrounding-whitespace':
       return 'leading and trailing whitespace';
     case 'unicode':
       return 'whitespace and typographic punctuation (smart quotes, dashes, non-breaking spaces)';

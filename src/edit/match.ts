@@ -10,6 +10,7 @@
  * Pure: strings in, offsets out.
  */
 import { diffArrays } from 'diff';
+import { EditwardenError, ErrorCode } from '../errors.js';
 import type { MatchStrategy } from './types.js';
 import { allIndexes, mapLookalike, normalizedString, normalizeText, type NormalizeOptions } from './normalize.js';
 
@@ -247,9 +248,88 @@ function lineBlocks(text: string, oldText: string, options: LineBlockOptions): T
     }
     const region = text.slice(start, end);
     const fixLookalikes = options.contentOptions.unicode ? lookalikeFixer(oldText, region) : identity;
-    out.push({ start, end, transform: (newText) => keepUnchangedLines(region, oldText, newText, (line) => reindent(fixLookalikes(line))) });
+    out.push({
+      start,
+      end,
+      transform: (newText) => {
+        // new_text may be written relative to the quote (shift it with the quote) or already at the file's indentation (keep it).
+        const frame = indentFrame(oldLines, window, newText, lead);
+        if (frame.kind === 'ambiguous') throw ambiguousIndent(frame.why, i + 1);
+        const shift = frame.kind === 'file' ? identity : reindent;
+        return keepUnchangedLines(region, oldText, newText, (line) => shift(fixLookalikes(line)));
+      },
+    });
   }
   return out;
+}
+
+type IndentFrame = { kind: 'quote' } | { kind: 'file' } | { kind: 'ambiguous'; why: string };
+
+/**
+ * Which indentation new_text is written in, decided from evidence: lines it
+ * shares with old_text (same content) sit either at the quote's indentation
+ * (then new_text moves with the quote) or at the file's (then it is already
+ * where it belongs and must not be shifted a second time). Without shared
+ * lines, new_text's base indentation is compared with the quote's and the
+ * file's. Evidence that points both ways, or nowhere, is ambiguous: refused
+ * rather than guessed.
+ */
+function indentFrame(oldLines: string[], fileLines: string[], newText: string, leading: (line: string) => string): IndentFrame {
+  const differs = oldLines.some((l, k) => !isBlankLine(l) && leading(l) !== leading(fileLines[k] as string));
+  if (!differs) return { kind: 'quote' };
+  const newLines = (newText.endsWith('\n') ? newText.slice(0, -1) : newText).split('\n').filter((l) => !isBlankLine(l));
+  if (newLines.length === 0) return { kind: 'quote' };
+  const quoted = oldLines.flatMap((l, k) => (isBlankLine(l) ? [] : [k]));
+  // Lines new_text shares with old_text, paired in order (a line diff of their contents), not by content alone:
+  // a "}" that occurs twice must be compared with its own counterpart.
+  const changes = diffArrays(
+    quoted.map((k) => (oldLines[k] as string).trim()),
+    newLines.map((l) => l.trim()),
+    { maxEditLength: 4000 },
+  );
+  let quoteVotes = 0;
+  let fileVotes = 0;
+  let q = 0;
+  let n = 0;
+  for (const change of changes ?? []) {
+    if (change.added) n += change.value.length;
+    else if (change.removed) q += change.value.length;
+    else {
+      for (let c = 0; c < change.value.length; c++, q++, n++) {
+        const k = quoted[q] as number;
+        const lead = leading(newLines[n] as string);
+        const inQuote = leading(oldLines[k] as string);
+        const inFile = leading(fileLines[k] as string);
+        if (inQuote === inFile) continue; // this line cannot tell the two frames apart
+        if (lead === inQuote) quoteVotes++;
+        else if (lead === inFile) fileVotes++;
+      }
+    }
+  }
+  if (quoteVotes > 0 && fileVotes === 0) return { kind: 'quote' };
+  if (fileVotes > 0 && quoteVotes === 0) return { kind: 'file' };
+  const base = (lines: string[]): string => lines.filter((l) => !isBlankLine(l)).map(leading).reduce((a, b) => (b.length < a.length ? b : a));
+  const quoteBase = base(oldLines);
+  const fileBase = base(fileLines);
+  const newBase = base(newLines);
+  if (quoteVotes > 0 && fileVotes > 0) {
+    return { kind: 'ambiguous', why: `some lines new_text shares with old_text keep old_text's indentation and others have the file's` };
+  }
+  if (newBase === quoteBase) return { kind: 'quote' };
+  if (newBase === fileBase) return { kind: 'file' };
+  return {
+    kind: 'ambiguous',
+    why: `old_text is indented by ${JSON.stringify(quoteBase)} but the file's block by ${JSON.stringify(fileBase)}, and new_text by ${JSON.stringify(newBase)} — neither`,
+  };
+}
+
+function ambiguousIndent(why: string, line: number): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.AMBIGUOUS,
+    message: `old_text matched at line ${line} only at a different indentation, and it is unclear how far to indent new_text: ${why}.`,
+    hint: "Copy old_text with the file's exact indentation and write new_text at the indentation it should have in the file.",
+    line,
+  });
 }
 
 /**

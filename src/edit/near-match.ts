@@ -12,6 +12,9 @@ export interface NearMatch {
   diffLine: number;
   fileText: string;
   quotedText: string;
+  /** 'missing': the file's line `diffLine` is not in old_text; 'extra': old_text's line `quotedLine` is not in the file. */
+  gap?: 'missing' | 'extra';
+  quotedLine?: number;
 }
 
 const MAX_SCAN_LINES = 200_000;
@@ -45,6 +48,9 @@ export function findNearMatch(text: string, oldText: string): NearMatch | null {
     }
   }
   if (bestStart >= 0 && quoted.length > 1) {
+    // A line left out of the quote, or one the file does not have, is named as such (not as a column difference).
+    const gap = missingOrExtraLine(fileLines, quoted, bestStart);
+    if (gap) return gap;
     // Name the first line whose content differs; a difference in indentation only comes second.
     for (const sameIf of [(a: string, b: string) => a.trim() === b.trim(), (a: string, b: string) => a === b]) {
       for (let k = 0; k < quoted.length; k++) {
@@ -95,6 +101,34 @@ export function findNearMatch(text: string, oldText: string): NearMatch | null {
     }
   }
   return { line: best.index + 1, diffLine: best.index + 1, fileText: fileLines[best.index] as string, quotedText: target };
+}
+
+/**
+ * Walks the quote along the file from `start`: where quoted line k differs
+ * from the file's line but equals the next file line (and the rest lines up),
+ * the file's line is missing from the quote; where it equals the next quoted
+ * line instead, the quote has a line the file does not.
+ */
+function missingOrExtraLine(fileLines: string[], quoted: string[], start: number): NearMatch | null {
+  const same = (a: string | undefined, b: string | undefined): boolean => a !== undefined && b !== undefined && a.trim() === b.trim();
+  // At least one line after the gap must confirm it: a last line that differs is a difference, not a gap.
+  const restAligns = (f: number, q: number): boolean => {
+    if (q >= quoted.length) return false;
+    for (; q < quoted.length; f++, q++) if (!same(fileLines[f], quoted[q])) return false;
+    return true;
+  };
+  for (let k = 0; k < quoted.length; k++) {
+    const f = start + k;
+    if (same(fileLines[f], quoted[k])) continue;
+    if ((fileLines[f] ?? '').trim() !== '' && restAligns(f + 1, k)) {
+      return { line: start + 1, diffLine: f + 1, fileText: fileLines[f] as string, quotedText: quoted[k] as string, gap: 'missing' };
+    }
+    if ((quoted[k] as string).trim() !== '' && restAligns(f, k + 1)) {
+      return { line: start + 1, diffLine: f + 1, fileText: fileLines[f] ?? '(end of file)', quotedText: quoted[k] as string, gap: 'extra', quotedLine: k + 1 };
+    }
+    return null;
+  }
+  return null;
 }
 
 const SHORTLIST = 32;
@@ -152,16 +186,34 @@ export function notFoundError(path: string, text: string, oldText: string, stric
   const near = findNearMatch(text, oldText);
   let message = `old_text ${quote(oldText)} was not found in ${path}`;
   message += strict ? ' (strict mode: exact matches only).' : ', not even allowing for whitespace, indentation or typographic quotes.';
-  if (near) {
-    message +=
-      ` The closest text starts at line ${near.line}; line ${near.diffLine} differs: ` +
-      `${describeDifference(near.fileText, near.quotedText)} (file: ${quote(near.fileText, 100)}).`;
-  }
+  if (near) message += ` ${describeNearMatch(near)}`;
+  const escaped = escapedTwice(oldText);
+  if (escaped) message += ` ${escaped}`;
   return new EditwardenError({
     code: ErrorCode.NOT_FOUND,
     message,
-    hint: 'Read the file again (it may have changed) and copy old_text exactly from it, with enough lines to be unique.',
+    hint:
+      (escaped ? 'Send old_text and new_text with real line breaks: escape a newline once ("\\n" in JSON), not twice ("\\\\n"). ' : '') +
+      (near?.gap === 'missing' ? `Include line ${near.diffLine} of the file in old_text, or quote only the lines after it. ` : '') +
+      'Read the file again (it may have changed) and copy old_text exactly from it, with enough lines to be unique.',
     path,
     ...(near ? { line: near.diffLine } : {}),
   });
+}
+
+/** The near-match advice: a missing or extra line named as such, otherwise the first line that differs and how. */
+export function describeNearMatch(near: NearMatch): string {
+  if (near.gap === 'missing') {
+    return `The closest text starts at line ${near.line}; line ${near.diffLine} of the file is not in old_text (file: ${quote(near.fileText, 100)}).`;
+  }
+  if (near.gap === 'extra') {
+    return `The closest text starts at line ${near.line}; line ${near.quotedLine} of old_text (${quote(near.quotedText, 100)}) is not in the file, which has ${quote(near.fileText, 100)} at line ${near.diffLine}.`;
+  }
+  return `The closest text starts at line ${near.line}; line ${near.diffLine} differs: ${describeDifference(near.fileText, near.quotedText)} (file: ${quote(near.fileText, 100)}).`;
+}
+
+/** Names double escaping: "\\n" as two characters and no real line break in a quote of several lines. */
+function escapedTwice(oldText: string): string | undefined {
+  if (oldText.includes('\n') || !oldText.includes('\\n')) return undefined;
+  return 'old_text contains "\\n" as two characters (a backslash and an n) and no real line break: its newlines look escaped twice, and unescaped it does not match exactly one place either.';
 }

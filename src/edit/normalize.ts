@@ -3,6 +3,7 @@
  * original offsets. Each option forgives one class of difference models make
  * when they quote code; nothing here forgives a different token.
  */
+import { FIRST_LOOKALIKE, LOOKALIKE_MAP } from './lookalikes.js';
 
 export interface NormalizeOptions {
   /** Drop spaces and tabs at the end of every line. */
@@ -21,25 +22,8 @@ export interface NormalizedText {
   ends: Int32Array;
 }
 
-/** Look-alike characters models emit for ASCII punctuation. */
-const LOOKALIKES: Record<string, string> = {
-  '\u2018': "'", '\u2019': "'", '\u201A': "'", '\u201B': "'", '\u2032': "'", '\u00B4': "'",
-  '\u201C': '"', '\u201D': '"', '\u201E': '"', '\u201F': '"', '\u2033': '"', '\u00AB': '"', '\u00BB': '"',
-  '\u2010': '-', '\u2011': '-', '\u2012': '-', '\u2013': '-', '\u2014': '-', '\u2015': '-', '\u2212': '-',
-  '\u2026': '...',
-  '\u00A0': ' ', '\u2002': ' ', '\u2003': ' ', '\u2004': ' ', '\u2005': ' ', '\u2006': ' ', '\u2007': ' ',
-  '\u2008': ' ', '\u2009': ' ', '\u200A': ' ', '\u202F': ' ', '\u205F': ' ', '\u3000': ' ',
-  '\u200B': '', '\u200C': '', '\u200D': '', '\u2060': '', '\uFEFF': '',
-};
+export { mapLookalike } from './lookalikes.js';
 
-const LOOKALIKE_MAP = new Map<string, string>(Object.entries(LOOKALIKES));
-
-export function mapLookalike(ch: string): string | undefined {
-  return LOOKALIKE_MAP.get(ch);
-}
-
-/** Every look-alike is at or above U+00A0: one comparison spares the map for ASCII. */
-const FIRST_LOOKALIKE = 0xa0;
 const TAB = 9;
 const LF = 10;
 const SPACE = 32;

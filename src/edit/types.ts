@@ -74,6 +74,19 @@ export interface Hunk {
   newNoEol?: boolean;
   /** 1-based line of the hunk header in the patch text, for errors. */
   patchLine?: number;
+  /**
+   * The body ran past the counts of its `@@ -a,b +c,d @@` header and was read
+   * to its end (like `git apply --recount`): strict mode refuses the hunk,
+   * tolerant mode applies the whole body and says so in the result's notes.
+   */
+  recount?: HunkRecount;
+}
+
+export interface HunkRecount {
+  /** 1-based patch line of the first body line past the header's counts. */
+  line: number;
+  header: { old: number; new: number };
+  body: { old: number; new: number };
 }
 
 export interface HunkLine {
@@ -115,7 +128,12 @@ export type EditAction = EditRequest['action'];
 export type MatchStrategy =
   | 'exact'
   | 'trailing-whitespace'
+  /** edit_file: the quoted block matched as a whole at another indentation, and new_text was re-indented with it. */
   | 'indentation'
+  /** apply_patch / udiff: context lines matched once leading and trailing whitespace were ignored (codex's trim pass). */
+  | 'surrounding-whitespace'
+  /** edit_file: old_text arrived with its newlines escaped ("\\n" as two characters) and matched once unescaped. */
+  | 'escaped-newlines'
   | 'whitespace-runs'
   | 'unicode'
   | 'indentation+unicode'

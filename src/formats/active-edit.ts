@@ -111,7 +111,14 @@ export class ActiveEditStreamParser {
     events.push({ kind: 'error', error: { index: open.index, line: open.beginLine, ...(open.path !== undefined ? { path: open.path } : {}), error: parseError(message, open.beginLine, HINT, open.path) } });
   }
 
+  /** The directive that ended last, while no other has begun since: a stray END after it means it ended early. */
+  private lastEnd: { index: number; beginLine: number; line: number } | undefined;
+
+  /** First line after the last directive (where prose began). */
+  private proseFrom = 1;
+
   private begin(): void {
+    this.lastEnd = undefined;
     this.directives++;
     this.state = { kind: 'header', open: { index: this.index++, beginLine: this.lineNo, code: [] } };
   }
@@ -123,15 +130,36 @@ export class ActiveEditStreamParser {
     switch (state.kind) {
       case 'prose':
         if (marker === BEGIN_MARKER) this.begin();
+        else if (marker === END_MARKER && this.lastEnd !== undefined) {
+          // An END with no directive open: the previous directive ended early (an END inside its code), and
+          // the lines since then were its code. Refused, never skipped as prose — and the batch parser
+          // withdraws the directive that ended early, so no part of it is applied.
+          const from = this.lastEnd.line;
+          events.push({
+            kind: 'error',
+            error: {
+              index: this.lastEnd.index,
+              line: this.lineNo,
+              fromLine: this.lastEnd.beginLine,
+              error: parseError(`Line ${this.lineNo} ends a directive (${END_MARKER}) that is not open: the directive at line ${this.lastEnd.beginLine} was ended early at line ${from}, so it and the lines up to here are not applied.`, this.lineNo, HINT),
+            },
+          });
+          this.lastEnd = undefined;
+          this.proseFrom = this.lineNo + 1;
+        }
         else if (marker === START_MARKER) {
           // Code without a directive header: report it once and skip to its END.
           this.directives++;
-          events.push({ kind: 'error', error: { index: this.index++, line: this.lineNo, error: parseError(`Line ${this.lineNo} starts code (${START_MARKER}) without a ${BEGIN_MARKER} and headers above it.`, this.lineNo, HINT) } });
+          // The refusal covers the lines since the previous directive: they are this directive's lost header.
+          events.push({ kind: 'error', error: { index: this.index++, line: this.lineNo, fromLine: this.proseFrom, error: parseError(`Line ${this.lineNo} starts code (${START_MARKER}) without a ${BEGIN_MARKER} and headers above it.`, this.lineNo, HINT) } });
           this.state = { kind: 'skip', line: this.lineNo };
         }
         return;
       case 'skip':
-        if (marker === END_MARKER) this.state = { kind: 'prose' };
+        if (marker === END_MARKER) {
+          this.state = { kind: 'prose' };
+          this.proseFrom = this.lineNo + 1;
+        }
         else if (marker === BEGIN_MARKER) this.begin();
         return;
       case 'header': {
@@ -143,6 +171,7 @@ export class ActiveEditStreamParser {
         } else if (marker === END_MARKER) {
           this.fail(open, `The directive at line ${open.beginLine} reaches ${END_MARKER} (line ${this.lineNo}) without a ${START_MARKER} line.`, events);
           this.state = { kind: 'prose' };
+          this.proseFrom = this.lineNo + 1;
         } else if (marker !== '') this.header(open, line);
         return;
       }
@@ -151,6 +180,8 @@ export class ActiveEditStreamParser {
         if (marker === END_MARKER) {
           this.state = { kind: 'prose' };
           this.finish(open, events);
+          this.lastEnd = { index: open.index, beginLine: open.beginLine, line: this.lineNo };
+          this.proseFrom = this.lineNo + 1;
         } else if (marker === BEGIN_MARKER) {
           this.fail(open, `The directive at line ${open.beginLine} has no ${END_MARKER} line before the next ${BEGIN_MARKER} (line ${this.lineNo}).`, events);
           this.begin();
@@ -245,9 +276,12 @@ export function parseActiveEdit(text: string, options: ParseOptions = {}): Parse
   const events = [...parser.push(text), ...parser.end()];
   const requests: EditRequest[] = [];
   const errors: ItemError[] = [];
+  // A directive ended early (a stray END follows it) is withdrawn: its error item takes its place.
+  const withdrawn = new Set(events.flatMap((e) => (e.kind === 'error' && e.error.fromLine !== undefined ? [e.error.index] : [])));
   for (const e of events) {
-    if (e.kind === 'request') requests.push(e.request);
-    else errors.push(e.error);
+    if (e.kind === 'request') {
+      if (!withdrawn.has(e.request.source?.index ?? -1)) requests.push(e.request);
+    } else errors.push(e.error);
   }
   return { requests, errors };
 }

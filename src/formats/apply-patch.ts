@@ -182,6 +182,26 @@ export function parseApplyPatch(input: string): ParseResult {
       if (m === END_PATCH) {
         ended = true;
         c.i++;
+        // A second end marker before the next begin: this one came early (inside an operation), and the lines
+        // up to the second are the rest of it. The operation it cut is refused with them, never applied in part.
+        let k = c.i;
+        while (k < lines.length && marker(lines[k] as string) !== BEGIN_PATCH && marker(lines[k] as string) !== END_PATCH) k++;
+        if (k < lines.length && marker(lines[k] as string) === END_PATCH) {
+          const cut = requests.length > requestsBefore ? requests.pop() : undefined;
+          const from = cut?.source?.line ?? c.i;
+          errors.push({
+            index: cut?.source?.index ?? index++,
+            line: from,
+            ...(cut ? { path: cut.path } : {}),
+            error: parseError(
+              `The patch that begins at line ${beginLine} is ended twice (lines ${c.i} and ${k + 1}): the first "${END_PATCH}" cut ${cut ? `the operation on ${cut.path} at line ${from}` : 'the patch'} short, so it and the lines up to line ${k + 1} are not applied.`,
+              from,
+              `End every patch with one "${END_PATCH}" line, after its last operation.`,
+              cut?.path,
+            ),
+          });
+          c.i = k + 1;
+        }
         break;
       }
       if (m === BEGIN_PATCH) break;

@@ -165,7 +165,7 @@ export function parseJson(text: string): ParseResult {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const line = lineAt(text, jsonErrorOffset(text));
-    return { requests: [], errors: [{ index: 0, line, error: parseError(`The edit request is not valid JSON (line ${line}): ${message}.`, line, HINT) }] };
+    return { requests: [], errors: [{ index: 0, line, fromLine: 1, error: parseError(`The edit request is not valid JSON (line ${line}): ${message}.`, line, HINT) }] };
   }
   const offsets = Array.isArray(value) ? elementOffsets(text) : [];
   const lines = Array.isArray(value) ? offsets.map((o) => lineAt(text, o)) : [lineAt(text, Math.max(0, text.search(/\S/)))];

@@ -16,6 +16,13 @@ export interface ItemError {
   index: number;
   /** 1-based line in the reply where the item starts. */
   line: number;
+  /**
+   * 1-based first line of the text this refusal covers, when it starts before
+   * `line` (a block's path line and fence; the lines of a block whose SEARCH
+   * marker was lost). Every line of a reply is part of an applied request or
+   * of a refusal; this says where a refusal's lines begin.
+   */
+  fromLine?: number;
   /** The file the item names, when it got that far. */
   path?: string;
   error: EditwardenError;

@@ -6,32 +6,43 @@
  * Grammar (one reply; prose between blocks is ignored):
  *
  *   reply   := (prose | block)*
- *   block   := path_line? FENCE? SEARCH LF line* DIVIDER LF line* REPLACE LF FENCE?
+ *   block   := path_line? FENCE_OPEN? SEARCH LF line* DIVIDER LF line* (DIVIDER LF)? REPLACE LF FENCE_CLOSE?
  *   path_line := the nearest non-blank line above the block's fence (or above SEARCH),
- *              stripped of "#", "*", "`" and a trailing ":"; a block directly after
- *              another block in the same fence reuses its path
- *   SEARCH  := "<<<<<<< SEARCH"          (Aider, Cline; 5–9 "<")  |  "------- SEARCH"  (Cline's newer form)
- *   DIVIDER := "======="                 (5–9 "=")
- *   REPLACE := ">>>>>>> REPLACE"         (5–9 ">")                |  "+++++++ REPLACE"
+ *              stripped of "#", "*", "`" and a trailing ":"; or a fence line whose info
+ *              string holds a "." or "/" ("```src/app.py", Aider's rule); a block directly
+ *              after another block in the same fence reuses its path
+ *   FENCE_OPEN  := "```" / "````" / "~~~" (any length ≥ 3) with or without a language,
+ *                  or "<source>", "<code>", "<pre>", "<codeblock>", "<sourcecode>" with or
+ *                  without a language ("<source>python": Aider's fence for files that hold "```")
+ *   FENCE_CLOSE := the same backticks/tildes, or the matching "</source>" … tag
+ *   SEARCH  := 3+ "<" or 3+ "-", then "SEARCH", optional ">"   (Aider: "<<<<<<< SEARCH"; Cline: "------- SEARCH")
+ *   DIVIDER := 5–9 "="                                          (Aider's; Cline's 3+ would take markdown "===" underlines)
+ *   REPLACE := 3+ ">" or 3+ "+", then "REPLACE", optional ">"  (Aider: ">>>>>>> REPLACE"; Cline: "+++++++ REPLACE")
  *   line    := TEXT LF | NO_NEWLINE LF   ("\ No newline at end of file", an editwarden
  *                                         extension: the text above ends without a newline)
  *
- * Meaning: SEARCH and REPLACE are whole lines (each with its newline). An
- * empty SEARCH creates the file when it does not exist and appends to it when
- * it does (Aider's rule); the caller says which through `fileExists`.
+ * Meaning: SEARCH and REPLACE are whole lines (each with its newline). A
+ * second DIVIDER right before REPLACE ends the replacement (Aider reads it so;
+ * it is never a line of the new text). An empty SEARCH creates the file when
+ * it does not exist and appends to it when it does (Aider's rule); the caller
+ * says which through `fileExists`. A fence or marker line is never a path.
  *
  * Each block is one item: a malformed one is reported with its index and
- * line, and the others still parse.
+ * line, and the next block is read from its own header (path line, fence),
+ * so it keeps its file name.
  */
 import { ErrorCode, EditwardenError } from '../errors.js';
 import type { EditRequest } from '../edit/types.js';
 import { normalizeEol } from '../edit/text.js';
 import { parseError, probeExists, source, type ItemError, type ParseOptions, type ParseResult } from './parse-result.js';
 
-export const SEARCH_MARKER = /^(?:<{5,9}|-{3,9}) ?SEARCH\s*$/;
+export const SEARCH_MARKER = /^(?:<{3,}|-{3,}) ?SEARCH>?\s*$/;
 export const DIVIDER_MARKER = /^={5,9}\s*$/;
-export const REPLACE_MARKER = /^(?:>{5,9}|\+{3,9}) ?REPLACE\s*$/;
-export const FENCE = /^\s*(`{3,}|~{3,})/;
+export const REPLACE_MARKER = /^(?:>{3,}|\+{3,}) ?REPLACE>?\s*$/;
+/** Fence tags Aider uses when a file already holds triple backticks. */
+const FENCE_TAGS = 'source|code|pre|codeblock|sourcecode';
+/** An opening fence; group 2 is its info string (a language, or — Aider's rule — a path). */
+export const FENCE = new RegExp(`^\\s*(\`{3,}|~{3,}|<(?:${FENCE_TAGS})>)\\s*([^\\s\`<>]*)\\s*$|^\\s*</(?:${FENCE_TAGS})>\\s*$`);
 export const NO_NEWLINE_MARKER = '\\ No newline at end of file';
 
 export interface SearchReplaceOptions extends ParseOptions {
@@ -41,15 +52,52 @@ export interface SearchReplaceOptions extends ParseOptions {
 
 const HINT = 'Write the file path on its own line, then "<<<<<<< SEARCH", the exact lines to find, "=======", the new lines, and ">>>>>>> REPLACE".';
 
+/** A line that is a fence or a block marker: never a file name. */
+export function isFenceOrMarker(line: string): boolean {
+  const t = line.trim();
+  return FENCE.test(t) || SEARCH_MARKER.test(t) || DIVIDER_MARKER.test(t) || REPLACE_MARKER.test(t) || /^[`~<>=+\-*#]*$/.test(t) || /^<\/?[A-Za-z]+>/.test(t);
+}
+
+/** Aider's rule: a fence whose info string holds "." or "/" ("```src/app.py") names the file. */
+function pathOnFence(line: string): string | undefined {
+  const m = FENCE.exec(line.trim());
+  const info = m?.[2];
+  if (info === undefined || info === '' || !(info.includes('.') || info.includes('/'))) return undefined;
+  return isFenceOrMarker(info) ? undefined : info;
+}
+
 /** Aider's strip_filename: what is left of a path line once markdown decoration is gone. */
 export function cleanPathLine(line: string): string | undefined {
   let name = line.trim();
-  if (name === '' || FENCE.test(name)) return undefined;
+  if (name === '' || isFenceOrMarker(name)) return undefined;
   name = name.replace(/^#+\s*/, '').replace(/^\*+|\*+$/g, '').replace(/^`+|`+$/g, '').replace(/:$/, '').trim();
   name = name.replace(/^`+|`+$/g, '').trim();
   // A path line is one token: prose above a block ("Here is the fix:") is not a file name.
   if (name === '' || /\s/.test(name) || name.length > 500) return undefined;
+  // Defends against: a file created under the name of a fence or marker ("<source>", "```", "=======").
+  if (isFenceOrMarker(name) || !/[A-Za-z0-9_]/.test(name)) return undefined;
   return name;
+}
+
+/**
+ * The header of the block whose SEARCH marker is at `at`: its path (from the
+ * path line above, or a fence that names it) and the first line of the header.
+ * Lines before `floor` belong to an earlier item and are never read.
+ */
+function blockHeader(lines: string[], at: number, floor: number): { path?: string; start: number } {
+  let k = at - 1;
+  while (k >= floor && (lines[k] as string).trim() === '') k--;
+  if (k >= floor && FENCE.test(lines[k] as string)) {
+    const onFence = pathOnFence(lines[k] as string);
+    if (onFence !== undefined) return { path: onFence, start: k };
+    const fence = k;
+    k--;
+    while (k >= floor && (lines[k] as string).trim() === '') k--;
+    const path = k >= floor ? cleanPathLine(lines[k] as string) : undefined;
+    return path !== undefined ? { path, start: k } : { start: fence };
+  }
+  const path = k >= floor ? cleanPathLine(lines[k] as string) : undefined;
+  return path !== undefined ? { path, start: k } : { start: at };
 }
 
 function toText(lines: string[]): string {
@@ -64,36 +112,43 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
   const errors: ItemError[] = [];
   let index = 0;
   let previousPath: string | undefined;
-  /** Index of the line after the last block's REPLACE, to tell "same fence, next block" apart. */
-  let previousEnd = -1;
+  /** Index of the first line not yet owned by an earlier item. */
+  let previousEnd = 0;
+  /** Whether the last item was a block that parsed (a block right after it, in the same fence, reuses its path). */
+  let previousOk = false;
   let i = 0;
   while (i < lines.length) {
     const line = lines[i] as string;
     if (!SEARCH_MARKER.test(line)) {
-      // A stray divider or REPLACE outside a block means a SEARCH marker was lost.
-      // (A lone "=======" may be a markdown underline; a lone REPLACE marker is not.)
+      // A stray REPLACE marker outside a block means a SEARCH marker was lost: the lines since the
+      // previous item are that block, refused. (A lone "=======" may be a markdown underline.)
       if (REPLACE_MARKER.test(line)) {
-        errors.push({ index: index++, line: i + 1, error: parseError(`Line ${i + 1} closes a block ("${line.trim()}") that no "<<<<<<< SEARCH" opened.`, i + 1, HINT) });
+        errors.push({
+          index: index++,
+          line: i + 1,
+          fromLine: previousEnd + 1,
+          error: parseError(`Line ${i + 1} closes a block ("${line.trim()}") that no "<<<<<<< SEARCH" opened; the lines since line ${previousEnd + 1} are not applied.`, i + 1, HINT),
+        });
         previousEnd = i + 1;
+        previousOk = false;
       }
       i++;
       continue;
     }
     const itemIndex = index++;
     const startLine = i + 1;
+    const header = blockHeader(lines, i, previousEnd);
     let path: string | undefined = options.path;
     if (path === undefined) {
-      // Look up for the path: skip blanks and one fence; a block right after a block (same fence) reuses its path.
+      // A block right after a parsed block (same fence) reuses its path; so does a block with no path line of its own.
       let k = i - 1;
-      while (k >= 0 && (lines[k] as string).trim() === '') k--;
-      if (k >= 0 && REPLACE_MARKER.test(lines[k] as string)) path = previousPath;
-      else {
-        if (k >= 0 && FENCE.test(lines[k] as string)) {
-          k--;
-          while (k >= 0 && (lines[k] as string).trim() === '') k--;
-        }
-        path = (k >= 0 && k >= previousEnd ? cleanPathLine(lines[k] as string) : undefined) ?? previousPath;
-      }
+      while (k >= previousEnd && (lines[k] as string).trim() === '') k--;
+      const sameFence = previousOk && k < previousEnd;
+      // Without a path line of its own a block reuses the previous one only when nothing but blanks and fences
+      // stands between them: a line that is not a path may be a mangled one, and guessing would edit the wrong file.
+      let onlyDecoration = true;
+      for (let m = previousEnd; m < i && onlyDecoration; m++) onlyDecoration = (lines[m] as string).trim() === '' || FENCE.test(lines[m] as string);
+      path = sameFence ? previousPath : (header.path ?? (onlyDecoration ? previousPath : undefined));
     }
     // Find the divider and the REPLACE marker.
     let divider = -1;
@@ -108,12 +163,14 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
         break;
       }
     }
+    // A second divider right before REPLACE ends the replacement (Aider's reading): it is not new text.
+    const replaceEnd = end !== -1 && end - 1 > divider && DIVIDER_MARKER.test(lines[end - 1] as string) ? end - 1 : end;
     try {
       if (divider === -1) throw parseError(`The block at line ${startLine} has no "=======" line between SEARCH and REPLACE.`, startLine, HINT, path);
       if (end === -1) throw parseError(`The block at line ${startLine} has no ">>>>>>> REPLACE" line.`, startLine, HINT, path);
       if (path === undefined) throw parseError(`The block at line ${startLine} names no file: put the path on the line above it (or above its code fence).`, startLine, HINT);
       const search = toText(lines.slice(i + 1, divider));
-      const replace = toText(lines.slice(divider + 1, end));
+      const replace = toText(lines.slice(divider + 1, replaceEnd));
       const src = source('search-replace', itemIndex, startLine);
       if (search === '') {
         requests.push(probeExists(options, path) ? { action: 'append', path, content: replace, source: src } : { action: 'create', path, content: replace, source: src });
@@ -130,12 +187,22 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
       }
       previousPath = path;
       previousEnd = end + 1;
+      previousOk = true;
       i = end + 1;
     } catch (error) {
       if (!(error instanceof EditwardenError)) throw error;
-      errors.push({ index: itemIndex, line: startLine, ...(path !== undefined ? { path } : {}), error });
-      previousEnd = (end === -1 ? j : end) + 1;
-      i = end === -1 ? Math.max(j, i + 1) : end + 1;
+      // The refusal covers the block and whatever stood between it and the previous item (a mangled header).
+      errors.push({ index: itemIndex, line: startLine, fromLine: Math.min(header.start, previousEnd) + 1, ...(path !== undefined ? { path } : {}), error });
+      previousOk = false;
+      if (end !== -1) {
+        previousEnd = end + 1;
+        i = end + 1;
+      } else {
+        // Resume at the next block's own header, so it keeps its path line and fence.
+        const next = j < lines.length ? blockHeader(lines, j, i + 1).start : j;
+        previousEnd = Math.max(i + 1, next);
+        i = Math.max(j, i + 1);
+      }
     }
   }
   if (requests.length === 0 && errors.length === 0) {

@@ -59,6 +59,8 @@ const EXT_HEADERS = [
 ] as const;
 
 const NUMBERED_HUNK = /^@@\s+-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?\s*(?:@@|$)/;
+/** A hunk header outside any file patch: numbered, or "@@ … @@". */
+const ORPHAN_HUNK = /^@@(?:\s+-\d|\s.*@@|@@)/;
 
 /** A delete request carrying the hunks that remove the old content, so the engine can check the file is what the patch saw. */
 export interface VerifiedDeleteRequest extends DeleteRequest {
@@ -220,6 +222,35 @@ function parseHunk(lines: string[], i: number): { hunk: Hunk; next: number } {
       noEol(lastKind, j);
       j++;
     }
+    // More body than the header promised: never drop it silently (that would apply part of the diff).
+    const overflowEnd = overflowAfter(lines, j);
+    if (overflowEnd > j) {
+      const first = lines[j] === '' ? lines.slice(j, overflowEnd).findIndex((l) => l !== '') + j : j;
+      if (lines[j] === '') {
+        throw parseError(
+          `The hunk at line ${patchLine} ends after the ${oldCount} old and ${newCount} new line(s) its header promises, but line ${first + 1} (${JSON.stringify((lines[first] as string).slice(0, 60))}), after a blank line, looks like more of it: its header counts are wrong, or the blank line ends it — editwarden will not guess which.`,
+          first + 1,
+          HINT_HUNK,
+        );
+      }
+      for (let k = j; k < overflowEnd; k++) {
+        const line = lines[k] as string;
+        if (line[0] === NO_NEWLINE) {
+          noEol(lastKind, k);
+          continue;
+        }
+        if (hunk.oldNoEol === true || hunk.newNoEol === true) {
+          throw parseError(`Line ${k + 1} follows a "\\ No newline at end of file" line inside the hunk at line ${patchLine}.`, k + 1, HINT_HUNK);
+        }
+        const kind: HunkLine['kind'] = line === '' ? ' ' : (line[0] as HunkLine['kind']);
+        body.push({ kind, text: line.slice(1) });
+        lastKind = kind;
+      }
+      const bodyOld = body.filter((l) => l.kind !== '+').length;
+      const bodyNew = body.filter((l) => l.kind !== '-').length;
+      hunk.recount = { line: j + 1, header: { old: oldCount, new: newCount }, body: { old: bodyOld, new: bodyNew } };
+      j = overflowEnd;
+    }
   } else {
     // No numbers (`@@ @@`, `@@ ... @@`): the body runs to the first line that cannot be part of it.
     while (j < lines.length) {
@@ -241,6 +272,19 @@ function parseHunk(lines: string[], i: number): { hunk: Hunk; next: number } {
     if (body.length === 0) throw parseError(`The hunk at line ${patchLine} has no lines.`, patchLine, HINT_HUNK);
   }
   return { hunk, next: j };
+}
+
+/**
+ * Where the lines after a numbered hunk's counted body stop looking like hunk
+ * lines: the end of the overflow (exclusive), or `j` when there is none.
+ * Stops at a hunk header, a file header or any other line; blank lines at the
+ * end of the run are separators (prose follows), not context.
+ */
+function overflowAfter(lines: string[], j: number): number {
+  let k = j;
+  while (k < lines.length && isHunkLine(lines[k]) && !startsFilePatch(lines, k) && !((lines[k] as string).startsWith(OLD_NAME) && (lines[k + 1] ?? '').startsWith(NEW_NAME))) k++;
+  while (k > j && lines[k - 1] === '') k--;
+  return k;
 }
 
 function newFileContent(hunks: Hunk[], line: number, path: string): string {
@@ -325,6 +369,8 @@ export function parseUnifiedDiff(input: string): ParseResult {
   let index = 0;
   let i = 0;
   let sawContextDiff = false;
+  /** Lines before this belong to an earlier item. */
+  let consumed = 0;
   while (i < lines.length) {
     const line = lines[i] as string;
     const svnEmpty = line.startsWith('Index: ') && /^={20,}$/.test(lines[i + 1] ?? '') && !(lines[i + 2] ?? '').startsWith(OLD_NAME) && !(lines[i + 2] ?? '').startsWith('Cannot display');
@@ -344,6 +390,28 @@ export function parseUnifiedDiff(input: string): ParseResult {
       const path = line.slice('Index: '.length).trim();
       requests.push({ action: 'create', path, content: '', source: source('udiff', index++, i + 1) });
       i += 2;
+      continue;
+    }
+    if (ORPHAN_HUNK.test(line)) {
+      // A hunk no file header introduces (its header was lost, or an earlier hunk's counts were wrong):
+      // refused, never skipped as prose — skipping it would apply the diff without this part.
+      const at = i;
+      i++;
+      while (i < lines.length && isHunkLine(lines[i]) && !startsFilePatch(lines, i) && !ORPHAN_HUNK.test(lines[i] as string)) i++;
+      // The refusal covers every line since the previous item (a file header that lost a line, stray text).
+      let from = consumed;
+      while (from < at && (lines[from] as string).trim() === '') from++;
+      consumed = i;
+      errors.push({
+        index: index++,
+        line: at + 1,
+        fromLine: from + 1,
+        error: parseError(
+          `The hunk at line ${at + 1} (${JSON.stringify(line.slice(0, 60))}) belongs to no file: no "--- a/PATH" / "+++ b/PATH" header comes before it.`,
+          at + 1,
+          'Put the "--- a/PATH" and "+++ b/PATH" lines before the hunks of each file, and make each hunk header\'s counts match its body (or drop the numbers: "@@ @@").',
+        ),
+      });
       continue;
     }
     if (!startsFilePatch(lines, i) && !(line.startsWith(OLD_NAME) && (lines[i + 1] ?? '').startsWith(NEW_NAME))) {
@@ -415,12 +483,17 @@ export function parseUnifiedDiff(input: string): ParseResult {
         header.newName = nameOf((lines[i + 1] as string).slice(NEW_NAME.length));
         i += 2;
       }
-      while (i < lines.length && (lines[i] as string).startsWith(HUNK_HEADER)) {
-        const { hunk, next } = parseHunk(lines, i);
+      for (;;) {
+        // Blank lines between two hunks of one file separate them (models write them); they are not a body.
+        let k = i;
+        while (hunks.length > 0 && k < lines.length && lines[k] === '') k++;
+        if (k >= lines.length || !(lines[k] as string).startsWith(HUNK_HEADER)) break;
+        const { hunk, next } = parseHunk(lines, k);
         hunks.push(hunk);
         i = next;
       }
       requests.push(toRequest(header, hunks, itemIndex));
+      consumed = i;
     } catch (error) {
       if (!(error instanceof EditwardenError)) throw error;
       errors.push({ index: itemIndex, line: header.line, error, ...(error.path !== undefined ? { path: error.path } : {}) });
@@ -428,6 +501,7 @@ export function parseUnifiedDiff(input: string): ParseResult {
       // Resume at the next file patch.
       i = Math.max(i, header.line);
       while (i < lines.length && !startsFilePatch(lines, i) && !(lines[i] as string).startsWith('Index: ')) i++;
+      consumed = i;
     }
   }
   if (requests.length === 0 && errors.length === 0 && !sawContextDiff) {

@@ -284,15 +284,22 @@ describe('new_text is inserted literally', () => {
   });
 });
 
-describe('an edit that changes nothing is refused (E_NO_OP)', () => {
-  it('refuses new_text equal to old_text with a clear message', () => {
-    const error = refusal(plan('a\nb\n', [edit('a', 'a')]));
-    expect(error.code).toBe('E_NO_OP');
-    expect(error.message).toMatch(/identical/);
+describe('an edit that changes nothing is a harmless no-op, reported as such', () => {
+  it('accepts new_text equal to old_text, changes nothing and says so', () => {
+    const p = plan('a\nb\n', [edit('a', 'a')]);
+    expect(p.ok).toBe(true);
+    expect(p.changed).toBe(false);
+    expect(p.steps[0]?.applied).toMatchObject({ count: 0, notes: [expect.stringMatching(/^no-op: .*identical/)] });
   });
 
   it('counts old_text and new_text that differ only in line endings as the same', () => {
-    expect(refusal(plan('a\r\nb\r\n', [edit('a\r\nb', 'a\nb')])).code).toBe('E_NO_OP');
+    expect(plan('a\r\nb\r\n', [edit('a\r\nb', 'a\nb')]).steps[0]?.applied?.notes[0]).toMatch(/^no-op/);
+  });
+
+  it('never aborts the other edits of the same file', () => {
+    const p = plan('a\nb\nc\n', [edit('a', 'a'), edit('c', 'C')]);
+    expect(p.ok).toBe(true);
+    expect(after(p)).toBe('a\nb\nC\n');
   });
 });
 

@@ -7,10 +7,11 @@ const plan = (text: string, oldText: string, newText: string, strict = false) =>
   planFile('f.py', decodeText(Buffer.from(text)), [{ path: 'f.py', action: 'edit', oldText, newText }], { ...DEFAULT_EDIT_OPTIONS, strict });
 
 describe('tolerant edits that change nothing are no-ops', () => {
-  it('refuses a look-alike quote whose new_text restores the file as it is (E_NO_OP)', () => {
+  it('reports a look-alike quote whose new_text restores the file as it is as a no-op (nothing changes, nothing aborts)', () => {
     const p = plan('say("hi")\n', 'say(\u201chi\u201d)', 'say("hi")');
-    expect(p.ok).toBe(false);
-    expect(p.steps[0]?.error?.code).toBe('E_NO_OP');
+    expect(p.ok).toBe(true);
+    expect(p.changed).toBe(false);
+    expect(p.steps[0]?.applied?.notes[0]).toMatch(/^no-op: .*restores/);
   });
 });
 

@@ -50,7 +50,7 @@ describe('tolerant mode: whitespace drift in context lines', () => {
   });
   it('matches after ignoring indentation, then typographic punctuation', () => {
     const p = udiff('--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n const a = 1;\n-return a;\n+    return 2;\n');
-    expect(applyHunks(text, p, { strict: false }).strategy).toBe('indentation');
+    expect(applyHunks(text, p, { strict: false }).strategy).toBe('surrounding-whitespace');
     const quoted = 'say("it’s — fine")\n';
     const q = udiff('--- a/f\n+++ b/f\n@@ -1 +1 @@\n-say("it\'s - fine")\n+say("ok")\n');
     expect(applyHunks(quoted, q, { strict: false })).toMatchObject({ strategy: 'unicode', text: 'say("ok")\n' });
