@@ -5,13 +5,16 @@
  * full logs as artifacts of the run. Stopped at the run's deadline, and at
  * once when the run or the call is cancelled (the whole group is killed). What
  * the command changes on disk is charged to the limits by the runner, not
- * here.
+ * here. The command runs in the OS sandbox (src/sandbox); where there is
+ * none, a headless run refuses it unless the config or --unsandboxed allows
+ * it, and every result says which sandbox was in force.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { modelKeyEnvNames } from '../agent/providers/spec.js';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
+import { commandSandbox, sandboxInForce, unsandboxedRefusal } from '../sandbox/for-workspace.js';
 import { runCommand } from '../verify/runner.js';
 import { defineTool, failure, stopCause, ToolErrorCode } from './types.js';
 
@@ -50,9 +53,16 @@ export const executeCommandTool = defineTool({
     } catch (error) {
       return failure(toErrorInfo(error, args.cwd));
     }
+    const sandbox = commandSandbox(ctx.ws, ctx.config, { envDeny: modelKeyEnvNames() });
+    const kind = sandboxInForce(sandbox);
+    // Nobody watches a headless run: a command with the user's full rights is refused unless a person allowed it.
+    if (kind === 'none' && ctx.mode === 'headless' && !(ctx.config.sandbox?.allow_unsandboxed ?? false)) {
+      return { ...failure(unsandboxedRefusal(sandbox).toJSON()), data: { sandbox: kind } };
+    }
     const result = await runCommand({
       command: args.command,
       cwd,
+      sandbox,
       timeoutMs: args.timeout * 1000,
       signal: ctx.signal,
       // Model API keys never reach a command the agent runs (and so never its output).
@@ -71,7 +81,7 @@ export const executeCommandTool = defineTool({
           : result.signal
             ? `ended by signal ${result.signal}`
             : `exit code ${result.exit_code}`;
-    const output = `$ ${args.command}\n${status} (${seconds} s)${result.tail ? `\n${result.tail.trimEnd()}` : ''}`;
+    const output = `$ ${args.command}\n${status} (${seconds} s${result.sandbox === 'none' ? ', sandbox: none' : ''})${result.tail ? `\n${result.tail.trimEnd()}` : ''}`;
     const data = {
       exit_code: result.exit_code,
       signal: result.signal,
@@ -79,6 +89,7 @@ export const executeCommandTool = defineTool({
       aborted: result.aborted,
       duration_ms: result.duration_ms,
       artifacts: result.artifactDir,
+      sandbox: result.sandbox,
     };
     if (result.exit_code === 0 && !result.timed_out && !result.aborted) return { ok: true, output, data };
     const error = result.timed_out

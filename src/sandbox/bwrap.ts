@@ -1,0 +1,64 @@
+/**
+ * The policy spelled as a bubblewrap command line. Mounts are applied in
+ * order, so the order here IS the policy: the whole system read-only first,
+ * then what is hidden, then what is re-exposed, then the writable root, then
+ * what is read-only inside the root, then the secret masks last so nothing
+ * later can uncover them. Pure: no file system, no process.
+ *
+ * It must never bind a path writable that the policy does not list as
+ * writable, and never emit a mount after the secret masks.
+ */
+import path from 'node:path';
+import type { SandboxPolicy } from './policy.js';
+
+/** Where the command's private temporary folder is inside the sandbox. */
+export const SANDBOX_TMP = '/tmp';
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** The bwrap arguments that run `command` (an argv) in `cwd` under `policy`. */
+export function bwrapArgs(policy: SandboxPolicy, cwd: string, command: readonly string[], isDir: (p: string) => boolean): string[] {
+  const a: string[] = [
+    // A command must not outlive editwarden (SIGKILL of editwarden kills the sandbox's pid 1, and with it every process inside).
+    '--die-with-parent',
+    // setsid(): no controlling terminal to inject keystrokes into (TIOCSTI).
+    '--new-session',
+    // Own pid, ipc, uts, cgroup, user and network namespaces: a background `nohup … &` dies with the command; no view of editwarden's /proc/<pid>/environ.
+    '--unshare-all',
+    ...(policy.network ? ['--share-net'] : []),
+    // No capability survives inside: nobody can remount the read-only binds.
+    '--cap-drop', 'ALL',
+    '--ro-bind', '/', '/',
+    '--dev', '/dev',
+    '--proc', '/proc',
+    // Private temporary folders: nothing left for, or read from, other processes.
+    '--tmpfs', '/tmp',
+    '--tmpfs', '/var/tmp',
+    '--tmpfs', '/dev/shm',
+  ];
+  // Home folders hidden: ~/.ssh, ~/.aws, ~/.config/gh … are not even readable.
+  for (const h of policy.hidden) a.push('--tmpfs', h);
+  a.push('--dir', policy.home);
+  // ssh-agent, keyrings, the docker socket: connect() ignores read-only mounts, so hide them.
+  for (const s of policy.sockets) {
+    if (isDir(s)) a.push('--tmpfs', s);
+    else a.push('--ro-bind', '/dev/null', s);
+  }
+  for (const p of policy.readable) a.push('--ro-bind-try', p, p);
+  for (const p of policy.writable) a.push('--bind-try', p, p);
+  a.push('--bind', policy.root, policy.root);
+  // .git/, .editwarden/ and the config: what governs the agent stays out of its commands' reach.
+  for (const p of policy.readOnly) a.push('--ro-bind', p, p);
+  // Secrets under an exposed path (the root holds HOME, a `readable` entry holds ~/.ssh) are hidden again, last.
+  const exposed = [policy.root, ...policy.readable, ...policy.writable];
+  for (const s of policy.secrets) {
+    if (!exposed.some((e) => isInside(s, e) || isInside(e, s))) continue;
+    if (isDir(s)) a.push('--tmpfs', s);
+    else a.push('--ro-bind', '/dev/null', s);
+  }
+  a.push('--chdir', cwd, '--', ...command);
+  return a;
+}
