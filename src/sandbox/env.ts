@@ -70,6 +70,11 @@ function matches(name: string, entry: string): boolean {
   return entry.endsWith('*') ? name.startsWith(entry.slice(0, -1)) : name === entry;
 }
 
+/** Whether `name` reaches commands (on the base allowlist or `extra`, and not secret-looking). */
+export function isAllowlisted(name: string, extra: readonly string[] = []): boolean {
+  return !isSecretEnvName(name) && [...BASE_ENV_ALLOWLIST, ...extra].some((entry) => matches(name, entry));
+}
+
 /** The environment of a command: the allowlisted part of `source`, then `set`. */
 export function commandEnv(source: NodeJS.ProcessEnv, options: CommandEnvOptions = {}): Record<string, string> {
   const allow = [...BASE_ENV_ALLOWLIST, ...(options.allow ?? [])];

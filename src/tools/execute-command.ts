@@ -16,7 +16,8 @@ import { modelKeyEnvNames } from '../agent/providers/spec.js';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { commandSandbox, sandboxInForce, unsandboxedRefusal } from '../sandbox/for-workspace.js';
 import { runCommand } from '../verify/runner.js';
-import { defineTool, failure, stopCause, ToolErrorCode } from './types.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
+import { defineTool, failure, stopCause, ToolErrorCode, type ToolContext, type ToolResult } from './types.js';
 
 export const DEFAULT_COMMAND_TIMEOUT_S = 120;
 
@@ -27,6 +28,16 @@ export const ExecuteCommandArgs = z
     timeout: z.number().positive().max(24 * 3600).default(DEFAULT_COMMAND_TIMEOUT_S).describe(`Seconds before the command and everything it started are killed (default ${DEFAULT_COMMAND_TIMEOUT_S}).`),
   })
   .strict();
+
+/**
+ * Nobody watches a headless run: a command with the user's full rights (no
+ * sandbox) is refused unless a person allowed it. Shared by every tool that
+ * runs a command the agent chose or wrote (execute_command, MCP verify).
+ */
+export function refuseUnsandboxed(ctx: Pick<ToolContext, 'mode' | 'config'>, sandbox: SandboxPolicy): ToolResult | null {
+  if (sandboxInForce(sandbox) !== 'none' || ctx.mode !== 'headless' || (ctx.config.sandbox?.allow_unsandboxed ?? false)) return null;
+  return { ...failure(unsandboxedRefusal(sandbox).toJSON()), data: { sandbox: 'none' } };
+}
 
 export const executeCommandTool = defineTool({
   name: 'execute_command',
@@ -54,11 +65,8 @@ export const executeCommandTool = defineTool({
       return failure(toErrorInfo(error, args.cwd));
     }
     const sandbox = commandSandbox(ctx.ws, ctx.config, { envDeny: modelKeyEnvNames() });
-    const kind = sandboxInForce(sandbox);
-    // Nobody watches a headless run: a command with the user's full rights is refused unless a person allowed it.
-    if (kind === 'none' && ctx.mode === 'headless' && !(ctx.config.sandbox?.allow_unsandboxed ?? false)) {
-      return { ...failure(unsandboxedRefusal(sandbox).toJSON()), data: { sandbox: kind } };
-    }
+    const refused = refuseUnsandboxed(ctx, sandbox);
+    if (refused) return refused;
     const result = await runCommand({
       command: args.command,
       cwd,

@@ -16,6 +16,8 @@ import { spawn } from 'node:child_process';
 import { LineTail, DEFAULT_TAIL_LINES } from './tail.js';
 import { reapGroup, signalGroup } from './process-group.js';
 import { sandboxedSpawn, type CommandSandbox } from '../sandbox/spawn.js';
+
+export type { CommandSandbox } from '../sandbox/spawn.js';
 import type { SandboxKind } from '../sandbox/detect.js';
 
 export interface OutputEvent {
