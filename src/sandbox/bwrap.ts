@@ -26,18 +26,22 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, command: readonly 
     '--die-with-parent',
     // setsid(): no controlling terminal to inject keystrokes into (TIOCSTI).
     '--new-session',
-    // Own pid, ipc, uts, cgroup, user and network namespaces: a background `nohup … &` dies with the command; no view of editwarden's /proc/<pid>/environ.
-    '--unshare-all',
-    ...(policy.network ? ['--share-net'] : []),
+    // Own pid namespace: a background `setsid nohup … &` dies with the command; no view of editwarden's /proc/<pid>/environ.
+    '--unshare-pid',
+    // Own System V IPC (no reading another process's shared memory) and, unless allowed, no network but a private loopback.
+    '--unshare-ipc',
+    ...(policy.network ? [] : ['--unshare-net']),
+    // A user namespace where the kernel allows one (unprivileged bwrap needs it; as root it only narrows further).
+    '--unshare-user-try',
     // No capability survives inside: nobody can remount the read-only binds.
     '--cap-drop', 'ALL',
     '--ro-bind', '/', '/',
     '--dev', '/dev',
     '--proc', '/proc',
     // Private temporary folders: nothing left for, or read from, other processes.
+    // (/dev/shm is already private: --dev makes a fresh tmpfs /dev.)
     '--tmpfs', '/tmp',
     '--tmpfs', '/var/tmp',
-    '--tmpfs', '/dev/shm',
   ];
   // Home folders hidden: ~/.ssh, ~/.aws, ~/.config/gh … are not even readable.
   for (const h of policy.hidden) a.push('--tmpfs', h);

@@ -55,7 +55,7 @@ function executable(p: string): boolean {
 function probeBwrap(program: string): SandboxInfo {
   const r = spawnSync(
     program,
-    ['--die-with-parent', '--new-session', '--unshare-all', '--cap-drop', 'ALL', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--', '/bin/true'],
+    ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-net', '--unshare-user-try', '--cap-drop', 'ALL', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--', '/bin/true'],
     { encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   if (r.status === 0) {
