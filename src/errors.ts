@@ -50,6 +50,9 @@ export const ErrorCode = {
   PROVIDER: 'E_PROVIDER',
   SCRIPT_EXHAUSTED: 'E_SCRIPT_EXHAUSTED',
   MALFORMED_CALL: 'E_MALFORMED_CALL',
+  // The sandbox's refusals (src/sandbox).
+  /** A headless run asked for a command where no OS sandbox can be had, and nothing allowed running without one. */
+  UNSANDBOXED: 'E_UNSANDBOXED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -17,6 +17,7 @@ export interface ConstraintFlags {
   maxTokens?: string;
   timeout?: string;
   onViolation?: 'keep' | 'rollback';
+  unsandboxed?: boolean;
 }
 
 export function addConstraintOptions(command: Command): Command {
@@ -28,7 +29,8 @@ export function addConstraintOptions(command: Command): Command {
     .option('--allow-tool <name>', 'add to constraints.allowed_tools (repeatable)', collect)
     .option('--max-tokens <n>', 'constraints.max_tokens: model token budget')
     .option('--timeout <seconds>', 'constraints.timeout: wall-clock limit of the run')
-    .addOption(new Option('--on-violation <policy>', 'keep the partial work, or roll the whole run back').choices(['keep', 'rollback']));
+    .addOption(new Option('--on-violation <policy>', 'keep the partial work, or roll the whole run back').choices(['keep', 'rollback']))
+    .option('--unsandboxed', 'sandbox.allow_unsandboxed: run commands even where no OS sandbox is available (they get your full rights)');
 }
 
 
@@ -47,5 +49,5 @@ export function constraintOverrides(base: Config, flags: ConstraintFlags): DeepP
   if (flags.allow) set('allowed_patterns', [...base.constraints.allowed_patterns, ...flags.allow]);
   if (flags.deny) set('denied_patterns', [...base.constraints.denied_patterns, ...flags.deny]);
   if (flags.allowTool) set('allowed_tools', [...new Set([...base.constraints.allowed_tools, ...flags.allowTool])]);
-  return { constraints };
+  return { constraints, ...(flags.unsandboxed ? { sandbox: { allow_unsandboxed: true } } : {}) };
 }

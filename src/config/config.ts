@@ -10,6 +10,7 @@ import YAML from 'yaml';
 import picomatch from 'picomatch';
 import { nearest } from './did-you-mean.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { ENV_PATTERN, isSecretEnvName } from '../sandbox/env.js';
 
 export const CONFIG_FILE = '.editwarden.yml';
 
@@ -103,6 +104,33 @@ export const ScoutsSchema = z
   })
   .strict();
 
+const hostPath = z
+  .string()
+  .min(1)
+  .refine((p) => p.startsWith('/') || p === '~' || p.startsWith('~/'), { message: 'must be an absolute path or start with ~/' })
+  .refine((p) => !/[\u0000-\u001f]/.test(p), { message: 'must not hold control characters' });
+
+/** docs/sandbox.md describes each key. */
+export const SandboxSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    network: z.boolean().default(false),
+    git_writable: z.boolean().default(false),
+    allow_unsandboxed: z.boolean().default(false),
+    env: z
+      .array(
+        z
+          .string()
+          .regex(ENV_PATTERN, 'must be a variable name, optionally ending in *')
+          // A secret never reaches a command: a list cannot change that.
+          .refine((name) => !isSecretEnvName(name), { message: 'looks like a secret (token, key, password, AWS_*): secrets are never passed to commands' }),
+      )
+      .default([]),
+    readable: z.array(hostPath).default([]),
+    writable: z.array(hostPath).default([]),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     constraints: ConstraintsSchema.default(ConstraintsSchema.parse({})),
@@ -111,6 +139,7 @@ export const ConfigSchema = z
     reports: ReportsSchema.default(ReportsSchema.parse({})),
     checkpoints: CheckpointsSchema.default(CheckpointsSchema.parse({})),
     scouts: ScoutsSchema.default(ScoutsSchema.parse({})),
+    sandbox: SandboxSchema.default(SandboxSchema.parse({})),
     active_edit_enabled: z.boolean().default(false),
   })
   .strict();

@@ -29,6 +29,7 @@ export const DEFAULT_CONFIG: Config = {
   reports: { controlled_edit: 'docs/telemetry/controlled_edit_report.md' },
   checkpoints: { keep_last: 500 },
   scouts: {},
+  sandbox: { enabled: true, network: false, git_writable: false, allow_unsandboxed: false, env: [], readable: [], writable: [] },
   active_edit_enabled: false,
 };
 

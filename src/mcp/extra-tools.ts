@@ -16,6 +16,8 @@ import { defineTool, failure, type AnyTool, type ChangePlan, type ToolContext } 
 import { detectProject } from '../verify/detect.js';
 import { formatDiagnostic } from '../verify/diagnostics/index.js';
 import { verify, verifyFailure } from '../verify/verifier.js';
+import { commandSandbox } from '../sandbox/for-workspace.js';
+import { refuseUnsandboxed } from '../tools/execute-command.js';
 import { modelKeyEnvNames } from '../agent/providers/spec.js';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
 import { transactionsOf } from '../workspace/transaction.js';
@@ -171,6 +173,8 @@ export const verifyTool = defineTool({
   ].join(' '),
   schema: VerifyArgs,
   async execute(args, ctx) {
+    const refused = refuseUnsandboxed(ctx, commandSandbox(ctx.ws, ctx.config));
+    if (refused) return refused;
     try {
       const result = await verify(ctx.ws, {
         kind: args.kind,
@@ -183,7 +187,7 @@ export const verifyTool = defineTool({
       const diagnostics = result.diagnostics.slice(0, MAX_DIAGNOSTICS);
       const verdict = result.passed ? 'passed' : 'FAILED';
       const output = [
-        `${args.kind} ${verdict}: ${result.command} (exit ${result.exit_code ?? result.signal ?? '?'}, ${(result.duration_ms / 1000).toFixed(1)} s; logs in ${result.artifact_dir}/)`,
+        `${args.kind} ${verdict}: ${result.command} (exit ${result.exit_code ?? result.signal ?? '?'}, ${(result.duration_ms / 1000).toFixed(1)} s${result.sandbox === 'none' ? ', sandbox: none' : ''}; logs in ${result.artifact_dir}/)`,
         ...diagnostics.map((d) => `  ${formatDiagnostic(d)}`),
         ...(result.diagnostics.length > diagnostics.length ? [`  … ${result.diagnostics.length - diagnostics.length} more diagnostic(s) in the logs`] : []),
         ...(result.tail ? ['--- last lines of output ---', result.tail.trimEnd()] : []),
@@ -198,6 +202,7 @@ export const verifyTool = defineTool({
         timed_out: result.timed_out,
         duration_ms: result.duration_ms,
         artifact_dir: result.artifact_dir,
+        sandbox: result.sandbox,
         diagnostics,
       };
       if (result.passed) return { ok: true, output, data };

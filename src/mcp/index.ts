@@ -29,6 +29,7 @@ export interface McpFlags {
   config?: string;
   headless?: boolean;
   http?: string;
+  unsandboxed?: boolean;
 }
 
 export async function runMcp(flags: McpFlags, io: Io): Promise<number> {
@@ -86,7 +87,7 @@ function sessionOptions(flags: McpFlags, log: (line: string) => void): SessionOp
   const configFile = flags.config !== undefined ? path.resolve(flags.config) : undefined;
   // Validated once up front so a typo in the config is seen by the person starting the server.
   if (configFile !== undefined) loadConfig(cliRoot, configFile);
-  return { cliRoot, cliRootExplicit: flags.root !== undefined, ...(configFile ? { configFile } : {}), mode: flags.headless ? 'headless' : 'interactive', log };
+  return { cliRoot, cliRootExplicit: flags.root !== undefined, ...(configFile ? { configFile } : {}), mode: flags.headless ? 'headless' : 'interactive', ...(flags.unsandboxed ? { unsandboxed: true } : {}), log };
 }
 
 function isDir(p: string): boolean {

@@ -42,6 +42,8 @@ export interface SessionOptions {
   /** --config, as an absolute path. */
   configFile?: string;
   mode: RunMode;
+  /** --unsandboxed: commands may run where no OS sandbox is available (sandbox.allow_unsandboxed). */
+  unsandboxed?: boolean;
   /** Where notices go (stderr: stdout belongs to the protocol). */
   log: (line: string) => void;
   /** Characters of file text per read_file page. */
@@ -242,7 +244,8 @@ export class McpSession {
       this.options.log(`editwarden mcp: the client's roots changed; workspace ${this.open.root} → ${choice.root}`);
       this.release();
     }
-    const config = mcpConfig(loadConfig(choice.root, this.options.configFile));
+    const loaded = mcpConfig(loadConfig(choice.root, this.options.configFile));
+    const config = this.options.unsandboxed ? { ...loaded, sandbox: { ...loaded.sandbox, allow_unsandboxed: true } } : loaded;
     const opened = openWorkspace(choice.root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last });
     for (const notice of opened.recovered) this.options.log(`editwarden mcp: recovered: ${notice.message}`);
     for (const bad of choice.ignored) this.options.log(`editwarden mcp: ignored client root ${bad}`);

@@ -5,15 +5,19 @@
  * full logs as artifacts of the run. Stopped at the run's deadline, and at
  * once when the run or the call is cancelled (the whole group is killed). What
  * the command changes on disk is charged to the limits by the runner, not
- * here.
+ * here. The command runs in the OS sandbox (src/sandbox); where there is
+ * none, a headless run refuses it unless the config or --unsandboxed allows
+ * it, and every result says which sandbox was in force.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { modelKeyEnvNames } from '../agent/providers/spec.js';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
+import { commandSandbox, sandboxInForce, unsandboxedRefusal } from '../sandbox/for-workspace.js';
 import { runCommand } from '../verify/runner.js';
-import { defineTool, failure, stopCause, ToolErrorCode } from './types.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
+import { defineTool, failure, stopCause, ToolErrorCode, type ToolContext, type ToolResult } from './types.js';
 
 export const DEFAULT_COMMAND_TIMEOUT_S = 120;
 
@@ -24,6 +28,16 @@ export const ExecuteCommandArgs = z
     timeout: z.number().positive().max(24 * 3600).default(DEFAULT_COMMAND_TIMEOUT_S).describe(`Seconds before the command and everything it started are killed (default ${DEFAULT_COMMAND_TIMEOUT_S}).`),
   })
   .strict();
+
+/**
+ * Nobody watches a headless run: a command with the user's full rights (no
+ * sandbox) is refused unless a person allowed it. Shared by every tool that
+ * runs a command the agent chose or wrote (execute_command, MCP verify).
+ */
+export function refuseUnsandboxed(ctx: Pick<ToolContext, 'mode' | 'config'>, sandbox: SandboxPolicy): ToolResult | null {
+  if (sandboxInForce(sandbox) !== 'none' || ctx.mode !== 'headless' || (ctx.config.sandbox?.allow_unsandboxed ?? false)) return null;
+  return { ...failure(unsandboxedRefusal(sandbox).toJSON()), data: { sandbox: 'none' } };
+}
 
 export const executeCommandTool = defineTool({
   name: 'execute_command',
@@ -50,9 +64,13 @@ export const executeCommandTool = defineTool({
     } catch (error) {
       return failure(toErrorInfo(error, args.cwd));
     }
+    const sandbox = commandSandbox(ctx.ws, ctx.config, { envDeny: modelKeyEnvNames() });
+    const refused = refuseUnsandboxed(ctx, sandbox);
+    if (refused) return refused;
     const result = await runCommand({
       command: args.command,
       cwd,
+      sandbox,
       timeoutMs: args.timeout * 1000,
       signal: ctx.signal,
       // Model API keys never reach a command the agent runs (and so never its output).
@@ -71,7 +89,7 @@ export const executeCommandTool = defineTool({
           : result.signal
             ? `ended by signal ${result.signal}`
             : `exit code ${result.exit_code}`;
-    const output = `$ ${args.command}\n${status} (${seconds} s)${result.tail ? `\n${result.tail.trimEnd()}` : ''}`;
+    const output = `$ ${args.command}\n${status} (${seconds} s${result.sandbox === 'none' ? ', sandbox: none' : ''})${result.tail ? `\n${result.tail.trimEnd()}` : ''}`;
     const data = {
       exit_code: result.exit_code,
       signal: result.signal,
@@ -79,6 +97,7 @@ export const executeCommandTool = defineTool({
       aborted: result.aborted,
       duration_ms: result.duration_ms,
       artifacts: result.artifactDir,
+      sandbox: result.sandbox,
     };
     if (result.exit_code === 0 && !result.timed_out && !result.aborted) return { ok: true, output, data };
     const error = result.timed_out

@@ -5,7 +5,10 @@
  * outside the group it was given.
  *
  * Limits (say them, do not hide them): a descendant that calls setsid() or
- * setpgid() leaves the group and escapes; catching those needs cgroups.
+ * setpgid() leaves the group and escapes it. Under bubblewrap (src/sandbox)
+ * it still cannot outlive the command: the group's leader is bwrap, and the
+ * whole tree lives in bwrap's pid namespace, which the kernel empties when
+ * bwrap ends. Without a sandbox, catching such a process needs cgroups.
  */
 import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';

@@ -5,13 +5,20 @@
  * looks at what the output says. It must never leave a process of the group
  * running when it returns, and never buffer unbounded output.
  *
- * Used by the verifier, controlled-edit mode, execute_command and the editor.
+ * Used by the verifier, controlled-edit mode, execute_command and the editor:
+ * every command editwarden runs starts here, inside the OS sandbox the caller's
+ * policy describes (src/sandbox), with the environment allowlist applied
+ * whether a sandbox exists or not.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { LineTail, DEFAULT_TAIL_LINES } from './tail.js';
 import { reapGroup, signalGroup } from './process-group.js';
+import { sandboxedSpawn, type CommandSandbox } from '../sandbox/spawn.js';
+
+export type { CommandSandbox } from '../sandbox/spawn.js';
+import type { SandboxKind } from '../sandbox/detect.js';
 
 export interface OutputEvent {
   stream: 'stdout' | 'stderr';
@@ -26,7 +33,12 @@ export interface RunCommandOptions {
   timeoutMs: number;
   /** Between SIGTERM and SIGKILL (default 2000 ms). */
   graceMs?: number;
-  /** Merged over process.env; a value of undefined removes the variable. */
+  /**
+   * The sandbox policy (src/sandbox commandSandbox), or 'none'. Required, so
+   * no caller can forget it: a policy is the default of every real caller.
+   */
+  sandbox: CommandSandbox;
+  /** Set over the allowlisted environment (never the whole process.env); a value of undefined removes the variable. */
   env?: Record<string, string | undefined>;
   /** Folder for stdout.log, stderr.log, combined.log and result.json (created if missing). */
   artifactDir?: string;
@@ -56,6 +68,8 @@ export interface CommandRecord {
   spawn_error?: string;
   /** What was left of the process group after the command ended. */
   leftovers: 'empty' | 'terminated' | 'killed' | 'survivors';
+  /** The OS sandbox the command ran in ("none": it had the user's full rights). */
+  sandbox: SandboxKind;
 }
 
 export interface CommandResult extends CommandRecord {
@@ -80,23 +94,13 @@ export function displayCommand(command: string | readonly string[]): string {
   return command.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
-function spawnArgs(command: string | readonly string[]): { file: string; args: string[] } {
+function commandArgv(command: string | readonly string[]): string[] {
   if (typeof command !== 'string') {
-    const [file, ...args] = command;
-    if (file === undefined) throw new TypeError('runCommand: empty argv');
-    return { file, args };
+    if (command.length === 0) throw new TypeError('runCommand: empty argv');
+    return [...command];
   }
-  if (process.platform === 'win32') return { file: process.env.ComSpec ?? 'cmd.exe', args: ['/d', '/s', '/c', command] };
-  return { file: '/bin/sh', args: ['-c', command] };
-}
-
-function buildEnv(extra: Record<string, string | undefined> | undefined): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const [k, v] of Object.entries(extra ?? {})) {
-    if (v === undefined) delete env[k];
-    else env[k] = v;
-  }
-  return env;
+  if (process.platform === 'win32') return [process.env.ComSpec ?? 'cmd.exe', '/d', '/s', '/c', command];
+  return ['/bin/sh', '-c', command];
 }
 
 /** Log files written with writeSync: no stream buffers to grow when the disk is slower than the command. */
@@ -175,6 +179,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     stdout_bytes: 0,
     stderr_bytes: 0,
     leftovers: 'empty',
+    sandbox: 'none',
   };
 
   const finish = (): CommandResult => {
@@ -201,11 +206,13 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     return finish();
   }
 
-  const { file, args } = spawnArgs(options.command);
-  const child = spawn(file, args, {
+  const spec = sandboxedSpawn(commandArgv(options.command), options.cwd, options.sandbox, options.env);
+  record.sandbox = spec.sandbox;
+  const child = spawn(spec.file, spec.args, {
     cwd: options.cwd,
-    env: buildEnv(options.env),
-    // Its own process group: the whole tree can be signalled with kill(-pid).
+    env: spec.env,
+    // Its own process group: the whole tree can be signalled with kill(-pid). Under bwrap the group is
+    // bwrap's; the command's tree lives in bwrap's pid namespace and dies with it (setsid cannot escape that).
     detached: true,
     // No stdin: a build that asks a question must fail, not hang.
     stdio: ['ignore', 'pipe', 'pipe'],

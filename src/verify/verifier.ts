@@ -11,6 +11,7 @@ import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { loadConfig, type Config } from '../config/config.js';
 import { claimNumberedDir, ensureRunDir, newRunId } from '../runs/runs.js';
+import { commandSandbox } from '../sandbox/for-workspace.js';
 import { commandPassed, displayCommand, runCommand, type CommandRecord, type OutputEvent } from './runner.js';
 import { detectProject, type Detection } from './detect.js';
 import { formatDiagnostic, parseDiagnostics, type Diagnostic } from './diagnostics/index.js';
@@ -107,6 +108,8 @@ export async function verify(ws: VerifyWorkspace, options: VerifyOptions): Promi
   const result = await runCommand({
     command,
     cwd: ws.root,
+    // The build files are the agent's to write (a Makefile that reads ~/.ssh): they run in the sandbox.
+    sandbox: commandSandbox(ws, config),
     timeoutMs: options.timeoutMs ?? config.verify.timeout * 1000,
     artifactDir: dir,
     ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),

@@ -143,10 +143,12 @@ describe('editwarden run', () => {
     const pids = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-run-pids-')));
     roots.push(pids);
     const pgidFile = path.join(pids, 'pgid');
+    // The command writes its start marker outside the root: the sandbox must allow that folder.
+    fs.writeFileSync(path.join(root, '.editwarden.yml'), `sandbox:\n  writable: ['${pids}']\n`);
     const server = await startScriptedServer({
       turns: [
         { tool_calls: [{ name: 'edit_file', arguments: { path: 'src/greeting.js', old_text: 'Hello', new_text: 'Hi' } }] },
-        { tool_calls: [{ name: 'execute_command', arguments: { command: `echo $$ > ${pgidFile}; sleep 30` } }] },
+        { tool_calls: [{ name: 'execute_command', arguments: { command: `echo $$ > ${pgidFile}; sleep 30.5172` } }] },
         { tool_calls: [{ name: 'execute_command', arguments: { command: 'echo never > never.txt' } }] },
       ],
     });
@@ -172,8 +174,16 @@ describe('editwarden run', () => {
       expect(stderr).toContain('Stopping: the current step is cancelled');
       expect(stdout).toContain('interrupted');
       expect(stdout).toContain('The work so far is kept.');
-      const { livingMembers } = await import('../../src/verify/process-group.js');
-      expect(livingMembers(Number(fs.readFileSync(pgidFile, 'utf8')))).toEqual([]);
+      // A pid written inside the sandbox is of its pid namespace: look for the sleep by its command line.
+      const { pidRunning } = await import('../../src/verify/process-group.js');
+      const left = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+        try {
+          return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8') === 'sleep\u000030.5172\u0000' && pidRunning(Number(p));
+        } catch {
+          return false;
+        }
+      });
+      expect(left).toEqual([]);
       const folder = /run folder: (\S+)/.exec(stdout)?.[1] as string;
       expect(fs.existsSync(folder)).toBe(true);
       expect(fs.readFileSync(path.join(root, 'src/greeting.js'), 'utf8')).toContain("'Hi, '");

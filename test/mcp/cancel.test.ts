@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { livingMembers } from '../../src/verify/process-group.js';
+import { pidRunning } from '../../src/verify/process-group.js';
 import { call, connect, tempRoot, type Connected } from './helpers/server.js';
 
 const cleanup: Array<() => Promise<void> | void> = [];
@@ -28,7 +28,8 @@ describe('editwarden mcp: a cancelled request', () => {
     const pgidFile = path.join(pids, 'pgid');
     const root = tempRoot({
       'src/app.txt': 'alpha\n',
-      '.editwarden.yml': `verify:\n  build: "echo $$ > ${pgidFile}; sleep 30"\n  test: "true"\n`,
+      // The start marker is written outside the root: a sandbox.writable folder.
+      '.editwarden.yml': `verify:\n  build: "echo $$ > ${pgidFile}; sleep 30.6${flags.length}91"\n  test: "true"\nsandbox:\n  writable: ['${pids}']\n`,
     });
     cleanup.push(() => {
       fs.rmSync(root, { recursive: true, force: true });
@@ -48,9 +49,16 @@ describe('editwarden mcp: a cancelled request', () => {
     controller.abort('the person pressed stop');
     expect(await settled).toMatch(/^rejected/);
 
-    // The build's whole group goes away without waiting out `sleep 30`.
-    const pgid = Number(fs.readFileSync(pgidFile, 'utf8'));
-    expect(await waitFor(() => livingMembers(pgid).length === 0, 10_000)).toBe(true);
+    // The build's whole tree goes away without waiting out `sleep 30` (found by command line: pids inside the sandbox are its namespace's).
+    const sleeping = () =>
+      fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+        try {
+          return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8') === `sleep\u000030.6${flags.length}91\u0000` && pidRunning(Number(p));
+        } catch {
+          return false;
+        }
+      });
+    expect(await waitFor(() => sleeping().length === 0, 10_000)).toBe(true);
 
     // The session is healthy: the next calls are answered, in the same run (a cancel is no violation, headless or not).
     const read = await call(server.client, 'read_file', { path: 'src/app.txt' });

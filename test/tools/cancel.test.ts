@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfig, withOverrides, type Config } from '../../src/config/config.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { ToolRunner, type ToolRunnerOptions } from '../../src/tools/runner.js';
-import { livingMembers, pidRunning } from '../../src/verify/process-group.js';
+import { pidRunning } from '../../src/verify/process-group.js';
 
 let root: string;
 let outside: string;
@@ -19,19 +19,30 @@ afterEach(() => {
   fs.rmSync(outside, { recursive: true, force: true });
 });
 
-function runner(over: Partial<ToolRunnerOptions> = {}, config: Config = defaultConfig()): ToolRunner {
+function runner(over: Partial<ToolRunnerOptions> = {}, base: Config = defaultConfig()): ToolRunner {
   const { ws, transactions } = openWorkspace(root);
+  // The commands write their pid files outside the workspace: the sandbox must let them (sandbox.writable).
+  const config = withOverrides(base, { sandbox: { writable: [outside] } });
   return ToolRunner.start({ ws, config, transactions, ...over });
 }
 
-/** `sleep 30` with a background grandchild; the shell's pid (the group id) and the grandchild's are written down first. */
-function sleeper(): { command: string; pgid: () => number; grandchild: () => number } {
+/**
+ * `sleep 30.N` with a background grandchild `sleep 31.N`; a start marker is written first. Pids written inside the
+ * sandbox are those of its pid namespace, so survivors are found by their unique command lines in this one's /proc.
+ */
+function sleeper(): { command: string; survivors: () => number[] } {
   const pgidFile = path.join(outside, 'pgid');
-  const childFile = path.join(outside, 'grandchild');
+  const tag = String(Math.floor(Math.random() * 1e6)).padStart(6, '0');
   return {
-    command: `sleep 30 & echo $! > ${childFile}; echo $$ > ${pgidFile}; sleep 30`,
-    pgid: () => Number(fs.readFileSync(pgidFile, 'utf8')),
-    grandchild: () => Number(fs.readFileSync(childFile, 'utf8')),
+    command: `sleep 31.${tag} & echo $$ > ${pgidFile}; sleep 30.${tag}`,
+    survivors: () =>
+      fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map(Number).filter((pid) => {
+        try {
+          return new RegExp(`^sleep\u0000(30|31)\\.${tag}\u0000$`).test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')) && pidRunning(pid);
+        } catch {
+          return false;
+        }
+      }),
   };
 }
 
@@ -60,8 +71,7 @@ describe('cancelling the run (options.signal)', () => {
     expect(r.error?.message).toContain('cancelled');
     expect(r.output).toContain('stopped: the run was cancelled');
     expect(r.data).toMatchObject({ aborted: true, timed_out: false });
-    expect(livingMembers(s.pgid())).toEqual([]);
-    expect(pidRunning(s.grandchild())).toBe(false);
+    expect(s.survivors()).toEqual([]);
     expect(run.state).toBe('cancelled');
 
     fs.writeFileSync(path.join(root, 'a.txt'), 'one\n');
@@ -114,8 +124,7 @@ describe('cancelling one call (call.signal)', () => {
     expect(r.status).toBe('failed');
     expect(r.error?.code).toBe('E_CANCELLED');
     expect(r.output).toContain('stopped: the call was cancelled');
-    expect(livingMembers(s.pgid())).toEqual([]);
-    expect(pidRunning(s.grandchild())).toBe(false);
+    expect(s.survivors()).toEqual([]);
     expect(run.state).toBe('running');
 
     const next = await run.call({ tool: 'execute_command', args: { command: 'echo still here' } });

@@ -119,16 +119,16 @@ for (const policy of ['keep', 'rollback'] as const) {
       const calls = [
         editReadme,
         write('a.txt'),
-        { tool: 'execute_command', args: { command: 'echo $$ > pid.txt; sleep 60', timeout: 120 } },
+        { tool: 'execute_command', args: { command: 'echo $$ > pid.txt; sleep 60.4213', timeout: 120 } },
         write('b.txt'),
       ];
       const r = execCli(root, jsonl(calls), ['--timeout', '1.5', '--on-violation', policy, '--json']);
       expect(r.code, r.stderr).toBe(2);
       const out = JSON.parse(r.stdout);
       expectAborted(out, { at: 2, type: 'Timeout', constraint: 'timeout', names: ['constraints.timeout', '1.5'] });
-      // The shell that ran `sleep` is gone.
+      // The `sleep` is gone (found by its command line: a pid written inside the sandbox is of its own pid namespace).
       const pidFile = path.join(root, 'pid.txt');
-      if (fs.existsSync(pidFile)) expect(isAlive(Number(fs.readFileSync(pidFile, 'utf8')))).toBe(false);
+      expect(sleepersRunning('60.4213')).toEqual([]);
       expectPartialWork(policy, ['a.txt'], ['b.txt']);
       if (policy === 'rollback') expect(fs.existsSync(pidFile)).toBe(false);
       expect(out.calls[2].output).toContain("stopped at the run's deadline");
@@ -173,13 +173,15 @@ function expectPartialWork(policy: 'keep' | 'rollback', kept: string[], never: s
   for (const f of never) expect(fs.existsSync(path.join(root, f)), f).toBe(false);
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+function sleepersRunning(seconds: string): number[] {
+  return fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map(Number).filter((pid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\u0000${seconds}\u0000` && !/\) [ZX] /.test(stat);
+    } catch {
+      return false;
+    }
+  });
 }
 
 describe('text output', () => {

@@ -94,7 +94,8 @@ describe('editwarden verify', () => {
   test('Ctrl-C (SIGINT to editwarden) ends the command group, which the terminal cannot reach', async () => {
     const root = project('make-c');
     const listenersBefore = process.listenerCount('SIGINT');
-    const pending = cli(['verify', '--root', root, '--cmd', 'sleep 30 & echo $! > child.pid; wait', '--json']);
+    // A pid written inside the sandbox is that of its pid namespace: find the child by its unique command line instead.
+    const pending = cli(['verify', '--root', root, '--cmd', 'sleep 30.4172 & echo $! > child.pid; wait', '--json']);
     // Wait until the command has started its child, then interrupt.
     for (let i = 0; i < 200 && !fs.existsSync(path.join(root, 'child.pid')); i++) await new Promise((r) => setTimeout(r, 10));
     process.emit('SIGINT');
@@ -102,7 +103,14 @@ describe('editwarden verify', () => {
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stdout).steps[0]).toMatchObject({ aborted: true, passed: false });
     const { pidRunning } = await import('../../src/verify/process-group.js');
-    expect(pidRunning(Number(fs.readFileSync(path.join(root, 'child.pid'), 'utf8')))).toBe(false);
+    const running = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+      try {
+        return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8') === 'sleep\u000030.4172\u0000' && pidRunning(Number(p));
+      } catch {
+        return false;
+      }
+    });
+    expect(running).toEqual([]);
     expect(process.listenerCount('SIGINT')).toBe(listenersBefore);
   });
 

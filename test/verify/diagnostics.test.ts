@@ -315,7 +315,7 @@ describe('live: real compilers on this machine, parsed as they print', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-live-'));
     try {
       fs.writeFileSync(path.join(dir, 'bad.cpp'), 'int main() {\n  int x = "text";\n  return y;\n}\n');
-      const r = await runCommand({ command: ['g++', '-c', 'bad.cpp', '-o', 'bad.o'], cwd: dir, timeoutMs: 30_000 });
+      const r = await runCommand({ sandbox: 'none', command: ['g++', '-c', 'bad.cpp', '-o', 'bad.o'], cwd: dir, timeoutMs: 30_000 });
       expect(r.exit_code).not.toBe(0);
       expect(parseDiagnostics(r.tail).filter((d) => d.severity === 'error').map((d) => [d.tool, d.file, d.line])).toEqual([
         ['gcc', 'bad.cpp', 2],
@@ -332,7 +332,7 @@ describe('live: real compilers on this machine, parsed as they print', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-live-'));
     try {
       fs.writeFileSync(path.join(dir, 'boom.py'), 'def f():\n    raise KeyError("missing")\n\nf()\n');
-      const r = await runCommand({ command: ['python3', 'boom.py'], cwd: dir, timeoutMs: 30_000 });
+      const r = await runCommand({ sandbox: 'none', command: ['python3', 'boom.py'], cwd: dir, timeoutMs: 30_000 });
       expect(r.exit_code).toBe(1);
       expect(parseDiagnostics(r.tail)).toEqual([expect.objectContaining({ tool: 'python', file: expect.stringMatching(/boom\.py$/), line: 2, message: "KeyError: 'missing'" })]);
     } finally {

@@ -13,7 +13,7 @@ describe('commands never outlive editwarden', () => {
     const pgidFile = path.join(dir, 'pgid');
     const script = `
       import { runCommand } from ${JSON.stringify(RUNNER)};
-      runCommand({ command: 'echo $$ > ${pgidFile}; sleep 30 & sleep 30', cwd: ${JSON.stringify(dir)}, timeoutMs: 60000 });
+      runCommand({ sandbox: 'none', command: 'echo $$ > ${pgidFile}; sleep 30 & sleep 30', cwd: ${JSON.stringify(dir)}, timeoutMs: 60000 });
       setTimeout(() => process.exit(130), 700);
     `;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });

@@ -17,34 +17,34 @@ afterEach(() => {
 
 describe('the verdict is the exit code', () => {
   test('exit 0 passes even when the output says "error:"', async () => {
-    const r = await runCommand({ command: 'echo "warning: the word error: appears"; exit 0', cwd: tempDir(), timeoutMs: 10_000 });
+    const r = await runCommand({ sandbox: 'none', command: 'echo "warning: the word error: appears"; exit 0', cwd: tempDir(), timeoutMs: 10_000 });
     expect(r.exit_code).toBe(0);
     expect(commandPassed(r)).toBe(true);
   });
 
   test('a non-zero exit fails even when the output is silent', async () => {
-    const r = await runCommand({ command: 'exit 7', cwd: tempDir(), timeoutMs: 10_000 });
+    const r = await runCommand({ sandbox: 'none', command: 'exit 7', cwd: tempDir(), timeoutMs: 10_000 });
     expect(r.exit_code).toBe(7);
     expect(r.tail).toBe('');
     expect(commandPassed(r)).toBe(false);
   });
 
   test('an argv runs without a shell: metacharacters are plain arguments', async () => {
-    const r = await runCommand({ command: ['printf', '%s|', 'a b', '$HOME', '; rm -rf /'], cwd: tempDir(), timeoutMs: 10_000 });
+    const r = await runCommand({ sandbox: 'none', command: ['printf', '%s|', 'a b', '$HOME', '; rm -rf /'], cwd: tempDir(), timeoutMs: 10_000 });
     expect(r.exit_code).toBe(0);
     expect(r.stdoutTail).toBe('a b|$HOME|; rm -rf /|');
     expect(r.command).toBe(`printf '%s|' 'a b' '$HOME' '; rm -rf /'`);
   });
 
   test('a program that does not exist is a failure with the reason, not a crash', async () => {
-    const r = await runCommand({ command: ['definitely-not-a-program-ew'], cwd: tempDir(), timeoutMs: 10_000 });
+    const r = await runCommand({ sandbox: 'none', command: ['definitely-not-a-program-ew'], cwd: tempDir(), timeoutMs: 10_000 });
     expect(r.exit_code).toBeNull();
     expect(r.spawn_error).toMatch(/ENOENT/);
     expect(commandPassed(r)).toBe(false);
   });
 
   test('a missing working folder is named as such', async () => {
-    const r = await runCommand({ command: 'true', cwd: path.join(tempDir(), 'gone'), timeoutMs: 10_000 });
+    const r = await runCommand({ sandbox: 'none', command: 'true', cwd: path.join(tempDir(), 'gone'), timeoutMs: 10_000 });
     expect(r.spawn_error).toMatch(/does not exist/);
     expect(commandPassed(r)).toBe(false);
   });
@@ -52,7 +52,7 @@ describe('the verdict is the exit code', () => {
   test('env adds and removes variables; stdin is closed', async () => {
     process.env.EW_RUNNER_REMOVE_ME = 'present';
     try {
-      const r = await runCommand({
+      const r = await runCommand({ sandbox: 'none',
         command: 'echo "$EW_ADDED-${EW_RUNNER_REMOVE_ME:-absent}"; cat; echo done',
         cwd: tempDir(),
         timeoutMs: 10_000,
@@ -68,7 +68,7 @@ describe('the verdict is the exit code', () => {
 describe('artifacts', () => {
   test('stdout.log, stderr.log, combined.log and result.json hold the run', async () => {
     const dir = path.join(tempDir(), 'art');
-    const r = await runCommand({ command: 'echo out1; echo err1 >&2; echo out2; exit 2', cwd: tempDir(), timeoutMs: 10_000, artifactDir: dir });
+    const r = await runCommand({ sandbox: 'none', command: 'echo out1; echo err1 >&2; echo out2; exit 2', cwd: tempDir(), timeoutMs: 10_000, artifactDir: dir });
     expect(fs.readFileSync(path.join(dir, 'stdout.log'), 'utf8')).toBe('out1\nout2\n');
     expect(fs.readFileSync(path.join(dir, 'stderr.log'), 'utf8')).toBe('err1\n');
     expect(fs.readFileSync(path.join(dir, 'combined.log'), 'utf8').split('\n').sort()).toEqual(['', 'err1', 'out1', 'out2']);
@@ -81,21 +81,21 @@ describe('artifacts', () => {
 
 describe('timeouts and process trees', () => {
   test('a command past its timeout is ended with SIGTERM and marked timed out', async () => {
-    const r = await runCommand({ command: ['sleep', '30'], cwd: tempDir(), timeoutMs: 300, graceMs: 500 });
+    const r = await runCommand({ sandbox: 'none', command: ['sleep', '30'], cwd: tempDir(), timeoutMs: 300, graceMs: 500 });
     expect(r.timed_out).toBe(true);
     expect(r.signal).toBe('SIGTERM');
     expect(commandPassed(r)).toBe(false);
   });
 
   test('a command that ignores SIGTERM is killed after the grace period', async () => {
-    const r = await runCommand({ command: `trap '' TERM; echo ready; while :; do sleep 0.05; done`, cwd: tempDir(), timeoutMs: 300, graceMs: 300 });
+    const r = await runCommand({ sandbox: 'none', command: `trap '' TERM; echo ready; while :; do sleep 0.05; done`, cwd: tempDir(), timeoutMs: 300, graceMs: 300 });
     expect(r.timed_out).toBe(true);
     expect(r.signal).toBe('SIGKILL');
   });
 
   test('a sleeping grandchild is killed with its parent on timeout', async () => {
     const dir = tempDir();
-    const r = await runCommand({ command: 'sleep 60 & echo $! > grandchild.pid; wait', cwd: dir, timeoutMs: 400, graceMs: 500 });
+    const r = await runCommand({ sandbox: 'none', command: 'sleep 60 & echo $! > grandchild.pid; wait', cwd: dir, timeoutMs: 400, graceMs: 500 });
     expect(r.timed_out).toBe(true);
     const pid = Number(fs.readFileSync(path.join(dir, 'grandchild.pid'), 'utf8'));
     expect(pid).toBeGreaterThan(0);
@@ -105,7 +105,7 @@ describe('timeouts and process trees', () => {
   test('a background grandchild left behind by a command that exited is ended too', async () => {
     const dir = tempDir();
     // The grandchild does not even hold the pipes: only the process group finds it.
-    const r = await runCommand({ command: 'sleep 60 >/dev/null 2>&1 & echo $! > grandchild.pid; exit 0', cwd: dir, timeoutMs: 10_000, graceMs: 500 });
+    const r = await runCommand({ sandbox: 'none', command: 'sleep 60 >/dev/null 2>&1 & echo $! > grandchild.pid; exit 0', cwd: dir, timeoutMs: 10_000, graceMs: 500 });
     expect(r.exit_code).toBe(0);
     expect(r.leftovers).toBe('terminated');
     const pid = Number(fs.readFileSync(path.join(dir, 'grandchild.pid'), 'utf8'));
@@ -114,7 +114,7 @@ describe('timeouts and process trees', () => {
 
   test('a grandchild holding stdout open does not make the runner hang', async () => {
     const dir = tempDir();
-    const r = await runCommand({ command: 'sleep 60 & echo $! > grandchild.pid; echo bye', cwd: dir, timeoutMs: 10_000, graceMs: 500 });
+    const r = await runCommand({ sandbox: 'none', command: 'sleep 60 & echo $! > grandchild.pid; echo bye', cwd: dir, timeoutMs: 10_000, graceMs: 500 });
     expect(r.exit_code).toBe(0);
     expect(r.stdoutTail).toBe('bye');
     expect(pidRunning(Number(fs.readFileSync(path.join(dir, 'grandchild.pid'), 'utf8')))).toBe(false);
@@ -123,7 +123,7 @@ describe('timeouts and process trees', () => {
   test('an abort signal ends the command like a timeout', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
-    const r = await runCommand({ command: ['sleep', '30'], cwd: tempDir(), timeoutMs: 0, graceMs: 500, signal: controller.signal });
+    const r = await runCommand({ sandbox: 'none', command: ['sleep', '30'], cwd: tempDir(), timeoutMs: 0, graceMs: 500, signal: controller.signal });
     expect(r.aborted).toBe(true);
     expect(r.timed_out).toBe(false);
     expect(commandPassed(r)).toBe(false);
@@ -138,7 +138,7 @@ describe('output', () => {
     let peak = 0;
     let chunks = 0;
     const before = process.memoryUsage();
-    const r = await runCommand({
+    const r = await runCommand({ sandbox: 'none',
       command: `yes 'a line of build output that repeats' | head -c ${size}`,
       cwd: dir,
       timeoutMs: 60_000,
@@ -161,7 +161,7 @@ describe('output', () => {
   });
 
   test('one endless line is cut, not kept whole', async () => {
-    const r = await runCommand({ command: `head -c 5000000 /dev/zero | tr '\\0' 'x'`, cwd: tempDir(), timeoutMs: 30_000 });
+    const r = await runCommand({ sandbox: 'none', command: `head -c 5000000 /dev/zero | tr '\\0' 'x'`, cwd: tempDir(), timeoutMs: 30_000 });
     expect(r.stdout_bytes).toBe(5_000_000);
     expect(r.stdoutTail.length).toBeLessThan(5000);
     expect(r.stdoutTail).toMatch(/\[4995904 bytes cut\]$/);
@@ -170,7 +170,7 @@ describe('output', () => {
   test('non-UTF-8 output keeps its bytes in the logs and decodes leniently in the tail', async () => {
     const dir = tempDir();
     const artifactDir = path.join(dir, 'art');
-    const r = await runCommand({ command: `printf 'caf\\351 \\377\\376 ok \\303\\050\\n'`, cwd: dir, timeoutMs: 10_000, artifactDir });
+    const r = await runCommand({ sandbox: 'none', command: `printf 'caf\\351 \\377\\376 ok \\303\\050\\n'`, cwd: dir, timeoutMs: 10_000, artifactDir });
     expect(r.exit_code).toBe(0);
     expect([...fs.readFileSync(path.join(artifactDir, 'stdout.log'))]).toEqual([...Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0xff, 0xfe, 0x20, 0x6f, 0x6b, 0x20, 0xc3, 0x28, 0x0a])]);
     expect(r.stdoutTail).toBe('caf\uFFFD \uFFFD\uFFFD ok \uFFFD(');
@@ -178,7 +178,7 @@ describe('output', () => {
 
   test('onOutput sees every chunk; a throwing callback does not break the run', async () => {
     const seen: string[] = [];
-    const r = await runCommand({
+    const r = await runCommand({ sandbox: 'none',
       command: 'echo one; echo two >&2',
       cwd: tempDir(),
       timeoutMs: 10_000,

@@ -8,11 +8,12 @@
  * Editor model itself may not read. It runs `--version` probes and the
  * baseline verification; it never writes a project file.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config/config.js';
 import { runDir } from '../../runs/runs.js';
+import { commandSandbox } from '../../sandbox/for-workspace.js';
+import { runCommand, type CommandSandbox } from '../../verify/runner.js';
 import { detectProject, type Detection } from '../../verify/detect.js';
 import { formatDiagnostic, type Diagnostic } from '../../verify/diagnostics/index.js';
 import type { VerifyResult, VerifyWorkspace } from '../../verify/verifier.js';
@@ -83,20 +84,24 @@ const PROBES: Record<string, Array<[string, string[]]>> = {
   gradle: [['java', ['-version']]],
 };
 
-function probe(root: string, program: string, args: string[]): Promise<ToolVersion> {
+/** `node_modules/.bin/tsc` is a file the agent can write: a probe is a command like any other, so it runs in the sandbox. */
+async function probe(root: string, sandbox: CommandSandbox, program: string, args: string[]): Promise<ToolVersion> {
   const local = program.includes('/');
   const file = local ? path.join(root, program) : program;
-  if (local && !fs.existsSync(file)) return Promise.resolve({ tool: path.basename(program), version: null });
-  return new Promise((resolve) => {
-    execFile(file, args, { cwd: root, timeout: 5000, windowsHide: true }, (error, stdout, stderr) => {
-      // `java -version` answers on stderr; a missing program is a version of null, not an error.
-      const text = `${stdout}\n${stderr}`.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
-      resolve({ tool: local ? path.basename(program) : program, version: error && text === '' ? null : text.slice(0, 120) || null });
-    });
-  });
+  const tool = local ? path.basename(program) : program;
+  if (local && !fs.existsSync(file)) return { tool, version: null };
+  const r = await runCommand({ command: [file, ...args], cwd: root, sandbox, timeoutMs: 5000, graceMs: 500, tailLines: 5 });
+  // `java -version` answers on stderr; a missing program is a version of null, not an error.
+  const text = `${r.stdoutTail}\n${r.stderrTail}`.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  const failed = r.spawn_error !== undefined || r.exit_code !== 0;
+  // Under a sandbox a missing program is the sandbox's complaint ("bwrap: execvp cmake: No such file…"), not a version.
+  const missing = failed && (text === '' || /^(bwrap|sandbox-exec): /.test(text));
+  return { tool, version: missing ? null : text.slice(0, 120) || null };
 }
 
-export async function toolchainVersions(root: string, detection: Detection): Promise<ToolVersion[]> {
+export async function toolchainVersions(ws: VerifyWorkspace, detection: Detection, config: Config): Promise<ToolVersion[]> {
+  const root = ws.root;
+  const sandbox = commandSandbox(ws, config);
   const wanted: Array<[string, string[]]> = [];
   const seen = new Set<string>();
   for (const kind of detection.kinds) {
@@ -108,7 +113,7 @@ export async function toolchainVersions(root: string, detection: Detection): Pro
   }
   const pm = detection.projects.find((p) => p.packageManager)?.packageManager;
   if (pm && pm !== 'npm' && !seen.has(pm)) wanted.push([pm, ['--version']]);
-  return Promise.all(wanted.map(([program, args]) => probe(root, program, args)));
+  return Promise.all(wanted.map(([program, args]) => probe(root, sandbox, program, args)));
 }
 
 function summarizeStep(s: VerifyResult): StepSummary {
@@ -198,7 +203,7 @@ export async function scoutEnvironment(ws: VerifyWorkspace, options: Environment
   const commands = verificationCommands(ws, options.config);
   const tests = testLayout(options.files);
   const hasSuite = commands.test !== null && tests.files > 0;
-  const toolchain = options.toolchain ?? (await toolchainVersions(ws.root, detection));
+  const toolchain = options.toolchain ?? (await toolchainVersions(ws, detection, options.config));
   let baseline: Verification | null = null;
   let baselineSummary: EnvironmentPayload['baseline'];
   if (options.baseline !== true) {

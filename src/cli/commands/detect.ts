@@ -7,6 +7,7 @@ import { loadConfig } from '../../config/config.js';
 import { toErrorInfo, ErrorCode } from '../../errors.js';
 import { Workspace } from '../../workspace/workspace.js';
 import { detectProject } from '../../verify/detect.js';
+import { detectSandbox } from '../../sandbox/detect.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatError, paint, useColor, writeJson, type Io } from '../output.js';
 
@@ -31,9 +32,12 @@ export function registerDetect(program: Command, io: Io, setExit: (code: number)
 function runDetect(flags: DetectFlags, io: Io): number {
   let root: string;
   let configured: { build?: string; test?: string };
+  let sandboxEnabled: boolean;
   try {
     root = Workspace.open(flags.root ?? process.cwd()).root;
-    configured = loadConfig(root, flags.config).verify;
+    const config = loadConfig(root, flags.config);
+    configured = config.verify;
+    sandboxEnabled = config.sandbox.enabled;
   } catch (error) {
     const info = toErrorInfo(error);
     if (flags.json) writeJson(io, { ok: false, error: info });
@@ -48,8 +52,11 @@ function runDetect(flags: DetectFlags, io: Io): number {
     test: configured.test ?? detection.test,
     test_source: configured.test ? 'config' : detection.test ? 'detected' : null,
   };
+  // Which OS sandbox commands (verify, execute_command) will run in.
+  const found = detectSandbox();
+  const sandbox = sandboxEnabled ? found : { kind: 'none' as const, detail: 'turned off by sandbox.enabled: false in the config', fix: 'Remove sandbox.enabled: false.' };
   if (flags.json) {
-    writeJson(io, { ok: true, ...detection, effective });
+    writeJson(io, { ok: true, ...detection, effective, sandbox });
     return ExitCode.OK;
   }
   const color = useColor(io);
@@ -59,6 +66,7 @@ function runDetect(flags: DetectFlags, io: Io): number {
   out(`build:     ${effective.build ?? paint(color, 'dim', '(none)')}${effective.build_source === 'config' ? '  (from .editwarden.yml)' : ''}`);
   out(`test:      ${effective.test ?? paint(color, 'dim', '(none)')}${effective.test_source === 'config' ? '  (from .editwarden.yml)' : ''}`);
   out(`framework: ${detection.framework ?? paint(color, 'dim', '(unknown)')}`);
+  out(`sandbox:   ${sandbox.kind === 'none' ? paint(color, 'yellow', `none — ${sandbox.detail}`) : `${sandbox.kind} — ${sandbox.detail}`}${sandbox.fix ? `\n           fix: ${sandbox.fix}` : ''}`);
   for (const p of detection.projects) {
     const pm = p.packageManager ? ` [${p.packageManager}]` : '';
     out(`  ${paint(color, 'bold', p.kind)}${pm}: build ${p.build ?? '-'} · test ${p.test ?? '-'}${p.framework ? ` (${p.framework})` : ''} · from ${p.evidence.join(', ')}`);

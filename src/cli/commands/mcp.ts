@@ -12,6 +12,7 @@ interface McpCommandFlags {
   config?: string;
   headless?: boolean;
   http?: string;
+  unsandboxed?: boolean;
 }
 
 export function registerMcp(program: Command, io: Io, setExit: (code: number) => void): void {
@@ -21,6 +22,7 @@ export function registerMcp(program: Command, io: Io, setExit: (code: number) =>
     .option('--root <dir>', "workspace root when the client offers no MCP roots (with roots: narrows them; default: current folder)")
     .option('--config <file>', 'config file (default: <root>/.editwarden.yml)')
     .option('--headless', 'the session is one run: after a constraint violation every later call is refused')
+    .option('--unsandboxed', 'sandbox.allow_unsandboxed: a --headless session may run commands where no OS sandbox is available')
     .option('--http <port>', 'serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio (0 picks a free port)')
     .action(async (flags: McpCommandFlags) => {
       const { runMcp } = await import('../../mcp/index.js');

@@ -160,7 +160,7 @@ function printResults(results: VerifyResult[], skipped: VerifyKind[], io: Io): v
   for (const r of results) {
     const verdict = r.passed ? paint(color, 'green', 'PASS') : paint(color, 'red', 'FAIL');
     const seconds = `${(r.duration_ms / 1000).toFixed(1)}s`;
-    out(`${verdict} ${r.kind}  ${r.command}  (${why(r)}, ${seconds})  evidence: ${r.artifact_dir}/`);
+    out(`${verdict} ${r.kind}  ${r.command}  (${why(r)}, ${seconds}${r.sandbox === 'none' ? `, ${paint(color, 'yellow', 'sandbox: none')}` : ''})  evidence: ${r.artifact_dir}/`);
     if (r.baseline_recorded) out(`  baseline recorded: ${r.diagnostics.filter((d) => d.severity !== 'note').length} failing diagnostics/tests`);
     if (r.baseline) {
       const b = r.baseline;

@@ -45,6 +45,8 @@ export interface ConnectOptions {
   /** Root folders the client offers as MCP roots (the client then declares the roots capability). */
   roots?: string[];
   cwd?: string;
+  /** Set over this process's environment for the server. */
+  env?: Record<string, string>;
 }
 
 /** A real `editwarden mcp` child process driven by the SDK's own Client over stdio. */
@@ -54,7 +56,7 @@ export async function connect(args: string[], options: ConnectOptions = {}): Pro
     args: [mcpProgram(), 'mcp', ...args],
     stderr: 'pipe',
     cwd: options.cwd ?? REPO,
-    env: { ...process.env, NO_COLOR: '1' } as Record<string, string>,
+    env: { ...process.env, NO_COLOR: '1', ...options.env } as Record<string, string>,
   });
   let err = '';
   transport.stderr?.on('data', (chunk: Buffer) => {

@@ -1,0 +1,68 @@
+/**
+ * The policy spelled as a bubblewrap command line. Mounts are applied in
+ * order, so the order here IS the policy: the whole system read-only first,
+ * then what is hidden, then what is re-exposed, then the writable root, then
+ * what is read-only inside the root, then the secret masks last so nothing
+ * later can uncover them. Pure: no file system, no process.
+ *
+ * It must never bind a path writable that the policy does not list as
+ * writable, and never emit a mount after the secret masks.
+ */
+import path from 'node:path';
+import type { SandboxPolicy } from './policy.js';
+
+/** Where the command's private temporary folder is inside the sandbox. */
+export const SANDBOX_TMP = '/tmp';
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** The bwrap arguments that run `command` (an argv) in `cwd` under `policy`. */
+export function bwrapArgs(policy: SandboxPolicy, cwd: string, command: readonly string[], isDir: (p: string) => boolean): string[] {
+  const a: string[] = [
+    // A command must not outlive editwarden (SIGKILL of editwarden kills the sandbox's pid 1, and with it every process inside).
+    '--die-with-parent',
+    // setsid(): no controlling terminal to inject keystrokes into (TIOCSTI).
+    '--new-session',
+    // Own pid namespace: a background `setsid nohup … &` dies with the command; no view of editwarden's /proc/<pid>/environ.
+    '--unshare-pid',
+    // Own System V IPC (no reading another process's shared memory) and, unless allowed, no network but a private loopback.
+    '--unshare-ipc',
+    ...(policy.network ? [] : ['--unshare-net']),
+    // A user namespace where the kernel allows one (unprivileged bwrap needs it; as root it only narrows further).
+    '--unshare-user-try',
+    // No capability survives inside: nobody can remount the read-only binds.
+    '--cap-drop', 'ALL',
+    '--ro-bind', '/', '/',
+    '--dev', '/dev',
+    '--proc', '/proc',
+    // Private temporary folders: nothing left for, or read from, other processes.
+    // (/dev/shm is already private: --dev makes a fresh tmpfs /dev.)
+    '--tmpfs', '/tmp',
+    '--tmpfs', '/var/tmp',
+  ];
+  // Home folders hidden: ~/.ssh, ~/.aws, ~/.config/gh … are not even readable.
+  for (const h of policy.hidden) a.push('--tmpfs', h);
+  a.push('--dir', policy.home);
+  // ssh-agent, keyrings, the docker socket: connect() ignores read-only mounts, so hide them.
+  for (const s of policy.sockets) {
+    if (isDir(s)) a.push('--tmpfs', s);
+    else a.push('--ro-bind', '/dev/null', s);
+  }
+  for (const p of policy.readable) a.push('--ro-bind-try', p, p);
+  for (const p of policy.writable) a.push('--bind-try', p, p);
+  a.push('--bind', policy.root, policy.root);
+  // .git/, .editwarden/ and the config: what governs the agent stays out of its commands' reach.
+  for (const p of policy.readOnly) a.push('--ro-bind', p, p);
+  // Secrets under an exposed path (the root holds HOME, a `readable` entry holds ~/.ssh) are hidden again, last.
+  const exposed = [policy.root, ...policy.readable, ...policy.writable];
+  for (const s of policy.secrets) {
+    if (!exposed.some((e) => isInside(s, e) || isInside(e, s))) continue;
+    if (isDir(s)) a.push('--tmpfs', s);
+    else a.push('--ro-bind', '/dev/null', s);
+  }
+  a.push('--chdir', cwd, '--', ...command);
+  return a;
+}

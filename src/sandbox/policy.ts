@@ -1,0 +1,198 @@
+/**
+ * The sandbox policy: which paths a command may write, which it may only
+ * read, which it must not see, whether it has a network, and which
+ * environment names it gets — decided once from the root and the config,
+ * then spelled for bubblewrap (bwrap.ts) or sandbox-exec (sbpl.ts). Pure
+ * apart from lstat/realpath of the paths it protects.
+ *
+ * Path classes (docs/sandbox.md explains each):
+ *   root                              writable
+ *   .git/, .editwarden/, config file  read-only inside (governs the agent; §4 of the threat model)
+ *   the system (/usr, /etc, /opt …)   read-only
+ *   /tmp, /var/tmp, /dev/shm          private, empty, discarded after the command
+ *   home folders (/home, /root, HOME) hidden (an empty, throw-away HOME), except
+ *                                     toolchain installs re-exposed read-only
+ *   secrets under any exposed path    hidden again (belt and braces when the root holds HOME)
+ *   /run/user, container sockets      hidden (doors to ssh-agent, keyrings, docker = root)
+ *
+ * It must never widen what the config asks for: a path it protects is
+ * protected whatever the extra lists say, except `.git/` with git_writable.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The part of `.editwarden.yml` the sandbox reads (config.ts validates it). */
+export interface SandboxConfig {
+  /** false: commands run without a sandbox (results say so; headless runs then need allow_unsandboxed). */
+  enabled: boolean;
+  /** Commands may reach the network (default: off). */
+  network: boolean;
+  /** `.git/` writable inside the sandbox, so the agent can commit. */
+  git_writable: boolean;
+  /** Headless runs may run commands where no sandbox can be had. */
+  allow_unsandboxed: boolean;
+  /** Environment names (or PREFIX*) added to the allowlist. */
+  env: string[];
+  /** Host paths exposed read-only (e.g. "~/.gitconfig"). */
+  readable: string[];
+  /** Host paths exposed writable (e.g. a shared build cache you accept the agent may write). */
+  writable: string[];
+}
+
+export const DEFAULT_SANDBOX_CONFIG: SandboxConfig = {
+  enabled: true,
+  network: false,
+  git_writable: false,
+  allow_unsandboxed: false,
+  env: [],
+  readable: [],
+  writable: [],
+};
+
+export interface SandboxPolicy {
+  /** false (config `sandbox.enabled: false`): commands run bare, results say `sandbox: none`. */
+  enabled: boolean;
+  /** The workspace root: writable. */
+  root: string;
+  /** Existing real paths inside the root bound read-only over the writable root. */
+  readOnly: string[];
+  /** Folders replaced by an empty tmpfs (home folders). */
+  hidden: string[];
+  /** The HOME a command sees (an empty folder inside the sandbox). */
+  home: string;
+  /** Host paths exposed read-only inside a hidden folder (toolchains, `readable`). */
+  readable: string[];
+  /** Extra writable host paths (`writable`). */
+  writable: string[];
+  /** Secret folders and files hidden even where their parent is exposed. */
+  secrets: string[];
+  /** Sockets and runtime folders hidden (ssh-agent, docker, dbus). */
+  sockets: string[];
+  network: boolean;
+  /** Environment names added to the allowlist. */
+  envAllow: string[];
+  /** Environment names always removed (model keys). */
+  envDeny: string[];
+}
+
+/** Toolchain installs under HOME, re-exposed read-only so PATH entries keep working. No credential lives in any of them. */
+export const HOME_TOOLCHAINS: readonly string[] = [
+  '.nvm', '.volta', '.fnm', '.local/share/fnm', '.asdf', '.pyenv', '.rbenv', '.rustup', '.cargo/bin', '.cargo/registry',
+  '.cargo/git', '.sdkman', 'go', 'sdk', '.local/bin', '.local/lib', '.m2/repository', '.deno', '.bun', '.dotnet',
+  '.nuget/packages', '.elan', '.ghcup', '.opam', '.cache/ms-playwright',
+];
+
+/** Known secret stores relative to HOME (hidden even if HOME is exposed by the root or `readable`). */
+export const HOME_SECRETS: readonly string[] = [
+  '.ssh', '.aws', '.azure', '.config/gh', '.config/gcloud', '.config/hub', '.gnupg', '.netrc', '.npmrc', '.yarnrc',
+  '.yarnrc.yml', '.pypirc', '.docker', '.kube', '.git-credentials', '.config/git/credentials', '.cargo/credentials',
+  '.cargo/credentials.toml', '.m2/settings.xml', '.gradle/gradle.properties', '.terraform.d', '.vault-token',
+  '.password-store', '.local/share/keyrings', '.config/op', '.claude', '.codex', '.gemini', '.config/anthropic',
+  '.config/openai',
+];
+
+/** Sockets and runtime folders that open doors no file rule closes (connect() ignores a read-only mount). */
+export const HOST_SOCKETS: readonly string[] = [
+  '/run/user', '/run/docker.sock', '/var/run/docker.sock', '/run/containerd', '/run/podman', '/run/dbus', '/var/run/dbus',
+];
+
+export interface PolicyInput {
+  root: string;
+  /** `.editwarden/` (read-only inside). */
+  stateDir: string;
+  config: SandboxConfig;
+  /** Config files that govern the run (read-only inside when they are in the root). */
+  configFiles?: readonly string[];
+  /** Default: os.homedir(). */
+  home?: string;
+  /** Environment names never passed on (model keys). */
+  envDeny?: readonly string[];
+}
+
+/** Expands a leading `~/` to HOME; relative paths are refused by the config schema. */
+function expandHome(p: string, home: string): string {
+  return p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : p;
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+function exists(p: string): boolean {
+  try {
+    fs.lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The real path to protect for `p` inside the root, or null. A symlinked
+ * `.git` is followed only to a target inside the root (a target outside is
+ * read-only or hidden already); binding through a link to outside would
+ * expose that outside path at the link's place.
+ */
+function protectedPath(p: string, root: string): string | null {
+  let real: string;
+  try {
+    real = fs.realpathSync(p);
+  } catch {
+    return null;
+  }
+  return isInside(real, root) ? real : null;
+}
+
+function realOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
+  const root = fs.realpathSync(input.root);
+  const home = path.resolve(input.home ?? os.homedir());
+  const cfg = input.config;
+  const readOnly: string[] = [];
+  const candidates = [
+    ...(cfg.git_writable ? [] : [path.join(root, '.git')]),
+    input.stateDir,
+    ...(input.configFiles ?? [path.join(root, '.editwarden.yml')]),
+  ];
+  for (const p of candidates) {
+    const real = protectedPath(path.resolve(root, p), root);
+    if (real && real !== root && !readOnly.includes(real)) readOnly.push(real);
+  }
+
+  // Home folders: every user's, ours included, wherever HOME is.
+  const hidden = ['/home', '/root', '/Users'].filter((p) => exists(p));
+  if (!hidden.some((h) => isInside(home, h))) hidden.push(home);
+
+  const readable = [
+    ...HOME_TOOLCHAINS.map((t) => path.join(home, t)).filter(exists),
+    ...cfg.readable.map((p) => expandHome(p, home)),
+  ];
+  const writable = cfg.writable.map((p) => expandHome(p, home));
+  const secrets = HOME_SECRETS.map((s) => path.join(home, s)).filter(exists);
+  // /var/run is usually a link to /run: bind each real path once (bwrap cannot mount through the link).
+  const sockets = [...new Set(HOST_SOCKETS.filter(exists).map((p) => realOr(p)))];
+
+  return {
+    enabled: cfg.enabled,
+    root,
+    readOnly,
+    hidden,
+    home,
+    readable,
+    writable,
+    secrets,
+    sockets,
+    network: cfg.network,
+    envAllow: [...cfg.env],
+    envDeny: [...(input.envDeny ?? [])],
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * How one command is started: the program, its arguments and its
+ * environment, wrapped in the sandbox the machine has (bwrap, sandbox-exec)
+ * or bare when there is none — and which of those it was, for the record.
+ * The runner (src/verify/runner.ts) is its only caller, so every command
+ * editwarden runs goes through here.
+ *
+ * It must never start a command with editwarden's own environment: the
+ * allowlist (env.ts) applies in every case, sandbox or not.
+ */
+import fs from 'node:fs';
+import { bwrapArgs, SANDBOX_TMP } from './bwrap.js';
+import { detectSandbox, type SandboxInfo, type SandboxKind } from './detect.js';
+import { commandEnv } from './env.js';
+import type { SandboxPolicy } from './policy.js';
+import { sandboxExecArgs } from './sbpl.js';
+
+/** What the runner is told: a policy to enforce, or 'none' (no sandbox; the environment allowlist still applies). */
+export type CommandSandbox = SandboxPolicy | 'none';
+
+export interface SpawnSpec {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  sandbox: SandboxKind;
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The spawn of `argv` in `cwd`. `callerEnv` (editwarden's own settings for
+ * this command) is applied after the allowlist; undefined removes a name.
+ */
+export function sandboxedSpawn(
+  argv: readonly string[],
+  cwd: string,
+  sandbox: CommandSandbox,
+  callerEnv: Record<string, string | undefined> = {},
+  info: SandboxInfo = detectSandbox(),
+): SpawnSpec {
+  const [file, ...args] = argv;
+  if (file === undefined) throw new TypeError('sandboxedSpawn: empty argv');
+  // A plain-JS caller that forgot the policy must not get an unsandboxed command by default.
+  if (sandbox === undefined || sandbox === null) throw new TypeError('runCommand: options.sandbox is required (a policy from commandSandbox(), or "none")');
+  const policy = sandbox === 'none' || !sandbox.enabled ? null : sandbox;
+  const envOptions = { allow: policy?.envAllow ?? [], deny: policy?.envDeny ?? [] };
+  if (policy === null || info.kind === 'none' || info.program === undefined) {
+    return { file, args, env: commandEnv(process.env, { ...envOptions, set: callerEnv }), sandbox: 'none' };
+  }
+  if (info.kind === 'bwrap') {
+    // bwrap's own environment becomes that of the sandbox's pid 1 (readable in /proc/1/environ): it gets the filtered one.
+    const env = commandEnv(process.env, { ...envOptions, set: { HOME: policy.home, TMPDIR: SANDBOX_TMP, ...callerEnv } });
+    return { file: info.program, args: bwrapArgs(policy, cwd, argv, isDir), env, sandbox: 'bwrap' };
+  }
+  return { file: info.program, args: sandboxExecArgs(policy, argv), env: commandEnv(process.env, { ...envOptions, set: callerEnv }), sandbox: 'sandbox-exec' };
+}
