@@ -10,7 +10,9 @@ import YAML from 'yaml';
 import picomatch from 'picomatch';
 import { EditwardenError, ErrorCode } from '../errors.js';
 
-export const CONFIG_FILE = '.editwarden.yml';
+import { CONFIG_FILE } from './names.js';
+
+export { CONFIG_FILE };
 
 const glob = z.string().min(1).refine(
   (g) => {
