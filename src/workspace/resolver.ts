@@ -361,6 +361,35 @@ export class DirCache {
     return handle;
   }
 
+  /** Like get, but a folder on the way that is a symlink (or file) counts as missing instead of throwing. */
+  tryGet(rel: string): DirHandle | null {
+    try {
+      return this.get(rel);
+    } catch (error) {
+      if (error instanceof EditwardenError && error.code === ErrorCode.OUTSIDE_ROOT) {
+        this.open.set(rel, null);
+        return null;
+      }
+      throw error;
+    }
+  }
+
+  /** Forgets a folder (after it was created or replaced). */
+  forget(rel: string): void {
+    for (const [key, handle] of this.open) {
+      if (key === rel || key.startsWith(`${rel}/`) || rel === '') {
+        handle?.close();
+        this.open.delete(key);
+      }
+    }
+  }
+
+  /** The folder and name of a root-relative path (parent null when missing or reached only through a symlink). */
+  tryParentOf(rel: string): { parent: DirHandle | null; name: string } {
+    const slash = rel.lastIndexOf('/');
+    return { parent: this.tryGet(slash < 0 ? '' : rel.slice(0, slash)), name: slash < 0 ? rel : rel.slice(slash + 1) };
+  }
+
   /** The folder and name of a root-relative path. */
   parentOf(rel: string): { parent: DirHandle | null; name: string } {
     const slash = rel.lastIndexOf('/');
