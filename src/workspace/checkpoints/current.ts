@@ -80,7 +80,8 @@ export function sameContent(dir: DirHandle, name: string, stat: fs.Stats, entry:
  */
 export function checkManifestPath(rel: string): string {
   const parts = rel.split('/');
-  if (rel === '' || path.isAbsolute(rel) || rel.includes('\\') || rel.includes('\0') || parts.some((p) => p === '..' || p === '.' || p === '')) {
+  // A backslash is an ordinary character of a POSIX name (`x\\y.txt` exists and must round-trip); only Windows reads it as a separator.
+  if (rel === '' || path.isAbsolute(rel) || (path.sep === '\\' && rel.includes('\\')) || rel.includes('\0') || parts.some((p) => p === '..' || p === '.' || p === '')) {
     throw new EditwardenError({
       code: ErrorCode.OUTSIDE_ROOT,
       message: `A checkpoint names the path ${JSON.stringify(rel)}, which is not a plain path inside the root.`,
