@@ -53,6 +53,15 @@ export const ErrorCode = {
   // The sandbox's refusals (src/sandbox).
   /** A headless run asked for a command where no OS sandbox can be had, and nothing allowed running without one. */
   UNSANDBOXED: 'E_UNSANDBOXED',
+  // The workspace boundary (docs/workspace-boundary.md).
+  /** A FIFO, socket or device where a regular file was expected: never opened for reading, never deleted or recreated. */
+  NOT_REGULAR: 'E_NOT_REGULAR',
+  /** A file without any write bit: replaced only with `force`. */
+  READ_ONLY: 'E_READ_ONLY',
+  /** A regular file with more than one hard link: it may be a window onto a file outside the root. */
+  HARD_LINK: 'E_HARD_LINK',
+  /** editwarden's own state (`.editwarden/`, a journal record, a manifest) failed its checks and was not trusted. */
+  UNTRUSTED_STATE: 'E_UNTRUSTED_STATE',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

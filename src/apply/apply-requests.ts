@@ -136,6 +136,16 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
   const anyFailed = slots.some((s) => s.error) || [...plans.values()].some((p) => !p.ok) || (options.parseErrors?.length ?? 0) > 0;
   const writeAllowed = !options.dryRun && (!anyFailed || options.partial === true);
 
+  // A request's `force` also lets its write replace a read-only file (the workspace refuses it otherwise: E_READ_ONLY).
+  const forced = new Set<string>();
+  for (const r of requests) {
+    if (!r.force) continue;
+    try {
+      forced.add(ws.resolve(r.path).relative);
+    } catch {
+      // Refused paths were reported above.
+    }
+  }
   // 5. Writes, in first-seen file order.
   const writes: FileWrite[] = [];
   const combined: string[] = [];
@@ -146,7 +156,9 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
     const target = plan.moveTo !== undefined ? targetOf(plan.moveTo) : path;
     if (!plan.deleted && plan.afterBytes) {
       const mode = modes.get(path);
-      writes.push(mode !== undefined ? { kind: 'write', path: target, bytes: plan.afterBytes, mode } : { kind: 'write', path: target, bytes: plan.afterBytes });
+      const write: FileWrite = mode !== undefined ? { kind: 'write', path: target, bytes: plan.afterBytes, mode } : { kind: 'write', path: target, bytes: plan.afterBytes };
+      if (forced.has(path) && write.kind === 'write') write.force = true;
+      writes.push(write);
     }
     if (plan.deleted || target !== path) writes.push({ kind: 'delete', path });
     files.push(target);

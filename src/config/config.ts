@@ -12,7 +12,9 @@ import { nearest } from './did-you-mean.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { ENV_PATTERN, isSecretEnvName } from '../sandbox/env.js';
 
-export const CONFIG_FILE = '.editwarden.yml';
+import { CONFIG_FILE } from './names.js';
+
+export { CONFIG_FILE };
 
 const glob = z.string().min(1).refine(
   (g) => {

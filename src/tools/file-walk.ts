@@ -11,6 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { STATE_DIR } from '../workspace/paths.js';
+import { Resolver, type DirHandle } from '../workspace/resolver.js';
+import { readExact, readSmallAt } from '../workspace/checkpoints/walk.js';
 
 export type WalkEntryType = 'file' | 'dir' | 'symlink';
 
@@ -71,19 +73,14 @@ function nameScreen(text: string): NameScreen | null {
   return (name) => all.test(name);
 }
 
-function readOptional(file: string): string | null {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
-}
-
 export class IgnoreRules {
   private readonly exclude: Level | null;
+  private readonly resolver: Resolver;
 
-  constructor(private readonly root: string) {
-    const text = readOptional(path.join(root, '.git', 'info', 'exclude'));
+  constructor(root: string | Resolver) {
+    this.resolver = typeof root === 'string' ? new Resolver(root) : root;
+    // Ignore files are read through the race-free resolver too (no symlink followed on the way).
+    const text = readExact(this.resolver, '.git/info/exclude');
     this.exclude = text === null ? null : { base: '', rules: ignore().add(text), screen: nameScreen(text) };
   }
 
@@ -99,8 +96,8 @@ export class IgnoreRules {
     return levels;
   }
 
-  levelOf(base: string): Level | null {
-    const text = readOptional(path.join(this.root, base, '.gitignore'));
+  levelOf(base: string, dir?: DirHandle): Level | null {
+    const text = dir ? readSmallAt(dir, '.gitignore') : readExact(this.resolver, base === '' ? '.gitignore' : `${base}/.gitignore`);
     return text === null ? null : { base, rules: ignore().add(text), screen: nameScreen(text) };
   }
 
@@ -132,17 +129,20 @@ const byName = (a: fs.Dirent, b: fs.Dirent): number => (a.name < b.name ? -1 : a
 /**
  * Walks depth-first in name order. The caller has checked that `start`
  * lies inside the root (the workspace sandbox); names of entries come from
- * readdir, so they cannot lead out of it.
+ * readdir, so they cannot lead out of it, and every folder is opened
+ * relative to its opened parent without following a symlink (resolver.ts):
+ * a folder swapped for a link to the outside mid-walk is never entered.
  */
 export function walkFiles(root: string, visit: WalkVisitor, options: WalkOptions = {}): void {
-  const rules = new IgnoreRules(root);
+  const resolver = new Resolver(root);
+  const rules = new IgnoreRules(resolver);
   // Absolute paths by concatenation: path.join normalises every call, a measurable cost at 50,000 files.
   const prefix = root.endsWith(path.sep) ? root : root + path.sep;
   const start = options.start ?? '';
   const recursive = options.recursive ?? true;
   let stopped = false;
 
-  const walkDir = (dirRel: string, inherited: Level[]): void => {
+  const walkDir = (dir: DirHandle, dirRel: string, inherited: Level[]): void => {
     if (stopped) return;
     if (options.signal?.aborted) {
       stopped = true;
@@ -150,7 +150,7 @@ export function walkFiles(root: string, visit: WalkVisitor, options: WalkOptions
     }
     let dirents: fs.Dirent[];
     try {
-      dirents = fs.readdirSync(dirRel === '' ? root : prefix + dirRel, { withFileTypes: true });
+      dirents = fs.readdirSync(dir.self, { withFileTypes: true });
     } catch {
       return; // Vanished or unreadable: a search goes on without it.
     }
@@ -158,7 +158,7 @@ export function walkFiles(root: string, visit: WalkVisitor, options: WalkOptions
     // Only folders that have a .gitignore pay for reading one.
     if (dirRel !== start || start === '') {
       if (dirents.some((d) => d.name === '.gitignore')) {
-        const level = rules.levelOf(dirRel);
+        const level = rules.levelOf(dirRel, dir);
         if (level) levels = [...inherited, level];
       }
     }
@@ -177,7 +177,7 @@ export function walkFiles(root: string, visit: WalkVisitor, options: WalkOptions
       if (type === null && !d.isFIFO() && !d.isSocket() && !d.isBlockDevice() && !d.isCharacterDevice()) {
         // File systems that do not report types (DT_UNKNOWN) need an lstat.
         try {
-          const st = fs.lstatSync(absDir + name);
+          const st = fs.lstatSync(dir.at(name));
           type = st.isFile() ? 'file' : st.isDirectory() ? 'dir' : st.isSymbolicLink() ? 'symlink' : null;
         } catch {
           type = null;
@@ -190,10 +190,29 @@ export function walkFiles(root: string, visit: WalkVisitor, options: WalkOptions
         stopped = true;
         return;
       }
-      if (type === 'dir' && recursive && verdict !== 'skip') walkDir(rel, levels);
+      if (type === 'dir' && recursive && verdict !== 'skip') {
+        const child = dir.openChild(name);
+        if (child === null) continue; // Replaced (by a symlink?) since readdir: not entered.
+        try {
+          walkDir(child, rel, levels);
+        } finally {
+          child.close();
+        }
+      }
     }
   };
 
-  // The rules above the start folder apply to it too.
-  walkDir(start, start === '' ? [] : rules.levelsFor(start));
+  let startDir: DirHandle | null;
+  try {
+    startDir = resolver.openDirExact(start);
+  } catch {
+    startDir = null; // Reached only through a symlink now: nothing to list.
+  }
+  if (startDir === null) return;
+  try {
+    // The rules above the start folder apply to it too.
+    walkDir(startDir, start, start === '' ? [] : rules.levelsFor(start));
+  } finally {
+    startDir.close();
+  }
 }

@@ -3,7 +3,6 @@
  * it) that git would not ignore, folders marked with a trailing "/". Never
  * lists `.git/` or `.editwarden/`; never follows symlinks. Read-only.
  */
-import fs from 'node:fs';
 import { z } from 'zod';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { walkFiles } from './file-walk.js';
@@ -25,8 +24,9 @@ export const listFilesTool = defineTool({
   schema: ListFilesArgs,
   async execute(args, ctx) {
     try {
-      const resolved = ctx.ws.resolve(args.path);
-      if (!resolved.exists || !fs.statSync(resolved.absolute).isDirectory()) {
+      const info = ctx.ws.info(args.path);
+      const resolved = { relative: info.relative, exists: info.type !== 'absent' };
+      if (info.type !== 'dir') {
         throw new EditwardenError({
           code: resolved.exists ? ErrorCode.NOT_A_FILE : ErrorCode.NO_FILE,
           message: resolved.exists ? `${args.path} is a file, not a folder.` : `Folder ${args.path} does not exist.`,

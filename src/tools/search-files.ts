@@ -3,7 +3,6 @@
  * files (what git would not ignore), `path:line:text` per matching line,
  * optionally only in files matching globs. Read-only.
  */
-import fs from 'node:fs';
 import { z } from 'zod';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { SearchPool } from './search-worker.js';
@@ -49,8 +48,9 @@ export const searchFilesTool = defineTool({
           });
         }
       }
-      const resolved = ctx.ws.resolve(args.path);
-      if (!resolved.exists || !fs.statSync(resolved.absolute).isDirectory()) {
+      const info = ctx.ws.info(args.path);
+      const resolved = { relative: info.relative, exists: info.type !== 'absent' };
+      if (info.type !== 'dir') {
         throw new EditwardenError({
           code: ErrorCode.NO_FILE,
           message: `Folder ${args.path} does not exist.`,

@@ -57,6 +57,7 @@ function searchChunk(searcher: FileSearcher, prefix: string, files: readonly str
     const rel = files[i] as string;
     if (!searcher.searchFile(rel, prefix + rel, out)) break;
   }
+  searcher.release();
   return out;
 }
 
@@ -229,6 +230,7 @@ function searchList(root: string, files: readonly string[], query: PortableQuery
   const searcher = new FileSearcher(query);
   const prefix = rootPrefix(root);
   for (const rel of files) if (!searcher.searchFile(rel, prefix + rel, out)) break;
+  searcher.release();
   return out;
 }
 

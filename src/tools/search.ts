@@ -11,6 +11,7 @@
  */
 import fs from 'node:fs';
 import picomatch from 'picomatch';
+import { READ_FLAGS, Resolver, type DirHandle } from '../workspace/resolver.js';
 import { walkFiles } from './file-walk.js';
 
 export interface SearchQuery {
@@ -249,9 +250,38 @@ export class FileSearcher {
     this.matcher = compileMatcher(query);
   }
 
-  /** Searches one file into `out`; false once `out` holds maxResults matches. */
+  /** The parent folder of the last file read, opened by the race-free resolver (files arrive folder by folder). */
+  private parent: { root: string; dir: string; handle: DirHandle | null } | null = null;
+  private resolver: Resolver | null = null;
+
+  /** Closes the folder kept open between files; call when a search (or chunk) ends. */
+  release(): void {
+    this.parent?.handle?.close();
+    this.parent = null;
+  }
+
+  /** Where to open `rel`: a name inside its parent folder, opened exactly (kept open while files of one folder follow). */
+  private pathOf(rel: string, abs: string): string | null {
+    const root = abs.slice(0, abs.length - rel.length).replace(/[\\/]+$/, '') || '/';
+    const slash = rel.lastIndexOf('/');
+    const dir = slash < 0 ? '' : rel.slice(0, slash);
+    if (this.parent === null || this.parent.root !== root || this.parent.dir !== dir) {
+      this.release();
+      if (this.resolver === null || this.resolver.root !== root) this.resolver = new Resolver(root);
+      let handle: DirHandle | null = null;
+      try {
+        handle = this.resolver.openDirExact(dir);
+      } catch {
+        handle = null; // A folder on the way is a symlink now: nothing in it is read.
+      }
+      this.parent = { root, dir, handle };
+    }
+    return this.parent.handle === null ? null : this.parent.handle.at(slash < 0 ? rel : rel.slice(slash + 1));
+  }
+
+  /** Searches one file into `out`; false once `out` holds maxResults matches. `abs` is root + rel (the root is taken from it). */
   searchFile(rel: string, abs: string, out: SearchOutcome): boolean {
-    const bytes = this.read(abs);
+    const bytes = this.read(rel, abs);
     if (bytes === null) return true; // Vanished or unreadable.
     if (bytes === 'large') {
       out.skippedLarge++;
@@ -298,15 +328,22 @@ export class FileSearcher {
    * until the next read; 'large' for a file over maxFileBytes (not read
    * whole); null when unreadable.
    */
-  private read(abs: string): Buffer | 'large' | null {
+  private read(rel: string, abs: string): Buffer | 'large' | null {
     let fd: number;
     try {
-      // O_NOFOLLOW: a file swapped for a symlink after the walk looked at it is not followed out of the root.
-      fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      // Opened relative to its parent folder, itself reached one component at a time without following a symlink
+      // (resolver.ts): a folder swapped for a link to the outside never leaks outside content into results.
+      const at = this.pathOf(rel, abs);
+      if (at === null) return null;
+      // O_NOFOLLOW: a file swapped for a symlink is not followed; O_NONBLOCK: a FIFO never hangs the search.
+      fd = fs.openSync(at, READ_FLAGS);
     } catch {
       return null;
     }
     try {
+      const st = fs.fstatSync(fd);
+      // Only regular files; one with a second hard link may be a window onto an outside file (docs/workspace-boundary.md).
+      if (!st.isFile() || st.nlink > 1) return null;
       const scratch = this.scratch;
       const n = fs.readSync(fd, scratch, 0, scratch.length, 0);
       if (n < scratch.length) return n > this.query.maxFileBytes ? 'large' : scratch.subarray(0, n);
@@ -341,6 +378,7 @@ export function searchFiles(root: string, query: SearchQuery): SearchOutcome {
     },
     { start: query.start, ...(query.signal ? { signal: query.signal } : {}) },
   );
+  searcher.release();
   return out;
 }
 

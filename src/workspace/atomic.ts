@@ -22,22 +22,84 @@ export const TEMP_PREFIX = '.ew-tmp-';
 /** Bytes to write: one buffer, or pieces written in order (spares copying a large file to splice one line). */
 export type FileData = Uint8Array | readonly Uint8Array[];
 
+/** Where an atomic write happens: a way to name entries of the target's folder, and to make its renames durable. */
+export interface WriteFolder {
+  at(name: string): string;
+  fsync(): void;
+}
+
+/** Longest file name (bytes) on the file systems editwarden runs on (NAME_MAX). */
+export const NAME_MAX = 255;
+const TEMP_SUFFIX_BYTES = 13; // "." + 12 hex
+
+/**
+ * The temp name for `name`: `.ew-tmp-<stem>.<12 hex>`, where the stem is the
+ * name cut (on a character boundary) so the whole never exceeds NAME_MAX —
+ * a 250-byte name must still be writable and restorable.
+ */
+export function tempStem(name: string): string {
+  const budget = NAME_MAX - Buffer.byteLength(TEMP_PREFIX) - TEMP_SUFFIX_BYTES;
+  if (Buffer.byteLength(name) <= budget) return name;
+  let out = '';
+  let used = 0;
+  for (const ch of name) {
+    const n = Buffer.byteLength(ch);
+    if (used + n > budget) break;
+    out += ch;
+    used += n;
+  }
+  return out;
+}
+
+export function tempNameFor(name: string): string {
+  return `${TEMP_PREFIX}${tempStem(name)}.${randomBytes(6).toString('hex')}`;
+}
+
+/** Whether `entry` is a temp file of an atomic write of `name` (a killed write's leftover). */
+export function isTempFor(entry: string, name: string): boolean {
+  const stem = `${TEMP_PREFIX}${tempStem(name)}.`;
+  return entry.length === stem.length + 12 && entry.startsWith(stem) && /^[0-9a-f]{12}$/.test(entry.slice(stem.length));
+}
+
 export function atomicWriteFile(target: string, data: FileData, options: AtomicWriteOptions = {}): void {
   const dir = path.dirname(target);
+  atomicWriteAt({ at: (name) => path.join(dir, name), fsync: () => fsyncDir(dir) }, path.basename(target), data, options);
+}
+
+export interface AtomicWriteAtOptions extends AtomicWriteOptions {
+  /** Owner for the result (the old file's owner is kept when omitted); applied only where permitted. */
+  owner?: { uid: number; gid: number };
+}
+
+/**
+ * The atomic write relative to an opened folder: every name is looked up in
+ * that folder (see resolver.ts), so a folder swapped for a symlink cannot
+ * redirect the temp file or the rename.
+ */
+export function atomicWriteAt(folder: WriteFolder, name: string, data: FileData, options: AtomicWriteAtOptions = {}): void {
+  const target = folder.at(name);
   let mode = options.mode;
-  if (mode === undefined) {
+  let owner = options.owner;
+  if (mode === undefined || owner === undefined) {
     try {
-      mode = fs.statSync(target).mode & 0o7777;
+      const st = fs.lstatSync(target);
+      if (st.isFile()) {
+        mode ??= st.mode & 0o7777;
+        owner ??= { uid: st.uid, gid: st.gid };
+      }
     } catch {
-      mode = 0o666 & ~process.umask();
+      // A new file.
     }
+    mode ??= 0o666 & ~process.umask();
   }
-  const temp = path.join(dir, `${TEMP_PREFIX}${path.basename(target)}.${randomBytes(6).toString('hex')}`);
+  const temp = folder.at(tempNameFor(name));
   // "wx": exclusive create, so a symlink planted at the temp name is never followed.
   const fd = fs.openSync(temp, 'wx', mode);
   try {
     try {
       writeFully(fd, isPieces(data) ? data : [data]);
+      // Owner first: a chown clears set-id bits, which the chmod then puts back.
+      if (owner) keepOwner(fd, owner);
       // openSync's mode is filtered by the umask; set the exact mode the old file had.
       fs.fchmodSync(fd, mode);
       if (!options.noSync) fs.fsyncSync(fd);
@@ -54,7 +116,24 @@ export function atomicWriteFile(target: string, data: FileData, options: AtomicW
     }
     throw error;
   }
-  if (!options.noSync) fsyncDir(dir);
+  if (!options.noSync) folder.fsync();
+}
+
+/** The replaced file's owner stays its owner where the OS lets us (root, or a group we belong to); elsewhere the new file is ours. */
+function keepOwner(fd: number, owner: { uid: number; gid: number }): void {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : owner.uid;
+  const gid = typeof process.getgid === 'function' ? process.getgid() : owner.gid;
+  if (owner.uid === uid && owner.gid === gid) return;
+  try {
+    fs.fchownSync(fd, owner.uid, owner.gid);
+  } catch {
+    try {
+      // Not root: a group we belong to can still be kept.
+      if (owner.gid !== gid) fs.fchownSync(fd, uid, owner.gid);
+    } catch {
+      // Not permitted: the file becomes ours (documented).
+    }
+  }
 }
 
 /** Makes a rename or unlink in `dir` durable. */

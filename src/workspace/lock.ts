@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { ensureTrustedStateDir } from './state-dir.js';
 
 export const LOCK_FILE = 'lock';
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
@@ -35,13 +36,8 @@ export interface LockOptions {
 
 /** Creates `.editwarden/` on first use, with a .gitignore so git never shows editwarden's state as untracked files. */
 export function ensureStateDir(stateDir: string): void {
-  if (fs.existsSync(stateDir)) return;
-  fs.mkdirSync(stateDir, { recursive: true });
-  try {
-    fs.writeFileSync(path.join(stateDir, '.gitignore'), '# editwarden state (checkpoints, journal, runs): never commit it.\n*\n', { flag: 'wx' });
-  } catch {
-    // Another process created it first.
-  }
+  // A planted `.editwarden` symlink (or a folder of another user) is refused before the lock file is made in it.
+  ensureTrustedStateDir(stateDir);
 }
 
 /** Start time of a process from /proc/<pid>/stat (field 22), to tell a reused pid from the holder. */
@@ -102,7 +98,13 @@ function sleepSync(ms: number): void {
 export function readLockOwner(lockFile: string): LockOwner | null | 'unreadable' {
   let text: string;
   try {
-    text = fs.readFileSync(lockFile, 'utf8');
+    // O_NOFOLLOW: a planted `lock -> /etc/shadow` is never read.
+    const fd = fs.openSync(lockFile, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    try {
+      text = fs.readFileSync(fd, 'utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch {
     return null;
   }

@@ -4,9 +4,10 @@
  * must never hand back a location outside the root, whatever the spelling or
  * the symlinks on the way.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { CONFIG_FILE_NAMES } from '../config/names.js';
+import { Resolver, type Located, type LocateOptions } from './resolver.js';
 
 export const DenialReason = {
   NUL_BYTE: 'nul-byte',
@@ -69,12 +70,8 @@ export function checkDeniedRelative(requested: string, relative: string): void {
   if (segments.includes('.git')) throw denied(requested, DenialReason.GIT_DIR, '.git');
 }
 
-/**
- * Resolves `requested` against `realRoot` (which must already be a real path).
- * Refuses NUL bytes, Windows drive paths, lexical escapes and symlinks — of the
- * file or of any parent — whose target is outside the root.
- */
-export function resolveInRoot(realRoot: string, requested: string): ResolvedPath {
+/** Lexical checks of an agent's path: NUL bytes, Windows spellings, escapes. Returns the root-relative components. */
+export function lexicalParts(realRoot: string, requested: string): { parts: string[]; lexicalRelative: string } {
   if (requested.length === 0) {
     throw new EditwardenError({
       code: ErrorCode.OUTSIDE_ROOT,
@@ -91,52 +88,61 @@ export function resolveInRoot(realRoot: string, requested: string): ResolvedPath
   }
   const lexical = path.resolve(realRoot, requested);
   if (!isInside(realRoot, lexical)) throw outside(requested, DenialReason.ESCAPES_ROOT, `it resolves to ${lexical}`);
-
-  const real = realLocation(realRoot, lexical, requested);
-  if (!isInside(realRoot, real.absolute)) {
-    throw outside(requested, DenialReason.SYMLINK_ESCAPE, `a symlink leads to ${real.absolute}`);
-  }
-  const relative = toPosix(path.relative(realRoot, real.absolute));
-  checkDeniedRelative(requested, relative);
-  // The lexical spelling may dodge the check (".editwarden" reached through a symlink is caught above; "x/../.git" here).
-  checkDeniedRelative(requested, toPosix(path.relative(realRoot, lexical)));
-  return { absolute: real.absolute, relative, exists: real.exists };
+  const rel = path.relative(realRoot, lexical);
+  return { parts: rel === '' ? [] : rel.split(path.sep), lexicalRelative: toPosix(rel) };
 }
 
 /**
- * Follows symlinks component by component, like realpath, but also for paths
- * whose tail does not exist yet (a file to create in a folder to create).
+ * Resolves and opens: the race-free walk of resolver.ts, with an agent's
+ * refusals (escapes, loops, denied folders). The caller owns `parent` and
+ * must close it.
  */
-function realLocation(realRoot: string, lexical: string, requested: string): { absolute: string; exists: boolean } {
-  const rel = path.relative(realRoot, lexical);
-  const parts = rel === '' ? [] : rel.split(path.sep);
-  let current = realRoot;
-  let hops = 0;
-  const queue = [...parts];
-  while (queue.length > 0) {
-    const part = queue.shift() as string;
-    const next = path.join(current, part);
-    let stat: fs.Stats;
-    try {
-      stat = fs.lstatSync(next);
-    } catch {
-      // The rest does not exist: it will be created lexically under `current`.
-      return { absolute: path.join(next, ...queue), exists: false };
-    }
-    if (stat.isSymbolicLink()) {
-      if (++hops > 40) throw outside(requested, DenialReason.SYMLINK_LOOP, 'too many symlinks');
-      const target = fs.readlinkSync(next);
-      const resolved = path.resolve(current, target);
-      // Every hop must stay inside: a link out and back in is still refused.
-      if (!isInside(realRoot, resolved)) {
-        throw outside(requested, DenialReason.SYMLINK_ESCAPE, `${toPosix(path.relative(realRoot, next))} links to ${resolved}`);
-      }
-      const restart = path.relative(realRoot, resolved);
-      queue.unshift(...(restart === '' ? [] : restart.split(path.sep)));
-      current = realRoot;
-      continue;
-    }
-    current = next;
+export function locateInRoot(resolver: Resolver, requested: string, options: LocateOptions = {}): Located {
+  const { parts, lexicalRelative } = lexicalParts(resolver.root, requested);
+  // The lexical spelling may dodge the real-path check ("x/../.git"); check it before touching the disk.
+  checkDeniedRelative(requested, lexicalRelative);
+  const located = resolver.locate(parts, (kind, detail) =>
+    outside(requested, kind === 'loop' ? DenialReason.SYMLINK_LOOP : DenialReason.SYMLINK_ESCAPE, kind === 'escape' ? `a symlink leads out: ${detail}` : detail),
+  options);
+  try {
+    checkDeniedRelative(requested, located.relative);
+  } catch (error) {
+    located.parent?.close();
+    throw error;
   }
-  return { absolute: current, exists: true };
+  return located;
+}
+
+/**
+ * Writes only: the configuration files that govern the agent (limits,
+ * denied paths, allowed commands) are never written by an agent, whatever
+ * the format or tool (an agent that rewrites them lifts its own limits).
+ * `relative` is the real root-relative path; `extra` more root-relative
+ * names (an explicit --config file inside the root).
+ */
+export function checkWritableRelative(requested: string, relative: string, extra: readonly string[] = []): void {
+  const lower = relative.toLowerCase();
+  for (const name of [...CONFIG_FILE_NAMES, ...extra]) {
+    if (lower === name.toLowerCase()) {
+      throw new EditwardenError({
+        code: ErrorCode.DENIED_PATH,
+        message: `${JSON.stringify(requested)} is editwarden's configuration (${name}), which agents may read but never write.`,
+        hint: `Leave ${name} alone: it sets the limits of this run. Ask the person running editwarden to change it if it must change.`,
+        path: requested,
+      });
+    }
+  }
+}
+
+/**
+ * Resolves `requested` against `realRoot` (which must already be a real path).
+ * Refuses NUL bytes, Windows drive paths, lexical escapes and symlinks — of the
+ * file or of any parent — whose target is outside the root. Informational:
+ * anything that then reads or writes goes through the Workspace, which acts
+ * on the opened parent folder, never on `absolute`.
+ */
+export function resolveInRoot(realRoot: string, requested: string, resolver: Resolver = new Resolver(realRoot)): ResolvedPath {
+  const located = locateInRoot(resolver, requested, { followFinal: true });
+  located.parent?.close();
+  return { absolute: located.absolute, relative: located.relative, exists: located.stat !== null };
 }

@@ -190,8 +190,9 @@ export class Transaction {
   applyBatch(writes: FileWrite[]): void {
     this.assertOpen();
     const ws = this.layer.ws;
-    const paths = writes.map((w) => ws.resolve(w.path).relative);
-    const cp = this.layer.checkpoints.createFiles(paths, this.name, this.reason || `before ${summarize(paths)}`, { kind: 'transaction', tx: this.id });
+    // A delete records the link itself (it removes the link, not its target); a write records what it writes.
+    const paths = writes.map((w) => ws.targetOf(w));
+    const cp = this.layer.checkpoints.createFiles(paths, this.name, this.reason || `before ${summarize(paths)}`, { kind: 'transaction', tx: this.id }, true);
     this.addCheckpoint(cp);
     this.journal();
     for (const p of paths) this.writtenPaths.add(p);

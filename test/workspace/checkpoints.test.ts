@@ -1,3 +1,4 @@
+import { Resolver } from '../../src/workspace/resolver.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -199,7 +200,7 @@ describe('workspace checkpoints are incremental', () => {
     for (let i = 0; i < 20; i++) write(root, `f${i}.txt`, `file ${i}\n`);
     const past = new Date(Date.now() - 3_600_000);
     for (let i = 0; i < 20; i++) fs.utimesSync(path.join(root, `f${i}.txt`), past, past);
-    const blobs = new CountingBlobs(path.join(root, '.editwarden/checkpoints/blobs'));
+    const blobs = new CountingBlobs(new Resolver(root), 'checkpoints/blobs');
     const first = captureWorkspace(root, blobs, null);
     expect(blobs.reads).toBe(20);
     const previous = { format: 1 as const, id: 'x', name: 'x', reason: '', scope: 'workspace' as const, origin: { kind: 'manual' as const }, createdAt: '', scanStartedMs: Date.now(), ...first };
@@ -213,7 +214,7 @@ describe('workspace checkpoints are incremental', () => {
   it('does not trust size+mtime of files modified during or just before the previous scan', () => {
     const root = tempRoot();
     write(root, 'racy.txt', 'aaaa\n');
-    const blobs = new CountingBlobs(path.join(root, '.editwarden/checkpoints/blobs'));
+    const blobs = new CountingBlobs(new Resolver(root), 'checkpoints/blobs');
     const first = captureWorkspace(root, blobs, null);
     const previous = { format: 1 as const, id: 'x', name: 'x', reason: '', scope: 'workspace' as const, origin: { kind: 'manual' as const }, createdAt: '', scanStartedMs: Date.now(), ...first };
     blobs.reads = 0;

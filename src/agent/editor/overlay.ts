@@ -11,7 +11,6 @@
  * outside the root are refused exactly as on disk. It must never write a
  * byte to the project, and never hand a write to a transaction layer.
  */
-import fs from 'node:fs';
 import { decodeText } from '../../edit/text.js';
 import { unifiedDiff } from '../../edit/diff.js';
 import { EditwardenError, ErrorCode } from '../../errors.js';
@@ -94,7 +93,9 @@ export class Overlay {
     const entry = this.entries.get(relative);
     if (entry) return entry.mode;
     try {
-      return fs.statSync(this.base.resolve(relative).absolute).mode & 0o7777;
+      // Through the race-free resolver: the mode of what is really at the path inside the root.
+      const info = this.base.info(relative);
+      return info.stat && info.type === 'file' ? info.stat.mode & 0o7777 : 0o644;
     } catch {
       return 0o644;
     }

@@ -95,6 +95,36 @@ export function registerCheckpoint(program: Command, io: Io, setExit: (code: num
 
   common(
     checkpoint
+      .command('repair')
+      .description('List unfinished-transaction records recovery could not verify or roll back (held); drop one (keep the files as they are) or retry its rollback.')
+      .option('--drop <record>', 'forget a held record for good (after checking the files)')
+      .option('--retry <record>', 'put a held record back so the next command tries to roll it back again'),
+  ).action((flags: CommonFlags & { drop?: string; retry?: string }) =>
+    run(flags, (cps) => {
+      if (flags.drop !== undefined || flags.retry !== undefined) {
+        const file = (flags.drop ?? flags.retry) as string;
+        const done = cps.lock.with(() => (flags.drop !== undefined ? cps.journal.dropHeld(file) : cps.journal.retryHeld(file)));
+        if (!done) {
+          throw new EditwardenError({
+            code: ErrorCode.NOT_FOUND,
+            message: `No held record named ${JSON.stringify(file)}.`,
+            hint: 'Run `editwarden checkpoint repair` to list the held records.',
+          });
+        }
+        const verb = flags.drop !== undefined ? 'dropped' : 'put back for retry';
+        return { json: { ok: true, record: file, action: flags.drop !== undefined ? 'drop' : 'retry' }, text: `${verb}: ${file}` };
+      }
+      const held = cps.journal.heldRecords();
+      const text =
+        held.length === 0
+          ? 'no held records: nothing to repair'
+          : held.map((h) => `${h.file}: ${h.why}`).join('\n') + '\n(drop with --drop RECORD once the files are right, or --retry RECORD)';
+      return { json: { held }, text };
+    }),
+  );
+
+  common(
+    checkpoint
       .command('prune')
       .description('Drop old checkpoints: keep the newest N and/or drop those older than a duration (both: only what both allow).')
       .option('--keep-last <n>', 'keep the newest N checkpoints')

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { EditwardenError, ErrorCode } from '../../errors.js';
-import { fsyncDir } from '../atomic.js';
+import type { DirHandle, Resolver } from '../resolver.js';
+import { BLOB_ID, readStateFile, StateFolder, untrusted } from '../state-dir.js';
 import { sha256 } from '../workspace.js';
 
 /** How hard a put must work to make the blob durable. */
@@ -22,56 +23,70 @@ export type Durability =
   | 'batch';
 
 export class BlobStore {
+  /** Absolute path (messages, tests); every operation goes through the state folder's resolver walk. */
   readonly dir: string;
+  private readonly folder: StateFolder;
+  /** Fan-out folders written to since the last flush (their renames to make durable). */
   private readonly pendingDirs = new Set<string>();
-  /** Fan-out folders known to exist (saves a mkdir per blob in a 50,000-file checkpoint). */
-  private readonly madeDirs = new Set<string>();
   /** Blobs written in 'batch' mode since the last flush. */
   private readonly pendingBatch: string[] = [];
 
-  constructor(dir: string) {
-    this.dir = dir;
+  constructor(resolver: Resolver, sub: string) {
+    this.folder = new StateFolder(resolver, sub);
+    this.dir = this.folder.dir;
   }
 
   pathOf(hash: string): string {
+    checkId(hash);
     return path.join(this.dir, hash.slice(0, 2), hash.slice(2));
   }
 
+  /** Runs `fn` in the blob's fan-out folder (opened without following a symlink); `missing` when absent. */
+  private inFanout<T>(hash: string, create: boolean, missing: T, fn: (dir: DirHandle, name: string) => T): T {
+    checkId(hash);
+    return this.folder.with(create, missing, (blobs) => {
+      let fan = blobs.openChild(hash.slice(0, 2));
+      if (fan === null && create) {
+        try {
+          fs.mkdirSync(blobs.at(hash.slice(0, 2)));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        }
+        fan = blobs.openChild(hash.slice(0, 2));
+        if (fan === null) throw untrusted(`${path.join(this.dir, hash.slice(0, 2))} is not a real folder.`);
+      }
+      if (fan === null) return missing;
+      try {
+        return fn(fan, hash.slice(2));
+      } finally {
+        fan.close();
+      }
+    });
+  }
+
   has(hash: string): boolean {
-    return fs.existsSync(this.pathOf(hash));
+    return this.inFanout(hash, false, false, (dir, name) => fs.existsSync(dir.at(name)));
   }
 
   /** Stores bytes; returns their sha256. A blob that already exists is not rewritten. */
   put(bytes: Uint8Array, durability: Durability): string {
     const hash = sha256(bytes);
-    const target = this.pathOf(hash);
-    if (fs.existsSync(target)) return hash;
-    const folder = path.dirname(target);
-    if (!this.madeDirs.has(folder)) {
-      fs.mkdirSync(folder, { recursive: true });
-      this.madeDirs.add(folder);
-    }
-    // The temp name lives in the blob's own folder so the rename never crosses a device.
-    const temp = path.join(folder, `.tmp-${randomBytes(6).toString('hex')}`);
-    let fd: number;
-    try {
-      fd = fs.openSync(temp, 'wx', 0o644);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      // The store was removed under a long-lived process: make the folder again.
-      fs.mkdirSync(folder, { recursive: true });
-      fd = fs.openSync(temp, 'wx', 0o644);
-    }
-    try {
-      let offset = 0;
-      while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
-      if (durability === 'each') fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(temp, target);
-    if (durability === 'each') this.pendingDirs.add(folder);
-    else this.pendingBatch.push(target);
+    this.inFanout(hash, true, undefined, (dir, name) => {
+      if (fs.existsSync(dir.at(name))) return;
+      // The temp name lives in the blob's own folder so the rename never crosses a device.
+      const temp = dir.at(`.tmp-${randomBytes(6).toString('hex')}`);
+      const fd = fs.openSync(temp, 'wx', 0o644);
+      try {
+        let offset = 0;
+        while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+        if (durability === 'each') fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(temp, dir.at(name));
+      if (durability === 'each') dir.fsync();
+      else this.pendingBatch.push(hash);
+    });
     return hash;
   }
 
@@ -81,49 +96,52 @@ export class BlobStore {
    * memory. Returns the hash and the number of bytes copied.
    */
   putFromFd(fd: number, durability: Durability): { hash: string; size: number } {
-    fs.mkdirSync(this.dir, { recursive: true });
-    const temp = path.join(this.dir, `.tmp-${randomBytes(6).toString('hex')}`);
-    const out = fs.openSync(temp, 'wx', 0o644);
-    const hasher = createHash('sha256');
-    const chunk = Buffer.allocUnsafe(1024 * 1024);
-    let size = 0;
-    try {
+    return this.folder.with(true, { hash: '', size: 0 }, (blobs) => {
+      const tempName = `.tmp-${randomBytes(6).toString('hex')}`;
+      const temp = blobs.at(tempName);
+      const out = fs.openSync(temp, 'wx', 0o644);
+      const hasher = createHash('sha256');
+      const chunk = Buffer.allocUnsafe(1024 * 1024);
+      let size = 0;
       try {
-        for (;;) {
-          const n = fs.readSync(fd, chunk, 0, chunk.length, null);
-          if (n === 0) break;
-          hasher.update(chunk.subarray(0, n));
-          let offset = 0;
-          while (offset < n) offset += fs.writeSync(out, chunk, offset, n - offset);
-          size += n;
+        try {
+          for (;;) {
+            const n = fs.readSync(fd, chunk, 0, chunk.length, null);
+            if (n === 0) break;
+            hasher.update(chunk.subarray(0, n));
+            let offset = 0;
+            while (offset < n) offset += fs.writeSync(out, chunk, offset, n - offset);
+            size += n;
+          }
+          if (durability === 'each') fs.fsyncSync(out);
+        } finally {
+          fs.closeSync(out);
         }
-        if (durability === 'each') fs.fsyncSync(out);
-      } finally {
-        fs.closeSync(out);
-      }
-      const hash = hasher.digest('hex');
-      const target = this.pathOf(hash);
-      if (fs.existsSync(target)) {
-        fs.rmSync(temp, { force: true });
+        const hash = hasher.digest('hex');
+        this.inFanout(hash, true, undefined, (dir, name) => {
+          if (fs.existsSync(dir.at(name))) {
+            fs.rmSync(temp, { force: true });
+            return;
+          }
+          fs.renameSync(temp, dir.at(name));
+          if (durability === 'each') dir.fsync();
+          else this.pendingBatch.push(hash);
+        });
         return { hash, size };
+      } catch (error) {
+        fs.rmSync(temp, { force: true });
+        throw error;
       }
-      const folder = path.dirname(target);
-      fs.mkdirSync(folder, { recursive: true });
-      this.madeDirs.add(folder);
-      fs.renameSync(temp, target);
-      if (durability === 'each') this.pendingDirs.add(folder);
-      else this.pendingBatch.push(target);
-      return { hash, size };
-    } catch (error) {
-      fs.rmSync(temp, { force: true });
-      throw error;
-    }
+    });
   }
 
   get(hash: string): Buffer {
     try {
-      return fs.readFileSync(this.pathOf(hash));
+      const bytes = this.inFanout(hash, false, null as Buffer | null, (dir, name) => readStateFile(dir, name));
+      if (bytes === null) throw new Error('no such blob');
+      return bytes;
     } catch (error) {
+      if (error instanceof EditwardenError) throw error;
       throw new EditwardenError(
         {
           code: ErrorCode.IO,
@@ -144,62 +162,71 @@ export class BlobStore {
       syncFileSystem(this.dir);
     } else {
       // A few new blobs (an incremental checkpoint): fsync each rather than flush the whole file system.
-      for (const file of this.pendingBatch) {
-        fsyncFile(file);
-        this.pendingDirs.add(path.dirname(file));
+      for (const hash of this.pendingBatch) {
+        this.inFanout(hash, false, undefined, (dir, name) => {
+          fsyncFile(dir.at(name));
+          dir.fsync();
+        });
       }
     }
     this.pendingBatch.length = 0;
-    for (const folder of this.pendingDirs) fsyncDir(folder);
     this.pendingDirs.clear();
   }
 
   /** Every stored blob hash (for garbage collection). */
   listAll(): string[] {
-    const out: string[] = [];
-    let prefixes: string[];
-    try {
-      prefixes = fs.readdirSync(this.dir);
-    } catch {
-      return out;
-    }
-    for (const prefix of prefixes) {
-      if (prefix.length !== 2) continue;
-      for (const rest of fs.readdirSync(path.join(this.dir, prefix))) {
-        if (!rest.startsWith('.tmp-')) out.push(prefix + rest);
+    return this.folder.with(false, [] as string[], (blobs) => {
+      const out: string[] = [];
+      for (const prefix of fs.readdirSync(blobs.self)) {
+        if (prefix.length !== 2) continue;
+        const fan = blobs.openChild(prefix);
+        if (fan === null) continue;
+        try {
+          for (const rest of fs.readdirSync(fan.self)) if (BLOB_ID.test(prefix + rest)) out.push(prefix + rest);
+        } finally {
+          fan.close();
+        }
       }
-    }
-    return out;
+      return out;
+    });
   }
 
   sizeOf(hash: string): number {
     try {
-      return fs.statSync(this.pathOf(hash)).size;
+      return this.inFanout(hash, false, 0, (dir, name) => fs.lstatSync(dir.at(name)).size);
     } catch {
       return 0;
     }
   }
 
   remove(hash: string): void {
-    fs.rmSync(this.pathOf(hash), { force: true });
+    this.inFanout(hash, false, undefined, (dir, name) => fs.rmSync(dir.at(name), { force: true }));
   }
 
   /** Removes temp files a crashed writer left behind. Only safe under the root lock. */
   removeTemps(): void {
-    let prefixes: string[];
-    try {
-      prefixes = fs.readdirSync(this.dir);
-    } catch {
-      return;
-    }
-    for (const prefix of prefixes) {
-      if (prefix.startsWith('.tmp-')) {
-        fs.rmSync(path.join(this.dir, prefix), { force: true });
-        continue;
+    this.folder.with(false, undefined, (blobs) => {
+      for (const prefix of fs.readdirSync(blobs.self)) {
+        if (prefix.startsWith('.tmp-')) {
+          fs.rmSync(blobs.at(prefix), { force: true });
+          continue;
+        }
+        const fan = blobs.openChild(prefix);
+        if (fan === null) continue;
+        try {
+          for (const name of fs.readdirSync(fan.self)) if (name.startsWith('.tmp-')) fs.rmSync(fan.at(name), { force: true });
+        } finally {
+          fan.close();
+        }
       }
-      const folder = path.join(this.dir, prefix);
-      for (const name of fs.readdirSync(folder)) if (name.startsWith('.tmp-')) fs.rmSync(path.join(folder, name), { force: true });
-    }
+    });
+  }
+}
+
+/** A blob id from a manifest is data someone could have edited: `../../..` must never become a path. */
+function checkId(hash: string): void {
+  if (!BLOB_ID.test(hash)) {
+    throw untrusted(`A checkpoint names the blob ${JSON.stringify(hash.slice(0, 80))}, which is not a sha256 id.`, 'The checkpoint manifest was changed by hand; drop that checkpoint (`editwarden checkpoint drop ID`) and use another.');
   }
 }
 

@@ -6,11 +6,11 @@
  * inode did not change. Never writes a project file.
  */
 import fs from 'node:fs';
-import path from 'node:path';
+import { DirCache, READ_FLAGS, type DirHandle } from '../resolver.js';
 import { sha256 } from '../workspace.js';
 import type { BlobStore, Durability } from './blob-store.js';
 import { parentDirs, type Manifest, type ManifestEntry } from './types.js';
-import { walkWorkspace, type IgnoreSource } from './walk.js';
+import { asResolver, walkWorkspace, type IgnoreSource, type RootArg } from './walk.js';
 
 export interface Captured {
   entries: ManifestEntry[];
@@ -27,7 +27,8 @@ export const STREAM_MIN_BYTES = 32 * 1024 * 1024;
 function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: Durability, inlineMax = 0): ManifestEntry | null {
   let fd: number;
   try {
-    fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    // Through the opened parent (abs is a resolver path), never following a link, never blocking on a FIFO.
+    fd = fs.openSync(abs, READ_FLAGS);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ELOOP') return null; // Gone, or became a link, since the walk.
@@ -36,7 +37,7 @@ function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: D
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) return null;
-    const meta = { mode: stat.mode & 0o7777, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
+    const meta = { mode: stat.mode & 0o7777, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, uid: stat.uid, gid: stat.gid };
     if (stat.size >= STREAM_MIN_BYTES && stat.size > inlineMax) {
       const { hash, size } = blobs.putFromFd(fd, durability);
       return { path: rel, type: 'file', blob: hash, size, ...meta };
@@ -44,7 +45,7 @@ function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: D
     const bytes = readAll(fd, stat.size);
     const inline = bytes.length <= inlineMax;
     const blob = inline ? sha256(bytes) : blobs.put(bytes, durability);
-    const entry: ManifestEntry = { path: rel, type: 'file', blob, size: bytes.length, mode: stat.mode & 0o7777, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
+    const entry: ManifestEntry = { path: rel, type: 'file', blob, size: bytes.length, ...meta };
     if (inline) entry.inline = bytes.toString('base64');
     return entry;
   } finally {
@@ -70,8 +71,11 @@ function readAll(fd: number, sizeHint: number): Buffer {
   return buf.subarray(0, total);
 }
 
-function captureOne(root: string, rel: string, blobs: BlobStore, durability: Durability, inlineMax: number): ManifestEntry | 'dir' {
-  const abs = path.join(root, rel);
+function captureOne(dirs: DirCache, rel: string, blobs: BlobStore, durability: Durability, inlineMax: number, tries = 0): ManifestEntry | 'dir' {
+  // Every path is read relative to its parent folder opened without following a symlink (resolver.ts).
+  const { parent, name } = dirs.tryParentOf(rel);
+  if (parent === null) return { path: rel, type: 'absent' };
+  const abs = parent.at(name);
   let stat: fs.Stats;
   try {
     stat = fs.lstatSync(abs);
@@ -80,17 +84,30 @@ function captureOne(root: string, rel: string, blobs: BlobStore, durability: Dur
   }
   if (stat.isSymbolicLink()) return { path: rel, type: 'symlink', target: fs.readlinkSync(abs) };
   if (stat.isDirectory()) return 'dir';
+  // A FIFO, socket or device: recorded as nothing; restore never deletes or replaces one (restore.ts).
   if (!stat.isFile()) return { path: rel, type: 'absent' };
-  return readFileEntry(abs, rel, blobs, durability, inlineMax) ?? captureOne(root, rel, blobs, durability, inlineMax);
+  const entry = readFileEntry(abs, rel, blobs, durability, inlineMax);
+  if (entry) return entry;
+  if (tries > 3) return { path: rel, type: 'absent' };
+  return captureOne(dirs, rel, blobs, durability, inlineMax, tries + 1);
 }
 
 /** Files scope: exactly `paths` (relative to the root, already checked by the workspace), plus the folders on their way. */
-export function captureFiles(root: string, paths: Iterable<string>, blobs: BlobStore, durability: Durability = 'each', inlineMax = INLINE_MAX_BYTES): Captured {
+export function captureFiles(root: RootArg, paths: Iterable<string>, blobs: BlobStore, durability: Durability = 'each', inlineMax = INLINE_MAX_BYTES): Captured {
+  const dirCache = new DirCache(asResolver(root));
+  try {
+    return captureFilesWith(dirCache, paths, blobs, durability, inlineMax);
+  } finally {
+    dirCache.closeAll();
+  }
+}
+
+function captureFilesWith(dirCache: DirCache, paths: Iterable<string>, blobs: BlobStore, durability: Durability, inlineMax: number): Captured {
   const entries: ManifestEntry[] = [];
   const dirs = new Set<string>();
   const absentDirs = new Set<string>();
   for (const rel of new Set(paths)) {
-    const entry = captureOne(root, rel, blobs, durability, inlineMax);
+    const entry = captureOne(dirCache, rel, blobs, durability, inlineMax);
     if (entry === 'dir') {
       dirs.add(rel);
       continue;
@@ -98,12 +115,7 @@ export function captureFiles(root: string, paths: Iterable<string>, blobs: BlobS
     entries.push(entry);
     for (const dir of parentDirs(rel)) {
       if (dirs.has(dir) || absentDirs.has(dir)) continue;
-      let isDir = false;
-      try {
-        isDir = fs.lstatSync(path.join(root, dir)).isDirectory();
-      } catch {
-        isDir = false;
-      }
+      const isDir = dirCache.tryGet(dir) !== null;
       (isDir ? dirs : absentDirs).add(dir);
     }
   }
@@ -118,13 +130,30 @@ export function captureFiles(root: string, paths: Iterable<string>, blobs: BlobS
  * must hold everything the restore will overwrite).
  */
 export function captureWorkspace(
-  root: string,
+  root: RootArg,
   blobs: BlobStore,
   previous: Manifest | null,
   extra: Iterable<string> = [],
   sources?: IgnoreSource[],
 ): Captured {
-  const walked = walkWorkspace(root, sources);
+  const resolver = asResolver(root);
+  const dirCache = new DirCache(resolver);
+  try {
+    return captureWorkspaceWith(resolver, dirCache, blobs, previous, extra, sources);
+  } finally {
+    dirCache.closeAll();
+  }
+}
+
+function captureWorkspaceWith(
+  resolver: ReturnType<typeof asResolver>,
+  dirCache: DirCache,
+  blobs: BlobStore,
+  previous: Manifest | null,
+  extra: Iterable<string>,
+  sources: IgnoreSource[] | undefined,
+): Captured {
+  const walked = walkWorkspace(resolver, sources);
   const reuse = new Map<string, Extract<ManifestEntry, { type: 'file' }>>();
   if (previous) {
     // A file written during (or just before) the previous scan may have changed
@@ -136,7 +165,9 @@ export function captureWorkspace(
   const seen = new Set<string>();
   for (const w of walked.entries) {
     seen.add(w.path);
-    const abs = path.join(root, w.path);
+    const { parent, name } = dirCache.tryParentOf(w.path);
+    if (parent === null) continue; // Its folder was replaced since the walk: nothing of it can be read safely.
+    const abs = parent.at(name);
     if (w.type === 'symlink') {
       try {
         entries.push({ path: w.path, type: 'symlink', target: fs.readlinkSync(abs) });
@@ -160,7 +191,7 @@ export function captureWorkspace(
   const absentDirs = new Set<string>();
   const extras = [...new Set(extra)].filter((p) => !seen.has(p));
   if (extras.length > 0) {
-    const more = captureFiles(root, extras, blobs, 'batch', 0);
+    const more = captureFilesWith(dirCache, extras, blobs, 'batch', 0);
     entries.push(...more.entries);
     for (const d of more.dirs) dirs.add(d);
     for (const d of more.absentDirs) absentDirs.add(d);

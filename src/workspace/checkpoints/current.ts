@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { checkDeniedRelative } from '../paths.js';
+import { READ_FLAGS, type DirHandle } from '../resolver.js';
 import { sha256 } from '../workspace.js';
 import type { BlobStore } from './blob-store.js';
 import type { ManifestEntry } from './types.js';
@@ -22,7 +23,10 @@ export type CurrentState =
   | { type: 'dir' }
   | { type: 'other' };
 
-export function currentState(abs: string): CurrentState {
+/** What is at `name` in an opened folder (null folder: the path's parent is missing or not a real folder, so nothing is there). */
+export function currentStateAt(dir: DirHandle | null, name: string): CurrentState {
+  if (dir === null) return { type: 'absent' };
+  const abs = dir.at(name);
   let stat: fs.Stats;
   try {
     stat = fs.lstatSync(abs);
@@ -30,9 +34,32 @@ export function currentState(abs: string): CurrentState {
     return { type: 'absent' };
   }
   if (stat.isFile()) return { type: 'file', stat };
-  if (stat.isSymbolicLink()) return { type: 'symlink', target: fs.readlinkSync(abs) };
+  if (stat.isSymbolicLink()) {
+    try {
+      return { type: 'symlink', target: fs.readlinkSync(abs) };
+    } catch {
+      return { type: 'other' };
+    }
+  }
   if (stat.isDirectory()) return { type: 'dir' };
   return { type: 'other' };
+}
+
+/** Reads a regular file in an opened folder: no symlink followed, no FIFO opened for long. Null when it is not a regular file now. */
+export function readRegularAt(dir: DirHandle, name: string): { bytes: Buffer; stat: fs.Stats } | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(dir.at(name), READ_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return null;
+    return { bytes: fs.readFileSync(fd), stat };
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /**
@@ -40,23 +67,21 @@ export function currentState(abs: string): CurrentState {
  * equal to the recorded ones settle it without reading; otherwise the bytes
  * are hashed.
  */
-export function sameContent(abs: string, stat: fs.Stats, entry: Extract<ManifestEntry, { type: 'file' }>): boolean {
+export function sameContent(dir: DirHandle, name: string, stat: fs.Stats, entry: Extract<ManifestEntry, { type: 'file' }>): boolean {
   if (stat.size !== entry.size) return false;
   if (stat.mtimeMs === entry.mtimeMs && stat.ctimeMs === entry.ctimeMs && stat.ino === entry.ino) return true;
-  try {
-    return sha256(fs.readFileSync(abs)) === entry.blob;
-  } catch {
-    return false;
-  }
+  const now = readRegularAt(dir, name);
+  return now !== null && sha256(now.bytes) === entry.blob;
 }
 
 /**
  * A manifest is data on disk that someone could have edited: refuse any path
  * in it that would lead out of the root or into .git/ or .editwarden/.
  */
-export function checkManifestPath(root: string, rel: string): string {
+export function checkManifestPath(rel: string): string {
   const parts = rel.split('/');
-  if (rel === '' || path.isAbsolute(rel) || rel.includes('\\') || rel.includes('\0') || parts.some((p) => p === '..' || p === '.' || p === '')) {
+  // A backslash is an ordinary character of a POSIX name (`x\\y.txt` exists and must round-trip); only Windows reads it as a separator.
+  if (rel === '' || path.isAbsolute(rel) || (path.sep === '\\' && rel.includes('\\')) || rel.includes('\0') || parts.some((p) => p === '..' || p === '.' || p === '')) {
     throw new EditwardenError({
       code: ErrorCode.OUTSIDE_ROOT,
       message: `A checkpoint names the path ${JSON.stringify(rel)}, which is not a plain path inside the root.`,
@@ -65,5 +90,5 @@ export function checkManifestPath(root: string, rel: string): string {
     });
   }
   checkDeniedRelative(rel, rel);
-  return path.join(root, ...parts);
+  return rel;
 }

@@ -2,11 +2,12 @@
  * What changed since a checkpoint: the list a restore would undo, with a
  * unified diff for text files. Read-only: it never stores blobs or writes.
  */
-import fs from 'node:fs';
 import { createTwoFilesPatch } from 'diff';
+import { DirCache, type DirHandle } from '../resolver.js';
 import type { BlobStore } from './blob-store.js';
-import { bytesOf, checkManifestPath, currentState, sameContent, type CurrentState } from './current.js';
+import { bytesOf, checkManifestPath, currentStateAt, readRegularAt, sameContent, type CurrentState } from './current.js';
 import { extrasOf } from './restore.js';
+import { asResolver, type RootArg } from './walk.js';
 import type { CheckpointChange, EntryState, Manifest, ManifestEntry } from './types.js';
 
 export interface DiffOptions {
@@ -37,28 +38,39 @@ function stateOfCurrent(now: CurrentState): EntryState | undefined {
   return undefined;
 }
 
-export function diffManifest(root: string, manifest: Manifest, blobs: BlobStore, options: DiffOptions = {}): CheckpointChange[] {
+export function diffManifest(rootArg: RootArg, manifest: Manifest, blobs: BlobStore, options: DiffOptions = {}): CheckpointChange[] {
+  const resolver = asResolver(rootArg);
+  const dirs = new DirCache(resolver);
+  try {
+    return diffWith(resolver, dirs, manifest, blobs, options);
+  } finally {
+    dirs.closeAll();
+  }
+}
+
+/** Every read goes through a folder opened without following a symlink: a parent swapped for a link to the outside shows as "deleted", never as outside content. */
+function diffWith(resolver: ReturnType<typeof asResolver>, dirs: DirCache, manifest: Manifest, blobs: BlobStore, options: DiffOptions): CheckpointChange[] {
   const wantPatch = options.patch ?? true;
   const maxPatch = options.maxPatchBytes ?? 1024 * 1024;
   const changes: CheckpointChange[] = [];
   const readBefore = (entry: ManifestEntry): Buffer | null => (entry.type === 'file' ? bytesOf(entry, blobs) : null);
-  const patchOf = (rel: string, before: Buffer | null, afterAbs: string | null): string | undefined => {
+  const patchOf = (rel: string, before: Buffer | null, at: { parent: DirHandle | null; name: string } | null): string | undefined => {
     if (!wantPatch) return undefined;
     let after: Buffer | null = null;
-    if (afterAbs) {
-      try {
-        after = fs.readFileSync(afterAbs);
-      } catch {
-        after = null;
-      }
+    if (at?.parent) {
+      const now = readRegularAt(at.parent, at.name);
+      // A file with a second hard link may be a window onto an outside file: its content is not shown.
+      if (now !== null && now.stat.nlink > 1) return undefined;
+      after = now?.bytes ?? null;
     }
     if ((before && !isText(before, maxPatch)) || (after && !isText(after, maxPatch))) return undefined;
     return createTwoFilesPatch(before ? `a/${rel}` : '/dev/null', after ? `b/${rel}` : '/dev/null', before?.toString('utf8') ?? '', after?.toString('utf8') ?? '');
   };
 
   for (const entry of manifest.entries) {
-    const abs = checkManifestPath(root, entry.path);
-    const now = currentState(abs);
+    checkManifestPath(entry.path);
+    const abs = dirs.tryParentOf(entry.path);
+    const now = currentStateAt(abs.parent, abs.name);
     const before = stateOfEntry(entry);
     const after = stateOfCurrent(now);
     const change = (kind: CheckpointChange['change'], patch?: string): void => {
@@ -85,13 +97,14 @@ export function diffManifest(root: string, manifest: Manifest, blobs: BlobStore,
       change('type');
       continue;
     }
-    if (!sameContent(abs, now.stat, entry)) change('modified', patchOf(entry.path, readBefore(entry), abs));
+    if (!sameContent(abs.parent as DirHandle, abs.name, now.stat, entry)) change('modified', patchOf(entry.path, readBefore(entry), abs));
     else if ((now.stat.mode & 0o7777) !== entry.mode) change('mode');
   }
   if (manifest.scope === 'workspace') {
-    for (const rel of extrasOf(root, manifest, blobs).files) {
-      const abs = checkManifestPath(root, rel);
-      const now = currentState(abs);
+    for (const rel of extrasOf(resolver, manifest, blobs).files) {
+      checkManifestPath(rel);
+      const abs = dirs.tryParentOf(rel);
+      const now = currentStateAt(abs.parent, abs.name);
       const after = stateOfCurrent(now);
       const c: CheckpointChange = { path: rel, change: 'added' };
       if (after) c.after = after;

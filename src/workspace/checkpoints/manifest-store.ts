@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../../errors.js';
-import { atomicWriteFile, fsyncDir } from '../atomic.js';
+import { atomicWriteAt } from '../atomic.js';
+import type { Resolver } from '../resolver.js';
+import { readStateFile, StateFolder } from '../state-dir.js';
 import type { CheckpointScope, Manifest } from './types.js';
 
 const SCOPES: readonly CheckpointScope[] = ['files', 'workspace'];
@@ -17,9 +19,11 @@ const ID_PATTERN = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
 export class ManifestStore {
   readonly dir: string;
   private lastStamp = '';
+  private readonly folders: Record<CheckpointScope, StateFolder>;
 
-  constructor(dir: string) {
-    this.dir = dir;
+  constructor(resolver: Resolver, sub: string) {
+    this.folders = { files: new StateFolder(resolver, `${sub}/files`), workspace: new StateFolder(resolver, `${sub}/workspace`) };
+    this.dir = path.dirname(this.folders.files.dir);
   }
 
   /** A new id: `YYYYMMDD-HHMMSS-mmm-xxxx` (UTC), sortable by time; unique within this store object even within one millisecond. */
@@ -31,14 +35,9 @@ export class ManifestStore {
     return `${stamp}-${randomBytes(2).toString('hex')}`;
   }
 
-  private fileOf(scope: CheckpointScope, id: string): string {
-    return path.join(this.dir, scope, `${id}.json`);
-  }
-
   write(manifest: Manifest): void {
-    const file = this.fileOf(manifest.scope, manifest.id);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    atomicWriteFile(file, Buffer.from(JSON.stringify(manifest)), { mode: 0o644 });
+    if (!ID_PATTERN.test(manifest.id)) throw unknownCheckpoint(manifest.id);
+    this.folders[manifest.scope].with(true, undefined, (dir) => atomicWriteAt(dir, `${manifest.id}.json`, Buffer.from(JSON.stringify(manifest)), { mode: 0o644 }));
   }
 
   /** Ids of every manifest, oldest first (optionally of one scope). */
@@ -47,7 +46,7 @@ export class ManifestStore {
     for (const s of scope ? [scope] : SCOPES) {
       let names: string[];
       try {
-        names = fs.readdirSync(path.join(this.dir, s));
+        names = this.folders[s].with(false, [] as string[], (dir) => fs.readdirSync(dir.self));
       } catch {
         continue;
       }
@@ -61,7 +60,9 @@ export class ManifestStore {
   }
 
   scopeOf(id: string): CheckpointScope | null {
-    for (const s of SCOPES) if (fs.existsSync(this.fileOf(s, id))) return s;
+    // Ids come from journal records and requests too: never build a path from one that is not an id.
+    if (!ID_PATTERN.test(id)) return null;
+    for (const s of SCOPES) if (this.folders[s].with(false, false, (dir) => fs.existsSync(dir.at(`${id}.json`)))) return s;
     return null;
   }
 
@@ -71,7 +72,7 @@ export class ManifestStore {
     if (scope === null) throw unknownCheckpoint(id);
     let parsed: unknown;
     try {
-      parsed = JSON.parse(fs.readFileSync(this.fileOf(scope, id), 'utf8'));
+      parsed = JSON.parse(this.folders[scope].with(false, Buffer.from('null'), (dir) => readStateFile(dir, `${id}.json`)).toString('utf8'));
     } catch (error) {
       throw new EditwardenError(
         {
@@ -83,7 +84,7 @@ export class ManifestStore {
       );
     }
     const manifest = parsed as Manifest;
-    if (manifest.format !== 1 || manifest.id !== id) {
+    if (typeof manifest !== 'object' || manifest === null || manifest.format !== 1 || manifest.id !== id || manifest.scope !== scope || !Array.isArray(manifest.entries)) {
       throw new EditwardenError({
         code: ErrorCode.IO,
         message: `Checkpoint ${id} has a manifest of an unknown format.`,
@@ -109,8 +110,10 @@ export class ManifestStore {
   remove(id: string): void {
     const scope = this.scopeOf(id);
     if (scope === null) throw unknownCheckpoint(id);
-    fs.rmSync(this.fileOf(scope, id), { force: true });
-    fsyncDir(path.join(this.dir, scope));
+    this.folders[scope].with(false, undefined, (dir) => {
+      fs.rmSync(dir.at(`${id}.json`), { force: true });
+      dir.fsync();
+    });
   }
 }
 

@@ -5,9 +5,18 @@
  * before the transaction began), keeps the interrupted state as a safety
  * checkpoint, and only then removes the journal record. It never rolls
  * forward, and never removes a record it could not roll back.
+ *
+ * It acts only on records it can verify (a planted `.editwarden/` must not
+ * make the first command delete or copy anything): the record names this
+ * root (device and inode), and every checkpoint it names exists, is one
+ * this transaction wrote, and holds only plain paths inside the root. A
+ * record that fails, or whose rollback fails, is HELD (moved whole to
+ * `.editwarden/journal/held/`): commands go on, every command says so, and
+ * `editwarden checkpoint repair` retries or drops it. Nothing is deleted.
  */
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import type { JournalRecord } from '../journal.js';
+import { checkManifestPath } from './current.js';
 import { isGone } from '../lock.js';
 import type { CheckpointService } from './service.js';
 import type { RestoreResult } from './types.js';
@@ -34,6 +43,8 @@ export interface RecoveryNotice {
   removed: string[];
   /** Checkpoint of the interrupted state, so even the recovery can be undone. */
   safety?: string;
+  /** The record could not be verified or rolled back: it was moved to journal/held/ and nothing was changed for it. */
+  held?: string;
   message: string;
 }
 
@@ -59,16 +70,87 @@ export function rollbackCheckpoints(service: CheckpointService, tx: string, ids:
  * back.
  */
 export function recoverUnfinished(service: CheckpointService): RecoveryNotice[] {
-  if (!service.journal.hasAny()) return [];
+  const held = heldNotices(service);
+  if (!service.journal.hasAny()) return held;
   const records = service.journal.unfinishedReadOnly();
-  if (!records.some((r) => isGone(r))) return [];
-  return service.lock.with(() => recoverUnfinishedLocked(service));
+  const bad = service.journal.unreadable();
+  if (bad.length === 0 && !records.some((r) => isGone(r))) return held;
+  return service.lock.with(() => recoverUnfinishedLocked(service, true));
+}
+
+/** What every command says while held records exist: what happened and how to continue. */
+function heldNotices(service: CheckpointService): RecoveryNotice[] {
+  return service.journal.heldRecords().map(({ file, why }) => ({
+    tx: file.replace(/\.json$/, ''),
+    name: 'held',
+    reason: why,
+    pid: 0,
+    startedAt: '',
+    checkpoints: [],
+    restored: [],
+    removed: [],
+    held: file,
+    message:
+      `An unfinished transaction record (${file}) is held and was not rolled back: ${why}. Check the files, then run ` +
+      `\`editwarden checkpoint repair --drop ${file}\` (keep the files as they are) or \`editwarden checkpoint repair --retry ${file}\`.`,
+  }));
 }
 
 /** Rolls back every journal record; the caller holds the root lock, which proves no live transaction owns them. */
-export function recoverUnfinishedLocked(service: CheckpointService): RecoveryNotice[] {
-  if (!service.journal.hasAny()) return [];
-  return service.journal.unfinished().map((record) => recoverOne(service, record));
+export function recoverUnfinishedLocked(service: CheckpointService, includeHeld = false): RecoveryNotice[] {
+  const notices: RecoveryNotice[] = [];
+  if (service.journal.hasAny()) {
+    for (const bad of service.journal.unreadable()) hold(service, bad.file, bad.why);
+    for (const record of service.journal.unfinished()) {
+      const why = verify(service, record);
+      if (why !== null) {
+        hold(service, `${record.tx}.json`, why);
+        continue;
+      }
+      try {
+        notices.push(recoverOne(service, record));
+      } catch (error) {
+        // A failed rollback never blocks the root: the record is kept aside for a person, with the reason.
+        hold(service, `${record.tx}.json`, `its rollback failed (${error instanceof Error ? error.message : String(error)})`);
+      }
+    }
+  }
+  return includeHeld ? [...notices, ...heldNotices(service)] : notices;
+}
+
+function hold(service: CheckpointService, file: string, why: string): void {
+  try {
+    service.journal.hold(file, why);
+  } catch {
+    // Already moved by another process.
+  }
+}
+
+/** Why a record cannot be acted on; null when it is one of ours for this root. */
+function verify(service: CheckpointService, record: JournalRecord): string | null {
+  const id = service.ws.resolver.identity;
+  if (!record.root || record.root.dev !== id.dev || record.root.ino !== id.ino) {
+    return 'it was not written for this root (copied from another folder, or by an older editwarden)';
+  }
+  for (const cp of record.checkpoints) {
+    if (service.manifests.scopeOf(cp) === null) return `its checkpoint ${JSON.stringify(cp).slice(0, 60)} is missing`;
+    let manifest;
+    try {
+      manifest = service.manifests.read(cp);
+    } catch (error) {
+      return `its checkpoint ${cp} is unreadable (${error instanceof Error ? error.message : String(error)})`;
+    }
+    const origin = manifest.origin;
+    const ours = record.tx.startsWith('restore-') ? origin.kind === 'safety' : origin.kind === 'transaction' && origin.tx === record.tx;
+    if (!ours) return `its checkpoint ${cp} was not written by this transaction`;
+    try {
+      for (const e of manifest.entries) checkManifestPath(e.path);
+      for (const d of [...manifest.dirs, ...manifest.absentDirs]) checkManifestPath(d);
+    } catch (error) {
+      return `its checkpoint ${cp} names a path outside the root (${error instanceof Error ? error.message : String(error)})`;
+    }
+  }
+  return null;
 }
 
 function recoverOne(service: CheckpointService, record: JournalRecord): RecoveryNotice {
@@ -77,7 +159,7 @@ function recoverOne(service: CheckpointService, record: JournalRecord): Recovery
     throw new EditwardenError({
       code: ErrorCode.IO,
       message: `Transaction "${record.name}" (pid ${record.pid}) did not finish, and some of its checkpoints are missing; it cannot be rolled back exactly.`,
-      hint: `Inspect the files by hand; remove ${service.journal.dir}/${record.tx}.json once the workspace is as it should be.`,
+      hint: `Inspect the files by hand, then run \`editwarden checkpoint repair --drop ${record.tx}.json\`.`,
     });
   }
   const paths = new Set<string>();

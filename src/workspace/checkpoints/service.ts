@@ -51,11 +51,11 @@ export class CheckpointService {
 
   constructor(ws: Workspace, options: CheckpointServiceOptions = {}) {
     this.ws = ws;
-    const base = path.join(ws.stateDir, CHECKPOINTS_DIR);
     this.lock = options.lock ?? new RootLock(ws.stateDir, options.lockOptions);
-    this.journal = new Journal(ws.stateDir);
-    this.blobs = new BlobStore(path.join(base, 'blobs'));
-    this.manifests = new ManifestStore(path.join(base, 'manifests'));
+    // Every state path goes through the race-free resolver, and `.editwarden/` is checked before it is trusted (state-dir.ts).
+    this.journal = new Journal(ws.resolver);
+    this.blobs = new BlobStore(ws.resolver, `${CHECKPOINTS_DIR}/blobs`);
+    this.manifests = new ManifestStore(ws.resolver, `${CHECKPOINTS_DIR}/manifests`);
     this.now = options.now ?? (() => new Date());
   }
 
@@ -84,7 +84,7 @@ export class CheckpointService {
     return this.lock.with(() => {
       ensureStateDir(this.ws.stateDir);
       const scanStartedMs = Date.now();
-      return this.save('files', name, reason, origin, scanStartedMs, captureFiles(this.ws.root, relative, this.blobs));
+      return this.save('files', name, reason, origin, scanStartedMs, captureFiles(this.ws.resolver, relative, this.blobs));
     });
   }
 
@@ -94,7 +94,7 @@ export class CheckpointService {
     return this.lock.with(() => {
       ensureStateDir(this.ws.stateDir);
       const scanStartedMs = Date.now();
-      const captured = captureWorkspace(this.ws.root, this.blobs, this.manifests.latestWorkspace(), relative);
+      const captured = captureWorkspace(this.ws.resolver, this.blobs, this.manifests.latestWorkspace(), relative);
       return this.save('workspace', name, reason, origin, scanStartedMs, captured);
     });
   }
@@ -102,7 +102,7 @@ export class CheckpointService {
   private relativePaths(paths: Iterable<string>, exact: boolean): string[] {
     if (!exact) return [...paths].map((p) => this.ws.resolve(p).relative);
     const out = [...paths];
-    for (const p of out) checkManifestPath(this.ws.root, p);
+    for (const p of out) checkManifestPath(p);
     return out;
   }
 
@@ -156,7 +156,7 @@ export class CheckpointService {
 
   /** What changed on disk since the checkpoint (what a restore would undo). */
   diff(id: string, options: DiffOptions = {}): CheckpointChange[] {
-    return diffManifest(this.ws.root, this.manifests.read(id), this.blobs, options);
+    return diffManifest(this.ws.resolver, this.manifests.read(id), this.blobs, options);
   }
 
   /**
@@ -167,7 +167,7 @@ export class CheckpointService {
   restore(id: string, options: RestoreOptions = {}): RestoreResult {
     const manifest = this.manifests.read(id);
     return this.lock.with(() => {
-      if (options.safety === false) return { id, ...applyManifest(this.ws.root, manifest, this.blobs) };
+      if (options.safety === false) return { id, ...applyManifest(this.ws.resolver, manifest, this.blobs) };
       const reason = `state before restoring checkpoint ${id}`;
       const origin: CheckpointOrigin = { kind: 'safety', before: id };
       const paths = manifest.entries.map((e) => e.path);
@@ -189,10 +189,10 @@ export class CheckpointService {
       });
       let applied: Omit<RestoreResult, 'id' | 'safety'>;
       try {
-        applied = applyManifest(this.ws.root, manifest, this.blobs);
+        applied = applyManifest(this.ws.resolver, manifest, this.blobs);
       } catch (error) {
         // All or nothing: put back what the restore had already changed. If even that fails, the record stays for recovery.
-        applyManifest(this.ws.root, safety, this.blobs);
+        applyManifest(this.ws.resolver, safety, this.blobs);
         this.journal.close(tx);
         throw error;
       }

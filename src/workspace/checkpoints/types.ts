@@ -27,6 +27,9 @@ export type ManifestEntry =
       mtimeMs: number;
       ctimeMs: number;
       ino: number;
+      /** Owner, put back on restore where permitted (absent in manifests written before it was recorded). */
+      uid?: number;
+      gid?: number;
     }
   | { path: string; type: 'symlink'; target: string }
   | { path: string; type: 'absent' };
@@ -99,6 +102,8 @@ export interface RestoreResult {
   dirsRemoved: string[];
   /** Entries already as recorded (nothing to do). */
   unchanged: number;
+  /** FIFOs, sockets and devices the restore left alone: it never deletes, replaces or recreates one. */
+  skipped?: string[];
 }
 
 export interface PruneResult {

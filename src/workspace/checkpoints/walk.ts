@@ -6,10 +6,49 @@
  * in-flight temp files. Symlinks are listed, never followed. Read-only.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { TEMP_PREFIX } from '../atomic.js';
 import { STATE_DIR } from '../paths.js';
+import { Resolver, READ_FLAGS, type DirHandle } from '../resolver.js';
+
+/** Where a walk or capture starts: a root path (made into a resolver) or the workspace's resolver. */
+export type RootArg = string | Resolver;
+
+export function asResolver(root: RootArg): Resolver {
+  return typeof root === 'string' ? new Resolver(root) : root;
+}
+
+/** Reads a small file in an opened folder without following a symlink; null when missing or not a regular file. */
+export function readSmallAt(dir: DirHandle, name: string): string | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(dir.at(name), READ_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    return fs.fstatSync(fd).isFile() ? fs.readFileSync(fd, 'utf8') : null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Reads a root-relative file exactly (no symlink followed on the way or at the end); null when it cannot be. */
+export function readExact(resolver: Resolver, rel: string): string | null {
+  let parent: DirHandle | null = null;
+  let name = rel;
+  try {
+    ({ parent, name } = resolver.parentExact(rel));
+  } catch {
+    return null;
+  }
+  if (parent === null) return null;
+  try {
+    return readSmallAt(parent, name);
+  } finally {
+    parent.close();
+  }
+}
 
 export interface WalkedEntry {
   path: string;
@@ -30,14 +69,11 @@ export interface WalkResult {
 export type IgnoreSource = (dir: string, onDisk: boolean) => string | null;
 
 /** The ignore files as they are on disk now. */
-export function diskIgnoreSource(root: string): IgnoreSource {
+export function diskIgnoreSource(root: RootArg): IgnoreSource {
+  const resolver = asResolver(root);
   return (dir, onDisk) => {
     if (!onDisk) return null;
-    try {
-      return fs.readFileSync(path.join(root, dir, '.gitignore'), 'utf8');
-    } catch {
-      return null;
-    }
+    return readExact(resolver, dir === '' ? '.gitignore' : `${dir}/.gitignore`);
   };
 }
 
@@ -54,21 +90,24 @@ interface Level {
  * the checkpoint and today's, so that a file ignored under either (a `.env`,
  * a build folder) is never taken for "created since" and deleted.
  */
-export function walkWorkspace(root: string, sources: IgnoreSource[] = [diskIgnoreSource(root)]): WalkResult {
+export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[]): WalkResult {
+  const resolver = asResolver(rootArg);
+  const ignoreSources = sources ?? [diskIgnoreSource(resolver)];
   const entries: WalkedEntry[] = [];
   const dirs: string[] = [];
-  const excludeText = readOptional(path.join(root, '.git', 'info', 'exclude'));
+  const excludeText = readExact(resolver, '.git/info/exclude');
   // .git/info/exclude has the lowest precedence of all: below every .gitignore.
   const exclude = excludeText === null ? null : ignore().add(excludeText);
-  const visit = (dirRel: string, stack: Level[]): void => {
+  // Each folder is opened relative to its opened parent, never by a path string: a folder swapped for a symlink is not entered.
+  const visit = (dir: DirHandle, dirRel: string, stack: Level[]): void => {
     let names: fs.Dirent[];
     try {
-      names = fs.readdirSync(path.join(root, dirRel), { withFileTypes: true });
+      names = fs.readdirSync(dir.self, { withFileTypes: true });
     } catch {
       return;
     }
     const onDisk = names.some((d) => d.name === '.gitignore');
-    const bySource = sources.map((source) => {
+    const bySource = ignoreSources.map((source) => {
       const text = source(dirRel, onDisk);
       return text === null ? null : ignore().add(text);
     });
@@ -82,15 +121,21 @@ export function walkWorkspace(root: string, sources: IgnoreSource[] = [diskIgnor
       const rel = dirRel === '' ? name : `${dirRel}/${name}`;
       let stat: fs.Stats;
       try {
-        stat = fs.lstatSync(path.join(root, rel));
+        stat = fs.lstatSync(dir.at(name));
       } catch {
         continue; // Vanished while we walked.
       }
       const isDir = stat.isDirectory();
-      if (isIgnored(levels, sources.length, exclude, rel, isDir)) continue;
+      if (isIgnored(levels, ignoreSources.length, exclude, rel, isDir)) continue;
       if (isDir) {
+        const child = dir.openChild(name);
+        if (child === null) continue; // Replaced (by a symlink?) since the lstat: not entered.
         dirs.push(rel);
-        visit(rel, levels);
+        try {
+          visit(child, rel, levels);
+        } finally {
+          child.close();
+        }
       } else if (stat.isFile()) {
         entries.push({ path: rel, type: 'file', stat });
       } else if (stat.isSymbolicLink()) {
@@ -99,7 +144,12 @@ export function walkWorkspace(root: string, sources: IgnoreSource[] = [diskIgnor
       // Sockets, FIFOs and devices are not project content.
     }
   };
-  visit('', []);
+  const rootDir = resolver.openRoot();
+  try {
+    visit(rootDir, '', []);
+  } finally {
+    rootDir.close();
+  }
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   dirs.sort();
   return { entries, dirs };
@@ -131,12 +181,4 @@ function verdict(rules: Ignore, local: string, isDir: boolean): boolean | null {
   if (result.ignored) return true;
   if (result.unignored) return false;
   return null;
-}
-
-function readOptional(file: string): string | null {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
 }
