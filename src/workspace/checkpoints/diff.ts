@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { createTwoFilesPatch } from 'diff';
 import type { BlobStore } from './blob-store.js';
 import { bytesOf, checkManifestPath, currentState, sameContent, type CurrentState } from './current.js';
-import { extrasOf } from './restore.js';
+import { extrasOf, type IgnoreRules } from './restore.js';
 import type { CheckpointChange, EntryState, Manifest, ManifestEntry } from './types.js';
 
 export interface DiffOptions {
@@ -14,6 +14,8 @@ export interface DiffOptions {
   patch?: boolean;
   /** Files larger than this get no patch (default 1 MiB). */
   maxPatchBytes?: number;
+  /** Which ignore rules decide what counts as created since (default: then or now). */
+  rules?: IgnoreRules;
 }
 
 function stateOfEntry(entry: ManifestEntry): EntryState | undefined {
@@ -89,7 +91,7 @@ export function diffManifest(root: string, manifest: Manifest, blobs: BlobStore,
     else if ((now.stat.mode & 0o7777) !== entry.mode) change('mode');
   }
   if (manifest.scope === 'workspace') {
-    for (const rel of extrasOf(root, manifest, blobs).files) {
+    for (const rel of extrasOf(root, manifest, blobs, options.rules).files) {
       const abs = checkManifestPath(root, rel);
       const now = currentState(abs);
       const after = stateOfCurrent(now);

@@ -43,7 +43,8 @@ export function rollbackCheckpoints(service: CheckpointService, tx: string, ids:
   const removed = new Set<string>();
   const order = [...ids].reverse();
   for (const id of order) {
-    const r: RestoreResult = service.restore(id, { safety: false });
+    // The checkpoint's own ignore rules: a transaction that rewrote .gitignore cannot hide its files from its rollback.
+    const r: RestoreResult = service.restore(id, { safety: false, rules: { only: 'checkpoint' } });
     for (const p of r.written) written.add(p);
     for (const p of r.removed) removed.add(p);
   }

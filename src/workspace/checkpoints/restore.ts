@@ -32,9 +32,25 @@ export function manifestIgnoreSource(manifest: Manifest, blobs: BlobStore): Igno
   return (dir) => byDir.get(dir) ?? null;
 }
 
+/**
+ * Which ignore rules say a path is not project content. Default: ignored
+ * then OR now (a user's `.env` ignored since is never deleted). `only:
+ * 'checkpoint'`: the rules the checkpoint recorded (and `exclude`, the text
+ * of .git/info/exclude then, when known) — for undoing an agent's run or
+ * charging a command, whose own rule changes must not hide its files.
+ */
+export interface IgnoreRules {
+  only?: 'checkpoint';
+  exclude?: string | null;
+}
+
 /** Paths a workspace restore would delete: on disk now, not ignored (then or now), not recorded. */
-export function extrasOf(root: string, manifest: Manifest, blobs: BlobStore): { files: string[]; dirs: string[] } {
-  const walked = walkWorkspace(root, [manifestIgnoreSource(manifest, blobs), diskIgnoreSource(root)]);
+export function extrasOf(root: string, manifest: Manifest, blobs: BlobStore, rules: IgnoreRules = {}): { files: string[]; dirs: string[] } {
+  // 'checkpoint': only the rules as they were — a .gitignore rewritten since (`*`) cannot hide what was created since.
+  const walked =
+    rules.only === 'checkpoint'
+      ? walkWorkspace(root, [manifestIgnoreSource(manifest, blobs)], rules.exclude)
+      : walkWorkspace(root, [manifestIgnoreSource(manifest, blobs), diskIgnoreSource(root)]);
   const recorded = new Set(manifest.entries.map((e) => e.path));
   const recordedDirs = new Set(manifest.dirs);
   return {
@@ -43,7 +59,7 @@ export function extrasOf(root: string, manifest: Manifest, blobs: BlobStore): { 
   };
 }
 
-export function applyManifest(root: string, manifest: Manifest, blobs: BlobStore): Omit<RestoreResult, 'id' | 'safety'> {
+export function applyManifest(root: string, manifest: Manifest, blobs: BlobStore, rules: IgnoreRules = {}): Omit<RestoreResult, 'id' | 'safety'> {
   const result = { written: [] as string[], removed: [] as string[], dirsCreated: [] as string[], dirsRemoved: [] as string[], unchanged: 0 };
   const touchedDirs = new Set<string>();
   const recordedDirs = new Set(manifest.dirs);
@@ -52,7 +68,7 @@ export function applyManifest(root: string, manifest: Manifest, blobs: BlobStore
   const toRemove = manifest.entries.filter((e) => e.type === 'absent').map((e) => e.path);
   let createdDirs: string[] = [];
   if (manifest.scope === 'workspace') {
-    const extras = extrasOf(root, manifest, blobs);
+    const extras = extrasOf(root, manifest, blobs, rules);
     toRemove.push(...extras.files);
     createdDirs = extras.dirs;
   }

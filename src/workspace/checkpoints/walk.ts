@@ -54,12 +54,13 @@ interface Level {
  * the checkpoint and today's, so that a file ignored under either (a `.env`,
  * a build folder) is never taken for "created since" and deleted.
  */
-export function walkWorkspace(root: string, sources: IgnoreSource[] = [diskIgnoreSource(root)]): WalkResult {
+export function walkWorkspace(root: string, sources: IgnoreSource[] = [diskIgnoreSource(root)], exclude?: string | null): WalkResult {
   const entries: WalkedEntry[] = [];
   const dirs: string[] = [];
-  const excludeText = readOptional(path.join(root, '.git', 'info', 'exclude'));
+  // `exclude` given: .git/info/exclude as it was (a command may have rewritten it since); else as it is now.
+  const excludeText = exclude !== undefined ? exclude : readExcludeFile(root);
   // .git/info/exclude has the lowest precedence of all: below every .gitignore.
-  const exclude = excludeText === null ? null : ignore().add(excludeText);
+  const excludeRules = excludeText === null ? null : ignore().add(excludeText);
   const visit = (dirRel: string, stack: Level[]): void => {
     let names: fs.Dirent[];
     try {
@@ -87,7 +88,7 @@ export function walkWorkspace(root: string, sources: IgnoreSource[] = [diskIgnor
         continue; // Vanished while we walked.
       }
       const isDir = stat.isDirectory();
-      if (isIgnored(levels, sources.length, exclude, rel, isDir)) continue;
+      if (isIgnored(levels, sources.length, excludeRules, rel, isDir)) continue;
       if (isDir) {
         dirs.push(rel);
         visit(rel, levels);
@@ -131,6 +132,11 @@ function verdict(rules: Ignore, local: string, isDir: boolean): boolean | null {
   if (result.ignored) return true;
   if (result.unignored) return false;
   return null;
+}
+
+/** The text of .git/info/exclude now; null when there is none. */
+export function readExcludeFile(root: string): string | null {
+  return readOptional(path.join(root, '.git', 'info', 'exclude'));
 }
 
 function readOptional(file: string): string | null {
