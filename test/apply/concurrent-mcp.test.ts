@@ -98,24 +98,25 @@ describe('two MCP sessions editing one file', () => {
     expect(applied.filter((l) => !final.includes(l))).toEqual([]);
   }, 120_000);
 
-  it('checkpoint_restore racing edits: every applied edit is in the final file or in the safety checkpoint of a later restore', async () => {
-    const EDITS = 12;
+  it('checkpoint_restore racing edits from two sessions: every applied edit is in the final file or in the safety checkpoint of a later restore', async () => {
+    const EDITS = 10;
     const lines: string[] = [];
-    for (let j = 0; j < EDITS; j++) lines.push(slot('e', j));
+    for (const w of ['a', 'b']) for (let j = 0; j < EDITS; j++) lines.push(slot(w, j));
     const root = tempRoot({ 'shared.txt': lines.join('\n') + '\n' });
     roots.push(root);
-    const [restorer, editor] = await Promise.all([open(root), open(root)]);
+    const [restorer, a, b] = await Promise.all([open(root), open(root), open(root)]);
     const cp = await call(restorer.client, 'checkpoint_create', { name: 'start', paths: ['shared.txt'] });
     const id = (cp.structured.data as { id: string } | undefined)?.id ?? /checkpoint (\S+)/.exec(cp.text)?.[1];
     expect(id).toBeTruthy();
     const applied: string[] = [];
     const safeties: string[] = [];
-    const edits = (async () => {
+    const edits = (['a', 'b'] as const).map(async (w) => {
+      const s = w === 'a' ? a : b;
       for (let j = 0; j < EDITS; j++) {
-        const r = await call(editor.client, 'edit_file', { path: 'shared.txt', old_text: slot('e', j), new_text: done('e', j) });
-        if (!r.isError) applied.push(done('e', j));
+        const r = await call(s.client, 'edit_file', { path: 'shared.txt', old_text: slot(w, j), new_text: done(w, j) });
+        if (!r.isError) applied.push(done(w, j));
       }
-    })();
+    });
     const restores = (async () => {
       for (let k = 0; k < 4; k++) {
         const r = await call(restorer.client, 'checkpoint_restore', { id });
@@ -124,7 +125,7 @@ describe('two MCP sessions editing one file', () => {
         else expect(r.error?.code ?? r.text).toBe('E_STALE');
       }
     })();
-    await Promise.all([edits, restores]);
+    await Promise.all([...edits, restores]);
     const final = fs.readFileSync(path.join(root, 'shared.txt'), 'utf8');
     const kept: string[] = [final];
     // What a restore wrote over is in its safety checkpoint: restore each and read it back.
