@@ -11,6 +11,7 @@ import type { JournalRecord } from '../journal.js';
 import { isGone } from '../lock.js';
 import type { CheckpointService } from './service.js';
 import type { RestoreResult } from './types.js';
+import { extrasOf } from './restore.js';
 
 export interface RollbackResult {
   tx: string;
@@ -85,7 +86,11 @@ function recoverOne(service: CheckpointService, record: JournalRecord): Recovery
   let workspaceScope = false;
   for (const id of available) {
     const manifest = service.manifests.read(id);
-    if (manifest.scope === 'workspace') workspaceScope = true;
+    if (manifest.scope === 'workspace') {
+      workspaceScope = true;
+      // What the rollback will delete by the checkpoint's rules goes into the safety checkpoint too, even if today's rules ignore it.
+      for (const p of extrasOf(service.ws.root, manifest, service.blobs, { only: 'checkpoint' }).files) paths.add(p);
+    }
     for (const e of manifest.entries) paths.add(e.path);
   }
   let safety: string | undefined;
