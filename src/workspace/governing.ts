@@ -15,8 +15,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { atomicWriteFile } from './atomic.js';
 
-/** Paths under `.git/` whose changes are routine and harmless: new objects, the index that `git status` refreshes, reflogs. */
-const UNWATCHED_IN_GIT = new Set(['objects', 'index', 'index.lock', 'logs']);
+/**
+ * What under `.git/` is not watched: folders of content-addressed data or
+ * audit records (objects, LFS objects, reflogs — large, and adding to them
+ * changes no behaviour), at any depth (submodules' gitdirs too); and the
+ * index of a gitdir, which a plain `git status` refreshes.
+ */
+const UNWATCHED_DIRS = new Set(['objects', 'lfs', 'logs']);
+const UNWATCHED_GITDIR_FILES = new Set(['index', 'index.lock']);
 
 type Entry =
   | { type: 'file'; bytes: Buffer; mode: number; size: number; mtimeMs: number; ctimeMs: number; ino: number }
@@ -163,8 +169,11 @@ function scan(root: string, rel: string, into: Map<string, Entry>, previous?: Ma
   } catch {
     return;
   }
+  const inGit = rel === '.git' || rel.startsWith('.git/');
+  const gitdir = inGit && names.includes('HEAD');
   for (const name of names) {
-    if (rel === '.git' && UNWATCHED_IN_GIT.has(name)) continue;
+    if (inGit && UNWATCHED_DIRS.has(name) && lstat(path.join(abs, name))?.isDirectory()) continue;
+    if (gitdir && UNWATCHED_GITDIR_FILES.has(name)) continue;
     scan(root, `${rel}/${name}`, into, previous);
   }
 }

@@ -127,6 +127,17 @@ describe('.git/ and the config changed by a command: a Pattern violation, revert
     expect(exists('.git/ORIG_HEAD')).toBe(false);
   });
 
+  it('a read-only git command (git status refreshing the index, git log) is no violation', async () => {
+    git('init', '-q');
+    git('add', 'a.txt');
+    git('commit', '-qm', 'one');
+    fs.writeFileSync(path.join(root, 'a.txt'), 'one\n'); // same bytes, new mtime: git status rewrites the index
+    const run = start();
+    const r = await run.call({ tool: 'execute_command', args: { command: 'git status --short && git log --oneline' } });
+    expect(r.status, r.output).toBe('ok');
+    expect(r.violation).toBeUndefined();
+  });
+
   it('a rewritten .editwarden.yml is charged and put back; a created one is removed', async () => {
     fs.writeFileSync(path.join(root, '.editwarden.yml'), 'constraints:\n  max_files: 3\n');
     const run = start();
