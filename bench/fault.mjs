@@ -2,9 +2,20 @@
 // Fault injection at scale: ≥ 500 SIGKILL trials against a child running
 // transactions over five files (see test/workspace/fixtures/fault-trials.mjs).
 // After every kill, recovery (openWorkspace from dist/) must leave the five
-// files as one whole generation. Prints the tally; exits 1 on any failure.
-// Usage: npm run build && node bench/fault.mjs [trials=500] [maxDelayMs=80]
+// files as one whole generation. Then concurrency trials: in each, four
+// writer processes (two through applyRequests — the CLI's path — and two
+// through a ToolRunner — the MCP/agent path) edit different lines of one
+// file while a fifth process restores a checkpoint of it; every edit a
+// writer reported applied must be in the final file or in the safety
+// checkpoint of a restore (lost updates: 0), the file must be whole (every
+// line exactly once, no torn or mixed line: 0), and nothing may be left
+// behind (temp files, journal records, the lock: 0). Prints the tallies;
+// exits 1 on any failure.
+// Usage: npm run build && node bench/fault.mjs [trials=500] [maxDelayMs=80] [concurrentTrials=20]
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runFaultTrials } from '../test/workspace/fixtures/fault-trials.mjs';
 
@@ -12,6 +23,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const { openWorkspace } = await import(pathToFileURL(path.join(here, '../dist/workspace/open.js')).href);
 const trials = Number(process.argv[2] ?? 500);
 const maxDelayMs = Number(process.argv[3] ?? 80);
+const concurrentTrials = Number(process.argv[4] ?? 20);
 
 const t0 = Date.now();
 const stats = await runFaultTrials({
@@ -38,4 +50,80 @@ if (stats.failures.length > 0) {
   process.exitCode = 1;
 } else {
   console.log(`fault: ${stats.trials} SIGKILL trials, ${stats.recoveredMidTransaction} rolled back mid-transaction, 0 torn or mixed (${seconds} s)`);
+}
+
+// ---- Concurrent writers and restores ----
+const CHILD = path.join(here, 'concurrent-child.mjs');
+const WRITERS = [
+  ['edit', 0],
+  ['edit', 1],
+  ['tool', 2],
+  ['tool', 3],
+];
+const EDITS = 15;
+const RESTORES = 4;
+
+function child(args) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (err += d));
+    p.on('error', reject);
+    p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')} exited ${code}: ${err}`))));
+  });
+}
+
+const conc = { trials: 0, writerProcesses: 0, restoreProcesses: 0, editsApplied: 0, restores: 0, lostUpdates: 0, tornOrMixed: 0, leftovers: 0, failures: [] };
+const t1 = Date.now();
+for (let t = 0; t < concurrentTrials; t++) {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-fault-conc-')));
+  const lines = [];
+  for (const [, w] of WRITERS) for (let j = 0; j < EDITS; j++) lines.push(`slot_${w}_${j} = 0`);
+  fs.writeFileSync(path.join(root, 'shared.txt'), lines.join('\n') + '\n');
+  const { transactions } = openWorkspace(root);
+  const start = transactions.checkpoints.create('start', 'concurrency trial', 'files', { paths: ['shared.txt'] });
+  const outs = await Promise.all([...WRITERS.map(([mode, w]) => child([mode, root, String(w), String(EDITS)])), child(['restore', root, start, String(RESTORES)])]);
+  conc.trials++;
+  conc.writerProcesses += WRITERS.length;
+  conc.restoreProcesses++;
+  const applied = outs.flatMap((o) => [...o.matchAll(/^applied (\d+) (\d+)$/gm)].map((m) => `slot_${m[1]}_${m[2]} = 1`));
+  const safeties = outs.flatMap((o) => [...o.matchAll(/^safety (\S+)$/gm)].map((m) => m[1]));
+  conc.editsApplied += applied.length;
+  conc.restores += safeties.length;
+  const final = fs.readFileSync(path.join(root, 'shared.txt'), 'utf8');
+  // Whole: every slot exactly once, each line 0 or 1, nothing else.
+  const got = final.split('\n').slice(0, -1);
+  const wholeFile = final.endsWith('\n') && got.length === lines.length && got.every((l, i) => l === lines[i] || l === lines[i].replace(/= 0$/, '= 1'));
+  if (!wholeFile) {
+    conc.tornOrMixed++;
+    conc.failures.push({ trial: t, kind: 'torn', final: final.slice(0, 200) });
+  }
+  const texts = [final];
+  for (const id of safeties) {
+    const entry = transactions.checkpoints.get(id).entries.find((e) => e.path === 'shared.txt');
+    if (entry?.type === 'file') texts.push(entry.inline !== undefined ? Buffer.from(entry.inline, 'base64').toString('utf8') : transactions.checkpoints.blobs.get(entry.blob).toString('utf8'));
+  }
+  const lost = applied.filter((l) => !texts.some((x) => x.includes(l)));
+  conc.lostUpdates += lost.length;
+  if (lost.length > 0) conc.failures.push({ trial: t, kind: 'lost', lost });
+  const left = [
+    ...fs.readdirSync(root).filter((n) => n.startsWith('.ew-tmp-')),
+    ...(fs.existsSync(path.join(root, '.editwarden/journal')) ? fs.readdirSync(path.join(root, '.editwarden/journal')).map((n) => `journal/${n}`) : []),
+    ...(fs.existsSync(path.join(root, '.editwarden/lock')) ? ['lock'] : []),
+  ];
+  conc.leftovers += left.length;
+  if (left.length > 0) conc.failures.push({ trial: t, kind: 'leftovers', left });
+  fs.rmSync(root, { recursive: true, force: true });
+  if ((t + 1) % 5 === 0) process.stderr.write(`fault: ${t + 1}/${concurrentTrials} concurrency trials, ${conc.lostUpdates} lost, ${conc.tornOrMixed} torn, ${conc.leftovers} leftovers\n`);
+}
+const concSeconds = ((Date.now() - t1) / 1000).toFixed(1);
+const { failures, ...tally } = conc;
+console.log(JSON.stringify({ concurrent: { ...tally, seconds: Number(concSeconds) } }, null, 2));
+if (failures.length > 0) {
+  console.log(JSON.stringify(failures.slice(0, 5), null, 2));
+  process.exitCode = 1;
+} else {
+  console.log(`fault: ${conc.trials} concurrency trials (${WRITERS.length} writers + 1 restorer each): ${conc.editsApplied} edits applied, ${conc.restores} restores, 0 lost updates, 0 torn or mixed, 0 leftovers (${concSeconds} s)`);
 }

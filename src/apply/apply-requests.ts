@@ -3,6 +3,13 @@
  * once, plan all edits with the pure engine, and only when every request
  * succeeded (or `partial` was asked for) hand the writes to the workspace in
  * one commit. A refused request writes nothing; a dry run writes nothing.
+ *
+ * Read → plan → stale check → commit is one critical section of the root
+ * (`exclusive`: the root lock, held by synchronous code only): another
+ * editwarden process cannot write between what this call read and what it
+ * writes, so an edit is never planned on text that its commit then
+ * overwrites. Only the language hooks (tree-sitter loading) are prepared
+ * before, outside the lock. It must never write outside that section.
  */
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { planFile, type FilePlan } from '../edit/engine.js';
@@ -10,6 +17,7 @@ import { decodeText } from '../edit/text.js';
 import { tryFastExactEdit } from '../edit/fast-edit.js';
 import { DEFAULT_EDIT_OPTIONS, type EditOptions, type EditRequest, type EditResult, type EngineHooks, type RequestSource } from '../edit/types.js';
 import type { FileWrite, Workspace } from '../workspace/workspace.js';
+import { exclusive } from '../workspace/transaction.js';
 
 export interface ApplyOptions {
   dryRun?: boolean;
@@ -21,6 +29,13 @@ export interface ApplyOptions {
   prepareHooks?: (paths: string[]) => Promise<EngineHooks>;
   /** Results for requests that failed before planning (format parse errors), merged in input order. */
   parseErrors?: Array<{ index: number; line?: number; format?: RequestSource['format']; path?: string; error: ErrorInfo; action?: EditResult['action'] }>;
+  /**
+   * Last word before the commit, inside the critical section: sees the
+   * outcome as it will be once written; an error refuses the whole call
+   * (every request rejected with it, nothing written). The write tools use it
+   * to admit a re-plan only when it makes the change their gate checked.
+   */
+  admit?: (outcome: ApplyOutcome) => EditwardenError | null;
 }
 
 export interface ApplyOutcome {
@@ -74,6 +89,19 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
 
   const hooks = options.hooks ?? (options.prepareHooks ? await options.prepareHooks([...groups.keys()]) : {});
 
+  // 3–6 run under the root lock: what is read is what the commit writes over.
+  return exclusive(ws, () => planAndCommit(ws, slots, groups, targetOf, hooks, editOptions, options));
+}
+
+function planAndCommit(
+  ws: Workspace,
+  slots: Slot[],
+  groups: Map<string, Slot[]>,
+  targetOf: (moveTo: string) => string,
+  hooks: EngineHooks,
+  editOptions: EditOptions,
+  options: ApplyOptions,
+): ApplyOutcome {
   // 3. Read and plan each file.
   const plans = new Map<string, FilePlan>();
   const modes = new Map<string, number>();
@@ -138,14 +166,8 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
 
   // A request's `force` also lets its write replace a read-only file (the workspace refuses it otherwise: E_READ_ONLY).
   const forced = new Set<string>();
-  for (const r of requests) {
-    if (!r.force) continue;
-    try {
-      forced.add(ws.resolve(r.path).relative);
-    } catch {
-      // Refused paths were reported above.
-    }
-  }
+  // Paths were resolved in step 1; a refused one has none and was reported there.
+  for (const slot of slots) if (slot.request.force && slot.path !== undefined) forced.add(slot.path);
   // 5. Writes, in first-seen file order.
   const writes: FileWrite[] = [];
   const combined: string[] = [];
@@ -165,8 +187,38 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
     if (target !== path) files.push(path);
     combined.push(plan.diff);
   }
+  const outcomeOf = (written: boolean): ApplyOutcome => resultsOf(slots, groups, plans, options, written, { diff: combined.join(''), files });
+  if (writeAllowed && options.admit) {
+    const refusal = options.admit(outcomeOf(true));
+    if (refusal) return refusedAll(slots, refusal);
+  }
   if (writeAllowed && writes.length > 0) ws.commit(writes);
+  return outcomeOf(writeAllowed);
+}
 
+/** Every request refused with one error (the admit hook said no): nothing was written. */
+function refusedAll(slots: Slot[], error: EditwardenError): ApplyOutcome {
+  const results: EditResult[] = slots.map((slot) => ({
+    path: slot.path ?? slot.request.path,
+    status: 'rejected',
+    action: slot.request.action,
+    added: 0,
+    removed: 0,
+    diff: '',
+    error: error.toJSON(),
+    ...(slot.request.source ? { source: slot.request.source } : {}),
+  }));
+  return { ok: false, results, diff: '', files: [], rejected: results.length };
+}
+
+function resultsOf(
+  slots: Slot[],
+  groups: Map<string, Slot[]>,
+  plans: Map<string, FilePlan>,
+  options: ApplyOptions,
+  writeAllowed: boolean,
+  written: { diff: string; files: string[] },
+): ApplyOutcome {
   // 6. Results in reply order: requests by their source index (else their position), parse errors by theirs.
   const firstFailure = describeFirstFailure(slots, plans, options.parseErrors);
   const planned = new Map<number, { plan: FilePlan; stepIndex: number }>();
@@ -197,7 +249,7 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
   const results = rows.map((r) => r.result);
 
   const rejected = results.filter((r) => r.status === 'rejected').length;
-  return { ok: rejected === 0, results, diff: combined.join(''), files, rejected };
+  return { ok: rejected === 0, results, diff: written.diff, files: written.files, rejected };
 }
 
 function resultFor(

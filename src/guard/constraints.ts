@@ -218,6 +218,25 @@ export class ConstraintGuard {
     }
   }
 
+  /**
+   * A command changed what governs the run — `.git/` or a config file — which
+   * no limit may allow. Always a Pattern violation (the change already
+   * happened: the caller has reverted it and says whether it could).
+   */
+  governingChanged(paths: readonly string[], notReverted: readonly string[], site: CheckSite = {}): Violation {
+    const first = paths[0] ?? '.git';
+    const shown = paths.slice(0, 5).join(', ') + (paths.length > 5 ? ` and ${paths.length - 5} more` : '');
+    const undone = notReverted.length === 0 ? 'it was reverted' : `it was reverted except ${notReverted.slice(0, 5).join(', ')} (restore by hand)`;
+    return this.violation(ViolationType.PATTERN, 'protected_paths', site, {
+      limit: '.git/ and the editwarden config',
+      actual: first,
+      path: first,
+      prevented: false,
+      message: `Pattern violation: ${site.tool ?? 'a command'} changed ${shown}, which governs git or editwarden and is never the agent's to change; ${undone}.`,
+      hint: 'Do not write inside .git/ or to the editwarden config from commands (no hooks, no git config, no moving HEAD or refs); change project files only.',
+    });
+  }
+
   /** Records model tokens; the usage that crosses the budget is the violation. */
   recordTokens(tokens: number, site: CheckSite = {}): Violation | null {
     if (!Number.isFinite(tokens) || tokens < 0) throw new RangeError(`token count must be a non-negative number, got ${tokens}`);

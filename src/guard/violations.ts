@@ -24,7 +24,9 @@ export type ConstraintKey =
   | 'allowed_tools'
   | 'headless'
   | 'max_tokens'
-  | 'timeout';
+  | 'timeout'
+  /** Always on: `.git/` and the config files, which govern the agent; a command that changes them is charged and reverted. */
+  | 'protected_paths';
 
 export interface Violation {
   type: ViolationType;

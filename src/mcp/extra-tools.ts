@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
-import { toFileChange } from '../guard/command-effects.js';
+import { sidesOf, toFileChange } from '../guard/command-effects.js';
 import type { FileChange } from '../guard/constraints.js';
 import { defineTool, failure, type AnyTool, type ChangePlan, type ToolContext } from '../tools/types.js';
 import { detectProject } from '../verify/detect.js';
@@ -20,7 +20,8 @@ import { commandSandbox } from '../sandbox/for-workspace.js';
 import { refuseUnsandboxed } from '../tools/execute-command.js';
 import { modelKeyEnvNames } from '../agent/providers/spec.js';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
-import { transactionsOf } from '../workspace/transaction.js';
+import { exclusive, transactionsOf } from '../workspace/transaction.js';
+import type { CheckpointChange } from '../workspace/checkpoints/types.js';
 
 /** Longest list of diagnostics returned to a model in one result. */
 const MAX_DIAGNOSTICS = 50;
@@ -107,12 +108,18 @@ export const CheckpointRestoreArgs = z
   })
   .strict();
 
-/** What a restore would change: the files that differ from the checkpoint now, with their line counts. */
-function restoreChanges(service: CheckpointService, id: string): FileChange[] {
-  return service.diff(id).map(toFileChange);
+/** What a restore would change: the files that differ from the checkpoint now, with their line counts (streamed: any size counts). */
+function restoreChanges(service: CheckpointService, id: string): { diff: CheckpointChange[]; changes: FileChange[] } {
+  const diff = service.diff(id);
+  const sides = sidesOf(service, service.get(id));
+  return { diff, changes: diff.map((c) => toFileChange(c, sides)) };
 }
 
-/** The changes a call's plan computed (a whole-workspace diff), so its execute does not diff again. */
+function sameChanges(a: readonly FileChange[], b: readonly FileChange[]): boolean {
+  return a.length === b.length && a.every((x, i) => x.path === b[i]?.path && x.added === b[i]?.added && x.removed === b[i]?.removed);
+}
+
+/** The changes a call's plan computed (a whole-workspace diff), checked again under the lock before the restore writes. */
 const plannedRestores = new WeakMap<ToolContext, { id: string; changes: FileChange[] }>();
 
 export const checkpointRestoreTool = defineTool({
@@ -127,8 +134,7 @@ export const checkpointRestoreTool = defineTool({
   async plan(args, ctx): Promise<ChangePlan> {
     try {
       const service = checkpointsOf(ctx);
-      const diff = service.diff(args.id);
-      const changes = diff.map(toFileChange);
+      const { diff, changes } = restoreChanges(service, args.id);
       plannedRestores.set(ctx, { id: args.id, changes });
       return { ok: true, changes, diff: diff.map((c) => c.patch ?? `${c.change} ${c.path}\n`).join('') };
     } catch (error) {
@@ -140,8 +146,20 @@ export const checkpointRestoreTool = defineTool({
       const service = checkpointsOf(ctx);
       const planned = plannedRestores.get(ctx);
       plannedRestores.delete(ctx);
-      const changes = planned?.id === args.id ? planned.changes : restoreChanges(service, args.id);
-      const r = service.restore(args.id);
+      // One critical section: what the restore is charged for is what it overwrites (another writer may have changed files since the plan).
+      const done = exclusive(ctx.ws, () => {
+        const now = restoreChanges(service, args.id).changes;
+        if (planned?.id === args.id && !sameChanges(planned.changes, now)) return null;
+        return { r: service.restore(args.id), changes: now };
+      });
+      if (!done) {
+        return failure({
+          code: ErrorCode.STALE,
+          message: `Files changed after restoring checkpoint ${args.id} was planned and checked (another writer); nothing was restored.`,
+          hint: 'Call checkpoint_restore again: it is planned against the files as they are now.',
+        });
+      }
+      const { r, changes } = done;
       const touched = [...r.written, ...r.removed];
       const output = [
         `restored checkpoint ${r.id}: ${r.written.length} file(s) written, ${r.removed.length} removed, ${r.unchanged} unchanged.`,

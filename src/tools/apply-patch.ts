@@ -22,7 +22,7 @@ export const ApplyPatchArgs = z
 
 /** Parse and apply against the workspace it is handed: the plan runs once and its writes are committed as planned. */
 function pipeline(args: z.output<typeof ApplyPatchArgs>, ctx: ToolContext): WorkspacePipeline {
-  return (ws) => applyReply(ws, args.patch, { ...ctx.apply, format: args.format as FormatName | 'auto' });
+  return (ws, extra) => applyReply(ws, args.patch, { ...ctx.apply, ...extra, format: args.format as FormatName | 'auto' });
 }
 
 export const applyPatchTool = defineTool({

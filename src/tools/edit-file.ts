@@ -12,7 +12,7 @@ import { applyPlanned, planWrites, type WorkspacePipeline } from './edits.js';
 import { defineTool, failure, type ChangePlan, type ToolContext } from './types.js';
 
 function pipeline(request: EditRequest, ctx: ToolContext): WorkspacePipeline {
-  return (ws) => applyRequests(ws, [request], ctx.apply);
+  return (ws, extra) => applyRequests(ws, [request], { ...ctx.apply, ...extra });
 }
 
 export const editFileTool = defineTool({

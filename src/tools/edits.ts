@@ -10,22 +10,32 @@
  * every file it read) and keeps the writes it would commit. The write then
  * commits exactly those writes — without reading, matching and diffing a
  * second time — but only if everything the plan saw is still so, byte for
- * byte; otherwise (a file changed while the call waited for approval) the
- * pipeline runs again against the disk as it is now.
+ * byte, checked and committed under the root lock in one critical section.
+ * Otherwise (another writer changed a file while the call was gated or
+ * waited for approval) the same requests are planned again on the current
+ * text, under the lock, and written only if they make the same change the
+ * gate and the approval saw (same lines removed and added in the same
+ * files; a concurrent edit elsewhere in the file only moves it) — the
+ * result says it was re-planned. A re-plan that would change anything else
+ * is refused with E_STALE. It never writes a plan over bytes it did not see.
  */
-import type { ApplyOutcome } from '../apply/apply-requests.js';
+import type { ApplyOptions, ApplyOutcome } from '../apply/apply-requests.js';
 import type { EditResult } from '../edit/types.js';
 import type { FileChange } from '../guard/constraints.js';
 import type { ResolvedPath } from '../workspace/paths.js';
 import type { FileSnapshot, FileWrite, Workspace } from '../workspace/workspace.js';
-import { ErrorCode } from '../errors.js';
+import { EditwardenError, ErrorCode } from '../errors.js';
+import { exclusive } from '../workspace/transaction.js';
 import { failure, type ChangePlan, type ToolContext, type ToolResult } from './types.js';
 
 /**
  * Runs the edit pipeline for real (not as a dry run) against `ws`: the
  * workspace itself, or a planning view whose commit only keeps the writes.
  */
-export type WorkspacePipeline = (ws: Workspace) => Promise<ApplyOutcome>;
+export type WorkspacePipeline = (ws: Workspace, extra?: PipelineExtra) => Promise<ApplyOutcome>;
+
+/** What applyPlanned adds to a re-plan: the admit hook that compares it with the checked plan. */
+export type PipelineExtra = Pick<ApplyOptions, 'admit'>;
 
 /** Longest diff text returned to a model in one result. */
 const MAX_DIFF_CHARS = 20_000;
@@ -75,9 +85,12 @@ function planOf(outcome: ApplyOutcome): ChangePlan {
   return { ok: true, changes: changesOf(outcome), diff: outcome.diff };
 }
 
-function appliedResult(outcome: ApplyOutcome): ToolResult {
+function appliedResult(outcome: ApplyOutcome, replanned: string[] = []): ToolResult {
   if (!outcome.ok) return refused(outcome);
   const lines: string[] = [];
+  if (replanned.length > 0) {
+    lines.push(`re-planned: ${replanned.join(', ')} changed after this call was planned (another writer); the same change was applied to the current text.`);
+  }
   for (const r of outcome.results) {
     const how = r.strategy && r.strategy !== 'exact' && r.strategy !== 'whole-file' ? ` (matched by ${r.strategy})` : '';
     lines.push(`${r.status} ${r.action} ${r.movedTo ? `${r.path} → ${r.movedTo}` : r.path} +${r.added} -${r.removed}${how}`);
@@ -86,7 +99,8 @@ function appliedResult(outcome: ApplyOutcome): ToolResult {
   if (outcome.diff) {
     lines.push(outcome.diff.length > MAX_DIFF_CHARS ? `${outcome.diff.slice(0, MAX_DIFF_CHARS)}\n…[diff cut at ${MAX_DIFF_CHARS} chars]` : outcome.diff.trimEnd());
   }
-  return { ok: true, output: lines.join('\n'), data: { results: outcome.results, files: outcome.files }, changes: changesOf(outcome) };
+  const data = replanned.length > 0 ? { results: outcome.results, files: outcome.files, replanned } : { results: outcome.results, files: outcome.files };
+  return { ok: true, output: lines.join('\n'), data, changes: changesOf(outcome) };
 }
 
 /** What the planning run saw: a path's resolution, or a file's bytes (null: no file). */
@@ -144,28 +158,28 @@ function planningView(ws: Workspace, observed: Observation[], keep: (writes: Fil
   return view;
 }
 
-/** Whether the workspace still looks exactly as the plan saw it: same locations, same bytes and modes. */
-function stillAsPlanned(ws: Workspace, observed: readonly Observation[]): boolean {
-  try {
-    for (const o of observed) {
+/** The first path whose location, bytes or mode differ from what the plan saw; null when all are the same. */
+function changedSincePlan(ws: Workspace, observed: readonly Observation[]): string | null {
+  for (const o of observed) {
+    try {
       if (o.kind === 'resolve') {
         const now = ws.resolve(o.requested);
-        if (now.absolute !== o.resolved.absolute || now.relative !== o.resolved.relative || now.exists !== o.resolved.exists) return false;
+        if (now.absolute !== o.resolved.absolute || now.relative !== o.resolved.relative || now.exists !== o.resolved.exists) return o.resolved.relative || o.requested;
         continue;
       }
       const now = ws.read(o.requested);
       if (now === null || o.snapshot === null) {
-        if (now !== o.snapshot) return false;
+        if (now !== o.snapshot) return o.snapshot?.path ?? now?.path ?? o.requested;
         continue;
       }
       // A full comparison, not mtime and size: a change within the file system's timestamp granularity must not slip through.
-      if (now.absolute !== o.snapshot.absolute || now.mode !== o.snapshot.mode || !now.bytes.equals(o.snapshot.bytes)) return false;
+      if (now.absolute !== o.snapshot.absolute || now.mode !== o.snapshot.mode || !now.bytes.equals(o.snapshot.bytes)) return o.snapshot.path;
+    } catch {
+      // The path no longer resolves or reads: the re-plan reports it properly.
+      return o.requested;
     }
-    return true;
-  } catch {
-    // The path no longer resolves or reads: let the pipeline run again and report it properly.
-    return false;
   }
+  return null;
 }
 
 /**
@@ -182,28 +196,61 @@ export async function planWrites(pipeline: WorkspacePipeline, ctx: ToolContext, 
   return planOf(outcome);
 }
 
+/** The lines a diff removes and adds, in order, without headers, context or line numbers: "the change" a request makes. */
+export function changeLines(diff: string): string {
+  const out: string[] = [];
+  let inHunk = false;
+  for (const line of diff.split('\n')) {
+    if (line.startsWith('@@')) {
+      inHunk = true;
+      continue;
+    }
+    if (line.startsWith('diff --git ') || line.startsWith('Index: ')) inHunk = false;
+    if (inHunk && (line.startsWith('+') || line.startsWith('-') || line.startsWith('\\'))) out.push(line);
+  }
+  return out.join('\n');
+}
+
+/** Whether a re-plan makes exactly the change of the plan: same requests, same files, same lines out and in. */
+function sameChange(planned: ApplyOutcome, now: ApplyOutcome): boolean {
+  if (planned.results.length !== now.results.length) return false;
+  if (planned.files.join('\0') !== now.files.join('\0')) return false;
+  return planned.results.every((p, i) => {
+    const r = now.results[i];
+    return r !== undefined && r.status === p.status && r.path === p.path && r.movedTo === p.movedTo && r.added === p.added && r.removed === p.removed && changeLines(r.diff) === changeLines(p.diff);
+  });
+}
+
+function staleReplan(paths: string[]): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.STALE,
+    message: `${paths.join(', ')} changed after the call was planned and checked, and on the current text the same request makes a different change; nothing was written.`,
+    hint: 'Read the file again and repeat the call against its current content.',
+    ...(paths.length === 1 && paths[0] ? { path: paths[0] } : {}),
+  });
+}
+
 /**
- * Writes a call planned by `planWrites`: commits the planned writes when the
- * workspace is still as the plan saw it; otherwise (or when this call was
- * not planned) runs the pipeline against the workspace itself.
+ * Writes a call planned by `planWrites`. Under the root lock: when the
+ * workspace is still as the plan saw it, commits the planned writes;
+ * otherwise re-plans the same requests on the current text (also under the
+ * lock) and commits only a re-plan that makes the checked change.
  */
 export async function applyPlanned(pipeline: WorkspacePipeline, ctx: ToolContext, args: unknown): Promise<ToolResult> {
   const planned = plannedByCall.get(ctx);
   plannedByCall.delete(ctx);
-  if (planned && planned.args === args) {
-    // The limits were checked against this plan: a workspace that changed meanwhile is
-    // refused rather than re-planned, so nothing is written that the gate has not seen.
-    if (!stillAsPlanned(ctx.ws, planned.observed)) {
-      const paths = [...new Set(planned.observed.map((o) => o.requested))].join(', ');
-      return failure({
-        code: ErrorCode.STALE,
-        message: `${paths || 'The files'} changed after the call was planned and checked; nothing was written.`,
-        hint: 'Read the file again and repeat the call.',
-      });
-    }
-    if (planned.writes.length > 0) ctx.ws.commit(planned.writes);
-    return appliedResult(planned.outcome);
+  if (!planned || planned.args !== args) {
+    // A call that was never planned (callers without a plan step) runs the pipeline itself: read → plan → commit under the lock.
+    return appliedResult(await pipeline(ctx.ws));
   }
-  // A call that was never planned (callers without a plan step) runs the pipeline itself.
-  return appliedResult(await pipeline(ctx.ws));
+  // Compare and commit in one critical section: nobody writes between the check and the write.
+  const changed = exclusive(ctx.ws, () => {
+    const first = changedSincePlan(ctx.ws, planned.observed);
+    if (first === null && planned.writes.length > 0) ctx.ws.commit(planned.writes);
+    return first;
+  });
+  if (changed === null) return appliedResult(planned.outcome);
+  // The limits and the approval saw planned.outcome: a re-plan is written only if it makes that same change.
+  const outcome = await pipeline(ctx.ws, { admit: (now) => (sameChange(planned.outcome, now) ? null : staleReplan([changed])) });
+  return appliedResult(outcome, [changed]);
 }

@@ -103,6 +103,12 @@ export interface ToolRunnerOptions {
   approve?: ApprovalHook;
   interaction?: Interaction;
   onEvent?: (event: RunnerEvent) => void;
+  /**
+   * Config files that govern the run (absolute paths; default
+   * `<root>/.editwarden.yml`): a command that changes one is a violation
+   * and the change is put back, like any change inside `.git/`.
+   */
+  configFiles?: string[];
   /** The workspace's transaction layer (openWorkspace gives it); installed when omitted. */
   transactions?: TransactionLayer;
   /** Milliseconds clock for the constraint guard (tests). */
@@ -159,7 +165,7 @@ export class ToolRunner {
     this.runId = options.runId ?? newRunId();
     this.runDir = options.artifacts === false ? null : ensureRunDir(options.ws, this.runId);
     this.transactions = options.transactions ?? installTransactions(options.ws);
-    this.effects = new CommandEffects(this.transactions.checkpoints);
+    this.effects = new CommandEffects(this.transactions.checkpoints, options.configFiles);
   }
 
   /**
@@ -330,8 +336,15 @@ export class ToolRunner {
       let changes: FileChange[] = [];
       let violation: Violation | null = null;
       if (mark) {
-        changes = this.effects.after(mark);
+        const effects = this.effects.after(mark);
+        changes = effects.changes;
         violation = this.guard.checkChanges(changes, site, false);
+        if (effects.governing.length > 0) {
+          // .git/ and the config: charged as changed files and a violation whatever the limits say (the change is already undone).
+          const notReverted = effects.governing.filter((g) => !g.reverted).map((g) => g.path);
+          violation = this.guard.governingChanged(effects.governing.map((g) => g.path), notReverted, site);
+          changes = [...changes, ...effects.governing.map((g) => ({ path: g.path, added: g.change === 'deleted' ? 0 : 1, removed: g.change === 'added' ? 0 : 1 }))];
+        }
         this.charge(changes, tool.name);
       } else if (result?.changes) {
         changes = result.changes;

@@ -33,7 +33,7 @@ function requestOf(args: WriteArgs): EditRequest {
 }
 
 function pipeline(args: WriteArgs, ctx: ToolContext): WorkspacePipeline {
-  return (ws) => applyRequests(ws, [requestOf(args)], ctx.apply);
+  return (ws, extra) => applyRequests(ws, [requestOf(args)], { ...ctx.apply, ...extra });
 }
 
 export const writeFileTool = defineTool({

@@ -316,6 +316,22 @@ export function transactionsOf(ws: Workspace): TransactionLayer | undefined {
 }
 
 /**
+ * Runs `work` as one critical section of this root: holding the root lock
+ * (re-entrant: inside an open transaction it is already held), so no other
+ * editwarden process writes between what `work` reads and what it commits.
+ * `work` is synchronous on purpose: nothing else in this process can run
+ * while it holds the lock either (the lock is re-entrant per process, so an
+ * await inside would let a second call of this process in). A workspace
+ * without a transaction layer (a planning view, a bare Workspace) has no
+ * lock and does not write through one: `work` just runs.
+ */
+// Defends against lost updates: two writers that both read, plan on the old text and then commit.
+export function exclusive<T>(ws: Workspace, work: () => T): T {
+  const layer = layers.get(ws);
+  return layer ? layer.checkpoints.lock.with(work) : work();
+}
+
+/**
  * Begins an explicit transaction for multi-step work: writes through
  * `ws.commit` join it until it is committed, rolled back or kept.
  */

@@ -79,20 +79,20 @@ describe('a planned write commits what its plan computed', () => {
   });
 });
 
-describe('a write whose files changed after the plan is refused: the limits were checked against the plan', () => {
-  it('refuses with E_STALE when another line changed while the call waited for approval, and writes nothing', async () => {
+describe('a write whose files changed after the plan is re-planned under the lock, and written only if it makes the checked change', () => {
+  it('re-plans when another line changed while the call waited for approval: both changes are kept', async () => {
     fs.writeFileSync(file('a.txt'), 'one\ntwo\nthree\n');
     const run = runner(() => {
       fs.writeFileSync(file('a.txt'), 'one\ntwo\nthree, changed meanwhile\n');
       return { approved: true };
     });
     const r = await run.call({ tool: 'edit_file', args: { path: 'a.txt', old_text: 'two', new_text: 'TWO' } });
-    expect(r.status).toBe('failed');
-    expect(r.error?.code).toBe('E_STALE');
-    expect(read('a.txt')).toBe('one\ntwo\nthree, changed meanwhile\n');
+    expect(r.status).toBe('ok');
+    expect(r.output).toContain('re-planned: a.txt changed after this call was planned');
+    expect(read('a.txt')).toBe('one\nTWO\nthree, changed meanwhile\n');
   });
 
-  it('refuses with E_STALE when the text to replace is gone by then, leaving the file as it became', async () => {
+  it('refuses (E_NOT_FOUND, as on the current text) when the text to replace is gone by then, leaving the file as it became', async () => {
     fs.writeFileSync(file('a.txt'), 'one\ntwo\n');
     const run = runner(() => {
       fs.writeFileSync(file('a.txt'), 'one\nsomething else\n');
@@ -100,19 +100,19 @@ describe('a write whose files changed after the plan is refused: the limits were
     });
     const r = await run.call({ tool: 'edit_file', args: { path: 'a.txt', old_text: 'two', new_text: 'TWO' } });
     expect(r.status).toBe('failed');
-    expect(r.error?.code).toBe('E_STALE');
+    expect(r.error?.code).toBe('E_NOT_FOUND');
     expect(read('a.txt')).toBe('one\nsomething else\n');
   });
 
-  it('refuses with E_STALE after a mode change made after the plan, keeping the new mode', async () => {
+  it('re-plans after a mode change made after the plan: the edit is applied and the new mode kept', async () => {
     fs.writeFileSync(file('a.sh'), 'echo one\n', { mode: 0o644 });
     const run = runner(() => {
       fs.chmodSync(file('a.sh'), 0o755);
       return { approved: true };
     });
     const r = await run.call({ tool: 'edit_file', args: { path: 'a.sh', old_text: 'one', new_text: 'two' } });
-    expect(r.error?.code).toBe('E_STALE');
-    expect(read('a.sh')).toBe('echo one\n');
+    expect(r.status, r.output).toBe('ok');
+    expect(read('a.sh')).toBe('echo two\n');
     expect(fs.statSync(file('a.sh')).mode & 0o777).toBe(0o755);
   });
 
@@ -123,7 +123,7 @@ describe('a write whose files changed after the plan is refused: the limits were
     });
     const r = await run.call({ tool: 'write_file', args: { path: 'new.txt', content: 'mine\n' } });
     expect(r.status).toBe('failed');
-    expect(r.error?.code).toBe('E_STALE');
+    expect(r.error?.code).toBe('E_EXISTS');
     expect(read('new.txt')).toBe('written by someone else\n');
   });
 

@@ -9,6 +9,7 @@
  */
 import { editOptionsFromConfig } from '../../config/edit-options.js';
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
 import type { Config } from '../../config/config.js';
@@ -101,6 +102,8 @@ async function runExec(file: string, flags: ExecFlags, io: Io): Promise<number> 
       mode: 'headless',
       transactions: opened.transactions,
       apply: { edit, ...opened.applyHooks },
+      // The config this run is governed by: a command that changes it is a violation and is put back.
+      configFiles: [path.join(opened.ws.root, '.editwarden.yml'), ...(flags.config !== undefined ? [path.resolve(flags.config)] : [])],
     });
   } catch (error) {
     return refuseBeforeRun(error, flags, io);

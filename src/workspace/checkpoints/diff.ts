@@ -6,7 +6,7 @@ import { createTwoFilesPatch } from 'diff';
 import { DirCache, type DirHandle } from '../resolver.js';
 import type { BlobStore } from './blob-store.js';
 import { bytesOf, checkManifestPath, currentStateAt, readRegularAt, sameContent, type CurrentState } from './current.js';
-import { extrasOf } from './restore.js';
+import { extrasOf, type IgnoreRules } from './restore.js';
 import { asResolver, type RootArg } from './walk.js';
 import type { CheckpointChange, EntryState, Manifest, ManifestEntry } from './types.js';
 
@@ -15,6 +15,8 @@ export interface DiffOptions {
   patch?: boolean;
   /** Files larger than this get no patch (default 1 MiB). */
   maxPatchBytes?: number;
+  /** Which ignore rules decide what counts as created since (default: then or now). */
+  rules?: IgnoreRules;
 }
 
 function stateOfEntry(entry: ManifestEntry): EntryState | undefined {
@@ -101,7 +103,7 @@ function diffWith(resolver: ReturnType<typeof asResolver>, dirs: DirCache, manif
     else if ((now.stat.mode & 0o7777) !== entry.mode) change('mode');
   }
   if (manifest.scope === 'workspace') {
-    for (const rel of extrasOf(resolver, manifest, blobs).files) {
+    for (const rel of extrasOf(resolver, manifest, blobs, options.rules).files) {
       checkManifestPath(rel);
       const abs = dirs.tryParentOf(rel);
       const now = currentStateAt(abs.parent, abs.name);

@@ -20,6 +20,7 @@ import { checkManifestPath } from './current.js';
 import { isGone } from '../lock.js';
 import type { CheckpointService } from './service.js';
 import type { RestoreResult } from './types.js';
+import { extrasOf } from './restore.js';
 
 export interface RollbackResult {
   tx: string;
@@ -54,7 +55,8 @@ export function rollbackCheckpoints(service: CheckpointService, tx: string, ids:
   const removed = new Set<string>();
   const order = [...ids].reverse();
   for (const id of order) {
-    const r: RestoreResult = service.restore(id, { safety: false });
+    // The checkpoint's own ignore rules: a transaction that rewrote .gitignore cannot hide its files from its rollback.
+    const r: RestoreResult = service.restore(id, { safety: false, rules: { only: 'checkpoint' } });
     for (const p of r.written) written.add(p);
     for (const p of r.removed) removed.add(p);
   }
@@ -166,7 +168,11 @@ function recoverOne(service: CheckpointService, record: JournalRecord): Recovery
   let workspaceScope = false;
   for (const id of available) {
     const manifest = service.manifests.read(id);
-    if (manifest.scope === 'workspace') workspaceScope = true;
+    if (manifest.scope === 'workspace') {
+      workspaceScope = true;
+      // What the rollback will delete by the checkpoint's rules goes into the safety checkpoint too, even if today's rules ignore it.
+      for (const p of extrasOf(service.ws.root, manifest, service.blobs, { only: 'checkpoint' }).files) paths.add(p);
+    }
     for (const e of manifest.entries) paths.add(e.path);
   }
   let safety: string | undefined;

@@ -35,10 +35,26 @@ export function manifestIgnoreSource(manifest: Manifest, blobs: BlobStore): Igno
   return (dir) => byDir.get(dir) ?? null;
 }
 
+/**
+ * Which ignore rules say a path is not project content. Default: ignored
+ * then OR now (a user's `.env` ignored since is never deleted). `only:
+ * 'checkpoint'`: the rules the checkpoint recorded (and `exclude`, the text
+ * of .git/info/exclude then, when known) — for undoing an agent's run or
+ * charging a command, whose own rule changes must not hide its files.
+ */
+export interface IgnoreRules {
+  only?: 'checkpoint';
+  exclude?: string | null;
+}
+
 /** Paths a workspace restore would delete: on disk now, not ignored (then or now), not recorded. */
-export function extrasOf(rootArg: RootArg, manifest: Manifest, blobs: BlobStore): { files: string[]; dirs: string[] } {
+export function extrasOf(rootArg: RootArg, manifest: Manifest, blobs: BlobStore, rules: IgnoreRules = {}): { files: string[]; dirs: string[] } {
   const resolver = asResolver(rootArg);
-  const walked = walkWorkspace(resolver, [manifestIgnoreSource(manifest, blobs), diskIgnoreSource(resolver)]);
+  // 'checkpoint': only the rules as they were — a .gitignore rewritten since (`*`) cannot hide what was created since.
+  const walked =
+    rules.only === 'checkpoint'
+      ? walkWorkspace(resolver, [manifestIgnoreSource(manifest, blobs)], rules.exclude)
+      : walkWorkspace(resolver, [manifestIgnoreSource(manifest, blobs), diskIgnoreSource(resolver)]);
   const recorded = new Set(manifest.entries.map((e) => e.path));
   const recordedDirs = new Set(manifest.dirs);
   return {
@@ -52,7 +68,7 @@ function skip(result: { skipped: string[] }, rel: string): void {
   if (!result.skipped.includes(rel)) result.skipped.push(rel);
 }
 
-export function applyManifest(rootArg: RootArg, manifest: Manifest, blobs: BlobStore): Omit<RestoreResult, 'id' | 'safety'> {
+export function applyManifest(rootArg: RootArg, manifest: Manifest, blobs: BlobStore, rules: IgnoreRules = {}): Omit<RestoreResult, 'id' | 'safety'> {
   const resolver = asResolver(rootArg);
   const result = { written: [] as string[], removed: [] as string[], dirsCreated: [] as string[], dirsRemoved: [] as string[], unchanged: 0, skipped: [] as string[] };
   const touchedDirs = new Set<string>();
@@ -66,7 +82,7 @@ export function applyManifest(rootArg: RootArg, manifest: Manifest, blobs: BlobS
     const toRemove = manifest.entries.filter((e) => e.type === 'absent').map((e) => e.path);
     let createdDirs: string[] = [];
     if (manifest.scope === 'workspace') {
-      const extras = extrasOf(resolver, manifest, blobs);
+      const extras = extrasOf(resolver, manifest, blobs, rules);
       toRemove.push(...extras.files);
       createdDirs = extras.dirs;
     }

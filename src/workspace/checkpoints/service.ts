@@ -17,7 +17,7 @@ import { diffManifest, type DiffOptions } from './diff.js';
 import { ManifestStore } from './manifest-store.js';
 import { collectGarbage, selectForPrune, type PrunePolicy } from './prune.js';
 import { checkManifestPath } from './current.js';
-import { applyManifest } from './restore.js';
+import { applyManifest, type IgnoreRules } from './restore.js';
 import type { CheckpointChange, CheckpointOrigin, CheckpointScope, CheckpointSummary, Manifest, PruneResult, RestoreResult } from './types.js';
 
 export const CHECKPOINTS_DIR = 'checkpoints';
@@ -39,6 +39,8 @@ export interface CreateOptions {
 export interface RestoreOptions {
   /** Take a safety checkpoint first (default true). Rollbacks of a transaction skip it: they are the undo. */
   safety?: boolean;
+  /** Which ignore rules decide what "created since" is (default: then or now; rollbacks use the checkpoint's). */
+  rules?: IgnoreRules;
 }
 
 export class CheckpointService {
@@ -167,7 +169,7 @@ export class CheckpointService {
   restore(id: string, options: RestoreOptions = {}): RestoreResult {
     const manifest = this.manifests.read(id);
     return this.lock.with(() => {
-      if (options.safety === false) return { id, ...applyManifest(this.ws.resolver, manifest, this.blobs) };
+      if (options.safety === false) return { id, ...applyManifest(this.ws.resolver, manifest, this.blobs, options.rules) };
       const reason = `state before restoring checkpoint ${id}`;
       const origin: CheckpointOrigin = { kind: 'safety', before: id };
       const paths = manifest.entries.map((e) => e.path);
@@ -189,7 +191,7 @@ export class CheckpointService {
       });
       let applied: Omit<RestoreResult, 'id' | 'safety'>;
       try {
-        applied = applyManifest(this.ws.resolver, manifest, this.blobs);
+        applied = applyManifest(this.ws.resolver, manifest, this.blobs, options.rules);
       } catch (error) {
         // All or nothing: put back what the restore had already changed. If even that fails, the record stays for recovery.
         applyManifest(this.ws.resolver, safety, this.blobs);

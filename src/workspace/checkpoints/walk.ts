@@ -90,14 +90,15 @@ interface Level {
  * the checkpoint and today's, so that a file ignored under either (a `.env`,
  * a build folder) is never taken for "created since" and deleted.
  */
-export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[]): WalkResult {
+export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclude?: string | null): WalkResult {
   const resolver = asResolver(rootArg);
   const ignoreSources = sources ?? [diskIgnoreSource(resolver)];
   const entries: WalkedEntry[] = [];
   const dirs: string[] = [];
-  const excludeText = readExact(resolver, '.git/info/exclude');
+  // `exclude` given: .git/info/exclude as it was (a command may have rewritten it since); else as it is now.
+  const excludeText = exclude !== undefined ? exclude : readExact(resolver, '.git/info/exclude');
   // .git/info/exclude has the lowest precedence of all: below every .gitignore.
-  const exclude = excludeText === null ? null : ignore().add(excludeText);
+  const excludeRules = excludeText === null ? null : ignore().add(excludeText);
   // Each folder is opened relative to its opened parent, never by a path string: a folder swapped for a symlink is not entered.
   const visit = (dir: DirHandle, dirRel: string, stack: Level[]): void => {
     let names: fs.Dirent[];
@@ -126,7 +127,7 @@ export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[]): WalkR
         continue; // Vanished while we walked.
       }
       const isDir = stat.isDirectory();
-      if (isIgnored(levels, ignoreSources.length, exclude, rel, isDir)) continue;
+      if (isIgnored(levels, ignoreSources.length, excludeRules, rel, isDir)) continue;
       if (isDir) {
         const child = dir.openChild(name);
         if (child === null) continue; // Replaced (by a symlink?) since the lstat: not entered.
@@ -181,4 +182,9 @@ function verdict(rules: Ignore, local: string, isDir: boolean): boolean | null {
   if (result.ignored) return true;
   if (result.unignored) return false;
   return null;
+}
+
+/** The text of .git/info/exclude now; null when there is none. */
+export function readExcludeFile(rootArg: RootArg): string | null {
+  return readExact(asResolver(rootArg), '.git/info/exclude');
 }

@@ -1,0 +1,223 @@
+/**
+ * The files that govern the agent and git rather than hold project content:
+ * the root's `.git/` (hooks, config, HEAD, refs, info/ — everything but the
+ * object store, the index and the reflogs) and editwarden's config file(s).
+ * Workspace checkpoints never record them, so a command's changes to them
+ * would be invisible to the limits and survive every rollback. Here they are
+ * snapshotted before a command, compared after it, and each change is put
+ * back exactly — whatever the run's on_violation says.
+ *
+ * It never follows a symlink (a folder swapped for a link is removed and
+ * made again, never written through) and never writes outside the root: a
+ * config file outside the root is watched but not restored (reported).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { atomicWriteFile } from './atomic.js';
+
+/**
+ * What under `.git/` is not watched: folders of content-addressed data or
+ * audit records (objects, LFS objects, reflogs — large, and adding to them
+ * changes no behaviour), at any depth (submodules' gitdirs too); and the
+ * index of a gitdir, which a plain `git status` refreshes.
+ */
+const UNWATCHED_DIRS = new Set(['objects', 'lfs', 'logs']);
+const UNWATCHED_GITDIR_FILES = new Set(['index', 'index.lock']);
+
+type Entry =
+  | { type: 'file'; bytes: Buffer; mode: number; size: number; mtimeMs: number; ctimeMs: number; ino: number }
+  | { type: 'symlink'; target: string }
+  | { type: 'dir'; mode: number }
+  | { type: 'other' };
+
+export interface GoverningSnapshot {
+  root: string;
+  /** Watched paths relative to the root ('/' separators), or absolute for a config file outside the root. */
+  entries: Map<string, Entry>;
+  /** Top-level paths watched (`.git`, config files). */
+  watched: string[];
+}
+
+export interface GoverningChange {
+  path: string;
+  change: 'added' | 'deleted' | 'modified';
+  /** Put back as it was (false: outside the root, or the restore failed — see `error`). */
+  reverted: boolean;
+  error?: string;
+}
+
+/** What to watch: `.git` at the root and each config file (absolute paths). */
+export function snapshotGoverning(root: string, configFiles: readonly string[]): GoverningSnapshot {
+  const watched = ['.git', ...configFiles.map((f) => keyOf(root, f))];
+  const entries = new Map<string, Entry>();
+  for (const top of new Set(watched)) scan(root, top, entries);
+  return { root, entries, watched: [...new Set(watched)] };
+}
+
+/** The watched paths that differ from the snapshot now. */
+export function governingChanges(snapshot: GoverningSnapshot): Array<Omit<GoverningChange, 'reverted'>> {
+  const now = new Map<string, Entry>();
+  for (const top of snapshot.watched) scan(snapshot.root, top, now, snapshot.entries);
+  const out: Array<Omit<GoverningChange, 'reverted'>> = [];
+  for (const [p, then] of snapshot.entries) {
+    const current = now.get(p);
+    if (!current) out.push({ path: p, change: 'deleted' });
+    else if (!sameEntry(then, current)) out.push({ path: p, change: 'modified' });
+  }
+  for (const p of now.keys()) if (!snapshot.entries.has(p)) out.push({ path: p, change: 'added' });
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Puts every changed path back as the snapshot recorded it. Added paths are removed (deepest first), then the rest restored (parents first). */
+export function revertGoverning(snapshot: GoverningSnapshot, changes: ReadonlyArray<Omit<GoverningChange, 'reverted'>>): GoverningChange[] {
+  const results = new Map<string, GoverningChange>();
+  const added = changes.filter((c) => c.change === 'added').map((c) => c.path).sort().reverse();
+  for (const p of added) results.set(p, attempt(snapshot, { path: p, change: 'added' }, () => fs.rmSync(absoluteOf(snapshot.root, p), { recursive: true, force: true })));
+  const rest = changes.filter((c) => c.change !== 'added').sort((a, b) => (a.path < b.path ? -1 : 1));
+  for (const c of rest) {
+    const then = snapshot.entries.get(c.path) as Entry;
+    results.set(c.path, attempt(snapshot, c, () => restoreEntry(snapshot.root, c.path, then)));
+  }
+  return changes.map((c) => results.get(c.path) as GoverningChange);
+}
+
+function attempt(snapshot: GoverningSnapshot, change: Omit<GoverningChange, 'reverted'>, work: () => void): GoverningChange {
+  // Outside the root editwarden writes nothing: the change is reported, not undone.
+  if (path.isAbsolute(change.path)) return { ...change, reverted: false, error: 'outside the workspace root: not restored' };
+  try {
+    ensureRealParents(snapshot.root, change.path);
+    work();
+    return { ...change, reverted: true };
+  } catch (error) {
+    return { ...change, reverted: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function restoreEntry(root: string, rel: string, then: Entry): void {
+  const abs = absoluteOf(root, rel);
+  const now = lstat(abs);
+  switch (then.type) {
+    case 'file':
+      if (now?.isDirectory()) fs.rmSync(abs, { recursive: true, force: true });
+      // Written by rename over whatever stands there: a symlink planted at the path is replaced, never followed.
+      atomicWriteFile(abs, then.bytes, { mode: then.mode });
+      fs.chmodSync(abs, then.mode);
+      return;
+    case 'symlink':
+      if (now) fs.rmSync(abs, { recursive: true, force: true });
+      fs.symlinkSync(then.target, abs);
+      return;
+    case 'dir':
+      if (now && !now.isDirectory()) fs.rmSync(abs, { force: true });
+      if (!now || !now.isDirectory()) fs.mkdirSync(abs);
+      fs.chmodSync(abs, then.mode);
+      return;
+    case 'other':
+      return; // A FIFO or socket is never recreated.
+    default: {
+      const never: never = then;
+      throw new Error(`unknown entry ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+// A parent folder swapped for a symlink to the outside must not carry the restore out of the root.
+function ensureRealParents(root: string, rel: string): void {
+  const parts = rel.split('/');
+  let current = root;
+  for (const part of parts.slice(0, -1)) {
+    current = path.join(current, part);
+    const st = lstat(current);
+    if (st?.isDirectory()) continue;
+    if (st) fs.rmSync(current, { force: true });
+    fs.mkdirSync(current);
+  }
+}
+
+function scan(root: string, rel: string, into: Map<string, Entry>, previous?: Map<string, Entry>): void {
+  const abs = absoluteOf(root, rel);
+  const st = lstat(abs);
+  if (!st) return;
+  if (st.isSymbolicLink()) {
+    into.set(rel, { type: 'symlink', target: readlink(abs) });
+    return;
+  }
+  if (st.isFile()) {
+    const before = previous?.get(rel);
+    // Same size, mtime, ctime and inode: unchanged without reading (ctime cannot be set back by a process).
+    if (before?.type === 'file' && before.size === st.size && before.mtimeMs === st.mtimeMs && before.ctimeMs === st.ctimeMs && before.ino === st.ino && before.mode === (st.mode & 0o7777)) {
+      into.set(rel, before);
+      return;
+    }
+    let bytes: Buffer;
+    try {
+      bytes = fs.readFileSync(abs);
+    } catch {
+      return;
+    }
+    into.set(rel, { type: 'file', bytes, mode: st.mode & 0o7777, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino });
+    return;
+  }
+  if (!st.isDirectory()) {
+    into.set(rel, { type: 'other' });
+    return;
+  }
+  into.set(rel, { type: 'dir', mode: st.mode & 0o7777 });
+  let names: string[];
+  try {
+    names = fs.readdirSync(abs);
+  } catch {
+    return;
+  }
+  const inGit = rel === '.git' || rel.startsWith('.git/');
+  const gitdir = inGit && names.includes('HEAD');
+  for (const name of names) {
+    if (inGit && UNWATCHED_DIRS.has(name) && lstat(path.join(abs, name))?.isDirectory()) continue;
+    if (gitdir && UNWATCHED_GITDIR_FILES.has(name)) continue;
+    scan(root, `${rel}/${name}`, into, previous);
+  }
+}
+
+function sameEntry(a: Entry, b: Entry): boolean {
+  if (a.type !== b.type) return false;
+  switch (a.type) {
+    case 'file':
+      return b.type === 'file' && a.mode === b.mode && a.bytes.equals(b.bytes);
+    case 'symlink':
+      return b.type === 'symlink' && a.target === b.target;
+    case 'dir':
+      return b.type === 'dir' && a.mode === b.mode;
+    case 'other':
+      return true;
+    default: {
+      const never: never = a;
+      return never;
+    }
+  }
+}
+
+/** A config file inside the root is keyed by its relative path; one outside by its absolute path. */
+function keyOf(root: string, file: string): string {
+  const rel = path.relative(root, path.resolve(root, file));
+  return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? path.resolve(root, file) : rel.split(path.sep).join('/');
+}
+
+function absoluteOf(root: string, key: string): string {
+  return path.isAbsolute(key) ? key : path.join(root, ...key.split('/'));
+}
+
+function lstat(abs: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(abs);
+  } catch {
+    return null;
+  }
+}
+
+function readlink(abs: string): string {
+  try {
+    return fs.readlinkSync(abs);
+  } catch {
+    return '';
+  }
+}

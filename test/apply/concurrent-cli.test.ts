@@ -1,0 +1,81 @@
+/**
+ * Concurrent writers never lose an update: real `bin/editwarden` processes
+ * editing one file at once. Every edit a process reports as applied must be
+ * in the final file, in every trial; with --expected-hash, exactly one of
+ * several writers holding the same hash may win.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cli } from './helpers.js';
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const r of roots.splice(0)) fs.rmSync(r, { recursive: true, force: true });
+});
+
+function tempRoot(text: string): string {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-race-cli-')));
+  roots.push(root);
+  fs.writeFileSync(path.join(root, 'shared.txt'), text);
+  return root;
+}
+
+function statusOf(stdout: string): string {
+  try {
+    return (JSON.parse(stdout) as { results: Array<{ status: string }> }).results[0]?.status ?? 'none';
+  } catch {
+    return 'unparsed';
+  }
+}
+
+describe('concurrent editwarden edit processes on one file', () => {
+  const WORKERS = 4;
+  const EDITS = 3;
+  const TRIALS = 3;
+  const slot = (w: number, j: number) => `slot_${w}_${j} = 0`;
+  const done = (w: number, j: number) => `slot_${w}_${j} = 1`;
+
+  it(`${WORKERS} processes × ${EDITS} edits on different lines: every applied edit is in the final file, in every trial`, async () => {
+    const lines: string[] = [];
+    for (let w = 0; w < WORKERS; w++) for (let j = 0; j < EDITS; j++) lines.push(slot(w, j));
+    const losses: string[] = [];
+    for (let trial = 0; trial < TRIALS; trial++) {
+      const root = tempRoot(lines.join('\n') + '\n');
+      const applied: string[] = [];
+      await Promise.all(
+        Array.from({ length: WORKERS }, async (_, w) => {
+          for (let j = 0; j < EDITS; j++) {
+            const r = await cli(['edit', 'shared.txt', '--old', slot(w, j), '--new', done(w, j), '--json', '--root', root], root);
+            if (r.code === 0 && statusOf(r.stdout) === 'applied') applied.push(done(w, j));
+            else expect.soft(r.code, `${r.stdout}${r.stderr}`).toBe(0);
+          }
+        }),
+      );
+      const final = fs.readFileSync(path.join(root, 'shared.txt'), 'utf8');
+      for (const line of applied) if (!final.includes(line)) losses.push(`trial ${trial}: ${line}`);
+      expect(applied.length).toBe(WORKERS * EDITS);
+    }
+    expect(losses).toEqual([]);
+  }, 120_000);
+
+  it('--expected-hash is checked under the lock: of writers holding the same hash, exactly one applies', async () => {
+    const TRIALS_HASH = 4;
+    const WRITERS = 3;
+    for (let trial = 0; trial < TRIALS_HASH; trial++) {
+      const text = Array.from({ length: WRITERS }, (_, w) => slot(w, 0)).join('\n') + '\n';
+      const root = tempRoot(text);
+      const hash = (await import('node:crypto')).createHash('sha256').update(text).digest('hex');
+      const results = await Promise.all(
+        Array.from({ length: WRITERS }, (_, w) => cli(['edit', 'shared.txt', '--old', slot(w, 0), '--new', done(w, 0), '--expected-hash', hash, '--json', '--root', root], root)),
+      );
+      const applied = results.filter((r) => r.code === 0 && statusOf(r.stdout) === 'applied');
+      const stale = results.filter((r) => r.code !== 0 && r.stdout.includes('E_STALE'));
+      expect(applied.length, `trial ${trial}`).toBe(1);
+      expect(stale.length).toBe(WRITERS - 1);
+      const final = fs.readFileSync(path.join(root, 'shared.txt'), 'utf8');
+      expect(final.split('\n').filter((l) => l.endsWith('= 1')).length).toBe(1);
+    }
+  }, 120_000);
+});
