@@ -242,7 +242,8 @@ export class ConstraintGuard {
       constraint,
       limit: detail.limit,
       actual: detail.actual,
-      message: detail.message,
+      // The ADR's ConstraintViolation.Error(): "constraint violated: <Type> - <detail>".
+      message: violationMessage(type, detail.message),
       hint: detail.hint,
       prevented: detail.prevented ?? true,
       at: new Date().toISOString(),
@@ -253,6 +254,11 @@ export class ConstraintGuard {
     if (detail.path !== undefined) v.path = detail.path;
     return v;
   }
+}
+
+/** The ADR's wording first; our own label ("Pattern violation:", "Timeout:" …) is dropped from the detail. */
+export function violationMessage(type: Violation['type'], detail: string): string {
+  return `constraint violated: ${type} - ${detail.replace(/^(Pattern violation|Tool restriction|Timeout|File limit|Line limit|Token limit): /, '')}`;
 }
 
 function round(x: number, digits: number): number {

@@ -399,7 +399,7 @@ export class ToolRunner {
     }
     const metrics = buildMetrics({
       runId: this.runId,
-      status: v ? 'violation' : this.completed ? 'completed' : 'finished',
+      status: v ? 'failed' : this.completed ? 'completed' : 'finished',
       mode: this.mode,
       startedAt: this.startedAt,
       finishedAt: new Date().toISOString(),

@@ -12,6 +12,7 @@ import type { Config } from '../../config/config.js';
 import { INTERACTIVE_TOOLS, type ConstraintTotals } from '../../guard/constraints.js';
 import { writeMetrics } from '../../guard/report.js';
 import { newRunId } from '../../runs/runs.js';
+import { metricsWithOutcome } from '../../runs/outcome.js';
 import { BUILTIN_TOOLS } from '../../tools/registry.js';
 import { ToolRunner, type ApprovalHook, type ApprovalRequest, type RunSummary, type RunnerEvent } from '../../tools/runner.js';
 import type { Interaction } from '../../tools/types.js';
@@ -188,7 +189,7 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
       ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
-      ...(controlled ? { controlledOutcome: controlled.outcome } : {}),
+      ...(controlled ? { controlledOutcome: controlled.outcome, controlledMalformed: controlled.malformed } : {}),
       ...(options.followUp ? { followUp: options.followUp } : {}),
       ...(options.quitRequested ? { quitRequested: options.quitRequested } : {}),
     });
@@ -200,8 +201,9 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
   let metricsFile: string | null = null;
   if (runner.runDir) {
     // metrics.json is the runner's; the agent section rides along (readers ignore keys they do not know).
+    // One outcome: the top-level status and `result` come from the same value as the transcript's end line and the exit code.
     metricsFile = writeMetrics(runner.runDir, {
-      ...summary.metrics,
+      ...metricsWithOutcome(summary.metrics, { status: outcome.status, reason: outcome.reason, exit_code: outcome.exitCode }),
       agent: {
         model: options.provider.id,
         mode: options.mode,
