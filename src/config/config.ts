@@ -52,6 +52,7 @@ export const DEFAULT_ALLOWED_TOOLS = [
 export const KNOWN_TOOL_NAMES: readonly string[] = [
   ...DEFAULT_ALLOWED_TOOLS,
   'apply_diff',
+  'active_edit',
   'ask_question',
   'converse',
   'scout_codebase',

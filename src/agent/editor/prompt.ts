@@ -7,7 +7,7 @@
  * message is the task, what the scouts found, and — with --retry — the
  * previous stuck report, and nothing else of earlier sessions. Pure text.
  */
-import { ACTIVE_EDIT_INSTRUCTIONS, EDIT_GUIDELINES } from '../prompts/index.js';
+import { activeEditSection, EDIT_GUIDELINES } from '../prompts/index.js';
 import { HARD_STOP_AFTER, REPLAN_AFTER } from './counters.js';
 import type { CodebasePayload } from './scout-codebase.js';
 import type { EnvironmentPayload } from './scout-environment.js';
@@ -55,7 +55,7 @@ export function buildEditorPrompt(o: PromptOptions): string {
   if (o.dryRun) parts.push(DRY_RUN_NOTE);
   parts.push(`Tools available: ${o.tools.join(', ')}.\n`, EDIT_GUIDELINES);
   if (!o.environment.has_test_suite) parts.push(testGenerationNote(o.environment, o.layoutHint));
-  if (o.activeEdit) parts.push(ACTIVE_EDIT_INSTRUCTIONS);
+  if (o.activeEdit) parts.push(activeEditSection());
   return parts.join('\n');
 }
 

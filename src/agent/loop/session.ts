@@ -71,15 +71,24 @@ export function configForMode(config: Config, mode: AgentMode): Config {
   return { ...config, constraints: { ...config.constraints, allowed_tools: [...config.constraints.allowed_tools, 'ask_question'] } };
 }
 
-/** Tools offered to the model: the built-in tools the constraints allow (no interactive ones headless). */
-export function offeredTools(config: Config, mode: AgentMode): string[] {
+/** Tools offered to the model: the built-in tools the constraints allow (no interactive ones headless); active_edit only when enabled. */
+export function offeredTools(config: Config, mode: AgentMode, activeEdit = false): string[] {
   if (mode === 'controlled') return ['edit_file'];
   const allowed = config.constraints.allowed_tools;
   return BUILTIN_TOOLS.map((t) => t.name).filter((name) => {
+    // The design's parameterless active_edit tool: present when active edit is on, absent when off.
+    if (name === 'active_edit') return activeEdit;
     if (allowed.length > 0 && !allowed.includes(name)) return false;
     if (mode === 'headless' && INTERACTIVE_TOOLS.has(name)) return false;
     return true;
   });
+}
+
+/** With active edit on, its tool is allowed like the loop-breaking ones (an explicit allowed_tools list cannot have foreseen it). */
+function withActiveEditTool(config: Config, activeEdit: boolean): Config {
+  const allowed = config.constraints.allowed_tools;
+  if (!activeEdit || allowed.length === 0 || allowed.includes('active_edit')) return config;
+  return { ...config, constraints: { ...config.constraints, allowed_tools: [...allowed, 'active_edit'] } };
 }
 
 /** The task text, with the context files appended (each read through the sandbox). */
@@ -94,9 +103,9 @@ export function taskWithContext(ws: Workspace, task: string, files: readonly str
 }
 
 export async function runAgentSession(options: AgentSessionOptions): Promise<AgentSessionResult> {
-  const config = configForMode(options.config, options.mode);
-  const activeEdit = options.mode !== 'controlled' && (options.activeEdit ?? config.active_edit_enabled);
-  const tools = offeredTools(config, options.mode);
+  const activeEdit = options.mode !== 'controlled' && (options.activeEdit ?? options.config.active_edit_enabled);
+  const config = withActiveEditTool(configForMode(options.config, options.mode), activeEdit);
+  const tools = offeredTools(config, options.mode, activeEdit);
   const task = taskWithContext(options.ws, options.task, options.contextFiles);
 
   let controlled: ReturnType<typeof controlledEditTool> | undefined;

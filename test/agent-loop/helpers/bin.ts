@@ -54,8 +54,12 @@ export function jsonl(file: string): Array<Record<string, unknown>> {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-export function runDirOf(root: string): string {
-  const runs = fs.readdirSync(path.join(root, '.editwarden/runs')).filter((d) => !d.startsWith('.'));
+/** The one run folder (holding `marker`, when given: the Editor's baseline has a run folder of its own). */
+export function runDirOf(root: string, marker?: string): string {
+  const runs = fs
+    .readdirSync(path.join(root, '.editwarden/runs'))
+    .filter((d) => !d.startsWith('.'))
+    .filter((d) => !marker || fs.existsSync(path.join(root, '.editwarden/runs', d, marker)));
   if (runs.length !== 1) throw new Error(`expected one run folder, found ${runs.join(', ')}`);
   return path.join(root, '.editwarden/runs', runs[0] as string);
 }
