@@ -52,3 +52,33 @@ describe('an Editor hard stop is a hard stop in every record', () => {
     expect(fs.readFileSync(out.stuck_report, 'utf8')).toContain('The Editor gave no hypothesis');
   });
 });
+
+describe("the Editor's read-only access to the Verifier's evidence", () => {
+  it('read_file of .editwarden/runs/<run_id>/verify/** works for the Editor; writing there stays refused', () => {
+    const root = tempProject(GREETING_PROJECT);
+    const log = '.editwarden/runs/20260101T000000Z-abcdef/verify/1/combined.log';
+    fs.mkdirSync(path.join(root, path.dirname(log)), { recursive: true });
+    fs.writeFileSync(path.join(root, log), Array.from({ length: 500 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
+    const turns = [
+      { tool_calls: [{ name: 'read_file', arguments: { path: log, start_line: 450, end_line: 500 } }] },
+      { tool_calls: [{ name: 'write_file', arguments: { path: log, content: 'forged\n', overwrite: true } }] },
+      { tool_calls: [{ name: 'read_file', arguments: { path: '.editwarden/runs/20260101T000000Z-abcdef/../../journal' } }] },
+      blocked,
+      hypotheses,
+    ];
+    const r = bin(['run', '--mode', 'editor', '--task', 'Make the greeting say Hi.', '--model', script(root, turns), '--root', root, '--json']);
+    expect(r.code).toBe(4);
+    const results = jsonl(JSON.parse(r.stdout).transcript).filter((e) => e.type === 'tool_result');
+    expect(results[0]).toMatchObject({ tool: 'read_file', status: 'ok' });
+    expect(String(results[0]?.output)).toContain('line 500');
+    expect(results[1]).toMatchObject({ tool: 'write_file' });
+    expect(results[1]?.status).not.toBe('ok');
+    expect(fs.readFileSync(path.join(root, log), 'utf8')).toContain('line 1\n');
+    expect(results[2]?.status).not.toBe('ok');
+  });
+
+  it("Scout B's log tail is not capped below what the log holds (log_lines above 400 accepted)", async () => {
+    const { ScoutEnvironmentArgs } = await import('../../src/agent/editor/tools.js');
+    expect(ScoutEnvironmentArgs.safeParse({ run_id: '20260101T000000Z-abcdef', log_lines: 5000 }).success).toBe(true);
+  });
+});

@@ -29,6 +29,7 @@ import type { Workspace } from '../../workspace/workspace.js';
 import { runAgent, type AgentEvent, type AgentOutcome } from '../loop.js';
 import type { ModelProvider } from '../providers/types.js';
 import { Transcript } from '../transcript.js';
+import { editorReadFile } from './artifact-read.js';
 import { ContextRecorder } from './context.js';
 import { workspaceSource } from './file-source.js';
 import { Overlay } from './overlay.js';
@@ -344,7 +345,9 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
     const allowed = config.constraints.allowed_tools;
     const fileTools = BUILTIN_TOOLS.filter((t) => FILE_TOOLS.includes(t.name) && (allowed.length === 0 || allowed.includes(t.name)));
     const readTools = overlay ? overlayReadTools(source, (p) => (p === '.' ? '' : view.resolve(p).relative)) : [];
-    const tools: AnyTool[] = [...fileTools.filter((t) => !readTools.some((r) => r.name === t.name)), ...readTools, ...editorTools(session)];
+    // The Editor reads the Verifier's evidence (read-only, the design's write-authority table) with its read_file.
+    const withArtifacts = fileTools.map((t) => (t.name === 'read_file' ? editorReadFile(t, o.ws) : t));
+    const tools: AnyTool[] = [...withArtifacts.filter((t) => !readTools.some((r) => r.name === t.name)), ...readTools, ...editorTools(session)];
     runner = ToolRunner.start({
       ws: view,
       config,

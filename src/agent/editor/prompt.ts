@@ -107,9 +107,10 @@ export function firstMessage(task: string, digest: string, contextFile: string |
   if (seed) {
     parts.push(
       '',
-      `## The previous attempt at this task got stuck (run ${seed.runId})`,
+      // The stuck report only (the design: "Next session receives stuck report only (not full history)").
+      '## The previous attempt at this task got stuck',
       '',
-      'Its stuck report follows. Do not repeat the approaches it lists as failed; start from its hypotheses and the errors it names.',
+      'Its stuck report follows; it is all you get of that session. Do not repeat the approaches it lists as failed; start from its hypotheses and the errors it names.',
       '',
       seed.text.trim(),
     );
