@@ -133,6 +133,8 @@ export const VerifySchema = z
     test: z.string().min(1).optional(),
     /** Seconds. */
     timeout: z.number().positive().default(600),
+    /** Headless runs: task_completion (status done) verifies first when a build or test command is configured or detected. */
+    on_completion: z.boolean().default(true),
   })
   .strict();
 

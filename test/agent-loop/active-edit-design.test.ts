@@ -96,7 +96,7 @@ describe('the active_edit tool and the <active_edit> system block', () => {
 });
 
 describe("edit_file safety phase 1: the design's messages start ours", () => {
-  it('edit without old_text (the design's "Before" request), through `editwarden apply`', () => {
+  it('edit without old_text (the design\'s "Before" request), through `editwarden apply`', () => {
     const root = tempProject({ Makefile: 'all:\n\techo hi\n' });
     // The design's "Before (Dangerous)" request, verbatim.
     const request = '{\n  "path": "Makefile",\n  "mode": "edit",\n  "content": "release-linux:\\n\\t@cargo build --release\\n"\n}';

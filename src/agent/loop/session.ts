@@ -24,6 +24,7 @@ import { buildSystemPrompt, type AgentMode } from '../prompts/index.js';
 import type { ModelProvider } from '../providers/types.js';
 import { Transcript } from '../transcript.js';
 import { controlledEditTool } from './controlled-tool.js';
+import { verifyingTaskCompletion } from './completion.js';
 
 export interface AgentSessionOptions {
   ws: Workspace;
@@ -137,10 +138,14 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
     // Approvals and answers go into the transcript; the transcript opens once the run folder exists.
     const approve = options.approve;
     const interaction = options.interaction;
+    const runId = options.runId ?? newRunId();
+    // Headless: task_completion verifies first when the project has a build or test command (verify.on_completion).
+    const registry = options.mode === 'headless' ? BUILTIN_TOOLS.map((t) => (t.name === 'task_completion' ? verifyingTaskCompletion(options.ws, config, runId) : t)) : undefined;
     runner = ToolRunner.start({
       ...common,
       mode: options.mode,
-      ...(options.runId ? { runId: options.runId } : {}),
+      runId,
+      ...(registry ? { tools: registry } : {}),
       ...(approve
         ? {
             approve: async (request: ApprovalRequest) => {
