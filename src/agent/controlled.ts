@@ -36,10 +36,14 @@ export interface ControlledSessionState {
 /** Tool exit codes of the design: 0 success, 1 the edit failed (nothing written), 2 the build failed and was rolled back. */
 export type ControlledToolExit = 0 | 1 | 2;
 
+/** The design's tool outputs, verbatim: each is the first line of what the model receives. */
 export const MESSAGES = {
   success: 'SUCCESS: Code modified and build passed.',
   buildFailed: 'FAILURE: Compile failed. Workspace rolled back.',
   editFailed: (reason: string) => `Edit failed: ${reason}`,
+  alreadyEdited: 'Error: An edit has already been performed in this session.',
+  missingFields: "Error: Missing required JSON fields ('filename', 'old_text')",
+  jsonError: (reason: string) => `JSON parsing error: ${reason}`,
 } as const;
 
 export interface ControlledEditOutcome {
@@ -48,6 +52,10 @@ export interface ControlledEditOutcome {
   state: ControlledSessionState;
   /** Whether the session is over (no further edit_file call is accepted). */
   ended: boolean;
+  /** Whether the replacement itself was made (it may have been rolled back after a failed build). */
+  edit_applied: boolean;
+  /** The replacement asked for (the report's diff when nothing was applied). */
+  requested?: { old_text: string; new_text: string };
   run_id: string;
   result?: EditResult;
   error?: ErrorInfo;
@@ -101,6 +109,11 @@ export class ControlledEditSession {
    * An abort (Ctrl-C) kills the build; an edit without a passing build is rolled back.
    */
   async editFile(args: unknown, signal?: AbortSignal): Promise<ControlledEditOutcome> {
+    // "No Second Edit": whatever the first call did, the session is over.
+    if (this.endedValue || this.state.has_edited) return this.secondEdit(args);
+    const fields = requiredFields(args);
+    this.requested = fields.requested;
+    if (!fields.ok) return this.attemptFailed(MESSAGES.missingFields, missingFieldsError(), fields.path);
     let request: EditRequest;
     let relative: string;
     try {
@@ -109,7 +122,7 @@ export class ControlledEditSession {
       // A path outside the root is a refusal like any other (an outcome, a report), never a throw.
       relative = this.ws.resolve(request.path).relative;
     } catch (error) {
-      return this.refused(toErrorInfo(error));
+      return this.refused(toErrorInfo(error), undefined, fields.path);
     }
     const transactions = transactionsOf(this.ws);
     if (!transactions) {
@@ -127,13 +140,13 @@ export class ControlledEditSession {
       applied = await applyRequests(this.ws, [request], { edit, ...this.options.applyHooks });
     } catch (error) {
       tx.rollback();
-      return this.refused(toErrorInfo(error, relative));
+      return this.refused(toErrorInfo(error, relative), undefined, relative);
     }
     const result = applied.results[0];
     if (!applied.ok || !result) {
       // applyRequests writes nothing unless every request succeeded (no partial here); the empty transaction ends.
       tx.rollback();
-      return this.refused(result?.error ?? toErrorInfo(new Error('the edit was not applied'), relative), result);
+      return this.refused(result?.error ?? toErrorInfo(new Error('the edit was not applied'), relative), result, relative);
     }
     this.state.has_edited = true;
     this.state.edit_file_path = relative;
@@ -165,6 +178,8 @@ export class ControlledEditSession {
       message: outcome.ok ? MESSAGES.success : MESSAGES.buildFailed,
       state: { ...this.state },
       ended: true,
+      edit_applied: true,
+      ...(this.requested ? { requested: this.requested } : {}),
       run_id: this.runId,
       result: { ...result, status: rolledBack ? 'rolled-back' : 'applied' },
       rolled_back: rolledBack,
@@ -187,25 +202,8 @@ export class ControlledEditSession {
     return done;
   }
 
-  /** Guardrails: one file, one edit, edit_file replacements only. */
+  /** Guardrails: edit_file replacements only (one edit and one file are enforced before: secondEdit). */
   private assertAllowed(request: EditRequest): void {
-    if (this.endedValue || this.state.has_edited) {
-      const relative = this.ws.resolve(request.path).relative;
-      if (this.state.edit_file_path !== null && relative !== this.state.edit_file_path) {
-        throw new EditwardenError({
-          code: ErrorCode.SECOND_FILE,
-          message: `Controlled edit mode changes exactly one file; this session already edited ${this.state.edit_file_path}, not ${relative}.`,
-          hint: 'Start a new controlled session for another file.',
-          path: relative,
-        });
-      }
-      throw new EditwardenError({
-        code: ErrorCode.SECOND_EDIT,
-        message: 'Controlled edit mode allows exactly one edit per session, and it has been made.',
-        hint: 'The session is over; start a new one for another change.',
-        path: relative,
-      });
-    }
     if (request.action !== 'edit') {
       throw new EditwardenError({
         code: ErrorCode.PARSE,
@@ -216,21 +214,82 @@ export class ControlledEditSession {
     }
   }
 
-  private refused(error: ErrorInfo, result?: EditResult): ControlledEditOutcome {
+  /**
+   * The call the model sent was not valid JSON: the design's `JSON parsing error: …`, and like any
+   * first attempt it ends the session and writes the report.
+   */
+  invalidJson(reason: string): ControlledEditOutcome {
+    if (this.endedValue || this.state.has_edited) return this.secondEdit(undefined);
+    const error: ErrorInfo = {
+      code: ErrorCode.PARSE,
+      message: `The edit_file arguments are not valid JSON: ${reason}.`,
+      hint: 'The controlled session is over; start a new one with {"filename", "old_text", "new_text"} as one valid JSON object.',
+    };
+    return this.attemptFailed(MESSAGES.jsonError(reason), error, null);
+  }
+
+  /** A failed replacement: has_edited = true, build_success = false, the path kept, the report written, the session over. */
+  private refused(error: ErrorInfo, result: EditResult | undefined, path: string | null): ControlledEditOutcome {
+    return this.attemptFailed(MESSAGES.editFailed(error.message), error, path, result);
+  }
+
+  private attemptFailed(message: string, error: ErrorInfo, path: string | null, result?: EditResult): ControlledEditOutcome {
+    this.state.has_edited = true;
+    this.state.build_success = false;
+    if (path !== null) this.state.edit_file_path = path;
+    this.endedValue = true;
     const outcome: ControlledEditOutcome = {
       tool_exit_code: 1,
-      message: MESSAGES.editFailed(error.message),
+      message,
       state: { ...this.state },
-      ended: this.endedValue,
+      ended: true,
+      edit_applied: false,
+      ...(this.requested ? { requested: this.requested } : {}),
       run_id: this.runId,
       error,
       rolled_back: false,
       ...(result ? { result } : {}),
     };
-    // A refusal after the edit (second edit / second file) does not rewrite the session's report.
-    if (!this.state.has_edited) outcome.report = this.writeReport(outcome);
+    outcome.report = this.writeReport(outcome);
     return outcome;
   }
+
+  /** Any call after the first: refused with the design's message; the session's report stays the first call's. */
+  private secondEdit(args: unknown): ControlledEditOutcome {
+    const asked = requiredFields(args).path;
+    let relative: string | null = null;
+    try {
+      relative = asked ? this.ws.resolve(asked).relative : null;
+    } catch {
+      relative = asked;
+    }
+    const other = relative !== null && this.state.edit_file_path !== null && relative !== this.state.edit_file_path;
+    const error: ErrorInfo = other
+      ? {
+          code: ErrorCode.SECOND_FILE,
+          message: `Controlled edit mode changes exactly one file; this session already edited ${this.state.edit_file_path}, not ${relative}.`,
+          hint: 'Start a new controlled session for another file.',
+          path: relative as string,
+        }
+      : {
+          code: ErrorCode.SECOND_EDIT,
+          message: 'Controlled edit mode allows exactly one edit per session, and it has been made.',
+          hint: 'The session is over; start a new one for another change.',
+          ...(relative ? { path: relative } : {}),
+        };
+    return {
+      tool_exit_code: 1,
+      message: MESSAGES.alreadyEdited,
+      state: { ...this.state },
+      ended: true,
+      edit_applied: false,
+      run_id: this.runId,
+      error,
+      rolled_back: false,
+    };
+  }
+
+  private requested: { old_text: string; new_text: string } | undefined;
 
   /** The report never changes the outcome: a report that cannot be written is said in `report_error`. */
   private writeReport(outcome: ControlledEditOutcome): ControlledEditReportPaths | undefined {
@@ -243,4 +302,21 @@ export class ControlledEditSession {
       return undefined;
     }
   }
+}
+
+/** The design's required fields: a file name and a non-empty old_text (aliases of the edit_file contract accepted). */
+function requiredFields(args: unknown): { ok: boolean; path: string | null; requested?: { old_text: string; new_text: string } } {
+  const a = args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+  const name = [a.filename, a.path, a.file_path].find((v): v is string => typeof v === 'string' && v !== '') ?? null;
+  const oldText = typeof a.old_text === 'string' ? a.old_text : '';
+  const newText = typeof a.new_text === 'string' ? a.new_text : typeof a.content === 'string' ? a.content : '';
+  return { ok: name !== null && oldText !== '', path: name, ...(oldText !== '' ? { requested: { old_text: oldText, new_text: newText } } : {}) };
+}
+
+function missingFieldsError(): ErrorInfo {
+  return {
+    code: ErrorCode.MISSING_OLD_TEXT,
+    message: "The controlled edit needs a file name (filename) and a non-empty old_text.",
+    hint: 'The controlled session is over; start a new one with {"filename", "old_text", "new_text"}.',
+  };
 }

@@ -83,7 +83,8 @@ export type AgentEvent =
   | { type: 'call-start'; tool: string; description: string; source: 'tool-call' | 'active-edit' }
   | { type: 'call-end'; tool: string; description: string; status: string; output: string; error?: { code: string; message: string; hint: string }; record?: CallRecord }
   | { type: 'violation'; violation: Violation }
-  | { type: 'stop'; status: AgentStatus; reason: string };
+  /** How the run ended, as every record names it (the Editor sends its own status here). */
+  | { type: 'stop'; status: string; reason: string };
 
 export interface AgentRunOptions {
   provider: ModelProvider;
@@ -104,10 +105,17 @@ export interface AgentRunOptions {
   maxOutputTokens?: number;
   /** controlled mode: the session's outcome (the loop stops once it says the session ended). */
   controlledOutcome?: () => ControlledEditOutcome | undefined;
+  /** controlled mode: an edit_file call with malformed arguments is the session's attempt too (`JSON parsing error: …`). */
+  controlledMalformed?: (rawArguments: string) => Promise<{ output: string; outcome: ControlledEditOutcome }>;
   /** interactive mode: asked when the model replies without a tool call; null or "" ends the run. */
   followUp?: (text: string) => Promise<string | null>;
   /** interactive mode: set when the person chose "quit". */
   quitRequested?: () => boolean;
+  /**
+   * false: the caller judges the run's outcome (the Editor) and writes the transcript's end line
+   * and the stop event itself, from that one outcome (default true: the loop's outcome is final).
+   */
+  recordEnd?: boolean;
 }
 
 export interface AgentOutcome {
@@ -164,8 +172,10 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
       ...(controlled ? { controlled } : {}),
       ...extra,
     };
-    transcript.write({ type: 'end', status, reason, exit_code: outcome.exitCode });
-    emit({ type: 'stop', status, reason });
+    if (options.recordEnd !== false) {
+      transcript.write({ type: 'end', status, reason, exit_code: outcome.exitCode });
+      emit({ type: 'stop', status, reason });
+    }
     return outcome;
   };
   const violationStop = (v: Violation): AgentOutcome => {
@@ -270,7 +280,16 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
       emit({ type: 'call-start', tool: call.name, description, source: 'tool-call' });
       stats.toolCalls++;
       let failed: boolean;
-      if (!checked.ok) {
+      if (!checked.ok && options.controlledMalformed && call.name === 'edit_file') {
+        // Controlled Edit Mode v1: the attempt counts whatever its arguments; the session answers and ends.
+        const { output } = await options.controlledMalformed(call.arguments);
+        failed = true;
+        transcript.write({ type: 'tool_result', turn: turnNo, call_id: call.id, tool: call.name, status: 'failed', output });
+        emit({ type: 'call-end', tool: call.name, description, status: 'failed', output });
+        results.push({ callId: call.id, name: call.name, content: output, isError: true });
+        const controlled = options.controlledOutcome?.();
+        if (controlled?.ended) stop = { status: 'controlled', reason: controlled.message };
+      } else if (!checked.ok) {
         stats.malformed++;
         failed = true;
         const content = `${checked.error.code}: ${checked.error.message}\nhint: ${checked.error.hint}`;

@@ -48,13 +48,82 @@ export const DEFAULT_ALLOWED_TOOLS = [
   'task_completion',
 ] as const;
 
+/**
+ * Every tool name allowed_tools may list: the agent's and the Editor's tools, the MCP server's, and the
+ * ADR's own names (`apply_diff` is the ADR's name for applying a diff: our apply_patch; `converse`
+ * is an interactive tool the ADR names). A test pins this list against the registries.
+ */
+export const KNOWN_TOOL_NAMES: readonly string[] = [
+  ...DEFAULT_ALLOWED_TOOLS,
+  'apply_diff',
+  'active_edit',
+  'ask_question',
+  'converse',
+  'scout_codebase',
+  'scout_environment',
+  'verify',
+  'record_hypothesis',
+  'checkpoint_create',
+  'checkpoint_list',
+  'checkpoint_restore',
+  'detect',
+  'edit_file_dry_run',
+  'write_file_dry_run',
+  'apply_patch_dry_run',
+];
+
+/** The ADR's loop-breaking tool: always allowed, whatever allowed_tools lists ("loop-breaking tools always allowed"). */
+export const ALWAYS_ALLOWED_TOOLS: readonly string[] = ['task_completion'];
+
+/** The ADR's names for our tools. */
+export const TOOL_ALIASES: Readonly<Record<string, string>> = { apply_diff: 'apply_patch' };
+
+const toolName = z.string().min(1).superRefine((name, ctx) => {
+  if (KNOWN_TOOL_NAMES.includes(name)) return;
+  const near = didYouMean(name, KNOWN_TOOL_NAMES);
+  ctx.addIssue({ code: 'custom', message: `unknown tool "${name}"${near ? ` (did you mean "${near}"?)` : ''}; known tools: ${KNOWN_TOOL_NAMES.join(', ')}` });
+});
+
+/** An allowed_tools list as the guard reads it: aliases add the tool they name, loop-breaking tools are always in. */
+function effectiveTools(list: string[]): string[] {
+  if (list.length === 0) return list;
+  const out = new Set(list);
+  for (const name of list) if (TOOL_ALIASES[name]) out.add(TOOL_ALIASES[name] as string);
+  for (const name of ALWAYS_ALLOWED_TOOLS) out.add(name);
+  return [...out];
+}
+
+/** The closest known name within a small edit distance, for a did-you-mean. */
+export function didYouMean(word: string, candidates: readonly string[]): string | null {
+  let best: { name: string; d: number } | null = null;
+  for (const c of candidates) {
+    const d = editDistance(word.toLowerCase(), c.toLowerCase());
+    if (!best || d < best.d) best = { name: c, d };
+  }
+  return best && best.d <= Math.max(2, Math.floor(word.length / 3)) ? best.name : null;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j] as number;
+      row[j] = Math.min((row[j] as number) + 1, (row[j - 1] as number) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length] as number;
+}
+
 export const ConstraintsSchema = z
   .object({
     max_files: z.number().int().nonnegative().default(10),
     max_lines_changed: z.number().int().nonnegative().default(500),
     allowed_patterns: z.array(glob).default([]),
     denied_patterns: z.array(glob).default(['.git/**', 'vendor/**', 'node_modules/**', '**/*_generated.*']),
-    allowed_tools: z.array(z.string().min(1)).default([...DEFAULT_ALLOWED_TOOLS]),
+    allowed_tools: z.array(toolName).default([...DEFAULT_ALLOWED_TOOLS]).transform(effectiveTools),
     max_tokens: z.number().int().nonnegative().default(50_000),
     /** Seconds. */
     timeout: z.number().positive().default(300),
@@ -68,6 +137,8 @@ export const VerifySchema = z
     test: z.string().min(1).optional(),
     /** Seconds. */
     timeout: z.number().positive().default(600),
+    /** Headless runs: task_completion (status done) verifies first when a build or test command is configured or detected. */
+    on_completion: z.boolean().default(true),
   })
   .strict();
 

@@ -19,7 +19,7 @@ export const DEFAULT_CONFIG: Config = {
     timeout: 300,
     on_violation: 'keep',
   },
-  verify: { timeout: 600 },
+  verify: { timeout: 600, on_completion: true },
   edit: {
     strict: false,
     max_file_bytes: 10 * 1024 * 1024,

@@ -183,7 +183,8 @@ export async function runDemo(io: Io, options: DemoOptions): Promise<DemoResult>
   step('an agent run: a scripted model through the real OpenAI client and a local server');
   const { runAgentDemo } = await import('./agent-demo.js');
   const agent = await runAgentDemo(io, { dir, color: c });
-  verdict('agent run', agent.ok, agent.ok ? `the task was completed; run folder ${agent.runDir}` : `the agent run ended with ${agent.status}`);
+  if (agent.skipped) out(`${paint(c, 'yellow', '–')} agent run: skipped ${agent.skipped}; run folder ${agent.runDir}`);
+  else verdict('agent run', agent.ok, agent.ok ? `the task was completed; run folder ${agent.runDir}` : `the agent run ended with ${agent.status} (exit ${agent.exitCode})`);
   for (const file of [agent.transcript, agent.metrics]) if (file) reports.push(path.relative(dir, path.resolve(agent.dir, file)));
 
   // 7. The Editor: scouts, verify, fix-forward loop, summary; and a dry-run proposal.

@@ -7,9 +7,10 @@ import { EditwardenError, ErrorCode, quote } from '../errors.js';
 export function missingOldText(path: string): EditwardenError {
   return new EditwardenError({
     code: ErrorCode.MISSING_OLD_TEXT,
+    // The safety design's sentence, verbatim, first; what to copy follows.
     message:
-      `Edit mode requires old_text: the exact, unique text to replace in ${path}. ` +
-      "To add text at the end of the file use mode 'append'; to replace the whole file use mode 'overwrite' explicitly.",
+      "edit mode requires old_text parameter. To append to file, use 'append' mode. To replace entire file, use 'overwrite' mode explicitly. " +
+      `old_text is the exact, unique text to replace in ${path}.`,
     hint: "Read the file, copy the lines you want to change into old_text; or choose mode 'append' / 'overwrite'.",
     path,
   });

@@ -7,6 +7,11 @@
  *
  *   reply     := (prose | directive)*
  *   directive := BEGIN LF header* START LF code_line* END LF?
+ *              | BEGIN LF header* END LF?               (action: remove only — the design's "no content needed")
+ *              | BEGIN LF header* code_line+ END LF?    (lenient: after "action:", a line that is not
+ *                                                       header-shaped — no "word:" before a colon —
+ *                                                       starts the code; models drop ---START---)
+ *   "path:" is accepted as "Edit:" (the spelling models and our own README used).
  *   header    := "Edit:" SP path LF
  *              | "ast-path:" SP ast_path LF            (optional: Namespace-Class-Method)
  *              | "action:" SP ("replace" | "remove" | "append" | "prepend") LF
@@ -34,11 +39,28 @@ export const BEGIN_MARKER = '---BEGIN---';
 export const START_MARKER = '---START---';
 export const END_MARKER = '---END---';
 export const EDIT_HEADER = 'edit';
+/** Accepted as "Edit:". */
+export const PATH_HEADER_ALIAS = 'path';
+/** A line that looks like a header ("word: value"): never taken as code without ---START---. */
+const HEADER_SHAPED = /^\s*[A-Za-z][A-Za-z0-9_-]*\s*:/;
 export const AST_PATH_HEADER = 'ast-path';
 export const ACTION_HEADER = 'action';
 export const NO_NEWLINE_MARKER = '\\ No newline at end of file';
 export const ACTIONS = ['replace', 'remove', 'append', 'prepend'] as const;
 export type ActiveEditAction = (typeof ACTIONS)[number];
+
+/** The directive format in a few lines, for the active_edit tool's answer (the full instructions are in the prompt). */
+export const ACTIVE_EDIT_FORMAT = [
+  BEGIN_MARKER,
+  'Edit: {file_path}',
+  'ast-path: {optional_ast_path}',
+  'action: {replace|remove|append|prepend}',
+  START_MARKER,
+  '{code}',
+  END_MARKER,
+  '',
+  `Several directives per reply; each is applied and reported on its own. action: remove needs no ${START_MARKER} block.`,
+].join('\n');
 
 const HINT = `Write each directive as: ${BEGIN_MARKER} / Edit: PATH / (ast-path: A-B-C) / action: replace|remove|append|prepend / ${START_MARKER} / code / ${END_MARKER}.`;
 
@@ -169,9 +191,17 @@ export class ActiveEditStreamParser {
           this.fail(open, `The directive at line ${open.beginLine} has no ${START_MARKER} line before the next ${BEGIN_MARKER} (line ${this.lineNo}).`, events);
           this.begin();
         } else if (marker === END_MARKER) {
-          this.fail(open, `The directive at line ${open.beginLine} reaches ${END_MARKER} (line ${this.lineNo}) without a ${START_MARKER} line.`, events);
           this.state = { kind: 'prose' };
           this.proseFrom = this.lineNo + 1;
+          // A remove needs no content block (the design's "Remove a method" example has no ---START---).
+          if (open.action?.trim().toLowerCase() === 'remove') {
+            this.finish(open, events);
+            this.lastEnd = { index: open.index, beginLine: open.beginLine, line: this.lineNo };
+          } else this.fail(open, `The directive at line ${open.beginLine} reaches ${END_MARKER} (line ${this.lineNo}) without a ${START_MARKER} line (only action: remove needs no code).`, events);
+        } else if (marker !== '' && open.action !== undefined && !HEADER_SHAPED.test(line)) {
+          // Lenient: the code started without ---START--- (a header typo like "ast-pth: X" stays an error).
+          this.state = { kind: 'code', open };
+          open.code.push(line);
         } else if (marker !== '') this.header(open, line);
         return;
       }
@@ -205,7 +235,7 @@ export class ActiveEditStreamParser {
       }
       open[field] = value;
     };
-    if (key === EDIT_HEADER) setOnce('path', 'Edit');
+    if (key === EDIT_HEADER || key === PATH_HEADER_ALIAS) setOnce('path', 'Edit');
     else if (key === AST_PATH_HEADER) setOnce('astPath', 'ast-path');
     else if (key === ACTION_HEADER) setOnce('action', 'action');
     else {

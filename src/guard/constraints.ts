@@ -41,7 +41,10 @@ export interface ConstraintTotals {
   lines_added: number;
   lines_removed: number;
   tokens_used: number;
+  /** Agent time (what constraints.timeout limits): the time waited for a person is not in it. */
   elapsed_seconds: number;
+  /** Time the run waited for a person at approval prompts (interactive mode). */
+  waited_for_person_seconds?: number;
 }
 
 export class ConstraintGuard {
@@ -69,9 +72,17 @@ export class ConstraintGuard {
     return this.config.timeout * 1000;
   }
 
+  /** Agent time: wall time since the start minus the time the run waited for a person (approval prompts). */
   elapsedMs(): number {
-    return this.now() - this.startedMs;
+    return this.now() - this.startedMs - this.waitedMs;
   }
+
+  /** Time spent waiting for a person is not the agent's time: it is not charged to constraints.timeout. */
+  recordWait(ms: number): void {
+    if (ms > 0) this.waitedMs += ms;
+  }
+
+  private waitedMs = 0;
 
   /** Time left before the run's deadline (≤ 0 once it has passed). */
   remainingMs(): number {
@@ -85,6 +96,7 @@ export class ConstraintGuard {
       lines_removed: this.linesRemoved,
       tokens_used: this.tokens,
       elapsed_seconds: round(this.elapsedMs() / 1000, 3),
+      waited_for_person_seconds: round(this.waitedMs / 1000, 3),
     };
   }
 
@@ -261,7 +273,8 @@ export class ConstraintGuard {
       constraint,
       limit: detail.limit,
       actual: detail.actual,
-      message: detail.message,
+      // The ADR's ConstraintViolation.Error(): "constraint violated: <Type> - <detail>".
+      message: violationMessage(type, detail.message),
       hint: detail.hint,
       prevented: detail.prevented ?? true,
       at: new Date().toISOString(),
@@ -272,6 +285,11 @@ export class ConstraintGuard {
     if (detail.path !== undefined) v.path = detail.path;
     return v;
   }
+}
+
+/** The ADR's wording first; our own label ("Pattern violation:", "Timeout:" …) is dropped from the detail. */
+export function violationMessage(type: Violation['type'], detail: string): string {
+  return `constraint violated: ${type} - ${detail.replace(/^(Pattern violation|Tool restriction|Timeout|File limit|Line limit|Token limit): /, '')}`;
 }
 
 function round(x: number, digits: number): number {

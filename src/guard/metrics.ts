@@ -8,7 +8,8 @@ import type { ConstraintsConfig } from '../config/config.js';
 import type { ConstraintTotals, FileChange } from './constraints.js';
 import type { Violation } from './violations.js';
 
-export type RunStatus = 'running' | 'completed' | 'finished' | 'violation';
+/** 'failed' is the ADR's summary status on a constraint violation (`error` then holds the violation's message). */
+export type RunStatus = 'running' | 'completed' | 'finished' | 'failed';
 
 export interface ToolStats {
   calls: number;
@@ -24,6 +25,8 @@ export interface ToolStats {
 export interface RunMetrics {
   execution_id: string;
   status: RunStatus;
+  /** The ADR's summary.Error: `constraint violated: <Type> - <detail>` when a constraint was violated. */
+  error?: string;
   mode: 'headless' | 'interactive';
   started_at: string;
   finished_at: string | null;
@@ -76,6 +79,7 @@ export function buildMetrics(input: MetricsInput): RunMetrics {
   return {
     execution_id: input.runId,
     status: input.status,
+    ...(input.violations[0] ? { error: input.violations[0].message } : {}),
     mode: input.mode,
     started_at: input.startedAt,
     finished_at: input.finishedAt,

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { ensureStateDir } from '../workspace/lock.js';
 
 export const RUNS_DIR = 'runs';
 
@@ -47,6 +48,8 @@ export function runDir(ws: HasStateDir, runId: string): string {
 /** Creates (if needed) and returns the folder of one run. */
 export function ensureRunDir(ws: HasStateDir, runId: string): string {
   const dir = runDir(ws, runId);
+  // The state folder gets its ignore file whichever command makes it first (run, verify, MCP — not only edit).
+  ensureStateDir(ws.stateDir);
   fs.mkdirSync(dir, { recursive: true });
   return dir;
 }

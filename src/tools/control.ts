@@ -5,6 +5,7 @@
  * by the runner before they get here.
  */
 import { z } from 'zod';
+import { ACTIVE_EDIT_FORMAT } from '../formats/active-edit.js';
 import { defineTool, failure, ToolErrorCode, type Interaction, type ToolContext } from './types.js';
 
 export const TaskCompletionArgs = z
@@ -74,5 +75,21 @@ export const converseTool = defineTool({
     if (!interaction) return noInteraction();
     const reply = await interaction.converse(args.message);
     return { ok: true, output: reply, data: { reply } };
+  },
+});
+
+/**
+ * The active edit tool of the design: no parameters. Offered only when active edit is enabled
+ * (config active_edit_enabled / --active-edit); it never edits anything itself — the directives
+ * in the model's replies do, through the runner like any edit_file call. Calling it returns the format.
+ */
+export const activeEditTool = defineTool({
+  name: 'active_edit',
+  kind: 'control',
+  description:
+    'Active edit is on for this run: you may edit files directly in your replies with ---BEGIN--- … ---END--- directives (see <active_edit> in the system message). This tool takes no parameters; calling it returns the directive format.',
+  schema: z.object({}).strict(),
+  async execute() {
+    return { ok: true, output: ACTIVE_EDIT_FORMAT };
   },
 });

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { applyPatchTool } from './apply-patch.js';
-import { askQuestionTool, converseTool, taskCompletionTool } from './control.js';
+import { activeEditTool, askQuestionTool, converseTool, taskCompletionTool } from './control.js';
 import { editFileTool } from './edit-file.js';
 import { executeCommandTool } from './execute-command.js';
 import { listFilesTool } from './list-files.js';
@@ -25,6 +25,7 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   taskCompletionTool,
   askQuestionTool,
   converseTool,
+  activeEditTool,
 ];
 
 export class ToolRegistry {

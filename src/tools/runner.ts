@@ -300,7 +300,7 @@ export class ToolRunner {
       apply: this.options.apply ?? {},
       ...(this.options.interaction ? { interaction: this.options.interaction } : {}),
     };
-    const deadline = setTimeout(stop('deadline'), Math.max(0, this.guard.remainingMs()));
+    let deadline = setTimeout(stop('deadline'), Math.max(0, this.guard.remainingMs()));
     try {
       // 4. Write tools: the real diff, gated before anything is written.
       let approval: ApprovalRequest = { call: index, tool: tool.name, kind: tool.kind, args };
@@ -308,7 +308,13 @@ export class ToolRunner {
       if (tool.kind === 'write') {
         if (!tool.plan) throw new Error(`write tool ${tool.name} has no plan()`);
         const plan = await tool.plan(args, ctx);
-        if (!plan.ok) return finish({ ...resultFields(plan.result), ...emptyChange(), status: 'failed' });
+        if (!plan.ok) {
+          // Headless: a write to a denied pattern (.git/** included, which the workspace itself refuses) is the ADR's Pattern violation, not a tool failure the run goes on from.
+          const refusedPath = this.mode === 'headless' ? plan.result.error?.path : undefined;
+          const denied = refusedPath ? this.guard.checkPath(refusedPath, site) : null;
+          if (denied) return refused(denied);
+          return finish({ ...resultFields(plan.result), ...emptyChange(), status: 'failed' });
+        }
         const v = this.guard.checkChanges(plan.changes, site);
         if (v) return refused(v);
         planned = plan.changes;
@@ -316,7 +322,12 @@ export class ToolRunner {
       }
 
       // 5. Approval (interactive mode and MCP plug in here).
+      // Waiting for a person is not agent time: the wait is not charged to the timeout, and the deadline is re-armed after it.
+      clearTimeout(deadline);
+      const waitStarted = performance.now();
       const decision = await (this.options.approve ?? approveAll)(approval);
+      this.guard.recordWait(performance.now() - waitStarted);
+      deadline = setTimeout(stop('deadline'), Math.max(0, this.guard.remainingMs()));
       if (!decision.approved) {
         const error = { code: ToolErrorCode.DECLINED, message: `The ${tool.name} call was declined${decision.reason ? `: ${decision.reason}` : '.'}`, hint: 'Do something else, or ask what would be acceptable.' };
         return finish({ ...emptyChange(), status: 'declined', ok: false, output: `${error.code}: ${error.message}\nhint: ${error.hint}`, error });
@@ -354,13 +365,17 @@ export class ToolRunner {
       }
       // A cancelled call is charged for what it changed, but a person stopping it is no timeout.
       if (!violation && !cancelled && (timedOut || !result)) violation = this.guard.timeoutDuringCall(site);
-      if (!violation && !cancelled) violation = this.guard.checkTime(site);
+      // The deadline after a call that changed nothing; a call that wrote is never turned into a refusal after the fact (the next call's check stops the run).
+      if (!violation && !cancelled && changes.length === 0) violation = this.guard.checkTime(site);
+      // What was written stays said: a violation found after the write did not prevent it.
+      if (violation && changes.length > 0) violation = { ...violation, prevented: false };
       if (result?.ok && result.endsRun && !cancelled) this.completed = true;
 
       const fields = result ? resultFields(result) : { ok: false, output: 'The call did not stop at the deadline.' };
       const record = {
         ...fields,
-        status: (violation ? 'refused' : result?.ok ? 'ok' : 'failed') as CallStatus,
+        // A write tool's applied change is not shown as refused (a command's after-the-fact violation keeps its label; its violation says prevented: false).
+        status: (violation && (changes.length === 0 || mark) ? 'refused' : result?.ok ? 'ok' : 'failed') as CallStatus,
         files: changes.map((c) => c.path),
         lines_added: sum(changes, 'added'),
         lines_removed: sum(changes, 'removed'),
@@ -412,7 +427,7 @@ export class ToolRunner {
     }
     const metrics = buildMetrics({
       runId: this.runId,
-      status: v ? 'violation' : this.completed ? 'completed' : 'finished',
+      status: v ? 'failed' : this.completed ? 'completed' : 'finished',
       mode: this.mode,
       startedAt: this.startedAt,
       finishedAt: new Date().toISOString(),

@@ -58,7 +58,7 @@ for (const protocol of ['openai', 'anthropic'] as const) {
       expect(body.tools.map((t) => t.name ?? t.function?.name)).toEqual(['edit_file']);
       expect(JSON.stringify(body)).toContain('exactly ONE change to ONE file');
       // The session's telemetry report, and the build log in the same run folder.
-      expect(read(root, 'docs/telemetry/controlled_edit_report.md')).toContain('FAILED');
+      expect(read(root, 'docs/telemetry/controlled_edit_report.md')).toContain('**Compilation Status:** FAILED');
       expect(fs.readdirSync(r.runDir as string)).toEqual(expect.arrayContaining(['transcript.jsonl', 'metrics.json', 'calls.jsonl']));
       const metrics = JSON.parse(fs.readFileSync(r.metricsFile as string, 'utf8'));
       expect(metrics.agent.controlled).toMatchObject({ tool_exit_code: 2, rolled_back: true });
@@ -81,29 +81,30 @@ describe('--mode controlled, the other outcomes', () => {
     expect(r.server.requests).toHaveLength(1);
   });
 
-  it('a refused edit (old_text not found) writes nothing, runs no build, and the model may correct it; a second call in the same reply is not run', async () => {
+  it('a refused edit (old_text not found) writes nothing, runs no build, and ends the session (the design: stop regardless); a second call in the same reply is not run', async () => {
     const root = jsProject();
     const r = await runWithServer(
       root,
       {
         turns: [
-          { tool_calls: [{ name: 'edit_file', arguments: { filename: 'src/greeting.mjs', old_text: 'return 7;', new_text: 'return 2;' } }] },
           {
             tool_calls: [
-              { name: 'edit_file', arguments: { filename: 'src/greeting.mjs', old_text: 'return 1;', new_text: 'return 2;' } },
+              { name: 'edit_file', arguments: { filename: 'src/greeting.mjs', old_text: 'return 7;', new_text: 'return 2;' } },
               { name: 'edit_file', arguments: { filename: 'src/main.mjs', old_text: 'editwarden', new_text: 'world' } },
             ],
           },
+          { tool_calls: [{ name: 'edit_file', arguments: { filename: 'src/greeting.mjs', old_text: 'return 1;', new_text: 'return 2;' } }] },
         ],
       },
       { session: { mode: 'controlled', buildCommand: build } },
     );
-    expect(r.outcome.exitCode).toBe(0);
-    expect(r.server.requests).toHaveLength(2);
-    expect(JSON.stringify(r.server.requests[1]?.body)).toContain('Edit failed:');
+    expect(r.outcome.exitCode).toBe(1);
+    expect(r.server.requests).toHaveLength(1);
+    expect(read(root, 'src/greeting.mjs')).toContain('return 1;');
     expect(read(root, 'src/main.mjs')).toContain("greeting('editwarden')");
     const results = lines(r.transcriptFile).filter((e) => e.type === 'tool_result');
-    expect(results.map((e) => e.status)).toEqual(['failed', 'ok', 'skipped']);
+    expect(results.map((e) => e.status)).toEqual(['failed', 'skipped']);
+    expect(String(results[0]?.output)).toMatch(/^Edit failed: /);
   });
 
   it('a denied path is a constraint violation before the session edits anything (exit 2)', async () => {

@@ -30,3 +30,32 @@ describe('the demo agent run', () => {
     }
   });
 });
+
+describe('the demo never reports success after a failed step', () => {
+  it('without a TypeScript compiler (editwarden installed as a package) the compile step is skipped and said so — no exit 127, no "completed" claim', async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-agent-demo-')));
+    const stdout = new PassThrough();
+    let text = '';
+    stdout.on('data', (c: Buffer) => (text += c.toString('utf8')));
+    try {
+      const result = await runAgentDemo({ stdout, stderr: stdout, stdin: new PassThrough(), env: {} }, { dir, color: false, compilerSearch: [dir] });
+      expect(result.ok).toBe(false);
+      expect(result.skipped).toContain('no TypeScript compiler');
+      expect(text).toContain('no TypeScript compiler found');
+      expect(text).not.toMatch(/exit 127|not found: tsc|tsc: not found/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the compile command is found the way detection finds tsc (the project, then editwarden beside it), or not at all', async () => {
+    const { findCompileCommand } = await import('../../src/demo/agent-demo.js');
+    const empty = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-no-tsc-')));
+    try {
+      expect(findCompileCommand(empty, [empty])).toBeNull();
+      expect(findCompileCommand(empty)).toMatch(/typescript\/bin\/tsc" -p tsconfig\.json --noEmit$/);
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});

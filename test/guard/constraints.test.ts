@@ -119,7 +119,7 @@ describe('metrics in the ADR shape', () => {
     const g = new ConstraintGuard(constraints());
     const v = g.checkChanges([{ path: 'vendor/lib.go', added: 1, removed: 0 }], { call: 2, tool: 'write_file' });
     if (!v) throw new Error('expected a violation');
-    const m = buildMetrics({ runId: 'r', status: 'violation', mode: 'headless', startedAt: 'x', finishedAt: 'y', outcome: 'rolled-back', config: g.config, totals: g.totals(), violations: [v], tools: {}, calls: 3, files: [] });
+    const m = buildMetrics({ runId: 'r', status: 'failed', mode: 'headless', startedAt: 'x', finishedAt: 'y', outcome: 'rolled-back', config: g.config, totals: g.totals(), violations: [v], tools: {}, calls: 3, files: [] });
     const md = renderViolationMarkdown({ violation: v, metrics: m, calls: [], rollback: { written: ['a'], removed: ['b'] } });
     expect(md).toContain('# Constraint violation: Pattern');
     expect(md).toContain('constraints.denied_patterns');

@@ -138,7 +138,7 @@ for (const policy of ['keep', 'rollback'] as const) {
 
 function expectAborted(out: any, s: Pick<Scenario, 'at' | 'type' | 'constraint' | 'names'>): void {
   expect(out.ok).toBe(false);
-  expect(out.status).toBe('violation');
+  expect(out.status).toBe('failed');
   // Caught at once: the offending call is the last one that ran.
   expect(out.calls).toHaveLength(s.at + 1);
   expect(out.skipped).toBeGreaterThanOrEqual(1);

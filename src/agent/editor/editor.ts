@@ -20,6 +20,7 @@ import { decodeText } from '../../edit/text.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { writeMetrics } from '../../guard/report.js';
 import { ensureRunDir, newRunId } from '../../runs/runs.js';
+import { metricsWithOutcome } from '../../runs/outcome.js';
 import { BUILTIN_TOOLS } from '../../tools/registry.js';
 import { ToolRunner, type RunnerEvent, type RunSummary } from '../../tools/runner.js';
 import type { AnyTool } from '../../tools/types.js';
@@ -28,6 +29,7 @@ import type { Workspace } from '../../workspace/workspace.js';
 import { runAgent, type AgentEvent, type AgentOutcome } from '../loop.js';
 import type { ModelProvider } from '../providers/types.js';
 import { Transcript } from '../transcript.js';
+import { editorReadFile } from './artifact-read.js';
 import { ContextRecorder } from './context.js';
 import { workspaceSource } from './file-source.js';
 import { Overlay } from './overlay.js';
@@ -241,12 +243,16 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
       }
       saveRecord(runDir, record);
     }
-    if (transcript) transcript.write({ type: 'note', text: `editor: ${status} — ${reason}` });
+    // One outcome for every record: editor.json (above), the transcript's end line, the stop line on the terminal, metrics.json and the exit code.
+    const final = { status, reason, exit_code: result.exitCode };
+    if (transcript) transcript.write({ type: 'end', ...final });
+    if (outcome) emit({ type: 'agent', event: { type: 'stop', status, reason } });
     if (runner && runnerSummary) {
       result.metricsFile = writeMetrics(runDir, {
-        ...runnerSummary.metrics,
+        ...metricsWithOutcome(runnerSummary.metrics, final),
         editor: { status, exit_code: result.exitCode, reason, strategy: session.strategy, counters: session.counters, verifications: session.verifications.length, green_run_id: session.greenRunId },
-        ...(outcome ? { agent: { model: o.provider?.id, status: outcome.status, reason: outcome.reason, turns: outcome.turns, usage: outcome.usage, tool_calls: outcome.toolCalls, malformed_calls: outcome.malformedCalls } } : {}),
+        // How the model loop ended is not the session's outcome (a task_completion may still end in a hard stop): named apart.
+        ...(outcome ? { agent: { model: o.provider?.id, loop_ended_by: outcome.status, turns: outcome.turns, usage: outcome.usage, tool_calls: outcome.toolCalls, malformed_calls: outcome.malformedCalls } } : {}),
       } as typeof runnerSummary.metrics);
     }
     if (outcome) result.agent = outcome;
@@ -339,7 +345,9 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
     const allowed = config.constraints.allowed_tools;
     const fileTools = BUILTIN_TOOLS.filter((t) => FILE_TOOLS.includes(t.name) && (allowed.length === 0 || allowed.includes(t.name)));
     const readTools = overlay ? overlayReadTools(source, (p) => (p === '.' ? '' : view.resolve(p).relative)) : [];
-    const tools: AnyTool[] = [...fileTools.filter((t) => !readTools.some((r) => r.name === t.name)), ...readTools, ...editorTools(session)];
+    // The Editor reads the Verifier's evidence (read-only, the design's write-authority table) with its read_file.
+    const withArtifacts = fileTools.map((t) => (t.name === 'read_file' ? editorReadFile(t, o.ws) : t));
+    const tools: AnyTool[] = [...withArtifacts.filter((t) => !readTools.some((r) => r.name === t.name)), ...readTools, ...editorTools(session)];
     runner = ToolRunner.start({
       ws: view,
       config,
@@ -383,13 +391,62 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
       onEvent: (event) => emit({ type: 'agent', event }),
       ...(o.maxTurns !== undefined ? { maxTurns: o.maxTurns } : {}),
       ...(o.maxOutputTokens !== undefined ? { maxOutputTokens: o.maxOutputTokens } : {}),
+      // The session's outcome is judged below; close() writes the end line and the stop event from it.
+      recordEnd: false,
     });
     runnerSummary = runner.finish();
-    return close(...judge(outcome, session, dryRun));
+    const judged = judge(outcome, session, dryRun);
+    if (judged[0] === 'hard-stop') await askForHypotheses(provider, system, messageHistory(message, outcome), session, judged[1], o.signal);
+    return close(...judged);
   } catch (error) {
     const info = toErrorInfo(error);
     return close(cancelled() ? 'cancelled' : 'failed', cancelled() ? 'Cancelled.' : `${info.code}: ${info.message}`, info);
   }
+}
+
+/** The conversation the hypotheses question follows: the task and how the loop ended (the model's own turns are in the transcript). */
+function messageHistory(task: string, outcome: AgentOutcome): string {
+  return `${task}\n\n(The session has ended: ${outcome.reason})`;
+}
+
+/**
+ * The design's stuck report carries "Editor-generated diagnostic theories": at a hard stop with no
+ * hypothesis recorded, the Editor is asked once, without tools, for its hypotheses. When it cannot
+ * answer, the last failing verification stands in, named as such — the report is never empty.
+ */
+async function askForHypotheses(provider: ModelProvider, system: string, task: string, session: EditorSession, reason: string, signal?: AbortSignal): Promise<void> {
+  if (session.hypotheses.some((h) => h.source === undefined || h.source === 'record_hypothesis')) return;
+  const failures = session.verifications.filter((v) => !v.passed);
+  const evidence = failures.map((v) => `- verification ${v.n} (run ${v.run_id}): ${v.first_errors.slice(0, 3).join(' | ') || 'failed'}`).join('\n');
+  try {
+    if (signal?.aborted) throw new Error('cancelled');
+    const turn = await provider.complete(
+      {
+        system,
+        messages: [
+          { role: 'user', content: task },
+          {
+            role: 'user',
+            content: `HARD STOP: ${reason}\nYou recorded no hypothesis. In a few numbered sentences, give your hypotheses: why the task is not done, and what a next session should try first. No tools are available; answer in text only.${evidence ? `\n\nFailed verifications:\n${evidence}` : ''}`,
+          },
+        ],
+        tools: [],
+      },
+      signal ? { signal } : {},
+    );
+    const text = turn.text.trim();
+    if (text) {
+      session.hypotheses.push({ strategy: session.strategy, hypothesis: text, after_verification: session.verifications.length, source: 'asked-at-hard-stop' });
+      return;
+    }
+  } catch {
+    // The model could not answer (provider down, script exhausted): the evidence below stands in.
+  }
+  const last = failures.at(-1);
+  const fallback = last
+    ? `The Editor gave no hypothesis; the last failing verification (run ${last.run_id}) reported: ${last.first_errors.slice(0, 3).join(' | ') || 'a failure without a parsed error'}.`
+    : `The Editor gave no hypothesis; the session stopped because: ${reason}`;
+  session.hypotheses.push({ strategy: session.strategy, hypothesis: fallback, after_verification: session.verifications.length, source: 'last-failure' });
 }
 
 /** How the session ended, from the loop's outcome and the session's own state. */

@@ -7,7 +7,7 @@
  * message is the task, what the scouts found, and — with --retry — the
  * previous stuck report, and nothing else of earlier sessions. Pure text.
  */
-import { ACTIVE_EDIT_INSTRUCTIONS, EDIT_GUIDELINES } from '../prompts/index.js';
+import { activeEditSection, EDIT_GUIDELINES } from '../prompts/index.js';
 import { HARD_STOP_AFTER, REPLAN_AFTER } from './counters.js';
 import type { CodebasePayload } from './scout-codebase.js';
 import type { EnvironmentPayload } from './scout-environment.js';
@@ -55,7 +55,7 @@ export function buildEditorPrompt(o: PromptOptions): string {
   if (o.dryRun) parts.push(DRY_RUN_NOTE);
   parts.push(`Tools available: ${o.tools.join(', ')}.\n`, EDIT_GUIDELINES);
   if (!o.environment.has_test_suite) parts.push(testGenerationNote(o.environment, o.layoutHint));
-  if (o.activeEdit) parts.push(ACTIVE_EDIT_INSTRUCTIONS);
+  if (o.activeEdit) parts.push(activeEditSection());
   return parts.join('\n');
 }
 
@@ -107,9 +107,10 @@ export function firstMessage(task: string, digest: string, contextFile: string |
   if (seed) {
     parts.push(
       '',
-      `## The previous attempt at this task got stuck (run ${seed.runId})`,
+      // The stuck report only (the design: "Next session receives stuck report only (not full history)").
+      '## The previous attempt at this task got stuck',
       '',
-      'Its stuck report follows. Do not repeat the approaches it lists as failed; start from its hypotheses and the errors it names.',
+      'Its stuck report follows; it is all you get of that session. Do not repeat the approaches it lists as failed; start from its hypotheses and the errors it names.',
       '',
       seed.text.trim(),
     );

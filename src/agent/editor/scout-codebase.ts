@@ -12,6 +12,17 @@ import { buildImportGraph, languageOf, type ImportGraph } from './imports.js';
 import { isTestFile, sampleConventions, type Conventions } from './conventions.js';
 import type { FileSource } from './file-source.js';
 
+/**
+ * editwarden's own records in `agent/` (context snapshots, stuck report, summary): never code, so never
+ * ranked as relevant — and a --retry session must not be pointed at the previous session's history
+ * through them (it gets the stuck report only).
+ */
+const EDITOR_RECORD = /^agent\/(context_\d{3,}\.md|stuck_report\.md|summary\.md)$/;
+
+export function isEditorRecord(file: string): boolean {
+  return EDITOR_RECORD.test(file);
+}
+
 export interface RelevantFile {
   path: string;
   score: number;
@@ -130,7 +141,7 @@ function sampleFiles(files: readonly string[], relevant: readonly string[], size
 }
 
 export function scoutCodebase(source: FileSource, request: CodebaseQuery): CodebasePayload {
-  const files = source.files();
+  const files = source.files().filter((f) => !isEditorRecord(f));
   const terms = queryTerms(request.query);
   const limit = request.limit ?? 15;
   const listed = new Set(files);

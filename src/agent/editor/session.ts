@@ -291,7 +291,7 @@ export class EditorSession implements EditorHost {
   async complete(args: { summary: string; status: 'done' | 'blocked' }, signal: AbortSignal): Promise<ToolResult> {
     if (args.status === 'blocked') {
       this.blocked = args.summary;
-      this.hypotheses.push({ strategy: this.strategy, hypothesis: `Blocked: ${args.summary}`, after_verification: this.verifications.length });
+      this.hypotheses.push({ strategy: this.strategy, hypothesis: `Blocked: ${args.summary}`, after_verification: this.verifications.length, source: 'blocked' });
       return { ok: true, output: 'Session stopped as blocked; the stuck report is written.', endsRun: true };
     }
     if (this.dryRun) {

@@ -57,6 +57,8 @@ export interface HypothesisEntry {
   approach?: string;
   /** Verifications done when it was recorded. */
   after_verification: number;
+  /** Where it came from: the Editor's record_hypothesis (default), its blocked summary, or its answer when asked at the hard stop. */
+  source?: 'record_hypothesis' | 'blocked' | 'asked-at-hard-stop' | 'last-failure';
 }
 
 export interface FileChangeEntry {

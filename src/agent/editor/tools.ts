@@ -35,7 +35,8 @@ export const ScoutCodebaseArgs = z
 export const ScoutEnvironmentArgs = z
   .object({
     run_id: z.string().optional().describe('A verification run_id: its diagnostics, new vs old failures and the log tail. Without it: the environment (commands, framework, toolchain, baseline).'),
-    log_lines: z.number().int().positive().max(400).default(40).describe('Lines of the log tail per step when run_id is given (default 40).'),
+    // Not capped below what the log holds: the Editor may ask for the whole log (read_file reads it too).
+    log_lines: z.number().int().positive().default(40).describe('Lines of the log tail per step when run_id is given (default 40; any number, up to the whole log).'),
   })
   .strict();
 
@@ -85,7 +86,7 @@ export function editorTools(host: EditorHost): AnyTool[] {
       name: 'scout_environment',
       kind: 'read',
       description:
-        'Scout B (environment): build and test commands and the test framework, toolchain versions, whether a test suite exists, and the baseline of failures before any edit. With run_id: the interpretation of that verification run (diagnostics, failures new since the baseline vs old ones, the log tail) — the evidence folder itself is off limits to you.',
+        'Scout B (environment): build and test commands and the test framework, toolchain versions, whether a test suite exists, and the baseline of failures before any edit. With run_id: the interpretation of that verification run (diagnostics, failures new since the baseline vs old ones, the log tail). The full logs are readable (read-only) with read_file: .editwarden/runs/<run_id>/verify/<n>/combined.log.',
       schema: ScoutEnvironmentArgs,
       execute: (args) => guarded(() => host.scoutEnvironment(args)),
     }),

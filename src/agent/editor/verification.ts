@@ -27,7 +27,7 @@ export interface Verification {
 
 export interface VerificationOptions {
   config: Config;
-  baseline: 'record' | 'compare';
+  baseline: 'record' | 'compare' | 'off';
   runId?: string;
   signal?: AbortSignal;
 }

@@ -16,11 +16,14 @@ export interface ControlledTool {
   tool: AnyTool;
   /** The session's outcome of the last edit_file call, if there was one. */
   outcome(): ControlledEditOutcome | undefined;
+  /** An edit_file call whose arguments are not JSON (or fail the schema): the session answers it, as the design's router does. */
+  malformed(rawArguments: string): Promise<{ output: string; outcome: ControlledEditOutcome }>;
 }
 
 /** What the model (and the transcript) reads about the edit and its build. */
 export function describeOutcome(outcome: ControlledEditOutcome): string {
-  const lines = [outcome.message];
+  // The design's message is the first line; its tool exit code the second.
+  const lines = [outcome.message, `tool exit code: ${outcome.tool_exit_code}`];
   if (outcome.result?.diff) lines.push(outcome.result.diff.trimEnd());
   const v = outcome.verification;
   if (v) {
@@ -65,5 +68,21 @@ export function controlledEditTool(session: ControlledEditSession): ControlledTo
       };
     },
   });
-  return { tool, outcome: () => last };
+  return {
+    tool,
+    outcome: () => last,
+    async malformed(rawArguments) {
+      let parsed: unknown;
+      let reason: string | null = null;
+      try {
+        parsed = JSON.parse(rawArguments);
+      } catch (error) {
+        reason = (error as Error).message;
+      }
+      // Valid JSON that failed the schema still goes through the session (missing fields, second edit…); the schema refuses it there before anything is written.
+      const outcome = reason === null ? await session.editFile(parsed) : session.invalidJson(reason);
+      last = outcome;
+      return { output: describeOutcome(outcome), outcome };
+    },
+  };
 }

@@ -12,6 +12,7 @@ import type { Config } from '../../config/config.js';
 import { INTERACTIVE_TOOLS, type ConstraintTotals } from '../../guard/constraints.js';
 import { writeMetrics } from '../../guard/report.js';
 import { newRunId } from '../../runs/runs.js';
+import { metricsWithOutcome } from '../../runs/outcome.js';
 import { BUILTIN_TOOLS } from '../../tools/registry.js';
 import { ToolRunner, type ApprovalHook, type ApprovalRequest, type RunSummary, type RunnerEvent } from '../../tools/runner.js';
 import type { Interaction } from '../../tools/types.js';
@@ -23,6 +24,7 @@ import { buildSystemPrompt, type AgentMode } from '../prompts/index.js';
 import type { ModelProvider } from '../providers/types.js';
 import { Transcript } from '../transcript.js';
 import { controlledEditTool } from './controlled-tool.js';
+import { verifyingTaskCompletion } from './completion.js';
 
 export interface AgentSessionOptions {
   ws: Workspace;
@@ -70,15 +72,24 @@ export function configForMode(config: Config, mode: AgentMode): Config {
   return { ...config, constraints: { ...config.constraints, allowed_tools: [...config.constraints.allowed_tools, 'ask_question'] } };
 }
 
-/** Tools offered to the model: the built-in tools the constraints allow (no interactive ones headless). */
-export function offeredTools(config: Config, mode: AgentMode): string[] {
+/** Tools offered to the model: the built-in tools the constraints allow (no interactive ones headless); active_edit only when enabled. */
+export function offeredTools(config: Config, mode: AgentMode, activeEdit = false): string[] {
   if (mode === 'controlled') return ['edit_file'];
   const allowed = config.constraints.allowed_tools;
   return BUILTIN_TOOLS.map((t) => t.name).filter((name) => {
+    // The design's parameterless active_edit tool: present when active edit is on, absent when off.
+    if (name === 'active_edit') return activeEdit;
     if (allowed.length > 0 && !allowed.includes(name)) return false;
     if (mode === 'headless' && INTERACTIVE_TOOLS.has(name)) return false;
     return true;
   });
+}
+
+/** With active edit on, its tool is allowed like the loop-breaking ones (an explicit allowed_tools list cannot have foreseen it). */
+function withActiveEditTool(config: Config, activeEdit: boolean): Config {
+  const allowed = config.constraints.allowed_tools;
+  if (!activeEdit || allowed.length === 0 || allowed.includes('active_edit')) return config;
+  return { ...config, constraints: { ...config.constraints, allowed_tools: [...allowed, 'active_edit'] } };
 }
 
 /** The task text, with the context files appended (each read through the sandbox). */
@@ -93,9 +104,9 @@ export function taskWithContext(ws: Workspace, task: string, files: readonly str
 }
 
 export async function runAgentSession(options: AgentSessionOptions): Promise<AgentSessionResult> {
-  const config = configForMode(options.config, options.mode);
-  const activeEdit = options.mode !== 'controlled' && (options.activeEdit ?? config.active_edit_enabled);
-  const tools = offeredTools(config, options.mode);
+  const activeEdit = options.mode !== 'controlled' && (options.activeEdit ?? options.config.active_edit_enabled);
+  const config = withActiveEditTool(configForMode(options.config, options.mode), activeEdit);
+  const tools = offeredTools(config, options.mode, activeEdit);
   const task = taskWithContext(options.ws, options.task, options.contextFiles);
 
   let controlled: ReturnType<typeof controlledEditTool> | undefined;
@@ -127,10 +138,14 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
     // Approvals and answers go into the transcript; the transcript opens once the run folder exists.
     const approve = options.approve;
     const interaction = options.interaction;
+    const runId = options.runId ?? newRunId();
+    // Headless: task_completion verifies first when the project has a build or test command (verify.on_completion).
+    const registry = options.mode === 'headless' ? BUILTIN_TOOLS.map((t) => (t.name === 'task_completion' ? verifyingTaskCompletion(options.ws, config, runId) : t)) : undefined;
     runner = ToolRunner.start({
       ...common,
       mode: options.mode,
-      ...(options.runId ? { runId: options.runId } : {}),
+      runId,
+      ...(registry ? { tools: registry } : {}),
       ...(approve
         ? {
             approve: async (request: ApprovalRequest) => {
@@ -188,7 +203,7 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
       ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
-      ...(controlled ? { controlledOutcome: controlled.outcome } : {}),
+      ...(controlled ? { controlledOutcome: controlled.outcome, controlledMalformed: controlled.malformed } : {}),
       ...(options.followUp ? { followUp: options.followUp } : {}),
       ...(options.quitRequested ? { quitRequested: options.quitRequested } : {}),
     });
@@ -200,8 +215,9 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
   let metricsFile: string | null = null;
   if (runner.runDir) {
     // metrics.json is the runner's; the agent section rides along (readers ignore keys they do not know).
+    // One outcome: the top-level status and `result` come from the same value as the transcript's end line and the exit code.
     metricsFile = writeMetrics(runner.runDir, {
-      ...summary.metrics,
+      ...metricsWithOutcome(summary.metrics, { status: outcome.status, reason: outcome.reason, exit_code: outcome.exitCode }),
       agent: {
         model: options.provider.id,
         mode: options.mode,

@@ -39,9 +39,14 @@ export function buildSystemPrompt(options: PromptOptions): string {
   }
   parts.push(`Tools available: ${options.tools.join(', ')}.\n`);
   parts.push(EDIT_GUIDELINES);
-  if (options.activeEdit && options.mode !== 'controlled') parts.push(ACTIVE_EDIT_INSTRUCTIONS);
+  if (options.activeEdit && options.mode !== 'controlled') parts.push(activeEditSection());
   for (const note of options.notes ?? []) parts.push(note.endsWith('\n') ? note : `${note}\n`);
   return parts.join('\n');
+}
+
+/** The design's system-message block: the instructions inside <active_edit>…</active_edit>. */
+export function activeEditSection(): string {
+  return `<active_edit>\n${ACTIVE_EDIT_INSTRUCTIONS.trimEnd()}\n</active_edit>`;
 }
 
 export { ACTIVE_EDIT_INSTRUCTIONS, AGENT_PROMPT, CONTROLLED_PROMPT, EDIT_GUIDELINES };

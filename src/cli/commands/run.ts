@@ -235,7 +235,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
       onStart: (info) => {
         runDir = info.runDir;
         totals = () => formatStatus(info.totals(), config.constraints);
-        if (!json) io.stdout.write(`${paint(color, 'bold', 'editwarden run')} ${info.runId} · ${provider.id} · ${mode} · tools: ${info.tools.join(', ')}\n`);
+        if (!json) io.stdout.write(`${paint(color, 'bold', 'editwarden run')} ${info.runId} · ${provider.id} · ${mode} · active edit: ${mode !== 'controlled' && config.active_edit_enabled ? 'on' : 'off'} · tools: ${info.tools.join(', ')}\n`);
       },
     });
     const { outcome, summary } = result;
