@@ -53,12 +53,15 @@ export async function vetNativeEdit(root: string, edit: NativeEdit): Promise<Ver
       relative.push(resolved.relative);
     }
 
+    // A client's "write" replaces a file or creates it: the engine's overwrite needs the file, create needs its absence.
+    const requests = edit.requests.map((r) => (r.action === 'overwrite' && !ws.exists(r.path) ? { ...r, action: 'create' as const } : r));
+
     // 2. Content: the same pipeline as edit_file, as a dry run.
     let changes: FileChange[] = edit.pathsOnly.map((p) => ({ path: ws.resolve(p).relative, added: 0, removed: 0 }));
     let diff = '';
-    if (edit.requests.length > 0) {
+    if (requests.length > 0) {
       const policy = config.edit.syntax_guard;
-      const outcome = await applyRequests(ws, edit.requests, {
+      const outcome = await applyRequests(ws, requests, {
         dryRun: true,
         edit: editOptionsFromConfig(config),
         prepareHooks: (paths) => languageHooks(paths, policy),

@@ -218,7 +218,7 @@ export function changesOf(summaries: readonly CheckpointSummary[], own: Readonly
       case 'hook':
         key = `hook:${c.id}`;
         kind = 'hook';
-        label = `${c.origin.client} ${c.origin.tool}: ${c.reason || c.name}`;
+        label = c.reason || `${c.origin.client} ${c.origin.tool}`;
         break;
       case 'safety':
         if (own.has(c.id)) continue;
