@@ -18,6 +18,7 @@ import { formatDiagnostic } from '../verify/diagnostics/index.js';
 import { verify, verifyFailure } from '../verify/verifier.js';
 import { modelKeyEnvNames } from '../agent/providers/spec.js';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
+import { listNewestFirst, resolveCheckpointRef } from '../workspace/checkpoints/refs.js';
 import { transactionsOf } from '../workspace/transaction.js';
 
 /** Longest list of diagnostics returned to a model in one result. */
@@ -84,8 +85,8 @@ export const checkpointListTool = defineTool({
   schema: CheckpointListArgs,
   async execute(args, ctx) {
     try {
-      const all = checkpointsOf(ctx).list();
-      const shown = all.slice(-args.limit).reverse();
+      const all = listNewestFirst(checkpointsOf(ctx));
+      const shown = all.slice(0, args.limit);
       const lines = shown.map((c) => `${c.id}  ${c.scope.padEnd(9)} ${c.createdAt}  ${c.files} file(s)  ${c.name}${c.reason ? ` — ${c.reason}` : ''} [${c.origin.kind}]`);
       const more = all.length > shown.length ? `\n[${all.length - shown.length} older checkpoint(s) not shown; raise limit]` : '';
       return {
@@ -101,7 +102,7 @@ export const checkpointListTool = defineTool({
 
 export const CheckpointRestoreArgs = z
   .object({
-    id: z.string().min(1).describe('Checkpoint id from checkpoint_create or checkpoint_list.'),
+    id: z.string().min(1).describe('Checkpoint id from checkpoint_create or checkpoint_list (a unique id prefix, a checkpoint name, or "latest" also work).'),
   })
   .strict();
 
@@ -125,9 +126,10 @@ export const checkpointRestoreTool = defineTool({
   async plan(args, ctx): Promise<ChangePlan> {
     try {
       const service = checkpointsOf(ctx);
-      const diff = service.diff(args.id);
+      const id = resolveCheckpointRef(service, args.id);
+      const diff = service.diff(id);
       const changes = diff.map(toFileChange);
-      plannedRestores.set(ctx, { id: args.id, changes });
+      plannedRestores.set(ctx, { id, changes });
       return { ok: true, changes, diff: diff.map((c) => c.patch ?? `${c.change} ${c.path}\n`).join('') };
     } catch (error) {
       return { ok: false, result: failure(toErrorInfo(error)) };
@@ -138,8 +140,9 @@ export const checkpointRestoreTool = defineTool({
       const service = checkpointsOf(ctx);
       const planned = plannedRestores.get(ctx);
       plannedRestores.delete(ctx);
-      const changes = planned?.id === args.id ? planned.changes : restoreChanges(service, args.id);
-      const r = service.restore(args.id);
+      const id = resolveCheckpointRef(service, args.id);
+      const changes = planned?.id === id ? planned.changes : restoreChanges(service, id);
+      const r = service.restore(id);
       const touched = [...r.written, ...r.removed];
       const output = [
         `restored checkpoint ${r.id}: ${r.written.length} file(s) written, ${r.removed.length} removed, ${r.unchanged} unchanged.`,
