@@ -95,6 +95,8 @@ export const claude: ClientIntegration = {
           upsertHookGroup(arrayAt(hooks, 'PreToolUse'), ' hook claude pre-tool-use', { matcher: MATCHER, hooks: [{ type: 'command', command: hook('pre-tool-use'), timeout: 60 }] });
           upsertHookGroup(arrayAt(hooks, 'PostToolUse'), ' hook claude post-tool-use', { matcher: MATCHER, hooks: [{ type: 'command', command: hook('post-tool-use'), timeout: 60 }] });
           addOnce(arrayAt(data, 'enabledMcpjsonServers'), SERVER);
+          // editwarden's own tools are the guarded way to edit: allowed without a prompt (every call is still vetted by the server).
+          addOnce(arrayAt(objectAt(data, 'permissions'), 'allow'), `mcp__${SERVER}`);
           return jsonText(data);
         },
       },
