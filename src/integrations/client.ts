@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ErrorInfo } from '../errors.js';
+import { EditwardenError, ErrorCode, type ErrorInfo } from '../errors.js';
 import type { NativeEdit } from './native-edit.js';
 
 export interface HookOutput {
@@ -66,9 +66,9 @@ export function parseJsonObject(text: string | null, file: string): { [key: stri
   try {
     data = JSON.parse(text);
   } catch {
-    throw new Error(`${file} is not valid JSON; fix or move it, then run init again (nothing was changed)`);
+    throw settingsError(file, 'is not valid JSON');
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error(`${file} does not hold a JSON object; nothing was changed`);
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw settingsError(file, 'does not hold a JSON object');
   return data as { [key: string]: Json };
 }
 
@@ -114,4 +114,9 @@ export function jsonText(data: Json): string {
 /** The MCP server entry every client gets: this Node running this editwarden's `mcp`. */
 export function mcpServer(command: readonly string[]): { command: string; args: string[] } {
   return { command: command[0] as string, args: [...command.slice(1), 'mcp'] };
+}
+
+/** A client settings file init cannot merge into: nothing is written (every file is rendered before any is written). */
+export function settingsError(file: string, what: string): EditwardenError {
+  return new EditwardenError({ code: ErrorCode.CONFIG, message: `${file} ${what}; nothing was changed.`, hint: `Fix or move ${file}, then run editwarden init again.` });
 }

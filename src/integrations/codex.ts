@@ -14,7 +14,7 @@ import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import type { ErrorInfo } from '../errors.js';
 import { parseApplyPatch } from '../formats/apply-patch.js';
-import { refusalText, mcpServer, shellLine, type ClientIntegration } from './client.js';
+import { refusalText, mcpServer, settingsError, shellLine, type ClientIntegration } from './client.js';
 import { NativeInputError, objectOf, type NativeEdit } from './native-edit.js';
 
 const EDIT_TOOLS = ['apply_patch'];
@@ -79,7 +79,7 @@ export const codex: ClientIntegration = {
           try {
             data = existing === null || existing.trim() === '' ? {} : (parse(existing) as Table);
           } catch {
-            throw new Error('.codex/config.toml is not valid TOML; fix or move it, then run init again (nothing was changed)');
+            throw settingsError('.codex/config.toml', 'is not valid TOML');
           }
           tableAt(data, 'mcp_servers').editwarden = mcpServer(command);
           const hooks = tableAt(data, 'hooks');
