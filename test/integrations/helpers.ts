@@ -14,6 +14,7 @@ import type { ScriptedTurn } from '../../src/agent/providers/script.js';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = path.join(REPO, 'bin', 'editwarden');
 export const CLAUDE = path.join(REPO, 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe');
+export const GEMINI = path.join(REPO, 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js');
 
 const made: string[] = [];
 
@@ -110,6 +111,59 @@ export async function runClaude(root: string, calls: ScriptedCall[], extraArgs: 
         DISABLE_AUTOUPDATER: '1',
         DISABLE_TELEMETRY: '1',
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    clearTimeout(timer);
+    return { code, stdout, stderr, requests: [...server.requests] };
+  } finally {
+    await server.close();
+  }
+}
+
+type GeminiBody = { tools?: Array<{ functionDeclarations?: Array<{ name: string }> }>; contents?: Array<{ role: string; parts?: Array<Record<string, unknown>> }> };
+
+/** Every functionResponse Gemini CLI sent back to the model (JSON text), in order. */
+export function functionResponses(requests: readonly RecordedRequest[]): string[] {
+  const withTools = requests.filter((r) => r.protocol === 'gemini' && ((r.body as GeminiBody).tools ?? []).length > 0);
+  const last = withTools[withTools.length - 1];
+  const out: string[] = [];
+  for (const c of (last?.body as GeminiBody | undefined)?.contents ?? []) for (const p of c.parts ?? []) if (p.functionResponse) out.push(JSON.stringify(p.functionResponse));
+  return out;
+}
+
+/** Runs `gemini -p` (non-interactive, edits auto-approved) in `root` against the scripted server playing the Gemini API. */
+export async function runGemini(root: string, calls: ScriptedCall[], timeoutMs = 120_000): Promise<Ran & { requests: RecordedRequest[] }> {
+  const server = await startScriptedServer((req) => {
+    const body = req.body as GeminiBody;
+    const offered = (body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name));
+    // Side requests (routing, summaries) offer no tools.
+    if (offered.length === 0) return { text: JSON.stringify({ complexity_reasoning: 'a scripted test', complexity_score: 1 }) } satisfies ScriptedTurn;
+    const step = (body.contents ?? []).filter((c) => c.role === 'model').length;
+    const call = calls[step];
+    if (!call) return { text: 'done' };
+    return { tool_calls: [{ name: call.name, arguments: call.args }] };
+  });
+  const home = tempDir('ew-home-');
+  fs.mkdirSync(path.join(home, '.gemini'));
+  fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
+  try {
+    const child = spawn(process.execPath, [GEMINI, '-p', 'Make the change.', '--output-format', 'json', '--approval-mode', 'auto_edit'], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        TMPDIR: os.tmpdir(),
+        GEMINI_API_KEY: 'not-a-key',
+        GOOGLE_GEMINI_BASE_URL: server.geminiBaseUrl,
+        GEMINI_CLI_NO_RELAUNCH: '1',
+        GEMINI_CLI_TRUST_WORKSPACE: 'true',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
