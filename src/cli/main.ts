@@ -30,6 +30,10 @@ const COMMANDS: Record<string, () => Promise<CommandRegistrar>> = {
   mcp: async () => (await import('./commands/mcp.js')).registerMcp,
   'apply-proposal': async () => (await import('./commands/apply-proposal.js')).registerApplyProposal,
   doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
+  init: async () => (await import('./commands/init.js')).registerInit,
+  hook: async () => (await import('./commands/hook.js')).registerHook,
+  undo: async () => (await import('./commands/undo.js')).registerUndo,
+  redo: async () => (await import('./commands/undo.js')).registerRedo,
 };
 
 /** The registrars `argv` needs: the named command's, or all of them. */

@@ -22,6 +22,7 @@ import { modelKeyEnvNames } from '../agent/providers/spec.js';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
 import { exclusive, transactionsOf } from '../workspace/transaction.js';
 import type { CheckpointChange } from '../workspace/checkpoints/types.js';
+import { listNewestFirst, resolveCheckpointRef } from '../workspace/checkpoints/refs.js';
 
 /** Longest list of diagnostics returned to a model in one result. */
 const MAX_DIAGNOSTICS = 50;
@@ -87,8 +88,8 @@ export const checkpointListTool = defineTool({
   schema: CheckpointListArgs,
   async execute(args, ctx) {
     try {
-      const all = checkpointsOf(ctx).list();
-      const shown = all.slice(-args.limit).reverse();
+      const all = listNewestFirst(checkpointsOf(ctx));
+      const shown = all.slice(0, args.limit);
       const lines = shown.map((c) => `${c.id}  ${c.scope.padEnd(9)} ${c.createdAt}  ${c.files} file(s)  ${c.name}${c.reason ? ` — ${c.reason}` : ''} [${c.origin.kind}]`);
       const more = all.length > shown.length ? `\n[${all.length - shown.length} older checkpoint(s) not shown; raise limit]` : '';
       return {
@@ -104,7 +105,7 @@ export const checkpointListTool = defineTool({
 
 export const CheckpointRestoreArgs = z
   .object({
-    id: z.string().min(1).describe('Checkpoint id from checkpoint_create or checkpoint_list.'),
+    id: z.string().min(1).describe('Checkpoint id from checkpoint_create or checkpoint_list (a unique id prefix, a checkpoint name, or "latest" also work).'),
   })
   .strict();
 
@@ -134,8 +135,9 @@ export const checkpointRestoreTool = defineTool({
   async plan(args, ctx): Promise<ChangePlan> {
     try {
       const service = checkpointsOf(ctx);
-      const { diff, changes } = restoreChanges(service, args.id);
-      plannedRestores.set(ctx, { id: args.id, changes });
+      const id = resolveCheckpointRef(service, args.id);
+      const { diff, changes } = restoreChanges(service, id);
+      plannedRestores.set(ctx, { id, changes });
       return { ok: true, changes, diff: diff.map((c) => c.patch ?? `${c.change} ${c.path}\n`).join('') };
     } catch (error) {
       return { ok: false, result: failure(toErrorInfo(error)) };
@@ -146,16 +148,17 @@ export const checkpointRestoreTool = defineTool({
       const service = checkpointsOf(ctx);
       const planned = plannedRestores.get(ctx);
       plannedRestores.delete(ctx);
+      const id = resolveCheckpointRef(service, args.id);
       // One critical section: what the restore is charged for is what it overwrites (another writer may have changed files since the plan).
       const done = exclusive(ctx.ws, () => {
-        const now = restoreChanges(service, args.id).changes;
-        if (planned?.id === args.id && !sameChanges(planned.changes, now)) return null;
-        return { r: service.restore(args.id), changes: now };
+        const now = restoreChanges(service, id).changes;
+        if (planned?.id === id && !sameChanges(planned.changes, now)) return null;
+        return { r: service.restore(id), changes: now };
       });
       if (!done) {
         return failure({
           code: ErrorCode.STALE,
-          message: `Files changed after restoring checkpoint ${args.id} was planned and checked (another writer); nothing was restored.`,
+          message: `Files changed after restoring checkpoint ${id} was planned and checked (another writer); nothing was restored.`,
           hint: 'Call checkpoint_restore again: it is planned against the files as they are now.',
         });
       }

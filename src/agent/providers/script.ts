@@ -32,7 +32,7 @@ export interface Script {
 
 /** What a dynamic script sees of a request. */
 export interface ScriptRequest {
-  protocol: 'openai' | 'anthropic' | 'replay';
+  protocol: 'openai' | 'anthropic' | 'gemini' | 'replay';
   /** 0-based index of this model request. */
   index: number;
   body: unknown;

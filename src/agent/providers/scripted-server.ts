@@ -10,6 +10,9 @@
  *   POST …/messages           Anthropic Messages (JSON, or the SSE events
  *                             message_start → content_block_* → message_delta
  *                             → message_stop; tool input as input_json_delta)
+ *   POST …/models/M:generateContent, …:streamGenerateContent?alt=sse
+ *                             the Gemini API (JSON, or one SSE chunk; tool
+ *                             calls as functionCall parts) — for Gemini CLI
  *   GET  …/models             a one-model list (some clients probe it)
  *
  * Every request is recorded (protocol, body, headers) for tests to inspect —
@@ -22,7 +25,7 @@ import { argumentsText, turnFor, type ScriptSource, type ScriptedTurn } from './
 import { estimateTokens } from './types.js';
 
 export interface RecordedRequest {
-  protocol: 'openai' | 'anthropic';
+  protocol: 'openai' | 'anthropic' | 'gemini';
   index: number;
   stream: boolean;
   // The body is whatever the client sent; tests read the fields they care about.
@@ -37,6 +40,8 @@ export interface ScriptedServer {
   openaiBaseUrl: string;
   /** Base URL for the Anthropic client (it appends /v1/messages). */
   anthropicBaseUrl: string;
+  /** Base URL for Gemini API clients (GOOGLE_GEMINI_BASE_URL; they append /v1beta/models/…). */
+  geminiBaseUrl: string;
   requests: RecordedRequest[];
   close(): Promise<void>;
 }
@@ -93,7 +98,8 @@ export async function startScriptedServer(script: ScriptSource, options: Scripte
       res.end(JSON.stringify({ object: 'list', data: [{ id: model, object: 'model', owned_by: 'editwarden' }] }));
       return;
     }
-    const protocol = req.method === 'POST' && url.endsWith('/chat/completions') ? 'openai' : req.method === 'POST' && url.endsWith('/messages') ? 'anthropic' : null;
+    const gemini = req.method === 'POST' && /:(stream)?[gG]enerateContent$/.test(url);
+    const protocol = req.method === 'POST' && url.endsWith('/chat/completions') ? 'openai' : req.method === 'POST' && url.endsWith('/messages') ? 'anthropic' : gemini ? 'gemini' : null;
     if (!protocol) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `no route ${req.method} ${url}` } }));
@@ -108,7 +114,7 @@ export async function startScriptedServer(script: ScriptSource, options: Scripte
       return;
     }
     const index = counter++;
-    const stream = body.stream === true;
+    const stream = body.stream === true || url.endsWith(':streamGenerateContent');
     requests.push({ protocol, index, stream, body, headers: req.headers });
     const turn = turnFor(script, { protocol, index, body });
     if (!turn || turn.error) {
@@ -120,6 +126,7 @@ export async function startScriptedServer(script: ScriptSource, options: Scripte
       return;
     }
     if (protocol === 'openai') await answerOpenAi(res, turn, index, raw, stream, body);
+    else if (protocol === 'gemini') answerGemini(res, turn, index, raw, stream);
     else await answerAnthropic(res, turn, index, raw, stream);
   }
 
@@ -172,6 +179,33 @@ export async function startScriptedServer(script: ScriptSource, options: Scripte
     const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
     if (streamOptions?.include_usage) send([], { usage });
     res.end('data: [DONE]\n\n');
+  }
+
+  function answerGemini(res: http.ServerResponse, turn: ScriptedTurn, index: number, raw: string, stream: boolean): void {
+    const reply = replyOf(turn, index, raw, 'call');
+    const parts: unknown[] = [];
+    if (reply.text !== '') parts.push({ text: reply.text });
+    for (const c of reply.calls) {
+      let args: unknown;
+      try {
+        args = JSON.parse(c.arguments);
+      } catch {
+        args = {};
+      }
+      parts.push({ functionCall: { name: c.name, args } });
+    }
+    const payload = {
+      candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: reply.usage.input, candidatesTokenCount: reply.usage.output, totalTokenCount: reply.usage.input + reply.usage.output },
+      modelVersion: model,
+    };
+    if (!stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(payload));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.end(`data: ${JSON.stringify(payload)}\r\n\r\n`);
   }
 
   async function answerAnthropic(res: http.ServerResponse, turn: ScriptedTurn, index: number, raw: string, stream: boolean): Promise<void> {
@@ -246,6 +280,7 @@ export async function startScriptedServer(script: ScriptSource, options: Scripte
     url,
     openaiBaseUrl: `${url}/v1`,
     anthropicBaseUrl: url,
+    geminiBaseUrl: url,
     requests,
     close: () =>
       new Promise<void>((resolve) => {

@@ -9,6 +9,7 @@ import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
 import { openWorkspace, type RecoveryNotice } from '../../workspace/open.js';
 import type { CheckpointService } from '../../workspace/checkpoints/service.js';
 import { parseDuration } from '../../workspace/checkpoints/prune.js';
+import { listNewestFirst, resolveCheckpointRef } from '../../workspace/checkpoints/refs.js';
 import type { CheckpointScope, CheckpointSummary } from '../../workspace/checkpoints/types.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatError, paint, paintDiff, useColor, writeJson, type Io } from '../output.js';
@@ -47,9 +48,9 @@ export function registerCheckpoint(program: Command, io: Io, setExit: (code: num
     }),
   );
 
-  common(checkpoint.command('list').description('List checkpoints, oldest first, with their sizes.')).action((flags: CommonFlags) =>
+  common(checkpoint.command('list').description('List checkpoints, newest first (as everywhere), with their sizes.')).action((flags: CommonFlags) =>
     run(flags, (cps) => {
-      const all = cps.list();
+      const all = listNewestFirst(cps);
       return { json: { checkpoints: all }, text: formatList(all) };
     }),
   );
@@ -58,10 +59,11 @@ export function registerCheckpoint(program: Command, io: Io, setExit: (code: num
     checkpoint
       .command('diff')
       .description('Show what changed since a checkpoint (what a restore would undo).')
-      .argument('<id>', 'checkpoint id')
+      .argument('<id>', 'checkpoint id, unique id prefix, name, or latest')
       .option('--no-patch', 'list changed paths only'),
-  ).action((id: string, flags: CommonFlags & { patch: boolean }) =>
+  ).action((ref: string, flags: CommonFlags & { patch: boolean }) =>
     run(flags, (cps) => {
+      const id = resolveCheckpointRef(cps, ref);
       const changes = cps.diff(id, { patch: flags.patch });
       const color = useColor(io);
       const mark = { added: 'A', deleted: 'D', modified: 'M', mode: 'm', type: 'T' } as const;
@@ -74,9 +76,10 @@ export function registerCheckpoint(program: Command, io: Io, setExit: (code: num
     checkpoint
       .command('restore')
       .description('Put every recorded file back exactly; a safety checkpoint is taken first so the restore can be undone.')
-      .argument('<id>', 'checkpoint id'),
-  ).action((id: string, flags: CommonFlags) =>
+      .argument('<id>', 'checkpoint id, unique id prefix, name, or latest'),
+  ).action((ref: string, flags: CommonFlags) =>
     run(flags, (cps) => {
+      const id = resolveCheckpointRef(cps, ref);
       const r = cps.restore(id);
       const text =
         `restored ${id}: ${r.written.length} written, ${r.removed.length} removed, ${r.unchanged} unchanged` +
@@ -85,9 +88,10 @@ export function registerCheckpoint(program: Command, io: Io, setExit: (code: num
     }),
   );
 
-  common(checkpoint.command('drop').description('Delete a checkpoint and the stored bytes only it used.').argument('<id>', 'checkpoint id')).action(
-    (id: string, flags: CommonFlags) =>
+  common(checkpoint.command('drop').description('Delete a checkpoint and the stored bytes only it used.').argument('<id>', 'checkpoint id, unique id prefix, name, or latest')).action(
+    (ref: string, flags: CommonFlags) =>
       run(flags, (cps) => {
+        const id = resolveCheckpointRef(cps, ref);
         const r = cps.drop(id);
         return { json: { ok: true, ...r }, text: `dropped ${id} (${formatBytes(r.freedBytes)} freed)` };
       }),

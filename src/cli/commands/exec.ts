@@ -206,5 +206,6 @@ function renderSummary(summary: RunSummary, config: Config, skipped: number, col
   }
   if (summary.reports.violationMarkdown) out.push(`  report: ${summary.reports.violationMarkdown}`);
   if (summary.reports.metrics) out.push(`  metrics: ${summary.reports.metrics}`);
+  if (summary.reports.metrics && m.outcome !== 'rolled-back') out.push(`  undo this run: editwarden undo --run ${summary.runId}`);
   return `${out.join('\n')}\n`;
 }

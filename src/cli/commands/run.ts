@@ -276,6 +276,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
       out.push(`  run folder: ${result.runDir ?? '(none)'}`);
       if (result.transcriptFile) out.push(`  transcript: ${result.transcriptFile}`);
       if (result.metricsFile) out.push(`  metrics: ${result.metricsFile}`);
+      if (result.metricsFile && m.outcome !== 'rolled-back') out.push(`  undo this run: editwarden undo --run ${result.runId}`);
       if (summary.reports.violationMarkdown) out.push(`  violation report: ${summary.reports.violationMarkdown}`);
       if (outcome.controlled?.report) out.push(`  controlled-edit report: ${outcome.controlled.report.markdown}`);
       io.stdout.write(`${out.join('\n')}\n`);

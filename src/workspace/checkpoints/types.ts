@@ -38,7 +38,9 @@ export type ManifestEntry =
 export type CheckpointOrigin =
   | { kind: 'manual' }
   | { kind: 'transaction'; tx: string }
-  | { kind: 'safety'; before: string };
+  | { kind: 'safety'; before: string }
+  /** Taken by a client hook (`editwarden hook`) before an agent's own edit tool wrote these files. */
+  | { kind: 'hook'; client: string; tool: string; call?: string };
 
 export interface Manifest {
   format: 1;

@@ -1,0 +1,53 @@
+/**
+ * `editwarden init <client> [--root DIR] [--dry-run]`: wires editwarden
+ * into Claude Code, Codex, Gemini CLI or Cursor (hooks on the client's own
+ * edit tools, MCP registration). Thin: the settings are computed in
+ * integrations/; this prints the diff or writes it.
+ */
+import path from 'node:path';
+import type { Command } from 'commander';
+import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
+import { selfCommand } from '../../integrations/client.js';
+import { CLIENTS } from '../../integrations/index.js';
+import { applyInit, diffOf, planInit } from '../../integrations/init.js';
+import { ExitCode } from '../exit-codes.js';
+import { formatError, paintDiff, useColor, writeJson, type Io } from '../output.js';
+
+export function registerInit(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command('init')
+    .description(`Protect the agent you use: hooks on its own edit tools and the editwarden MCP server (${Object.keys(CLIENTS).join(', ')}).`)
+    .argument('<client>', Object.keys(CLIENTS).join(' | '))
+    .option('--root <dir>', 'project folder (default: current folder)')
+    .option('--dry-run', 'print the diff of the settings; write nothing')
+    .option('--json', 'print JSON')
+    .action((name: string, flags: { root?: string; dryRun?: boolean; json?: boolean }) => {
+      try {
+        const client = CLIENTS[name];
+        if (!client) throw new EditwardenError({ code: ErrorCode.USAGE, message: `Unknown client ${JSON.stringify(name)}.`, hint: `Use one of: ${Object.keys(CLIENTS).join(', ')}.` });
+        const root = path.resolve(flags.root ?? process.cwd());
+        const changes = planInit(client, root, selfCommand());
+        if (!flags.dryRun) applyInit(changes);
+        if (flags.json) {
+          writeJson(io, { ok: true, client: name, root, dry_run: flags.dryRun === true, files: changes.map((c) => ({ path: c.relative, changed: c.changed, ...(flags.dryRun && c.changed ? { diff: diffOf(c) } : {}) })) });
+        } else {
+          const color = useColor(io);
+          const out: string[] = [];
+          for (const c of changes) {
+            if (!c.changed) out.push(`unchanged ${c.relative}`);
+            else if (flags.dryRun) out.push(paintDiff(color, diffOf(c).trimEnd()));
+            else out.push(`${c.before === null ? 'created' : 'updated'} ${c.relative}`);
+          }
+          if (flags.dryRun) out.push('dry run: nothing was written.');
+          out.push('', client.coverage, 'Undo the last change with: editwarden undo');
+          io.stdout.write(`${out.join('\n')}\n`);
+        }
+        setExit(ExitCode.OK);
+      } catch (error) {
+        const info = toErrorInfo(error);
+        if (flags.json) writeJson(io, { ok: false, error: info });
+        else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
+        setExit(info.code === ErrorCode.USAGE ? ExitCode.USAGE : ExitCode.REJECTED);
+      }
+    });
+}

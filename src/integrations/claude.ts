@@ -1,0 +1,117 @@
+/**
+ * Claude Code: `.claude/settings.json` gets a PreToolUse hook on its own
+ * edit tools (Edit, Write, MultiEdit, NotebookEdit) that runs `editwarden
+ * hook claude pre-tool-use` and a PostToolUse hook that records what
+ * changed; `.mcp.json` registers the editwarden MCP server and the settings
+ * enable it for the project.
+ *
+ * Hook protocol (Claude Code hooks reference): JSON on stdin with
+ * `tool_name`, `tool_input` (absolute `file_path`), `tool_use_id`; a refusal
+ * is exit 0 with `hookSpecificOutput.permissionDecision: "deny"` and a
+ * reason Claude reads (it holds even under --dangerously-skip-permissions).
+ * An allowed edit gets no decision, so Claude's own permission prompts stay.
+ */
+import path from 'node:path';
+import type { EditRequest } from '../edit/types.js';
+import type { ErrorInfo } from '../errors.js';
+import {
+  addOnce,
+  arrayAt,
+  jsonText,
+  mcpServer,
+  objectAt,
+  parseJsonObject,
+  refusalText,
+  shellLine,
+  upsertHookGroup,
+  type ClientIntegration,
+  type HookOutput,
+} from './client.js';
+import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
+
+export const CLAUDE_EDIT_TOOLS = ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'] as const;
+const MATCHER = CLAUDE_EDIT_TOOLS.join('|');
+const SERVER = 'editwarden';
+
+function editOf(file: string, e: Record<string, unknown>, index: number): EditRequest {
+  const oldText = stringField(e, 'old_string');
+  const newText = stringField(e, 'new_string');
+  const source = { format: 'tool' as const, index };
+  // Claude's Edit with an empty old_string creates the file.
+  if (oldText === '') return { action: 'create', path: file, content: newText, source };
+  return { action: 'edit', path: file, oldText, newText, ...(e.replace_all === true ? { replaceAll: true } : {}), source };
+}
+
+/** Claude Code tool input → edit requests (Write → create or overwrite: the engine decides by whether the file exists). */
+export function claudeNativeEdit(input: Record<string, unknown>): NativeEdit | null {
+  const tool = typeof input.tool_name === 'string' ? input.tool_name : '';
+  if (!(CLAUDE_EDIT_TOOLS as readonly string[]).includes(tool)) return null;
+  const ti = objectOf(input.tool_input, 'tool_input');
+  const call = typeof input.tool_use_id === 'string' ? { call: input.tool_use_id } : {};
+  const base = { client: 'claude', tool, ...call, pathsOnly: [] as string[] };
+  switch (tool) {
+    case 'Write': {
+      const file = stringField(ti, 'file_path');
+      // Overwrite covers both: on a missing file the engine treats it as a create (checked in vet by existence).
+      return { ...base, requests: [{ action: 'overwrite', path: file, content: stringField(ti, 'content'), source: { format: 'tool', index: 0 } }] };
+    }
+    case 'Edit':
+      return { ...base, requests: [editOf(stringField(ti, 'file_path'), ti, 0)] };
+    case 'MultiEdit': {
+      const file = stringField(ti, 'file_path');
+      if (!Array.isArray(ti.edits)) throw new NativeInputError('MultiEdit input has no "edits" list');
+      return { ...base, requests: ti.edits.map((e, i) => editOf(file, objectOf(e, `edits[${i}]`), i)) };
+    }
+    case 'NotebookEdit':
+      // A notebook cell edit is JSON surgery editwarden does not model: the path is vetted and checkpointed, the content is not.
+      return { ...base, requests: [], pathsOnly: [stringField(ti, 'notebook_path', 'file_path')] };
+    default:
+      return null;
+  }
+}
+
+function deny(error: ErrorInfo): HookOutput {
+  return {
+    exitCode: 0,
+    stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: refusalText(error) } }),
+  };
+}
+
+export const claude: ClientIntegration = {
+  name: 'claude',
+  events: { 'pre-tool-use': 'pre', 'post-tool-use': 'post' },
+  nativeEdit: claudeNativeEdit,
+  postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...(typeof input.tool_use_id === 'string' ? { call: input.tool_use_id } : {}) }),
+  deny,
+  allow: () => ({ exitCode: 0 }),
+  configFiles(root, command) {
+    const hook = (event: string): string => shellLine([...command, 'hook', 'claude', event]);
+    return [
+      {
+        path: path.join(root, '.claude', 'settings.json'),
+        render(existing) {
+          const data = parseJsonObject(existing, '.claude/settings.json');
+          const hooks = objectAt(data, 'hooks');
+          upsertHookGroup(arrayAt(hooks, 'PreToolUse'), ' hook claude pre-tool-use', { matcher: MATCHER, hooks: [{ type: 'command', command: hook('pre-tool-use'), timeout: 60 }] });
+          upsertHookGroup(arrayAt(hooks, 'PostToolUse'), ' hook claude post-tool-use', { matcher: MATCHER, hooks: [{ type: 'command', command: hook('post-tool-use'), timeout: 60 }] });
+          addOnce(arrayAt(data, 'enabledMcpjsonServers'), SERVER);
+          // editwarden's own tools are the guarded way to edit: allowed without a prompt (every call is still vetted by the server).
+          addOnce(arrayAt(objectAt(data, 'permissions'), 'allow'), `mcp__${SERVER}`);
+          return jsonText(data);
+        },
+      },
+      {
+        path: path.join(root, '.mcp.json'),
+        render(existing) {
+          const data = parseJsonObject(existing, '.mcp.json');
+          objectAt(data, 'mcpServers')[SERVER] = { type: 'stdio', ...mcpServer(command) };
+          return jsonText(data);
+        },
+      },
+    ];
+  },
+  coverage: [
+    'Covered: Claude Code\'s Edit, Write, MultiEdit and NotebookEdit are vetted by editwarden before they run (boundary, .git/, .editwarden/, the config files, constraints, large-deletion/size/binary/syntax guards) and checkpointed, so `editwarden undo` restores them; the editwarden MCP tools are registered.',
+    'Not covered: files changed by Bash commands; NotebookEdit content (path rules and undo only).',
+  ].join('\n'),
+};

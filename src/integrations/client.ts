@@ -1,0 +1,122 @@
+/**
+ * What each client module provides: how its hook input becomes a
+ * NativeEdit, how a verdict is answered in its hook protocol, and which
+ * settings files `editwarden init` merges into. The shared parts — the
+ * refusal text a model reads, the command line of the running binary, JSON
+ * merging that keeps every existing key — live here once.
+ * Nothing here touches the disk.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EditwardenError, ErrorCode, type ErrorInfo } from '../errors.js';
+import type { NativeEdit } from './native-edit.js';
+
+export interface HookOutput {
+  exitCode: number;
+  stdout?: string;
+  stderr?: string;
+}
+
+export type HookEventKind = 'pre' | 'post';
+
+export interface ConfigFile {
+  /** Absolute path. */
+  path: string;
+  /** The new text, given the current text (null: no file yet). Must keep what it does not own. */
+  render(existing: string | null): string;
+}
+
+export interface ClientIntegration {
+  name: string;
+  /** Hook event names as the CLI takes them (`editwarden hook <client> <event>`) → pre or post. */
+  events: Record<string, HookEventKind>;
+  /** The native edit a pre-tool hook input describes; null when the tool is not an edit this hook guards. */
+  nativeEdit(input: Record<string, unknown>): NativeEdit | null;
+  /** The tool and call id of a post-tool hook input. */
+  postCall(input: Record<string, unknown>): { tool: string; call?: string };
+  deny(error: ErrorInfo): HookOutput;
+  allow(): HookOutput;
+  /** The settings init writes; `command` is the argv that runs this editwarden. */
+  configFiles(root: string, command: readonly string[]): ConfigFile[];
+  /** What the protection covers and what it does not, printed by init. */
+  coverage: string;
+}
+
+/** The text a model reads when its edit is refused: the code first, so it can act on it. */
+export function refusalText(error: ErrorInfo): string {
+  return `editwarden refused this edit: ${error.code}: ${error.message}\nhint: ${error.hint}\nNothing was written.`;
+}
+
+/** argv of the running editwarden: this Node and this package's bin script, both absolute — it works when editwarden is not on PATH. */
+export function selfCommand(): string[] {
+  const bin = fileURLToPath(new URL('../../bin/editwarden', import.meta.url));
+  return [process.execPath, path.resolve(bin)];
+}
+
+/** POSIX shell quoting for a hook command line (clients run hook commands through a shell). */
+export function shellLine(argv: readonly string[]): string {
+  return argv.map((a) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export function parseJsonObject(text: string | null, file: string): { [key: string]: Json } {
+  if (text === null || text.trim() === '') return {};
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw settingsError(file, 'is not valid JSON');
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw settingsError(file, 'does not hold a JSON object');
+  return data as { [key: string]: Json };
+}
+
+export function objectAt(parent: { [key: string]: Json }, key: string): { [key: string]: Json } {
+  const v = parent[key];
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v;
+  const fresh: { [key: string]: Json } = {};
+  parent[key] = fresh;
+  return fresh;
+}
+
+export function arrayAt(parent: { [key: string]: Json }, key: string): Json[] {
+  const v = parent[key];
+  if (Array.isArray(v)) return v;
+  const fresh: Json[] = [];
+  parent[key] = fresh;
+  return fresh;
+}
+
+/** Adds `value` to a list once. */
+export function addOnce(list: Json[], value: string): void {
+  if (!list.includes(value)) list.push(value);
+}
+
+/**
+ * Claude-style hook lists (`[{matcher, hooks: [{type, command, …}]}]`, also
+ * Gemini's): replaces editwarden's own entry (recognised by `marker` in its
+ * command, so a moved binary is updated in place) or appends it; every other
+ * entry stays as it was.
+ */
+export function upsertHookGroup(list: Json[], marker: string, group: { [key: string]: Json }): void {
+  const isOurs = (g: Json): boolean =>
+    typeof g === 'object' && g !== null && !Array.isArray(g) && Array.isArray(g.hooks) && g.hooks.some((h) => typeof h === 'object' && h !== null && !Array.isArray(h) && typeof h.command === 'string' && h.command.includes(marker));
+  const at = list.findIndex(isOurs);
+  if (at >= 0) list[at] = group;
+  else list.push(group);
+}
+
+export function jsonText(data: Json): string {
+  return `${JSON.stringify(data, null, 2)}\n`;
+}
+
+/** The MCP server entry every client gets: this Node running this editwarden's `mcp`. */
+export function mcpServer(command: readonly string[]): { command: string; args: string[] } {
+  return { command: command[0] as string, args: [...command.slice(1), 'mcp'] };
+}
+
+/** A client settings file init cannot merge into: nothing is written (every file is rendered before any is written). */
+export function settingsError(file: string, what: string): EditwardenError {
+  return new EditwardenError({ code: ErrorCode.CONFIG, message: `${file} ${what}; nothing was changed.`, hint: `Fix or move ${file}, then run editwarden init again.` });
+}

@@ -1,0 +1,99 @@
+/**
+ * Codex CLI: the project's `.codex/config.toml` gets the editwarden MCP
+ * server (`[mcp_servers.editwarden]`) and Codex's PreToolUse/PostToolUse
+ * command hooks on its edit tool `apply_patch` (Codex ≥ 0.124 runs hooks,
+ * Claude-compatible: JSON on stdin, exit 2 blocks with stderr as the reason).
+ * The patch is parsed by editwarden's own apply_patch parser and planned
+ * like `apply_patch` over MCP.
+ *
+ * Codex loads a project's `.codex/config.toml` only once the project is
+ * trusted, and may ask to trust new hooks (`/hooks`); init says so. The TOML
+ * is parsed and rewritten with smol-toml: every key is kept, comments are not.
+ */
+import path from 'node:path';
+import { parse, stringify } from 'smol-toml';
+import type { ErrorInfo } from '../errors.js';
+import { parseApplyPatch } from '../formats/apply-patch.js';
+import { refusalText, mcpServer, settingsError, shellLine, type ClientIntegration } from './client.js';
+import { NativeInputError, objectOf, type NativeEdit } from './native-edit.js';
+
+const EDIT_TOOLS = ['apply_patch'];
+
+function patchText(toolInput: unknown): string {
+  if (typeof toolInput === 'string') return toolInput;
+  const ti = objectOf(toolInput, 'tool_input');
+  for (const key of ['command', 'patch', 'input']) {
+    const v = ti[key];
+    if (typeof v === 'string') return v;
+    if (Array.isArray(v)) {
+      const text = v.find((x) => typeof x === 'string' && x.includes('*** Begin Patch'));
+      if (typeof text === 'string') return text;
+    }
+  }
+  throw new NativeInputError('the apply_patch input holds no patch text');
+}
+
+export function codexNativeEdit(input: Record<string, unknown>): NativeEdit | null {
+  const tool = typeof input.tool_name === 'string' ? input.tool_name : '';
+  if (!EDIT_TOOLS.includes(tool)) return null;
+  const parsed = parseApplyPatch(patchText(input.tool_input));
+  const first = parsed.errors[0];
+  // A patch editwarden cannot read cannot be vetted: refused, not waved through.
+  if (first) throw new NativeInputError(`the patch does not parse: ${first.error.message}`);
+  if (parsed.requests.length === 0) throw new NativeInputError('the patch changes no file');
+  return { client: 'codex', tool, ...(typeof input.tool_use_id === 'string' ? { call: input.tool_use_id } : {}), requests: parsed.requests, pathsOnly: [] };
+}
+
+type Table = Record<string, unknown>;
+
+function tableAt(parent: Table, key: string): Table {
+  const v = parent[key];
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Table;
+  const fresh: Table = {};
+  parent[key] = fresh;
+  return fresh;
+}
+
+function upsert(list: unknown[], marker: string, group: Table): void {
+  const at = list.findIndex((g) => {
+    const hooks = (g as Table | null)?.hooks;
+    return Array.isArray(hooks) && hooks.some((h) => typeof (h as Table | null)?.command === 'string' && ((h as Table).command as string).includes(marker));
+  });
+  if (at >= 0) list[at] = group;
+  else list.push(group);
+}
+
+export const codex: ClientIntegration = {
+  name: 'codex',
+  events: { 'pre-tool-use': 'pre', 'post-tool-use': 'post' },
+  nativeEdit: codexNativeEdit,
+  postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...(typeof input.tool_use_id === 'string' ? { call: input.tool_use_id } : {}) }),
+  deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),
+  allow: () => ({ exitCode: 0 }),
+  configFiles(root, command) {
+    return [
+      {
+        path: path.join(root, '.codex', 'config.toml'),
+        render(existing) {
+          let data: Table;
+          try {
+            data = existing === null || existing.trim() === '' ? {} : (parse(existing) as Table);
+          } catch {
+            throw settingsError('.codex/config.toml', 'is not valid TOML');
+          }
+          tableAt(data, 'mcp_servers').editwarden = mcpServer(command);
+          const hooks = tableAt(data, 'hooks');
+          for (const [event, name] of [['PreToolUse', 'pre-tool-use'], ['PostToolUse', 'post-tool-use']] as const) {
+            const list = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : (hooks[event] = []);
+            upsert(list as unknown[], ` hook codex ${name}`, { matcher: EDIT_TOOLS.join('|'), hooks: [{ type: 'command', command: shellLine([...command, 'hook', 'codex', name]), timeout: 60 }] });
+          }
+          return `${stringify(data)}\n`;
+        },
+      },
+    ];
+  },
+  coverage: [
+    'Covered: Codex\'s apply_patch is vetted by editwarden before it runs and checkpointed for `editwarden undo` (once Codex trusts the project and its hooks); the editwarden MCP tools are registered.',
+    'Not covered: files changed by shell commands Codex runs; a project Codex does not trust (its .codex/config.toml is then not loaded — trust it, or copy the [hooks] and [mcp_servers] tables into ~/.codex/config.toml).',
+  ].join('\n'),
+};

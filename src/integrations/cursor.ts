@@ -1,0 +1,49 @@
+/**
+ * Cursor: `.cursor/mcp.json` registers the editwarden MCP server, and
+ * `.cursor/hooks.json` an `afterFileEdit` hook that records what Cursor's
+ * own editor changed. Cursor's documented file-edit hook runs AFTER the
+ * edit and cannot refuse it, so Cursor's native edits are recorded, not
+ * vetted and not undoable; edits made through the editwarden MCP tools are
+ * vetted and undoable as everywhere. Said plainly by init.
+ */
+import path from 'node:path';
+import type { ErrorInfo } from '../errors.js';
+import { arrayAt, jsonText, mcpServer, objectAt, parseJsonObject, refusalText, shellLine, type ClientIntegration, type Json } from './client.js';
+
+export const cursor: ClientIntegration = {
+  name: 'cursor',
+  events: { 'after-file-edit': 'post' },
+  nativeEdit: () => null,
+  postCall: () => ({ tool: 'afterFileEdit' }),
+  deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),
+  allow: () => ({ exitCode: 0, stdout: '{}' }),
+  configFiles(root, command) {
+    const line = shellLine([...command, 'hook', 'cursor', 'after-file-edit']);
+    return [
+      {
+        path: path.join(root, '.cursor', 'mcp.json'),
+        render(existing) {
+          const data = parseJsonObject(existing, '.cursor/mcp.json');
+          objectAt(data, 'mcpServers').editwarden = mcpServer(command);
+          return jsonText(data);
+        },
+      },
+      {
+        path: path.join(root, '.cursor', 'hooks.json'),
+        render(existing) {
+          const data = parseJsonObject(existing, '.cursor/hooks.json');
+          if (data.version === undefined) data.version = 1;
+          const list = arrayAt(objectAt(data, 'hooks'), 'afterFileEdit');
+          const at = list.findIndex((h: Json) => typeof h === 'object' && h !== null && !Array.isArray(h) && typeof h.command === 'string' && h.command.includes(' hook cursor after-file-edit'));
+          if (at >= 0) list[at] = { command: line };
+          else list.push({ command: line });
+          return jsonText(data);
+        },
+      },
+    ];
+  },
+  coverage: [
+    'Covered: the editwarden MCP tools are registered (edits through them are vetted and undoable); Cursor\'s own edits are recorded in .editwarden/hooks/changes.jsonl.',
+    'Not covered: Cursor\'s own edits are not vetted and `editwarden undo` cannot restore them — Cursor\'s documented afterFileEdit hook runs after the write and cannot refuse it.',
+  ].join('\n'),
+};

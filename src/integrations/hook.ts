@@ -1,0 +1,72 @@
+/**
+ * `editwarden hook <client> <event>`: what a client's hook runs. Reads the
+ * hook input (JSON on stdin), and for a pre-tool event vets the native edit
+ * (vet.ts) and answers allow or deny in the client's protocol; for a
+ * post-tool event records what changed. Fails closed: input it cannot read,
+ * or any error while vetting, is a refusal — a guard that crashes open
+ * guards nothing.
+ */
+import { ErrorCode, type ErrorInfo } from '../errors.js';
+import type { ClientIntegration, HookOutput } from './client.js';
+import { NativeInputError } from './native-edit.js';
+import { recordNativeEdit, vetNativeEdit } from './vet.js';
+
+export interface HookContext {
+  /** --root, else the client's project folder (CLAUDE_PROJECT_DIR / GEMINI_PROJECT_DIR), else the input's cwd, else the working folder. */
+  root?: string;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export function hookRoot(client: ClientIntegration, input: Record<string, unknown>, ctx: HookContext): string {
+  if (ctx.root) return ctx.root;
+  const fromEnv = client.name === 'claude' ? ctx.env.CLAUDE_PROJECT_DIR : client.name === 'gemini' ? ctx.env.GEMINI_PROJECT_DIR : client.name === 'cursor' ? ctx.env.CURSOR_PROJECT_DIR : undefined;
+  if (fromEnv) return fromEnv;
+  if (typeof input.cwd === 'string' && input.cwd !== '') return input.cwd;
+  return ctx.cwd;
+}
+
+function unreadable(why: string): ErrorInfo {
+  return {
+    code: ErrorCode.PARSE,
+    message: `editwarden could not read this edit (${why}), so it cannot vet it.`,
+    hint: 'Send the edit again with the tool\'s documented arguments, or use the editwarden MCP tools (edit_file, write_file).',
+  };
+}
+
+export async function runHook(client: ClientIntegration, event: string, stdin: string, ctx: HookContext): Promise<HookOutput> {
+  const kind = client.events[event];
+  if (!kind) {
+    return client.deny({ code: ErrorCode.USAGE, message: `${client.name} has no hook event ${JSON.stringify(event)}.`, hint: `Events: ${Object.keys(client.events).join(', ')}. Run \`editwarden init ${client.name}\` again.` });
+  }
+  let input: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(stdin);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+    input = parsed as Record<string, unknown>;
+  } catch {
+    return kind === 'pre' ? client.deny(unreadable('the hook input is not a JSON object')) : client.allow();
+  }
+  const root = hookRoot(client, input, ctx);
+
+  if (kind === 'post') {
+    try {
+      const { tool, call } = client.postCall(input);
+      recordNativeEdit(root, client.name, tool, call);
+    } catch (error) {
+      // The edit already happened; a record that fails must not turn into an error the model chases.
+      return { exitCode: 0, stderr: `editwarden: could not record the change: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    return client.allow();
+  }
+
+  let edit;
+  try {
+    edit = client.nativeEdit(input);
+  } catch (error) {
+    return client.deny(unreadable(error instanceof NativeInputError ? error.message : String(error)));
+  }
+  if (!edit) return client.allow();
+  const verdict = await vetNativeEdit(root, edit);
+  return verdict.allow ? client.allow() : client.deny(verdict.error);
+}

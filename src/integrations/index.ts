@@ -1,0 +1,11 @@
+/**
+ * The clients `editwarden init` and `editwarden hook` know, by name.
+ */
+import { claude } from './claude.js';
+import { codex } from './codex.js';
+import { cursor } from './cursor.js';
+import { gemini } from './gemini.js';
+import type { ClientIntegration } from './client.js';
+
+export const CLIENTS: Readonly<Record<string, ClientIntegration>> = { claude, codex, gemini, cursor };
+export type { ClientIntegration };

@@ -1,0 +1,45 @@
+/**
+ * What a client's own edit tool is about to do, in editwarden's terms: the
+ * edit requests it amounts to (planned exactly like `edit_file`), or — for
+ * tools whose content editwarden cannot model (a notebook cell) — just the
+ * paths it will write, which are still held to the boundary, the denied
+ * paths and the constraints, and still checkpointed. Pure data.
+ */
+import type { EditRequest } from '../edit/types.js';
+
+export interface NativeEdit {
+  /** Which client (claude, codex, gemini, cursor). */
+  client: string;
+  /** The client's tool name (Edit, Write, apply_patch, write_file…). */
+  tool: string;
+  /** The client's id of this tool call, when it sends one (ties PreToolUse to PostToolUse). */
+  call?: string;
+  /** Edits to plan; paths as the client gave them (often absolute). */
+  requests: EditRequest[];
+  /** Paths written without a content model (vetted as paths only). */
+  pathsOnly: string[];
+}
+
+/** A tool input that is not an edit editwarden guards (a read, a shell command): the hook lets it pass untouched. */
+export const NOT_AN_EDIT = null;
+
+/** The hook input could not be understood: refused, since an unreadable edit cannot be vetted. */
+export class NativeInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NativeInputError';
+  }
+}
+
+export function stringField(input: Record<string, unknown>, ...names: string[]): string {
+  for (const name of names) {
+    const v = input[name];
+    if (typeof v === 'string') return v;
+  }
+  throw new NativeInputError(`the tool input has no string field ${names.map((n) => JSON.stringify(n)).join(' or ')}`);
+}
+
+export function objectOf(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new NativeInputError(`${what} is not a JSON object`);
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,155 @@
+/**
+ * The shared hook engine: decides a client's native edit exactly as
+ * `edit_file` would decide the same change — the same sandbox resolver, the
+ * same denied paths, the same engine and guards (large deletion, size,
+ * binary, syntax), the same constraints — by planning it as a dry run, so
+ * nothing is written here. An allowed change gets a checkpoint of every file
+ * it will touch (so `editwarden undo` restores them); after the client
+ * wrote, `recordNativeEdit` logs what really changed.
+ *
+ * It never writes a project file: the client writes, editwarden only plans
+ * and checkpoints. It fails closed: anything it cannot vet is refused.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { applyRequests } from '../apply/apply-requests.js';
+import { loadConfig, type Config } from '../config/config.js';
+import { editOptionsFromConfig } from '../config/edit-options.js';
+import type { EngineHooks } from '../edit/types.js';
+import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
+import { ConstraintGuard, type FileChange } from '../guard/constraints.js';
+import { changesOf } from '../tools/edits.js';
+import { ensureStateDir } from '../workspace/lock.js';
+import { openWorkspace } from '../workspace/open.js';
+import type { Workspace } from '../workspace/workspace.js';
+import type { NativeEdit } from './native-edit.js';
+import { isProtectedConfig } from './protected.js';
+
+export type Verdict =
+  | { allow: true; changes: FileChange[]; diff: string; checkpoint: string | null }
+  | { allow: false; error: ErrorInfo };
+
+/** The editwarden tool a native tool is judged as (for `allowed_tools`): writing whole files or editing parts. */
+function toolOf(edit: NativeEdit): string {
+  return /write/i.test(edit.tool) && !/edit/i.test(edit.tool) ? 'write_file' : 'edit_file';
+}
+
+/** Plans the native edit against the workspace at `root`; on allow, checkpoints the files it touches. */
+export async function vetNativeEdit(root: string, edit: NativeEdit): Promise<Verdict> {
+  try {
+    const config = loadConfig(root);
+    const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last });
+    const ws = opened.ws;
+    const guard = new ConstraintGuard(config.constraints, { mode: 'interactive' });
+    const tool = toolOf(edit);
+    const restricted = guard.checkTool(tool, { tool });
+    if (restricted) return deny(violationError(restricted));
+
+    // 1. Paths: the one resolver (outside the root, .git/, .editwarden/, symlink escapes), then the files that govern the agent.
+    const relative: string[] = [];
+    for (const p of [...edit.requests.map((r) => r.path), ...edit.pathsOnly]) {
+      const resolved = ws.resolve(p);
+      checkNotProtected(p, resolved.relative);
+      relative.push(resolved.relative);
+    }
+
+    // A client's "write" replaces a file or creates it: the engine's overwrite needs the file, create needs its absence.
+    const requests = edit.requests.map((r) => (r.action === 'overwrite' && !ws.exists(r.path) ? { ...r, action: 'create' as const } : r));
+
+    // 2. Content: the same pipeline as edit_file, as a dry run.
+    let changes: FileChange[] = edit.pathsOnly.map((p) => ({ path: ws.resolve(p).relative, added: 0, removed: 0 }));
+    let diff = '';
+    if (requests.length > 0) {
+      const policy = config.edit.syntax_guard;
+      const outcome = await applyRequests(ws, requests, {
+        dryRun: true,
+        edit: editOptionsFromConfig(config),
+        prepareHooks: (paths) => languageHooks(paths, policy),
+      });
+      if (!outcome.ok) {
+        const first = outcome.results.find((r) => r.error && r.error.code !== ErrorCode.ABORTED)?.error ?? outcome.results.find((r) => r.error)?.error;
+        return deny(first ?? { code: ErrorCode.INTERNAL, message: 'The edit was refused.', hint: 'Read the file again and retry.' });
+      }
+      for (const f of outcome.files) checkNotProtected(f, f);
+      changes = [...changesOf(outcome), ...changes];
+      relative.push(...outcome.files);
+      diff = outcome.diff;
+    }
+
+    // 3. Constraints: patterns and limits, on the real diff.
+    const violation = guard.checkChanges(changes, { tool });
+    if (violation) return deny(violationError(violation));
+
+    // 4. Allowed: checkpoint what the client is about to write.
+    const unique = [...new Set(relative)];
+    if (unique.length === 0) return { allow: true, changes, diff, checkpoint: null };
+    const manifest = opened.transactions.checkpoints.createFiles(unique, `${edit.client} ${edit.tool}`, `before ${edit.client} ${edit.tool} ${summarize(unique)}`, {
+      kind: 'hook',
+      client: edit.client,
+      tool: edit.tool,
+      ...(edit.call !== undefined ? { call: edit.call } : {}),
+    });
+    return { allow: true, changes, diff, checkpoint: manifest.id };
+  } catch (error) {
+    return deny(toErrorInfo(error));
+  }
+}
+
+/** After the client's tool ran: what changed since the hook's checkpoint, appended to `.editwarden/hooks/changes.jsonl`. */
+export function recordNativeEdit(root: string, client: string, tool: string, call: string | undefined): { checkpoint: string | null; changes: Array<{ path: string; change: string }> } {
+  const config: Config = loadConfig(root);
+  const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes });
+  const service = opened.transactions.checkpoints;
+  const ids = service.manifests.ids();
+  let checkpoint: string | null = null;
+  // The newest checkpoint this call's PreToolUse took (bounded look-back: hooks checkpoint right before the tool runs).
+  for (let i = ids.length - 1; i >= 0 && i >= ids.length - 50; i--) {
+    const m = service.get((ids[i] as { id: string }).id);
+    if (m.origin.kind === 'hook' && m.origin.client === client && m.origin.tool === tool && (call === undefined || m.origin.call === call)) {
+      checkpoint = m.id;
+      break;
+    }
+  }
+  const changes = checkpoint ? service.diff(checkpoint, { patch: false }).map((c) => ({ path: c.path, change: c.change })) : [];
+  appendLog(opened.ws, { at: new Date().toISOString(), client, tool, ...(call !== undefined ? { call } : {}), checkpoint, changes });
+  return { checkpoint, changes };
+}
+
+function appendLog(ws: Workspace, entry: Record<string, unknown>): void {
+  ensureStateDir(ws.stateDir);
+  const dir = path.join(ws.stateDir, 'hooks');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.appendFileSync(path.join(dir, 'changes.jsonl'), `${JSON.stringify(entry)}\n`);
+}
+
+/** The syntax guard and AST support for code files, as the CLI prepares them (tree-sitter loads only for code files). */
+async function languageHooks(paths: string[], policy: 'refuse' | 'warn' | 'off'): Promise<EngineHooks> {
+  const { languageForPath } = await import('../ast/languages/index.js');
+  if (!paths.some((p) => languageForPath(p) !== undefined)) return {};
+  const { prepareAstHooks } = await import('../ast/hooks.js');
+  return prepareAstHooks(paths, policy);
+}
+
+function checkNotProtected(requested: string, relative: string): void {
+  // Attack: a prompt-injected agent rewrites the config or the client's hook settings to switch editwarden off.
+  if (isProtectedConfig(relative)) {
+    throw new EditwardenError({
+      code: ErrorCode.DENIED_PATH,
+      message: `${relative} configures editwarden or this agent's hooks; agents may not change it.`,
+      hint: 'Leave it alone and edit project files. A person can change it by hand (or with `editwarden init`).',
+      path: requested,
+    });
+  }
+}
+
+function violationError(v: { message: string; hint: string; path?: string }): ErrorInfo {
+  return { code: ErrorCode.CONSTRAINT, message: v.message, hint: v.hint, ...(v.path !== undefined ? { path: v.path } : {}) };
+}
+
+function deny(error: ErrorInfo): Verdict {
+  return { allow: false, error };
+}
+
+function summarize(paths: string[]): string {
+  return paths.length <= 3 ? paths.join(', ') : `${paths.slice(0, 3).join(', ')} and ${paths.length - 3} more`;
+}

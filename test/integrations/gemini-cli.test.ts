@@ -1,0 +1,32 @@
+/**
+ * The real Gemini CLI (npm @google/gemini-cli, pinned) protected by
+ * `editwarden init gemini`, with the scripted model server on 127.0.0.1
+ * playing the Gemini API (GOOGLE_GEMINI_BASE_URL). No skips.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GEMINI, THIRTY_LINES, cleanup, editwarden, functionResponses, project, runGemini } from './helpers.js';
+
+beforeAll(() => {
+  expect(fs.existsSync(GEMINI), `${GEMINI} is missing; run npm ci`).toBe(true);
+});
+afterAll(cleanup);
+
+describe('Gemini CLI native edits go through editwarden', () => {
+  it('refuses a write_file that wipes a 30-line file with the code reaching the model, lets a valid replace through, and undo restores it', async () => {
+    const root = project({ 'big.txt': THIRTY_LINES, 'notes.txt': 'alpha\nbeta\n' });
+    expect(editwarden(['init', 'gemini', '--root', root]).code).toBe(0);
+    const run = await runGemini(root, [
+      { name: 'write_file', args: { file_path: path.join(root, 'big.txt'), content: 'gone\n' } },
+      { name: 'replace', args: { file_path: path.join(root, 'notes.txt'), old_string: 'beta', new_string: 'BETA', instruction: 'capitalise' } },
+    ]);
+    const responses = functionResponses(run.requests);
+    expect(responses.length, `${run.stdout}\n${run.stderr}`).toBe(2);
+    expect(responses[0]).toContain('E_DRAMATIC_REDUCTION');
+    expect(fs.readFileSync(path.join(root, 'big.txt'), 'utf8')).toBe(THIRTY_LINES);
+    expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('alpha\nBETA\n');
+    expect(editwarden(['undo', '--root', root]).code).toBe(0);
+    expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\n');
+  }, 150_000);
+});

@@ -1,0 +1,181 @@
+/**
+ * Test helpers for the integrations: temp projects, the real editwarden
+ * binary, and a real client driven by the scripted model server on
+ * 127.0.0.1. Everything created is removed by `cleanup()`.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startScriptedServer, type RecordedRequest } from '../../src/agent/providers/scripted-server.js';
+import type { ScriptedTurn } from '../../src/agent/providers/script.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const BIN = path.join(REPO, 'bin', 'editwarden');
+export const CLAUDE = path.join(REPO, 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe');
+export const GEMINI = path.join(REPO, 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js');
+
+const made: string[] = [];
+
+export function tempDir(prefix = 'ew-int-'): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  made.push(dir);
+  return dir;
+}
+
+export function cleanup(): void {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+export const THIRTY_LINES = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+
+export function project(files: Record<string, string>): string {
+  const root = tempDir();
+  spawnSync('git', ['init', '-q'], { cwd: root });
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  }
+  return root;
+}
+
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real built binary (tests never run a stale build: `npm run build` first). */
+export function editwarden(args: string[], options: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): Ran {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: options.cwd, input: options.input ?? '', env: options.env ?? process.env, encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export interface ScriptedCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+type Body = { tools?: Array<{ name: string }>; messages?: Array<{ role: string; content: unknown }> };
+
+/** Every tool_result text the client sent back to the model, in order. */
+export function toolResults(requests: readonly RecordedRequest[]): string[] {
+  const last = requests[requests.length - 1];
+  const messages = (last?.body as Body | undefined)?.messages ?? [];
+  const out: string[] = [];
+  for (const m of messages) {
+    if (!Array.isArray(m.content)) continue;
+    for (const block of m.content as Array<{ type?: string; content?: unknown }>) {
+      if (block.type !== 'tool_result') continue;
+      out.push(typeof block.content === 'string' ? block.content : JSON.stringify(block.content));
+    }
+  }
+  return out;
+}
+
+/**
+ * Runs `claude -p` in `root` against the scripted server: the model makes
+ * `calls` in order, one per turn. An MCP tool the client has not listed yet
+ * (its servers connect in the background) is waited for by reading a file
+ * again, at most 5 times. Killed after `timeoutMs`.
+ */
+export async function runClaude(root: string, calls: ScriptedCall[], extraArgs: string[] = [], timeoutMs = 90_000): Promise<Ran & { requests: RecordedRequest[] }> {
+  let step = 0;
+  let waits = 0;
+  const filler = calls.find((c) => c.name === 'Read');
+  const server = await startScriptedServer((req) => {
+    const body = req.body as Body;
+    const offered = (body.tools ?? []).map((t) => t.name);
+    // Side requests (titles, summaries) offer no tools.
+    if (offered.length === 0) return { text: 'ok' } satisfies ScriptedTurn;
+    const call = calls[step];
+    if (!call) return { text: 'done' };
+    if (!offered.includes(call.name) && call.name.startsWith('mcp__') && filler && waits < 5) {
+      waits++;
+      return { tool_calls: [{ name: filler.name, arguments: filler.args }] };
+    }
+    step++;
+    return { tool_calls: [{ name: call.name, arguments: call.args }] };
+  });
+  const home = tempDir('ew-home-');
+  try {
+    const child = spawn(CLAUDE, ['-p', 'Make the change.', '--output-format', 'json', '--permission-mode', 'acceptEdits', ...extraArgs], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        TMPDIR: os.tmpdir(),
+        ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
+        ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',
+        DISABLE_AUTOUPDATER: '1',
+        DISABLE_TELEMETRY: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    clearTimeout(timer);
+    return { code, stdout, stderr, requests: [...server.requests] };
+  } finally {
+    await server.close();
+  }
+}
+
+type GeminiBody = { tools?: Array<{ functionDeclarations?: Array<{ name: string }> }>; contents?: Array<{ role: string; parts?: Array<Record<string, unknown>> }> };
+
+/** Every functionResponse Gemini CLI sent back to the model (JSON text), in order. */
+export function functionResponses(requests: readonly RecordedRequest[]): string[] {
+  const withTools = requests.filter((r) => r.protocol === 'gemini' && ((r.body as GeminiBody).tools ?? []).length > 0);
+  const last = withTools[withTools.length - 1];
+  const out: string[] = [];
+  for (const c of (last?.body as GeminiBody | undefined)?.contents ?? []) for (const p of c.parts ?? []) if (p.functionResponse) out.push(JSON.stringify(p.functionResponse));
+  return out;
+}
+
+/** Runs `gemini -p` (non-interactive, edits auto-approved) in `root` against the scripted server playing the Gemini API. */
+export async function runGemini(root: string, calls: ScriptedCall[], timeoutMs = 120_000): Promise<Ran & { requests: RecordedRequest[] }> {
+  const server = await startScriptedServer((req) => {
+    const body = req.body as GeminiBody;
+    const offered = (body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name));
+    // Side requests (routing, summaries) offer no tools.
+    if (offered.length === 0) return { text: JSON.stringify({ complexity_reasoning: 'a scripted test', complexity_score: 1 }) } satisfies ScriptedTurn;
+    const step = (body.contents ?? []).filter((c) => c.role === 'model').length;
+    const call = calls[step];
+    if (!call) return { text: 'done' };
+    return { tool_calls: [{ name: call.name, arguments: call.args }] };
+  });
+  const home = tempDir('ew-home-');
+  fs.mkdirSync(path.join(home, '.gemini'));
+  fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
+  try {
+    const child = spawn(process.execPath, [GEMINI, '-p', 'Make the change.', '--output-format', 'json', '--approval-mode', 'auto_edit'], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        TMPDIR: os.tmpdir(),
+        GEMINI_API_KEY: 'not-a-key',
+        GOOGLE_GEMINI_BASE_URL: server.geminiBaseUrl,
+        GEMINI_CLI_NO_RELAUNCH: '1',
+        GEMINI_CLI_TRUST_WORKSPACE: 'true',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    clearTimeout(timer);
+    return { code, stdout, stderr, requests: [...server.requests] };
+  } finally {
+    await server.close();
+  }
+}
