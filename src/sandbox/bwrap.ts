@@ -56,6 +56,8 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, command: readonly 
   a.push('--bind', policy.root, policy.root);
   // .git/, .editwarden/ and the config: what governs the agent stays out of its commands' reach.
   for (const p of policy.readOnly) a.push('--ro-bind', p, p);
+  // No .editwarden/ yet: an empty read-only one, so nothing can be planted for editwarden to trust later.
+  if (policy.absentState) a.push('--tmpfs', policy.absentState, '--remount-ro', policy.absentState);
   // Secrets under an exposed path (the root holds HOME, a `readable` entry holds ~/.ssh) are hidden again, last.
   const exposed = [policy.root, ...policy.readable, ...policy.writable];
   for (const s of policy.secrets) {

@@ -57,6 +57,11 @@ export interface SandboxPolicy {
   root: string;
   /** Existing real paths inside the root bound read-only over the writable root. */
   readOnly: string[];
+  /**
+   * `.editwarden/` when it does not exist yet: an empty read-only folder is mounted there, so a command
+   * cannot plant state (a forged journal) for editwarden to find later. null when it exists (then in readOnly).
+   */
+  absentState: string | null;
   /** Folders replaced by an empty tmpfs (home folders). */
   hidden: string[];
   /** The HOME a command sees (an empty folder inside the sandbox). */
@@ -163,6 +168,9 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     input.stateDir,
     ...(input.configFiles ?? [path.join(root, '.editwarden.yml')]),
   ];
+  const stateDir = path.resolve(root, input.stateDir);
+  // A missing state folder directly under the root (its usual place) is kept empty and read-only inside.
+  const absentState = !exists(stateDir) && path.dirname(stateDir) === root ? stateDir : null;
   for (const p of candidates) {
     const real = protectedPath(path.resolve(root, p), root);
     if (real && real !== root && !readOnly.includes(real)) readOnly.push(real);
@@ -185,6 +193,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     enabled: cfg.enabled,
     root,
     readOnly,
+    absentState,
     hidden,
     home,
     readable,

@@ -45,7 +45,8 @@ export function sandboxExecProfile(policy: SandboxPolicy): string {
   lines.push(`(allow file-read* file-write* ${[policy.root, ...policy.writable, ...MACOS_TEMP].map(subpath).join(' ')})`);
   lines.push('(allow file-write* (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (regex #"^/dev/fd/"))');
   // .git/, .editwarden/ and the config: read-only inside.
-  if (policy.readOnly.length > 0) lines.push(`(deny file-write* ${policy.readOnly.map(subpath).join(' ')})`);
+  const readOnly = [...policy.readOnly, ...(policy.absentState ? [policy.absentState] : [])];
+  if (readOnly.length > 0) lines.push(`(deny file-write* ${readOnly.map(subpath).join(' ')})`);
   // Network: none unless the config allows it.
   lines.push(policy.network ? '(allow network*)' : '(deny network*)');
   // Sockets to agents and daemons, and the secret stores, denied last so nothing above re-opens them.

@@ -181,6 +181,34 @@ describe('exec: execute_command in the sandbox', () => {
   });
 });
 
+describe('config keys', () => {
+  test('git_writable: true lets commands write .git (to commit); .editwarden and the config stay read-only', () => {
+    const root = project({ '.editwarden.yml': 'sandbox:\n  git_writable: true\n' });
+    const r = exec(root, ['echo ref > .git/HEAD', 'echo x > .editwarden/planted', 'echo "{}" > .editwarden.yml']);
+    expect(r.out.calls.map((c: { ok: boolean }) => c.ok)).toEqual([true, false, false]);
+    expect(fs.readFileSync(path.join(root, '.git/HEAD'), 'utf8')).toBe('ref\n');
+  });
+
+  test('readable exposes a named file of the hidden HOME read-only; a secret store stays hidden even when listed', () => {
+    fs.writeFileSync(path.join(home, '.toolrc'), 'tool-settings\n');
+    const root = project({ '.editwarden.yml': "sandbox:\n  readable: ['~/.toolrc', '~/.ssh']\n" });
+    const r = exec(root, ['cat ~/.toolrc', 'cat ~/.ssh/id_rsa', 'echo changed > ~/.toolrc']);
+    expect(r.out.calls[0].output).toContain('tool-settings');
+    expect(r.out.calls.slice(1).map((c: { ok: boolean }) => c.ok)).toEqual([false, false]);
+    noSecretIn(r.stdout);
+    expect(fs.readFileSync(path.join(home, '.toolrc'), 'utf8')).toBe('tool-settings\n');
+  });
+
+  test('enabled: false runs nothing headless (E_UNSANDBOXED says the sandbox is off) unless allow_unsandboxed', () => {
+    const off = project({ '.editwarden.yml': 'sandbox:\n  enabled: false\n' });
+    const refused = exec(off, ['echo ran > ran.txt']).out.calls[0];
+    expect(refused.error).toMatchObject({ code: 'E_UNSANDBOXED', message: expect.stringContaining('sandbox.enabled: false') });
+    expect(fs.existsSync(path.join(off, 'ran.txt'))).toBe(false);
+    const allowed = project({ '.editwarden.yml': 'sandbox:\n  enabled: false\n  allow_unsandboxed: true\n' });
+    expect(exec(allowed, ['echo ran > ran.txt']).out.calls[0]).toMatchObject({ ok: true, data: { sandbox: 'none' } });
+  });
+});
+
 describe('where no sandbox can be had', () => {
   const NO_BWRAP = { EDITWARDEN_BWRAP: path.join(os.tmpdir(), 'no-such-dir', 'bwrap') };
 
