@@ -89,8 +89,9 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
 
   const hooks = options.hooks ?? (options.prepareHooks ? await options.prepareHooks([...groups.keys()]) : {});
 
-  // 3–6 run under the root lock: what is read is what the commit writes over.
-  return exclusive(ws, () => planAndCommit(ws, slots, groups, targetOf, hooks, editOptions, options));
+  // 3–6 run under the root lock: what is read is what the commit writes over. A dry run writes nothing and waits for no one.
+  const work = (): ApplyOutcome => planAndCommit(ws, slots, groups, targetOf, hooks, editOptions, options);
+  return options.dryRun ? work() : exclusive(ws, work);
 }
 
 function planAndCommit(

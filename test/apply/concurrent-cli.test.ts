@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cli } from './helpers.js';
 
@@ -78,4 +79,20 @@ describe('concurrent editwarden edit processes on one file', () => {
       expect(final.split('\n').filter((l) => l.endsWith('= 1')).length).toBe(1);
     }
   }, 120_000);
+
+  it('a dry run takes no lock: it answers while another process holds the root', async () => {
+    const root = tempRoot('a = 0\n');
+    const holder = spawn(process.execPath, [path.resolve(__dirname, '../workspace/fixtures/tx-child.mjs'), 'hold-lock', root, '30000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      await new Promise<void>((resolve) => holder.stdout.on('data', (d: Buffer) => d.toString().includes('locked') && resolve()));
+      const started = Date.now();
+      const r = await cli(['edit', 'shared.txt', '--old', 'a = 0', '--new', 'a = 1', '--dry-run', '--json', '--root', root], root);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(statusOf(r.stdout)).toBe('dry-run');
+      // The lock wait alone would take 10 s and end in E_LOCKED.
+      expect(Date.now() - started).toBeLessThan(9_000);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  }, 60_000);
 });

@@ -113,6 +113,23 @@ describe('.git/ and the config changed by a command: a Pattern violation, revert
     expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('ok\n');
   });
 
+  it('.git/hooks swapped for a symlink to an outside folder: put back as a real folder, nothing written outside by the revert', async () => {
+    git('init', '-q');
+    const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-outside-')));
+    try {
+      const hooks = fs.readdirSync(path.join(root, '.git/hooks')).sort();
+      const run = start();
+      const r = await run.call({ tool: 'execute_command', args: { command: `mv .git/hooks .git/hooks.bak && ln -s ${outside} .git/hooks` } });
+      expect(r.violation).toMatchObject({ type: 'Pattern', constraint: 'protected_paths' });
+      expect(fs.lstatSync(path.join(root, '.git/hooks')).isDirectory()).toBe(true);
+      expect(fs.readdirSync(path.join(root, '.git/hooks')).sort()).toEqual(hooks);
+      expect(exists('.git/hooks.bak')).toBe(false);
+      expect(fs.readdirSync(outside)).toEqual([]);
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it('a moved HEAD (git reset) is put back', async () => {
     git('init', '-q');
     git('add', 'a.txt');
