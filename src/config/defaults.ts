@@ -29,6 +29,7 @@ export const DEFAULT_CONFIG: Config = {
   reports: { controlled_edit: 'docs/telemetry/controlled_edit_report.md' },
   checkpoints: { keep_last: 500 },
   scouts: {},
+  workspace: { allow_hardlinks: false },
   active_edit_enabled: false,
 };
 
