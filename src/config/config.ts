@@ -170,6 +170,13 @@ export const CheckpointsSchema = z
   })
   .strict();
 
+export const WorkspaceSchema = z
+  .object({
+    /** Read regular files with more than one hard link (a second name may lie outside the root; docs/workspace-boundary.md). */
+    allow_hardlinks: z.boolean().default(false),
+  })
+  .strict();
+
 export const ScoutsSchema = z
   .object({
     /** A model (provider:model) that summarises scout payloads for the Editor; unset: raw payloads. */
@@ -213,6 +220,7 @@ export const ConfigSchema = z
     checkpoints: CheckpointsSchema.default(CheckpointsSchema.parse({})),
     scouts: ScoutsSchema.default(ScoutsSchema.parse({})),
     sandbox: SandboxSchema.default(SandboxSchema.parse({})),
+    workspace: WorkspaceSchema.default(WorkspaceSchema.parse({})),
     active_edit_enabled: z.boolean().default(false),
   })
   .strict();

@@ -30,6 +30,7 @@ export const DEFAULT_CONFIG: Config = {
   checkpoints: { keep_last: 500 },
   scouts: {},
   sandbox: { enabled: true, network: false, git_writable: false, allow_unsandboxed: false, env: [], readable: [], writable: [] },
+  workspace: { allow_hardlinks: false },
   active_edit_enabled: false,
 };
 

@@ -246,7 +246,7 @@ export class McpSession {
     }
     const loaded = mcpConfig(loadConfig(choice.root, this.options.configFile));
     const config = this.options.unsandboxed ? { ...loaded, sandbox: { ...loaded.sandbox, allow_unsandboxed: true } } : loaded;
-    const opened = openWorkspace(choice.root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last });
+    const opened = openWorkspace(choice.root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, allowHardLinks: config.workspace.allow_hardlinks });
     for (const notice of opened.recovered) this.options.log(`editwarden mcp: recovered: ${notice.message}`);
     for (const bad of choice.ignored) this.options.log(`editwarden mcp: ignored client root ${bad}`);
     this.options.log(`editwarden mcp: workspace ${choice.root} (${choice.source === 'client' ? "the client's root" : choice.source === 'flag' ? '--root' : 'working folder'})`);

@@ -49,7 +49,7 @@ export function sha256(bytes: Uint8Array): string {
 }
 
 /** A snapshot whose sha256 is computed on first use: hashing megabytes costs as much as writing them, so only stale checks and reads that report it pay. */
-export function fileSnapshot(resolved: Pick<ResolvedPath, 'relative' | 'absolute'>, bytes: Buffer, mode: number, _stat?: fs.Stats): FileSnapshot {
+export function fileSnapshot(resolved: Pick<ResolvedPath, 'relative' | 'absolute'>, bytes: Buffer, mode: number): FileSnapshot {
   let hash: string | undefined;
   return {
     path: resolved.relative,
@@ -164,7 +164,7 @@ export class Workspace {
             });
           }
           const bytes = fs.readFileSync(fd);
-          return fileSnapshot(loc, bytes, stat.mode & 0o7777, stat);
+          return fileSnapshot(loc, bytes, stat.mode & 0o7777);
         } finally {
           fs.closeSync(fd);
         }

@@ -65,6 +65,8 @@ describe('python-patch layout A: each apply case produces the expected file', ()
         const target = parsed.requests[0]?.path as string;
         const root = tempRoot('ew-pp-a-');
         fs.copyFileSync(path.join(TESTS, `${name}.from`), path.join(root, target));
+        // The shared fixtures are read-only (0444) and copyFileSync keeps that mode; a read-only file is refused (E_READ_ONLY) by design.
+        fs.chmodSync(path.join(root, target), 0o644);
         const outcome = await applyReply(Workspace.open(root), patch, { edit: { strict, dramaticMinLines: Number.POSITIVE_INFINITY } });
         expect(outcome.results.map((r) => r.error?.message ?? 'ok')).toEqual(['ok']);
         expect(outcome.format).toBe('udiff');

@@ -176,3 +176,32 @@ describe('temp names and leftovers', () => {
     expect(fs.existsSync(path.join(root, 'newdir'))).toBe(false);
   });
 });
+
+describe('the path-string fallback (systems without /proc/self/fd, e.g. macOS)', () => {
+  it('still follows in-root symlinks, refuses escapes, reads and writes', async () => {
+    const { setResolverFallback } = await import('../../src/workspace/resolver.js');
+    setResolverFallback(true);
+    try {
+      put('src/a.txt', 'a\n');
+      fs.symlinkSync('src', path.join(root, 'alias'));
+      fs.symlinkSync(base, path.join(root, 'out'));
+      const ws = Workspace.open(root);
+      expect(ws.read('alias/a.txt')?.bytes.toString()).toBe('a\n');
+      expect(codeOf(() => ws.read('out/repo/src/a.txt'))).toBe('E_OUTSIDE_ROOT');
+      ws.commit([{ kind: 'write', path: 'src/new/b.txt', bytes: Buffer.from('b\n') }]);
+      expect(fs.readFileSync(path.join(root, 'src/new/b.txt'), 'utf8')).toBe('b\n');
+      expect(codeOf(() => ws.commit([{ kind: 'write', path: 'out/x.txt', bytes: Buffer.from('x') }]))).toBe('E_OUTSIDE_ROOT');
+      expect(fs.existsSync(path.join(base, 'x.txt'))).toBe(false);
+    } finally {
+      setResolverFallback(false);
+    }
+  });
+});
+
+describe('workspace.allow_hardlinks in the configuration', () => {
+  it('is a config key (default false)', async () => {
+    const { parseConfig } = await import('../../src/config/config.js');
+    expect(parseConfig('workspace:\n  allow_hardlinks: true\n').workspace.allow_hardlinks).toBe(true);
+    expect(defaultConfig().workspace.allow_hardlinks).toBe(false);
+  });
+});

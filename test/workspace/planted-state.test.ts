@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openWorkspace } from '../../src/workspace/open.js';
+import { call, connect } from '../mcp/helpers/server.js';
 
 const BIN = path.resolve(__dirname, '../../bin/editwarden');
 
@@ -145,5 +146,26 @@ describe('a planted .editwarden/', () => {
     outsideUntouched();
     // And the root is usable afterwards: no record left blocking.
     expect(cli('checkpoint', 'list').code).toBe(0);
+  });
+
+  it('through MCP: the server starts, holds the planted record, answers calls, and never writes the config or outside', async () => {
+    plant({ root: rootIdentity() }, { entries: [{ path: '../../outside/victim.txt', type: 'absent' }] });
+    fs.writeFileSync(path.join(root, '.editwarden.yml'), 'constraints:\n  max_files: 3\n');
+    const server = await connect(['--root', root]);
+    try {
+      const read = await call(server.client, 'read_file', { path: 'a.txt' });
+      expect(read.isError).toBe(false);
+      expect(read.text).toContain('mine');
+      const cfg = await call(server.client, 'write_file', { path: '.editwarden.yml', content: 'constraints: {}\n', overwrite: true });
+      expect(cfg.isError).toBe(true);
+      expect(cfg.text).toContain('E_DENIED_PATH');
+      const list = await call(server.client, 'checkpoint_list', {});
+      expect(list.isError).toBe(false);
+      expect(server.stderr()).toContain('held');
+    } finally {
+      await server.close();
+    }
+    expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe('constraints:\n  max_files: 3\n');
+    outsideUntouched();
   });
 });

@@ -66,27 +66,23 @@ export function workspaceSource(ws: Workspace, overlay?: Overlay, limits: Source
     text(relative: string): string | null {
       const proposed = overlay?.proposed(relative);
       if (proposed !== undefined) return proposed !== null && proposed.length <= maxBytes && !proposed.includes('\0') ? proposed : null;
-      let absolute: string;
-      try {
-        absolute = ws.resolve(relative).absolute;
-      } catch {
-        return null;
-      }
+      // Through the race-free resolver (src/workspace/resolver.ts): never a path string that a swapped folder could redirect.
       let stat: fs.Stats;
       try {
-        stat = fs.statSync(absolute);
+        const info = ws.info(relative);
+        if (info.type !== 'file' || info.stat === null) return null;
+        stat = info.stat;
       } catch {
         return null;
       }
-      if (!stat.isFile()) return null;
       const hit = cache.get(relative);
       if (hit && hit.size === stat.size && hit.mtimeMs === stat.mtimeMs) return hit.text;
       let text: string | null = null;
       if (stat.size <= maxBytes) {
         try {
-          const bytes = fs.readFileSync(absolute);
+          const bytes = ws.read(relative)?.bytes ?? null;
           // A NUL byte in the first 8 KB: binary, as git and grep judge it.
-          text = bytes.subarray(0, 8192).includes(0) ? null : bytes.toString('utf8');
+          text = bytes === null || bytes.subarray(0, 8192).includes(0) ? null : bytes.toString('utf8');
         } catch {
           text = null;
         }
