@@ -105,7 +105,8 @@ export async function runClaude(root: string, calls: ScriptedCall[], extraArgs: 
       env: {
         PATH: process.env.PATH ?? '',
         HOME: home,
-        TMPDIR: os.tmpdir(),
+        // The client's own temp files go where cleanup() removes them.
+        TMPDIR: tempDir('ew-clienttmp-'),
         ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
         ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',
         DISABLE_AUTOUPDATER: '1',
@@ -159,7 +160,8 @@ export async function runGemini(root: string, calls: ScriptedCall[], timeoutMs =
       env: {
         PATH: process.env.PATH ?? '',
         HOME: home,
-        TMPDIR: os.tmpdir(),
+        // The client's own temp files go where cleanup() removes them.
+        TMPDIR: tempDir('ew-clienttmp-'),
         GEMINI_API_KEY: 'not-a-key',
         GOOGLE_GEMINI_BASE_URL: server.geminiBaseUrl,
         GEMINI_CLI_NO_RELAUNCH: '1',
