@@ -1,13 +1,18 @@
 /**
  * Interactive mode's person at the terminal: before each write or command
  * the runner's approval hook shows what the call would do (its description
- * and diff, or the command line) and asks yes / no / always for this tool /
- * quit; ask_question and the model's plain replies reach the person too.
+ * and diff, or the command line and the folder it runs in) and asks with one
+ * key — Y (the default, Enter) / n (then an optional reason for the model) /
+ * a (always, scoped: this command prefix or this path glob, never the whole
+ * tool) / q (quit); ask_question and the model's plain replies reach the
+ * person too.
  * Reads whole lines from the terminal (or a pipe), one long-lived reader so
  * that no typed-ahead answer is lost. It decides nothing itself: every
  * answer comes from the person; end of input means quit.
  */
+import path from 'node:path';
 import readline from 'node:readline';
+import picomatch from 'picomatch';
 import type { ApprovalDecision, ApprovalHook, ApprovalRequest } from '../tools/runner.js';
 import type { Interaction } from '../tools/types.js';
 import { paint, paintDiff, type Io } from '../cli/output.js';
@@ -24,6 +29,8 @@ export interface TerminalPrompter {
 
 export interface PrompterOptions {
   color: boolean;
+  /** The project root, shown as the working directory of commands. */
+  root?: string;
   /** Ctrl-C while a question is open (the terminal is in raw mode then: no process SIGINT arrives). */
   onInterrupt?: () => void;
 }
@@ -33,9 +40,11 @@ const NEEDS_APPROVAL = new Set(['write', 'command']);
 
 export type Answer = 'yes' | 'no' | 'always' | 'quit';
 
+/** One key (or a word, from a pipe); an empty answer (Enter) is the default, yes. */
 export function parseAnswer(text: string | null): Answer | null {
   if (text === null) return 'quit';
   switch (text.trim().toLowerCase()) {
+    case '':
     case 'y':
     case 'yes':
       return 'yes';
@@ -53,13 +62,56 @@ export function parseAnswer(text: string | null): Answer | null {
   }
 }
 
+/** What "always" covers: this command prefix, or this path glob — never the whole tool. */
+export interface AlwaysScope {
+  tool: string;
+  label: string;
+  covers(request: ApprovalRequest): boolean;
+}
+
+/** The program and, when it has one, its subcommand: `npm test`, `git status`, `make`. */
+export function commandPrefix(command: string): string {
+  const words = command.trim().split(/\s+/);
+  const first = words[0] ?? '';
+  const second = words[1];
+  return second && /^[a-z][\w:-]*$/i.test(second) ? `${first} ${second}` : first;
+}
+
+export function alwaysScope(request: ApprovalRequest): AlwaysScope {
+  const args = (request.args ?? {}) as Record<string, unknown>;
+  if (request.kind === 'command') {
+    const prefix = commandPrefix(String(args.command ?? ''));
+    const shell = /[;&|`$<>()\n]/;
+    return {
+      tool: request.tool,
+      label: `commands starting with "${prefix}"`,
+      // A chained or redirected command is asked again: "npm test && rm -rf ." is not "npm test".
+      covers: (r) => {
+        const c = String(((r.args ?? {}) as Record<string, unknown>).command ?? '').trim();
+        return r.tool === request.tool && (c === prefix || c.startsWith(`${prefix} `)) && !shell.test(c);
+      },
+    };
+  }
+  const first = request.changes?.[0]?.path ?? String(args.path ?? args.filename ?? args.file_path ?? '');
+  const dir = path.posix.dirname(first);
+  const glob = dir === '.' || dir === '' ? first : `${dir}/**`;
+  const match = picomatch(glob, { dot: false });
+  return {
+    tool: request.tool,
+    label: `${request.tool} in ${glob}`,
+    covers: (r) => r.tool === request.tool && (r.changes ?? []).length > 0 && (r.changes ?? []).every((c) => match(c.path)),
+  };
+}
+
 /** What the person sees before deciding. */
-export function approvalPreview(request: ApprovalRequest, color: boolean): string {
+export function approvalPreview(request: ApprovalRequest, color: boolean, root?: string): string {
   const args = (request.args ?? {}) as Record<string, unknown>;
   const out = [`${paint(color, 'bold', '?')} ${paint(color, 'bold', describeCall(request.tool, args))}`];
   if (request.kind === 'command') {
     out.push(`  command: ${String(args.command ?? '')}`);
-    if (args.cwd && args.cwd !== '.') out.push(`  in: ${String(args.cwd)}`);
+    // Commands show their working directory, always.
+    const cwd = typeof args.cwd === 'string' && args.cwd !== '' ? args.cwd : '.';
+    out.push(`  in: ${root ? path.join(root, cwd) : cwd}`);
   }
   if (request.changes && request.changes.length > 0) {
     out.push(`  changes: ${request.changes.map((c) => `${c.path} +${c.added} -${c.removed}`).join(', ')}`);
@@ -70,7 +122,7 @@ export function approvalPreview(request: ApprovalRequest, color: boolean): strin
 }
 
 export function createTerminalPrompter(io: Io, options: PrompterOptions): TerminalPrompter {
-  const always = new Set<string>();
+  const always: AlwaysScope[] = [];
   let quit = false;
   let rl: readline.Interface | null = null;
   let closed = false;
@@ -107,6 +159,7 @@ export function createTerminalPrompter(io: Io, options: PrompterOptions): Termin
    */
   const askTerminal = (prompt: string): Promise<string | null> =>
     new Promise((resolve) => {
+      stopSwallowing?.();
       const once = readline.createInterface({ input: io.stdin, output: io.stdout, terminal: true });
       let done = false;
       const finish = (line: string | null): void => {
@@ -124,6 +177,59 @@ export function createTerminalPrompter(io: Io, options: PrompterOptions): Termin
       once.question(prompt, (line) => finish(line));
     });
 
+  let stopSwallowing: (() => void) | null = null;
+
+  /** One key on a terminal (raw mode, no Enter needed; Enter is the default); a line from a pipe. */
+  const askKey = (prompt: string): Promise<string | null> => {
+    stopSwallowing?.();
+    const stdin = io.stdin as NodeJS.ReadStream;
+    if (!tty || typeof stdin.setRawMode !== 'function') return ask(prompt);
+    return new Promise((resolve) => {
+      io.stdout.write(prompt);
+      const onData = (chunk: Buffer): void => {
+        stdin.removeListener('data', onData);
+        const key = chunk.toString('utf8').charAt(0);
+        // A habitual Enter after the key must not answer the next prompt with its default: swallow it.
+        const swallow = (more: Buffer): void => {
+          if (!/^[\r\n]+$/.test(more.toString('utf8'))) stdin.unshift(more);
+        };
+        if (key !== '\r' && key !== '\n' && key !== '\u0003') {
+          stdin.on('data', swallow);
+          const end = (): void => {
+            clearTimeout(timer);
+            stopSwallowing = null;
+            stdin.removeListener('data', swallow);
+            stdin.setRawMode(false);
+            stdin.pause();
+          };
+          const timer = setTimeout(end, 250);
+          // The next question (a reason after "n") takes over the terminal at once.
+          stopSwallowing = end;
+        } else {
+          stdin.setRawMode(false);
+          stdin.pause();
+        }
+        if (key === '\u0003') {
+          io.stdout.write('^C\n');
+          options.onInterrupt?.();
+          resolve(null);
+          return;
+        }
+        if (key === '\u0004') {
+          io.stdout.write('\n');
+          resolve(null);
+          return;
+        }
+        const shown = key === '\r' || key === '\n' ? '' : key;
+        io.stdout.write(`${shown}\n`);
+        resolve(shown);
+      };
+      stdin.setRawMode(true);
+      stdin.resume();
+      stdin.on('data', onData);
+    });
+  };
+
   const ask = (prompt: string): Promise<string | null> => {
     if (tty) return askTerminal(prompt);
     const r = reader();
@@ -139,26 +245,31 @@ export function createTerminalPrompter(io: Io, options: PrompterOptions): Termin
   const approve: ApprovalHook = async (request): Promise<ApprovalDecision> => {
     if (!NEEDS_APPROVAL.has(request.kind)) return { approved: true };
     if (quit) return { approved: false, reason: 'the person quit the run' };
-    if (always.has(request.tool)) {
-      io.stdout.write(`${paint(options.color, 'dim', `(always) ${describeCall(request.tool, (request.args ?? {}) as Record<string, unknown>)}`)}\n`);
+    const covering = always.find((scope) => scope.covers(request));
+    if (covering) {
+      io.stdout.write(`${paint(options.color, 'dim', `(always: ${covering.label}) ${describeCall(request.tool, (request.args ?? {}) as Record<string, unknown>)}`)}\n`);
       return { approved: true };
     }
-    io.stdout.write(approvalPreview(request, options.color));
+    io.stdout.write(approvalPreview(request, options.color, options.root));
+    const scope = alwaysScope(request);
     for (;;) {
-      const answer = parseAnswer(await ask(`Apply? [y]es / [n]o / [a]lways for ${request.tool} / [q]uit: `));
+      const answer = parseAnswer(await askKey(`Apply? [Y]es / [n]o (with a reason) / [a]lways for ${scope.label} / [q]uit: `));
       switch (answer) {
         case 'yes':
           return { approved: true };
         case 'always':
-          always.add(request.tool);
+          always.push(scope);
           return { approved: true };
-        case 'no':
-          return { approved: false, reason: 'the person said no' };
+        case 'no': {
+          // The person's reason goes to the model with the refusal.
+          const reason = (await ask('Reason for the model (Enter to skip): '))?.trim();
+          return { approved: false, reason: reason ? `the person said no: ${reason}` : 'the person said no' };
+        }
         case 'quit':
           quit = true;
           return { approved: false, reason: 'the person quit the run' };
         case null:
-          io.stdout.write('Please answer y, n, a or q.\n');
+          io.stdout.write('Please press y, n, a or q (Enter: yes).\n');
           break;
         default: {
           const never: never = answer;

@@ -95,19 +95,13 @@ export function agentDemoScript(compile: string | null): Script {
           '  return `Goodbye, ${name}!`;',
           '}',
           '---END---',
-          compile ? 'Then I will compile the project.' : 'No TypeScript compiler is installed here, so I cannot compile the project.',
+          compile ? 'Then I will mark the task done: task_completion compiles the project first.' : 'No TypeScript compiler is installed here, so I cannot compile the project.',
         ].join('\n'),
-        tool_calls: compile
-          ? [{ name: 'execute_command', arguments: { command: compile, timeout: 120 } }]
-          : [{ name: 'list_files', arguments: { path: 'src' } }],
-      },
-      {
-        text: compile ? 'It compiles.' : 'Done, but not compiled.',
         tool_calls: [
           {
             name: 'task_completion',
             arguments: compile
-              ? { summary: 'repeatCount() now returns 3 and farewell(name) was added in src/greeting.ts; tsc --noEmit passes.', status: 'done' }
+              ? { summary: 'repeatCount() now returns 3 and farewell(name) was added in src/greeting.ts; the build (tsc --noEmit) passes.', status: 'done' }
               : { summary: 'repeatCount() now returns 3 and farewell(name) was added in src/greeting.ts; NOT compiled: no TypeScript compiler is installed.', status: 'partial' },
           },
         ],

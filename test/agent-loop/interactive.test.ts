@@ -52,6 +52,11 @@ async function waitFor(text: string, count = 1, timeoutMs = 30_000): Promise<str
   }
 }
 
+/** One key, no Enter (the approval prompt reads single keys). */
+function key(k: string): void {
+  tmux('send-keys', '-t', session, '-l', k);
+}
+
 function type(text: string): void {
   tmux('send-keys', '-t', session, '-l', text);
   tmux('send-keys', '-t', session, 'Enter');
@@ -67,8 +72,8 @@ describe('--mode interactive in a real terminal (tmux)', () => {
         { text: 'First edit.', tool_calls: [{ name: 'edit_file', arguments: { path: 'notes.txt', old_text: 'alpha', new_text: 'beta' } }] },
         { text: 'Second edit.', tool_calls: [{ name: 'edit_file', arguments: { path: 'notes.txt', old_text: 'beta', new_text: 'gamma' } }] },
         { tool_calls: [{ name: 'ask_question', arguments: { question: 'Which name should the new file greet?' } }] },
-        { tool_calls: [{ name: 'write_file', arguments: { path: 'one.txt', content: 'one\n' } }] },
-        { tool_calls: [{ name: 'write_file', arguments: { path: 'two.txt', content: 'two\n' } }] },
+        { tool_calls: [{ name: 'write_file', arguments: { path: 'out/one.txt', content: 'one\n' } }] },
+        { tool_calls: [{ name: 'write_file', arguments: { path: 'out/two.txt', content: 'two\n' } }] },
         { tool_calls: [{ name: 'task_completion', arguments: { summary: 'done' } }] },
       ],
     });
@@ -84,35 +89,38 @@ describe('--mode interactive in a real terminal (tmux)', () => {
       tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '50', command);
 
       // 1. The first edit: description and diff shown before anything is written; "y".
-      let s = await waitFor('Apply? [y]es / [n]o / [a]lways for edit_file / [q]uit:');
+      let s = await waitFor('Apply? [Y]es / [n]o (with a reason) / [a]lways for edit_file in notes.txt / [q]uit:');
       expect(s).toContain('? edit_file edit notes.txt');
       expect(s).toContain('-alpha');
       expect(s).toContain('+beta');
       expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('alpha\n');
-      type('y');
+      key('y');
 
-      // 2. The second edit: "n" — declined, nothing written, the model told so.
-      s = await waitFor('Apply? [y]es', 2);
+      // 2. The second edit: "n" — declined, nothing written, the model told so (with the person's reason).
+      s = await waitFor('Apply? [Y]es', 2);
       expect(s).toContain('+gamma');
       expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('beta\n');
-      type('n');
+      key('n');
+      await waitFor('Reason for the model');
+      type('keep it beta');
 
       // 3. ask_question reaches the person.
       await waitFor('agent asks: Which name should the new file greet?');
       type('Bob');
 
-      // 4. write_file: "a" (always for write_file) — then the next write_file is not asked.
-      await waitFor('[a]lways for write_file');
-      type('a');
+      // 4. write_file: "a" (always, scoped to out/**) — then the next write_file in out/ is not asked.
+      await waitFor('[a]lways for write_file in out/**');
+      key('a');
       s = await waitFor('EXIT=');
       expect(s).toContain('EXIT=0');
-      expect(s).toContain('(always) write_file create two.txt');
-      expect(s.split('Apply? [y]es').length - 1).toBe(3);
+      expect(s).toContain('(always: write_file in out/**) write_file create out/two.txt');
+      expect(s.split('Apply? [Y]es').length - 1).toBe(3);
 
       expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('beta\n');
-      expect(fs.readFileSync(path.join(root, 'one.txt'), 'utf8')).toBe('one\n');
-      expect(fs.readFileSync(path.join(root, 'two.txt'), 'utf8')).toBe('two\n');
+      expect(fs.readFileSync(path.join(root, 'out/one.txt'), 'utf8')).toBe('one\n');
+      expect(fs.readFileSync(path.join(root, 'out/two.txt'), 'utf8')).toBe('two\n');
       expect(JSON.stringify(server.requests[2]?.body)).toContain('E_DECLINED');
+      expect(JSON.stringify(server.requests[2]?.body)).toContain('keep it beta');
       expect(JSON.stringify(server.requests[3]?.body)).toContain('Bob');
       // The tools offered in interactive mode include ask_question.
       const offered = (server.requests[0]?.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
@@ -145,14 +153,50 @@ describe('--mode interactive in a real terminal (tmux)', () => {
     try {
       const command = `env NO_COLOR=1 ${JSON.stringify(process.execPath)} ${JSON.stringify(entry)} run --mode interactive --task x --model openai-compatible:s --base-url ${server.openaiBaseUrl} --root ${JSON.stringify(root)}; echo "EXIT=$?"; sleep 60`;
       tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '50', command);
-      const s = await waitFor('[a]lways for execute_command');
+      const s = await waitFor('[a]lways for commands starting with "echo hi"');
       expect(s).toContain('command: echo hi > made.txt');
-      type('q');
+      expect(s).toContain(`in: ${root}`);
+      key('q');
       const end = await waitFor('EXIT=');
       expect(end).toContain('EXIT=1');
       expect(end).toContain('quit');
       expect(fs.existsSync(path.join(root, 'made.txt'))).toBe(false);
       expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('time at the approval prompt is not the run\'s time: a slow "y" past --timeout applies the edit, reports no refusal, and the metrics say how long the run waited', async () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-agent-tty-')));
+    roots.push(root);
+    fs.writeFileSync(path.join(root, 'notes.txt'), 'alpha\n');
+    const server = await startScriptedServer({
+      turns: [
+        { tool_calls: [{ name: 'edit_file', arguments: { path: 'notes.txt', old_text: 'alpha', new_text: 'beta' } }] },
+        { tool_calls: [{ name: 'execute_command', arguments: { command: 'node -e "console.log(\'boom output\'); process.exit(3)"' } }] },
+        { tool_calls: [{ name: 'task_completion', arguments: { summary: 'done' } }] },
+      ],
+    });
+    try {
+      const command = `env NO_COLOR=1 ${JSON.stringify(process.execPath)} ${JSON.stringify(entry)} run --mode interactive --timeout 3 --task x --model openai-compatible:s --base-url ${server.openaiBaseUrl} --root ${JSON.stringify(root)}; echo "EXIT=$?"; sleep 60`;
+      tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '50', command);
+      await waitFor('[a]lways for edit_file');
+      await new Promise((r) => setTimeout(r, 4500));
+      key('y');
+      await waitFor('[a]lways for commands starting with "node"');
+      key('y');
+      const end = await waitFor('EXIT=');
+      expect(end).toContain('EXIT=0');
+      expect(end).not.toContain('refused');
+      // A failed command shows its output.
+      expect(end).toContain('boom output');
+      expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('beta\n');
+      const runs = fs.readdirSync(path.join(root, '.editwarden/runs')).filter((d) => !d.startsWith('.'));
+      const metrics = JSON.parse(fs.readFileSync(path.join(root, '.editwarden/runs', runs[0] as string, 'metrics.json'), 'utf8'));
+      expect(metrics.constraints.actual.waited_for_person_seconds).toBeGreaterThanOrEqual(4);
+      expect(metrics.constraints.actual.elapsed_seconds).toBeLessThan(3);
+      expect(metrics.constraints.violations).toEqual([]);
     } finally {
       await server.close();
     }
@@ -172,7 +216,7 @@ describe('--mode interactive in a real terminal (tmux)', () => {
       const command = `env NO_COLOR=1 ${JSON.stringify(process.execPath)} ${JSON.stringify(entry)} run --mode interactive --task x --model openai-compatible:s --base-url ${server.openaiBaseUrl} --root ${JSON.stringify(root)}; echo "EXIT=$?"; sleep 60`;
       tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '50', command);
       await waitFor('[a]lways for edit_file');
-      type('y');
+      key('y');
       await waitFor('Pondering');
       tmux('send-keys', '-t', session, 'C-c');
       const end = await waitFor('EXIT=');

@@ -93,6 +93,8 @@ export function createLiveRenderer(out: { write(chunk: string): unknown }, optio
           line(`  ${paint(c, 'red', event.error.code)} ${event.error.message}`);
           line(`  ${paint(c, 'dim', 'hint:')} ${event.error.hint}`);
         }
+        // A failed command shows its output: the person sees why, not only that.
+        if (event.status !== 'ok' && event.tool === 'execute_command' && event.output.trim() !== '') line(clip(event.output.trimEnd(), 30));
         status();
         break;
       }

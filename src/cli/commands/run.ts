@@ -202,7 +202,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onInterrupt);
 
-  const prompter = mode === 'interactive' ? createTerminalPrompter(io, { color, onInterrupt }) : null;
+  const prompter = mode === 'interactive' ? createTerminalPrompter(io, { color, onInterrupt, root: opened.ws.root }) : null;
   let totals: (() => string) | undefined;
   const live = json
     ? undefined
