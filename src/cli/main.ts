@@ -76,6 +76,22 @@ export async function run(argv: string[], io: Io = defaultIo()): Promise<number>
   return code;
 }
 
+/**
+ * A reader that went away (`editwarden edit … | head -c1`) is not a failure
+ * of the command: the rest of the output is dropped and the exit code is the
+ * command's own. Without a listener Node turns EPIPE into a crash with a
+ * stack trace. Any other stream error still surfaces.
+ */
+export function tolerateClosedReaders(streams: readonly NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
+  for (const stream of streams) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+      throw error;
+    });
+  }
+}
+
 export async function main(argv: string[]): Promise<void> {
+  tolerateClosedReaders();
   process.exitCode = await run(argv);
 }

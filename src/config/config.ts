@@ -9,20 +9,29 @@ import { z } from 'zod';
 import YAML from 'yaml';
 import picomatch from 'picomatch';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { globProblem } from '../guard/glob-bounds.js';
 
 export const CONFIG_FILE = '.editwarden.yml';
 
-const glob = z.string().min(1).refine(
-  (g) => {
+const glob = z
+  .string()
+  .min(1)
+  .superRefine((g, ctx) => {
+    // Bounded before it is compiled: a repository's config must not be able to stall every path check (docs/limits.md).
+    const problem = globProblem(g);
+    if (problem !== null) {
+      ctx.addIssue({ code: 'custom', message: `glob too complex (E_GLOB_TOO_COMPLEX): ${problem}` });
+      return;
+    }
+    let valid: boolean;
     try {
       picomatch.makeRe(g, { dot: true, strictBrackets: true });
-      return !/\[[^\]]*$/.test(g) && balanced(g, '{', '}');
+      valid = !/\[[^\]]*$/.test(g) && balanced(g, '{', '}');
     } catch {
-      return false;
+      valid = false;
     }
-  },
-  { message: 'not a valid glob pattern' },
-);
+    if (!valid) ctx.addIssue({ code: 'custom', message: 'not a valid glob pattern' });
+  });
 
 function balanced(text: string, open: string, close: string): boolean {
   let depth = 0;
@@ -95,6 +104,13 @@ export const CheckpointsSchema = z
   })
   .strict();
 
+export const SearchSchema = z
+  .object({
+    /** Seconds a search_files with a regular expression may run before it is stopped (E_SEARCH_TIMEOUT); never past constraints.timeout. */
+    timeout: z.number().positive().default(30),
+  })
+  .strict();
+
 export const ScoutsSchema = z
   .object({
     /** A model (provider:model) that summarises scout payloads for the Editor; unset: raw payloads. */
@@ -109,6 +125,7 @@ export const ConfigSchema = z
     edit: EditSchema.default(EditSchema.parse({})),
     reports: ReportsSchema.default(ReportsSchema.parse({})),
     checkpoints: CheckpointsSchema.default(CheckpointsSchema.parse({})),
+    search: SearchSchema.default(SearchSchema.parse({})),
     scouts: ScoutsSchema.default(ScoutsSchema.parse({})),
     active_edit_enabled: z.boolean().default(false),
   })

@@ -28,6 +28,7 @@ export const DEFAULT_CONFIG: Config = {
   },
   reports: { controlled_edit: 'docs/telemetry/controlled_edit_report.md' },
   checkpoints: { keep_last: 500 },
+  search: { timeout: 30 },
   scouts: {},
   active_edit_enabled: false,
 };
