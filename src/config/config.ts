@@ -101,6 +101,10 @@ export const CheckpointsSchema = z
   .object({
     /** Automatic retention: commands prune to the newest N checkpoints once there are N + 10% more. 0 keeps all. */
     keep_last: z.number().int().nonnegative().default(500),
+    /** Largest file (apparent size) a checkpoint copies; a larger one is refused with E_CHECKPOINT_TOO_LARGE. */
+    max_file_bytes: z.number().int().positive().default(256 * 1024 * 1024),
+    /** Largest total the checkpoint store holds; old checkpoints are pruned to make room, then E_CHECKPOINT_TOO_LARGE. */
+    max_total_bytes: z.number().int().positive().default(8 * 1024 * 1024 * 1024),
   })
   .strict();
 

@@ -27,7 +27,7 @@ export const DEFAULT_CONFIG: Config = {
     syntax_guard: 'refuse',
   },
   reports: { controlled_edit: 'docs/telemetry/controlled_edit_report.md' },
-  checkpoints: { keep_last: 500 },
+  checkpoints: { keep_last: 500, max_file_bytes: 256 * 1024 * 1024, max_total_bytes: 8 * 1024 * 1024 * 1024 },
   search: { timeout: 30 },
   scouts: {},
   active_edit_enabled: false,

@@ -265,7 +265,7 @@ export class McpSession {
       this.release();
     }
     const config = mcpConfig(loadConfig(choice.root, this.options.configFile));
-    const opened = openWorkspace(choice.root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last });
+    const opened = openWorkspace(choice.root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, checkpointLimits: { maxFileBytes: config.checkpoints.max_file_bytes, maxTotalBytes: config.checkpoints.max_total_bytes } });
     for (const notice of opened.recovered) this.options.log(`editwarden mcp: recovered: ${notice.message}`);
     for (const bad of choice.ignored) this.options.log(`editwarden mcp: ignored client root ${bad}`);
     this.options.log(`editwarden mcp: workspace ${choice.root} (${choice.source === 'client' ? "the client's root" : choice.source === 'flag' ? '--root' : 'working folder'})`);

@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { fsyncDir } from '../atomic.js';
 import { sha256 } from '../workspace.js';
+import { occupiedBytes, StoreBudget } from './budget.js';
 
 /** How hard a put must work to make the blob durable. */
 export type Durability =
@@ -28,9 +29,32 @@ export class BlobStore {
   private readonly madeDirs = new Set<string>();
   /** Blobs written in 'batch' mode since the last flush. */
   private readonly pendingBatch: string[] = [];
+  /** Size accounting (checkpoints.max_file_bytes / max_total_bytes); none: unbounded (tests of the store alone). */
+  budget: StoreBudget | null = null;
 
   constructor(dir: string) {
     this.dir = dir;
+  }
+
+  /** Refuses a file over checkpoints.max_file_bytes before it is read. */
+  admit(rel: string, size: number): void {
+    this.budget?.admitFile(rel, size);
+  }
+
+  /** Bytes every stored blob occupies (a recount for the budget's ledger). */
+  occupied(): number {
+    let total = 0;
+    for (const hash of this.listAll()) total += this.occupiedOf(hash);
+    return total;
+  }
+
+  /** Bytes one blob occupies on disk (0 when it is gone). */
+  occupiedOf(hash: string): number {
+    try {
+      return occupiedBytes(fs.statSync(this.pathOf(hash)));
+    } catch {
+      return 0;
+    }
   }
 
   pathOf(hash: string): string {
@@ -46,6 +70,8 @@ export class BlobStore {
     const hash = sha256(bytes);
     const target = this.pathOf(hash);
     if (fs.existsSync(target)) return hash;
+    // Charged before a byte is written: a full store refuses instead of filling the disk.
+    this.budget?.charge(bytes.length);
     const folder = path.dirname(target);
     if (!this.madeDirs.has(folder)) {
       fs.mkdirSync(folder, { recursive: true });
@@ -84,19 +110,28 @@ export class BlobStore {
     fs.mkdirSync(this.dir, { recursive: true });
     const temp = path.join(this.dir, `.tmp-${randomBytes(6).toString('hex')}`);
     const out = fs.openSync(temp, 'wx', 0o644);
+    // Charged chunk by chunk before each is written: a full store stops the copy at its limit.
+    let charged = 0;
     const hasher = createHash('sha256');
-    const chunk = Buffer.allocUnsafe(1024 * 1024);
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     let size = 0;
+    let kept = false;
     try {
       try {
         for (;;) {
           const n = fs.readSync(fd, chunk, 0, chunk.length, null);
           if (n === 0) break;
           hasher.update(chunk.subarray(0, n));
-          let offset = 0;
-          while (offset < n) offset += fs.writeSync(out, chunk, offset, n - offset);
+          // A chunk of zeros is left as a hole: a sparse file stays sparse in the store.
+          if (!isZero(chunk, n)) {
+            this.budget?.charge(n);
+            charged += n;
+            let offset = 0;
+            while (offset < n) offset += fs.writeSync(out, chunk, offset, n - offset, size + offset);
+          }
           size += n;
         }
+        fs.ftruncateSync(out, size);
         if (durability === 'each') fs.fsyncSync(out);
       } finally {
         fs.closeSync(out);
@@ -111,12 +146,17 @@ export class BlobStore {
       fs.mkdirSync(folder, { recursive: true });
       this.madeDirs.add(folder);
       fs.renameSync(temp, target);
+      kept = true;
+      // What it really occupies (block rounding) replaces the charge.
+      this.budget?.refund(charged - this.occupiedOf(hash));
       if (durability === 'each') this.pendingDirs.add(folder);
       else this.pendingBatch.push(target);
       return { hash, size };
     } catch (error) {
       fs.rmSync(temp, { force: true });
       throw error;
+    } finally {
+      if (!kept) this.budget?.refund(charged);
     }
   }
 
@@ -152,6 +192,7 @@ export class BlobStore {
     this.pendingBatch.length = 0;
     for (const folder of this.pendingDirs) fsyncDir(folder);
     this.pendingDirs.clear();
+    this.budget?.save();
   }
 
   /** Every stored blob hash (for garbage collection). */
@@ -201,6 +242,15 @@ export class BlobStore {
       for (const name of fs.readdirSync(folder)) if (name.startsWith('.tmp-')) fs.rmSync(path.join(folder, name), { force: true });
     }
   }
+}
+
+/** Bytes per read when a large file is streamed into the store. */
+const CHUNK_BYTES = 1024 * 1024;
+
+/** Whether the first `n` bytes of `chunk` are all zero (compared 1 MiB at a time with memcmp). */
+const ZEROS = Buffer.alloc(CHUNK_BYTES);
+function isZero(chunk: Buffer, n: number): boolean {
+  return chunk.compare(ZEROS, 0, n, 0, n) === 0;
 }
 
 /** Above this many new blobs, one syncfs is cheaper than an fsync each. */
