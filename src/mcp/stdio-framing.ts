@@ -32,7 +32,8 @@ export class FrameReader {
   private size = 0;
   /** Bytes of the current frame dropped past the cap (discarding while > 0 or `head` set). */
   private dropped = 0;
-  private head: string | null = null;
+  /** The first HEAD_BYTES of an oversize frame (null while the frame is under the cap). */
+  private head: Buffer | null = null;
 
   constructor(private readonly maxFrameBytes: number) {}
 
@@ -59,7 +60,8 @@ export class FrameReader {
   private take(piece: Buffer): void {
     if (piece.length === 0) return;
     if (this.head !== null) {
-      // Oversize frame: its bytes are counted and dropped.
+      // Oversize frame: its bytes are counted and dropped, but for its head.
+      if (this.head.length < HEAD_BYTES) this.head = Buffer.concat([this.head, piece.subarray(0, HEAD_BYTES - this.head.length)]);
       this.dropped += piece.length;
       return;
     }
@@ -77,7 +79,7 @@ export class FrameReader {
       first.push(part.subarray(0, HEAD_BYTES - kept));
       kept += Math.min(part.length, HEAD_BYTES - kept);
     }
-    this.head = Buffer.concat(first).toString('utf8');
+    this.head = Buffer.concat(first);
     this.dropped = this.size + piece.length;
     this.parts = [];
     this.size = 0;
@@ -85,7 +87,7 @@ export class FrameReader {
 
   private finish(): Frame {
     if (this.head !== null) {
-      const frame: Frame = { kind: 'oversize', bytes: this.dropped, head: this.head };
+      const frame: Frame = { kind: 'oversize', bytes: this.dropped, head: this.head.toString('utf8') };
       this.head = null;
       this.dropped = 0;
       return frame;
