@@ -23,6 +23,8 @@ export const GLOB_LIMITS = {
   maxWeight: 6,
   /** `{` groups in one glob (brace alternatives multiply the paths a regex explores). */
   maxBraces: 4,
+  /** `*` runs in a segment between two `**`: a starred segment there costs 110 ms on a 4 KiB path with two runs, 1 ms with one. */
+  maxStarsBetweenGlobstars: 1,
 } as const;
 
 /** Extglob openers (`@(…)`, `*(…)`, `+(…)`, `?(…)`, `!(…)`): a quantified group of wildcards backtracks exponentially. */
@@ -34,6 +36,8 @@ export interface GlobComplexity {
   globstars: number;
   weight: number;
   braces: number;
+  /** Most `*` runs in one segment that has a `**` before and after it. */
+  starsBetweenGlobstars: number;
   extglob: boolean;
 }
 
@@ -43,7 +47,10 @@ export function measureGlob(glob: string): GlobComplexity {
   let globstars = 0;
   let weight = 0;
   let braces = 0;
-  for (const segment of glob.split('/')) {
+  const segments = glob.split('/');
+  const lastGlobstar = segments.lastIndexOf('**');
+  let starsBetweenGlobstars = 0;
+  for (const [index, segment] of segments.entries()) {
     if (segment === '**') {
       globstars++;
       weight += 2;
@@ -63,9 +70,10 @@ export function measureGlob(glob: string): GlobComplexity {
       }
     }
     starsPerSegment = Math.max(starsPerSegment, runs);
+    if (globstars > 0 && index < lastGlobstar) starsBetweenGlobstars = Math.max(starsBetweenGlobstars, runs);
     weight += runs;
   }
-  return { length: glob.length, starsPerSegment, globstars, weight, braces, extglob: EXTGLOB.test(glob.replace(/\\./g, '')) };
+  return { length: glob.length, starsPerSegment, globstars, weight, braces, starsBetweenGlobstars, extglob: EXTGLOB.test(glob.replace(/\\./g, '')) };
 }
 
 /** Why a glob is over the bounds, or null when it is within them. */
@@ -76,6 +84,7 @@ export function globProblem(glob: string): string | null {
   if (m.extglob) return 'it uses an extglob group like @(…), *(…), +(…), ?(…) or !(…), which are not accepted';
   if (m.starsPerSegment > L.maxStarsPerSegment) return `one path segment holds ${m.starsPerSegment} "*" wildcards (at most ${L.maxStarsPerSegment})`;
   if (m.globstars > L.maxGlobstars) return `it has ${m.globstars} "**" segments (at most ${L.maxGlobstars})`;
+  if (m.starsBetweenGlobstars > L.maxStarsBetweenGlobstars) return `a segment between two "**" holds ${m.starsBetweenGlobstars} "*" wildcards (at most ${L.maxStarsBetweenGlobstars})`;
   if (m.weight > L.maxWeight) return `it has too many wildcards together (weight ${m.weight}: each "*" counts 1, each "**" 2; at most ${L.maxWeight})`;
   if (m.braces > L.maxBraces) return `it has ${m.braces} {…} groups (at most ${L.maxBraces})`;
   return null;
