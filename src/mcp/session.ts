@@ -78,8 +78,8 @@ export class McpSession {
   private open: OpenRoot | null = null;
   private runner: ToolRunner | null = null;
   private queue: Promise<unknown> = Promise.resolve();
-  /** Read-only calls started since the last exclusive step; the next exclusive step waits for them. */
-  private reads: Promise<unknown>[] = [];
+  /** Read-only calls in flight since the last exclusive step; the next exclusive step waits for them. */
+  private reads = new Set<Promise<unknown>>();
   /** The root being opened, shared by calls that overlap. */
   private opening: Promise<OpenRoot> | null = null;
   private closed = false;
@@ -283,8 +283,8 @@ export class McpSession {
 
   /** An exclusive step: after every call before it, before every call after it. */
   private enqueue<T>(work: () => Promise<T>): Promise<T> {
-    const before = this.reads.length === 0 ? this.queue : Promise.all([this.queue, ...this.reads]);
-    this.reads = [];
+    const before = this.reads.size === 0 ? this.queue : Promise.all([this.queue, ...this.reads]);
+    this.reads = new Set();
     const next = before.then(work, work);
     // The queue itself never rejects: one failed call must not poison the ones after it.
     this.queue = next.catch(() => undefined);
@@ -294,7 +294,11 @@ export class McpSession {
   /** A read-only step: after the last exclusive step, alongside the read-only steps around it. */
   private enqueueShared<T>(work: () => Promise<T>): Promise<T> {
     const next = this.queue.then(work, work);
-    this.reads.push(next.catch(() => undefined));
+    const settled = next.catch(() => undefined);
+    const reads = this.reads;
+    reads.add(settled);
+    // A long series of reads must not pile up settled promises.
+    void settled.then(() => reads.delete(settled));
     return next;
   }
 }
