@@ -44,6 +44,13 @@ export const ErrorCode = {
   NO_INTERACTION: 'E_NO_INTERACTION',
   /** One call was cancelled by its client (MCP request cancellation); the run goes on. */
   CANCELLED: 'E_CANCELLED',
+  // Resource bounds (docs/limits.md).
+  /** A glob over the complexity bounds (src/guard/glob-bounds.ts). */
+  GLOB_TOO_COMPLEX: 'E_GLOB_TOO_COMPLEX',
+  /** A search (a user regular expression) ran past its time budget and was stopped. */
+  SEARCH_TIMEOUT: 'E_SEARCH_TIMEOUT',
+  /** A checkpoint would store more than checkpoints.max_file_bytes / max_total_bytes allow. */
+  CHECKPOINT_TOO_LARGE: 'E_CHECKPOINT_TOO_LARGE',
   // The agent loop's refusals (src/agent).
   MISSING_KEY: 'E_MISSING_KEY',
   MODEL_SPEC: 'E_MODEL_SPEC',

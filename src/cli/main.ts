@@ -88,10 +88,26 @@ export async function run(argv: string[], io: Io = defaultIo()): Promise<number>
   return code;
 }
 
+/**
+ * A reader that went away (`editwarden edit … | head -c1`) is not a failure
+ * of the command: the rest of the output is dropped and the exit code is the
+ * command's own. Without a listener Node turns EPIPE into a crash with a
+ * stack trace. Any other stream error still surfaces.
+ */
+export function tolerateClosedReaders(streams: readonly NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
+  for (const stream of streams) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+      throw error;
+    });
+  }
+}
+
 /** Commands that keep serving after `run` returns (the MCP server over HTTP): never ended by main. */
 const SERVING_COMMANDS = new Set(['mcp', 'demo']);
 
 export async function main(argv: string[]): Promise<void> {
+  tolerateClosedReaders();
   const code = await run(argv);
   process.exitCode = code;
   const command = argv.slice(2).find((arg) => !arg.startsWith('-'));

@@ -21,7 +21,7 @@ export interface OpenedForCommand {
 }
 
 export async function openForCommand(root: string, config: Config, io: Io, json: boolean): Promise<OpenedForCommand> {
-  const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, allowHardLinks: config.workspace.allow_hardlinks });
+  const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, allowHardLinks: config.workspace.allow_hardlinks, checkpointLimits: { maxFileBytes: config.checkpoints.max_file_bytes, maxTotalBytes: config.checkpoints.max_total_bytes } });
   if (!json) {
     for (const notice of opened.recovered) io.stderr.write(`${paint(useColor(io, 'stderr'), 'yellow', 'recovered:')} ${notice.message}\n`);
   }

@@ -11,22 +11,31 @@ import picomatch from 'picomatch';
 import { nearest } from './did-you-mean.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { ENV_PATTERN, isSecretEnvName } from '../sandbox/env.js';
+import { globProblem } from '../guard/glob-bounds.js';
 
 import { CONFIG_FILE } from './names.js';
 
 export { CONFIG_FILE };
 
-const glob = z.string().min(1).refine(
-  (g) => {
+const glob = z
+  .string()
+  .min(1)
+  .superRefine((g, ctx) => {
+    // Bounded before it is compiled: a repository's config must not be able to stall every path check (docs/limits.md).
+    const problem = globProblem(g);
+    if (problem !== null) {
+      ctx.addIssue({ code: 'custom', message: `glob too complex (E_GLOB_TOO_COMPLEX): ${problem}` });
+      return;
+    }
+    let valid: boolean;
     try {
       picomatch.makeRe(g, { dot: true, strictBrackets: true });
-      return !/\[[^\]]*$/.test(g) && balanced(g, '{', '}');
+      valid = !/\[[^\]]*$/.test(g) && balanced(g, '{', '}');
     } catch {
-      return false;
+      valid = false;
     }
-  },
-  { message: 'not a valid glob pattern' },
-);
+    if (!valid) ctx.addIssue({ code: 'custom', message: 'not a valid glob pattern' });
+  });
 
 function balanced(text: string, open: string, close: string): boolean {
   let depth = 0;
@@ -167,6 +176,17 @@ export const CheckpointsSchema = z
   .object({
     /** Automatic retention: commands prune to the newest N checkpoints once there are N + 10% more. 0 keeps all. */
     keep_last: z.number().int().nonnegative().default(500),
+    /** Largest file (apparent size) a checkpoint copies; a larger one is refused with E_CHECKPOINT_TOO_LARGE. */
+    max_file_bytes: z.number().int().positive().default(256 * 1024 * 1024),
+    /** Largest total the checkpoint store holds; old checkpoints are pruned to make room, then E_CHECKPOINT_TOO_LARGE. */
+    max_total_bytes: z.number().int().positive().default(8 * 1024 * 1024 * 1024),
+  })
+  .strict();
+
+export const SearchSchema = z
+  .object({
+    /** Seconds a search_files with a regular expression may run before it is stopped (E_SEARCH_TIMEOUT); never past constraints.timeout. */
+    timeout: z.number().positive().default(30),
   })
   .strict();
 
@@ -218,6 +238,7 @@ export const ConfigSchema = z
     edit: EditSchema.default(EditSchema.parse({})),
     reports: ReportsSchema.default(ReportsSchema.parse({})),
     checkpoints: CheckpointsSchema.default(CheckpointsSchema.parse({})),
+    search: SearchSchema.default(SearchSchema.parse({})),
     scouts: ScoutsSchema.default(ScoutsSchema.parse({})),
     sandbox: SandboxSchema.default(SandboxSchema.parse({})),
     workspace: WorkspaceSchema.default(WorkspaceSchema.parse({})),

@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { checkGlob } from './glob-bounds.js';
 
 export type PatternVerdict =
   | { ok: true }
@@ -31,6 +32,7 @@ const GLOB_OPTIONS = { dot: true } as const;
 function combine(globs: readonly string[]): RegExp | null {
   if (globs.length === 0) return null;
   const parts = globs.map((g) => {
+    checkGlob(g, 'pattern');
     const re = picomatch.makeRe(g, GLOB_OPTIONS);
     if (re.flags !== '') throw new Error(`unexpected regular expression flags ${re.flags} for glob ${g}`);
     return `(?:${re.source})`;

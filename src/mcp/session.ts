@@ -1,9 +1,12 @@
 /**
  * One MCP session (a stdio server, or one Streamable HTTP session): its
  * workspace root (from the client's roots or --root), its config, and the
- * ToolRunner that every call goes through. Calls run one at a time, in
- * arrival order, so a write is always planned and applied against the
- * state the previous call left.
+ * ToolRunner that every call goes through. Calls run in arrival order, one
+ * at a time, so a write is always planned and applied against the state the
+ * previous call left — except that read-only calls (READ_ONLY_TOOLS) run
+ * alongside the read-only calls next to them in the queue: a slow search
+ * (a regular expression running to its budget) must not hold up a
+ * read_file. A write still waits for every call before it.
  *
  * Runs. A run begins with the first call. With --headless the session is one
  * run exactly as in `editwarden exec`: a violation (or the run's timeout)
@@ -34,6 +37,9 @@ import { buildCatalog, mcpConfig, MCP_RUNNER_TOOLS, offeredTools, type McpToolEn
 import { SessionLanguageHooks } from './language-hooks.js';
 import { chooseRoot, type RootChoice } from './roots.js';
 import { errorResult, recordResult, type McpToolResult } from './results.js';
+
+/** Calls that never change the disk, so they may overlap with each other (never with a write). */
+export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['read_file', 'list_files', 'search_files']);
 
 export interface SessionOptions {
   /** --root, or the working folder. */
@@ -74,6 +80,10 @@ export class McpSession {
   private open: OpenRoot | null = null;
   private runner: ToolRunner | null = null;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Read-only calls in flight since the last exclusive step; the next exclusive step waits for them. */
+  private reads = new Set<Promise<unknown>>();
+  /** The root being opened, shared by calls that overlap. */
+  private opening: Promise<OpenRoot> | null = null;
   private closed = false;
   /** Runs that have ended in this session, oldest first. */
   readonly finished: RunSummary[] = [];
@@ -104,7 +114,8 @@ export class McpSession {
   async listTools(): Promise<ListedTool[]> {
     let config: Config | null = null;
     try {
-      config = (await this.enqueue(() => this.workspace())).config;
+      // Read-only: listing the tools must not wait behind a slow search.
+      config = (await this.enqueueShared(() => this.workspace())).config;
     } catch {
       // No usable root yet: list everything; each call then explains what is wrong with the root.
     }
@@ -114,7 +125,7 @@ export class McpSession {
 
   /** One tool call; never throws: every failure is a tool result with isError. `signal`: the request's cancellation. */
   call(name: string, args: unknown, signal?: AbortSignal): Promise<McpToolResult> {
-    return this.enqueue(async () => {
+    const work = async (): Promise<McpToolResult> => {
       try {
         // Cancelled while it waited its turn: it never starts (the SDK sends no answer to a cancelled request).
         if (signal?.aborted) return errorResult({ code: ErrorCode.ABORTED, message: `The ${name} call was cancelled by the client before it started.`, hint: 'Call it again if it is still wanted.' });
@@ -122,7 +133,8 @@ export class McpSession {
       } catch (error) {
         return errorResult(toErrorInfo(error));
       }
-    });
+    };
+    return READ_ONLY_TOOLS.has(name) ? this.enqueueShared(work) : this.enqueue(work);
   }
 
   /** Ends the current run (metrics and reports written). Idempotent. */
@@ -235,8 +247,18 @@ export class McpSession {
     this.open = null;
   }
 
-  /** The open root for the client's current roots, opening (and recovering) it on first use or after a change. */
-  private async workspace(): Promise<OpenRoot> {
+  /** The open root for the client's current roots; overlapping read-only calls share one opening. */
+  private workspace(): Promise<OpenRoot> {
+    if (this.opening) return this.opening;
+    const opening = this.openWorkspace().finally(() => {
+      if (this.opening === opening) this.opening = null;
+    });
+    this.opening = opening;
+    return opening;
+  }
+
+  /** Opens (and recovers) the root on first use or after a change of the client's roots. */
+  private async openWorkspace(): Promise<OpenRoot> {
     const clientRoots = await this.clientRoots;
     const choice = chooseRoot({ clientRoots, cliRoot: this.options.cliRoot, cliRootExplicit: this.options.cliRootExplicit });
     if (this.open && this.open.root === choice.root) return this.open;
@@ -246,7 +268,7 @@ export class McpSession {
     }
     const loaded = mcpConfig(loadConfig(choice.root, this.options.configFile));
     const config = this.options.unsandboxed ? { ...loaded, sandbox: { ...loaded.sandbox, allow_unsandboxed: true } } : loaded;
-    const opened = openWorkspace(choice.root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, allowHardLinks: config.workspace.allow_hardlinks });
+    const opened = openWorkspace(choice.root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, allowHardLinks: config.workspace.allow_hardlinks, checkpointLimits: { maxFileBytes: config.checkpoints.max_file_bytes, maxTotalBytes: config.checkpoints.max_total_bytes } });
     for (const notice of opened.recovered) this.options.log(`editwarden mcp: recovered: ${notice.message}`);
     for (const bad of choice.ignored) this.options.log(`editwarden mcp: ignored client root ${bad}`);
     this.options.log(`editwarden mcp: workspace ${choice.root} (${choice.source === 'client' ? "the client's root" : choice.source === 'flag' ? '--root' : 'working folder'})`);
@@ -262,10 +284,24 @@ export class McpSession {
     return this.open;
   }
 
+  /** An exclusive step: after every call before it, before every call after it. */
   private enqueue<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(work, work);
+    const before = this.reads.size === 0 ? this.queue : Promise.all([this.queue, ...this.reads]);
+    this.reads = new Set();
+    const next = before.then(work, work);
     // The queue itself never rejects: one failed call must not poison the ones after it.
     this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** A read-only step: after the last exclusive step, alongside the read-only steps around it. */
+  private enqueueShared<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    const settled = next.catch(() => undefined);
+    const reads = this.reads;
+    reads.add(settled);
+    // A long series of reads must not pile up settled promises.
+    void settled.then(() => reads.delete(settled));
     return next;
   }
 }

@@ -6,11 +6,18 @@
  * worker). Results are merged in walk order, so a search gives exactly
  * what searchFiles gives. Read-only, like the search itself; never holds
  * the process open (idle workers are unref'd).
+ *
+ * A user's regular expression never runs on the calling thread: a
+ * catastrophic one (`(a+)+$`) would block it, and with it every other MCP
+ * call and every deadline timer. Such a search runs on worker threads leased
+ * to it alone and is stopped — its workers terminated — when it outlives its
+ * time budget or its signal aborts (E_SEARCH_TIMEOUT).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { EditwardenError, ErrorCode, quote } from '../errors.js';
 import { walkFiles } from './file-walk.js';
 import { emptyOutcome, FileSearcher, globFilter, rootPrefix, searchFiles, type PortableQuery, type SearchOutcome, type SearchQuery } from './search.js';
 
@@ -108,12 +115,24 @@ export class SearchPool {
   private workers: Worker[] = [];
   private jobs = 0;
   private readonly waiting = new Map<number, { deliver: (msg: FromWorker) => void; lost: () => void }>();
+  /** Whether worker threads can be started at all (not when running from TypeScript sources). */
+  private readonly workersAvailable: boolean;
+  /** Workers for regular-expression searches waiting for their next lease. */
+  private idle: Worker[] = [];
+  /** The search each leased worker serves. */
+  private readonly leases = new Map<Worker, number>();
 
   constructor(private readonly threads = defaultThreads()) {
-    this.usable = threads >= 2 && this.workerFile.endsWith('.js') && fs.existsSync(this.workerFile);
+    this.workersAvailable = this.workerFile.endsWith('.js') && fs.existsSync(this.workerFile);
+    this.usable = threads >= 2 && this.workersAvailable;
   }
 
-  async search(root: string, query: SearchQuery): Promise<SearchOutcome> {
+  /**
+   * `budgetMs` bounds a regular-expression search (default: none); past it,
+   * or once `query.signal` aborts, the search stops with E_SEARCH_TIMEOUT.
+   */
+  async search(root: string, query: SearchQuery, budgetMs = Number.POSITIVE_INFINITY): Promise<SearchOutcome> {
+    if (query.regex && this.workersAvailable) return this.searchIsolated(root, query, budgetMs);
     if (!this.usable) return searchFiles(root, query);
     const { signal, ...portable } = query;
     const filter = globFilter(query.globs);
@@ -198,29 +217,182 @@ export class SearchPool {
     }
   }
 
+  /**
+   * A regular-expression search: this thread walks and hands out chunks,
+   * only leased workers run the expression. Stopped at `budgetMs` or when
+   * the signal aborts: the leased workers are terminated (a thread stuck in
+   * a backtracking expression cannot be asked to stop) and the search fails
+   * with E_SEARCH_TIMEOUT; this thread never waits on them.
+   */
+  private async searchIsolated(root: string, query: SearchQuery, budgetMs: number): Promise<SearchOutcome> {
+    const started = Date.now();
+    const { signal, ...portable } = query;
+    const filter = globFilter(query.globs);
+    const files: string[] = [];
+    const control = new Int32Array(new SharedArrayBuffer(8));
+    const job = ++this.jobs;
+    let leased: Worker[] = [];
+    let posted = 0;
+    const lease = (n: number): void => {
+      leased = this.lease(n, job);
+      const msg: ToWorker = { kind: 'start', job, root, query: portable, control: control.buffer as SharedArrayBuffer };
+      for (const w of leased) w.postMessage(msg);
+    };
+    const post = (upTo: number): void => {
+      for (; posted < upTo; posted++) {
+        const msg: ToWorker = { kind: 'chunk', job, id: posted, files: files.slice(posted * CHUNK, (posted + 1) * CHUNK) };
+        for (const w of leased) w.postMessage(msg);
+      }
+    };
+    const results: Array<SearchOutcome | undefined> = [];
+    let present = 0;
+    let lost = false;
+    let wake: () => void = () => undefined;
+    // Registered before any chunk is posted: a fast worker may answer while the walk goes on.
+    this.waiting.set(job, {
+      deliver: (msg) => {
+        results[msg.id] = msg.out;
+        present++;
+        wake();
+      },
+      lost: () => {
+        lost = true;
+        wake();
+      },
+    });
+    try {
+      walkFiles(
+        root,
+        (rel, type) => {
+          if (type !== 'file' || (filter && !filter(rel))) return undefined;
+          files.push(rel);
+          if (files.length === PARALLEL_MIN_FILES) lease(this.threads);
+          if (leased.length > 0 && files.length % CHUNK === 0) {
+            post(files.length / CHUNK);
+            if (Atomics.load(control, FOUND) >= query.maxResults) return false;
+          }
+          return undefined;
+        },
+        { start: query.start, ...(signal ? { signal } : {}) },
+      );
+      const chunks = Math.ceil(files.length / CHUNK);
+      if (chunks === 0) return emptyOutcome();
+      if (leased.length === 0) lease(1);
+      post(chunks);
+      const left = budgetMs - (Date.now() - started);
+      let claimed: number | null = null;
+      await new Promise<void>((resolve, reject) => {
+        let timer: NodeJS.Timeout | undefined;
+        const stop = (): void => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+        };
+        const onAbort = (): void => {
+          stop();
+          reject(this.timedOut(query.pattern, budgetMs, signal?.aborted === true && Date.now() - started < budgetMs));
+        };
+        wake = () => {
+          if (lost) {
+            stop();
+            reject(new EditwardenError({ code: ErrorCode.INTERNAL, message: 'A search thread stopped before it finished.', hint: 'Run the search again.' }));
+            return;
+          }
+          // Enough matches: close the counter; the chunks claimed before are awaited.
+          if (claimed === null && Atomics.load(control, FOUND) >= query.maxResults) claimed = Math.min(Atomics.exchange(control, NEXT, CLOSED), chunks);
+          if (present >= (claimed ?? chunks)) {
+            stop();
+            resolve();
+          }
+        };
+        if (signal?.aborted) return onAbort();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        if (Number.isFinite(budgetMs)) timer = setTimeout(onAbort, Math.max(0, left));
+        wake();
+      });
+      const out = merge(root, files, portable, results, claimed ?? chunks);
+      this.release(leased);
+      leased = [];
+      return out;
+    } finally {
+      this.waiting.delete(job);
+      // Still leased here: the search failed or was stopped. Its threads may be stuck in the expression.
+      for (const w of leased) this.discard(w);
+    }
+  }
+
+  private timedOut(pattern: string, budgetMs: number, cancelled: boolean): EditwardenError {
+    if (cancelled) {
+      return new EditwardenError({ code: ErrorCode.SEARCH_TIMEOUT, message: `The search for ${quote(pattern)} was stopped: its call was cancelled or reached the run's deadline.`, hint: 'Search again with a simpler expression, a literal (regex: false), or a narrower path or glob.' });
+    }
+    return new EditwardenError({
+      code: ErrorCode.SEARCH_TIMEOUT,
+      message: `The regular expression ${quote(pattern)} did not finish within ${Math.round(budgetMs) / 1000} s and was stopped.`,
+      hint: 'Nested repetition such as (a+)+ or (a|a)* can take exponential time: rewrite the expression without it, search a literal (regex: false), or narrow the search with path or glob. The budget is search.timeout in .editwarden.yml.',
+    });
+  }
+
+  /** `n` workers for one search, idle ones first. */
+  private lease(n: number, job: number): Worker[] {
+    const out: Worker[] = [];
+    while (out.length < n) {
+      const w = this.idle.pop() ?? this.spawn(true);
+      this.leases.set(w, job);
+      w.ref();
+      out.push(w);
+    }
+    return out;
+  }
+
+  private release(workers: readonly Worker[]): void {
+    for (const w of workers) {
+      this.leases.delete(w);
+      w.unref();
+      this.idle.push(w);
+    }
+  }
+
+  private discard(w: Worker): void {
+    this.leases.delete(w);
+    this.idle = this.idle.filter((x) => x !== w);
+    w.terminate().catch(() => undefined);
+  }
+
   /** Stops the worker threads; a later search starts new ones. */
   async close(): Promise<void> {
-    const workers = this.workers;
+    const workers = [...this.workers, ...this.idle, ...this.leases.keys()];
     this.workers = [];
+    this.idle = [];
+    this.leases.clear();
     await Promise.all(workers.map((w) => w.terminate()));
   }
 
   private start(): Worker[] {
-    while (this.workers.length < this.threads - 1) {
-      const worker = new Worker(this.workerFile, { workerData: { editwardenSearch: true } });
-      worker.unref();
-      worker.on('message', (msg: FromWorker) => this.waiting.get(msg.job)?.deliver(msg));
-      // A thread that fails leaves its claimed chunks unsearched; merge searches them on the calling thread.
-      const gone = (): void => {
-        if (!this.workers.includes(worker)) return;
-        this.workers = this.workers.filter((w) => w !== worker);
-        for (const waiter of this.waiting.values()) waiter.lost();
-      };
-      worker.once('error', gone);
-      worker.once('exit', gone);
-      this.workers.push(worker);
-    }
+    while (this.workers.length < this.threads - 1) this.workers.push(this.spawn(false));
     return [...this.workers];
+  }
+
+  /** A worker thread: shared (literal searches) or leased (one regular-expression search at a time). */
+  private spawn(leased: boolean): Worker {
+    const worker = new Worker(this.workerFile, { workerData: { editwardenSearch: true } });
+    worker.unref();
+    worker.on('message', (msg: FromWorker) => this.waiting.get(msg.job)?.deliver(msg));
+    const gone = (): void => {
+      if (leased) {
+        // A leased thread that fails fails its own search only (never searched again on this thread).
+        const job = this.leases.get(worker);
+        this.leases.delete(worker);
+        this.idle = this.idle.filter((w) => w !== worker);
+        if (job !== undefined) this.waiting.get(job)?.lost();
+        return;
+      }
+      // A shared thread that fails leaves its claimed chunks unsearched; merge searches them on the calling thread.
+      if (!this.workers.includes(worker)) return;
+      this.workers = this.workers.filter((w) => w !== worker);
+      for (const waiter of this.waiting.values()) waiter.lost();
+    };
+    worker.once('error', gone);
+    worker.once('exit', gone);
+    return worker;
   }
 }
 
@@ -237,10 +409,10 @@ function searchList(root: string, files: readonly string[], query: PortableQuery
 /** Chunk results in order, cut at maxResults as searchFiles cuts; a chunk a failed thread left is searched here. */
 function merge(root: string, files: readonly string[], query: PortableQuery, results: Array<SearchOutcome | undefined>, claimed: number): SearchOutcome {
   const out = emptyOutcome();
-  const searcher = new FileSearcher(query);
+  let searcher: FileSearcher | null = null;
   const prefix = rootPrefix(root);
   for (let id = 0; id < claimed && !out.truncated; id++) {
-    const part = results[id] ?? searchChunk(searcher, prefix, files, id * CHUNK, Math.min(files.length, (id + 1) * CHUNK));
+    const part = results[id] ?? searchChunk((searcher ??= new FileSearcher(query)), prefix, files, id * CHUNK, Math.min(files.length, (id + 1) * CHUNK));
     out.filesSearched += part.filesSearched;
     out.filesMatched += part.filesMatched;
     out.skippedBinary += part.skippedBinary;

@@ -11,6 +11,7 @@
  */
 import fs from 'node:fs';
 import picomatch from 'picomatch';
+import { checkGlob } from '../guard/glob-bounds.js';
 import { READ_FLAGS, Resolver, type DirHandle } from '../workspace/resolver.js';
 import { walkFiles } from './file-walk.js';
 
@@ -229,6 +230,7 @@ export function compileMatcher(query: Pick<SearchQuery, 'pattern' | 'regex' | 'c
 
 export function globFilter(globs: string[]): ((rel: string) => boolean) | null {
   if (globs.length === 0) return null;
+  for (const g of globs) checkGlob(g, 'glob');
   const tests = globs.map((g) => picomatch(g, { dot: true, basename: !g.includes('/') }));
   return (rel) => tests.some((t) => t(rel));
 }

@@ -10,6 +10,7 @@ import { recoverUnfinished, type RecoveryNotice } from './checkpoints/recovery.j
 import { installTransactions, type TransactionLayer } from './transaction.js';
 import { Workspace, type WorkspaceOptions } from './workspace.js';
 import type { CheckpointService } from './checkpoints/service.js';
+import type { CheckpointLimits } from './checkpoints/budget.js';
 
 export type { RecoveryNotice };
 export { recoverUnfinished };
@@ -20,6 +21,8 @@ export interface OpenWorkspaceOptions extends WorkspaceOptions {
   lock?: LockOptions;
   /** Clock for checkpoint times (tests of retention). */
   now?: () => Date;
+  /** Size limits of checkpoints (config `checkpoints.max_file_bytes`, `max_total_bytes`). */
+  checkpointLimits?: Partial<CheckpointLimits>;
 }
 
 export interface OpenedWorkspace {
@@ -35,6 +38,7 @@ export function openWorkspace(root: string, options: OpenWorkspaceOptions = {}):
   const transactions = installTransactions(ws, {
     ...(options.lock ? { lockOptions: options.lock } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.checkpointLimits ? { limits: options.checkpointLimits } : {}),
   });
   const recovered = recoverUnfinished(transactions.checkpoints);
   if (options.keepLast !== undefined && options.keepLast > 0) retain(transactions.checkpoints, options.keepLast);

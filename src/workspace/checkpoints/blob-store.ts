@@ -14,6 +14,7 @@ import { EditwardenError, ErrorCode } from '../../errors.js';
 import type { DirHandle, Resolver } from '../resolver.js';
 import { BLOB_ID, readStateFile, StateFolder, untrusted } from '../state-dir.js';
 import { sha256 } from '../workspace.js';
+import { occupiedBytes, StoreBudget } from './budget.js';
 
 /** How hard a put must work to make the blob durable. */
 export type Durability =
@@ -30,10 +31,33 @@ export class BlobStore {
   private readonly pendingDirs = new Set<string>();
   /** Blobs written in 'batch' mode since the last flush. */
   private readonly pendingBatch: string[] = [];
+  /** Size accounting (checkpoints.max_file_bytes / max_total_bytes); none: unbounded (tests of the store alone). */
+  budget: StoreBudget | null = null;
 
   constructor(resolver: Resolver, sub: string) {
     this.folder = new StateFolder(resolver, sub);
     this.dir = this.folder.dir;
+  }
+
+  /** Refuses a file over checkpoints.max_file_bytes before it is read. */
+  admit(rel: string, size: number): void {
+    this.budget?.admitFile(rel, size);
+  }
+
+  /** Bytes every stored blob occupies (a recount for the budget's ledger). */
+  occupied(): number {
+    let total = 0;
+    for (const hash of this.listAll()) total += this.occupiedOf(hash);
+    return total;
+  }
+
+  /** Bytes one blob occupies on disk (0 when it is gone). */
+  occupiedOf(hash: string): number {
+    try {
+      return this.inFanout(hash, false, 0, (dir, name) => occupiedBytes(fs.lstatSync(dir.at(name))));
+    } catch {
+      return 0;
+    }
   }
 
   pathOf(hash: string): string {
@@ -73,6 +97,8 @@ export class BlobStore {
     const hash = sha256(bytes);
     this.inFanout(hash, true, undefined, (dir, name) => {
       if (fs.existsSync(dir.at(name))) return;
+      // Charged before a byte is written: a full store refuses instead of filling the disk.
+      this.budget?.charge(bytes.length);
       // The temp name lives in the blob's own folder so the rename never crosses a device.
       const temp = dir.at(`.tmp-${randomBytes(6).toString('hex')}`);
       const fd = fs.openSync(temp, 'wx', 0o644);
@@ -100,8 +126,11 @@ export class BlobStore {
       const tempName = `.tmp-${randomBytes(6).toString('hex')}`;
       const temp = blobs.at(tempName);
       const out = fs.openSync(temp, 'wx', 0o644);
+      // Charged chunk by chunk before each is written: a full store stops the copy at its limit.
+      let charged = 0;
+      let kept = false;
       const hasher = createHash('sha256');
-      const chunk = Buffer.allocUnsafe(1024 * 1024);
+      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
       let size = 0;
       try {
         try {
@@ -109,10 +138,16 @@ export class BlobStore {
             const n = fs.readSync(fd, chunk, 0, chunk.length, null);
             if (n === 0) break;
             hasher.update(chunk.subarray(0, n));
-            let offset = 0;
-            while (offset < n) offset += fs.writeSync(out, chunk, offset, n - offset);
+            // A chunk of zeros is left as a hole: a sparse file stays sparse in the store.
+            if (!isZero(chunk, n)) {
+              this.budget?.charge(n);
+              charged += n;
+              let offset = 0;
+              while (offset < n) offset += fs.writeSync(out, chunk, offset, n - offset, size + offset);
+            }
             size += n;
           }
+          fs.ftruncateSync(out, size);
           if (durability === 'each') fs.fsyncSync(out);
         } finally {
           fs.closeSync(out);
@@ -124,13 +159,18 @@ export class BlobStore {
             return;
           }
           fs.renameSync(temp, dir.at(name));
+          kept = true;
           if (durability === 'each') dir.fsync();
           else this.pendingBatch.push(hash);
         });
+        // What it really occupies (block rounding) replaces the charge.
+        if (kept) this.budget?.refund(charged - this.occupiedOf(hash));
         return { hash, size };
       } catch (error) {
         fs.rmSync(temp, { force: true });
         throw error;
+      } finally {
+        if (!kept) this.budget?.refund(charged);
       }
     });
   }
@@ -171,6 +211,7 @@ export class BlobStore {
     }
     this.pendingBatch.length = 0;
     this.pendingDirs.clear();
+    this.budget?.save();
   }
 
   /** Every stored blob hash (for garbage collection). */
@@ -228,6 +269,15 @@ function checkId(hash: string): void {
   if (!BLOB_ID.test(hash)) {
     throw untrusted(`A checkpoint names the blob ${JSON.stringify(hash.slice(0, 80))}, which is not a sha256 id.`, 'The checkpoint manifest was changed by hand; drop that checkpoint (`editwarden checkpoint drop ID`) and use another.');
   }
+}
+
+/** Bytes per read when a large file is streamed into the store. */
+const CHUNK_BYTES = 1024 * 1024;
+
+/** Whether the first `n` bytes of `chunk` are all zero (compared 1 MiB at a time with memcmp). */
+const ZEROS = Buffer.alloc(CHUNK_BYTES);
+function isZero(chunk: Buffer, n: number): boolean {
+  return chunk.compare(ZEROS, 0, n, 0, n) === 0;
 }
 
 /** Above this many new blobs, one syncfs is cheaper than an fsync each. */

@@ -37,6 +37,8 @@ function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: D
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) return null;
+    // Before a byte is read: a huge (or sparse) file must not be copied into every checkpoint.
+    blobs.admit(rel, stat.size);
     const meta = { mode: stat.mode & 0o7777, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, uid: stat.uid, gid: stat.gid };
     if (stat.size >= STREAM_MIN_BYTES && stat.size > inlineMax) {
       const { hash, size } = blobs.putFromFd(fd, durability);

@@ -63,11 +63,16 @@ export function collectGarbage(blobs: BlobStore, remaining: Iterable<Manifest>):
   const live = new Set<string>();
   for (const manifest of remaining) for (const e of manifest.entries) if (e.type === 'file' && e.inline === undefined) live.add(e.blob);
   let freed = 0;
+  let occupied = 0;
   for (const hash of blobs.listAll()) {
     if (live.has(hash)) continue;
     freed += blobs.sizeOf(hash);
+    occupied += blobs.occupiedOf(hash);
     blobs.remove(hash);
   }
   blobs.removeTemps();
+  // The store's ledger (checkpoints.max_total_bytes) gives back what was removed.
+  blobs.budget?.refund(occupied);
+  blobs.budget?.save();
   return freed;
 }

@@ -12,6 +12,7 @@ import { Journal } from '../journal.js';
 import { currentProcess, ensureStateDir, RootLock, type LockOptions } from '../lock.js';
 import type { Workspace } from '../workspace.js';
 import { BlobStore } from './blob-store.js';
+import { DEFAULT_CHECKPOINT_LIMITS, StoreBudget, StoreFullError, type CheckpointLimits } from './budget.js';
 import { captureFiles, captureWorkspace, type Captured } from './capture.js';
 import { diffManifest, type DiffOptions } from './diff.js';
 import { ManifestStore } from './manifest-store.js';
@@ -28,6 +29,8 @@ export interface CheckpointServiceOptions {
   lockOptions?: LockOptions;
   /** Clock (tests of retention pass their own). */
   now?: () => Date;
+  /** Size limits of what checkpoints store (config `checkpoints.max_file_bytes`, `max_total_bytes`); defaults when absent. */
+  limits?: Partial<CheckpointLimits>;
 }
 
 export interface CreateOptions {
@@ -57,6 +60,8 @@ export class CheckpointService {
     // Every state path goes through the race-free resolver, and `.editwarden/` is checked before it is trusted (state-dir.ts).
     this.journal = new Journal(ws.resolver);
     this.blobs = new BlobStore(ws.resolver, `${CHECKPOINTS_DIR}/blobs`);
+    const blobs = this.blobs;
+    this.blobs.budget = new StoreBudget(path.join(ws.stateDir, CHECKPOINTS_DIR), { ...DEFAULT_CHECKPOINT_LIMITS, ...options.limits }, () => blobs.occupied());
     this.manifests = new ManifestStore(ws.resolver, `${CHECKPOINTS_DIR}/manifests`);
     this.now = options.now ?? (() => new Date());
   }
@@ -86,7 +91,7 @@ export class CheckpointService {
     return this.lock.with(() => {
       ensureStateDir(this.ws.stateDir);
       const scanStartedMs = Date.now();
-      return this.save('files', name, reason, origin, scanStartedMs, captureFiles(this.ws.resolver, relative, this.blobs));
+      return this.save('files', name, reason, origin, scanStartedMs, this.withRoom(() => captureFiles(this.ws.resolver, relative, this.blobs)));
     });
   }
 
@@ -96,9 +101,40 @@ export class CheckpointService {
     return this.lock.with(() => {
       ensureStateDir(this.ws.stateDir);
       const scanStartedMs = Date.now();
-      const captured = captureWorkspace(this.ws.resolver, this.blobs, this.manifests.latestWorkspace(), relative);
+      const captured = this.withRoom(() => captureWorkspace(this.ws.resolver, this.blobs, this.manifests.latestWorkspace(), relative));
       return this.save('workspace', name, reason, origin, scanStartedMs, captured);
     });
+  }
+
+  /**
+   * Runs a capture; when the store is full (checkpoints.max_total_bytes),
+   * removes what the capture had stored, prunes the oldest checkpoints no
+   * unfinished transaction needs until the store is at most half full, and
+   * tries once more. Still full: E_CHECKPOINT_TOO_LARGE, nothing kept.
+   * Under the root lock.
+   */
+  private withRoom(capture: () => Captured): Captured {
+    try {
+      return capture();
+    } catch (error) {
+      if (!(error instanceof StoreFullError)) throw error;
+      const budget = this.blobs.budget;
+      const inUse = this.inUse();
+      const prunable = this.manifests.ids().map(({ id }) => id).filter((id) => !inUse.has(id)).sort();
+      // The blobs the failed capture wrote are named by no manifest: collected here.
+      collectGarbage(this.blobs, this.readAll());
+      for (const id of prunable) {
+        if (budget === null || budget.current() <= budget.limits.maxTotalBytes / 2) break;
+        this.manifests.remove(id);
+        collectGarbage(this.blobs, this.readAll());
+      }
+      try {
+        return capture();
+      } catch (again) {
+        if (again instanceof StoreFullError) collectGarbage(this.blobs, this.readAll());
+        throw again;
+      }
+    }
   }
 
   private relativePaths(paths: Iterable<string>, exact: boolean): string[] {
