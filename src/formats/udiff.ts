@@ -190,6 +190,7 @@ function parseHunk(lines: string[], i: number): { hunk: Hunk; next: number } {
       throw parseError(`Hunk header ${JSON.stringify(header)} has a line number too large to be real.`, patchLine, HINT_HUNK);
     }
     const [oldStart, oldCount, , newCount] = nums as [number, number, number, number];
+    if (oldCount === 0 && newCount === 0) throw parseError(`The hunk at line ${patchLine} promises no lines at all ("${header.slice(0, 40)}").`, patchLine, HINT_HUNK);
     hunk.oldStart = oldStart;
     if (oldCount === 0 && oldStart === 0) hunk.oldStart = 0;
     let oldLeft = oldCount;
@@ -392,12 +393,14 @@ export function parseUnifiedDiff(input: string): ParseResult {
       i += 2;
       continue;
     }
-    if (ORPHAN_HUNK.test(line)) {
+    // A "+++ " line no "--- " line precedes: a file header that lost its first line; its hunks have no file.
+    const strayNewName = line.startsWith(NEW_NAME) && !(lines[i - 1] ?? '').startsWith(OLD_NAME) && isHunkLine(lines[i + 1]) && (lines[i + 1] ?? '') !== '';
+    if (ORPHAN_HUNK.test(line) || strayNewName) {
       // A hunk no file header introduces (its header was lost, or an earlier hunk's counts were wrong):
       // refused, never skipped as prose — skipping it would apply the diff without this part.
       const at = i;
       i++;
-      while (i < lines.length && isHunkLine(lines[i]) && !startsFilePatch(lines, i) && !ORPHAN_HUNK.test(lines[i] as string)) i++;
+      while (i < lines.length && (isHunkLine(lines[i]) || ORPHAN_HUNK.test(lines[i] as string)) && !startsFilePatch(lines, i) && !(i > at + 1 && ORPHAN_HUNK.test(lines[i] as string) && !strayNewName)) i++;
       // The refusal covers every line since the previous item (a file header that lost a line, stray text).
       let from = consumed;
       while (from < at && (lines[from] as string).trim() === '') from++;
