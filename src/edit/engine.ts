@@ -365,11 +365,24 @@ function checkSyntax(path: string, before: TextDoc | null, after: TextDoc | null
   const issues = hooks.newSyntaxErrors(path, before?.text ?? null, after.text);
   if (issues.length === 0 || policy === 'warn') return issues;
   const first = issues[0] as SyntaxIssue;
+  // An error node can start far above the edit (a parser that wraps the file from line 1 in one ERROR):
+  // the line to name is the first one the edit changed, where the model must look.
+  const edited = firstChangedLine(before?.text ?? '', after.text);
+  const line = first.line < edited ? edited : first.line;
+  const where = line === first.line ? `at line ${first.line}, column ${first.column}: ${JSON.stringify(first.snippet)}` : `at line ${line}, the first line it changed (the parser's error region starts at line ${first.line})`;
   throw new EditwardenError({
     code: ErrorCode.SYNTAX,
-    message: `This edit would introduce a syntax error in ${path} at line ${first.line}, column ${first.column}: ${JSON.stringify(first.snippet)}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}.`,
+    message: `This edit would introduce a syntax error in ${path} ${where}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}.`,
     hint: 'Check brackets, quotes and indentation in new_text; the file was not changed. Set edit.syntax_guard: warn to allow it anyway.',
     path,
-    line: first.line,
+    line,
   });
+}
+
+/** 1-based line of the first character where `after` differs from `before`. */
+function firstChangedLine(before: string, after: string): number {
+  const max = Math.min(before.length, after.length);
+  let i = 0;
+  while (i < max && before.charCodeAt(i) === after.charCodeAt(i)) i++;
+  return lineOf(after, i);
 }

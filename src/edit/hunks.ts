@@ -11,7 +11,9 @@
  *   trailing context must match at the end (git's match_beginning /
  *   match_end). No whitespace tolerance.
  * - tolerant (default) = what a model's patch needs: the claimed line is
- *   tried first, then a bounded window around it (OFFSET_WINDOW lines, the
+ *   tried first, then a window around it (OFFSET_WINDOW lines), then the
+ *   whole file after the previous hunk, where a place is taken only when it
+ *   is the only one (the
  *   offset is reported in the notes); context that differs only in
  *   whitespace or typographic punctuation is matched in passes of
  *   increasing leniency (codex's seek_sequence: exact, rstrip, trim,
@@ -25,6 +27,7 @@
  */
 import { EditwardenError, ErrorCode, quote } from '../errors.js';
 import { replaceLookalikes } from './lookalikes.js';
+import { describeNearMatch, findNearMatch } from './near-match.js';
 import type { Hunk, MatchStrategy, PatchRequest } from './types.js';
 
 export interface HunkApplication {
@@ -35,7 +38,7 @@ export interface HunkApplication {
   notes: string[];
 }
 
-/** How far (in lines) the tolerant mode looks around a hunk's claimed line. */
+/** How far (in lines) the tolerant mode looks around a hunk's claimed line before it searches the whole file. */
 export const OFFSET_WINDOW = 1000;
 
 /** Matching passes, strictest first; the tolerant mode tries them in this order. */
@@ -161,7 +164,11 @@ function eolAgrees(ctx: SearchContext, p: PreparedHunk, at: number): boolean {
 }
 
 function notFound(ctx: SearchContext, p: PreparedHunk, claimed: number | undefined, detail: string): EditwardenError {
-  const near = claimed !== undefined ? firstMismatch(ctx, p, Math.min(Math.max(claimed, 0), ctx.image.lines.length)) : '';
+  // What differs at the claimed line, and the closest place anywhere in the file when that is elsewhere.
+  const atClaim = claimed !== undefined ? firstMismatch(ctx, p, Math.min(Math.max(claimed, 0), ctx.image.lines.length)) : '';
+  const closest = p.old.length > 0 ? findNearMatch(ctx.image.lines.join('\n'), p.old.join('\n')) : null;
+  const elsewhere = closest && (claimed === undefined || Math.abs(closest.line - 1 - claimed) > 0) ? ` ${describeNearMatch(closest).replace('old_text', "the hunk's old lines")}` : '';
+  const near = atClaim + elsewhere;
   return new EditwardenError({
     code: ErrorCode.NOT_FOUND,
     message: `${hunkLabel(p)} of the patch to ${ctx.path} does not match the file: ${detail}.${near}`,
@@ -254,7 +261,18 @@ function placeTolerantNumbered(ctx: SearchContext, p: PreparedHunk, cursor: numb
     if (chosen === undefined) throw ambiguous(ctx, p, candidates);
     return { at: chosen, level, offset: chosen - claimedRaw, eolForgiven: !eolAgrees(ctx, p, chosen) };
   }
-  throw notFound(ctx, p, claimedRaw, `its context and removed lines occur nowhere within ${OFFSET_WINDOW} lines of line ${claimedRaw + 1}, even ignoring whitespace`);
+  // Header line numbers from models are often far off: the whole file (after the previous hunk) is searched,
+  // and a place found there is taken only when it is the only one.
+  for (const level of TOLERANT_LEVELS) {
+    const pattern = p.old.map((l) => normalize(level, l));
+    const candidates: number[] = [];
+    for (let at = cursor; at <= total - n && candidates.length < 6; at++) if (matchesAt(ctx.cache, pattern, at, level)) candidates.push(at);
+    if (candidates.length === 0) continue;
+    if (candidates.length > 1) throw ambiguous(ctx, p, candidates);
+    const at = candidates[0] as number;
+    return { at, level, offset: at - claimedRaw, eolForgiven: !eolAgrees(ctx, p, at) };
+  }
+  throw notFound(ctx, p, claimedRaw, `its context and removed lines occur nowhere in the file after line ${cursor}, even ignoring whitespace`);
 }
 
 /** Finds `pattern` at or after `from`, pass by pass; returns every match of the first pass that has any. */

@@ -10,9 +10,9 @@
  * Pure: strings in, offsets out.
  */
 import { diffArrays } from 'diff';
-import { EditwardenError, ErrorCode } from '../errors.js';
 import type { MatchStrategy } from './types.js';
 import { allIndexes, mapLookalike, normalizedString, normalizeText, type NormalizeOptions } from './normalize.js';
+import { ambiguousIndent, indentFrame, indentShift, isBlankLine } from './reindent.js';
 
 export interface TextMatch {
   /** Offsets in the file text ("\n"-normalised). */
@@ -193,7 +193,6 @@ const PLAIN_LINE = /^(?:[\x21-\x7e]+(?: [\x21-\x7e]+)*)?$/;
 const leading = (line: string): string => /^[ \t]*/.exec(line)?.[0] ?? '';
 /** Indentation when look-alikes are forgiven: no-break and other typographic spaces count as spaces. */
 const leadingUnicode = (line: string): string => /^[ \t\u00A0\u2002-\u200A\u202F\u205F\u3000]*/.exec(line)?.[0] ?? '';
-const isBlankLine = (line: string): boolean => line.trim().length === 0;
 
 /** Splits old_text into lines; a final newline is remembered, not a line. */
 function quoteLines(oldText: string): { lines: string[]; trailingNewline: boolean } {
@@ -261,125 +260,6 @@ function lineBlocks(text: string, oldText: string, options: LineBlockOptions): T
     });
   }
   return out;
-}
-
-type IndentFrame = { kind: 'quote' } | { kind: 'file' } | { kind: 'ambiguous'; why: string };
-
-/**
- * Which indentation new_text is written in, decided from evidence: lines it
- * shares with old_text (same content) sit either at the quote's indentation
- * (then new_text moves with the quote) or at the file's (then it is already
- * where it belongs and must not be shifted a second time). Without shared
- * lines, new_text's base indentation is compared with the quote's and the
- * file's. Evidence that points both ways, or nowhere, is ambiguous: refused
- * rather than guessed.
- */
-function indentFrame(oldLines: string[], fileLines: string[], newText: string, leading: (line: string) => string): IndentFrame {
-  const differs = oldLines.some((l, k) => !isBlankLine(l) && leading(l) !== leading(fileLines[k] as string));
-  if (!differs) return { kind: 'quote' };
-  const newLines = (newText.endsWith('\n') ? newText.slice(0, -1) : newText).split('\n').filter((l) => !isBlankLine(l));
-  if (newLines.length === 0) return { kind: 'quote' };
-  const quoted = oldLines.flatMap((l, k) => (isBlankLine(l) ? [] : [k]));
-  // Lines new_text shares with old_text, paired in order (a line diff of their contents), not by content alone:
-  // a "}" that occurs twice must be compared with its own counterpart.
-  const changes = diffArrays(
-    quoted.map((k) => (oldLines[k] as string).trim()),
-    newLines.map((l) => l.trim()),
-    { maxEditLength: 4000 },
-  );
-  let quoteVotes = 0;
-  let fileVotes = 0;
-  let q = 0;
-  let n = 0;
-  for (const change of changes ?? []) {
-    if (change.added) n += change.value.length;
-    else if (change.removed) q += change.value.length;
-    else {
-      for (let c = 0; c < change.value.length; c++, q++, n++) {
-        const k = quoted[q] as number;
-        const lead = leading(newLines[n] as string);
-        const inQuote = leading(oldLines[k] as string);
-        const inFile = leading(fileLines[k] as string);
-        if (inQuote === inFile) continue; // this line cannot tell the two frames apart
-        if (lead === inQuote) quoteVotes++;
-        else if (lead === inFile) fileVotes++;
-      }
-    }
-  }
-  if (quoteVotes > 0 && fileVotes === 0) return { kind: 'quote' };
-  if (fileVotes > 0 && quoteVotes === 0) return { kind: 'file' };
-  const base = (lines: string[]): string => lines.filter((l) => !isBlankLine(l)).map(leading).reduce((a, b) => (b.length < a.length ? b : a));
-  const quoteBase = base(oldLines);
-  const fileBase = base(fileLines);
-  const newBase = base(newLines);
-  if (quoteVotes > 0 && fileVotes > 0) {
-    return { kind: 'ambiguous', why: `some lines new_text shares with old_text keep old_text's indentation and others have the file's` };
-  }
-  if (newBase === quoteBase) return { kind: 'quote' };
-  if (newBase === fileBase) return { kind: 'file' };
-  return {
-    kind: 'ambiguous',
-    why: `old_text is indented by ${JSON.stringify(quoteBase)} but the file's block by ${JSON.stringify(fileBase)}, and new_text by ${JSON.stringify(newBase)} — neither`,
-  };
-}
-
-function ambiguousIndent(why: string, line: number): EditwardenError {
-  return new EditwardenError({
-    code: ErrorCode.AMBIGUOUS,
-    message: `old_text matched at line ${line} only at a different indentation, and it is unclear how far to indent new_text: ${why}.`,
-    hint: "Copy old_text with the file's exact indentation and write new_text at the indentation it should have in the file.",
-    line,
-  });
-}
-
-/**
- * The indentation of `fileLines` must be `oldLines`' indentation shifted as a
- * whole: same relative structure (scaled by one factor, so 2-space vs 4-space
- * or tabs vs spaces still line up). Returns the re-indenter for one line of new_text.
- */
-function indentShift(oldLines: string[], fileLines: string[], leading: (line: string) => string): ((line: string) => string) | null {
-  const pairs: Array<[string, string]> = [];
-  for (let k = 0; k < oldLines.length; k++) {
-    const a = oldLines[k] as string;
-    const b = fileLines[k] as string;
-    if (!isBlankLine(a)) pairs.push([leading(a), leading(b)]);
-  }
-  const oldMin = Math.min(...pairs.map(([a]) => a.length));
-  const fileMin = Math.min(...pairs.map(([, b]) => b.length));
-  const fileBase = pairs.find(([, b]) => b.length === fileMin)?.[1] ?? '';
-  const oldBase = pairs.find(([a]) => a.length === oldMin)?.[0] ?? '';
-  let ratio: number | undefined;
-  let fileUnit = '';
-  for (const [a, b] of pairs) {
-    const relOld = a.length - oldMin;
-    const relFile = b.length - fileMin;
-    if (relOld === 0 || relFile === 0) {
-      if (relOld !== relFile) return null;
-      continue;
-    }
-    const r = relFile / relOld;
-    if (ratio === undefined) {
-      ratio = r;
-      fileUnit = b.slice(fileMin, fileMin + 1);
-    } else if (Math.abs(ratio - r) > 1e-9) return null;
-  }
-  const oldUnit = pairs.map(([a]) => a.slice(oldMin, oldMin + 1)).find((c) => c !== '') ?? oldBase.slice(-1);
-  const unit = fileUnit || (fileBase.endsWith('\t') ? '\t' : fileBase.length > 0 ? ' ' : oldUnit === '\t' ? '\t' : ' ');
-  // Without nested lines the factor is unknown: a tab is taken as four spaces.
-  const scale = ratio ?? (oldUnit === unit || oldUnit === '' ? 1 : oldUnit === '\t' ? 4 : 1 / 4);
-  const verbatim = scale === 1 && (oldUnit === '' || oldUnit === unit);
-  return (line: string) => {
-    if (isBlankLine(line)) return line.trim() === '' && line.length > 0 ? '' : line;
-    const lead = leading(line);
-    const rest = line.slice(lead.length);
-    if (lead.length < oldBase.length) {
-      // Less indented than the quote's base (a dedent): take as much off the file's base.
-      const cut = Math.min(fileBase.length, Math.round((oldBase.length - lead.length) * scale));
-      return fileBase.slice(0, fileBase.length - cut) + rest;
-    }
-    if (verbatim && lead.startsWith(oldBase)) return fileBase + lead.slice(oldBase.length) + rest;
-    return fileBase + unit.repeat(Math.round((lead.length - oldBase.length) * scale)) + rest;
-  };
 }
 
 /**

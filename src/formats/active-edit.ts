@@ -209,8 +209,8 @@ export class ActiveEditStreamParser {
         const open = state.open;
         if (marker === END_MARKER) {
           this.state = { kind: 'prose' };
-          this.finish(open, events);
-          this.lastEnd = { index: open.index, beginLine: open.beginLine, line: this.lineNo };
+          // Only a directive that became a request can be withdrawn by a stray END after it.
+          this.lastEnd = this.finish(open, events) ? { index: open.index, beginLine: open.beginLine, line: this.lineNo } : undefined;
           this.proseFrom = this.lineNo + 1;
         } else if (marker === BEGIN_MARKER) {
           this.fail(open, `The directive at line ${open.beginLine} has no ${END_MARKER} line before the next ${BEGIN_MARKER} (line ${this.lineNo}).`, events);
@@ -248,13 +248,16 @@ export class ActiveEditStreamParser {
     }
   }
 
-  private finish(open: OpenDirective, events: ActiveEditEvent[]): void {
+  /** Emits the directive's request (true) or its error (false). */
+  private finish(open: OpenDirective, events: ActiveEditEvent[]): boolean {
     try {
       const request = this.toRequest(open);
       events.push({ kind: 'request', request });
+      return true;
     } catch (error) {
       if (!(error instanceof EditwardenError)) throw error;
       events.push({ kind: 'error', error: { index: open.index, line: open.beginLine, ...(open.path !== undefined ? { path: open.path } : {}), error } });
+      return false;
     }
   }
 

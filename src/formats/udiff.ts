@@ -33,13 +33,15 @@ import { EditwardenError, ErrorCode } from '../errors.js';
 import type { DeleteRequest, EditRequest, Hunk, HunkLine } from '../edit/types.js';
 import { normalizeEol } from '../edit/text.js';
 import { parseError, source, type ItemError, type ParseResult } from './parse-result.js';
+import { nameOf, splitGitHeader, stripPrefix, unquoteGitPath } from './udiff-names.js';
+
+export { DEV_NULL, unquoteGitPath } from './udiff-names.js';
 
 export const GIT_HEADER = 'diff --git ';
 export const OLD_NAME = '--- ';
 export const NEW_NAME = '+++ ';
 export const HUNK_HEADER = '@@';
 export const NO_NEWLINE = '\\';
-export const DEV_NULL = '/dev/null';
 export const GIT_BINARY = 'GIT binary patch';
 export const BINARY_FILES = 'Binary files ';
 export const CONTEXT_DIFF_SEPARATOR = '***************';
@@ -87,79 +89,6 @@ interface FileHeader {
 
 const HINT_HUNK = 'Each hunk starts "@@ -OLD,COUNT +NEW,COUNT @@" and its body has exactly COUNT old (" " and "-") and new (" " and "+") lines; fix the counts or drop the numbers ("@@ @@") to let editwarden count.';
 
-/** Undoes git's C-style quoting of names with spaces, quotes or non-ASCII bytes. */
-export function unquoteGitPath(raw: string): string {
-  if (!raw.startsWith('"') || !raw.endsWith('"') || raw.length < 2) return raw;
-  const body = raw.slice(1, -1);
-  const bytes: number[] = [];
-  for (let i = 0; i < body.length; i++) {
-    const ch = body[i] as string;
-    if (ch !== '\\') {
-      for (const b of Buffer.from(ch, 'utf8')) bytes.push(b);
-      continue;
-    }
-    const next = body[++i];
-    if (next === undefined) break;
-    const simple: Record<string, number> = { n: 10, t: 9, r: 13, '"': 34, '\\': 92, a: 7, b: 8, f: 12, v: 11 };
-    if (simple[next] !== undefined) bytes.push(simple[next] as number);
-    else if (/[0-7]/.test(next)) {
-      const oct = body.slice(i, i + 3);
-      bytes.push(parseInt(oct, 8) & 0xff);
-      i += 2;
-    } else for (const b of Buffer.from(next, 'utf8')) bytes.push(b);
-  }
-  return Buffer.from(bytes).toString('utf8');
-}
-
-/** The name on a ---/+++ line: timestamps after a tab and trailing blanks go; null for /dev/null. */
-function nameOf(rest: string): string | null {
-  let name = rest;
-  if (name.startsWith('"')) {
-    const end = findClosingQuote(name);
-    name = unquoteGitPath(name.slice(0, end + 1));
-  } else {
-    const tab = name.indexOf('\t');
-    if (tab !== -1) name = name.slice(0, tab);
-    name = name.trimEnd();
-    // `diff -u` without tabs (python difflib, some tools): "name  2009-12-27 16:08:28" or "name Sun Dec 27 …".
-    const stamp = name.match(/^(\S+)\s+(?:\d{4}-\d\d-\d\d|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} +\d)/);
-    if (stamp) name = stamp[1] as string;
-  }
-  return name === DEV_NULL ? null : name;
-}
-
-function findClosingQuote(text: string): number {
-  for (let i = 1; i < text.length; i++) {
-    if (text[i] === '\\') i++;
-    else if (text[i] === '"') return i;
-  }
-  return text.length - 1;
-}
-
-/** Splits "a/X b/Y" of a git header; with spaces in names, the split where both halves agree wins. */
-function splitGitHeader(rest: string): { a?: string; b?: string } {
-  if (rest.startsWith('"')) {
-    const end = findClosingQuote(rest);
-    const a = unquoteGitPath(rest.slice(0, end + 1));
-    const tail = rest.slice(end + 1).trim();
-    return { a, b: unquoteGitPath(tail) };
-  }
-  const candidates: number[] = [];
-  for (let i = rest.indexOf(' '); i !== -1; i = rest.indexOf(' ', i + 1)) candidates.push(i);
-  for (const i of candidates) {
-    const a = rest.slice(0, i);
-    const b = rest.slice(i + 1);
-    if (stripPrefix(a, 'a/') === stripPrefix(b, 'b/')) return { a, b };
-  }
-  const i = candidates.find((c) => rest.slice(c + 1).startsWith('b/') || rest.slice(c + 1).startsWith('"')) ?? candidates[0];
-  if (i === undefined) return { a: rest };
-  return { a: rest.slice(0, i), b: unquoteGitPath(rest.slice(i + 1)) };
-}
-
-function stripPrefix(name: string, prefix: string): string {
-  return name.startsWith(prefix) ? name.slice(prefix.length) : name;
-}
-
 function isHunkLine(line: string | undefined): boolean {
   return line !== undefined && (line === '' || line[0] === ' ' || line[0] === '-' || line[0] === '+' || line[0] === NO_NEWLINE);
 }
@@ -190,6 +119,7 @@ function parseHunk(lines: string[], i: number): { hunk: Hunk; next: number } {
       throw parseError(`Hunk header ${JSON.stringify(header)} has a line number too large to be real.`, patchLine, HINT_HUNK);
     }
     const [oldStart, oldCount, , newCount] = nums as [number, number, number, number];
+    if (oldCount === 0 && newCount === 0) throw parseError(`The hunk at line ${patchLine} promises no lines at all ("${header.slice(0, 40)}").`, patchLine, HINT_HUNK);
     hunk.oldStart = oldStart;
     if (oldCount === 0 && oldStart === 0) hunk.oldStart = 0;
     let oldLeft = oldCount;
@@ -392,12 +322,14 @@ export function parseUnifiedDiff(input: string): ParseResult {
       i += 2;
       continue;
     }
-    if (ORPHAN_HUNK.test(line)) {
+    // A "+++ " line no "--- " line precedes: a file header that lost its first line; its hunks have no file.
+    const strayNewName = line.startsWith(NEW_NAME) && !(lines[i - 1] ?? '').startsWith(OLD_NAME) && isHunkLine(lines[i + 1]) && (lines[i + 1] ?? '') !== '';
+    if (ORPHAN_HUNK.test(line) || strayNewName) {
       // A hunk no file header introduces (its header was lost, or an earlier hunk's counts were wrong):
       // refused, never skipped as prose — skipping it would apply the diff without this part.
       const at = i;
       i++;
-      while (i < lines.length && isHunkLine(lines[i]) && !startsFilePatch(lines, i) && !ORPHAN_HUNK.test(lines[i] as string)) i++;
+      while (i < lines.length && (isHunkLine(lines[i]) || ORPHAN_HUNK.test(lines[i] as string)) && !startsFilePatch(lines, i) && !(i > at + 1 && ORPHAN_HUNK.test(lines[i] as string) && !strayNewName)) i++;
       // The refusal covers every line since the previous item (a file header that lost a line, stray text).
       let from = consumed;
       while (from < at && (lines[from] as string).trim() === '') from++;

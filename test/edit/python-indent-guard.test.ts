@@ -38,3 +38,12 @@ describe('Python: an unexpected indent is a syntax error the edit introduced', (
     expect(edit(broken, 'import os\n', 'import sys\n').ok).toBe(true);
   });
 });
+
+describe('E_SYNTAX names the line the edit broke', () => {
+  it('not line 1 when the parser reports an error region that starts at the top of the file', () => {
+    const wholeFile = { newSyntaxErrors: () => [{ line: 1, column: 1, snippet: 'import os', kind: 'error' as const }], syntaxPolicy: 'refuse' as const };
+    const p = planFile('a.py', fromRawText(FILE), [{ action: 'edit', path: 'a.py', oldText: '    return 2\n', newText: '    return (2\n' }], { ...DEFAULT_EDIT_OPTIONS }, wholeFile);
+    expect(p.steps[0]?.error).toMatchObject({ code: 'E_SYNTAX', line: 10 });
+    expect(p.steps[0]?.error?.message).toMatch(/at line 10, the first line it changed/);
+  });
+});

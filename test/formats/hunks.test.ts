@@ -25,9 +25,16 @@ describe('tolerant mode: line numbers that are off', () => {
     expect(r.notes.join(' ')).toMatch(/applied at line 20 \(offset -7 lines\)/);
     expect(r.text).toBe(text.replace('line 21\n', 'LINE 21\n'));
   });
-  it('refuses when the context is further away than the window', () => {
+  it('searches the whole file when the context is further away than the window, and reports the offset', () => {
     const long = file(OFFSET_WINDOW + 100);
-    expect(() => applyHunks(long, hunk(OFFSET_WINDOW + 60), { strict: false })).toThrow(/nowhere within/);
+    const r = applyHunks(long, hunk(OFFSET_WINDOW + 60), { strict: false });
+    expect(r.text).toBe(long.replace('line 21\n', 'LINE 21\n'));
+    expect(r.notes.join(' ')).toMatch(/applied at line 20 \(offset -10\d\d lines\)/);
+  });
+  it('a refusal names the closest place in the whole file', () => {
+    const long = file(3000);
+    const p = udiff('--- a/f\n+++ b/f\n@@ -5,3 +5,3 @@\n line 2500\n-line 2501 changed\n+LINE\n line 2502\n');
+    expect(() => applyHunks(long, p, { strict: false })).toThrow(/closest text starts at line 2500; line 2501 differs/);
   });
   it('never picks between two equally possible places (E_AMBIGUOUS)', () => {
     const repeated = file(40, (i) => (i % 10 === 5 ? 'x' : i % 10 === 6 ? 'y' : `l${i}`));
