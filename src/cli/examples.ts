@@ -49,6 +49,11 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   mcp: ['editwarden mcp --root "$PWD"', 'editwarden mcp --root "$PWD" --headless', 'editwarden mcp --root "$PWD" --http 8765'],
   demo: ['editwarden demo', 'editwarden demo --sample ts --clean'],
   doctor: ['editwarden doctor', 'editwarden doctor --only config,git --json'],
+  init: ['editwarden init claude --dry-run', 'editwarden init claude', 'editwarden init gemini --root ~/src/app'],
+  hook: ['echo \'{"tool_name":"Write","tool_input":{"file_path":"a.txt","content":"x"}}\' | editwarden hook claude pre-tool-use'],
+  undo: ['editwarden undo', 'editwarden undo --run <run_id>', 'editwarden undo --json'],
+  redo: ['editwarden redo', 'editwarden redo --json'],
+  'checkpoint repair': ['editwarden checkpoint repair', 'editwarden checkpoint repair --drop <record>', 'editwarden checkpoint repair --retry <record>'],
 };
 
 /** Adds the table's examples to `command` and every command below it, by command path. */

@@ -34,7 +34,8 @@ function doctor(only?: string, env: NodeJS.ProcessEnv = process.env): { code: nu
 describe('editwarden doctor', () => {
   it('a healthy project passes every check, and the doctor creates nothing', () => {
     const r = doctor();
-    expect(Object.keys(r.checks)).toEqual(['node', 'git', 'grammars', 'config', 'state folder']);
+    expect(Object.keys(r.checks)).toEqual(['node', 'git', 'grammars', 'config', 'state folder', 'sandbox']);
+    expect(r.checks.sandbox!.detail).toMatch(/^Commands run in bwrap: /);
     expect(r.code).toBe(0);
     expect(r.ok).toBe(true);
     expect(r.checks.grammars!.detail).toMatch(/^\d+ tree-sitter grammars load\.$/);
@@ -93,12 +94,21 @@ describe('editwarden doctor', () => {
   });
 });
 
+describe('doctor: the sandbox check', () => {
+  it('fails with the fix when no bubblewrap can be had', () => {
+    const r = doctor('sandbox', { ...process.env, EDITWARDEN_BWRAP: path.join(root, 'no-such-bwrap') });
+    expect(r.code).toBe(1);
+    expect(r.checks.sandbox).toMatchObject({ ok: false, detail: expect.stringContaining('No OS sandbox') });
+    expect(r.checks.sandbox!.fix).toContain('bubblewrap');
+  });
+});
+
 describe('doctor --only', () => {
   it('runs just the named checks, and refuses an unknown name with the list (exit 64)', () => {
     expect(Object.keys(doctor('git,config').checks)).toEqual(['git', 'config']);
     const r = spawnSync(process.execPath, [BIN, 'doctor', '--root', root, '--only', 'gti', '--json'], { encoding: 'utf8' });
     expect(r.status).toBe(64);
-    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'E_USAGE', hint: 'The checks are: node, git, grammars, config, state folder.' });
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'E_USAGE', hint: 'The checks are: node, git, grammars, config, state folder, sandbox.' });
   });
 });
 

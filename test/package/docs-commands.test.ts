@@ -37,7 +37,6 @@ const ALLOWED_UNRUN: readonly Unrun[] = [
   { match: /^editwarden demo\b/, reason: 'test/cli/demo.test.ts runs the demo on both samples (it takes tens of seconds)' },
   { match: /^editwarden run\b.*--model (openai|anthropic|ollama|openai-compatible):/, reason: 'needs a model provider: an API key or a model server (the agent tests drive the same code against a scripted server)' },
   { match: /^claude mcp add\b/, reason: "needs Claude Code installed and writes the user's Claude Code config" },
-  { match: /^editwarden init\b/, reason: 'built on the integrations branch; remove this entry when `init` is merged so its examples run' },
 ];
 
 interface Block {

@@ -144,6 +144,21 @@ export function doctorChecks(context: DoctorContext): DoctorCheck[] {
       name: 'state folder',
       run: async () => stateFolderCheck(stateDir),
     },
+    {
+      name: 'sandbox',
+      run: async () => {
+        const { detectSandbox } = await import('../../sandbox/index.js');
+        const info = detectSandbox();
+        if (info.kind === 'none') {
+          return {
+            ok: false,
+            detail: `No OS sandbox: ${info.detail}. Commands would run with your full rights, and headless runs refuse execute_command.`,
+            fix: info.fix ?? 'Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap).',
+          };
+        }
+        return { ok: true, detail: `Commands run in ${info.kind}: ${info.detail}.` };
+      },
+    },
   ];
 }
 
