@@ -6,6 +6,7 @@
  *
  * It must never report a sandbox that will not be in force.
  */
+import { CONFIG_FILE_NAMES } from '../config/names.js';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { detectSandbox, type SandboxInfo, type SandboxKind } from './detect.js';
@@ -17,7 +18,6 @@ export interface SandboxWorkspace {
 }
 
 /** The config file names src/config reads at the root. */
-export const CONFIG_FILE_NAMES = ['.editwarden.yml'];
 
 /** `config.sandbox` may be absent in a config built by hand (an older caller): then the defaults, never "off". */
 export function commandSandbox(ws: SandboxWorkspace, config: { sandbox?: SandboxConfig }, extra: { configFiles?: readonly string[]; envDeny?: readonly string[] } = {}): SandboxPolicy {

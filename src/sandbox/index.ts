@@ -10,4 +10,5 @@ export { commandEnv, isSecretEnvName, BASE_ENV_ALLOWLIST, ENV_PATTERN } from './
 export { bwrapArgs } from './bwrap.js';
 export { sandboxExecProfile, sandboxExecArgs } from './sbpl.js';
 export { sandboxedSpawn, type CommandSandbox, type SpawnSpec } from './spawn.js';
-export { commandSandbox, sandboxInForce, unsandboxedRefusal, CONFIG_FILE_NAMES, type SandboxWorkspace } from './for-workspace.js';
+export { commandSandbox, sandboxInForce, unsandboxedRefusal, type SandboxWorkspace } from './for-workspace.js';
+export { CONFIG_FILE_NAMES } from '../config/names.js';

@@ -149,6 +149,26 @@ describe('the configuration is out of the agent\'s reach', () => {
     // Reading it stays allowed.
     expect(ws.read('.editwarden.yml')?.bytes.toString()).toContain('max_files');
   });
+
+  it('a restore never brings back an older configuration, nor deletes one made since (skipped and reported)', () => {
+    put('a.txt', 'a\n');
+    put('.editwarden.yml', 'constraints:\n  max_files: 100\n');
+    const { transactions } = openWorkspace(root);
+    const loose = transactions.checkpoints.create('loose', '', 'workspace');
+    // The person tightens the limits after the checkpoint.
+    put('.editwarden.yml', 'constraints:\n  max_files: 1\n');
+    fs.writeFileSync(path.join(root, 'a.txt'), 'changed\n');
+    const r = transactions.checkpoints.restore(loose);
+    expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe('constraints:\n  max_files: 1\n');
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(r.skipped).toEqual(['.editwarden.yml']);
+    // A checkpoint from before any config existed does not delete the one made since.
+    fs.rmSync(path.join(root, '.editwarden.yml'));
+    const none = transactions.checkpoints.create('no config', '', 'workspace');
+    put('.editwarden.yml', 'constraints:\n  max_files: 1\n');
+    expect(transactions.checkpoints.restore(none).skipped).toEqual(['.editwarden.yml']);
+    expect(fs.existsSync(path.join(root, '.editwarden.yml'))).toBe(true);
+  });
 });
 
 describe('temp names and leftovers', () => {

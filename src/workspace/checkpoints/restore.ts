@@ -10,6 +10,7 @@
  * The caller holds the root lock and takes the safety checkpoint; this
  * module only applies.
  */
+import { CONFIG_FILE_NAMES } from '../../config/names.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../../errors.js';
@@ -63,6 +64,16 @@ export function extrasOf(rootArg: RootArg, manifest: Manifest, blobs: BlobStore,
   };
 }
 
+/**
+ * The configuration that governs the agent is never changed by a restore:
+ * an agent that may call checkpoint_restore (or undo) could otherwise bring
+ * back an older, looser `.editwarden.yml`. Only a person edits it.
+ */
+function isConfigFile(rel: string): boolean {
+  const lower = rel.toLowerCase();
+  return CONFIG_FILE_NAMES.some((name) => name.toLowerCase() === lower);
+}
+
 /** A special file the restore left alone (never deleted, replaced or recreated). */
 function skip(result: { skipped: string[] }, rel: string): void {
   if (!result.skipped.includes(rel)) result.skipped.push(rel);
@@ -88,6 +99,10 @@ export function applyManifest(rootArg: RootArg, manifest: Manifest, blobs: BlobS
     }
     for (const rel of toRemove) {
       checkManifestPath(rel);
+      if (isConfigFile(rel)) {
+        skip(result, rel);
+        continue;
+      }
       // A parent that is missing or a symlink now holds nothing of ours to remove (the link itself is handled as an entry).
       const { parent, name } = dirs.tryParentOf(rel);
       const now = currentStateAt(parent, name);
@@ -126,6 +141,10 @@ export function applyManifest(rootArg: RootArg, manifest: Manifest, blobs: BlobS
     for (const entry of manifest.entries) {
       if (entry.type === 'absent') continue;
       checkManifestPath(entry.path);
+      if (isConfigFile(entry.path)) {
+        if (!sameAsNow(dirs, entry, blobs)) skip(result, entry.path);
+        continue;
+      }
       const parentRel = path.posix.dirname(entry.path);
       if (parentRel !== '.' && ensureDir(dirs, parentRel, manifest, known, result)) result.dirsCreated.push(parentRel);
       const { parent, name } = dirs.parentOf(entry.path);
@@ -312,4 +331,13 @@ function removeStaleTemps(dirs: DirCache, manifest: Manifest): void {
       }
     }
   }
+}
+
+/** Whether a recorded file is on disk as recorded (so skipping it changes nothing worth reporting). */
+function sameAsNow(dirs: DirCache, entry: Exclude<ManifestEntry, { type: 'absent' }>, blobs: BlobStore): boolean {
+  if (entry.type !== 'file') return false;
+  const { parent, name } = dirs.tryParentOf(entry.path);
+  if (parent === null) return false;
+  const now = currentStateAt(parent, name);
+  return now.type === 'file' && sameContent(parent, name, now.stat, entry);
 }
