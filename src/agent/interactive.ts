@@ -189,12 +189,8 @@ export function createTerminalPrompter(io: Io, options: PrompterOptions): Termin
       const onData = (chunk: Buffer): void => {
         stdin.removeListener('data', onData);
         const key = chunk.toString('utf8').charAt(0);
-        // A habitual Enter after the key must not answer the next prompt with its default: swallow it.
-        const swallow = (more: Buffer): void => {
-          if (!/^[\r\n]+$/.test(more.toString('utf8'))) stdin.unshift(more);
-        };
         if (key !== '\r' && key !== '\n' && key !== '\u0003') {
-          stdin.on('data', swallow);
+          let timer: NodeJS.Timeout | undefined;
           const end = (): void => {
             clearTimeout(timer);
             stopSwallowing = null;
@@ -202,7 +198,22 @@ export function createTerminalPrompter(io: Io, options: PrompterOptions): Termin
             stdin.setRawMode(false);
             stdin.pause();
           };
-          const timer = setTimeout(end, 250);
+          // A habitual Enter after the key must not answer the next prompt with its default: swallow it.
+          // Anything else ends the window: Ctrl-C (raw mode sent no signal) interrupts; other keys wait,
+          // paused, for the next prompt (pushed back only after this listener is gone, or it would see them again).
+          function swallow(more: Buffer): void {
+            const rest = more.toString('utf8').replace(/^[\r\n]+/, '');
+            if (rest === '') return;
+            end();
+            if (rest.startsWith('\u0003')) {
+              io.stdout.write('^C\n');
+              options.onInterrupt?.();
+              return;
+            }
+            stdin.unshift(Buffer.from(rest, 'utf8'));
+          }
+          stdin.on('data', swallow);
+          timer = setTimeout(end, 250);
           // The next question (a reason after "n") takes over the terminal at once.
           stopSwallowing = end;
         } else {

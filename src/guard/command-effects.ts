@@ -44,13 +44,15 @@ export class CommandEffects {
     private readonly checkpoints: CheckpointService,
     /** Config files that govern the run (absolute paths); `.editwarden.yml` at the root when not given. */
     private readonly configFiles: readonly string[] = [path.join(checkpoints.ws.root, '.editwarden.yml')],
+    /** false when `sandbox.git_writable` lets commands commit: `.git/` is then theirs to change. */
+    private readonly watchGit = true,
   ) {}
 
   before(label: string): EffectsMark {
     const root = this.checkpoints.ws.root;
     // The rules first: what the command finds is what it may not change.
     const exclude = readExcludeFile(root);
-    const governing = snapshotGoverning(root, this.configFiles);
+    const governing = snapshotGoverning(root, this.configFiles, this.watchGit);
     const manifest = this.checkpoints.createWorkspace(`before ${label}`, 'index of the workspace before a command, to charge what it changes', { kind: 'manual' });
     return { checkpoint: manifest.id, exclude, governing };
   }

@@ -165,7 +165,7 @@ export class ToolRunner {
     this.runId = options.runId ?? newRunId();
     this.runDir = options.artifacts === false ? null : ensureRunDir(options.ws, this.runId);
     this.transactions = options.transactions ?? installTransactions(options.ws);
-    this.effects = new CommandEffects(this.transactions.checkpoints, options.configFiles);
+    this.effects = new CommandEffects(this.transactions.checkpoints, options.configFiles, !options.config.sandbox.git_writable);
   }
 
   /**

@@ -46,9 +46,9 @@ export interface GoverningChange {
   error?: string;
 }
 
-/** What to watch: `.git` at the root and each config file (absolute paths). */
-export function snapshotGoverning(root: string, configFiles: readonly string[]): GoverningSnapshot {
-  const watched = ['.git', ...configFiles.map((f) => keyOf(root, f))];
+/** What to watch: `.git` at the root (unless the person let commands write it: `sandbox.git_writable`) and each config file (absolute paths). */
+export function snapshotGoverning(root: string, configFiles: readonly string[], watchGit = true): GoverningSnapshot {
+  const watched = [...(watchGit ? ['.git'] : []), ...configFiles.map((f) => keyOf(root, f))];
   const entries = new Map<string, Entry>();
   for (const top of new Set(watched)) scan(root, top, entries);
   return { root, entries, watched: [...new Set(watched)] };

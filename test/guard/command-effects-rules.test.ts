@@ -27,6 +27,10 @@ type Config = ReturnType<typeof defaultConfig>;
 function start(mutate: (c: Config) => void = () => {}): ToolRunner {
   const config = defaultConfig();
   config.constraints.allowed_tools = [];
+  // The accounting must hold where commands run unsandboxed (no bwrap, --unsandboxed): inside the sandbox
+  // the writes to .git/ and the config fail at the source (test/sandbox/attacks.test.ts).
+  config.sandbox.enabled = false;
+  config.sandbox.allow_unsandboxed = true;
   mutate(config);
   const { ws, transactions } = openWorkspace(root);
   return ToolRunner.start({ ws, config, transactions, artifacts: false, tools: [...BUILTIN_TOOLS, checkpointCreateTool, checkpointRestoreTool] });

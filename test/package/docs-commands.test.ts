@@ -37,6 +37,8 @@ const ALLOWED_UNRUN: readonly Unrun[] = [
   { match: /^editwarden demo\b/, reason: 'test/cli/demo.test.ts runs the demo on both samples (it takes tens of seconds)' },
   { match: /^editwarden run\b.*--model (openai|anthropic|ollama|openai-compatible):/, reason: 'needs a model provider: an API key or a model server (the agent tests drive the same code against a scripted server)' },
   { match: /^claude mcp add\b/, reason: "needs Claude Code installed and writes the user's Claude Code config" },
+  { match: /^claude -p\b/, reason: 'needs a Claude Code login; test/integrations/claude-code.test.ts drives the real client against a scripted model on 127.0.0.1' },
+  { match: /^npm ci && npm run build\b/, reason: 'npm ci would replace the node_modules under test; every test runs the built binary' },
 ];
 
 interface Block {
