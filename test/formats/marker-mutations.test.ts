@@ -1,0 +1,36 @@
+/**
+ * Counterexamples the every-line property found once its mutations also
+ * deleted, duplicated and swapped marker lines: each one is pinned here as a
+ * plain case, so a regression fails with a readable diff and no seed.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseFormat } from '../../src/formats/index.js';
+
+const parse = (format: Parameters<typeof parseFormat>[1], lines: string[]) => parseFormat(lines.join('\n') + '\n', format);
+
+describe('apply_patch: an end or begin marker out of place', () => {
+  it('an "*** End Patch" followed by change lines came early: the operation it cut is refused with them', () => {
+    // Found by the property: "*** End Patch" swapped with the last context line.
+    const parsed = parse('apply-patch', ['*** Begin Patch', '*** Update File: a.txt', '@@', ' one', '-two', '+TWO', '*** End Patch', ' three']);
+    expect(parsed.requests).toEqual([]);
+    expect(parsed.errors).toHaveLength(1);
+    expect(parsed.errors[0]?.path).toBe('a.txt');
+    expect(parsed.errors[0]?.error.message).toMatch(/line 8/);
+  });
+
+  it('prose after "*** End Patch" is still prose, also a markdown bullet', () => {
+    const parsed = parse('apply-patch', ['*** Begin Patch', '*** Update File: a.txt', '@@', ' one', '-two', '+TWO', '*** End Patch', '', 'Done.', '- renamed two']);
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.requests).toHaveLength(1);
+  });
+
+  it('patch lines right above "*** Begin Patch" are refused, not skipped as prose', () => {
+    // Found by the property: "*** Begin Patch" swapped below "*** Update File:" and a chunk line.
+    const parsed = parse('apply-patch', ['Here is the patch:', '+v = 1', '*** Begin Patch', '*** Update File: a.txt', '@@', ' one', '+two', '*** End Patch']);
+    expect(parsed.requests.map((r) => r.path)).toEqual(['a.txt']);
+    expect(parsed.errors.map((e) => e.line)).toEqual([2]);
+    const moved = parse('apply-patch', ['*** Update File: a.txt', '*** Begin Patch', '@@', ' one', '+two', '*** End Patch']);
+    expect(moved.requests).toEqual([]);
+    expect(moved.errors[0]?.line).toBe(1);
+  });
+});
