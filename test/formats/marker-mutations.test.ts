@@ -34,3 +34,26 @@ describe('apply_patch: an end or begin marker out of place', () => {
     expect(moved.errors[0]?.line).toBe(1);
   });
 });
+
+describe('SEARCH/REPLACE: a line in a fence that belongs to no block', () => {
+  it('a REPLACE marker that came early: the block is withdrawn and refused with the line after it', () => {
+    // Found by the property: ">>>>>>> REPLACE" swapped with the last line of the new text.
+    const parsed = parse('search-replace', ['f0.py', '```python', '<<<<<<< SEARCH', 'a = 1', '=======', '>>>>>>> REPLACE', 'b = 2', '```']);
+    expect(parsed.requests).toEqual([]);
+    expect(parsed.errors).toHaveLength(1);
+    expect(parsed.errors[0]).toMatchObject({ line: 3, fromLine: 1, path: 'f0.py' });
+  });
+
+  it('a line between the fence and the path line of a fenced block is refused', () => {
+    // Found by the property: the fence swapped above the path line, a code line inserted after it.
+    const parsed = parse('search-replace', ['```python', 'v = 1', 'f0.py', '<<<<<<< SEARCH', 'a = 1', '=======', 'b = 2', '>>>>>>> REPLACE', '```']);
+    expect(parsed.requests.map((r) => r.path)).toEqual(['f0.py']);
+    expect(parsed.errors.map((e) => e.line)).toEqual([2]);
+  });
+
+  it('a fence with no block in it (a shell command) and prose outside fences stay prose', () => {
+    const parsed = parse('search-replace', ['Run:', '```bash', 'npm test', '```', 'f0.py', '```python', '<<<<<<< SEARCH', 'a = 1', '=======', 'b = 2', '>>>>>>> REPLACE', '```', 'That renames a.']);
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.requests).toHaveLength(1);
+  });
+});
