@@ -268,7 +268,8 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
         // Resume at the next block's own header, so it keeps its path line and fence.
         const next = j < lines.length ? blockHeader(lines, j, i + 1).start : j;
         previousEnd = Math.max(i + 1, next);
-        i = Math.max(j, i + 1);
+        // Read on from that header (not from its SEARCH marker), so its fence line opens a fence here too.
+        i = Math.max(i + 1, Math.min(j, next));
       }
     }
   }

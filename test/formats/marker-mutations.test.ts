@@ -51,6 +51,17 @@ describe('SEARCH/REPLACE: a line in a fence that belongs to no block', () => {
     expect(parsed.errors.map((e) => e.line)).toEqual([2]);
   });
 
+  it('after a block with no divider, the fence of the next block still opens a fence (a line after its REPLACE is refused)', () => {
+    // Found by the property (random seed): "```python" swapped below "<<<<<<< SEARCH" and a "=======" deleted; reading
+    // resumed at the next SEARCH marker and skipped its fence, so the fences were counted the wrong way round.
+    const parsed = parse('search-replace', ['f0.py', '<<<<<<< SEARCH', '```python', 'a = 1', '```', '>>>>>>> REPLACE', '', 'f1.py', '```python', '<<<<<<< SEARCH', 'b = 1', '=======', 'b = 2', '>>>>>>> REPLACE', 'c = 3', '```']);
+    expect(parsed.requests).toEqual([]);
+    expect(parsed.errors.map((e) => [e.line, e.path])).toEqual([
+      [2, 'f0.py'],
+      [10, 'f1.py'],
+    ]);
+  });
+
   it('a fence with no block in it (a shell command) and prose outside fences stay prose', () => {
     const parsed = parse('search-replace', ['Run:', '```bash', 'npm test', '```', 'f0.py', '```python', '<<<<<<< SEARCH', 'a = 1', '=======', 'b = 2', '>>>>>>> REPLACE', '```', 'That renames a.']);
     expect(parsed.errors).toEqual([]);
