@@ -270,6 +270,8 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
         previousEnd = Math.max(i + 1, next);
         // Read on from that header (not from its SEARCH marker), so its fence line opens a fence here too.
         i = Math.max(i + 1, Math.min(j, next));
+        // Fence lines inside the refused text are not counted; a fence in the next header opens a fence afresh.
+        if (lines.slice(next, j).some((l) => FENCE.test(l))) fenceOpen = false;
       }
     }
   }

@@ -62,6 +62,17 @@ describe('SEARCH/REPLACE: a line in a fence that belongs to no block', () => {
     ]);
   });
 
+  it('after a block with no REPLACE, the fence it left open does not flip the next fence: a line after that REPLACE is refused', () => {
+    // Found by the property (random seed): ">>>>>>> REPLACE" deleted in the first block, so its closing fence was read
+    // as block text and the next block's opening fence was counted as a closing one.
+    const parsed = parse('search-replace', ['f0.py', '```python', '<<<<<<< SEARCH', 'a = 1', '=======', 'a = 2', '```', '', 'f1.py', '```python', '<<<<<<< SEARCH', 'b = 1', '=======', '>>>>>>> REPLACE', 'c = 3', '```']);
+    expect(parsed.requests).toEqual([]);
+    expect(parsed.errors.map((e) => [e.line, e.path])).toEqual([
+      [3, 'f0.py'],
+      [11, 'f1.py'],
+    ]);
+  });
+
   it('a fence with no block in it (a shell command) and prose outside fences stay prose', () => {
     const parsed = parse('search-replace', ['Run:', '```bash', 'npm test', '```', 'f0.py', '```python', '<<<<<<< SEARCH', 'a = 1', '=======', 'b = 2', '>>>>>>> REPLACE', '```', 'That renames a.']);
     expect(parsed.errors).toEqual([]);
