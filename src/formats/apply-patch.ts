@@ -53,6 +53,11 @@ function isOperation(line: string): boolean {
   return m.startsWith(ADD_FILE.trim()) || m.startsWith(DELETE_FILE.trim()) || m.startsWith(UPDATE_FILE.trim()) || m === END_PATCH || m === BEGIN_PATCH;
 }
 
+/** A line only a patch chunk holds: a change line, an "@@" line, an end-of-file or no-newline marker. */
+function isChangeShaped(line: string): boolean {
+  return /^[ +\-]\S/.test(line) || line.startsWith(EMPTY_CONTEXT_MARKER) || marker(line) === EOF_MARKER || marker(line) === NO_NEWLINE_MARKER;
+}
+
 function pathAfter(line: string, prefix: string): string {
   return marker(line).slice(prefix.trim().length).trim();
 }
@@ -166,12 +171,26 @@ export function parseApplyPatch(input: string): ParseResult {
   const c: Cursor = { lines, i: 0 };
   let index = 0;
   let envelopes = 0;
+  /** First line not read by an earlier envelope: prose above a begin marker starts no earlier. */
+  let proseFrom = 0;
   while (c.i < lines.length) {
     if (marker(lines[c.i] as string) !== BEGIN_PATCH) {
       c.i++;
       continue;
     }
     envelopes++;
+    // Patch lines right above the begin marker: it came late (swapped or moved down), and those lines are an
+    // operation or chunk that no envelope holds. Refused, never skipped as prose.
+    let stray = c.i;
+    while (stray > proseFrom && ((lines[stray - 1] as string).trim() === '' || isChangeShaped(lines[stray - 1] as string) || marker(lines[stray - 1] as string).startsWith('*** '))) stray--;
+    while (stray < c.i && (lines[stray] as string).trim() === '') stray++;
+    if (stray < c.i) {
+      errors.push({
+        index: index++,
+        line: stray + 1,
+        error: parseError(`Lines ${stray + 1}–${c.i} look like patch lines but stand before "${BEGIN_PATCH}" (line ${c.i + 1}), outside any patch; they are not applied.`, stray + 1, HINT),
+      });
+    }
     const requestsBefore = requests.length;
     const beginLine = c.i + 1;
     c.i++;
@@ -186,7 +205,16 @@ export function parseApplyPatch(input: string): ParseResult {
         // up to the second are the rest of it. The operation it cut is refused with them, never applied in part.
         let k = c.i;
         while (k < lines.length && marker(lines[k] as string) !== BEGIN_PATCH && marker(lines[k] as string) !== END_PATCH) k++;
-        if (k < lines.length && marker(lines[k] as string) === END_PATCH) {
+        // The first non-blank line after the end marker is a change line: the marker came early (swapped up or
+        // duplicated into the last chunk) and the change lines after it are the rest of the operation it cut.
+        let after = c.i;
+        while (after < lines.length && (lines[after] as string).trim() === '') after++;
+        const cutShort = after < lines.length && isChangeShaped(lines[after] as string);
+        if (cutShort) {
+          k = after;
+          while (k + 1 < lines.length && ((lines[k + 1] as string).trim() === '' || isChangeShaped(lines[k + 1] as string))) k++;
+        }
+        if (cutShort || (k < lines.length && marker(lines[k] as string) === END_PATCH)) {
           const cut = requests.length > requestsBefore ? requests.pop() : undefined;
           const from = cut?.source?.line ?? c.i;
           errors.push({
@@ -194,7 +222,9 @@ export function parseApplyPatch(input: string): ParseResult {
             line: from,
             ...(cut ? { path: cut.path } : {}),
             error: parseError(
-              `The patch that begins at line ${beginLine} is ended twice (lines ${c.i} and ${k + 1}): the first "${END_PATCH}" cut ${cut ? `the operation on ${cut.path} at line ${from}` : 'the patch'} short, so it and the lines up to line ${k + 1} are not applied.`,
+              cutShort
+                ? `The "${END_PATCH}" at line ${c.i} is followed by change lines (line ${after + 1}): it cut ${cut ? `the operation on ${cut.path} at line ${from}` : 'the patch'} short, so it and the lines up to line ${k + 1} are not applied.`
+                : `The patch that begins at line ${beginLine} is ended twice (lines ${c.i} and ${k + 1}): the first "${END_PATCH}" cut ${cut ? `the operation on ${cut.path} at line ${from}` : 'the patch'} short, so it and the lines up to line ${k + 1} are not applied.`,
               from,
               `End every patch with one "${END_PATCH}" line, after its last operation.`,
               cut?.path,
@@ -254,6 +284,7 @@ export function parseApplyPatch(input: string): ParseResult {
         error: parseError(message, last?.source?.line ?? beginLine, `End every patch with "${END_PATCH}".`, last?.path),
       });
     }
+    proseFrom = c.i;
   }
   if (envelopes === 0) {
     errors.push({ index: 0, line: 1, error: parseError(`No "${BEGIN_PATCH}" line found.`, 1, HINT) });

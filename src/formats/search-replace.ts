@@ -100,6 +100,20 @@ function blockHeader(lines: string[], at: number, floor: number): { path?: strin
   return path !== undefined ? { path, start: k } : { start: at };
 }
 
+/** The path line of a block: a path-like line whose next non-blank line is a fence or a SEARCH marker. */
+function isPathOfNextBlock(lines: string[], at: number): boolean {
+  if (cleanPathLine(lines[at] as string) === undefined) return false;
+  let n = at + 1;
+  while (n < lines.length && (lines[n] as string).trim() === '') n++;
+  return n < lines.length && (FENCE.test(lines[n] as string) || SEARCH_MARKER.test(lines[n] as string));
+}
+
+/** Whether a SEARCH marker comes before the next fence line: the fence open at `from` holds an edit block. */
+function blockAhead(lines: string[], from: number): boolean {
+  for (let n = from; n < lines.length && !FENCE.test(lines[n] as string); n++) if (SEARCH_MARKER.test(lines[n] as string)) return true;
+  return false;
+}
+
 function toText(lines: string[]): string {
   if (lines.length === 0) return '';
   if (lines[lines.length - 1]?.trim() === NO_NEWLINE_MARKER) return lines.slice(0, -1).join('\n');
@@ -116,9 +130,57 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
   let previousEnd = 0;
   /** Whether the last item was a block that parsed (a block right after it, in the same fence, reuses its path). */
   let previousOk = false;
+  /** Whether a code fence is open (fence lines outside blocks open and close one). */
+  let fenceOpen = false;
+  /** Whether a block began inside the open fence. */
+  let fenceHasBlock = false;
+  /** The request of the last block, while only blank lines follow it: a stray line after it withdraws it. */
+  let lastOk: { request: EditRequest; fromLine: number } | undefined;
   let i = 0;
   while (i < lines.length) {
     const line = lines[i] as string;
+    if (!SEARCH_MARKER.test(line) && !REPLACE_MARKER.test(line)) {
+      if (FENCE.test(line)) {
+        fenceOpen = !fenceOpen;
+        fenceHasBlock = false;
+        lastOk = undefined;
+        i++;
+        continue;
+      }
+      // Inside a code fence that holds a block, only blocks, blank lines and path lines stand. Any other line is
+      // a block's lost line (a REPLACE marker that came early, a SEARCH marker that came late): refused with the
+      // block it belongs to, never skipped as prose. A fence that holds no block (a shell command) is prose.
+      if (fenceOpen && line.trim() !== '' && !isPathOfNextBlock(lines, i) && (fenceHasBlock || blockAhead(lines, i))) {
+        let last = i;
+        for (let n = i + 1; n < lines.length && !FENCE.test(lines[n] as string) && !SEARCH_MARKER.test(lines[n] as string) && !REPLACE_MARKER.test(lines[n] as string); n++) {
+          if ((lines[n] as string).trim() !== '' && !isPathOfNextBlock(lines, n)) last = n;
+        }
+        const cut = lastOk;
+        if (cut) requests.splice(requests.indexOf(cut.request), 1);
+        const at = cut?.request.source?.line ?? i + 1;
+        errors.push({
+          index: cut?.request.source?.index ?? index++,
+          line: at,
+          fromLine: cut?.fromLine ?? i + 1,
+          ...(cut ? { path: cut.request.path } : {}),
+          error: parseError(
+            cut
+              ? `Line ${i + 1} follows the ">>>>>>> REPLACE" of the block at line ${at} inside its code fence: the REPLACE marker came early, so the block and the lines up to line ${last + 1} are not applied.`
+              : `Lines ${i + 1}–${last + 1} stand inside a code fence with SEARCH/REPLACE blocks but belong to no block (a marker may be missing); they are not applied.`,
+            at,
+            HINT,
+            cut?.request.path,
+          ),
+        });
+        lastOk = undefined;
+        previousOk = false;
+        previousEnd = last + 1;
+        i = last + 1;
+        continue;
+      }
+      i++;
+      continue;
+    }
     if (!SEARCH_MARKER.test(line)) {
       // A stray REPLACE marker outside a block means a SEARCH marker was lost: the lines since the
       // previous item are that block, refused. (A lone "=======" may be a markdown underline.)
@@ -131,12 +193,14 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
         });
         previousEnd = i + 1;
         previousOk = false;
+        lastOk = undefined;
       }
       i++;
       continue;
     }
     const itemIndex = index++;
     const startLine = i + 1;
+    if (fenceOpen) fenceHasBlock = true;
     const header = blockHeader(lines, i, previousEnd);
     let path: string | undefined = options.path;
     if (path === undefined) {
@@ -185,6 +249,8 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
       } else {
         requests.push({ action: 'edit', path, oldText: search, newText: replace, source: src });
       }
+      const made = requests[requests.length - 1];
+      lastOk = made && made.source?.index === itemIndex ? { request: made, fromLine: Math.min(header.start, previousEnd) + 1 } : undefined;
       previousPath = path;
       previousEnd = end + 1;
       previousOk = true;
@@ -194,6 +260,7 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
       // The refusal covers the block and whatever stood between it and the previous item (a mangled header).
       errors.push({ index: itemIndex, line: startLine, fromLine: Math.min(header.start, previousEnd) + 1, ...(path !== undefined ? { path } : {}), error });
       previousOk = false;
+      lastOk = undefined;
       if (end !== -1) {
         previousEnd = end + 1;
         i = end + 1;
@@ -201,7 +268,10 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
         // Resume at the next block's own header, so it keeps its path line and fence.
         const next = j < lines.length ? blockHeader(lines, j, i + 1).start : j;
         previousEnd = Math.max(i + 1, next);
-        i = Math.max(j, i + 1);
+        // Read on from that header (not from its SEARCH marker), so its fence line opens a fence here too.
+        i = Math.max(i + 1, Math.min(j, next));
+        // Fence lines inside the refused text are not counted; a fence in the next header opens a fence afresh.
+        if (lines.slice(next, j).some((l) => FENCE.test(l))) fenceOpen = false;
       }
     }
   }
