@@ -195,8 +195,8 @@ export class ActiveEditStreamParser {
           this.proseFrom = this.lineNo + 1;
           // A remove needs no content block (the design's "Remove a method" example has no ---START---).
           if (open.action?.trim().toLowerCase() === 'remove') {
-            this.finish(open, events);
-            this.lastEnd = { index: open.index, beginLine: open.beginLine, line: this.lineNo };
+            // Only a directive that became a request can be withdrawn by a stray END after it.
+            this.lastEnd = this.finish(open, events) ? { index: open.index, beginLine: open.beginLine, line: this.lineNo } : undefined;
           } else this.fail(open, `The directive at line ${open.beginLine} reaches ${END_MARKER} (line ${this.lineNo}) without a ${START_MARKER} line (only action: remove needs no code).`, events);
         } else if (marker !== '' && open.action !== undefined && !HEADER_SHAPED.test(line)) {
           // Lenient: the code started without ---START--- (a header typo like "ast-pth: X" stays an error).

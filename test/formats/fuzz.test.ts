@@ -54,6 +54,13 @@ function checkResult(format: FormatName, input: string, result: ParseResult): vo
   expect(indices).toEqual(indices.map((_, i) => i));
 }
 
+describe('found by the soups', () => {
+  it('a remove directive that names no file, then a stray END: one error item per directive, numbered densely', () => {
+    const input = '---BEGIN---\naction: remove\n---END---\n---END---';
+    checkResult('active-edit', input, parseFormat(input, 'active-edit', { fileExists: () => false }));
+  });
+});
+
 describe('every parser survives arbitrary input with typed errors only', () => {
   for (const format of FORMAT_NAMES) {
     it(`${format}: random unicode text`, () => {
