@@ -19,7 +19,7 @@ import type { EngineHooks } from '../edit/types.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { ConstraintGuard, type FileChange } from '../guard/constraints.js';
 import { changesOf } from '../tools/edits.js';
-import { ensureStateDir } from '../workspace/lock.js';
+import { ensureStateSubdir } from '../workspace/state-dir.js';
 import { openWorkspace } from '../workspace/open.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { NativeEdit } from './native-edit.js';
@@ -116,10 +116,14 @@ export function recordNativeEdit(root: string, client: string, tool: string, cal
 }
 
 function appendLog(ws: Workspace, entry: Record<string, unknown>): void {
-  ensureStateDir(ws.stateDir);
-  const dir = path.join(ws.stateDir, 'hooks');
-  fs.mkdirSync(dir, { recursive: true });
-  fs.appendFileSync(path.join(dir, 'changes.jsonl'), `${JSON.stringify(entry)}\n`);
+  const dir = ensureStateSubdir(ws.stateDir, 'hooks');
+  // O_NOFOLLOW: a planted `changes.jsonl` symlink must not make the hook append to a file outside the root.
+  const fd = fs.openSync(path.join(dir, 'changes.jsonl'), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o644);
+  try {
+    fs.writeSync(fd, `${JSON.stringify(entry)}\n`);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** The syntax guard and AST support for code files, as the CLI prepares them (tree-sitter loads only for code files). */

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../errors.js';
-import { ensureStateDir } from '../workspace/lock.js';
+import { ensureStateSubdir } from '../workspace/state-dir.js';
 
 export const RUNS_DIR = 'runs';
 
@@ -48,9 +48,9 @@ export function runDir(ws: HasStateDir, runId: string): string {
 /** Creates (if needed) and returns the folder of one run. */
 export function ensureRunDir(ws: HasStateDir, runId: string): string {
   const dir = runDir(ws, runId);
-  // The state folder gets its ignore file whichever command makes it first (run, verify, MCP — not only edit).
-  ensureStateDir(ws.stateDir);
-  fs.mkdirSync(dir, { recursive: true });
+  // The state folder gets its ignore file whichever command makes it first (run, verify, MCP — not only edit),
+  // and `runs/` and the run's folder must be real folders (a planted symlink would send the run's records outside).
+  ensureStateSubdir(ws.stateDir, `${RUNS_DIR}/${runId}`);
   return dir;
 }
 

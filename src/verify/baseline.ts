@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { atomicWriteFile } from '../workspace/atomic.js';
+import { ensureStateSubdir } from '../workspace/state-dir.js';
 import type { HasStateDir } from '../runs/runs.js';
 import type { Diagnostic } from './diagnostics/types.js';
 
@@ -107,7 +108,8 @@ export function recordBaseline(
   };
   file.entries[baselineKey(kind, run.command)] = entry;
   const target = path.join(ws.stateDir, BASELINE_FILE);
-  fs.mkdirSync(path.dirname(target), { recursive: true });
+  // A real folder of ours (a planted `.editwarden/verify` symlink must not take the baseline outside); the rename replaces a planted link.
+  ensureStateSubdir(ws.stateDir, path.posix.dirname(BASELINE_FILE));
   atomicWriteFile(target, Buffer.from(`${JSON.stringify(file, null, 2)}\n`));
   return entry;
 }

@@ -71,6 +71,28 @@ export function ensureTrustedStateDir(stateDir: string): void {
   }
 }
 
+/**
+ * A folder inside `.editwarden/` (e.g. "runs/<id>", "verify"), made or found
+ * one segment at a time and checked to be a real folder of this user. Attack:
+ * a repository that ships `.editwarden/runs -> /somewhere` would otherwise
+ * have run logs, metrics and baselines written outside the root.
+ */
+export function ensureStateSubdir(stateDir: string, rel: string): string {
+  ensureTrustedStateDir(stateDir);
+  let dir = stateDir;
+  for (const segment of rel.split('/')) {
+    if (segment === '' || segment === '.' || segment === '..') throw untrusted(`${JSON.stringify(rel)} is not a plain folder name inside .editwarden/.`);
+    dir = path.join(dir, segment);
+    try {
+      fs.mkdirSync(dir, { mode: 0o755 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    checkStateStat(dir, fs.lstatSync(dir));
+  }
+  return dir;
+}
+
 /** One folder inside `.editwarden/` (e.g. "journal", "checkpoints/blobs"), opened through the resolver for each use. */
 export class StateFolder {
   /** Absolute path, for messages and tests (never used to act). */

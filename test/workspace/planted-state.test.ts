@@ -169,3 +169,33 @@ describe('a planted .editwarden/', () => {
     outsideUntouched();
   });
 });
+
+describe('planted folders and files inside .editwarden/ that records are written to', () => {
+  function plantLink(rel: string, target: string): void {
+    const at = path.join(root, '.editwarden', rel);
+    fs.mkdirSync(path.dirname(at), { recursive: true });
+    fs.symlinkSync(target, at);
+  }
+
+  it('.editwarden/runs as a symlink to the outside: verify refuses (E_UNTRUSTED_STATE) and writes no run record outside', () => {
+    plantLink('runs', outside);
+    const r = cli('verify', '--cmd', 'true', '--json');
+    expect(r.code).not.toBe(0);
+    expect(r.out).toContain('E_UNTRUSTED_STATE');
+    outsideUntouched();
+  });
+
+  it('.editwarden/verify as a symlink to the outside: the baseline is refused, not written outside', () => {
+    plantLink('verify', outside);
+    const r = cli('verify', '--cmd', 'true', '--baseline', '--json');
+    expect(r.out).toContain('E_UNTRUSTED_STATE');
+    outsideUntouched();
+  });
+
+  it('.editwarden/hooks/changes.jsonl as a symlink to an outside file: the hook never appends to it', () => {
+    plantLink('hooks/changes.jsonl', path.join(outside, 'victim.txt'));
+    const input = JSON.stringify({ tool_name: 'Write', tool_input: { file_path: path.join(root, 'a.txt'), content: 'mine\nmore\n' } });
+    spawnSync(process.execPath, [BIN, 'hook', 'claude', 'post-tool-use', '--root', root], { input, encoding: 'utf8' });
+    outsideUntouched();
+  });
+});
