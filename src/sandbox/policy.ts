@@ -21,6 +21,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** The part of `.editwarden.yml` the sandbox reads (config.ts validates it). */
 export interface SandboxConfig {
@@ -87,6 +88,21 @@ export const HOME_TOOLCHAINS: readonly string[] = [
   '.cargo/git', '.sdkman', 'go', 'sdk', '.local/bin', '.local/lib', '.m2/repository', '.deno', '.bun', '.dotnet',
   '.nuget/packages', '.elan', '.ghcup', '.opam', '.cache/ms-playwright',
 ];
+
+/**
+ * What editwarden itself runs from, re-exposed read-only: its own package
+ * (the demo and detection find tsc in editwarden's node_modules) and the Node
+ * installation running it (a registry `node@24` or an nvm Node under /tmp or
+ * HOME, which the sandbox hides, is what `node` on PATH names). Code, never
+ * credentials; the project root's own writable bind still wins inside it.
+ */
+export function selfInstallPaths(home: string, execPath: string = process.execPath): string[] {
+  const packageRoot = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
+  const nodePrefix = path.dirname(path.dirname(realOr(execPath)));
+  // Never a folder that holds a home or the temp folders whole (a node in ~/bin would otherwise expose all of HOME).
+  const tooWide = (p: string): boolean => ['/', '/tmp', '/var/tmp', '/home', '/root', '/Users', home].some((wide) => isInside(wide, p));
+  return [...new Set([packageRoot, nodePrefix])].filter((p) => !tooWide(p) && exists(p));
+}
 
 /** Known secret stores relative to HOME (hidden even if HOME is exposed by the root or `readable`). */
 export const HOME_SECRETS: readonly string[] = [
@@ -182,6 +198,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
 
   const readable = [
     ...HOME_TOOLCHAINS.map((t) => path.join(home, t)).filter(exists),
+    ...selfInstallPaths(home),
     ...cfg.readable.map((p) => expandHome(p, home)),
   ];
   const writable = cfg.writable.map((p) => expandHome(p, home));

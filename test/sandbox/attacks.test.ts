@@ -274,3 +274,24 @@ describe('run: secrets never reach the model or transcript.jsonl', () => {
     expect(r.stderr).toContain('environment allowlist');
   });
 });
+
+describe('what editwarden runs from stays usable inside the sandbox', () => {
+  test('a Node installed under /tmp (a registry node@24, say) runs commands inside, though /tmp is private there', () => {
+    // Under /tmp itself, whatever TMPDIR says: the sandbox hides /tmp, which is the point.
+    const prefix = fs.realpathSync(fs.mkdtempSync('/tmp/ew-node-prefix-'));
+    try {
+      fs.mkdirSync(path.join(prefix, 'bin'));
+      const node = path.join(prefix, 'bin', 'node');
+      fs.copyFileSync(process.execPath, node);
+      fs.chmodSync(node, 0o755);
+      const root = project();
+      const calls = JSON.stringify({ tool: 'execute_command', args: { command: `${node} -e 'console.log(40 + 2)'` } });
+      const r = spawnSync(node, [BIN, 'exec', '-', '--root', root, '--json'], { encoding: 'utf8', env: env(), input: calls, timeout: 60_000 });
+      const out = JSON.parse(r.stdout) as { calls: Array<{ ok: boolean; output: string }> };
+      expect(out.calls[0]?.ok, r.stdout).toBe(true);
+      expect(out.calls[0]?.output).toContain('42');
+    } finally {
+      fs.rmSync(prefix, { recursive: true, force: true });
+    }
+  });
+});

@@ -5,6 +5,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
 import { parseConfig } from '../../src/config/config.js';
+import { selfInstallPaths } from '../../src/sandbox/policy.js';
 import { DEFAULT_CONFIG } from '../../src/config/defaults.js';
 import { defaultConfig } from '../../src/config/config.js';
 import {
@@ -213,5 +214,23 @@ describe('detection', () => {
     expect(failing).toMatchObject({ kind: 'none', detail: expect.stringContaining('/bin/false cannot start a sandbox'), fix: expect.stringContaining('user namespaces') });
     expect(detectSandbox({ platform: 'darwin' }).kind).toBe(fs.existsSync('/usr/bin/sandbox-exec') ? 'sandbox-exec' : 'none');
     expect(detectSandbox({ platform: 'win32' })).toMatchObject({ kind: 'none' });
+  });
+});
+
+const afterCleanup: string[] = [];
+afterEach(() => {
+  for (const p of afterCleanup.splice(0)) fs.rmSync(p, { recursive: true, force: true });
+});
+
+describe('what editwarden runs from', () => {
+  test('its own package and the Node running it are re-exposed read-only; never a folder holding HOME or /tmp whole', () => {
+    const repo = path.resolve(__dirname, '../..');
+    const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-home-')));
+    afterCleanup.push(home);
+    expect(selfInstallPaths(home)).toContain(repo);
+    expect(selfInstallPaths(home, '/usr/bin/node')).toContain('/usr');
+    // A node in ~/bin or straight in /tmp/bin would widen the view to all of HOME or /tmp: left out.
+    expect(selfInstallPaths(home, path.join(home, 'bin', 'node'))).not.toContain(home);
+    expect(selfInstallPaths(home, '/tmp/bin/node')).not.toContain('/tmp');
   });
 });
