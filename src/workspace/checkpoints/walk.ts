@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import ignore, { type Ignore } from 'ignore';
 import { TEMP_PREFIX } from '../atomic.js';
 import { STATE_DIR } from '../paths.js';
-import { Resolver, READ_FLAGS, type DirHandle } from '../resolver.js';
+import { Resolver, type DirHandle } from '../resolver.js';
+import { readRegularAt } from './current.js';
 
 /** Where a walk or capture starts: a root path (made into a resolver) or the workspace's resolver. */
 export type RootArg = string | Resolver;
@@ -20,17 +21,7 @@ export function asResolver(root: RootArg): Resolver {
 
 /** Reads a small file in an opened folder without following a symlink; null when missing or not a regular file. */
 export function readSmallAt(dir: DirHandle, name: string): string | null {
-  let fd: number;
-  try {
-    fd = fs.openSync(dir.at(name), READ_FLAGS);
-  } catch {
-    return null;
-  }
-  try {
-    return fs.fstatSync(fd).isFile() ? fs.readFileSync(fd, 'utf8') : null;
-  } finally {
-    fs.closeSync(fd);
-  }
+  return readRegularAt(dir, name)?.bytes.toString('utf8') ?? null;
 }
 
 /** Reads a root-relative file exactly (no symlink followed on the way or at the end); null when it cannot be. */
