@@ -102,6 +102,38 @@ if (!isMainThread && parentPort && (workerData as { editwardenSearch?: true } | 
 }
 
 /**
+ * One search job as the workers see it: the files found so far, handed out
+ * in chunks of CHUNK, and the shared control array they claim chunks and
+ * count matches through. The pooled and the isolated search feed workers
+ * the same way; only who the workers are differs.
+ */
+class JobFeed {
+  readonly files: string[] = [];
+  readonly control = new Int32Array(new SharedArrayBuffer(8));
+  private posted = 0;
+
+  constructor(
+    readonly job: number,
+    private readonly root: string,
+    private readonly query: PortableQuery,
+  ) {}
+
+  /** Tells `workers` about the job (before any chunk). */
+  begin(workers: readonly Worker[]): void {
+    const msg: ToWorker = { kind: 'start', job: this.job, root: this.root, query: this.query, control: this.control.buffer as SharedArrayBuffer };
+    for (const w of workers) w.postMessage(msg);
+  }
+
+  /** Posts every chunk below `upTo` not posted yet. */
+  post(workers: readonly Worker[], upTo: number): void {
+    for (; this.posted < upTo; this.posted++) {
+      const msg: ToWorker = { kind: 'chunk', job: this.job, id: this.posted, files: this.files.slice(this.posted * CHUNK, (this.posted + 1) * CHUNK) };
+      for (const w of workers) w.postMessage(msg);
+    }
+  }
+}
+
+/**
  * Searches with the calling thread and up to `threads - 1` worker threads,
  * started on the first search that reaches PARALLEL_MIN_FILES files and
  * kept for the next ones (starting a thread costs about as much CPU as
@@ -136,17 +168,10 @@ export class SearchPool {
     if (!this.usable) return searchFiles(root, query);
     const { signal, ...portable } = query;
     const filter = globFilter(query.globs);
-    const files: string[] = [];
-    const control = new Int32Array(new SharedArrayBuffer(8));
-    const job = ++this.jobs;
+    const feed = new JobFeed(++this.jobs, root, portable);
+    const { files, control, job } = feed;
     let workers: Worker[] = [];
-    let posted = 0;
-    const post = (upTo: number): void => {
-      for (; posted < upTo; posted++) {
-        const msg: ToWorker = { kind: 'chunk', job, id: posted, files: files.slice(posted * CHUNK, (posted + 1) * CHUNK) };
-        for (const w of workers) w.postMessage(msg);
-      }
-    };
+    const post = (upTo: number): void => feed.post(workers, upTo);
     walkFiles(
       root,
       (rel, type) => {
@@ -154,8 +179,7 @@ export class SearchPool {
         files.push(rel);
         if (files.length === PARALLEL_MIN_FILES) {
           workers = this.start();
-          const msg: ToWorker = { kind: 'start', job, root, query: portable, control: control.buffer as SharedArrayBuffer };
-          for (const w of workers) w.postMessage(msg);
+          feed.begin(workers);
         }
         // The workers search while the walk goes on.
         if (workers.length > 0 && files.length % CHUNK === 0) {
@@ -228,22 +252,14 @@ export class SearchPool {
     const started = Date.now();
     const { signal, ...portable } = query;
     const filter = globFilter(query.globs);
-    const files: string[] = [];
-    const control = new Int32Array(new SharedArrayBuffer(8));
-    const job = ++this.jobs;
+    const feed = new JobFeed(++this.jobs, root, portable);
+    const { files, control, job } = feed;
     let leased: Worker[] = [];
-    let posted = 0;
     const lease = (n: number): void => {
       leased = this.lease(n, job);
-      const msg: ToWorker = { kind: 'start', job, root, query: portable, control: control.buffer as SharedArrayBuffer };
-      for (const w of leased) w.postMessage(msg);
+      feed.begin(leased);
     };
-    const post = (upTo: number): void => {
-      for (; posted < upTo; posted++) {
-        const msg: ToWorker = { kind: 'chunk', job, id: posted, files: files.slice(posted * CHUNK, (posted + 1) * CHUNK) };
-        for (const w of leased) w.postMessage(msg);
-      }
-    };
+    const post = (upTo: number): void => feed.post(leased, upTo);
     const results: Array<SearchOutcome | undefined> = [];
     let present = 0;
     let lost = false;
