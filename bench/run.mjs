@@ -1,13 +1,17 @@
 #!/usr/bin/env node
 // Runs every bench/*.bench.mjs (each exports `async run()` returning rows) and
 // prints one table. Benchmarks import the compiled library from dist/.
-// Usage: node bench/run.mjs [name-filter]
+// Usage: node bench/run.mjs [name-filter] [--goals]
+// A row with a `goal` also says whether it was `met` (computed by its bench
+// from the ratio measured in this run); `--goals` prints only those rows.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const filter = process.argv[2];
+const args = process.argv.slice(2);
+const goalsOnly = args.includes('--goals');
+const filter = args.find((a) => !a.startsWith('--'));
 const files = fs.readdirSync(here).filter((f) => f.endsWith('.bench.mjs') && (!filter || f.includes(filter))).sort();
 const rows = [];
 for (const file of files) {
@@ -16,8 +20,9 @@ for (const file of files) {
   const out = await mod.run();
   for (const row of out) rows.push({ bench: file.replace('.bench.mjs', ''), ...row });
 }
-const columns = ['bench', 'case', 'value', 'baseline', 'ratio', 'goal', 'note'];
-const cells = rows.map((r) => columns.map((c) => (r[c] === undefined ? '' : String(r[c]))));
+const columns = ['bench', 'case', 'value', 'baseline', 'ratio', 'goal', 'met', 'note'];
+const shown = goalsOnly ? rows.filter((r) => r.goal !== undefined) : rows;
+const cells = shown.map((r) => columns.map((c) => (r[c] === undefined ? '' : String(r[c]))));
 const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i].length)));
 const line = (vals) => '| ' + vals.map((v, i) => v.padEnd(widths[i])).join(' | ') + ' |';
 console.log(line(columns));

@@ -63,7 +63,7 @@ export interface ControlledEditOutcome {
   rolled_back: boolean;
   /** sha256 of the edited file before the edit and after the rollback (equal when the rollback is exact). */
   rollback_check?: { before: string; after: string; exact: boolean };
-  report?: ControlledEditReportPaths;
+  report?: ControlledEditReportPaths | undefined;
   /** Why the telemetry report could not be written (the edit's outcome stands). */
   report_error?: ErrorInfo;
 }

@@ -53,7 +53,7 @@ export interface FilePlan {
 
 export interface PlanOptions extends EditOptions {
   /** Keep going after a failed step (apply --partial); otherwise the file is all or nothing. */
-  continueOnError?: boolean;
+  continueOnError?: boolean | undefined;
   /** File mode, for "new file mode" lines. */
   mode?: number;
 }

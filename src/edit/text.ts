@@ -20,7 +20,7 @@ export interface TextDoc {
    * Per-line endings, one per "\n" in `text`, only when the file mixes
    * endings; undefined means every ending is `eol`.
    */
-  eols?: Eol[];
+  eols?: Eol[] | undefined;
 }
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;

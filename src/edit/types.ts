@@ -16,7 +16,7 @@ export interface RequestSource {
 interface BaseRequest {
   path: string;
   /** Allow an edit that would leave a large file with less than a third of its lines. */
-  force?: boolean;
+  force?: boolean | undefined;
   /** sha256 (hex, or a prefix of ≥ 8 chars) of the bytes the agent read; a mismatch is E_STALE. */
   expectedHash?: string;
   source?: RequestSource;
@@ -27,7 +27,7 @@ export interface ReplaceRequest extends BaseRequest {
   action: 'edit';
   oldText: string;
   newText: string;
-  replaceAll?: boolean;
+  replaceAll?: boolean | undefined;
 }
 
 export interface CreateRequest extends BaseRequest {
@@ -61,7 +61,7 @@ export interface InsertRequest extends BaseRequest {
 /** One hunk of a line-addressed patch (unified diff, apply_patch). */
 export interface Hunk {
   /** 1-based start line in the old file as the patch claims it (0 when the old side is empty); undefined when the format has no numbers. */
-  oldStart?: number;
+  oldStart?: number | undefined;
   /** Lines before the change, the removed lines, the added lines, lines after — as one sequence. */
   lines: HunkLine[];
   /** apply_patch `@@ context` headers: lines that must be found, in order, above the hunk. */

@@ -13,7 +13,7 @@ import { defaultConfig, withOverrides } from '../../src/config/config.js';
 import { prepareLanguageHooks } from '../../src/cli/workspace.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { call, connect } from '../mcp/helpers/server.js';
-import { complete, GREETING_PROJECT, makeProject, runEditorWithServer, setGreeting, VERIFY, cleanup } from '../editor/helpers.js';
+import { complete, GREETING_PROJECT, makeProject, runEditorWithServer, setGreeting, VERIFY, cleanup } from '../agent/editor/helpers.js';
 
 const KEY = 'SECRETsshkey0105';
 let home: string;

@@ -31,7 +31,7 @@ export function registerDetect(program: Command, io: Io, setExit: (code: number)
 
 function runDetect(flags: DetectFlags, io: Io): number {
   let root: string;
-  let configured: { build?: string; test?: string };
+  let configured: { build?: string | undefined; test?: string | undefined };
   let sandboxEnabled: boolean;
   try {
     root = Workspace.open(flags.root ?? process.cwd()).root;

@@ -87,7 +87,7 @@ export interface ToolReply {
   isError: boolean;
   text: string;
   structured: Record<string, unknown>;
-  error?: { code: string; message: string; hint: string };
+  error?: { code: string; message: string; hint: string } | undefined;
 }
 
 export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolReply> {

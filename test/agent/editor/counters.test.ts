@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { afterVerification, HARD_STOP_AFTER, initialCounters, REPLAN_AFTER, type DebugCounters, type LoopDecision } from '../../src/agent/editor/counters.js';
+import { afterVerification, HARD_STOP_AFTER, initialCounters, REPLAN_AFTER, type DebugCounters, type LoopDecision } from '../../../src/agent/editor/counters.js';
 
 describe('debug-loop counters, exactly as specified', () => {
   it('the limits are 3 consecutive failures (REPLAN) and 12 verify loops (hard stop)', () => {

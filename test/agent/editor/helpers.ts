@@ -2,12 +2,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { defaultConfig, withOverrides, type Config, type DeepPartial } from '../../src/config/config.js';
-import { openWorkspace } from '../../src/workspace/open.js';
-import { createProvider } from '../../src/agent/providers/spec.js';
-import { startScriptedServer, type ScriptedServer } from '../../src/agent/providers/scripted-server.js';
-import type { ScriptSource, ScriptedTurn } from '../../src/agent/providers/script.js';
-import { runEditor, type EditorResult, type EditorRunEvent, type RunEditorOptions } from '../../src/agent/editor/editor.js';
+import { defaultConfig, withOverrides, type Config, type DeepPartial } from '../../../src/config/config.js';
+import { openWorkspace } from '../../../src/workspace/open.js';
+import { createProvider } from '../../../src/agent/providers/spec.js';
+import { startScriptedServer, type ScriptedServer } from '../../../src/agent/providers/scripted-server.js';
+import type { ScriptSource, ScriptedTurn } from '../../../src/agent/providers/script.js';
+import { runEditor, type EditorResult, type EditorRunEvent, type RunEditorOptions } from '../../../src/agent/editor/editor.js';
 
 const made: string[] = [];
 
@@ -25,7 +25,7 @@ export function makeProject(files: Record<string, string>): string {
 export function copyFixture(name: string): string {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `ew-fx-${name}-`)));
   made.push(root);
-  fs.cpSync(path.join(import.meta.dirname, '..', 'fixtures', 'editor', name), root, { recursive: true });
+  fs.cpSync(path.join(import.meta.dirname, '..', '..', 'fixtures', 'editor', name), root, { recursive: true });
   return root;
 }
 
@@ -81,7 +81,7 @@ export async function runEditorWithServer(
   const server = await startScriptedServer(script, { chunk: 11 });
   try {
     const provider = createProvider('openai-compatible:scripted', { baseUrl: server.openaiBaseUrl, env: {}, stream: true, maxRetries: 0 });
-    const { loadConfig } = await import('../../src/config/config.js');
+    const { loadConfig } = await import('../../../src/config/config.js');
     const config: Config = withOverrides(fs.existsSync(path.join(root, '.editwarden.yml')) ? loadConfig(root) : defaultConfig(), options.config ?? {});
     const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes });
     const events: EditorRunEvent[] = [];

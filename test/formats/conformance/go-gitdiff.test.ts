@@ -27,14 +27,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { applyHunks, checkDeletion } from '../../src/edit/hunks.js';
-import { EditwardenError } from '../../src/errors.js';
-import { parseUnifiedDiff, type VerifiedDeleteRequest } from '../../src/formats/index.js';
-import { applyReply } from '../../src/apply/apply-reply.js';
-import { Workspace } from '../../src/workspace/workspace.js';
+import { applyHunks, checkDeletion } from '../../../src/edit/hunks.js';
+import { EditwardenError } from '../../../src/errors.js';
+import { parseUnifiedDiff, type VerifiedDeleteRequest } from '../../../src/formats/index.js';
+import { applyReply } from '../../../src/apply/apply-reply.js';
+import { Workspace } from '../../../src/workspace/workspace.js';
 
 // Vendored upstream data (licence and source note beside it).
-const ROOT = path.resolve(__dirname, '../fixtures/conformance/go-gitdiff');
+const ROOT = path.resolve(__dirname, '../../fixtures/conformance/go-gitdiff');
 const DATA = path.join(ROOT, 'gitdiff/testdata/apply');
 
 interface Case {

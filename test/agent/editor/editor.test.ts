@@ -230,8 +230,8 @@ describe('test generation when the repository has no test suite', () => {
 
 describe('scouts.model', () => {
   it('summarises scout payloads for the Editor; the raw payload is still recorded and still sent', async () => {
-    const { startScriptedServer } = await import('../../src/agent/providers/scripted-server.js');
-    const { createProvider } = await import('../../src/agent/providers/spec.js');
+    const { startScriptedServer } = await import('../../../src/agent/providers/scripted-server.js');
+    const { createProvider } = await import('../../../src/agent/providers/spec.js');
     const scoutServer = await startScriptedServer(() => ({ text: 'greeting lives in src/greeting.js', usage: { input: 10, output: 5 } }));
     try {
       const root = makeProject(GREETING_PROJECT);

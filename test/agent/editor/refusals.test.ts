@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runEditor } from '../../src/agent/editor/editor.js';
-import { agentPath, writeRecord } from '../../src/agent/editor/records.js';
-import { loadConfig } from '../../src/config/config.js';
-import { Workspace } from '../../src/workspace/workspace.js';
-import { openWorkspace } from '../../src/workspace/open.js';
+import { runEditor } from '../../../src/agent/editor/editor.js';
+import { agentPath, writeRecord } from '../../../src/agent/editor/records.js';
+import { loadConfig } from '../../../src/config/config.js';
+import { Workspace } from '../../../src/workspace/workspace.js';
+import { openWorkspace } from '../../../src/workspace/open.js';
 import { cleanup, complete, GREETING_PROJECT, lastToolResult, makeProject, runEditorWithServer } from './helpers.js';
 
 afterEach(cleanup);

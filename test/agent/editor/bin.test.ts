@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedServer } from '../../src/agent/providers/scripted-server.js';
+import { startScriptedServer } from '../../../src/agent/providers/scripted-server.js';
 import { cleanup, complete, GREETING_FILE, GREETING_PROJECT, makeProject, read, setGreeting } from './helpers.js';
 
 afterEach(cleanup);
 
-const BIN = path.resolve(__dirname, '../../bin/editwarden');
+const BIN = path.resolve(__dirname, '../../../bin/editwarden');
 
 function runBin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

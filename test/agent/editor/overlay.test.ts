@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ContextRecorder } from '../../src/agent/editor/context.js';
-import { Overlay } from '../../src/agent/editor/overlay.js';
-import { applyProposal, readProposalHeader, renderProposal } from '../../src/agent/editor/proposal.js';
-import { hashTree } from '../../src/agent/hash-tree.js';
-import { Workspace } from '../../src/workspace/workspace.js';
+import { ContextRecorder } from '../../../src/agent/editor/context.js';
+import { Overlay } from '../../../src/agent/editor/overlay.js';
+import { applyProposal, readProposalHeader, renderProposal } from '../../../src/agent/editor/proposal.js';
+import { hashTree } from '../../../src/agent/hash-tree.js';
+import { Workspace } from '../../../src/workspace/workspace.js';
 import { cleanup, makeProject } from './helpers.js';
 
 afterEach(cleanup);

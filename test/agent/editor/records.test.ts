@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bin, cleanup, ensureBuilt, jsonl, runDirOf, script, tempProject } from '../agent-loop/helpers/bin.js';
+import { bin, cleanup, ensureBuilt, jsonl, runDirOf, script, tempProject } from '../helpers/bin.js';
 import { GREETING_PROJECT } from './helpers.js';
 
 beforeAll(ensureBuilt);
@@ -78,7 +78,7 @@ describe("the Editor's read-only access to the Verifier's evidence", () => {
   });
 
   it("Scout B's log tail is not capped below what the log holds (log_lines above 400 accepted)", async () => {
-    const { ScoutEnvironmentArgs } = await import('../../src/agent/editor/tools.js');
+    const { ScoutEnvironmentArgs } = await import('../../../src/agent/editor/tools.js');
     expect(ScoutEnvironmentArgs.safeParse({ run_id: '20260101T000000Z-abcdef', log_lines: 5000 }).success).toBe(true);
   });
 });
