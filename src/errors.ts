@@ -45,7 +45,7 @@ export const ErrorCode = {
   /** One call was cancelled by its client (MCP request cancellation); the run goes on. */
   CANCELLED: 'E_CANCELLED',
   // Resource bounds (docs/limits.md).
-  /** A glob over the complexity bounds (src/guard/glob-bounds.ts). */
+  /** A glob over the complexity bounds (src/config/glob-bounds.ts). */
   GLOB_TOO_COMPLEX: 'E_GLOB_TOO_COMPLEX',
   /** A search (a user regular expression) ran past its time budget and was stopped. */
   SEARCH_TIMEOUT: 'E_SEARCH_TIMEOUT',

@@ -21,20 +21,9 @@ import type { OutputEvent } from '../verify/runner.js';
 import { transactionsOf } from '../workspace/transaction.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { hashFiles, type FileHashes } from './hash-tree.js';
-import { writeControlledEditReport, type ControlledEditReportPaths } from '../report/controlled-edit.js';
+import { writeControlledEditReport, type ControlledEditOutcome, type ControlledEditReportPaths, type ControlledSessionState } from '../report/controlled-edit.js';
 
-/** The session state the controlled-edit design lists. */
-export interface ControlledSessionState {
-  has_edited: boolean;
-  build_success: boolean | null;
-  edit_file_path: string | null;
-  edit_checkpoint_id: string | null;
-  /** Last lines of the build output. */
-  edit_build_output: string;
-}
-
-/** Tool exit codes of the design: 0 success, 1 the edit failed (nothing written), 2 the build failed and was rolled back. */
-export type ControlledToolExit = 0 | 1 | 2;
+export type { ControlledEditOutcome, ControlledSessionState, ControlledToolExit } from '../report/controlled-edit.js';
 
 /** The design's tool outputs, verbatim: each is the first line of what the model receives. */
 export const MESSAGES = {
@@ -45,28 +34,6 @@ export const MESSAGES = {
   missingFields: "Error: Missing required JSON fields ('filename', 'old_text')",
   jsonError: (reason: string) => `JSON parsing error: ${reason}`,
 } as const;
-
-export interface ControlledEditOutcome {
-  tool_exit_code: ControlledToolExit;
-  message: string;
-  state: ControlledSessionState;
-  /** Whether the session is over (no further edit_file call is accepted). */
-  ended: boolean;
-  /** Whether the replacement itself was made (it may have been rolled back after a failed build). */
-  edit_applied: boolean;
-  /** The replacement asked for (the report's diff when nothing was applied). */
-  requested?: { old_text: string; new_text: string };
-  run_id: string;
-  result?: EditResult;
-  error?: ErrorInfo;
-  verification?: VerifyResult;
-  rolled_back: boolean;
-  /** sha256 of the edited file before the edit and after the rollback (equal when the rollback is exact). */
-  rollback_check?: { before: string; after: string; exact: boolean };
-  report?: ControlledEditReportPaths | undefined;
-  /** Why the telemetry report could not be written (the edit's outcome stands). */
-  report_error?: ErrorInfo;
-}
 
 export interface ControlledSessionOptions {
   config: Config;

@@ -10,8 +10,8 @@ import YAML from 'yaml';
 import picomatch from 'picomatch';
 import { nearest } from './did-you-mean.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
-import { ENV_PATTERN, isSecretEnvName } from '../sandbox/env.js';
-import { globProblem } from '../guard/glob-bounds.js';
+import { ENV_PATTERN, isSecretEnvName } from './env-names.js';
+import { globProblem } from './glob-bounds.js';
 
 import { CONFIG_FILE } from './names.js';
 

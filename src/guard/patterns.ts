@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { checkGlob } from './glob-bounds.js';
+import { checkGlob } from '../config/glob-bounds.js';
 
 export type PatternVerdict =
   | { ok: true }

@@ -18,7 +18,7 @@ import { formatDiagnostic } from '../verify/diagnostics/index.js';
 import { verify, verifyFailure } from '../verify/verifier.js';
 import { commandSandbox } from '../sandbox/for-workspace.js';
 import { refuseUnsandboxed } from '../tools/execute-command.js';
-import { modelKeyEnvNames } from '../agent/providers/spec.js';
+import { modelKeyEnvNames } from '../config/env-names.js';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
 import { exclusive, transactionsOf } from '../workspace/transaction.js';
 import type { CheckpointChange } from '../workspace/checkpoints/types.js';

@@ -30,11 +30,10 @@ import { ErrorCode, toErrorInfo } from '../errors.js';
 import type { RunMode } from '../guard/constraints.js';
 import { ToolRunner, type RunSummary } from '../tools/runner.js';
 import type { ToolContext } from '../tools/types.js';
-import { openWorkspace } from '../workspace/open.js';
+import { openProject } from '../host/project.js';
 import type { TransactionLayer } from '../workspace/transaction.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { buildCatalog, mcpConfig, MCP_RUNNER_TOOLS, offeredTools, type McpToolEntry } from './catalog.js';
-import { SessionLanguageHooks } from './language-hooks.js';
 import { chooseRoot, type RootChoice } from './roots.js';
 import { errorResult, recordResult, type McpToolResult } from './results.js';
 
@@ -268,7 +267,7 @@ export class McpSession {
     }
     const loaded = mcpConfig(loadConfig(choice.root, this.options.configFile));
     const config = this.options.unsandboxed ? { ...loaded, sandbox: { ...loaded.sandbox, allow_unsandboxed: true } } : loaded;
-    const opened = openWorkspace(choice.root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, allowHardLinks: config.workspace.allow_hardlinks, checkpointLimits: { maxFileBytes: config.checkpoints.max_file_bytes, maxTotalBytes: config.checkpoints.max_total_bytes } });
+    const opened = openProject(choice.root, config, { languageHooks: 'session' });
     for (const notice of opened.recovered) this.options.log(`editwarden mcp: recovered: ${notice.message}`);
     for (const bad of choice.ignored) this.options.log(`editwarden mcp: ignored client root ${bad}`);
     this.options.log(`editwarden mcp: workspace ${choice.root} (${choice.source === 'client' ? "the client's root" : choice.source === 'flag' ? '--root' : 'working folder'})`);
@@ -279,7 +278,7 @@ export class McpSession {
       ws: opened.ws,
       transactions: opened.transactions,
       config,
-      apply: { edit, prepareHooks: new SessionLanguageHooks(config.edit.syntax_guard).prepare },
+      apply: { edit, ...opened.applyHooks },
     };
     return this.open;
   }

@@ -4,13 +4,51 @@
  * edit and build, through the workspace like any write — it is not the
  * session's edit and never counts as one.
  */
-import type { ControlledEditOutcome } from '../agent/controlled.js';
+import type { EditResult } from '../edit/types.js';
+import type { ErrorInfo } from '../errors.js';
+import type { VerifyResult } from '../verify/verifier.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { formatDiagnostic } from '../verify/diagnostics/index.js';
 
 export interface ControlledEditReportPaths {
   markdown: string;
   json: string;
+}
+
+/** The outcome of a controlled-edit session's one edit: what the report and the session's caller read. */
+/** The session state the controlled-edit design lists. */
+export interface ControlledSessionState {
+  has_edited: boolean;
+  build_success: boolean | null;
+  edit_file_path: string | null;
+  edit_checkpoint_id: string | null;
+  /** Last lines of the build output. */
+  edit_build_output: string;
+}
+
+/** Tool exit codes of the design: 0 success, 1 the edit failed (nothing written), 2 the build failed and was rolled back. */
+export type ControlledToolExit = 0 | 1 | 2;
+
+export interface ControlledEditOutcome {
+  tool_exit_code: ControlledToolExit;
+  message: string;
+  state: ControlledSessionState;
+  /** Whether the session is over (no further edit_file call is accepted). */
+  ended: boolean;
+  /** Whether the replacement itself was made (it may have been rolled back after a failed build). */
+  edit_applied: boolean;
+  /** The replacement asked for (the report's diff when nothing was applied). */
+  requested?: { old_text: string; new_text: string };
+  run_id: string;
+  result?: EditResult;
+  error?: ErrorInfo;
+  verification?: VerifyResult;
+  rolled_back: boolean;
+  /** sha256 of the edited file before the edit and after the rollback (equal when the rollback is exact). */
+  rollback_check?: { before: string; after: string; exact: boolean };
+  report?: ControlledEditReportPaths | undefined;
+  /** Why the telemetry report could not be written (the edit's outcome stands). */
+  report_error?: ErrorInfo;
 }
 
 const TAIL_LINES = 40;

@@ -9,6 +9,7 @@
  * command: whatever a command sees it can print, and what it prints reaches
  * the model and transcript.jsonl.
  */
+import { isSecretEnvName } from '../config/env-names.js';
 
 /**
  * Names a command receives (an entry ending in `*` is a prefix). Each one is
@@ -42,20 +43,6 @@ export const BASE_ENV_ALLOWLIST: readonly string[] = [
   // Windows: what cmd.exe and any program need to start
   'SystemRoot', 'SystemDrive', 'windir', 'ComSpec', 'PATHEXT', 'TEMP', 'TMP', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'ProgramFiles', 'ProgramData',
 ];
-
-/**
- * Names that are secrets whatever a list says: AWS_*, AZURE_*, *_TOKEN,
- * *_KEY, *_SECRET, passwords, credentials, auth sockets and headers.
- */
-const SECRET_NAME = /^(AWS|AZURE|ARM)_|TOKEN|SECRET|PASSW(OR)?D|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|(^|_)KEY(S)?$|(^|_)AUTH(_|$)|COOKIE|SESSION/i;
-
-/** Whether a variable name looks like it holds a secret (such a name never reaches a command). */
-export function isSecretEnvName(name: string): boolean {
-  return SECRET_NAME.test(name);
-}
-
-/** A valid allowlist entry: a variable name, optionally ending in `*` (a prefix). */
-export const ENV_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
 
 export interface CommandEnvOptions {
   /** Names (or `PREFIX*`) added to the base allowlist (config `sandbox.env`). */

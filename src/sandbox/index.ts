@@ -6,7 +6,8 @@
  */
 export { detectSandbox, BWRAP_LOCATIONS, type SandboxInfo, type SandboxKind, type DetectOptions } from './detect.js';
 export { sandboxPolicy, DEFAULT_SANDBOX_CONFIG, HOME_SECRETS, HOME_TOOLCHAINS, type SandboxConfig, type SandboxPolicy, type PolicyInput } from './policy.js';
-export { commandEnv, isSecretEnvName, BASE_ENV_ALLOWLIST, ENV_PATTERN } from './env.js';
+export { commandEnv, BASE_ENV_ALLOWLIST } from './env.js';
+export { isSecretEnvName, ENV_PATTERN } from '../config/env-names.js';
 export { bwrapArgs } from './bwrap.js';
 export { sandboxExecProfile, sandboxExecArgs } from './sbpl.js';
 export { sandboxedSpawn, type CommandSandbox, type SpawnSpec } from './spawn.js';

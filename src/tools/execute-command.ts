@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { modelKeyEnvNames } from '../agent/providers/spec.js';
+import { modelKeyEnvNames } from '../config/env-names.js';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { commandSandbox, sandboxInForce, unsandboxedRefusal } from '../sandbox/for-workspace.js';
 import { runCommand } from '../verify/runner.js';

@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import picomatch from 'picomatch';
-import { checkGlob } from '../guard/glob-bounds.js';
+import { checkGlob } from '../config/glob-bounds.js';
 import { READ_FLAGS, Resolver, type DirHandle } from '../workspace/resolver.js';
 import { walkFiles } from './file-walk.js';
 

@@ -7,7 +7,7 @@ import { ControlledEditSession, MESSAGES } from '../../src/agent/controlled.js';
 import { hashTree } from '../../src/agent/hash-tree.js';
 import { defaultConfig, withOverrides } from '../../src/config/config.js';
 import { openWorkspace } from '../../src/workspace/open.js';
-import { prepareLanguageHooks } from '../../src/cli/workspace.js';
+import { prepareLanguageHooks } from '../../src/host/language-hooks.js';
 
 const REPO = path.resolve(__dirname, '../..');
 const TSC = path.join(REPO, 'node_modules/.bin/tsc');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { callKey, checkCall, describeCall, RepeatTracker } from '../../src/agent/loop/calls.js';
 import { editFileArgsOf } from '../../src/agent/loop/active-edits.js';
 import { buildSystemPrompt } from '../../src/agent/prompts/index.js';
-import { parseAnswer } from '../../src/agent/interactive.js';
+import { parseAnswer } from '../../src/cli/terminal-prompter.js';
 import { scriptFromTranscript } from '../../src/agent/providers/script.js';
 import { parseToolArguments } from '../../src/agent/providers/arguments.js';
 import { exitCodeFor } from '../../src/agent/loop.js';

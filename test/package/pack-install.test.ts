@@ -124,9 +124,9 @@ describe('npm pack from a clean checkout, installed into an empty project', () =
       path.join(consumer, 'use.mjs'),
       [
         "import { EditwardenError, ErrorCode, parseEdits } from 'editwarden';",
-        "import { runMcp } from 'editwarden/mcp';",
+        "import { McpSession } from 'editwarden/mcp';",
         "const parsed = parseEdits('{\"path\": \"a.txt\", \"mode\": \"create\", \"new_text\": \"hi\"}', 'auto');",
-        "console.log(JSON.stringify({ error: typeof EditwardenError, code: ErrorCode.NOT_FOUND, format: parsed.format, requests: parsed.requests.length, mcp: typeof runMcp }));",
+        "console.log(JSON.stringify({ error: typeof EditwardenError, code: ErrorCode.NOT_FOUND, format: parsed.format, requests: parsed.requests.length, mcp: typeof McpSession }));",
       ].join('\n'),
     );
     const r = must(spawnSync(process.execPath, ['use.mjs'], { cwd: consumer, encoding: 'utf8', timeout: 60_000 }), 'node use.mjs');
@@ -138,11 +138,11 @@ describe('npm pack from a clean checkout, installed into an empty project', () =
       path.join(consumer, 'use.ts'),
       [
         "import { EditwardenError, ErrorCode, parseEdits, type ErrorInfo } from 'editwarden';",
-        "import { runMcp } from 'editwarden/mcp';",
+        "import { McpSession } from 'editwarden/mcp';",
         "const info: ErrorInfo = { code: ErrorCode.NOT_FOUND, message: 'm', hint: 'h' };",
         'const error = new EditwardenError(info);',
         "const parsed = parseEdits('x', 'auto');",
-        'export const out: [string, number, typeof runMcp] = [error.code, parsed.requests.length, runMcp];',
+        'export const out: [string, number, typeof McpSession] = [error.code, parsed.requests.length, McpSession];',
       ].join('\n'),
     );
     fs.writeFileSync(

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { ControlledEditSession } from '../../src/agent/controlled.js';
 import { defaultConfig, withOverrides } from '../../src/config/config.js';
-import { prepareLanguageHooks } from '../../src/cli/workspace.js';
+import { prepareLanguageHooks } from '../../src/host/language-hooks.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { call, connect } from '../mcp/helpers/server.js';
 import { complete, GREETING_PROJECT, makeProject, runEditorWithServer, setGreeting, VERIFY, cleanup } from '../agent/editor/helpers.js';

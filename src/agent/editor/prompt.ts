@@ -9,8 +9,8 @@
  */
 import { activeEditSection, EDIT_GUIDELINES } from '../prompts/index.js';
 import { HARD_STOP_AFTER, REPLAN_AFTER } from './counters.js';
-import type { CodebasePayload } from './scout-codebase.js';
-import type { EnvironmentPayload } from './scout-environment.js';
+import type { CodebasePayload } from '../scouts/codebase.js';
+import type { EnvironmentPayload } from '../scouts/environment.js';
 
 export const EDITOR_PROMPT = `You are editwarden's Editor: the one orchestrator of this task and the only writer. You interpret the task, ask the scouts, make minimal changes that follow this repository's conventions, have them verified, and finish with a prose summary.
 

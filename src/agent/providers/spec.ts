@@ -11,29 +11,9 @@ import { OpenAiProvider } from './openai.js';
 import { ReplayProvider } from './replay.js';
 import { loadScript } from './script.js';
 import type { ModelProvider } from './types.js';
+import { PROVIDERS, type ProviderInfo } from '../../config/model-providers.js';
 
-export interface ProviderInfo {
-  protocol: 'openai' | 'anthropic';
-  /** Default base URL (undefined: the SDK's own). */
-  baseUrl?: string;
-  /** Variable that may override the base URL. */
-  baseUrlEnv?: string;
-  /** Variable holding the key. */
-  keyEnv?: string;
-  /** Whether a request without a key is refused before it is sent. */
-  keyRequired: boolean;
-}
-
-export const PROVIDERS: Readonly<Record<string, ProviderInfo>> = {
-  openai: { protocol: 'openai', baseUrlEnv: 'OPENAI_BASE_URL', keyEnv: 'OPENAI_API_KEY', keyRequired: true },
-  anthropic: { protocol: 'anthropic', baseUrlEnv: 'ANTHROPIC_BASE_URL', keyEnv: 'ANTHROPIC_API_KEY', keyRequired: true },
-  openrouter: { protocol: 'openai', baseUrl: 'https://openrouter.ai/api/v1', keyEnv: 'OPENROUTER_API_KEY', keyRequired: true },
-  ollama: { protocol: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', baseUrlEnv: 'OLLAMA_BASE_URL', keyRequired: false },
-  vllm: { protocol: 'openai', baseUrl: 'http://127.0.0.1:8000/v1', baseUrlEnv: 'VLLM_BASE_URL', keyEnv: 'VLLM_API_KEY', keyRequired: false },
-  llamacpp: { protocol: 'openai', baseUrl: 'http://127.0.0.1:8080/v1', baseUrlEnv: 'LLAMACPP_BASE_URL', keyRequired: false },
-  lmstudio: { protocol: 'openai', baseUrl: 'http://127.0.0.1:1234/v1', baseUrlEnv: 'LMSTUDIO_BASE_URL', keyRequired: false },
-  'openai-compatible': { protocol: 'openai', keyEnv: 'OPENAI_COMPATIBLE_API_KEY', keyRequired: false },
-};
+export { PROVIDERS, type ProviderInfo } from '../../config/model-providers.js';
 
 export interface ModelSpec {
   provider: string;
@@ -67,17 +47,6 @@ export interface ProviderOptions {
 }
 
 /** Builds the provider for a spec; refuses a missing key or base URL with the variable or flag named. */
-/**
- * Environment variables that hold model API keys. Commands an agent runs get
- * them removed, so `env` or a build script cannot hand a key to the model,
- * the transcript or the logs.
- */
-export function modelKeyEnvNames(extra: readonly string[] = []): string[] {
-  const names = new Set<string>(extra);
-  for (const info of Object.values(PROVIDERS) as ProviderInfo[]) if (info.keyEnv) names.add(info.keyEnv);
-  return [...names];
-}
-
 export function createProvider(specText: string, options: ProviderOptions): ModelProvider {
   const spec = parseModelSpec(specText);
   const id = `${spec.provider}:${spec.model}`;

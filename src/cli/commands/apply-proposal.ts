@@ -101,7 +101,7 @@ async function applyProposalCommand(file: string, flags: ApplyProposalFlags, io:
     return refuse(toErrorInfo(error), json, io, ExitCode.REJECTED);
   }
   const { readProposalHeader } = await import('../../agent/editor/proposal.js');
-  const { runEditorCommand } = await import('../../agent/editor/command.js');
+  const { runEditorCommand } = await import('../editor-command.js');
   const header = readProposalHeader(text);
   return runEditorCommand(io, {
     opened,

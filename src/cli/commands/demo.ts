@@ -1,5 +1,5 @@
 /**
- * `editwarden demo`: the narrated tour on a sample project (see src/demo/).
+ * `editwarden demo`: the narrated tour on a sample project (see src/cli/demo/).
  */
 import type { Command } from 'commander';
 import { ExitCode } from '../exit-codes.js';
@@ -15,7 +15,7 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
     .option('--clean', 'remove the demo folder afterwards')
     .option('--json', 'print a JSON summary at the end')
     .action(async (flags: { sample?: string; dir?: string; clean?: boolean; json?: boolean }) => {
-      const { runDemo } = await import('../../demo/demo.js');
+      const { runDemo } = await import('../demo/demo.js');
       if (flags.sample !== undefined && flags.sample !== 'cmake' && flags.sample !== 'ts') {
         io.stderr.write('--sample must be cmake or ts\n');
         setExit(ExitCode.USAGE);

@@ -25,7 +25,7 @@ export function registerMcp(program: Command, io: Io, setExit: (code: number) =>
     .option('--unsandboxed', 'sandbox.allow_unsandboxed: a --headless session may run commands where no OS sandbox is available')
     .option('--http <port>', 'serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio (0 picks a free port)')
     .action(async (flags: McpCommandFlags) => {
-      const { runMcp } = await import('../../mcp/index.js');
+      const { runMcp } = await import('../serve-mcp.js');
       setExit(await runMcp(flags, io));
     });
 }

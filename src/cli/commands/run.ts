@@ -156,7 +156,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
 
   if (mode === 'editor') {
     // The Editor installs its own Ctrl-C handling.
-    const { runEditorCommand } = await import('../../agent/editor/command.js');
+    const { runEditorCommand } = await import('../editor-command.js');
     const { taskWithContext } = await import('../../agent/loop/session.js');
     let scoutProvider;
     try {
@@ -182,8 +182,8 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   }
 
   const { runAgentSession } = await import('../../agent/loop/session.js');
-  const { createLiveRenderer } = await import('../../agent/loop/render.js');
-  const { createTerminalPrompter } = await import('../../agent/interactive.js');
+  const { createLiveRenderer } = await import('../live-transcript.js');
+  const { createTerminalPrompter } = await import('../terminal-prompter.js');
 
   // Ctrl-C: the first stops cleanly (the running tool call or model request is cancelled); the second leaves at once.
   const controller = new AbortController();

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { defaultConfig, withOverrides, type Config, type DeepPartial } from '../../../src/config/config.js';
 import { openWorkspace } from '../../../src/workspace/open.js';
-import { prepareLanguageHooks } from '../../../src/cli/workspace.js';
+import { prepareLanguageHooks } from '../../../src/host/language-hooks.js';
 import { runAgentSession, type AgentSessionOptions, type AgentSessionResult } from '../../../src/agent/loop/session.js';
 import { createProvider } from '../../../src/agent/providers/spec.js';
 import { startScriptedServer, type ScriptedServer } from '../../../src/agent/providers/scripted-server.js';

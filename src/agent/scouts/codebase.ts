@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { buildImportGraph, languageOf, type ImportGraph } from './imports.js';
 import { isTestFile, sampleConventions, type Conventions } from './conventions.js';
-import type { FileSource } from './file-source.js';
+import type { FileSource } from '../editor/file-source.js';
 
 /**
  * editwarden's own records in `agent/` (context snapshots, stuck report, summary): never code, so never

@@ -15,8 +15,8 @@ import readline from 'node:readline';
 import picomatch from 'picomatch';
 import type { ApprovalDecision, ApprovalHook, ApprovalRequest } from '../tools/runner.js';
 import type { Interaction } from '../tools/types.js';
-import { paint, paintDiff, type Io } from '../cli/output.js';
-import { describeCall } from './loop/calls.js';
+import { paint, paintDiff, type Io } from './output.js';
+import { describeCall } from '../agent/loop/calls.js';
 
 export interface TerminalPrompter {
   approve: ApprovalHook;

@@ -3,12 +3,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { workspaceSource } from '../../../src/agent/editor/file-source.js';
 import { Overlay } from '../../../src/agent/editor/overlay.js';
-import { queryTerms, scoutCodebase } from '../../../src/agent/editor/scout-codebase.js';
-import { interpretRun, scoutEnvironment } from '../../../src/agent/editor/scout-environment.js';
+import { queryTerms, scoutCodebase } from '../../../src/agent/scouts/codebase.js';
+import { interpretRun, scoutEnvironment } from '../../../src/agent/scouts/environment.js';
 import { runVerification } from '../../../src/agent/editor/verification.js';
 import { defaultConfig, loadConfig, withOverrides } from '../../../src/config/config.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
-import { cleanup, copyFixture, makeProject } from './helpers.js';
+import { cleanup, copyFixture, makeProject } from '../editor/helpers.js';
 
 afterEach(cleanup);
 

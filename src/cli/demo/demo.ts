@@ -12,16 +12,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ControlledEditSession, type ControlledEditOutcome } from '../agent/controlled.js';
-import { hashTree } from '../agent/hash-tree.js';
-import { applyRequests } from '../apply/apply-requests.js';
-import { DEFAULT_CONFIG } from '../config/defaults.js';
-import type { Config } from '../config/config.js';
-import { parseEdits } from '../formats/index.js';
-import { openWorkspace } from '../workspace/open.js';
-import { paint, paintDiff, type Io } from '../cli/output.js';
-import { EditwardenError, ErrorCode } from '../errors.js';
-import { prepareLanguageHooks } from '../cli/workspace.js';
+import { ControlledEditSession, type ControlledEditOutcome } from '../../agent/controlled.js';
+import { hashTree } from '../../agent/hash-tree.js';
+import { applyRequests } from '../../apply/apply-requests.js';
+import { DEFAULT_CONFIG } from '../../config/defaults.js';
+import type { Config } from '../../config/config.js';
+import { parseEdits } from '../../formats/index.js';
+import { paint, paintDiff, type Io } from '../output.js';
+import { EditwardenError, ErrorCode } from '../../errors.js';
+import { openProject } from '../../host/project.js';
 
 export type DemoSample = 'cmake' | 'ts';
 
@@ -44,7 +43,7 @@ export interface DemoResult {
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const SAMPLES = path.resolve(here, '../../samples');
+const SAMPLES = path.resolve(here, '../../../samples');
 
 function has(tool: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status === 0;
@@ -72,7 +71,7 @@ function sampleSpec(sample: DemoSample): SampleSpec {
       setup: ['cmake', '-S', '.', '-B', 'build'],
     };
   }
-  const tsc = path.resolve(here, '../../node_modules/.bin/tsc');
+  const tsc = path.resolve(here, '../../../node_modules/.bin/tsc');
   return {
     folder: 'ts-hello',
     file: 'src/greeting.ts',
@@ -122,8 +121,7 @@ export async function runDemo(io: Io, options: DemoOptions): Promise<DemoResult>
   }
   const config: Config = structuredClone(DEFAULT_CONFIG);
   if (spec.build) config.verify.build = spec.build;
-  const { ws } = openWorkspace(dir);
-  const applyHooks = { prepareHooks: (paths: string[]) => prepareLanguageHooks(paths, config.edit.syntax_guard) };
+  const { ws, applyHooks } = openProject(dir, config);
   const controlled = (): ControlledEditSession => new ControlledEditSession(ws, { config, applyHooks });
 
   // 1. A controlled edit that compiles.

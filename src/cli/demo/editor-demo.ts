@@ -11,16 +11,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { paint, type Io } from '../cli/output.js';
-import { DEFAULT_CONFIG } from '../config/defaults.js';
-import { withOverrides } from '../config/config.js';
-import { openWorkspace } from '../workspace/open.js';
-import { createProvider } from '../agent/providers/spec.js';
-import { startScriptedServer } from '../agent/providers/scripted-server.js';
-import type { Script } from '../agent/providers/script.js';
-import { runEditor, type EditorResult, type EditorRunEvent } from '../agent/editor/editor.js';
-import { describeEditorEvent } from '../agent/editor/command.js';
-import { hashTree } from '../agent/hash-tree.js';
+import { paint, type Io } from '../output.js';
+import { DEFAULT_CONFIG } from '../../config/defaults.js';
+import { withOverrides } from '../../config/config.js';
+import { openProject } from '../../host/project.js';
+import { createProvider } from '../../agent/providers/spec.js';
+import { startScriptedServer } from '../../agent/providers/scripted-server.js';
+import type { Script } from '../../agent/providers/script.js';
+import { runEditor, type EditorResult, type EditorRunEvent } from '../../agent/editor/editor.js';
+import { describeEditorEvent } from '../editor-command.js';
+import { hashTree } from '../../agent/hash-tree.js';
 
 export interface EditorDemoOptions {
   /** Folder to work in: the project is created at `<dir>/editor-greet`. */
@@ -118,8 +118,8 @@ export async function runEditorDemo(io: Io, options: EditorDemoOptions): Promise
     const server = await startScriptedServer(script);
     try {
       const provider = createProvider('openai-compatible:scripted', { baseUrl: server.openaiBaseUrl, env: {}, maxRetries: 0 });
-      const opened = openWorkspace(root);
-      return await runEditor({ ws: opened.ws, transactions: opened.transactions, config, provider, task, onEvent: show, ...extra });
+      const opened = openProject(root, config);
+      return await runEditor({ ws: opened.ws, transactions: opened.transactions, applyHooks: opened.applyHooks, config, provider, task, onEvent: show, ...extra });
     } finally {
       await server.close();
     }
@@ -146,9 +146,9 @@ export async function runEditorDemo(io: Io, options: EditorDemoOptions): Promise
 
   say();
   say(paint(c, 'bold', 'apply-proposal: write it, then the full verification with the debug loop'));
-  const opened = openWorkspace(root);
+  const opened = openProject(root, config);
   const applied = dry.proposalFile
-    ? await runEditor({ ws: opened.ws, transactions: opened.transactions, config, task: EDITOR_DRY_TASK, proposal: { text: fs.readFileSync(dry.proposalFile, 'utf8'), file: dry.proposalFile }, onEvent: show })
+    ? await runEditor({ ws: opened.ws, transactions: opened.transactions, applyHooks: opened.applyHooks, config, task: EDITOR_DRY_TASK, proposal: { text: fs.readFileSync(dry.proposalFile, 'utf8'), file: dry.proposalFile }, onEvent: show })
     : null;
   if (applied) say(`${paint(c, applied.exitCode === 0 ? 'green' : 'red', applied.status)} — ${applied.reason}`);
   const ok = first.status === 'success' && dry.status === 'proposal' && untouched && applied?.status === 'success';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runAgentDemo } from '../../src/demo/agent-demo.js';
+import { runAgentDemo } from '../../../src/cli/demo/agent-demo.js';
 
 describe('the demo agent run', () => {
   it('runs the scripted task on a copy of ts-hello: malformed call recovered, active edit applied, tsc passes, task completed', async () => {
@@ -24,7 +24,7 @@ describe('the demo agent run', () => {
       expect(text).toContain('completed');
       expect(fs.existsSync(result.transcript as string)).toBe(true);
       // The original sample is untouched.
-      expect(fs.readFileSync(path.resolve(__dirname, '../../samples/ts-hello/src/greeting.ts'), 'utf8')).toContain('  return 1;');
+      expect(fs.readFileSync(path.resolve(__dirname, '../../../samples/ts-hello/src/greeting.ts'), 'utf8')).toContain('  return 1;');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -49,7 +49,7 @@ describe('the demo never reports success after a failed step', () => {
   });
 
   it('the compile command is found the way detection finds tsc (the project, then editwarden beside it), or not at all', async () => {
-    const { findCompileCommand } = await import('../../src/demo/agent-demo.js');
+    const { findCompileCommand } = await import('../../../src/cli/demo/agent-demo.js');
     const empty = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-no-tsc-')));
     try {
       expect(findCompileCommand(empty, [empty])).toBeNull();

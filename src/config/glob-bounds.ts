@@ -6,7 +6,7 @@
  * 10 s, two globstars around "a*a*" took 69 ms on a 4 KiB path). Every glob
  * an agent, a config file or a library caller hands to picomatch passes
  * checkGlob first. Pure; it must never let a glob through whose worst case it has not
- * measured (test/tools/glob-bounds.test.ts pins the worst case of the
+ * measured (test/config/glob-bounds.test.ts pins the worst case of the
  * bounds), and never compiles anything itself.
  */
 import { EditwardenError, ErrorCode } from '../errors.js';

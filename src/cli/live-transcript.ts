@@ -5,8 +5,8 @@
  * constraint status line (files · lines · tokens · time). It writes to the
  * stream it is given and nowhere else; machines read transcript.jsonl.
  */
-import { paint, paintDiff } from '../../cli/output.js';
-import type { AgentEvent } from '../loop.js';
+import { paint, paintDiff } from './output.js';
+import type { AgentEvent } from '../agent/loop.js';
 
 export interface RenderOptions {
   color: boolean;

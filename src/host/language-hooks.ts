@@ -1,7 +1,8 @@
 /**
- * Language hooks (syntax guard, AST paths) for a long-lived MCP session.
- * The CLI prepares a fresh AstService per command, which is right for a
- * process that edits once. A server edits the same files again and again,
+ * Language hooks (syntax guard, AST paths) for an opened project.
+ * `prepareLanguageHooks` prepares a fresh AstService per call, which is right
+ * for a process that edits once (a CLI command, the demo).
+ * `SessionLanguageHooks` is for a long-lived session (the MCP server). A server edits the same files again and again,
  * and every write tool runs the syntax guard twice (plan, then write) on the
  * same texts: a full tree-sitter parse of a 100k-line file costs ~0.7 s. So
  * the session keeps one AstService for the guard (its tree cache turns the
@@ -9,8 +10,17 @@
  * verdict, which the write after a plan asks for again verbatim.
  * It decides nothing itself: the verdicts are the AstService's.
  */
-import { prepareLanguageHooks } from '../cli/workspace.js';
 import type { EngineHooks, SyntaxIssue } from '../edit/types.js';
+
+/** Loads tree-sitter only when a request touches a code file (the AST module decides). */
+export async function prepareLanguageHooks(paths: string[], policy: 'refuse' | 'warn' | 'off'): Promise<EngineHooks> {
+  if (policy === 'off' && paths.length === 0) return {};
+  // The language table is light; the tree-sitter modules load only for code files.
+  const { languageForPath } = await import('../ast/languages/index.js');
+  if (!paths.some((p) => languageForPath(p) !== undefined)) return {};
+  const { prepareAstHooks } = await import('../ast/hooks.js');
+  return prepareAstHooks(paths, policy);
+}
 
 type SyntaxPolicy = NonNullable<EngineHooks['syntaxPolicy']>;
 type Guard = NonNullable<EngineHooks['newSyntaxErrors']>;

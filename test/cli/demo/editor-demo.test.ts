@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runEditorDemo } from '../../src/demo/editor-demo.js';
+import { runEditorDemo } from '../../../src/cli/demo/editor-demo.js';
 
 const dirs: string[] = [];
 afterEach(() => {

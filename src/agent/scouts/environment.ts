@@ -18,7 +18,7 @@ import { detectProject, type Detection } from '../../verify/detect.js';
 import { formatDiagnostic, type Diagnostic } from '../../verify/diagnostics/index.js';
 import type { VerifyResult, VerifyWorkspace } from '../../verify/verifier.js';
 import { testLayout } from './conventions.js';
-import { describeSteps, firstErrors, relativeDiagnostic, runVerification, verificationCommands, type Verification } from './verification.js';
+import { describeSteps, firstErrors, relativeDiagnostic, runVerification, verificationCommands, type Verification } from '../editor/verification.js';
 
 export interface ToolVersion {
   tool: string;

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.js';
 import { EditwardenError } from '../../src/errors.js';
-import { checkGlob, GLOB_LIMITS, globProblem } from '../../src/guard/glob-bounds.js';
+import { checkGlob, GLOB_LIMITS, globProblem } from '../../src/config/glob-bounds.js';
 import { compilePatterns } from '../../src/guard/patterns.js';
 import { globFilter } from '../../src/tools/search.js';
 

@@ -1,15 +1,15 @@
 import { PassThrough, Readable } from 'node:stream';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runEditorCommand } from '../../../src/agent/editor/command.js';
-import { createProvider } from '../../../src/agent/providers/spec.js';
-import { startScriptedServer } from '../../../src/agent/providers/scripted-server.js';
-import { registerApplyProposal } from '../../../src/cli/commands/apply-proposal.js';
-import type { Io } from '../../../src/cli/output.js';
-import { openForCommand } from '../../../src/cli/workspace.js';
-import { loadConfig } from '../../../src/config/config.js';
-import { hashTree } from '../../../src/agent/hash-tree.js';
-import { cleanup, complete, GREETING_FILE, GREETING_PROJECT, makeProject, read, setGreeting, VERIFY } from './helpers.js';
+import { runEditorCommand } from '../../src/cli/editor-command.js';
+import { createProvider } from '../../src/agent/providers/spec.js';
+import { startScriptedServer } from '../../src/agent/providers/scripted-server.js';
+import { registerApplyProposal } from '../../src/cli/commands/apply-proposal.js';
+import type { Io } from '../../src/cli/output.js';
+import { openForCommand } from '../../src/cli/workspace.js';
+import { loadConfig } from '../../src/config/config.js';
+import { hashTree } from '../../src/agent/hash-tree.js';
+import { cleanup, complete, GREETING_FILE, GREETING_PROJECT, makeProject, read, setGreeting, VERIFY } from '../agent/editor/helpers.js';
 
 afterEach(cleanup);
 

@@ -14,16 +14,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { paint, type Io } from '../cli/output.js';
-import { prepareLanguageHooks } from '../cli/workspace.js';
-import { DEFAULT_CONFIG } from '../config/defaults.js';
-import { formatStatus } from '../guard/status.js';
-import { openWorkspace } from '../workspace/open.js';
-import { runAgentSession } from '../agent/loop/session.js';
-import { createLiveRenderer } from '../agent/loop/render.js';
-import { createProvider } from '../agent/providers/spec.js';
-import { startScriptedServer } from '../agent/providers/scripted-server.js';
-import type { Script } from '../agent/providers/script.js';
+import { paint, type Io } from '../output.js';
+import { openProject } from '../../host/project.js';
+import { DEFAULT_CONFIG } from '../../config/defaults.js';
+import { formatStatus } from '../../guard/status.js';
+import { runAgentSession } from '../../agent/loop/session.js';
+import { createLiveRenderer } from '../live-transcript.js';
+import { createProvider } from '../../agent/providers/spec.js';
+import { startScriptedServer } from '../../agent/providers/scripted-server.js';
+import type { Script } from '../../agent/providers/script.js';
 
 export interface AgentDemoOptions {
   /** Folder to work in: the sample is copied to `<dir>/agent-ts-hello`. */
@@ -64,7 +63,7 @@ export function findCompileCommand(project: string, searchFrom: readonly string[
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(here, '../..');
+const REPO = path.resolve(here, '../../..');
 
 export const AGENT_DEMO_TASK = 'Print the greeting three times instead of once, and add a farewell(name) function next to greeting(). Make sure the project still compiles.';
 
@@ -129,12 +128,12 @@ export async function runAgentDemo(io: Io, options: AgentDemoOptions): Promise<A
     // task_completion verifies with the same compiler the script uses (the detected `npm run build` would need tsc on PATH).
     if (compile) config.verify.build = compile;
     else config.verify.on_completion = false;
-    const opened = openWorkspace(project, { maxFileBytes: config.edit.max_file_bytes });
+    const opened = openProject(project, config);
     let totals: (() => string) | undefined;
     const result = await runAgentSession({
       ws: opened.ws,
       transactions: opened.transactions,
-      applyHooks: { prepareHooks: (paths) => prepareLanguageHooks(paths, config.edit.syntax_guard) },
+      applyHooks: opened.applyHooks,
       config,
       mode: 'headless',
       provider,

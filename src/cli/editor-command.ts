@@ -4,16 +4,16 @@
  * terminal, Ctrl-C as a clean cancel, and the closing lines — or one JSON
  * object with --json. Thin: options in, runEditor, print, exit code out.
  */
-import type { Config } from '../../config/config.js';
-import { toErrorInfo, type ErrorInfo } from '../../errors.js';
-import type { Io } from '../../cli/output.js';
-import { formatError, paint, useColor, writeJson } from '../../cli/output.js';
-import type { OpenedForCommand } from '../../cli/workspace.js';
-import type { ModelProvider } from '../providers/types.js';
-import { runEditor, type EditorResult, type EditorRunEvent, type RunEditorOptions } from './editor.js';
+import type { Config } from '../config/config.js';
+import { toErrorInfo, type ErrorInfo } from '../errors.js';
+import type { Io } from './output.js';
+import { formatError, paint, useColor, writeJson } from './output.js';
+import type { OpenedProject } from '../host/project.js';
+import type { ModelProvider } from '../agent/providers/types.js';
+import { runEditor, type EditorResult, type EditorRunEvent, type RunEditorOptions } from '../agent/editor/editor.js';
 
 export interface EditorCommandOptions {
-  opened: OpenedForCommand;
+  opened: OpenedProject;
   config: Config;
   provider?: ModelProvider;
   task: string;
@@ -103,7 +103,7 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
     process.on('SIGTERM', onInterrupt);
   }
   const signal = o.signal ?? own?.signal;
-  const { createLiveRenderer } = await import('../loop/render.js');
+  const { createLiveRenderer } = await import('./live-transcript.js');
   const live = json ? null : createLiveRenderer(io.stdout, { color, diffs: true });
   const onEvent = (event: EditorRunEvent): void => {
     if (json) return;
