@@ -1,0 +1,210 @@
+/**
+ * The import rules of docs/architecture.md, read from src/ itself (no build):
+ * the folders form a DAG in the documented rank, only the CLI imports cli/,
+ * the pure floors import no file system or process module, and no source
+ * file grows past 450 lines. Imports are found by TypeScript's own
+ * pre-processor (static, `export … from`, `import type` and dynamic
+ * `import()`), so an import written inside a string literal is not one.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const SRC = path.resolve(import.meta.dirname, '../../src');
+
+/**
+ * The floors, lowest first: a folder imports only folders before it. The
+ * same list, with each floor's job, is the table in docs/architecture.md.
+ * `errors` and `index` are the files src/errors.ts and src/index.ts.
+ */
+const RANK = [
+  'errors',
+  'edit',
+  'formats',
+  'ast',
+  'config',
+  'sandbox',
+  'workspace',
+  'guard',
+  'runs',
+  'verify',
+  'apply',
+  'tools',
+  'report',
+  'agent',
+  'integrations',
+  'host',
+  'mcp',
+  'index',
+  'cli',
+] as const;
+
+/**
+ * Files over the line limit that other branches of the same issue are
+ * splitting (ToolRunner.call, runEditor, the hunk matcher). The lead empties
+ * this set when those branches merge; no file is to be added to it.
+ */
+const BEING_SPLIT = new Set(['tools/runner.ts', 'agent/editor/editor.ts', 'edit/hunks.ts']);
+const MAX_LINES = 450;
+
+/** Modules that reach the file system, other processes or the network: the pure floors import none. */
+const IO_MODULES = ['fs', 'fs/promises', 'child_process', 'worker_threads', 'net', 'http', 'https', 'http2', 'dgram', 'cluster', 'tls', 'readline', 'os', 'process', 'vm', 'inspector'];
+const PURE_FLOORS = ['edit', 'formats'];
+
+interface SourceFile {
+  /** Relative to src/, with `/`. */
+  rel: string;
+  folder: string;
+  text: string;
+  /** Relative imports resolved to src/-relative .ts paths (or outside src/: starting with ../). */
+  local: string[];
+  /** Package and node: imports, as written. */
+  external: string[];
+}
+
+function listSources(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...listSources(full));
+    else if (entry.name.endsWith('.ts')) out.push(full);
+  }
+  return out;
+}
+
+function folderOf(rel: string): string {
+  const parts = rel.split('/');
+  return parts.length > 1 ? (parts[0] as string) : (parts[0] as string).replace(/\.ts$/, '');
+}
+
+function readSources(): SourceFile[] {
+  return listSources(SRC).map((full) => {
+    const rel = path.relative(SRC, full).split(path.sep).join('/');
+    const text = fs.readFileSync(full, 'utf8');
+    const local: string[] = [];
+    const external: string[] = [];
+    for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
+      if (fileName.startsWith('.')) {
+        const target = path.relative(SRC, path.resolve(path.dirname(full), fileName)).split(path.sep).join('/');
+        local.push(target.replace(/\.js$/, '.ts'));
+      } else {
+        external.push(fileName);
+      }
+    }
+    return { rel, folder: folderOf(rel), text, local, external };
+  });
+}
+
+/** Folder → the folders it imports, each with one file that does it (for the failure message). */
+function folderGraph(files: readonly SourceFile[]): Map<string, Map<string, string>> {
+  const graph = new Map<string, Map<string, string>>();
+  for (const f of files) {
+    for (const target of f.local) {
+      if (target.startsWith('..')) continue;
+      const to = folderOf(target);
+      if (to === f.folder) continue;
+      if (!graph.has(f.folder)) graph.set(f.folder, new Map());
+      const edges = graph.get(f.folder) as Map<string, string>;
+      if (!edges.has(to)) edges.set(to, `${f.rel} → ${target}`);
+    }
+  }
+  return graph;
+}
+
+/** A cycle of folders, or null (depth-first search with colours). */
+function findCycle(graph: Map<string, Map<string, string>>): string[] | null {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string): string[] | null => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node)?.keys() ?? []) {
+      if (state.get(next) === 'open') return [...stack.slice(stack.indexOf(next)), next];
+      if (state.get(next) === undefined) {
+        const found = visit(next);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(node, 'done');
+    return null;
+  };
+  for (const node of graph.keys()) {
+    if (state.get(node) !== undefined) continue;
+    const found = visit(node);
+    if (found) return found;
+  }
+  return null;
+}
+
+const files = readSources();
+const graph = folderGraph(files);
+
+describe('the folders of src/ form a DAG in the documented rank', () => {
+  it('every folder of src/ has a place in the rank', () => {
+    const unranked = [...new Set(files.map((f) => f.folder))].filter((f) => !(RANK as readonly string[]).includes(f));
+    expect(unranked, 'add the new floor to RANK here and to the table in docs/architecture.md').toEqual([]);
+  });
+
+  it('no cycle between folders', () => {
+    expect(findCycle(graph)).toBeNull();
+  });
+
+  it('each folder imports only folders below it', () => {
+    const rank = new Map<string, number>(RANK.map((name, i) => [name, i]));
+    const upward: string[] = [];
+    for (const [from, edges] of graph) {
+      for (const [to, example] of edges) {
+        if ((rank.get(to) ?? -1) >= (rank.get(from) ?? -1)) upward.push(`${from} imports ${to} (${example})`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it('docs/architecture.md lists the same rank', () => {
+    const doc = fs.readFileSync(path.resolve(SRC, '../docs/architecture.md'), 'utf8');
+    const line = doc.split('\n').find((l) => l.startsWith('Rank (lowest first):'));
+    expect(line, 'docs/architecture.md needs a "Rank (lowest first): …" line').toBeDefined();
+    const documented = [...(line as string).matchAll(/`([a-z-]+)`/g)].map((m) => m[1]);
+    expect(documented).toEqual([...RANK]);
+  });
+});
+
+describe('only the CLI imports cli/', () => {
+  it('nothing under src/ outside cli/ imports a cli/ module', () => {
+    const offenders = files.flatMap((f) => (f.folder === 'cli' ? [] : f.local.filter((t) => t.startsWith('cli/')).map((t) => `${f.rel} → ${t}`)));
+    expect(offenders).toEqual([]);
+  });
+});
+
+describe('the pure floors touch no file system, process or network', () => {
+  it('edit/ and formats/ import no I/O module and nothing of workspace/', () => {
+    const offenders: string[] = [];
+    for (const f of files.filter((file) => PURE_FLOORS.includes(file.folder))) {
+      for (const spec of f.external) {
+        if (IO_MODULES.includes(spec.replace(/^node:/, ''))) offenders.push(`${f.rel} imports ${spec}`);
+      }
+      for (const target of f.local) if (target.startsWith('workspace/')) offenders.push(`${f.rel} imports ${target}`);
+    }
+    expect(offenders).toEqual([]);
+  });
+});
+
+describe('source files stay small', () => {
+  it(`no file of src/ is over ${MAX_LINES} lines (except those BEING_SPLIT)`, () => {
+    const long = files
+      .map((f) => ({ rel: f.rel, lines: f.text.split('\n').length - (f.text.endsWith('\n') ? 1 : 0) }))
+      .filter((f) => f.lines > MAX_LINES && !BEING_SPLIT.has(f.rel))
+      .map((f) => `${f.rel}: ${f.lines} lines`);
+    expect(long).toEqual([]);
+  });
+
+  it('BEING_SPLIT names only files that exist and are still over the limit', () => {
+    const stale = [...BEING_SPLIT].filter((rel) => {
+      const f = files.find((file) => file.rel === rel);
+      return !f || f.text.split('\n').length - 1 <= MAX_LINES;
+    });
+    expect(stale, 'remove these from BEING_SPLIT').toEqual([]);
+  });
+});
