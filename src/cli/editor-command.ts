@@ -9,26 +9,13 @@ import { toErrorInfo, type ErrorInfo } from '../errors.js';
 import type { Io } from './output.js';
 import { formatError, paint, useColor, writeJson } from './output.js';
 import type { OpenedProject } from '../host/project.js';
-import type { ModelProvider } from '../agent/providers/types.js';
 import { runEditor, type EditorResult, type EditorRunEvent, type RunEditorOptions } from '../agent/editor/editor.js';
 
-export interface EditorCommandOptions {
+/** What a command hands the Editor: its own options (the workspace comes from the opened project) plus how to print. */
+export interface EditorCommandOptions
+  extends Pick<RunEditorOptions, 'config' | 'provider' | 'task' | 'dryRun' | 'retry' | 'proposal' | 'scoutProvider' | 'activeEdit' | 'maxTurns' | 'maxOutputTokens' | 'signal' | 'onStart'> {
   opened: OpenedProject;
-  config: Config;
-  provider?: ModelProvider;
-  task: string;
-  dryRun?: boolean;
-  retry?: boolean;
-  proposal?: { text: string; file: string };
-  scoutProvider?: ModelProvider;
   json?: boolean;
-  activeEdit?: boolean;
-  maxTurns?: number;
-  maxOutputTokens?: number;
-  /** The run command's Ctrl-C controller, when it has one; otherwise this module installs its own. */
-  signal?: AbortSignal;
-  /** Called with the run folder as soon as it exists (for a second Ctrl-C message). */
-  onStart?: (info: { runId: string; runDir: string }) => void;
 }
 
 /** One line per Editor event, for people. */
@@ -110,20 +97,13 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
     if (event.type === 'agent') live?.(event.event);
     else io.stdout.write(`${describeEditorEvent(event, color)}\n`);
   };
+  // The command's own fields pass through as they are; the project, the signal and the printing are added here.
+  const { opened, json: _json, onStart: _onStart, ...editor } = o;
   const options: RunEditorOptions = {
-    ws: o.opened.ws,
-    transactions: o.opened.transactions,
-    applyHooks: o.opened.applyHooks,
-    config: o.config,
-    task: o.task,
-    ...(o.provider ? { provider: o.provider } : {}),
-    ...(o.scoutProvider ? { scoutProvider: o.scoutProvider } : {}),
-    ...(o.dryRun ? { dryRun: true } : {}),
-    ...(o.retry ? { retry: true } : {}),
-    ...(o.proposal ? { proposal: o.proposal } : {}),
-    ...(o.activeEdit !== undefined ? { activeEdit: o.activeEdit } : {}),
-    ...(o.maxTurns !== undefined ? { maxTurns: o.maxTurns } : {}),
-    ...(o.maxOutputTokens !== undefined ? { maxOutputTokens: o.maxOutputTokens } : {}),
+    ...editor,
+    ws: opened.ws,
+    transactions: opened.transactions,
+    applyHooks: opened.applyHooks,
     ...(signal ? { signal } : {}),
     onEvent,
     onStart: (info) => {

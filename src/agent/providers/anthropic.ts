@@ -7,27 +7,19 @@
  * roles to alternate). It translates and nothing more.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { providerFailure } from './errors.js';
+import { reportWholeReply, SdkProvider, stopReasonFrom, unknownMessage, type SdkClientSettings, type SdkProviderOptions } from './sdk-provider.js';
 import { argumentsObject } from './arguments.js';
 import {
   estimateTokens,
   type ChatMessage,
   type CompleteOptions,
-  type ModelProvider,
   type ModelRequest,
   type ModelToolCall,
   type ModelTurn,
   type StopReason,
 } from './types.js';
 
-export interface AnthropicProviderOptions {
-  id: string;
-  model: string;
-  apiKey: string;
-  baseURL?: string;
-  stream?: boolean;
-  maxRetries?: number;
-  timeoutMs?: number;
+export interface AnthropicProviderOptions extends SdkProviderOptions {
   /** Output cap per turn (the API requires one; default 4096). */
   maxOutputTokens?: number;
 }
@@ -67,53 +59,23 @@ export function toAnthropicMessages(messages: readonly ChatMessage[]): WireMessa
         pushUser(blocks);
         break;
       }
-      default: {
-        const never: never = m;
-        throw new Error(`unknown message ${JSON.stringify(never)}`);
-      }
+      default:
+        unknownMessage(m);
     }
   }
   return out;
 }
 
-function stopReasonOf(reason: string | null | undefined): StopReason {
-  switch (reason) {
-    case 'tool_use':
-      return 'tool_calls';
-    case 'end_turn':
-    case 'stop_sequence':
-      return 'end';
-    case 'max_tokens':
-      return 'length';
-    default:
-      return 'other';
-  }
-}
+/** The API's stop reasons in the neutral vocabulary (anything else is 'other'). */
+const STOP_REASONS: Readonly<Record<string, StopReason>> = { tool_use: 'tool_calls', end_turn: 'end', stop_sequence: 'end', max_tokens: 'length' };
 
-export class AnthropicProvider implements ModelProvider {
-  readonly id: string;
-  readonly streaming: boolean;
-  private client: Anthropic | null = null;
-
-  constructor(private readonly options: AnthropicProviderOptions) {
-    this.id = options.id;
-    this.streaming = options.stream ?? true;
-  }
-
-  private async sdk(): Promise<Anthropic> {
-    if (this.client) return this.client;
+export class AnthropicProvider extends SdkProvider<Anthropic, AnthropicProviderOptions> {
+  protected async createClient(settings: SdkClientSettings): Promise<Anthropic> {
     const { default: AnthropicClient } = await import('@anthropic-ai/sdk');
-    this.client = new AnthropicClient({
-      apiKey: this.options.apiKey,
-      ...(this.options.baseURL ? { baseURL: this.options.baseURL } : {}),
-      maxRetries: this.options.maxRetries ?? 2,
-      ...(this.options.timeoutMs !== undefined ? { timeout: this.options.timeoutMs } : {}),
-    });
-    return this.client;
+    return new AnthropicClient(settings);
   }
 
-  async complete(request: ModelRequest, options: CompleteOptions = {}): Promise<ModelTurn> {
-    const client = await this.sdk();
+  protected async turn(client: Anthropic, request: ModelRequest, options: CompleteOptions): Promise<ModelTurn> {
     const body = {
       model: this.options.model,
       system: request.system,
@@ -124,75 +86,69 @@ export class AnthropicProvider implements ModelProvider {
         : {}),
     };
     const reqOptions = options.signal ? { signal: options.signal } : {};
-    try {
-      if (!this.streaming) {
-        const res = await client.messages.create({ ...body, stream: false }, reqOptions);
-        let text = '';
-        const toolCalls: ModelToolCall[] = [];
-        for (const block of res.content) {
-          if (block.type === 'text') text += block.text;
-          else if (block.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input) });
-        }
-        if (text) options.onEvent?.({ type: 'text', delta: text });
-        toolCalls.forEach((c, index) => options.onEvent?.({ type: 'tool-call', index, name: c.name }));
-        return { text, toolCalls, usage: { input: res.usage.input_tokens, output: res.usage.output_tokens }, stopReason: stopReasonOf(res.stop_reason) };
-      }
-      const stream = await client.messages.create({ ...body, stream: true }, reqOptions);
+    if (!this.streaming) {
+      const res = await client.messages.create({ ...body, stream: false }, reqOptions);
       let text = '';
-      let stop: string | null | undefined;
-      let input: number | undefined;
-      let output: number | undefined;
-      const blocks = new Map<number, { kind: 'text' } | { kind: 'tool'; call: ModelToolCall }>();
-      for await (const event of stream) {
-        switch (event.type) {
-          case 'message_start':
-            input = event.message.usage.input_tokens + (event.message.usage.cache_read_input_tokens ?? 0) + (event.message.usage.cache_creation_input_tokens ?? 0);
-            output = event.message.usage.output_tokens;
-            break;
-          case 'content_block_start': {
-            const b = event.content_block;
-            if (b.type === 'tool_use') {
-              blocks.set(event.index, { kind: 'tool', call: { id: b.id, name: b.name, arguments: '' } });
-              options.onEvent?.({ type: 'tool-call', index: event.index, name: b.name });
-            } else if (b.type === 'text') {
-              blocks.set(event.index, { kind: 'text' });
-              if (b.text) {
-                text += b.text;
-                options.onEvent?.({ type: 'text', delta: b.text });
-              }
-            }
-            break;
-          }
-          case 'content_block_delta': {
-            const d = event.delta;
-            if (d.type === 'text_delta') {
-              text += d.text;
-              options.onEvent?.({ type: 'text', delta: d.text });
-            } else if (d.type === 'input_json_delta') {
-              const b = blocks.get(event.index);
-              if (b?.kind === 'tool') b.call.arguments += d.partial_json;
-            }
-            break;
-          }
-          case 'message_delta':
-            if (event.delta.stop_reason) stop = event.delta.stop_reason;
-            if (typeof event.usage.output_tokens === 'number') output = event.usage.output_tokens;
-            break;
-          default:
-            break;
-        }
+      const toolCalls: ModelToolCall[] = [];
+      for (const block of res.content) {
+        if (block.type === 'text') text += block.text;
+        else if (block.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input) });
       }
-      const toolCalls = [...blocks.entries()]
-        .sort(([a], [b]) => a - b)
-        .flatMap(([, b]) => (b.kind === 'tool' ? [{ ...b.call, arguments: b.call.arguments === '' ? '{}' : b.call.arguments }] : []));
-      const usage =
-        input !== undefined
-          ? { input, output: output ?? 0 }
-          : { input: estimateTokens(request.system + JSON.stringify(request.messages)), output: estimateTokens(text), estimated: true };
-      return { text, toolCalls, usage, stopReason: stopReasonOf(stop) };
-    } catch (error) {
-      if (options.signal?.aborted) throw error;
-      throw providerFailure(this.id, error);
+      reportWholeReply(options, text, toolCalls);
+      return { text, toolCalls, usage: { input: res.usage.input_tokens, output: res.usage.output_tokens }, stopReason: stopReasonFrom(STOP_REASONS, res.stop_reason) };
     }
+    const stream = await client.messages.create({ ...body, stream: true }, reqOptions);
+    let text = '';
+    let stop: string | null | undefined;
+    let input: number | undefined;
+    let output: number | undefined;
+    const blocks = new Map<number, { kind: 'text' } | { kind: 'tool'; call: ModelToolCall }>();
+    for await (const event of stream) {
+      switch (event.type) {
+        case 'message_start':
+          input = event.message.usage.input_tokens + (event.message.usage.cache_read_input_tokens ?? 0) + (event.message.usage.cache_creation_input_tokens ?? 0);
+          output = event.message.usage.output_tokens;
+          break;
+        case 'content_block_start': {
+          const b = event.content_block;
+          if (b.type === 'tool_use') {
+            blocks.set(event.index, { kind: 'tool', call: { id: b.id, name: b.name, arguments: '' } });
+            options.onEvent?.({ type: 'tool-call', index: event.index, name: b.name });
+          } else if (b.type === 'text') {
+            blocks.set(event.index, { kind: 'text' });
+            if (b.text) {
+              text += b.text;
+              options.onEvent?.({ type: 'text', delta: b.text });
+            }
+          }
+          break;
+        }
+        case 'content_block_delta': {
+          const d = event.delta;
+          if (d.type === 'text_delta') {
+            text += d.text;
+            options.onEvent?.({ type: 'text', delta: d.text });
+          } else if (d.type === 'input_json_delta') {
+            const b = blocks.get(event.index);
+            if (b?.kind === 'tool') b.call.arguments += d.partial_json;
+          }
+          break;
+        }
+        case 'message_delta':
+          if (event.delta.stop_reason) stop = event.delta.stop_reason;
+          if (typeof event.usage.output_tokens === 'number') output = event.usage.output_tokens;
+          break;
+        default:
+          break;
+      }
+    }
+    const toolCalls = [...blocks.entries()]
+      .sort(([a], [b]) => a - b)
+      .flatMap(([, b]) => (b.kind === 'tool' ? [{ ...b.call, arguments: b.call.arguments === '' ? '{}' : b.call.arguments }] : []));
+    const usage =
+      input !== undefined
+        ? { input, output: output ?? 0 }
+        : { input: estimateTokens(request.system + JSON.stringify(request.messages)), output: estimateTokens(text), estimated: true };
+    return { text, toolCalls, usage, stopReason: stopReasonFrom(STOP_REASONS, stop) };
   }
 }

@@ -16,6 +16,7 @@ import { loadConfig, type Config } from '../../config/config.js';
 import { toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatError, useColor, writeJson, type Io } from '../output.js';
+import { providerFromFlags } from '../model-flags.js';
 import { openForCommand } from '../workspace.js';
 
 interface ApplyProposalFlags {
@@ -79,15 +80,9 @@ async function applyProposalCommand(file: string, flags: ApplyProposalFlags, io:
 
   let provider;
   if (flags.model) {
-    const { createProvider } = await import('../../agent/providers/spec.js');
     const { AgentError } = await import('../../agent/providers/errors.js');
     try {
-      provider = createProvider(flags.model, {
-        env: io.env,
-        ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}),
-        ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
-        stream: flags.stream !== false,
-      });
+      provider = await providerFromFlags(flags.model, flags, io.env);
     } catch (error) {
       if (error instanceof AgentError) return refuse(error.toJSON() as ErrorInfo, json, io, ExitCode.USAGE);
       throw error;

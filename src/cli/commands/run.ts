@@ -19,6 +19,7 @@ import { Option, type Command } from 'commander';
 import type { Config } from '../../config/config.js';
 import { toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { ExitCode } from '../exit-codes.js';
+import { providerFromFlags } from '../model-flags.js';
 import { isAllowlisted } from '../../sandbox/env.js';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
 import { formatError, paint, useColor, writeJson, type Io } from '../output.js';
@@ -129,13 +130,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   const { AgentError } = await import('../../agent/providers/errors.js');
   let provider;
   try {
-    provider = createProvider(flags.model, {
-      env: io.env,
-      ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}),
-      ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
-      stream: flags.stream !== false,
-      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
-    });
+    provider = await providerFromFlags(flags.model, flags, io.env, maxOutputTokens);
   } catch (error) {
     if (error instanceof AgentError) return refuse(error.toJSON(), flags, io, ExitCode.USAGE);
     throw error;
