@@ -28,6 +28,7 @@ export { applyHunks, checkDeletion, OFFSET_WINDOW, type HunkApplication } from '
 export * from './apply/apply-reply.js';
 export * from './agent/controlled.js';
 export * from './workspace/open.js';
+export { openProject, type OpenedProject, type OpenProjectOptions } from './host/project.js';
 export * from './workspace/transaction.js';
 // Two modules name an options type ParseOptions: the formats' one keeps the name.
 export type { ParseOptions } from './formats/index.js';

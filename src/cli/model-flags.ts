@@ -6,6 +6,7 @@
  * missing key throws the provider layer's own error for the command to show.
  */
 import type { ModelProvider } from '../agent/providers/types.js';
+import { isAllowlisted } from '../sandbox/env.js';
 
 export interface ModelFlags {
   baseUrl?: string;
@@ -22,4 +23,14 @@ export async function providerFromFlags(model: string, flags: ModelFlags, env: N
     stream: flags.stream !== false,
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
   });
+}
+
+/**
+ * Why `--api-key-env NAME` cannot be used, or null. Attack: a key held in a
+ * variable on the environment allowlist (PATH, HOME, a `sandbox.env` name)
+ * reaches every command the agent runs, which can print it to the model.
+ */
+export function apiKeyEnvProblem(name: string | undefined, configAllow: readonly string[]): string | null {
+  if (!name || !isAllowlisted(name, configAllow)) return null;
+  return `--api-key-env ${name} names a variable every command receives (the environment allowlist, docs/sandbox.md); the key would reach the agent's commands.`;
 }

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -64,6 +66,16 @@ describe('editor on the command line', () => {
     const io = testIo();
     expect(await applyProposalCli(['nope.diff', '--root', root], io)).toBe(64);
     expect(io.err()).toContain('E_NO_FILE');
+    expect(read(root, GREETING_FILE)).toContain('Hello');
+  });
+
+  it('apply-proposal refuses --api-key-env naming a variable every command receives (64), before reading any key', async () => {
+    const root = makeProject(GREETING_PROJECT);
+    fs.writeFileSync(path.join(root, 'p.diff'), '');
+    const io = testIo();
+    expect(await applyProposalCli([path.join(root, 'p.diff'), '--root', root, '--model', 'openai:gpt-4.1', '--api-key-env', 'HOME'], io)).toBe(64);
+    expect(io.err()).toContain('E_USAGE');
+    expect(io.err()).toContain('--api-key-env HOME');
     expect(read(root, GREETING_FILE)).toContain('Hello');
   });
 

@@ -16,7 +16,7 @@ import { loadConfig, type Config } from '../../config/config.js';
 import { toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatError, useColor, writeJson, type Io } from '../output.js';
-import { providerFromFlags } from '../model-flags.js';
+import { apiKeyEnvProblem, providerFromFlags } from '../model-flags.js';
 import { openForCommand } from '../workspace.js';
 
 interface ApplyProposalFlags {
@@ -67,6 +67,9 @@ async function applyProposalCommand(file: string, flags: ApplyProposalFlags, io:
       maxTurns = Number(flags.maxTurns);
       if (!Number.isInteger(maxTurns) || maxTurns <= 0) throw Object.assign(new Error('--max-turns must be a positive whole number.'), { usage: true });
     }
+    // The model key must never reach a command: a name on the environment allowlist would pass it on.
+    const keyProblem = apiKeyEnvProblem(flags.apiKeyEnv, config.sandbox.env);
+    if (keyProblem) throw Object.assign(new Error(keyProblem), { usage: true });
   } catch (error) {
     const e = error as NodeJS.ErrnoException & { usage?: boolean };
     const info: ErrorInfo =

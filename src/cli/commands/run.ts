@@ -19,8 +19,7 @@ import { Option, type Command } from 'commander';
 import type { Config } from '../../config/config.js';
 import { toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { providerFromFlags } from '../model-flags.js';
-import { isAllowlisted } from '../../sandbox/env.js';
+import { apiKeyEnvProblem, providerFromFlags } from '../model-flags.js';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
 import { formatError, paint, useColor, writeJson, type Io } from '../output.js';
 
@@ -116,9 +115,8 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
     maxOutputTokens = positive(flags.maxOutputTokens, '--max-output-tokens');
     buildTimeout = positive(flags.buildTimeout, '--build-timeout');
     // The model key must never reach a command: a name on the environment allowlist would pass it on.
-    if (flags.apiKeyEnv && isAllowlisted(flags.apiKeyEnv, config.sandbox.env)) {
-      throw Object.assign(new Error(`--api-key-env ${flags.apiKeyEnv} names a variable every command receives (the environment allowlist, docs/sandbox.md); the key would reach the agent's commands.`), { usage: true });
-    }
+    const keyProblem = apiKeyEnvProblem(flags.apiKeyEnv, config.sandbox.env);
+    if (keyProblem) throw Object.assign(new Error(keyProblem), { usage: true });
   } catch (error) {
     const usage = (error as { usage?: boolean }).usage === true || (error as NodeJS.ErrnoException).code === 'ENOENT';
     const info = usage ? { code: 'E_USAGE', message: (error as Error).message, hint: usageHint } : toErrorInfo(error);
