@@ -14,7 +14,7 @@ import type { Command } from 'commander';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
 import type { Config } from '../../config/config.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../../errors.js';
-import { formatStatus, startRunStatus } from '../../guard/status.js';
+import { formatStatus, startRunStatus } from '../run-status.js';
 import type { CallRecord, RunSummary, ToolCall, ToolRunner } from '../../tools/runner.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatError, paint, readAll, useColor, writeJson, type Io } from '../output.js';

@@ -92,7 +92,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   // Everything heavy loads here, so registering `run` costs the other commands nothing at start-up.
   const [{ loadConfig, withOverrides }, { formatStatus }, { openForCommand }] = await Promise.all([
     import('../../config/config.js'),
-    import('../../guard/status.js'),
+    import('../run-status.js'),
     import('../workspace.js'),
   ]);
   const root = flags.root ?? process.cwd();

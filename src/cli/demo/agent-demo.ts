@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { paint, type Io } from '../output.js';
 import { openProject } from '../../host/project.js';
 import { DEFAULT_CONFIG } from '../../config/defaults.js';
-import { formatStatus } from '../../guard/status.js';
+import { formatStatus } from '../run-status.js';
 import { runAgentSession } from '../../agent/loop/session.js';
 import { createLiveRenderer } from '../live-transcript.js';
 import { createProvider } from '../../agent/providers/spec.js';

@@ -4,7 +4,7 @@
  * TTY; it must never write to a pipe (logs and CI read the per-call lines).
  */
 import type { ConstraintsConfig } from '../config/config.js';
-import type { ConstraintTotals } from './constraints.js';
+import type { ConstraintTotals } from '../guard/constraints.js';
 
 export interface StatusStream {
   write(chunk: string): boolean;
