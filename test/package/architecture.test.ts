@@ -178,6 +178,13 @@ describe('only the CLI imports cli/', () => {
   });
 });
 
+describe('prompts live in cli/', () => {
+  it('no file outside cli/ imports node:readline (a question to a person is asked by the CLI, through an injected hook elsewhere)', () => {
+    const offenders = files.filter((f) => f.folder !== 'cli' && f.external.some((spec) => spec.replace(/^node:/, '').startsWith('readline'))).map((f) => f.rel);
+    expect(offenders).toEqual([]);
+  });
+});
+
 describe('the pure floors touch no file system, process or network', () => {
   it('edit/ and formats/ import no I/O module and nothing of workspace/', () => {
     const offenders: string[] = [];
