@@ -4,7 +4,10 @@
 // replace the unique middle line of a file of 100, 10k and 100k lines, back
 // and forth — then the same as a dry run. Calls alternate between the two
 // servers so both see the same disk. Medians; ratio = ours / theirs.
-// Goal: never slower (≤ 1.00x); ≥ 3× faster at 100k lines (≤ 0.33x).
+// Goals (issue 21, real writes with every crash-safety promise kept): .txt
+// ≤ 1.0× at 100 lines, ≤ 0.5× at 10k; .ts (ours also runs the syntax guard)
+// ≤ 1.2× at 100 lines, ≤ 0.7× at 10k; ≥ 3× faster at 100k (≤ 0.33×); dry
+// runs never slower (≤ 1.0×). `met` is computed from this run's ratio.
 // Each size runs on a .txt file (like for like) and a .ts file (ours also runs
 // the tree-sitter syntax guard). EW_BENCH_N / EW_BENCH_EXT / EW_BENCH_SIZES (e.g. "100") shrink a run.
 //
@@ -30,6 +33,14 @@ const ITERATIONS = { 100: Number(process.env.EW_BENCH_N ?? 60), 10_000: Number(p
 const WARMUP = 4;
 // .txt: like for like (exact replace, diff, write). .ts: ours also runs the tree-sitter syntax guard, which server-filesystem lacks.
 const EXTS = process.env.EW_BENCH_EXT ? [process.env.EW_BENCH_EXT] : ['txt', 'ts'];
+
+/** The goal ratio (ours / server-filesystem) of a row. */
+function goalOf(lines, ext, dryRun) {
+  if (lines >= 100_000) return 0.33;
+  if (dryRun) return 1.0;
+  if (lines >= 10_000) return ext === 'ts' ? 0.7 : 0.5;
+  return ext === 'ts' ? 1.2 : 1.0;
+}
 
 function makeFile(lines) {
   const out = [];
@@ -108,14 +119,15 @@ export async function run() {
           }
           const mo = median(oursMs);
           const mt = median(theirsMs);
-          const goal = lines >= 100_000 ? '≤ 0.33x' : '≤ 1.00x';
+          const goal = goalOf(lines, ext, dryRun);
           rows.push({
             case: `edit_file${dryRun ? ' dry-run' : ''}, ${lines}-line .${ext} (median of ${n})`,
             value: ms(mo),
             baseline: `${ms(mt)} (server-filesystem)`,
             ratio: ratio(mo, mt),
-            goal,
-            note: `${mt >= mo ? `${(mt / mo).toFixed(1)}× faster` : `${(mo / mt).toFixed(1)}× slower`}${ext === 'ts' ? '; ours runs the syntax guard' : ''}`,
+            goal: `≤ ${goal.toFixed(2)}×`,
+            met: mo / mt <= goal ? 'met' : 'not met',
+            note: `${mt >= mo ? `${(mt / mo).toFixed(1)}× faster` : `${(mo / mt).toFixed(1)}× slower`}${ext === 'ts' ? '; ours runs the syntax guard' : ''}; load ${os.loadavg()[0].toFixed(1)}`,
           });
         }
       }

@@ -86,24 +86,33 @@ function isFolderRefusal(fd: number, error: unknown): boolean {
  */
 export function syncGroup(paths: readonly string[], alongside?: () => void): void {
   const unique = [...new Set(paths)];
-  const helper = unique.length > 0 ? SyncHelper.ready() : null;
-  const pending = helper?.start(unique) ?? null;
-  observe({ op: 'group', paths: unique, parallel: pending !== null });
+  if (unique.length === 0) {
+    alongside?.();
+    return;
+  }
+  // One path per helper thread where there are enough: fsyncs of one thread run one after another.
+  const helpers = SyncHelper.ready(unique.length);
+  const share: string[][] = helpers.map(() => []);
+  unique.forEach((p, i) => share[i % Math.max(1, helpers.length)]?.push(p));
+  const pending = helpers.map((h, i) => ({ paths: share[i] as string[], job: h.start(share[i] as string[]) }));
+  const mine = pending.filter((p) => p.job === null).flatMap((p) => p.paths);
+  if (helpers.length === 0) mine.push(...unique);
+  observe({ op: 'group', paths: unique, parallel: mine.length < unique.length });
   let first: unknown = null;
   try {
     alongside?.();
   } catch (error) {
     first = error;
   }
-  const outcome = pending === null ? 'not-started' : pending.wait();
-  if (outcome === 'not-started' || outcome === 'lost') {
-    // No helper (or it died under us): the same fsyncs, in order, here.
-    if (first === null) for (const p of unique) fsyncPath(p);
-  } else if (outcome === null) {
-    for (const p of unique) observe({ op: 'fsync', path: p });
-  } else if (first === null) {
-    first = outcome;
+  for (const { paths: theirs, job } of pending) {
+    if (job === null) continue;
+    const outcome = job.wait();
+    // The helper died under us: nothing is known of its share, so this thread does it.
+    if (outcome === 'lost') mine.push(...theirs);
+    else if (outcome === null) for (const p of theirs) observe({ op: 'fsync', path: p });
+    else first ??= outcome;
   }
+  if (first === null) for (const p of mine) fsyncPath(p);
   if (first !== null) throw first;
 }
 
@@ -116,6 +125,8 @@ const DONE = 2;
 const PATH_BYTES = 64 * 1024;
 /** Longer than any fsync takes on a working disk: after it, the helper is given up and this thread fsyncs itself. */
 const HELPER_LIMIT_MS = 60_000;
+/** Helper threads: a write's group is the checkpoint manifest and its folder (plus a blob and its folder, a journal record and its folder). */
+const POOL_SIZE = 3;
 
 /** The worker: waits for a request, fsyncs each NUL-separated path, reports. Runs as CommonJS (eval). */
 const WORKER_SOURCE = `
@@ -160,7 +171,7 @@ interface Pending {
 }
 
 class SyncHelper {
-  private static instance: SyncHelper | null = null;
+  private static pool: SyncHelper[] | null = null;
   private static groups = 0;
 
   private readonly control = new SharedArrayBuffer(16);
@@ -183,20 +194,21 @@ class SyncHelper {
     });
   }
 
-  /** The helper when it is ready; starts it on the second group of this process (see the module comment). */
-  static ready(): SyncHelper | null {
-    if (process.env.EDITWARDEN_SERIAL_FSYNC === '1') return null;
+  /**
+   * Up to `wanted` helpers that are ready (none: the caller fsyncs alone).
+   * The pool starts on the second group of this process (see the module comment).
+   */
+  static ready(wanted: number): SyncHelper[] {
+    if (process.env.EDITWARDEN_SERIAL_FSYNC === '1') return [];
     SyncHelper.groups++;
-    if (SyncHelper.instance === null) {
-      if (SyncHelper.groups < 2) return null;
-      SyncHelper.instance = new SyncHelper();
-      return null;
+    if (SyncHelper.pool === null) {
+      if (SyncHelper.groups >= 2) SyncHelper.pool = Array.from({ length: POOL_SIZE }, () => new SyncHelper());
+      return [];
     }
-    const h = SyncHelper.instance;
-    return h.online && !h.broken ? h : null;
+    return SyncHelper.pool.filter((h) => h.online && !h.broken && Atomics.load(h.ctl, 0) === IDLE).slice(0, wanted);
   }
 
-  /** Hands `paths` to the helper; null when they do not fit (the caller fsyncs them itself). */
+  /** Hands `paths` to this helper; null when it is busy or they do not fit (the caller fsyncs them itself). */
   start(paths: readonly string[]): Pending | null {
     if (Atomics.load(this.ctl, 0) !== IDLE) return null;
     const encoded = Buffer.from(paths.join('\0'), 'utf8');

@@ -219,12 +219,13 @@ export class Transaction {
     });
     // Not journaled yet and nothing checkpointed: this is the transaction's first batch (commitWrites' one-batch transactions begin unjournaled).
     const alone = !this.journaled && this.ids.length === 0 && writes.length === 1 && !folderMissing;
+    // Before the checkpoint: a holder killed while checkpointing is then cleaned after (and its lock broken) by the next command too.
+    if (alone) lock.note(paths);
     const durableFirst: string[] = [];
     const cp = this.layer.checkpoints.createFiles(paths, this.name, this.reason || `before ${summarize(paths)}`, { kind: 'transaction', tx: this.id }, true, durableFirst);
     this.addCheckpoint(cp);
     observe({ op: 'checkpoint', id: cp.id, durable: false });
-    if (alone) lock.note(paths);
-    else this.journal(durableFirst);
+    if (!alone) this.journal(durableFirst);
     for (const p of paths) this.writtenPaths.add(p);
     try {
       ws.writeAll(writes, { durableFirst });
