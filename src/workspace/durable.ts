@@ -7,11 +7,13 @@
  * file system commits them together. Every caller still waits until the
  * whole group is on disk before the step that depends on it (a rename).
  *
- * The helper is a worker thread of this process, started on the second
- * group (a process that writes twice is a long-running one — an MCP server,
- * an agent run; a one-shot command never pays for the thread) and used only
- * once it is ready; without it (or when it is busy) the group is fsynced in
- * order on the calling thread. Nothing is ever reported durable that was not
+ * The helpers (EDITWARDEN_PARALLEL_FSYNC=1; off by default: measured on a
+ * loaded 2-core machine, waking another thread and the concurrent journal
+ * commits cost more than the overlap saved — docs/benchmarks.md) are worker
+ * threads of this process, started on the second group (a process that
+ * writes twice is a long-running one; a one-shot command never pays for the
+ * threads) and used only once they are ready; without them (or when they are
+ * busy) the group is fsynced in order on the calling thread. Nothing is ever reported durable that was not
  * fsynced: an fsync error on either thread is thrown to the caller.
  *
  * Also the one place fsyncs and renames of the write protocol are reported
@@ -199,7 +201,8 @@ class SyncHelper {
    * The pool starts on the second group of this process (see the module comment).
    */
   static ready(wanted: number): SyncHelper[] {
-    if (process.env.EDITWARDEN_SERIAL_FSYNC === '1') return [];
+    // Opt-in: on a loaded 2-core machine the hand-off to another thread cost more than the overlap saved (docs/benchmarks.md).
+    if (process.env.EDITWARDEN_PARALLEL_FSYNC !== '1') return [];
     SyncHelper.groups++;
     if (SyncHelper.pool === null) {
       if (SyncHelper.groups >= 2) SyncHelper.pool = Array.from({ length: POOL_SIZE }, () => new SyncHelper());

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { setDurableObserver, type DurableEvent } from '../../src/workspace/durable.js';
 import { UndoHistory } from '../../src/workspace/checkpoints/history.js';
@@ -68,8 +68,12 @@ describe('a one-file write: its checkpoint is on disk before the rename, in one 
     expect(events.filter((e) => e.op === 'fsync' && !group.paths.includes(e.path)).map((e) => (e as { path: string }).path)).toEqual([`${path.join(r, 'a.txt')} (temp)`, r]);
   });
 
-  it('in a process that writes again and again, the group runs on helper threads while this thread fsyncs the temp file', async () => {
+  it('with EDITWARDEN_PARALLEL_FSYNC=1, in a process that writes again and again, the group runs on helper threads while this thread fsyncs the temp file', async () => {
     const r = root();
+    process.env.EDITWARDEN_PARALLEL_FSYNC = '1';
+    onTestFinished(() => {
+      delete process.env.EDITWARDEN_PARALLEL_FSYNC;
+    });
     write(r, 'a.txt', '0\n');
     const { ws } = openWorkspace(r);
     // The helpers start on a process's second group and are used once they are up.
