@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import os from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { openWorkspace } from '../../src/workspace/open.js';
@@ -195,4 +196,24 @@ describe('a process killed at each step of a one-file write: the file is old or 
       expect(fs.readFileSync(path.join(r, 'a.txt'), 'utf8')).toBe(step.landed ? 'one\n' : 'zero\n');
     }, 30_000);
   }
+});
+
+describe("a dead writer's lock note is untrusted data", () => {
+  it('a planted lock naming ../ or .git paths makes the next command delete nothing there; the lock is broken', () => {
+    const r = root();
+    const outside = root();
+    write(outside, '.ew-tmp-x.0123456789ab', 'not ours to delete\n');
+    write(r, '.git/.ew-tmp-config.0123456789ab', 'git internals\n');
+    write(r, 'a.txt', 'a\n');
+    const dead = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+    fs.mkdirSync(path.join(r, '.editwarden'), { recursive: true });
+    const writing = [`../${path.basename(outside)}/x`, '.git/config', '/etc/passwd'];
+    fs.writeFileSync(path.join(r, '.editwarden/lock'), JSON.stringify({ pid: dead, processStart: null, host: os.hostname(), token: 'planted', acquiredAt: '', command: 'x', writing }));
+    const { recovered, ws } = openWorkspace(r, { lock: { timeoutMs: 2_000 } });
+    expect(fs.readFileSync(path.join(outside, '.ew-tmp-x.0123456789ab'), 'utf8')).toBe('not ours to delete\n');
+    expect(fs.existsSync(path.join(r, '.git/.ew-tmp-config.0123456789ab'))).toBe(true);
+    expect(recovered.flatMap((n) => n.removed)).toEqual([]);
+    expect(fs.existsSync(path.join(r, '.editwarden/lock'))).toBe(false);
+    ws.commit([{ kind: 'write', path: 'a.txt', bytes: Buffer.from('b\n') }]);
+  });
 });
