@@ -215,10 +215,10 @@ export class RootLock {
     return out;
   }
 
-  /** Whether the lock file exists and its holder is certainly dead (a cheap check before taking the lock to recover). */
-  staleWriter(): boolean {
+  /** Whether the lock file exists and its holder is certainly dead (a cheap check: taking the lock then breaks it and cleans after the holder). */
+  staleHolder(): boolean {
     const owner = readLockOwner(this.file);
-    return owner !== null && owner !== 'unreadable' && owner.writing !== undefined && owner.writing.length > 0 && isGone(owner);
+    return owner !== null && owner !== 'unreadable' && isGone(owner);
   }
 
   /** Runs `fn` holding the lock. */

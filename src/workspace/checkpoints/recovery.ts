@@ -76,8 +76,8 @@ export function rollbackCheckpoints(service: CheckpointService, tx: string, ids:
  */
 export function recoverUnfinished(service: CheckpointService): RecoveryNotice[] {
   const held = heldNotices(service);
-  // A writer killed in a one-file write (no journal record): taking the lock breaks its lock and cleans after it.
-  if (service.lock.staleWriter()) return service.lock.with(() => recoverUnfinishedLocked(service, true));
+  // A holder killed with the lock (in a one-file write, which has no journal record, or anywhere else): taking the lock breaks it and cleans after it.
+  if (service.lock.staleHolder()) return service.lock.with(() => recoverUnfinishedLocked(service, true));
   if (!service.journal.hasAny()) return held;
   const records = service.journal.unfinishedReadOnly();
   const bad = service.journal.unreadable();
