@@ -2,8 +2,9 @@
  * Transactions: every write to project files runs inside one. A transaction
  * holds the root lock from begin to end, checkpoints exactly the files each
  * batch is about to write (or the whole workspace at begin, for steps whose
- * effects are unknown), journals those checkpoints durably BEFORE writing,
- * then writes. It ends by commit, by rollback (exact restore), or — after a
+ * effects are unknown), journals those checkpoints (unless the batch is one
+ * atomic write of its own, see applyBatch), makes all of it durable BEFORE
+ * writing, then writes. It ends by commit, by rollback (exact restore), or — after a
  * failed verification — by the policy the caller picked: rollback, keep, or
  * fix-forward (stay open for more writes). A process killed mid-transaction
  * leaves its journal record behind; openWorkspace rolls it back.
