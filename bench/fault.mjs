@@ -11,7 +11,12 @@
 // line exactly once, no torn or mixed line: 0), and nothing may be left
 // behind (temp files, journal records, the lock: 0). Prints the tallies;
 // exits 1 on any failure.
-// Usage: npm run build && node bench/fault.mjs [trials=500] [maxDelayMs=80] [concurrentTrials=20]
+// Then one-file trials: a child writes one file again and again (the
+// journal-free path of every MCP edit_file) and is SIGKILLed at a random
+// moment; after recovery the file must be one whole generation (the last
+// reported or the next), no temp file or lock may be left, and `undo` must
+// put back exactly the generation before it (then `redo` the one after).
+// Usage: npm run build && node bench/fault.mjs [trials=500] [maxDelayMs=80] [concurrentTrials=20] [oneFileTrials=100]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +29,9 @@ const { openWorkspace } = await import(pathToFileURL(path.join(here, '../dist/wo
 const trials = Number(process.argv[2] ?? 500);
 const maxDelayMs = Number(process.argv[3] ?? 80);
 const concurrentTrials = Number(process.argv[4] ?? 20);
+const oneFileTrials = Number(process.argv[5] ?? 100);
+const { UndoHistory } = await import(pathToFileURL(path.join(here, '../dist/workspace/checkpoints/history.js')).href);
+const { content } = await import(pathToFileURL(path.join(here, '../test/workspace/fixtures/fault-trials.mjs')).href);
 
 const t0 = Date.now();
 const stats = await runFaultTrials({
@@ -126,4 +134,73 @@ if (failures.length > 0) {
   process.exitCode = 1;
 } else {
   console.log(`fault: ${conc.trials} concurrency trials (${WRITERS.length} writers + 1 restorer each): ${conc.editsApplied} edits applied, ${conc.restores} restores, 0 lost updates, 0 torn or mixed, 0 leftovers (${concSeconds} s)`);
+}
+
+// ---- One-file writes (no journal record) killed at random ----
+const TX_CHILD = path.join(here, '../test/workspace/fixtures/tx-child.mjs');
+function killedOneFileChild(root, generation, delayMs) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [TX_CHILD, 'loop-one', root, String(generation)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let timer;
+    p.stdout.on('data', (d) => {
+      out += d;
+      if (timer === undefined && out.includes('ready\n')) timer = setTimeout(() => p.kill('SIGKILL'), delayMs);
+    });
+    p.stderr.on('data', (d) => (err += d));
+    p.on('error', reject);
+    p.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (signal !== 'SIGKILL') return reject(new Error(`one-file child ended by itself (${code}): ${err}`));
+      const committed = [...out.matchAll(/committed (\d+)/g)].map((m) => Number(m[1]));
+      resolve(committed.length > 0 ? Math.max(...committed) : generation);
+    });
+  });
+}
+const one = { trials: 0, landedUnreported: 0, torn: 0, leftovers: 0, undoWrong: 0, failures: [] };
+const t2 = Date.now();
+const oneRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-fault-one-')));
+fs.writeFileSync(path.join(oneRoot, 'f0.txt'), content(0, 0));
+let gen = 0;
+for (let t = 0; t < oneFileTrials; t++) {
+  const last = await killedOneFileChild(oneRoot, gen, Math.floor(Math.random() * maxDelayMs));
+  const { transactions } = openWorkspace(oneRoot);
+  one.trials++;
+  const bytes = fs.readFileSync(path.join(oneRoot, 'f0.txt'));
+  const g = [last, last + 1].find((x) => content(0, x).equals(bytes));
+  const left = [...fs.readdirSync(oneRoot).filter((n) => n.startsWith('.ew-tmp-')), ...(fs.existsSync(path.join(oneRoot, '.editwarden/lock')) ? ['lock'] : [])];
+  if (g === undefined) {
+    one.torn++;
+    one.failures.push({ trial: t, kind: 'torn', last });
+    break;
+  }
+  if (g === last + 1) one.landedUnreported++;
+  if (left.length > 0) {
+    one.leftovers += left.length;
+    one.failures.push({ trial: t, kind: 'leftovers', left });
+  }
+  if (g > 0) {
+    const history = new UndoHistory(transactions.checkpoints);
+    history.undo();
+    const undone = fs.readFileSync(path.join(oneRoot, 'f0.txt'));
+    history.redo();
+    const redone = fs.readFileSync(path.join(oneRoot, 'f0.txt'));
+    if (!undone.equals(content(0, g - 1)) || !redone.equals(content(0, g))) {
+      one.undoWrong++;
+      one.failures.push({ trial: t, kind: 'undo', g });
+    }
+  }
+  gen = g;
+  if ((t + 1) % 25 === 0) process.stderr.write(`fault: ${t + 1}/${oneFileTrials} one-file trials, ${one.failures.length} failures\n`);
+}
+fs.rmSync(oneRoot, { recursive: true, force: true });
+const oneSeconds = ((Date.now() - t2) / 1000).toFixed(1);
+const { failures: oneFailures, ...oneTally } = one;
+console.log(JSON.stringify({ oneFile: { ...oneTally, seconds: Number(oneSeconds) } }, null, 2));
+if (oneFailures.length > 0) {
+  console.log(JSON.stringify(oneFailures.slice(0, 5), null, 2));
+  process.exitCode = 1;
+} else {
+  console.log(`fault: ${one.trials} one-file SIGKILL trials (no journal record): 0 torn, 0 leftovers, undo and redo right every time (${one.landedUnreported} writes landed unreported) (${oneSeconds} s)`);
 }

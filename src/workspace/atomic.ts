@@ -2,19 +2,25 @@
  * The one atomic file write of editwarden: a temp file in the same folder,
  * fsync, rename over the target, fsync the folder. A crash at any moment
  * leaves the old file or the new file, never a torn one; a failure leaves
- * the old file untouched and no temp file behind.
+ * the old file untouched and no temp file behind. What else must be on disk
+ * before the rename (the checkpoint that makes the write undoable) is
+ * fsynced together with the temp file (durable.ts): one disk round trip
+ * before the rename, one after.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { observe, syncGroup } from './durable.js';
 
 export interface AtomicWriteOptions {
   /** File mode for the result (the old file's mode is kept when omitted). */
   mode?: number;
-  /** Skip fsync (tests of throughput only; never for real writes). */
+  /** Skip the fsyncs: the caller makes the file and its folder durable itself before anything relies on them (a deferred checkpoint manifest). */
   noSync?: boolean;
   /** Called after the temp file is durable and before the rename: a last check that the folder is still where it was validated. */
   beforeRename?: () => void;
+  /** Paths (files and folders) that must be durable before the rename: fsynced together with the temp file. */
+  durableFirst?: readonly string[];
 }
 
 export const TEMP_PREFIX = '.ew-tmp-';
@@ -26,6 +32,8 @@ export type FileData = Uint8Array | readonly Uint8Array[];
 export interface WriteFolder {
   at(name: string): string;
   fsync(): void;
+  /** The folder's path, for messages and the protocol observer. */
+  readonly display?: string;
 }
 
 /** Longest file name (bytes) on the file systems editwarden runs on (NAME_MAX). */
@@ -63,7 +71,7 @@ export function isTempFor(entry: string, name: string): boolean {
 
 export function atomicWriteFile(target: string, data: FileData, options: AtomicWriteOptions = {}): void {
   const dir = path.dirname(target);
-  atomicWriteAt({ at: (name) => path.join(dir, name), fsync: () => fsyncDir(dir) }, path.basename(target), data, options);
+  atomicWriteAt({ at: (name) => path.join(dir, name), fsync: () => fsyncDir(dir), display: dir }, path.basename(target), data, options);
 }
 
 export interface AtomicWriteAtOptions extends AtomicWriteOptions {
@@ -95,6 +103,8 @@ export function atomicWriteAt(folder: WriteFolder, name: string, data: FileData,
   const temp = folder.at(tempNameFor(name));
   // "wx": exclusive create, so a symlink planted at the temp name is never followed.
   const fd = fs.openSync(temp, 'wx', mode);
+  const shown = folder.display === undefined ? name : path.join(folder.display, name);
+  observe({ op: 'temp', path: shown });
   try {
     try {
       writeFully(fd, isPieces(data) ? data : [data]);
@@ -102,12 +112,18 @@ export function atomicWriteAt(folder: WriteFolder, name: string, data: FileData,
       if (owner) keepOwner(fd, owner);
       // openSync's mode is filtered by the umask; set the exact mode the old file had.
       fs.fchmodSync(fd, mode);
-      if (!options.noSync) fs.fsyncSync(fd);
+      // The temp file and whatever must precede the rename, in one round trip.
+      syncGroup(options.durableFirst ?? [], () => {
+        if (options.noSync) return;
+        fs.fsyncSync(fd);
+        observe({ op: 'fsync', path: `${shown} (temp)` });
+      });
     } finally {
       fs.closeSync(fd);
     }
     options.beforeRename?.();
     fs.renameSync(temp, target);
+    observe({ op: 'rename', from: 'temp', to: shown });
   } catch (error) {
     try {
       fs.unlinkSync(temp);
@@ -116,7 +132,10 @@ export function atomicWriteAt(folder: WriteFolder, name: string, data: FileData,
     }
     throw error;
   }
-  if (!options.noSync) folder.fsync();
+  if (!options.noSync) {
+    folder.fsync();
+    observe({ op: 'fsync', path: folder.display ?? '(folder)' });
+  }
 }
 
 /** The replaced file's owner stays its owner where the OS lets us (root, or a group we belong to); elsewhere the new file is ours. */

@@ -8,7 +8,9 @@
  * back. This module only keeps the records; it never touches project files.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { atomicWriteAt, TEMP_PREFIX } from './atomic.js';
+import { observe } from './durable.js';
 import type { CheckpointScope } from './checkpoints/types.js';
 import type { Resolver } from './resolver.js';
 import { readStateFile, StateFolder, TX_ID, untrusted } from './state-dir.js';
@@ -60,11 +62,20 @@ export class Journal {
     return this.held.dir;
   }
 
-  /** Durably records the transaction (first call) or its new checkpoint list. Returns once it is on disk. */
-  write(record: JournalRecord): void {
+  /**
+   * Durably records the transaction (first call) or its new checkpoint list.
+   * Returns once it is on disk — unless `deferred` is given: then the record
+   * and its folder are added to it, and the caller makes them durable (in
+   * one group with the checkpoint and its own first temp file) before the
+   * first write the record covers.
+   */
+  write(record: JournalRecord, deferred?: string[]): void {
     if (!TX_ID.test(record.tx)) throw untrusted(`Refusing to journal a transaction named ${JSON.stringify(record.tx)}.`);
     const bound: JournalRecord = { ...record, root: this.resolver.identity };
-    this.folder.with(true, undefined, (dir) => atomicWriteAt(dir, `${record.tx}.json`, Buffer.from(JSON.stringify(bound)), { mode: 0o644 }));
+    const name = `${record.tx}.json`;
+    this.folder.with(true, undefined, (dir) => atomicWriteAt(dir, name, Buffer.from(JSON.stringify(bound)), { mode: 0o644, noSync: deferred !== undefined }));
+    deferred?.push(path.join(this.dir, name), this.dir);
+    observe({ op: 'journal', tx: record.tx, action: 'write' });
   }
 
   /** Marks the transaction finished (committed, rolled back or kept): its record is gone for good. */
@@ -78,6 +89,7 @@ export class Journal {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       }
       dir.fsync();
+      observe({ op: 'journal', tx, action: 'close' });
     });
   }
 

@@ -25,6 +25,13 @@ export interface LockOwner {
   token: string;
   acquiredAt: string;
   command: string;
+  /**
+   * Root-relative paths the holder is writing right now without a journal
+   * record (one atomic write, transaction.ts): if it dies, whoever breaks its
+   * lock removes the temp files of these paths (recovery.ts). Untrusted when
+   * read back: checked like manifest paths.
+   */
+  writing?: string[];
 }
 
 export interface LockOptions {
@@ -123,6 +130,11 @@ export class RootLock {
   private readonly pollMs: number;
   private depth = 0;
   private token: string | null = null;
+  /** The held lock file, open: `note` rewrites it in place. */
+  private fd: number | null = null;
+  private owner: LockOwner | null = null;
+  /** Owners of stale locks this object broke that were writing (see LockOwner.writing), for recovery to clean after. */
+  private brokenWriters: LockOwner[] = [];
 
   constructor(stateDir: string, options: LockOptions = {}) {
     this.stateDir = stateDir;
@@ -155,7 +167,7 @@ export class RootLock {
       if (owner !== null && owner !== 'unreadable') {
         lastOwner = owner;
         if (isGone(owner)) {
-          this.breakStale(owner);
+          if (this.breakStale(owner) && owner.writing !== undefined && owner.writing.length > 0) this.brokenWriters.push(owner);
           continue;
         }
       } else if (owner === 'unreadable' && this.unreadableForLong()) {
@@ -175,6 +187,38 @@ export class RootLock {
     // Only our own lock is removed: if it was wrongly broken and retaken, the new holder keeps it.
     if (owner !== null && owner !== 'unreadable' && owner.token === this.token) unlinkIfPresent(this.file);
     this.token = null;
+    this.owner = null;
+    if (this.fd !== null) {
+      fs.closeSync(this.fd);
+      this.fd = null;
+    }
+  }
+
+  /**
+   * Names the paths this holder is about to write without a journal record
+   * (or none, once written): rewritten into the lock file in place. No
+   * fsync: the note is for a holder killed while the machine runs on; after
+   * a power loss no temp file of the write is under a real name either.
+   */
+  note(writing: string[]): void {
+    if (this.fd === null || this.owner === null) return;
+    this.owner = { ...this.owner, writing };
+    const bytes = Buffer.from(JSON.stringify(this.owner));
+    fs.writeSync(this.fd, bytes, 0, bytes.length, 0);
+    fs.ftruncateSync(this.fd, bytes.length);
+  }
+
+  /** Stale locks broken since the last call whose dead holders were writing (recovery cleans after them). */
+  takeBrokenWriters(): LockOwner[] {
+    const out = this.brokenWriters;
+    this.brokenWriters = [];
+    return out;
+  }
+
+  /** Whether the lock file exists and its holder is certainly dead (a cheap check: taking the lock then breaks it and cleans after the holder). */
+  staleHolder(): boolean {
+    const owner = readLockOwner(this.file);
+    return owner !== null && owner !== 'unreadable' && isGone(owner);
   }
 
   /** Runs `fn` holding the lock. */
@@ -205,9 +249,13 @@ export class RootLock {
     try {
       // No fsync: a lock only matters while its holder lives, and after a power loss every holder is dead.
       fs.writeSync(fd, JSON.stringify(owner));
-    } finally {
+    } catch (error) {
       fs.closeSync(fd);
+      throw error;
     }
+    // Kept open while held: `note` rewrites it without opening it again.
+    this.fd = fd;
+    this.owner = owner;
     return true;
   }
 
@@ -216,15 +264,18 @@ export class RootLock {
    * renamed aside, then checked; had another waiter already replaced it with
    * its own (a race between two breakers), that fresh lock is put back.
    */
-  private breakStale(stale: LockOwner): void {
+  /** Returns whether it broke `stale` itself (false: someone else did, or the lock was fresh). */
+  private breakStale(stale: LockOwner): boolean {
     const aside = `${this.file}.stale-${randomBytes(6).toString('hex')}`;
     try {
       fs.renameSync(this.file, aside);
     } catch {
-      return; // Someone else broke or released it first.
+      return false; // Someone else broke or released it first.
     }
     const moved = readLockOwner(aside);
+    let broke = true;
     if (moved !== null && moved !== 'unreadable' && moved.token !== stale.token) {
+      broke = false;
       try {
         fs.linkSync(aside, this.file); // Fails harmlessly if a third process has already taken the lock.
       } catch {
@@ -232,6 +283,7 @@ export class RootLock {
       }
     }
     fs.rmSync(aside, { force: true });
+    return broke;
   }
 
   private unreadableForLong(): boolean {

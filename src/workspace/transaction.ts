@@ -2,8 +2,9 @@
  * Transactions: every write to project files runs inside one. A transaction
  * holds the root lock from begin to end, checkpoints exactly the files each
  * batch is about to write (or the whole workspace at begin, for steps whose
- * effects are unknown), journals those checkpoints durably BEFORE writing,
- * then writes. It ends by commit, by rollback (exact restore), or — after a
+ * effects are unknown), journals those checkpoints (unless the batch is one
+ * atomic write of its own, see applyBatch), makes all of it durable BEFORE
+ * writing, then writes. It ends by commit, by rollback (exact restore), or — after a
  * failed verification — by the policy the caller picked: rollback, keep, or
  * fix-forward (stay open for more writes). A process killed mid-transaction
  * leaves its journal record behind; openWorkspace rolls it back.
@@ -18,6 +19,7 @@ import { EditwardenError, ErrorCode } from '../errors.js';
 import { CheckpointService, type CheckpointServiceOptions } from './checkpoints/service.js';
 import type { CheckpointScope, Manifest } from './checkpoints/types.js';
 import type { JournalRecord } from './journal.js';
+import { observe } from './durable.js';
 import { currentProcess } from './lock.js';
 import { recoverUnfinishedLocked, rollbackCheckpoints, type RecoveryNotice, type RollbackResult } from './checkpoints/recovery.js';
 import type { FileWrite, Workspace } from './workspace.js';
@@ -166,8 +168,12 @@ export class Transaction {
     this.layer.lastCheckpoint = manifest.id;
   }
 
-  /** @internal Durably records the transaction and its checkpoints; must return before any write they cover. */
-  journal(): void {
+  /**
+   * @internal Records the transaction and its checkpoints: durably before it
+   * returns, or — with `deferred` — into the group the first write fsyncs
+   * before its rename (applyBatch). Either way, on disk before any write it covers.
+   */
+  journal(deferred?: string[]): void {
     const record: JournalRecord = {
       format: 1,
       tx: this.id,
@@ -178,7 +184,7 @@ export class Transaction {
       startedAt: this.startedAt,
       checkpoints: [...this.ids],
     };
-    this.layer.checkpoints.journal.write(record);
+    this.layer.checkpoints.journal.write(record, deferred);
     this.journaled = true;
   }
 
@@ -186,24 +192,51 @@ export class Transaction {
    * @internal One `ws.commit` batch: checkpoint its files, journal, write. A
    * batch that fails half-way is put back as it was before the batch, so a
    * batch is all-or-nothing even inside a long transaction.
+   *
+   * The protocol (docs/checkpoints.md, "What is on disk when"): the
+   * checkpoint and the journal record are written without fsync; the first
+   * write fsyncs them in ONE group with its own temp file (durable.ts), then
+   * renames, then fsyncs its folder. So everything that makes the write
+   * undoable is on disk before the write can be, at the cost of one disk
+   * round trip before the rename and one after.
+   *
+   * A transaction's only batch that writes one file into an existing folder
+   * needs no journal record at all: its rename (or unlink) is atomic, so a
+   * crash leaves the old file or the new one, and the durable checkpoint
+   * undoes the new one. The lock file names the path meanwhile, so whoever
+   * breaks the lock of a holder killed mid-write removes its temp file.
    */
   applyBatch(writes: FileWrite[]): void {
     this.assertOpen();
     const ws = this.layer.ws;
+    const lock = this.layer.checkpoints.lock;
     // A delete records the link itself (it removes the link, not its target); a write records what it writes.
-    const paths = writes.map((w) => ws.targetOf(w));
-    const cp = this.layer.checkpoints.createFiles(paths, this.name, this.reason || `before ${summarize(paths)}`, { kind: 'transaction', tx: this.id }, true);
+    let folderMissing = false;
+    const paths = writes.map((w) => {
+      const loc = ws.locate(w.path, { followFinal: w.kind === 'write' });
+      if (loc.parent === null) folderMissing = true;
+      loc.parent?.close();
+      return loc.relative;
+    });
+    // Not journaled yet and nothing checkpointed: this is the transaction's first batch (commitWrites' one-batch transactions begin unjournaled).
+    const alone = !this.journaled && this.ids.length === 0 && writes.length === 1 && !folderMissing;
+    // Before the checkpoint: a holder killed while checkpointing is then cleaned after (and its lock broken) by the next command too.
+    if (alone) lock.note(paths);
+    const durableFirst: string[] = [];
+    const cp = this.layer.checkpoints.createFiles(paths, this.name, this.reason || `before ${summarize(paths)}`, { kind: 'transaction', tx: this.id }, true, durableFirst);
     this.addCheckpoint(cp);
-    this.journal();
+    observe({ op: 'checkpoint', id: cp.id, durable: false });
+    if (!alone) this.journal(durableFirst);
     for (const p of paths) this.writtenPaths.add(p);
     try {
-      ws.writeAll(writes);
+      ws.writeAll(writes, { durableFirst });
     } catch (error) {
       try {
         this.layer.checkpoints.restore(cp.id, { safety: false });
       } catch (restoreError) {
         // The journal record must outlive this process: the next command rolls the transaction back.
         this.broken = true;
+        if (alone) this.journal();
         throw new EditwardenError(
           {
             code: ErrorCode.IO,
@@ -214,6 +247,8 @@ export class Transaction {
         );
       }
       throw error;
+    } finally {
+      if (alone) lock.note([]);
     }
   }
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { atomicWriteAt, type FileData } from './atomic.js';
+import { observe, syncGroup } from './durable.js';
 import { checkWritableRelative, lexicalParts, locateInRoot, resolveInRoot, STATE_DIR, type ResolvedPath } from './paths.js';
 import { READ_FLAGS, Resolver, type Located, type LocateOptions } from './resolver.js';
 
@@ -61,6 +62,11 @@ export function fileSnapshot(resolved: Pick<ResolvedPath, 'relative' | 'absolute
     },
     mode,
   };
+}
+
+export interface WriteAllOptions {
+  /** Paths that must be durable before the first write lands (see writeAll). */
+  durableFirst?: readonly string[];
 }
 
 /** Hook that wraps a set of writes (checkpoint + journal) — the transaction layer plugs in here. */
@@ -204,12 +210,21 @@ export class Workspace {
     else this.writeAll(writes);
   }
 
-  /** Raw ordered writes, without a transaction: used by the transaction layer itself. */
-  writeAll(writes: FileWrite[]): void {
-    for (const write of writes) this.writeOne(write);
+  /**
+   * Raw ordered writes, without a transaction: used by the transaction layer
+   * itself. `durableFirst`: paths (the checkpoint, the journal record) that
+   * must be on disk before the first write lands; they are fsynced in one
+   * group with the first write's temp file (durable.ts).
+   */
+  writeAll(writes: FileWrite[], options: WriteAllOptions = {}): void {
+    let first = options.durableFirst ?? [];
+    for (const write of writes) {
+      this.writeOne(write, first);
+      first = [];
+    }
   }
 
-  private writeOne(write: FileWrite): void {
+  private writeOne(write: FileWrite, durableFirst: readonly string[]): void {
     const followFinal = write.kind === 'write';
     // The configuration that governs the agent is never written by it, whatever the spelling.
     checkWritableRelative(write.path, lexicalParts(this.root, write.path).lexicalRelative, this.protectedFiles);
@@ -221,9 +236,12 @@ export class Workspace {
         if (st === null || loc.parent === null) return;
         if (st.isDirectory() || loc.name === '') throw notAFile(loc.relative, 'folder');
         if (!st.isFile() && !st.isSymbolicLink()) throw notRegular(loc.relative, st);
+        syncGroup(durableFirst);
         // unlink relative to the opened parent: a symlink is removed as a link, never its target.
         fs.unlinkSync(loc.parent.at(loc.name));
+        observe({ op: 'unlink', path: loc.absolute });
         loc.parent.fsync();
+        observe({ op: 'fsync', path: loc.parent.display });
         return;
       }
       if (loc.parent === null || loc.name === '') throw notAFile(loc.relative || '.', 'folder');
@@ -250,6 +268,7 @@ export class Workspace {
       }
       // Temp file and rename inside the opened parent: a folder swapped for a symlink cannot redirect either.
       atomicWriteAt(loc.parent, loc.name, write.bytes, {
+        durableFirst,
         ...(write.mode !== undefined ? { mode: write.mode } : {}),
         ...(st !== null ? { owner: { uid: st.uid, gid: st.gid } } : {}),
       });

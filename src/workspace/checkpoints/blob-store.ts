@@ -21,7 +21,9 @@ export type Durability =
   /** fsync the blob and its folder now: for the few files of a transaction. */
   | 'each'
   /** Leave it to `flush()`: one file-system sync after many blobs (workspace checkpoints). */
-  | 'batch';
+  | 'batch'
+  /** Leave it to the caller: the blob's path and its folder are added to `deferred`, which the caller makes durable (durable.ts) before anything relies on the blob. */
+  | 'defer';
 
 export class BlobStore {
   /** Absolute path (messages, tests); every operation goes through the state folder's resolver walk. */
@@ -33,6 +35,8 @@ export class BlobStore {
   private readonly pendingBatch: string[] = [];
   /** Size accounting (checkpoints.max_file_bytes / max_total_bytes); none: unbounded (tests of the store alone). */
   budget: StoreBudget | null = null;
+  /** Paths written in 'defer' mode, not yet durable: the caller takes them (takeDeferred) and fsyncs them as a group. */
+  private deferred: string[] = [];
 
   constructor(resolver: Resolver, sub: string) {
     this.folder = new StateFolder(resolver, sub);
@@ -88,6 +92,19 @@ export class BlobStore {
     });
   }
 
+  /** The blobs (and their folders) written in 'defer' mode since the last call: the caller must make them durable. */
+  takeDeferred(): string[] {
+    const out = this.deferred;
+    this.deferred = [];
+    return out;
+  }
+
+  /** Records a blob written in 'defer' mode: its file and the folder its rename changed. */
+  private defer(hash: string): void {
+    const fan = path.join(this.dir, hash.slice(0, 2));
+    this.deferred.push(path.join(fan, hash.slice(2)), fan);
+  }
+
   has(hash: string): boolean {
     return this.inFanout(hash, false, false, (dir, name) => fs.existsSync(dir.at(name)));
   }
@@ -111,6 +128,7 @@ export class BlobStore {
       }
       fs.renameSync(temp, dir.at(name));
       if (durability === 'each') dir.fsync();
+      else if (durability === 'defer') this.defer(hash);
       else this.pendingBatch.push(hash);
     });
     return hash;
@@ -161,6 +179,7 @@ export class BlobStore {
           fs.renameSync(temp, dir.at(name));
           kept = true;
           if (durability === 'each') dir.fsync();
+          else if (durability === 'defer') this.defer(hash);
           else this.pendingBatch.push(hash);
         });
         // What it really occupies (block rounding) replaces the charge.

@@ -35,9 +35,17 @@ export class ManifestStore {
     return `${stamp}-${randomBytes(2).toString('hex')}`;
   }
 
-  write(manifest: Manifest): void {
+  /**
+   * Writes a manifest (temp + rename: whole or absent). Durable on return,
+   * unless `deferred` is given: then the manifest and its folder are added
+   * to it, and the caller makes them durable before anything relies on them.
+   */
+  write(manifest: Manifest, deferred?: string[]): void {
     if (!ID_PATTERN.test(manifest.id)) throw unknownCheckpoint(manifest.id);
-    this.folders[manifest.scope].with(true, undefined, (dir) => atomicWriteAt(dir, `${manifest.id}.json`, Buffer.from(JSON.stringify(manifest)), { mode: 0o644 }));
+    const name = `${manifest.id}.json`;
+    const folder = this.folders[manifest.scope];
+    folder.with(true, undefined, (dir) => atomicWriteAt(dir, name, Buffer.from(JSON.stringify(manifest)), { mode: 0o644, noSync: deferred !== undefined }));
+    deferred?.push(path.join(folder.dir, name), folder.dir);
   }
 
   /** Ids of every manifest, oldest first (optionally of one scope). */

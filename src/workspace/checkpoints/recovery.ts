@@ -14,10 +14,13 @@
  * `.editwarden/journal/held/`): commands go on, every command says so, and
  * `editwarden checkpoint repair` retries or drops it. Nothing is deleted.
  */
+import fs from 'node:fs';
 import { EditwardenError, ErrorCode } from '../../errors.js';
+import { isTempFor } from '../atomic.js';
 import type { JournalRecord } from '../journal.js';
 import { checkManifestPath } from './current.js';
-import { isGone } from '../lock.js';
+import { isGone, type LockOwner } from '../lock.js';
+import { DirCache } from '../resolver.js';
 import type { CheckpointService } from './service.js';
 import type { RestoreResult } from './types.js';
 import { extrasOf } from './restore.js';
@@ -73,6 +76,8 @@ export function rollbackCheckpoints(service: CheckpointService, tx: string, ids:
  */
 export function recoverUnfinished(service: CheckpointService): RecoveryNotice[] {
   const held = heldNotices(service);
+  // A holder killed with the lock (in a one-file write, which has no journal record, or anywhere else): taking the lock breaks it and cleans after it.
+  if (service.lock.staleHolder()) return service.lock.with(() => recoverUnfinishedLocked(service, true));
   if (!service.journal.hasAny()) return held;
   const records = service.journal.unfinishedReadOnly();
   const bad = service.journal.unreadable();
@@ -100,7 +105,7 @@ function heldNotices(service: CheckpointService): RecoveryNotice[] {
 
 /** Rolls back every journal record; the caller holds the root lock, which proves no live transaction owns them. */
 export function recoverUnfinishedLocked(service: CheckpointService, includeHeld = false): RecoveryNotice[] {
-  const notices: RecoveryNotice[] = [];
+  const notices: RecoveryNotice[] = service.lock.takeBrokenWriters().map((owner) => cleanAfterWriter(service, owner));
   if (service.journal.hasAny()) {
     for (const bad of service.journal.unreadable()) hold(service, bad.file, bad.why);
     for (const record of service.journal.unfinished()) {
@@ -118,6 +123,58 @@ export function recoverUnfinishedLocked(service: CheckpointService, includeHeld 
     }
   }
   return includeHeld ? [...notices, ...heldNotices(service)] : notices;
+}
+
+/**
+ * A process died holding the lock while it wrote files without a journal
+ * record (one atomic write: transaction.ts). Each such file is whole — its
+ * old bytes or its new ones, the rename decides — and its checkpoint was
+ * durable before the rename, so `undo` is right either way. What it can
+ * leave is its temp file: removed here. The paths come from the dead
+ * holder's lock file, so they are checked like a manifest's, and only files
+ * named like a temp of that very file (`.ew-tmp-<name>.<12 hex>`) go.
+ */
+function cleanAfterWriter(service: CheckpointService, owner: LockOwner): RecoveryNotice {
+  const removed: string[] = [];
+  const dirs = new DirCache(service.ws.resolver);
+  try {
+    for (const rel of owner.writing ?? []) {
+      try {
+        checkManifestPath(rel);
+      } catch {
+        continue; // Attack: a planted lock file naming `../x` or `.git/x` steers no delete.
+      }
+      const { parent, name } = dirs.tryParentOf(rel);
+      if (parent === null) continue;
+      for (const entry of fs.readdirSync(parent.self)) {
+        if (!isTempFor(entry, name)) continue;
+        try {
+          if (!fs.lstatSync(parent.at(entry)).isFile()) continue;
+          fs.unlinkSync(parent.at(entry));
+          removed.push(parent.relOf(entry));
+        } catch {
+          // Gone already.
+        }
+      }
+      if (removed.length > 0) parent.fsync();
+    }
+  } finally {
+    dirs.closeAll();
+  }
+  const what = (owner.writing ?? []).join(', ');
+  return {
+    tx: '',
+    name: 'write',
+    reason: `process ${owner.pid} died while writing ${what}`,
+    pid: owner.pid,
+    startedAt: owner.acquiredAt,
+    checkpoints: [],
+    restored: [],
+    removed,
+    message:
+      `Process ${owner.pid} died while writing ${what} (one atomic write): the file is whole, with its old or its new content; ` +
+      `${removed.length === 0 ? 'nothing was left behind' : `removed ${removed.length} temp file(s) it left`}. If the write landed, \`editwarden undo\` takes it back.`,
+  };
 }
 
 function hold(service: CheckpointService, file: string, why: string): void {

@@ -85,13 +85,25 @@ export class CheckpointService {
    * Paths are resolved like an agent's (symlinks inside the root followed),
    * unless `exact`: then they are root-relative paths as a manifest stores
    * them, recorded as they are (a symlink as a link).
+   *
+   * With `deferred`, nothing is fsynced here: the paths of every file and
+   * folder the checkpoint wrote are added to it, and the caller makes them
+   * durable (in one group with its own fsyncs, durable.ts) BEFORE the write
+   * the checkpoint covers — a checkpoint is never less durable than the
+   * change it undoes.
    */
-  createFiles(paths: Iterable<string>, name: string, reason: string, origin: CheckpointOrigin, exact = false): Manifest {
+  createFiles(paths: Iterable<string>, name: string, reason: string, origin: CheckpointOrigin, exact = false, deferred?: string[]): Manifest {
     const relative = this.relativePaths(paths, exact);
     return this.lock.with(() => {
       ensureStateDir(this.ws.stateDir);
       const scanStartedMs = Date.now();
-      return this.save('files', name, reason, origin, scanStartedMs, this.withRoom(() => captureFiles(this.ws.resolver, relative, this.blobs)));
+      const durability = deferred ? 'defer' : 'each';
+      try {
+        const captured = this.withRoom(() => captureFiles(this.ws.resolver, relative, this.blobs, durability));
+        return this.save('files', name, reason, origin, scanStartedMs, captured, deferred);
+      } finally {
+        if (deferred) deferred.push(...this.blobs.takeDeferred());
+      }
     });
   }
 
@@ -144,7 +156,7 @@ export class CheckpointService {
     return out;
   }
 
-  private save(scope: CheckpointScope, name: string, reason: string, origin: CheckpointOrigin, scanStartedMs: number, captured: Captured): Manifest {
+  private save(scope: CheckpointScope, name: string, reason: string, origin: CheckpointOrigin, scanStartedMs: number, captured: Captured, deferred?: string[]): Manifest {
     const now = this.now();
     const manifest: Manifest = {
       format: 1,
@@ -159,8 +171,8 @@ export class CheckpointService {
       dirs: captured.dirs,
       absentDirs: captured.absentDirs,
     };
-    // Blobs were flushed by capture: the manifest never names a blob that a crash could lose.
-    this.manifests.write(manifest);
+    // Blobs were flushed by capture (or are deferred with it, made durable in one group before anything relies on them): the manifest never names a blob that a crash could lose.
+    this.manifests.write(manifest, deferred);
     return manifest;
   }
 
