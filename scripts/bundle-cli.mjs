@@ -26,40 +26,47 @@ import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
-const outdir = path.join(dist, 'cli-bundle');
-const version = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
 
-/** Rewrites `import.meta.url` in dist/ modules to the URL of the module's own tsc output. */
-const ownUrl = {
-  name: 'own-import-meta-url',
-  setup(b) {
-    b.onLoad({ filter: /\.js$/ }, async (args) => {
-      if (!args.path.startsWith(dist + path.sep)) return undefined;
-      const source = await fs.promises.readFile(args.path, 'utf8');
-      if (!source.includes('import.meta.url')) return { contents: source, loader: 'js' };
-      const relative = path.relative(outdir, args.path).split(path.sep).join('/');
-      const own = `new URL(${JSON.stringify(relative)}, import.meta.url).href`;
-      return { contents: source.replaceAll('import.meta.url', own), loader: 'js' };
-    });
-  },
-};
+/**
+ * Bundles dist/cli/main.js into `outdir` (default dist/cli-bundle/). With
+ * `splitting: false` everything, every command included, goes into one file
+ * (bench/startup.bench.mjs measures that variant too).
+ */
+export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitting = true } = {}) {
+  const version = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
+  /** Rewrites `import.meta.url` in dist/ modules to the URL of the module's own tsc output. */
+  const ownUrl = {
+    name: 'own-import-meta-url',
+    setup(b) {
+      b.onLoad({ filter: /\.js$/ }, async (args) => {
+        if (!args.path.startsWith(dist + path.sep)) return undefined;
+        const source = await fs.promises.readFile(args.path, 'utf8');
+        if (!source.includes('import.meta.url')) return { contents: source, loader: 'js' };
+        const relative = path.relative(outdir, args.path).split(path.sep).join('/');
+        const own = `new URL(${JSON.stringify(relative)}, import.meta.url).href`;
+        return { contents: source.replaceAll('import.meta.url', own), loader: 'js' };
+      });
+    },
+  };
+  fs.rmSync(outdir, { recursive: true, force: true });
+  await build({
+    entryPoints: { cli: path.join(dist, 'cli', 'main.js') },
+    outdir,
+    bundle: true,
+    splitting,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunk-[hash]',
+    external: ['web-tree-sitter', 'tree-sitter-wasms'],
+    define: { __EDITWARDEN_VERSION__: JSON.stringify(version) },
+    // CommonJS dependencies inside the bundle call require() for Node's built-ins.
+    banner: { js: "import { createRequire as __editwardenCreateRequire } from 'node:module'; const require = __editwardenCreateRequire(import.meta.url);" },
+    plugins: [ownUrl],
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+}
 
-fs.rmSync(outdir, { recursive: true, force: true });
-await build({
-  entryPoints: { cli: path.join(dist, 'cli', 'main.js') },
-  outdir,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  outExtension: { '.js': '.mjs' },
-  chunkNames: 'chunk-[hash]',
-  external: ['web-tree-sitter', 'tree-sitter-wasms'],
-  define: { __EDITWARDEN_VERSION__: JSON.stringify(version) },
-  // CommonJS dependencies inside the bundle call require() for Node's built-ins.
-  banner: { js: "import { createRequire as __editwardenCreateRequire } from 'node:module'; const require = __editwardenCreateRequire(import.meta.url);" },
-  plugins: [ownUrl],
-  legalComments: 'none',
-  logLevel: 'warning',
-});
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await bundleCli();
