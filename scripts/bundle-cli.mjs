@@ -69,4 +69,5 @@ export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitt
   });
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await bundleCli();
+// Run as a script (not imported by the bench): Node gives the main module its real path, so compare real paths.
+if (process.argv[1] && fs.realpathSync(path.resolve(process.argv[1])) === fileURLToPath(import.meta.url)) await bundleCli();
