@@ -39,4 +39,10 @@ describe('the CLI bundle', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain(`${BIN} hook claude pre-tool-use`);
   });
+
+  it('keeps paths relative to the package: doctor reads the engines of this package.json', () => {
+    const r = spawnSync(process.execPath, [BIN, 'doctor', '--only', 'node', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { ok: boolean }).ok).toBe(true);
+  });
 });
