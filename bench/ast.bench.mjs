@@ -15,13 +15,23 @@
 //                                or read in the same MCP session): incremental re-parse;
 //                     refused  — session, an edit that breaks the file (E_SYNTAX);
 //                     retry    — session, the next edit after that refusal (the file on disk is unchanged).
+//   guard-cli:100k  the syntax guard in a one-shot `editwarden edit` (bin/editwarden, a fresh process) of the
+//                   flat 100k-line .ts: CPU time (user + sys) of the edit with the guard minus the same edit
+//                   with `edit.syntax_guard: off`, next to the bare tree-sitter parse of that file (in process,
+//                   warmed up; goal ≤ 1.5×), and next to the first parse in a fresh process with the CLI's V8
+//                   flags (load the grammar and parse, minus load only: the floor of any one-shot guard).
+//                   EW_BENCH_AST_CLI_N runs each (default 5).
 import { loadGrammar } from '../dist/ast/grammars.js';
 import { AstService } from '../dist/ast/service.js';
 import { prepareAstHooks } from '../dist/ast/hooks.js';
 import { planFile } from '../dist/edit/engine.js';
 import { decodeText } from '../dist/edit/text.js';
 import { DEFAULT_EDIT_OPTIONS } from '../dist/edit/types.js';
-import { median, timeIt, ms, ratio } from './stats.mjs';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { childCpuMs, median, timeIt, ms, ratio } from './stats.mjs';
 
 const LINES = 5000;
 const ITERATIONS = 21;
@@ -152,6 +162,82 @@ async function bigFileRows(shape, text) {
   return rows;
 }
 
+const CLI_RUNS = Number(process.env.EW_BENCH_AST_CLI_N ?? 5);
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The guard's CPU time in a one-shot CLI edit of the flat 100k-line file, next to the bare parse. */
+export async function cliGuardRows(text) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-ast-cli-'));
+  try {
+    const on = path.join(tmp, 'on');
+    const off = path.join(tmp, 'off');
+    for (const dir of [on, off]) {
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, 'big.ts'), text);
+    }
+    fs.writeFileSync(path.join(off, '.editwarden.yml'), 'edit:\n  syntax_guard: off\n');
+    const bin = path.join(repo, 'bin', 'editwarden');
+    const swaps = [
+      ['value_50000 =', 'value_50000b ='],
+      ['value_50000b =', 'value_50000 ='],
+    ];
+    // The first parse in a fresh process, with the CLI's V8 flag: grammar load + parse, minus grammar load.
+    const probe = path.join(tmp, 'parse.mjs');
+    fs.writeFileSync(
+      probe,
+      [
+        "import fs from 'node:fs';",
+        `const { loadGrammar } = await import(${JSON.stringify(new URL('../dist/ast/grammars.js', import.meta.url).href)});`,
+        "const { parser } = await loadGrammar('typescript');",
+        "if (process.argv[2] === 'parse') parser.parse(fs.readFileSync(process.argv[3], 'utf8'));",
+        'process.exit(0);',
+      ].join('\n'),
+    );
+    const samples = { on: [], off: [], load: [], parse: [] };
+    for (let i = 0; i < CLI_RUNS; i++) {
+      const [oldText, newText] = swaps[i % 2];
+      samples.on.push(await childCpuMs([process.execPath, bin, 'edit', 'big.ts', '--old', oldText, '--new', newText], on));
+      samples.off.push(await childCpuMs([process.execPath, bin, 'edit', 'big.ts', '--old', oldText, '--new', newText], off));
+      samples.load.push(await childCpuMs([process.execPath, '--liftoff-only', probe, 'load'], on));
+      samples.parse.push(await childCpuMs([process.execPath, '--liftoff-only', probe, 'parse', 'big.ts'], on));
+    }
+    const { parser } = await loadGrammar('typescript');
+    for (let i = 0; i < 2; i++) parser.parse(text).delete();
+    // CPU time like the children's (wall time would count the waits of a loaded machine).
+    const bareSamples = [];
+    for (let i = 0; i < CLI_RUNS; i++) {
+      const before = process.cpuUsage();
+      parser.parse(text).delete();
+      const used = process.cpuUsage(before);
+      bareSamples.push((used.user + used.system) / 1000);
+    }
+    const bare = median(bareSamples);
+    const guard = median(samples.on) - median(samples.off);
+    const firstParse = median(samples.parse) - median(samples.load);
+    const r = guard / bare;
+    return [
+      {
+        case: 'guard-cli:100k fresh (one-shot CLI)',
+        value: `${guard.toFixed(0)} ms CPU`,
+        baseline: `${bare.toFixed(0)} ms CPU bare parse`,
+        ratio: `${r.toFixed(2)}x`,
+        goal: '≤ 1.50x',
+        met: r <= 1.5 ? 'met' : 'not met',
+        note: `edit with guard ${median(samples.on).toFixed(0)} ms − without ${median(samples.off).toFixed(0)} ms; load ${os.loadavg()[0].toFixed(1)}`,
+      },
+      {
+        case: 'guard-cli:100k vs first parse in a fresh process',
+        value: `${guard.toFixed(0)} ms CPU`,
+        baseline: `${firstParse.toFixed(0)} ms CPU first parse`,
+        ratio: ratio(guard, firstParse),
+        note: 'the floor of a one-shot guard: one cold parse (wasm baseline tier), grammar load excluded',
+      },
+    ];
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
 export async function run() {
   const rows = [];
   for (const [grammar, generate] of Object.entries(generators)) {
@@ -227,6 +313,7 @@ export async function run() {
   }
   const [classes] = generators.typescript(BIG_LINES);
   rows.push(...(await bigFileRows('flat', flatTypeScript(BIG_LINES))));
+  rows.push(...(await cliGuardRows(flatTypeScript(BIG_LINES))));
   rows.push(...(await bigFileRows('classes', classes)));
   return rows;
 }

@@ -3,8 +3,11 @@
  * against a build older than the sources. Before any test file runs, dist/
  * is brought up to date with `tsc -b tsconfig.build.json` whenever it is
  * missing or any file under src/ is newer than its build info (the build is
- * incremental, so an up-to-date tree costs one stat walk). A failing build
- * fails the run instead of testing old code.
+ * incremental, so an up-to-date tree costs one stat walk). The binary runs
+ * the CLI bundle (scripts/bundle-cli.mjs, made from dist/ after tsc): it is
+ * rebuilt whenever it is missing or older than the tsc build, the bundling
+ * script or package.json (whose version it inlines). A failing build fails
+ * the run instead of testing old code.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -29,8 +32,24 @@ export function distIsStale(repo = REPO): boolean {
   return newestMtime(path.join(repo, 'src')) > fs.statSync(info).mtimeMs;
 }
 
+/** Whether the CLI bundle the binary runs is missing or older than what it is made from. */
+export function bundleIsStale(repo = REPO): boolean {
+  const bundle = path.join(repo, 'dist', 'cli-bundle', 'cli.mjs');
+  if (!fs.existsSync(bundle)) return true;
+  const built = fs.statSync(bundle).mtimeMs;
+  const inputs = [path.join(repo, 'dist', 'build.tsbuildinfo'), path.join(repo, 'scripts', 'bundle-cli.mjs'), path.join(repo, 'package.json')];
+  return inputs.some((input) => fs.existsSync(input) && fs.statSync(input).mtimeMs > built);
+}
+
 export default function setup(): void {
-  if (!distIsStale()) return;
+  if (distIsStale()) buildDist();
+  if (bundleIsStale()) {
+    const bundle = spawnSync(process.execPath, [path.join(REPO, 'scripts', 'bundle-cli.mjs')], { cwd: REPO, encoding: 'utf8' });
+    if (bundle.status !== 0) throw new Error(`the CLI bundle is older than dist/ and bundling failed, so no test runs against stale code:\n${bundle.stdout}${bundle.stderr}`);
+  }
+}
+
+function buildDist(): void {
   const tsc = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
   const build = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: REPO, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`dist/ is older than src/ and the build failed, so no test runs against stale code:\n${build.stdout}${build.stderr}`);

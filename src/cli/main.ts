@@ -4,7 +4,8 @@
  * modules (tree-sitter, MCP SDK, model SDKs) are imported inside the commands
  * that need them so that `editwarden edit` starts fast.
  */
-import { Command, CommanderError } from 'commander';
+import fs from 'node:fs';
+import { Command, CommanderError, Help } from 'commander';
 import { ExitCode } from './exit-codes.js';
 import { addExamples } from './examples.js';
 import { defaultIo, refuseCommand, writeJson, type Io } from './output.js';
@@ -12,35 +13,142 @@ import { commandPathOf, usageErrorInfo, usageErrorLine } from './usage-error.js'
 
 export type CommandRegistrar = (program: Command, io: Io, setExit: (code: number) => void) => void;
 
+/** One command: how the top-level help lists it, and its module (loaded only when the command runs). */
+interface CommandEntry {
+  /** The help's left column (`edit [options] [path]`), as commander would print it for the real command. */
+  term: string;
+  description: string;
+  load: () => Promise<CommandRegistrar>;
+}
+
 /**
- * Command name → its module. Only the invoked command's module is loaded
- * (an agent pays start-up on every call); help and unknown commands load all.
+ * Command name → its help line and its module. Only the invoked command's
+ * module is loaded (an agent pays start-up on every call); `--version`,
+ * `--help` and unknown commands load none: the top-level help is built from
+ * this table (test/cli/lazy-commands.test.ts checks it against the commands).
  */
-const COMMANDS: Record<string, () => Promise<CommandRegistrar>> = {
-  edit: async () => (await import('./commands/edit.js')).registerEdit,
-  apply: async () => (await import('./commands/apply.js')).registerApply,
-  verify: async () => (await import('./commands/verify.js')).registerVerify,
-  detect: async () => (await import('./commands/detect.js')).registerDetect,
-  'controlled-edit': async () => (await import('./commands/controlled-edit.js')).registerControlledEdit,
-  checkpoint: async () => (await import('./commands/checkpoint.js')).registerCheckpoint,
-  demo: async () => (await import('./commands/demo.js')).registerDemo,
-  ast: async () => (await import('./commands/ast.js')).registerAst,
-  exec: async () => (await import('./commands/exec.js')).registerExec,
-  run: async () => (await import('./commands/run.js')).registerRun,
-  mcp: async () => (await import('./commands/mcp.js')).registerMcp,
-  'apply-proposal': async () => (await import('./commands/apply-proposal.js')).registerApplyProposal,
-  doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
-  init: async () => (await import('./commands/init.js')).registerInit,
-  hook: async () => (await import('./commands/hook.js')).registerHook,
-  undo: async () => (await import('./commands/undo.js')).registerUndo,
-  redo: async () => (await import('./commands/undo.js')).registerRedo,
+export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
+  edit: {
+    term: 'edit [options] [path]',
+    description: 'Edit one file safely: unique anchor, guards, atomic write, a diff of what changed.',
+    load: async () => (await import('./commands/edit.js')).registerEdit,
+  },
+  apply: {
+    term: 'apply [options] [file]',
+    description: 'Apply the edits in a model reply (JSON, active edit, SEARCH/REPLACE, apply_patch, unified diff) as one transaction.',
+    load: async () => (await import('./commands/apply.js')).registerApply,
+  },
+  verify: {
+    term: 'verify [options]',
+    description: 'Run the build and/or tests; pass or fail by exit code; logs kept under .editwarden/runs/.',
+    load: async () => (await import('./commands/verify.js')).registerVerify,
+  },
+  detect: {
+    term: 'detect [options]',
+    description: 'Show the project kinds found and the build and test commands verify would run.',
+    load: async () => (await import('./commands/detect.js')).registerDetect,
+  },
+  'controlled-edit': {
+    term: 'controlled-edit [options]',
+    description: 'Controlled Edit Mode: exactly one edit of one file, then the build; rolled back if the build fails.',
+    load: async () => (await import('./commands/controlled-edit.js')).registerControlledEdit,
+  },
+  checkpoint: {
+    term: 'checkpoint',
+    description: 'Take, inspect, restore and prune checkpoints of the workspace (stored under .editwarden/).',
+    load: async () => (await import('./commands/checkpoint.js')).registerCheckpoint,
+  },
+  demo: {
+    term: 'demo [options]',
+    description: 'Narrated demo on a built-in sample project (CMake C++, or TypeScript when cmake is missing). No API key needed.',
+    load: async () => (await import('./commands/demo.js')).registerDemo,
+  },
+  ast: {
+    term: 'ast',
+    description: 'Inspect the declarations an AST path (`Class-method`) can address.',
+    load: async () => (await import('./commands/ast.js')).registerAst,
+  },
+  exec: {
+    term: 'exec [options] <calls>',
+    description: 'Run recorded tool calls (JSON lines: {"tool", "args", "tokens"?}) headless, under the constraints; exit 2 on a violation.',
+    load: async () => (await import('./commands/exec.js')).registerExec,
+  },
+  run: {
+    term: 'run [options]',
+    description:
+      "Run editwarden's agent on a task with a model: headless (constraints), interactive (approve each change) or controlled (one edit, build, rollback).",
+    load: async () => (await import('./commands/run.js')).registerRun,
+  },
+  mcp: {
+    term: 'mcp [options]',
+    description: "Serve editwarden's tools (read, search, edit, patch, checkpoints, verify) to any MCP client, over stdio or Streamable HTTP on 127.0.0.1.",
+    load: async () => (await import('./commands/mcp.js')).registerMcp,
+  },
+  'apply-proposal': {
+    term: 'apply-proposal [options] <file>',
+    description:
+      "Write a dry run's proposal (one unified diff) and verify it with the Editor's debug loop; with --model the Editor fixes a failing verification forward.",
+    load: async () => (await import('./commands/apply-proposal.js')).registerApplyProposal,
+  },
+  doctor: {
+    term: 'doctor [options]',
+    description: 'Check Node, git, the tree-sitter grammars, the config and the state folder; say how to fix each problem.',
+    load: async () => (await import('./commands/doctor.js')).registerDoctor,
+  },
+  init: {
+    term: 'init [options] <client>',
+    description: 'Protect the agent you use: hooks on its own edit tools and the editwarden MCP server (claude, codex, gemini, cursor).',
+    load: async () => (await import('./commands/init.js')).registerInit,
+  },
+  hook: {
+    term: 'hook [options] <client> <event>',
+    description: "Run a client hook (called by the settings `editwarden init` writes): vets the client's own edit on stdin.",
+    load: async () => (await import('./commands/hook.js')).registerHook,
+  },
+  undo: {
+    term: 'undo [options]',
+    description: 'Restore the state before the most recent change editwarden recorded (its own writes and hooked native edits); again to go further back.',
+    load: async () => (await import('./commands/undo.js')).registerUndo,
+  },
+  redo: {
+    term: 'redo [options]',
+    description: 'Put back what the last `editwarden undo` took away.',
+    load: async () => (await import('./commands/undo.js')).registerRedo,
+  },
 };
 
-/** The registrars `argv` needs: the named command's, or all of them. */
+/** The command `argv` runs (`help <name>` counts as `<name>`), when it is one of the table's. */
+export function commandNamed(argv: readonly string[]): string | undefined {
+  const words = argv.slice(2).filter((arg) => !arg.startsWith('-'));
+  const name = words[0] === 'help' ? words[1] : words[0];
+  return name !== undefined && Object.hasOwn(COMMANDS, name) ? name : undefined;
+}
+
+/**
+ * The registrars `argv` needs: the named command's only. Everything else
+ * (`--version`, `--help`, no command, an unknown command) needs none: the
+ * table's stand-ins answer it.
+ */
 export async function registrarsFor(argv: readonly string[]): Promise<CommandRegistrar[]> {
-  const name = argv.slice(2).find((arg) => !arg.startsWith('-'));
-  const one = name !== undefined && name !== 'help' ? COMMANDS[name] : undefined;
-  return Promise.all((one ? [one] : Object.values(COMMANDS)).map((load) => load()));
+  const name = commandNamed(argv);
+  return name === undefined ? [] : [await (COMMANDS[name] as CommandEntry).load()];
+}
+
+/** Every command's registrar (tests and tools that need the whole command tree). */
+export function allRegistrars(): Promise<CommandRegistrar[]> {
+  return Promise.all(Object.values(COMMANDS).map((entry) => entry.load()));
+}
+
+declare const __EDITWARDEN_VERSION__: string | undefined;
+
+/**
+ * package.json's version: inlined by the bundler (scripts/bundle-cli.mjs);
+ * read from the package when running the tsc output or the sources.
+ */
+export function packageVersion(): string {
+  if (typeof __EDITWARDEN_VERSION__ === 'string') return __EDITWARDEN_VERSION__;
+  const manifest = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
 }
 
 export function buildProgram(io: Io, setExit: (code: number) => void, registrars: readonly CommandRegistrar[]): Command {
@@ -48,7 +156,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void, registrars
   program
     .name('editwarden')
     .description('Safe, exact, bounded and verified file edits for AI coding agents.')
-    .version('0.1.0')
+    .version(packageVersion())
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
@@ -57,6 +165,18 @@ export function buildProgram(io: Io, setExit: (code: number) => void, registrars
       outputError: () => undefined,
     });
   for (const register of registrars) register(program, io, setExit);
+  // Stand-ins for the commands not loaded: enough for the top-level help, `help`, and "did you mean".
+  const loaded = new Set(program.commands.map((c) => c.name()));
+  const stubs = new Set<Command>();
+  for (const [name, entry] of Object.entries(COMMANDS)) {
+    if (!loaded.has(name)) stubs.add(program.command(name).description(entry.description));
+  }
+  if (stubs.size > 0) {
+    const plain = new Help();
+    program.configureHelp({
+      subcommandTerm: (cmd) => (stubs.has(cmd) ? (COMMANDS[cmd.name()] as CommandEntry).term : plain.subcommandTerm(cmd)),
+    });
+  }
   addExamples(program);
   return program;
 }

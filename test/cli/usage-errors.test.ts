@@ -11,7 +11,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildProgram, registrarsFor, run } from '../../src/cli/main.js';
+import { allRegistrars, buildProgram, run } from '../../src/cli/main.js';
 import type { Io } from '../../src/cli/output.js';
 
 const BIN = path.resolve(__dirname, '../../bin/editwarden');
@@ -85,7 +85,7 @@ function commandPaths(command: Command, prefix: string[] = []): string[][] {
 }
 
 describe('every --help has examples', async () => {
-  const program = buildProgram(captureIo(), () => undefined, await registrarsFor(['node', 'editwarden']));
+  const program = buildProgram(captureIo(), () => undefined, await allRegistrars());
   const paths = commandPaths(program);
 
   it('finds every command (and subcommand) to check', () => {

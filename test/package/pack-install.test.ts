@@ -71,7 +71,7 @@ const installed = () => path.join(consumer, 'node_modules', 'editwarden');
 describe('npm pack from a clean checkout, installed into an empty project', () => {
   it('ships LICENSE, README, dist/ and server.json; no source maps and no TypeScript sources', () => {
     const listing = must(spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }), 'tar').stdout.split('\n').filter(Boolean);
-    expect(listing).toEqual(expect.arrayContaining(['package/LICENSE', 'package/README.md', 'package/package.json', 'package/server.json', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/cli/main.js', 'package/bin/editwarden']));
+    expect(listing).toEqual(expect.arrayContaining(['package/LICENSE', 'package/README.md', 'package/package.json', 'package/server.json', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/cli/main.js', 'package/dist/cli-bundle/cli.mjs', 'package/bin/editwarden']));
     expect(listing.filter((f) => f.endsWith('.map') || f.endsWith('.tsbuildinfo'))).toEqual([]);
     expect(listing.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/'))).toEqual([]);
     expect(fs.readFileSync(path.join(installed(), 'LICENSE'), 'utf8')).toMatch(/^MIT License/);

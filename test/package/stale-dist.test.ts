@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { distIsStale } from '../global-setup.js';
+import { bundleIsStale, distIsStale } from '../global-setup.js';
 
 let repo: string;
 beforeEach(() => {
@@ -33,6 +33,30 @@ describe('dist/ is stale when it is missing or older than any source', () => {
     expect(distIsStale(repo)).toBe(false);
     fs.writeFileSync(path.join(repo, 'src', 'deep', 'a.ts'), 'export const a = 2;\n');
     expect(distIsStale(repo)).toBe(true);
+  });
+});
+
+describe('the CLI bundle is stale when it is missing or older than the build, its script or package.json', () => {
+  it('follows each of its inputs', () => {
+    const bundle = path.join(repo, 'dist', 'cli-bundle', 'cli.mjs');
+    const info = path.join(repo, 'dist', 'build.tsbuildinfo');
+    const script = path.join(repo, 'scripts', 'bundle-cli.mjs');
+    const manifest = path.join(repo, 'package.json');
+    fs.mkdirSync(path.dirname(bundle), { recursive: true });
+    fs.mkdirSync(path.dirname(script), { recursive: true });
+    for (const file of [info, script, manifest]) {
+      fs.writeFileSync(file, '{}');
+      age(file, 60);
+    }
+    expect(bundleIsStale(repo)).toBe(true);
+    fs.writeFileSync(bundle, '');
+    expect(bundleIsStale(repo)).toBe(false);
+    for (const file of [info, script, manifest]) {
+      age(file, 0);
+      expect(bundleIsStale(repo), file).toBe(true);
+      age(file, 60);
+    }
+    expect(bundleIsStale(repo)).toBe(false);
   });
 });
 

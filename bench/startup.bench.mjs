@@ -1,0 +1,93 @@
+// CLI start-up, in CPU time (user + sys of the child, from bash's `time`),
+// next to `node -e 0` measured in the same run, interleaved round by round so
+// that load from other processes hits every variant alike. Median of N runs
+// (EW_BENCH_STARTUP_N, default 21).
+//   version / help / edit:  what bin/editwarden runs (the bundle, dist/cli-bundle/):
+//                           `--version`, `--help`, and a real `edit` of a 2-line .txt
+//                           (alternating two edits, so every run writes and checkpoints).
+//                           Goal ≤ 1.5× `node -e 0`. `edit --dry-run` (no goal) is the same
+//                           without the durable write, to tell start-up from the write protocol.
+//   … tsc output:           the same through dist/cli/main.js (no bundle): the module graph
+//                           resolved file by file, commander through the CommonJS lexer.
+//   … one-file bundle:      every command in one file (no splitting).
+//   … other:                EW_BENCH_STARTUP_OTHER=<another checkout>/bin/editwarden (built), e.g. the
+//                           commit before a change.
+// Node's module compile cache (module.enableCompileCache) needs Node ≥ 22.1; the row says
+// which Node ran and skips it when absent.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { childCpuMs as cpu, median } from './stats.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..');
+const N = Number(process.env.EW_BENCH_STARTUP_N ?? 21);
+const GOAL = 1.5;
+
+/** A launcher like bin/editwarden (same V8 flag) for another build of the CLI. */
+function launcher(dir, name, entry) {
+  const bin = fs.readFileSync(path.join(repo, 'bin', 'editwarden'), 'utf8').replace("'../dist/cli-bundle/cli.mjs'", JSON.stringify(pathToFileURL(entry).href));
+  const file = path.join(dir, `${name}.mjs`);
+  fs.writeFileSync(file, bin);
+  return file;
+}
+
+export async function run() {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-startup-'));
+  const single = path.join(repo, 'dist', '.bench-one-file');
+  try {
+    const { bundleCli } = await import(pathToFileURL(path.join(repo, 'scripts', 'bundle-cli.mjs')).href);
+    await bundleCli({ outdir: single, splitting: false });
+    const work = path.join(tmp, 'work');
+    fs.mkdirSync(work);
+    fs.writeFileSync(path.join(work, 'a.txt'), 'hello\nworld\n');
+    const bins = {
+      bundle: path.join(repo, 'bin', 'editwarden'),
+      'tsc output': launcher(tmp, 'tsc', path.join(repo, 'dist', 'cli', 'main.js')),
+      'one-file bundle': launcher(tmp, 'one', path.join(single, 'cli.mjs')),
+    };
+    // Another checkout's binary (built), e.g. the commit before a change, measured in the same rounds.
+    if (process.env.EW_BENCH_STARTUP_OTHER) bins.other = path.resolve(process.env.EW_BENCH_STARTUP_OTHER);
+    let flip = false;
+    const edit = () => {
+      flip = !flip;
+      return flip ? ['edit', 'a.txt', '--old', 'world', '--new', 'there'] : ['edit', 'a.txt', '--old', 'there', '--new', 'world'];
+    };
+    const dryRun = () => ['edit', 'a.txt', '--old', 'hello', '--new', 'howdy', '--dry-run'];
+    const cases = { version: () => ['--version'], help: () => ['--help'], edit, dryRun };
+    const samples = { node: [] };
+    for (const c of Object.keys(cases)) for (const b of Object.keys(bins)) samples[`${c}|${b}`] = [];
+    for (let i = 0; i < N + 1; i++) {
+      const keep = i > 0; // the first round warms the disk cache
+      const t = await cpu([process.execPath, '-e', '0'], work);
+      if (keep) samples.node.push(t);
+      for (const [c, args] of Object.entries(cases)) {
+        for (const [b, bin] of Object.entries(bins)) {
+          const s = await cpu([process.execPath, bin, ...args()], work);
+          if (keep) samples[`${c}|${b}`].push(s);
+        }
+      }
+    }
+    const base = median(samples.node);
+    const rows = [];
+    const what = { version: '--version', help: '--help', edit: 'edit a 2-line .txt', dryRun: 'edit --dry-run (no write)' };
+    for (const c of Object.keys(cases)) {
+      for (const b of Object.keys(bins)) {
+        const value = median(samples[`${c}|${b}`]);
+        const r = value / base;
+        const row = { case: `cli ${what[c]} (${b})`, value: `${value.toFixed(0)} ms CPU`, baseline: `${base.toFixed(0)} ms node -e 0`, ratio: `${r.toFixed(2)}x` };
+        if (b === 'bundle' && c !== 'dryRun') Object.assign(row, { goal: `≤ ${GOAL.toFixed(2)}x`, met: r <= GOAL ? 'met' : 'not met', note: `what bin/editwarden runs; load ${os.loadavg()[0].toFixed(1)}` });
+        else if (b === 'bundle') row.note = 'start-up and planning without the durable write: what start-up costs';
+        else row.note = { 'tsc output': 'dist/cli/main.js, module by module', 'one-file bundle': 'all commands in one file', other: process.env.EW_BENCH_STARTUP_OTHER }[b];
+        rows.push(row);
+      }
+    }
+    const [major, minor] = process.versions.node.split('.').map(Number);
+    if (major < 22 || (major === 22 && minor < 1)) rows.push({ case: 'cli compile cache', value: '', note: `not measured: module.enableCompileCache needs Node ≥ 22.1, this is ${process.version}` });
+    return rows;
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    fs.rmSync(single, { recursive: true, force: true });
+  }
+}

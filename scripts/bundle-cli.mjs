@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+/**
+ * Bundles the CLI (dist/cli/main.js, tsc's output) into dist/cli-bundle/: an
+ * entry, cli.mjs, and one chunk per lazily imported command and per shared
+ * part. The binary runs the bundle: one file per command instead of ~80
+ * modules resolved, stat'ed and linked one by one, and no CommonJS dependency
+ * goes through Node's CJS-to-ESM lexer (measured in bench/startup.bench.mjs).
+ *
+ * Kept outside: web-tree-sitter (grammars.ts takes a fresh instance of it per
+ * grammar from the require cache) and the grammar files of tree-sitter-wasms,
+ * both loaded from node_modules at run time.
+ *
+ * Code that finds files next to itself (`new URL('../..', import.meta.url)`:
+ * the package root, bin/, samples/, the search worker, package.json) keeps
+ * its meaning: each module's `import.meta.url` is rewritten to the URL its
+ * tsc output has, computed from the bundle's own URL and a relative path, so
+ * the bundle holds no absolute path of the machine that built it.
+ *
+ * Must never: bundle a file tsc did not type-check (it reads dist/, not src/),
+ * or leave a bundle older than the build (npm run build runs it after tsc).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+
+/**
+ * Bundles dist/cli/main.js into `outdir` (default dist/cli-bundle/). With
+ * `splitting: false` everything, every command included, goes into one file
+ * (bench/startup.bench.mjs measures that variant too).
+ */
+export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitting = true } = {}) {
+  const version = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
+  /** Rewrites `import.meta.url` in dist/ modules to the URL of the module's own tsc output. */
+  const ownUrl = {
+    name: 'own-import-meta-url',
+    setup(b) {
+      b.onLoad({ filter: /\.js$/ }, async (args) => {
+        if (!args.path.startsWith(dist + path.sep)) return undefined;
+        const source = await fs.promises.readFile(args.path, 'utf8');
+        if (!source.includes('import.meta.url')) return { contents: source, loader: 'js' };
+        const relative = path.relative(outdir, args.path).split(path.sep).join('/');
+        const own = `new URL(${JSON.stringify(relative)}, import.meta.url).href`;
+        return { contents: source.replaceAll('import.meta.url', own), loader: 'js' };
+      });
+    },
+  };
+  fs.rmSync(outdir, { recursive: true, force: true });
+  await build({
+    entryPoints: { cli: path.join(dist, 'cli', 'main.js') },
+    outdir,
+    bundle: true,
+    splitting,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunk-[hash]',
+    external: ['web-tree-sitter', 'tree-sitter-wasms'],
+    define: { __EDITWARDEN_VERSION__: JSON.stringify(version) },
+    // CommonJS dependencies inside the bundle call require() for Node's built-ins.
+    banner: { js: "import { createRequire as __editwardenCreateRequire } from 'node:module'; const require = __editwardenCreateRequire(import.meta.url);" },
+    plugins: [ownUrl],
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+}
+
+// Run as a script (not imported by the bench): Node gives the main module its real path, so compare real paths.
+if (process.argv[1] && fs.realpathSync(path.resolve(process.argv[1])) === fileURLToPath(import.meta.url)) await bundleCli();

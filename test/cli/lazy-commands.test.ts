@@ -1,0 +1,90 @@
+/**
+ * Start-up: `--version`, `--help` and a mistyped command load no command
+ * implementation (main.ts answers them from its table), and a command loads
+ * only its own. Checked on the real binary (the bundle users run) by tracing
+ * every ES module the process loads (test/fixtures/load-trace/), so a static
+ * import of a command in main.ts fails here.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { Help } from 'commander';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { allRegistrars, buildProgram, COMMANDS } from '../../src/cli/main.js';
+
+const REPO = path.resolve(__dirname, '../..');
+const BIN = path.join(REPO, 'bin', 'editwarden');
+const TRACE = pathToFileURL(path.join(REPO, 'test', 'fixtures', 'load-trace', 'register.mjs')).href;
+const VERSION = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
+const NAMES = Object.keys(COMMANDS);
+
+let dir: string;
+let traces = 0;
+beforeEach(() => {
+  dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-lazy-')));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the binary with module tracing; returns its output and the table's commands whose modules it loaded. */
+function traced(args: string[]): { status: number | null; stdout: string; stderr: string; loaded: string[]; modules: number } {
+  const log = path.join(dir, `loads-${++traces}.jsonl`);
+  const r = spawnSync(process.execPath, ['--import', TRACE, BIN, ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', EW_LOAD_TRACE: log },
+    timeout: 30_000,
+  });
+  const lines = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : [];
+  const registered = lines.flatMap((line) => (JSON.parse(line) as { commands: string[] }).commands);
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, loaded: [...new Set(registered.filter((c) => NAMES.includes(c)))].sort(), modules: lines.length };
+}
+
+describe('the command table', () => {
+  it('lists every command with the help line and description the command itself declares', async () => {
+    const program = buildProgram(
+      { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: {} },
+      () => undefined,
+      await allRegistrars(),
+    );
+    const help = new Help();
+    const real = program.commands.map((c) => ({ name: c.name(), term: help.subcommandTerm(c), description: c.description() }));
+    expect(real.map((c) => c.name).sort()).toEqual([...NAMES].sort());
+    for (const c of real) expect({ name: c.name, term: COMMANDS[c.name]?.term, description: COMMANDS[c.name]?.description }).toEqual(c);
+  });
+});
+
+describe('start-up loads only what the invocation needs', () => {
+  it('--version prints package.json version and loads no command', () => {
+    const r = traced(['--version']);
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe(VERSION);
+    expect(r.modules).toBeGreaterThan(0); // the trace works
+    expect(r.loaded).toEqual([]);
+  });
+
+  it('--help lists every command and loads none', () => {
+    const r = traced(['--help']);
+    expect(r.status).toBe(0);
+    for (const name of NAMES) expect(r.stdout).toContain(`  ${COMMANDS[name]?.term}`);
+    expect(r.loaded).toEqual([]);
+  });
+
+  it('a mistyped command gets its suggestion without loading any command', () => {
+    const r = traced(['edti']);
+    expect(r.status).toBe(64);
+    expect(r.stderr).toContain('did you mean edit?');
+    expect(r.loaded).toEqual([]);
+  });
+
+  it('a command loads its own implementation and no other', () => {
+    fs.writeFileSync(path.join(dir, 'a.txt'), 'hello\n');
+    const r = traced(['edit', 'a.txt', '--old', 'hello', '--new', 'there', '--dry-run']);
+    expect(r.status).toBe(0);
+    expect(r.loaded).toEqual(['edit']);
+    const help = traced(['help', 'checkpoint']);
+    expect(help.stdout).toContain('Usage: editwarden checkpoint');
+    expect(help.loaded).toEqual(['checkpoint']);
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * The CLI bundle the binary runs (scripts/bundle-cli.mjs → dist/cli-bundle/):
+ * it holds no absolute path of the machine that built it, and code that finds
+ * files next to itself (`import.meta.url`) still finds them from inside it.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const REPO = fs.realpathSync(path.resolve(__dirname, '../..'));
+const BUNDLE = path.join(REPO, 'dist', 'cli-bundle');
+const BIN = path.join(REPO, 'bin', 'editwarden');
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-bundle-')));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('the CLI bundle', () => {
+  it('is what bin/editwarden runs', () => {
+    expect(fs.readFileSync(BIN, 'utf8')).toContain("import('../dist/cli-bundle/cli.mjs')");
+    expect(fs.existsSync(path.join(BUNDLE, 'cli.mjs'))).toBe(true);
+  });
+
+  it('contains no absolute path of this machine', () => {
+    // The checkout, and anything inside the home or temp folder (the bare names, `/root` or `/tmp`, are fine as literals).
+    const places = [REPO, path.resolve(__dirname, '../..'), `${os.homedir()}/`, `${os.tmpdir()}/`].filter((p) => p.length > 2);
+    for (const file of fs.readdirSync(BUNDLE)) {
+      const text = fs.readFileSync(path.join(BUNDLE, file), 'utf8');
+      for (const place of places) expect(text.includes(place), `${file} contains ${place}`).toBe(false);
+    }
+  });
+
+  it('keeps paths relative to the package: init points the hooks at this bin/editwarden', () => {
+    const r = spawnSync(process.execPath, [BIN, 'init', 'claude', '--dry-run', '--root', dir], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`${BIN} hook claude pre-tool-use`);
+  });
+
+  it('keeps paths relative to the package: doctor reads the engines of this package.json', () => {
+    const r = spawnSync(process.execPath, [BIN, 'doctor', '--only', 'node', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { ok: boolean }).ok).toBe(true);
+  });
+});
