@@ -62,7 +62,7 @@ export { runEditor, editorConfig, type RunEditorOptions, type EditorResult, type
 export { afterVerification, initialCounters, REPLAN_AFTER, HARD_STOP_AFTER, type DebugCounters, type LoopDecision } from './agent/editor/counters.js';
 export { scoutCodebase, type CodebasePayload } from './agent/editor/scout-codebase.js';
 export { scoutEnvironment, interpretRun, type EnvironmentPayload } from './agent/editor/scout-environment.js';
-export { Overlay } from './agent/editor/overlay.js';
+export { OverlayView } from './workspace/overlay.js';
 export { workspaceSource } from './agent/editor/file-source.js';
 export { applyProposal, renderProposal, readProposalHeader } from './agent/editor/proposal.js';
 export { renderSummary, renderStuckReport } from './agent/editor/reports.js';
