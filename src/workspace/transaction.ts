@@ -64,7 +64,7 @@ export class TransactionLayer {
   /** Transactions of dead processes this layer rolled back when it took the lock (beyond those openWorkspace reported). */
   readonly recovered: RecoveryNotice[] = [];
 
-  /** @internal Only openWorkspace makes a layer, as it opens the workspace. */
+  /** openWorkspace makes the layer as it opens the workspace. */
   constructor(ws: Workspace, options: TransactionLayerOptions = {}) {
     this.workspace = ws;
     this.ws = new DiskWriter(ws);
