@@ -55,8 +55,8 @@ export interface TransactionLayerOptions extends CheckpointServiceOptions {}
 export class TransactionLayer {
   /** The workspace whose writes this layer carries. */
   readonly workspace: Workspace;
-  /** @internal The raw writer: only this layer's transactions write through it. */
-  readonly ws: DiskWriter;
+  /** What this layer's transactions see of it, the raw writer included: private, so nothing else can write through it. */
+  private readonly access: LayerAccess;
   readonly checkpoints: CheckpointService;
   private active: Transaction | null = null;
   /** Id of the checkpoint taken by the most recent batch (for results that report "checkpoint"). */
@@ -67,8 +67,22 @@ export class TransactionLayer {
   /** openWorkspace makes the layer as it opens the workspace. */
   constructor(ws: Workspace, options: TransactionLayerOptions = {}) {
     this.workspace = ws;
-    this.ws = new DiskWriter(ws);
     this.checkpoints = new CheckpointService(ws, options);
+    const writer = new DiskWriter(ws);
+    // The accessors below read and set this layer's live state.
+    const layer = this;
+    this.access = {
+      ws: writer,
+      workspace: ws,
+      checkpoints: this.checkpoints,
+      get lastCheckpoint(): string | null {
+        return layer.lastCheckpoint;
+      },
+      set lastCheckpoint(id: string | null) {
+        layer.lastCheckpoint = id;
+      },
+      ended: (tx) => layer.ended(tx),
+    };
   }
 
   get current(): Transaction | null {
@@ -106,7 +120,7 @@ export class TransactionLayer {
     try {
       // Holding the lock proves nobody else is mid-transaction: any record left is a dead (or failed) one. Undo it before writing over it.
       this.recovered.push(...recoverUnfinishedLocked(this.checkpoints));
-      const tx = new Transaction(this, options);
+      const tx = new Transaction(this.access, options);
       if (options.scope === 'workspace') {
         const cp = this.checkpoints.createWorkspace(options.name, options.reason ?? 'before a step with unknown effects', { kind: 'transaction', tx: tx.id });
         tx.addCheckpoint(cp);
@@ -127,6 +141,15 @@ export class TransactionLayer {
   }
 }
 
+/** What a transaction needs of its layer: the raw writer, the checkpoints, and the layer's bookkeeping. */
+export interface LayerAccess {
+  readonly ws: DiskWriter;
+  readonly workspace: Workspace;
+  readonly checkpoints: CheckpointService;
+  lastCheckpoint: string | null;
+  ended(tx: Transaction): void;
+}
+
 export class Transaction implements WriteTransaction {
   readonly id: string;
   readonly name: string;
@@ -142,7 +165,7 @@ export class Transaction implements WriteTransaction {
   private broken = false;
 
   constructor(
-    private readonly layer: TransactionLayer,
+    private readonly layer: LayerAccess,
     options: TransactionOptions,
   ) {
     this.id = `tx-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;

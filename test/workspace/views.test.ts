@@ -165,10 +165,10 @@ export function writesOutsideATransactionDoNotTypeCheck(root: string, batch: Fil
   opened.ws.commit(batch);
   // @ts-expect-error the workspace has no raw write
   opened.ws.writeAll(batch);
-  // @ts-expect-error the transaction layer's raw writer is internal (stripped from the declarations)
+  // @ts-expect-error the transaction layer's raw writer is private to it and its transactions
   opened.transactions.ws.writeAll(batch);
-  // @ts-expect-error a workspace is opened by openWorkspace, never constructed with a layer of one's choosing
-  Workspace.open(root, {}, () => opened.transactions);
+  // @ts-expect-error nor is it reachable under another name
+  opened.transactions.access.ws.writeAll(batch);
   // @ts-expect-error a read-only view has no commit
   openReadOnly(root).commit(undefined, batch);
   const overlay = new OverlayView(opened.ws);
