@@ -22,17 +22,17 @@
 import type { ApplyOptions, ApplyOutcome } from '../apply/apply-requests.js';
 import type { EditResult } from '../edit/types.js';
 import type { FileChange } from '../guard/constraints.js';
-import type { ResolvedPath } from '../workspace/paths.js';
-import type { FileSnapshot, FileWrite, Workspace } from '../workspace/workspace.js';
+import { OverlayView, type Observation } from '../workspace/overlay.js';
+import type { FileView } from '../workspace/view.js';
+import type { FileWrite } from '../workspace/workspace.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
-import { exclusive } from '../workspace/transaction.js';
 import { failure, type ChangePlan, type ToolContext, type ToolResult } from './types.js';
 
 /**
  * Runs the edit pipeline for real (not as a dry run) against `ws`: the
  * workspace itself, or a planning view whose commit only keeps the writes.
  */
-export type WorkspacePipeline = (ws: Workspace, extra?: PipelineExtra) => Promise<ApplyOutcome>;
+export type WorkspacePipeline = (ws: FileView, extra?: PipelineExtra) => Promise<ApplyOutcome>;
 
 /** What applyPlanned adds to a re-plan: the admit hook that compares it with the checked plan. */
 export type PipelineExtra = Pick<ApplyOptions, 'admit'>;
@@ -103,11 +103,6 @@ function appliedResult(outcome: ApplyOutcome, replanned: string[] = []): ToolRes
   return { ok: true, output: lines.join('\n'), data, changes: changesOf(outcome) };
 }
 
-/** What the planning run saw: a path's resolution, or a file's bytes (null: no file). */
-type Observation =
-  | { kind: 'resolve'; requested: string; resolved: ResolvedPath }
-  | { kind: 'read'; requested: string; snapshot: FileSnapshot | null };
-
 interface PlannedWrite {
   args: unknown;
   outcome: ApplyOutcome;
@@ -123,43 +118,8 @@ interface PlannedWrite {
  */
 const plannedByCall = new WeakMap<ToolContext, PlannedWrite>();
 
-/**
- * A view of `ws` for planning: resolves and reads through the workspace
- * (same sandbox, same errors) and records what it saw; its commit keeps the
- * writes instead of writing them. Anything else that could write throws.
- */
-function planningView(ws: Workspace, observed: Observation[], keep: (writes: FileWrite[]) => void): Workspace {
-  const view = Object.create(ws) as Workspace;
-  const noWrites = (): never => {
-    throw new Error('a planning view of the workspace does not write');
-  };
-  // Own properties shadow the workspace's methods; fields (root, limits) are read through the prototype.
-  // defineProperties, not assignment: `ws` may itself be such a view (the Editor's overlay) with read-only methods.
-  Object.defineProperties(view, {
-    resolve: {
-      value: (requested: string): ResolvedPath => {
-        const resolved = ws.resolve(requested);
-        observed.push({ kind: 'resolve', requested, resolved });
-        return resolved;
-      },
-    },
-    exists: { value: (requested: string): boolean => view.resolve(requested).exists },
-    read: {
-      value: (requested: string): FileSnapshot | null => {
-        const snapshot = ws.read(requested);
-        observed.push({ kind: 'read', requested, snapshot });
-        return snapshot;
-      },
-    },
-    commit: { value: (writes: FileWrite[]): void => keep(writes) },
-    writeAll: { value: noWrites },
-    setCommitter: { value: noWrites },
-  });
-  return view;
-}
-
 /** The first path whose location, bytes or mode differ from what the plan saw; null when all are the same. */
-function changedSincePlan(ws: Workspace, observed: readonly Observation[]): string | null {
+function changedSincePlan(ws: FileView, observed: readonly Observation[]): string | null {
   for (const o of observed) {
     try {
       if (o.kind === 'resolve') {
@@ -190,9 +150,10 @@ function changedSincePlan(ws: Workspace, observed: readonly Observation[]): stri
 export async function planWrites(pipeline: WorkspacePipeline, ctx: ToolContext, args: unknown): Promise<ChangePlan> {
   plannedByCall.delete(ctx);
   const observed: Observation[] = [];
-  let writes: FileWrite[] = [];
-  const outcome = await pipeline(planningView(ctx.ws, observed, (w) => (writes = w)));
-  if (outcome.ok) plannedByCall.set(ctx, { args, outcome, writes, observed });
+  // The planning view: an overlay of the call's workspace that records what the plan saw and keeps its writes in memory.
+  const view = new OverlayView(ctx.ws, { observe: (o) => observed.push(o) });
+  const outcome = await pipeline(view);
+  if (outcome.ok) plannedByCall.set(ctx, { args, outcome, writes: view.written(), observed });
   return planOf(outcome);
 }
 
@@ -244,9 +205,9 @@ export async function applyPlanned(pipeline: WorkspacePipeline, ctx: ToolContext
     return appliedResult(await pipeline(ctx.ws));
   }
   // Compare and commit in one critical section: nobody writes between the check and the write.
-  const changed = exclusive(ctx.ws, () => {
+  const changed = ctx.ws.transact((tx) => {
     const first = changedSincePlan(ctx.ws, planned.observed);
-    if (first === null && planned.writes.length > 0) ctx.ws.commit(planned.writes);
+    if (first === null && planned.writes.length > 0) ctx.ws.commit(tx, planned.writes);
     return first;
   });
   if (changed === null) return appliedResult(planned.outcome);

@@ -24,15 +24,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import type { Config } from '../config/config.js';
-import { ErrorCode, toErrorInfo } from '../errors.js';
+import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { CommandEffects } from '../guard/command-effects.js';
 import { ConstraintGuard, type CheckSite, type ConstraintTotals, type FileChange, type RunMode } from '../guard/constraints.js';
 import { addTiming, buildMetrics, emptyToolStats, type RunMetrics, type RunStatus, type ToolStats } from '../guard/metrics.js';
 import { writeMetrics, writeViolationReport, type ReportCall } from '../guard/report.js';
 import type { Violation } from '../guard/violations.js';
 import { ensureRunDir, newRunId } from '../runs/runs.js';
-import { installTransactions, type RollbackResult, type Transaction, type TransactionLayer } from '../workspace/transaction.js';
-import type { Workspace } from '../workspace/workspace.js';
+import { transactionsOf, type RollbackResult, type Transaction, type TransactionLayer } from '../workspace/transaction.js';
+import type { FileView } from '../workspace/view.js';
 import { ToolRegistry } from './registry.js';
 import { CallStop, ToolErrorCode, type AnyTool, type Interaction, type StopCause, type ToolContext, type ToolError, type ToolKind, type ToolResult } from './types.js';
 
@@ -91,7 +91,7 @@ export type RunnerEvent =
   | { type: 'usage'; tokens: number };
 
 export interface ToolRunnerOptions {
-  ws: Workspace;
+  ws: FileView;
   config: Config;
   mode?: RunMode;
   tools?: readonly AnyTool[];
@@ -109,7 +109,7 @@ export interface ToolRunnerOptions {
    * and the change is put back, like any change inside `.git/`.
    */
   configFiles?: string[];
-  /** The workspace's transaction layer (openWorkspace gives it); installed when omitted. */
+  /** The transaction layer (default: the disk workspace's own); required when `ws` is an overlay (a dry run). */
   transactions?: TransactionLayer;
   /** Milliseconds clock for the constraint guard (tests). */
   now?: () => number;
@@ -140,7 +140,7 @@ export class ToolRunner {
   readonly runDir: string | null;
   readonly guard: ConstraintGuard;
   readonly registry: ToolRegistry;
-  private readonly ws: Workspace;
+  private readonly ws: FileView;
   private readonly config: Config;
   private readonly mode: RunMode;
   private readonly options: ToolRunnerOptions;
@@ -164,7 +164,7 @@ export class ToolRunner {
     this.guard = new ConstraintGuard(options.config.constraints, { mode: this.mode, ...(options.now ? { now: options.now } : {}) });
     this.runId = options.runId ?? newRunId();
     this.runDir = options.artifacts === false ? null : ensureRunDir(options.ws, this.runId);
-    this.transactions = options.transactions ?? installTransactions(options.ws);
+    this.transactions = options.transactions ?? transactionsOf(options.ws) ?? noLayer();
     this.effects = new CommandEffects(this.transactions.checkpoints, options.configFiles, !options.config.sandbox.git_writable);
   }
 
@@ -567,4 +567,12 @@ function argumentError(tool: AnyTool, error: z.ZodError): ToolError {
     message: `${tool.name} arguments: ${what}.`,
     hint: fields ? `${tool.name} takes: ${fields}.` : `Check the ${tool.name} argument schema.`,
   };
+}
+
+function noLayer(): never {
+  throw new EditwardenError({
+    code: ErrorCode.INTERNAL,
+    message: 'A tool runner over an overlay view (a dry run) was given no transaction layer.',
+    hint: "Pass the disk workspace's transactions (ws.transactions) as the runner's `transactions`.",
+  });
 }

@@ -9,10 +9,11 @@
  * fix-forward (stay open for more writes). A process killed mid-transaction
  * leaves its journal record behind; openWorkspace rolls it back.
  *
- * Installed on a Workspace as its committer, so `ws.commit(writes)` outside
- * an explicit transaction is a one-batch transaction of its own. This module
- * never writes project files except through `ws.writeAll` and a checkpoint
- * restore.
+ * Every Workspace is born with its layer (openWorkspace), and its
+ * `commit(tx, writes)` hands every batch here: a batch joins the open
+ * transaction, or is a one-batch transaction of its own. There is no other
+ * way to write. This module never writes project files except through its
+ * DiskWriter (disk-writer.ts) and a checkpoint restore.
  */
 import { randomBytes } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../errors.js';
@@ -22,7 +23,9 @@ import type { JournalRecord } from './journal.js';
 import { observe } from './durable.js';
 import { currentProcess } from './lock.js';
 import { recoverUnfinishedLocked, rollbackCheckpoints, type RecoveryNotice, type RollbackResult } from './checkpoints/recovery.js';
-import type { FileWrite, Workspace } from './workspace.js';
+import { DiskWriter } from './disk-writer.js';
+import type { FileView, WriteTransaction } from './view.js';
+import { Workspace, type FileWrite } from './workspace.js';
 
 export type FailurePolicy = 'rollback' | 'keep' | 'fix-forward';
 export type TransactionState = 'open' | 'committed' | 'rolled-back' | 'kept';
@@ -48,12 +51,14 @@ export type { RollbackResult };
 export interface TransactionLayerOptions extends CheckpointServiceOptions {}
 
 /**
- * The transaction machinery of one workspace. Kept beside the workspace in a
- * WeakMap (below) rather than on it, so the Workspace stays free of
- * checkpoint code; two workspaces have two layers.
+ * The transaction machinery of one workspace, made by openWorkspace with the
+ * workspace (`ws.transactions`); two workspaces have two layers.
  */
 export class TransactionLayer {
-  readonly ws: Workspace;
+  /** The workspace whose writes this layer carries. */
+  readonly workspace: Workspace;
+  /** What this layer's transactions see of it, the raw writer included: private, so nothing else can write through it. */
+  private readonly access: LayerAccess;
   readonly checkpoints: CheckpointService;
   private active: Transaction | null = null;
   /** Id of the checkpoint taken by the most recent batch (for results that report "checkpoint"). */
@@ -61,16 +66,32 @@ export class TransactionLayer {
   /** Transactions of dead processes this layer rolled back when it took the lock (beyond those openWorkspace reported). */
   readonly recovered: RecoveryNotice[] = [];
 
+  /** openWorkspace makes the layer as it opens the workspace. */
   constructor(ws: Workspace, options: TransactionLayerOptions = {}) {
-    this.ws = ws;
+    this.workspace = ws;
     this.checkpoints = new CheckpointService(ws, options);
+    const writer = new DiskWriter(ws);
+    // The accessors below read and set this layer's live state.
+    const layer = this;
+    this.access = {
+      ws: writer,
+      workspace: ws,
+      checkpoints: this.checkpoints,
+      get lastCheckpoint(): string | null {
+        return layer.lastCheckpoint;
+      },
+      set lastCheckpoint(id: string | null) {
+        layer.lastCheckpoint = id;
+      },
+      ended: (tx) => layer.ended(tx),
+    };
   }
 
   get current(): Transaction | null {
     return this.active;
   }
 
-  /** The committer: a batch joins the open transaction, or becomes a transaction of its own. */
+  /** @internal Workspace.commit: a batch joins the open transaction, or becomes a transaction of its own. */
   commitWrites(writes: FileWrite[]): void {
     if (writes.length === 0) return;
     if (this.active) {
@@ -101,7 +122,7 @@ export class TransactionLayer {
     try {
       // Holding the lock proves nobody else is mid-transaction: any record left is a dead (or failed) one. Undo it before writing over it.
       this.recovered.push(...recoverUnfinishedLocked(this.checkpoints));
-      const tx = new Transaction(this, options);
+      const tx = new Transaction(this.access, options);
       if (options.scope === 'workspace') {
         const cp = this.checkpoints.createWorkspace(options.name, options.reason ?? 'before a step with unknown effects', { kind: 'transaction', tx: tx.id });
         tx.addCheckpoint(cp);
@@ -122,7 +143,16 @@ export class TransactionLayer {
   }
 }
 
-export class Transaction {
+/** What a transaction needs of its layer: the raw writer, the checkpoints, and the layer's bookkeeping. */
+export interface LayerAccess {
+  readonly ws: DiskWriter;
+  readonly workspace: Workspace;
+  readonly checkpoints: CheckpointService;
+  lastCheckpoint: string | null;
+  ended(tx: Transaction): void;
+}
+
+export class Transaction implements WriteTransaction {
   readonly id: string;
   readonly name: string;
   readonly reason: string;
@@ -137,7 +167,7 @@ export class Transaction {
   private broken = false;
 
   constructor(
-    private readonly layer: TransactionLayer,
+    private readonly layer: LayerAccess,
     options: TransactionOptions,
   ) {
     this.id = `tx-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
@@ -150,6 +180,11 @@ export class Transaction {
 
   get state(): TransactionState {
     return this.stateValue;
+  }
+
+  /** The workspace this transaction writes to (`ws.commit(tx, writes)` while it is open). */
+  get view(): FileView {
+    return this.layer.workspace;
   }
 
   /** Checkpoint ids that hold the state before this transaction, oldest first. */
@@ -209,11 +244,12 @@ export class Transaction {
   applyBatch(writes: FileWrite[]): void {
     this.assertOpen();
     const ws = this.layer.ws;
+    const files = ws.files;
     const lock = this.layer.checkpoints.lock;
     // A delete records the link itself (it removes the link, not its target); a write records what it writes.
     let folderMissing = false;
     const paths = writes.map((w) => {
-      const loc = ws.locate(w.path, { followFinal: w.kind === 'write' });
+      const loc = files.locate(w.path, { followFinal: w.kind === 'write' });
       if (loc.parent === null) folderMissing = true;
       loc.parent?.close();
       return loc.relative;
@@ -334,44 +370,18 @@ export class Transaction {
   }
 }
 
-const layers = new WeakMap<Workspace, TransactionLayer>();
-
-/** Installs the transaction layer as the workspace's committer (once); returns it. */
-export function installTransactions(ws: Workspace, options: TransactionLayerOptions = {}): TransactionLayer {
-  const existing = layers.get(ws);
-  if (existing) return existing;
-  const layer = new TransactionLayer(ws, options);
-  layers.set(ws, layer);
-  ws.setCommitter((_ws, writes) => layer.commitWrites(writes));
-  return layer;
-}
-
-export function transactionsOf(ws: Workspace): TransactionLayer | undefined {
-  return layers.get(ws);
+/** The transaction layer under a view: the disk workspace's own; null for an overlay (a plan or a dry run has no checkpoints of its own). */
+export function transactionsOf(view: FileView): TransactionLayer | null {
+  return view instanceof Workspace ? view.transactions : null;
 }
 
 /**
- * Runs `work` as one critical section of this root: holding the root lock
- * (re-entrant: inside an open transaction it is already held), so no other
- * editwarden process writes between what `work` reads and what it commits.
- * `work` is synchronous on purpose: nothing else in this process can run
- * while it holds the lock either (the lock is re-entrant per process, so an
- * await inside would let a second call of this process in). A workspace
- * without a transaction layer (a planning view, a bare Workspace) has no
- * lock and does not write through one: `work` just runs.
- */
-// Defends against lost updates: two writers that both read, plan on the old text and then commit.
-export function exclusive<T>(ws: Workspace, work: () => T): T {
-  const layer = layers.get(ws);
-  return layer ? layer.checkpoints.lock.with(work) : work();
-}
-
-/**
- * Begins an explicit transaction for multi-step work: writes through
- * `ws.commit` join it until it is committed, rolled back or kept.
+ * Begins an explicit transaction for multi-step work: `ws.commit(tx, …)`
+ * and every `ws.transact` section's commits join it until it is committed,
+ * rolled back or kept.
  */
 export function beginTransaction(ws: Workspace, options: TransactionOptions): Transaction {
-  return installTransactions(ws).begin(options);
+  return ws.transactions.begin(options);
 }
 
 function messageOf(error: unknown): string {

@@ -24,7 +24,9 @@ import { metricsWithOutcome } from '../../runs/outcome.js';
 import { BUILTIN_TOOLS } from '../../tools/registry.js';
 import { ToolRunner, type RunnerEvent, type RunSummary } from '../../tools/runner.js';
 import type { AnyTool } from '../../tools/types.js';
-import { installTransactions, type Transaction, type TransactionLayer } from '../../workspace/transaction.js';
+import type { Transaction, TransactionLayer } from '../../workspace/transaction.js';
+import { OverlayView } from '../../workspace/overlay.js';
+import type { FileView } from '../../workspace/view.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { runAgent, type AgentEvent, type AgentOutcome } from '../loop.js';
 import type { ModelProvider } from '../providers/types.js';
@@ -32,7 +34,6 @@ import { Transcript } from '../transcript.js';
 import { editorReadFile } from './artifact-read.js';
 import { ContextRecorder } from './context.js';
 import { workspaceSource } from './file-source.js';
-import { Overlay } from './overlay.js';
 import { buildEditorPrompt, firstMessage, scoutDigest } from './prompt.js';
 import { applyProposal, readProposalHeader, renderProposal } from './proposal.js';
 import { writeRecord, type RecordTarget } from './records.js';
@@ -145,8 +146,8 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
     }
   };
   const config = editorConfig(o.config, dryRun);
-  const overlay = dryRun ? new Overlay(o.ws) : null;
-  const view = overlay ? overlay.ws : o.ws;
+  const overlay = dryRun ? new OverlayView(o.ws) : null;
+  const view: FileView = overlay ?? o.ws;
   const source = workspaceSource(view, overlay ?? undefined);
   const target: RecordTarget = dryRun ? { kind: 'run-folder', runDir, root: o.ws.root } : { kind: 'project', ws: o.ws };
   const recorder = new ContextRecorder(target, now);
@@ -164,7 +165,7 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
     emit,
     ...(o.signal ? { signal: o.signal } : {}),
   });
-  const transactions = dryRun ? null : (o.transactions ?? installTransactions(o.ws));
+  const transactions = dryRun ? null : (o.transactions ?? o.ws.transactions);
   let tx: Transaction | null = null;
   let runner: ToolRunner | null = null;
   let runnerSummary: RunSummary | null = null;
@@ -354,7 +355,8 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
       mode: 'headless',
       runId,
       tools,
-      ...(transactions ? { transactions } : {}),
+      // A dry run's runner still checkpoints through the disk's layer (commands); its writes stay in the overlay.
+      transactions: o.transactions ?? o.ws.transactions,
       // Ctrl-C stops the running tool call at once (a command's process group is killed); work so far is kept.
       ...(o.signal ? { signal: o.signal } : {}),
       apply: { edit: editOptionsFromConfig(config), ...o.applyHooks },
