@@ -44,7 +44,7 @@ describe('a one-file write: its checkpoint is on disk before the rename, in one 
     const r = root();
     write(r, 'a.txt', 'one\n');
     const { ws, transactions } = openWorkspace(r);
-    const events = traced(() => ws.commit([{ kind: 'write', path: 'a.txt', bytes: Buffer.from('two\n') }]));
+    const events = traced(() => ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('two\n') }])));
     expect(fs.readFileSync(path.join(r, 'a.txt'), 'utf8')).toBe('two\n');
     expect(events.filter((e) => e.op === 'journal')).toEqual([]);
     const cp = events.find((e): e is Extract<DurableEvent, { op: 'checkpoint' }> => e.op === 'checkpoint');
@@ -79,10 +79,10 @@ describe('a one-file write: its checkpoint is on disk before the rename, in one 
     const { ws } = openWorkspace(r);
     // The helpers start on a process's second group and are used once they are up.
     for (let i = 1; i <= 3; i++) {
-      ws.commit([{ kind: 'write', path: 'a.txt', bytes: Buffer.from(`${i}\n`) }]);
+      ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from(`${i}\n`) }]));
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
-    const events = traced(() => ws.commit([{ kind: 'write', path: 'a.txt', bytes: Buffer.from('last\n') }]));
+    const events = traced(() => ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('last\n') }])));
     const group = events.find((e): e is Extract<DurableEvent, { op: 'group' }> => e.op === 'group');
     expect(group?.parallel).toBe(true);
     const rename = index(events, (e) => e.op === 'rename');
@@ -94,7 +94,7 @@ describe('a one-file write: its checkpoint is on disk before the rename, in one 
     const r = root();
     write(r, 'big.txt', 'x'.repeat(40_000));
     const { ws } = openWorkspace(r);
-    const events = traced(() => ws.commit([{ kind: 'write', path: 'big.txt', bytes: Buffer.from('y'.repeat(40_000)) }]));
+    const events = traced(() => ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'big.txt', bytes: Buffer.from('y'.repeat(40_000)) }])));
     const group = events.find((e): e is Extract<DurableEvent, { op: 'group' }> => e.op === 'group');
     const blobs = group?.paths.filter((p) => p.includes('/checkpoints/blobs/')) ?? [];
     expect(blobs).toHaveLength(2); // the blob and its fan-out folder
@@ -105,7 +105,7 @@ describe('a one-file write: its checkpoint is on disk before the rename, in one 
     const r = root();
     write(r, 'gone.txt', 'bye\n');
     const { ws } = openWorkspace(r);
-    const events = traced(() => ws.commit([{ kind: 'delete', path: 'gone.txt' }]));
+    const events = traced(() => ws.transact((tx) => ws.commit(tx, [{ kind: 'delete', path: 'gone.txt' }])));
     expect(fs.existsSync(path.join(r, 'gone.txt'))).toBe(false);
     const group = events.find((e): e is Extract<DurableEvent, { op: 'group' }> => e.op === 'group');
     expect(group?.paths.length).toBeGreaterThanOrEqual(2);
@@ -122,10 +122,10 @@ describe('a multi-file batch, or a write that creates a folder, is journaled; th
     write(r, 'b.txt', 'b\n');
     const { ws } = openWorkspace(r);
     const events = traced(() =>
-      ws.commit([
+      ws.transact((tx) => ws.commit(tx, [
         { kind: 'write', path: 'a.txt', bytes: Buffer.from('A\n') },
         { kind: 'write', path: 'b.txt', bytes: Buffer.from('B\n') },
-      ]),
+      ])),
     );
     const journal = events.filter((e) => e.op === 'journal');
     expect(journal.map((e) => (e as { action: string }).action)).toEqual(['write', 'close']);
@@ -140,7 +140,7 @@ describe('a multi-file batch, or a write that creates a folder, is journaled; th
   it('one file in a folder that does not exist yet', () => {
     const r = root();
     const { ws } = openWorkspace(r);
-    const events = traced(() => ws.commit([{ kind: 'write', path: 'new/dir/c.txt', bytes: Buffer.from('c\n') }]));
+    const events = traced(() => ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'new/dir/c.txt', bytes: Buffer.from('c\n') }])));
     expect(events.filter((e) => e.op === 'journal').map((e) => (e as { action: string }).action)).toEqual(['write', 'close']);
   });
 });
@@ -174,7 +174,7 @@ describe('a process killed at each step of a one-file write: the file is old or 
     it(`killed after ${step.op} #${step.n}: ${step.landed ? 'new' : 'old'} content; undo takes back exactly the last change that landed`, async () => {
       const r = root();
       write(r, 'a.txt', 'zero\n');
-      openWorkspace(r).ws.commit([{ kind: 'write', path: 'a.txt', bytes: Buffer.from('one\n') }]);
+      (() => { const w = openWorkspace(r).ws; w.transact((tx) => w.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('one\n') }])); })();
       const out = await dieAt(r, step.op, step.n, 'two\n');
       expect(out).toContain(`dying after {"op":"${step.op}"`);
       expect(fs.existsSync(path.join(r, '.editwarden/lock'))).toBe(true);
@@ -214,6 +214,6 @@ describe("a dead writer's lock note is untrusted data", () => {
     expect(fs.existsSync(path.join(r, '.git/.ew-tmp-config.0123456789ab'))).toBe(true);
     expect(recovered.flatMap((n) => n.removed)).toEqual([]);
     expect(fs.existsSync(path.join(r, '.editwarden/lock'))).toBe(false);
-    ws.commit([{ kind: 'write', path: 'a.txt', bytes: Buffer.from('b\n') }]);
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('b\n') }]));
   });
 });
