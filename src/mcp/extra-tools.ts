@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { sidesOf, toFileChange } from '../guard/command-effects.js';
 import type { FileChange } from '../guard/constraints.js';
-import { defineTool, failure, type AnyTool, type ChangePlan, type ToolContext } from '../tools/types.js';
+import { defineTool, failure, Invocation, type AnyTool, type Preparation, type ToolContext, type ToolResult } from '../tools/types.js';
 import { detectProject } from '../verify/detect.js';
 import { formatDiagnostic } from '../verify/diagnostics/index.js';
 import { verify, verifyFailure } from '../verify/verifier.js';
@@ -120,8 +120,31 @@ function sameChanges(a: readonly FileChange[], b: readonly FileChange[]): boolea
   return a.length === b.length && a.every((x, i) => x.path === b[i]?.path && x.added === b[i]?.added && x.removed === b[i]?.removed);
 }
 
-/** The changes a call's plan computed (a whole-workspace diff), checked again under the lock before the restore writes. */
-const plannedRestores = new WeakMap<ToolContext, { id: string; changes: FileChange[] }>();
+/** The restore itself, under the root lock: charged for what it overwrites now, and refused when that is not what the plan showed. */
+function restoreAsPlanned(ctx: ToolContext, service: CheckpointService, id: string, planned: readonly FileChange[]): ToolResult {
+  // One critical section: another writer may have changed files since the plan.
+  const done = exclusive(ctx.ws, () => {
+    const now = restoreChanges(service, id).changes;
+    if (!sameChanges(planned, now)) return null;
+    return { r: service.restore(id), changes: now };
+  });
+  if (!done) {
+    return failure({
+      code: ErrorCode.STALE,
+      message: `Files changed after restoring checkpoint ${id} was planned and checked (another writer); nothing was restored.`,
+      hint: 'Call checkpoint_restore again: it is planned against the files as they are now.',
+    });
+  }
+  const { r, changes } = done;
+  const touched = [...r.written, ...r.removed];
+  const output = [
+    `restored checkpoint ${r.id}: ${r.written.length} file(s) written, ${r.removed.length} removed, ${r.unchanged} unchanged.`,
+    ...touched.slice(0, 50).map((p) => `  ${r.removed.includes(p) ? 'removed' : 'written'} ${p}`),
+    ...(touched.length > 50 ? [`  … and ${touched.length - 50} more`] : []),
+    ...(r.safety ? [`To undo this restore: checkpoint_restore {"id": "${r.safety}"}.`] : []),
+  ].join('\n');
+  return { ok: true, output, data: r, changes };
+}
 
 export const checkpointRestoreTool = defineTool({
   name: 'checkpoint_restore',
@@ -132,47 +155,22 @@ export const checkpointRestoreTool = defineTool({
     'A safety checkpoint of the current state is taken first; its id is in the result, so a restore can itself be undone.',
   ].join(' '),
   schema: CheckpointRestoreArgs,
-  async plan(args, ctx): Promise<ChangePlan> {
+  async prepare(args, ctx): Promise<Preparation> {
     try {
       const service = checkpointsOf(ctx);
       const id = resolveCheckpointRef(service, args.id);
       const { diff, changes } = restoreChanges(service, id);
-      plannedRestores.set(ctx, { id, changes });
-      return { ok: true, changes, diff: diff.map((c) => c.patch ?? `${c.change} ${c.path}\n`).join('') };
+      // The plan (the checkpoint and the changes it showed) lives in this closure until run().
+      const run = async (): Promise<ToolResult> => {
+        try {
+          return restoreAsPlanned(ctx, service, id, changes);
+        } catch (error) {
+          return failure(toErrorInfo(error));
+        }
+      };
+      return { ok: true, invocation: new Invocation(run, { changes, diff: diff.map((c) => c.patch ?? `${c.change} ${c.path}\n`).join('') }) };
     } catch (error) {
       return { ok: false, result: failure(toErrorInfo(error)) };
-    }
-  },
-  async execute(args, ctx) {
-    try {
-      const service = checkpointsOf(ctx);
-      const planned = plannedRestores.get(ctx);
-      plannedRestores.delete(ctx);
-      const id = resolveCheckpointRef(service, args.id);
-      // One critical section: what the restore is charged for is what it overwrites (another writer may have changed files since the plan).
-      const done = exclusive(ctx.ws, () => {
-        const now = restoreChanges(service, id).changes;
-        if (planned?.id === id && !sameChanges(planned.changes, now)) return null;
-        return { r: service.restore(id), changes: now };
-      });
-      if (!done) {
-        return failure({
-          code: ErrorCode.STALE,
-          message: `Files changed after restoring checkpoint ${id} was planned and checked (another writer); nothing was restored.`,
-          hint: 'Call checkpoint_restore again: it is planned against the files as they are now.',
-        });
-      }
-      const { r, changes } = done;
-      const touched = [...r.written, ...r.removed];
-      const output = [
-        `restored checkpoint ${r.id}: ${r.written.length} file(s) written, ${r.removed.length} removed, ${r.unchanged} unchanged.`,
-        ...touched.slice(0, 50).map((p) => `  ${r.removed.includes(p) ? 'removed' : 'written'} ${p}`),
-        ...(touched.length > 50 ? [`  … and ${touched.length - 50} more`] : []),
-        ...(r.safety ? [`To undo this restore: checkpoint_restore {"id": "${r.safety}"}.`] : []),
-      ].join('\n');
-      return { ok: true, output, data: r, changes };
-    } catch (error) {
-      return failure(toErrorInfo(error));
     }
   },
 });

@@ -21,6 +21,7 @@ import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../../e
 import { writeMetrics } from '../../guard/report.js';
 import { ensureRunDir, newRunId } from '../../runs/runs.js';
 import { metricsWithOutcome } from '../../runs/outcome.js';
+import { readFileTool } from '../../tools/read-file.js';
 import { BUILTIN_TOOLS } from '../../tools/registry.js';
 import { ToolRunner, type RunnerEvent, type RunSummary } from '../../tools/runner.js';
 import type { AnyTool } from '../../tools/types.js';
@@ -346,7 +347,7 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
     const fileTools = BUILTIN_TOOLS.filter((t) => FILE_TOOLS.includes(t.name) && (allowed.length === 0 || allowed.includes(t.name)));
     const readTools = overlay ? overlayReadTools(source, (p) => (p === '.' ? '' : view.resolve(p).relative)) : [];
     // The Editor reads the Verifier's evidence (read-only, the design's write-authority table) with its read_file.
-    const withArtifacts = fileTools.map((t) => (t.name === 'read_file' ? editorReadFile(t, o.ws) : t));
+    const withArtifacts = fileTools.map((t) => (t.name === 'read_file' ? editorReadFile(readFileTool, o.ws) : t));
     const tools: AnyTool[] = [...withArtifacts.filter((t) => !readTools.some((r) => r.name === t.name)), ...readTools, ...editorTools(session)];
     runner = ToolRunner.start({
       ws: view,
