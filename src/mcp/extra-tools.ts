@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { sidesOf, toFileChange } from '../guard/command-effects.js';
 import type { FileChange } from '../guard/constraints.js';
-import { defineTool, failure, Invocation, type AnyTool, type Preparation, type ToolContext, type ToolResult } from '../tools/types.js';
+import { defineTool, failure, guarded, Invocation, type AnyTool, type Preparation, type ToolContext, type ToolResult } from '../tools/types.js';
 import { detectProject } from '../verify/detect.js';
 import { formatDiagnostic } from '../verify/diagnostics/index.js';
 import { verify, verifyFailure } from '../verify/verifier.js';
@@ -57,8 +57,8 @@ export const checkpointCreateTool = defineTool({
     'Take one before a risky series of edits; it is cheap (unchanged files are shared with earlier checkpoints). Returns its id.',
   ].join(' '),
   schema: CheckpointCreateArgs,
-  async execute(args, ctx) {
-    try {
+  execute: (args, ctx) =>
+    guarded(() => {
       const service = checkpointsOf(ctx);
       const scope = args.paths ? 'files' : 'workspace';
       const id = service.create(args.name, args.reason, scope, args.paths ? { paths: args.paths } : {});
@@ -69,10 +69,7 @@ export const checkpointCreateTool = defineTool({
         output: `checkpoint ${id} (${scope}, ${files} file(s)). Restore it with checkpoint_restore {"id": "${id}"}.`,
         data: { id, scope, files, bytes: summary?.bytes ?? 0 },
       };
-    } catch (error) {
-      return failure(toErrorInfo(error));
-    }
-  },
+    }),
 });
 
 export const CheckpointListArgs = z
@@ -86,8 +83,8 @@ export const checkpointListTool = defineTool({
   kind: 'read',
   description: 'List the workspace\'s checkpoints, newest first: id, name, scope, time, number of files and why it was taken (manual, before a transaction, or the safety checkpoint a restore leaves).',
   schema: CheckpointListArgs,
-  async execute(args, ctx) {
-    try {
+  execute: (args, ctx) =>
+    guarded(() => {
       const all = listNewestFirst(checkpointsOf(ctx));
       const shown = all.slice(0, args.limit);
       const lines = shown.map((c) => `${c.id}  ${c.scope.padEnd(9)} ${c.createdAt}  ${c.files} file(s)  ${c.name}${c.reason ? ` — ${c.reason}` : ''} [${c.origin.kind}]`);
@@ -97,10 +94,7 @@ export const checkpointListTool = defineTool({
         output: all.length === 0 ? 'No checkpoints yet. Take one with checkpoint_create.' : `${lines.join('\n')}${more}`,
         data: { total: all.length, checkpoints: shown },
       };
-    } catch (error) {
-      return failure(toErrorInfo(error));
-    }
-  },
+    }),
 });
 
 export const CheckpointRestoreArgs = z
@@ -161,13 +155,7 @@ export const checkpointRestoreTool = defineTool({
       const id = resolveCheckpointRef(service, args.id);
       const { diff, changes } = restoreChanges(service, id);
       // The plan (the checkpoint and the changes it showed) lives in this closure until run().
-      const run = async (): Promise<ToolResult> => {
-        try {
-          return restoreAsPlanned(ctx, service, id, changes);
-        } catch (error) {
-          return failure(toErrorInfo(error));
-        }
-      };
+      const run = (): Promise<ToolResult> => guarded(() => restoreAsPlanned(ctx, service, id, changes));
       return { ok: true, invocation: new Invocation(run, { changes, diff: diff.map((c) => c.patch ?? `${c.change} ${c.path}\n`).join('') }) };
     } catch (error) {
       return { ok: false, result: failure(toErrorInfo(error)) };
@@ -237,29 +225,28 @@ export const verifyTool = defineTool({
 
 export const DetectArgs = z.object({}).strict();
 
+/** What detect answers: the project kinds found, their commands, and the ones verify would choose. */
+function detectionResult(ctx: ToolContext): ToolResult {
+  const d = detectProject(ctx.ws.root);
+  const lines =
+    d.projects.length === 0
+      ? ['No known project type found at the workspace root.']
+      : d.projects.map((p) => `${p.kind}: build ${p.build ?? '-'}; test ${p.test ?? '-'}${p.framework ? ` (${p.framework})` : ''} [${p.evidence.join(', ')}]`);
+  const configured = [ctx.config.verify.build ? `verify.build (config): ${ctx.config.verify.build}` : '', ctx.config.verify.test ? `verify.test (config): ${ctx.config.verify.test}` : ''].filter(Boolean);
+  const { root: _root, ...data } = d;
+  return {
+    ok: true,
+    output: [...lines, `chosen: build ${ctx.config.verify.build ?? d.build ?? '-'}; test ${ctx.config.verify.test ?? d.test ?? '-'}`, ...configured].join('\n'),
+    data: { ...data, configured: { build: ctx.config.verify.build ?? null, test: ctx.config.verify.test ?? null } },
+  };
+}
+
 export const detectTool = defineTool({
   name: 'detect',
   kind: 'read',
   description: 'Detect what kind of project this is (cmake, cargo, go, node, typescript, python, make…) and the build and test commands `verify` would run. Reads files only.',
   schema: DetectArgs,
-  async execute(_args, ctx) {
-    try {
-      const d = detectProject(ctx.ws.root);
-      const lines =
-        d.projects.length === 0
-          ? ['No known project type found at the workspace root.']
-          : d.projects.map((p) => `${p.kind}: build ${p.build ?? '-'}; test ${p.test ?? '-'}${p.framework ? ` (${p.framework})` : ''} [${p.evidence.join(', ')}]`);
-      const configured = [ctx.config.verify.build ? `verify.build (config): ${ctx.config.verify.build}` : '', ctx.config.verify.test ? `verify.test (config): ${ctx.config.verify.test}` : ''].filter(Boolean);
-      const { root: _root, ...data } = d;
-      return {
-        ok: true,
-        output: [...lines, `chosen: build ${ctx.config.verify.build ?? d.build ?? '-'}; test ${ctx.config.verify.test ?? d.test ?? '-'}`, ...configured].join('\n'),
-        data: { ...data, configured: { build: ctx.config.verify.build ?? null, test: ctx.config.verify.test ?? null } },
-      };
-    } catch (error) {
-      return failure(toErrorInfo(error));
-    }
-  },
+  execute: (_args, ctx) => guarded(() => detectionResult(ctx)),
 });
 
 export const EXTRA_TOOLS: readonly AnyTool[] = [checkpointCreateTool, checkpointListTool, checkpointRestoreTool, verifyTool, detectTool];

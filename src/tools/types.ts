@@ -12,7 +12,7 @@
  * channel). A write cannot be reached without its plan: it does not
  * type-check, and an invocation runs at most once.
  */
-import { EditwardenError, ErrorCode } from '../errors.js';
+import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import type { z } from 'zod';
 import type { ApplyOptions } from '../apply/apply-requests.js';
 import type { Config } from '../config/config.js';
@@ -190,6 +190,13 @@ export type AnyTool = ToolDefinition<any>;
 export async function prepareCall(tool: AnyTool, args: unknown, ctx: ToolContext): Promise<Preparation> {
   if (tool.kind === 'write') return tool.prepare(args, ctx);
   return { ok: true, invocation: new Invocation(() => tool.execute(args, ctx)) };
+}
+
+/** Runs a tool's work and answers a thrown error as the tool's failure (the model reads it; the run goes on). `path`: the file the error is about. */
+export function guarded(work: () => Promise<ToolResult> | ToolResult, path?: string): Promise<ToolResult> {
+  return Promise.resolve()
+    .then(work)
+    .catch((error: unknown) => failure(toErrorInfo(error, path)));
 }
 
 export function failure(error: ToolError, output?: string): ToolResult {
