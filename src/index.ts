@@ -58,6 +58,7 @@ export * from './workspace/checkpoints/types.js';
 export * from './workspace/lock.js';
 export * from './workspace/journal.js';
 export { parseDuration } from './workspace/checkpoints/prune.js';
+export { runProfile, editorFlavour, type RunProfile, type ProfileMode, type FailurePolicy, type ApprovalPolicy } from './runs/profile.js';
 export { runEditor, editorConfig, type RunEditorOptions, type EditorResult, type EditorRunEvent } from './agent/editor/editor.js';
 export { afterVerification, initialCounters, REPLAN_AFTER, HARD_STOP_AFTER, type DebugCounters, type LoopDecision } from './agent/editor/counters.js';
 export { scoutCodebase, type CodebasePayload } from './agent/editor/scout-codebase.js';

@@ -4,6 +4,7 @@
  * terminal, Ctrl-C as a clean cancel, and the closing lines — or one JSON
  * object with --json. Thin: options in, runEditor, print, exit code out.
  */
+import { runProfile } from '../../runs/profile.js';
 import type { Config } from '../../config/config.js';
 import { toErrorInfo, type ErrorInfo } from '../../errors.js';
 import type { Io } from '../../cli/output.js';
@@ -118,7 +119,7 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
     task: o.task,
     ...(o.provider ? { provider: o.provider } : {}),
     ...(o.scoutProvider ? { scoutProvider: o.scoutProvider } : {}),
-    ...(o.dryRun ? { dryRun: true } : {}),
+    profile: runProfile('editor', { config: o.config, dryRun: o.dryRun }),
     ...(o.retry ? { retry: true } : {}),
     ...(o.proposal ? { proposal: o.proposal } : {}),
     ...(o.activeEdit !== undefined ? { activeEdit: o.activeEdit } : {}),
