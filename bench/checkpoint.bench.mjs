@@ -58,7 +58,7 @@ async function measure(n) {
       cps.restore(lastId);
     }, 30),
   );
-  rows.txCommit = median(timeIt((i) => ws.commit([{ kind: 'write', path: target, bytes: Buffer.from(`// commit ${i}\n`) }]), 30));
+  rows.txCommit = median(timeIt((i) => ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: target, bytes: Buffer.from(`// commit ${i}\n`) }])), 30));
 
   // editwarden: workspace checkpoint, first and second (incremental) time. The repo files were written
   // before the first scan, so the second one may trust size+mtime.

@@ -1,6 +1,6 @@
 // Edit latency on files of 1k, 10k and 100k lines: in process (applyRequests:
-// read, plan, diff, atomic write with fsync; the engine alone, without the
-// transaction layer or the syntax guard) and through the CLI, each next to
+// read, plan, diff, checkpoint and journal, atomic write with fsync — every
+// library write is a transaction; without the syntax guard) and through the CLI, each next to
 // the floor measured in the same run — reading the file plus an atomic write
 // with fsync of the result. Goal: in-process edit ≤ 1.5× the floor.
 import fs from 'node:fs';
@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { applyRequests, Workspace, atomicWriteFile } from '../dist/index.js';
+import { applyRequests, openWorkspace } from '../dist/index.js';
+import { atomicWriteFile } from '../dist/workspace/atomic.js';
 import { median, percentile, ms, ratio } from './stats.mjs';
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/editwarden');
@@ -25,7 +26,7 @@ export async function run() {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-bench-edit-'));
     const file = path.join(root, 'big.ts');
     fs.writeFileSync(file, makeFile(lines));
-    const ws = Workspace.open(root);
+    const { ws } = openWorkspace(root);
     const mid = Math.floor(lines / 2);
     const a = `const value_${mid} = compute(${mid},`;
     const b = `const value_${mid} = recompute(${mid},`;

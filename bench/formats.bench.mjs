@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { Workspace } from '../dist/workspace/workspace.js';
+import { openWorkspace } from '../dist/workspace/open.js';
 import { parseEdits, renderChange } from '../dist/formats/index.js';
 import { applyReply } from '../dist/apply/apply-reply.js';
 import { median, timeIt, ms, ratio } from './stats.mjs';
@@ -60,7 +60,7 @@ async function timeApply(list, reply, format, iterations) {
   for (let i = 0; i < iterations; i++) {
     const root = setUp(list);
     const t0 = process.hrtime.bigint();
-    const outcome = await applyReply(Workspace.open(root), reply, { format, edit: { dramaticMinLines: Number.POSITIVE_INFINITY } });
+    const outcome = await applyReply(openWorkspace(root).ws, reply, { format, edit: { dramaticMinLines: Number.POSITIVE_INFINITY } });
     samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
     if (!outcome.ok) throw new Error(`${format}: ${JSON.stringify(outcome.results.find((r) => r.error)?.error)}`);
     fs.rmSync(root, { recursive: true, force: true });

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Workspace } from '../dist/workspace/workspace.js';
+import { openWorkspace } from '../dist/workspace/open.js';
 import { FORMAT_NAMES, renderChange } from '../dist/formats/index.js';
 import { InexpressibleChange } from '../dist/formats/render.js';
 import { applyReply } from '../dist/apply/apply-reply.js';
@@ -98,7 +98,7 @@ export async function run() {
         fs.writeFileSync(path.join(root, c.path), c.before);
       }
       const t0 = process.hrtime.bigint();
-      const outcome = await applyReply(Workspace.open(root), reply, { format, edit: { dramaticMinLines: Number.POSITIVE_INFINITY } });
+      const outcome = await applyReply(openWorkspace(root).ws, reply, { format, edit: { dramaticMinLines: Number.POSITIVE_INFINITY } });
       s.times.push(Number(process.hrtime.bigint() - t0) / 1e6);
       const exact =
         outcome.ok &&

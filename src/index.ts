@@ -1,71 +1,90 @@
 // web-tree-sitter's types name the global EmscriptenModule (from its optional peer @types/emscripten, a
 // dependency of ours): the directive makes a consumer's type-check with skipLibCheck: false find it.
 /// <reference types="emscripten" preserve="true" />
-/** The public library API of editwarden. Interfaces (CLI, MCP) use the same exports. */
-export * from './errors.js';
-export * from './edit/types.js';
-export * from './edit/text.js';
-export * from './workspace/paths.js';
-export * from './workspace/atomic.js';
-export * from './workspace/workspace.js';
-export * from './config/config.js';
-export * from './edit/engine.js';
-export * from './edit/diff.js';
-export * from './edit/match.js';
-export * from './edit/request-json.js';
-export * from './apply/apply-requests.js';
-export * from './runs/runs.js';
-export * from './verify/runner.js';
-export * from './verify/tail.js';
-export * from './verify/process-group.js';
-export * from './verify/detect.js';
-export * from './verify/verifier.js';
-export * from './verify/baseline.js';
-export * from './verify/live-status.js';
-export * from './verify/diagnostics/index.js';
-export * from './formats/index.js';
-export { applyHunks, checkDeletion, OFFSET_WINDOW, type HunkApplication } from './edit/hunks.js';
-export * from './apply/apply-reply.js';
-export * from './agent/controlled.js';
-export * from './workspace/open.js';
-export * from './workspace/transaction.js';
-// Two modules name an options type ParseOptions: the formats' one keeps the name.
-export type { ParseOptions } from './formats/index.js';
-export type { ParseOptions as DiagnosticParseOptions } from './verify/diagnostics/index.js';
-export * from './ast/index.js';
-export * from './guard/violations.js';
-export * from './guard/patterns.js';
-export * from './guard/constraints.js';
-export * from './guard/metrics.js';
-export * from './tools/types.js';
-export * from './tools/registry.js';
-export * from './tools/runner.js';
-// FileChange names both a rendered format change and a constraint charge.
-export type { FileChange } from './formats/index.js';
-export type { FileChange as ChargedFileChange } from './guard/constraints.js';
-export * from './agent/providers/types.js';
-export { createProvider, parseModelSpec, PROVIDERS } from './agent/providers/spec.js';
-export { AgentError, AgentErrorCode } from './agent/providers/errors.js';
-export { ReplayProvider } from './agent/providers/replay.js';
-export { loadScript, type Script, type ScriptedTurn } from './agent/providers/script.js';
-export { startScriptedServer, type ScriptedServer } from './agent/providers/scripted-server.js';
-export { runAgent, exitCodeFor, type AgentEvent, type AgentOutcome, type AgentStatus } from './agent/loop.js';
-export { runAgentSession, offeredTools } from './agent/loop/session.js';
-export { buildSystemPrompt } from './agent/prompts/index.js';
-export { Transcript, readTranscript } from './agent/transcript.js';
-export * from './workspace/checkpoints/service.js';
-export * from './workspace/checkpoints/types.js';
-export * from './workspace/lock.js';
-export * from './workspace/journal.js';
+/**
+ * The public library API of editwarden (docs/library.md), curated: every
+ * name here is one a user is meant to call or type, and
+ * test/package/public-api.test.ts pins the list, so an internal exported by
+ * accident fails a test. Nothing that writes without a transaction
+ * (atomic writes, the lock, the journal, the raw disk writer) and no engine
+ * internals (matchers, windows, tables) are exported. The MCP server is the
+ * `editwarden/mcp` entry.
+ */
+
+// Errors: every refusal is an EditwardenError with a stable code.
+export { EditwardenError, ErrorCode, isEditwardenError, toErrorInfo, type ErrorInfo } from './errors.js';
+
+// The one way in: a workspace whose every write is a checkpointed, journaled transaction.
+export { openWorkspace, openReadOnly, type OpenWorkspaceOptions, type OpenedWorkspace, type RecoveryNotice } from './workspace/open.js';
+export type { FileView, ReadView, WriteTransaction } from './workspace/view.js';
+export type { Workspace, WorkspaceOptions, FileSnapshot, FileWrite, PathInfo } from './workspace/workspace.js';
+export type { ResolvedPath } from './workspace/paths.js';
+export { OverlayView, type OverlayChange, type OverlayOptions } from './workspace/overlay.js';
+
+// Transactions, checkpoints and undo.
+export {
+  beginTransaction,
+  type Transaction,
+  type TransactionLayer,
+  type TransactionOptions,
+  type TransactionState,
+  type FailurePolicy,
+  type TransactionVerifyHook,
+  type TransactionVerifyOutcome,
+  type TransactionVerifyResult,
+  type RollbackResult,
+} from './workspace/transaction.js';
+export type { CheckpointService, CreateOptions, RestoreOptions } from './workspace/checkpoints/service.js';
+export type { CheckpointScope, CheckpointSummary, CheckpointChange, Manifest, RestoreResult, PruneResult } from './workspace/checkpoints/types.js';
+export { UndoHistory, type Change, type StepResult } from './workspace/checkpoints/history.js';
 export { parseDuration } from './workspace/checkpoints/prune.js';
-export { runProfile, editorFlavour, type RunProfile, type ProfileMode, type FailurePolicy, type ApprovalPolicy } from './runs/profile.js';
-export { runEditor, editorConfig, type RunEditorOptions, type EditorResult, type EditorRunEvent } from './agent/editor/editor.js';
-export { afterVerification, initialCounters, REPLAN_AFTER, HARD_STOP_AFTER, type DebugCounters, type LoopDecision } from './agent/editor/counters.js';
-export { scoutCodebase, type CodebasePayload } from './agent/editor/scout-codebase.js';
-export { scoutEnvironment, interpretRun, type EnvironmentPayload } from './agent/editor/scout-environment.js';
-export { Overlay } from './agent/editor/overlay.js';
-export { workspaceSource } from './agent/editor/file-source.js';
-export { applyProposal, renderProposal, readProposalHeader } from './agent/editor/proposal.js';
-export { renderSummary, renderStuckReport } from './agent/editor/reports.js';
-export { latestStuckReport } from './agent/editor/retry.js';
-export type { EditorRecord, EditorStatus } from './agent/editor/state.js';
+
+// Edit requests, and the formats a model's reply may use.
+export { DEFAULT_EDIT_OPTIONS } from './edit/types.js';
+export type { EditRequest, EditAction, EditOptions, EditResult, ResultStatus, MatchStrategy, RequestSource, EngineHooks } from './edit/types.js';
+export { editRequestFromArgs, parseEditRequestJson, EDIT_MODES } from './edit/request-json.js';
+export {
+  parseEdits,
+  parseFormat,
+  detectFormat,
+  renderChange,
+  ActiveEditStreamParser,
+  FORMAT_NAMES,
+  type ParsedEdits,
+  type ParseResult,
+  type ParseOptions,
+  type FormatName,
+  type ActiveEditEvent,
+  type FileChange,
+} from './formats/index.js';
+
+// The pure core: text in, results out, no disk.
+export { planFile, type FilePlan } from './edit/engine.js';
+export { applyHunks, type HunkApplication } from './edit/hunks.js';
+export { unifiedDiff } from './edit/diff.js';
+export { decodeText } from './edit/text.js';
+
+// Applying requests and replies to a workspace.
+export { applyRequests, type ApplyOptions, type ApplyOutcome } from './apply/apply-requests.js';
+export { applyReply, type ApplyReplyOptions, type ReplyOutcome } from './apply/apply-reply.js';
+
+// Configuration.
+export { loadConfig, defaultConfig, parseConfig, type Config } from './config/config.js';
+
+// Verification.
+export { runCommand, type RunCommandOptions, type CommandResult } from './verify/runner.js';
+export { verify, verifyFailure, type VerifyOptions, type VerifyResult, type VerifyKind } from './verify/verifier.js';
+export { detectProject, type Detection } from './verify/detect.js';
+
+// Tools and the runner every call goes through.
+export { ToolRunner, approveAll, type ToolRunnerOptions, type RunSummary, type ApprovalHook, type CallRecord } from './tools/runner.js';
+export { BUILTIN_TOOLS, exportToolSchemas } from './tools/registry.js';
+export type { AnyTool, ToolContext, ToolResult } from './tools/types.js';
+
+// The agent, the controlled edit and the Editor.
+export type { ModelProvider } from './agent/providers/types.js';
+export { createProvider, parseModelSpec } from './agent/providers/spec.js';
+export { runAgent, type AgentEvent, type AgentOutcome, type AgentStatus } from './agent/loop.js';
+export { ControlledEditSession, type ControlledEditOutcome, type ControlledSessionOptions } from './agent/controlled.js';
+export { runEditor, type RunEditorOptions, type EditorResult, type EditorRunEvent } from './agent/editor/editor.js';
+export { applyProposal } from './agent/editor/proposal.js';

@@ -18,7 +18,6 @@ import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../erro
 import { newRunId } from '../runs/runs.js';
 import { verify, type VerifyResult } from '../verify/verifier.js';
 import type { OutputEvent } from '../verify/runner.js';
-import { transactionsOf } from '../workspace/transaction.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { hashFiles, type FileHashes } from './hash-tree.js';
 import { writeControlledEditReport, type ControlledEditReportPaths } from '../report/controlled-edit.js';
@@ -124,14 +123,7 @@ export class ControlledEditSession {
     } catch (error) {
       return this.refused(toErrorInfo(error), undefined, fields.path);
     }
-    const transactions = transactionsOf(this.ws);
-    if (!transactions) {
-      throw new EditwardenError({
-        code: ErrorCode.INTERNAL,
-        message: 'Controlled edit needs a workspace opened with transactions (openWorkspace).',
-        hint: 'Open the workspace with openWorkspace() before starting a controlled session.',
-      });
-    }
+    const transactions = this.ws.transactions;
     const edit = editOptionsFromConfig(this.options.config);
     const before: FileHashes = hashFiles(this.ws.root, [relative]);
     const tx = transactions.begin({ name: `pre_edit_${relative}`, reason: 'controlled edit: the state before the one edit', onFailure: 'rollback' });

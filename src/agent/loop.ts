@@ -23,7 +23,7 @@ import type { AgentMode } from './prompts/index.js';
 import { AgentError, AgentErrorCode, type AgentErrorInfo } from './providers/errors.js';
 import type { ChatMessage, ModelProvider, ModelToolCall, ModelTurn, ToolResultMessage, ToolSpec } from './providers/types.js';
 import type { TranscriptSink } from './transcript.js';
-import type { Workspace } from '../workspace/workspace.js';
+import type { FileView } from '../workspace/view.js';
 
 /** How a run ended. */
 export type AgentStatus =
@@ -89,7 +89,7 @@ export type AgentEvent =
 export interface AgentRunOptions {
   provider: ModelProvider;
   runner: ToolRunner;
-  ws: Workspace;
+  ws: FileView;
   config: Config;
   mode: AgentMode;
   task: string;

@@ -6,7 +6,7 @@
  */
 import { applyRequests, type ApplyOptions, type ApplyOutcome } from './apply-requests.js';
 import { parseEdits, type FormatName } from '../formats/index.js';
-import type { Workspace } from '../workspace/workspace.js';
+import type { FileView } from '../workspace/view.js';
 
 export interface ApplyReplyOptions extends Omit<ApplyOptions, 'parseErrors'> {
   format?: FormatName | 'auto';
@@ -17,7 +17,7 @@ export interface ReplyOutcome extends ApplyOutcome {
   format: FormatName | undefined;
 }
 
-export async function applyReply(ws: Workspace, text: string, options: ApplyReplyOptions = {}): Promise<ReplyOutcome> {
+export async function applyReply(ws: FileView, text: string, options: ApplyReplyOptions = {}): Promise<ReplyOutcome> {
   const { format: wanted, ...rest } = options;
   const parsed = parseEdits(text, wanted ?? 'auto', { fileExists: (path) => ws.exists(path) });
   const outcome = await applyRequests(ws, parsed.requests, {

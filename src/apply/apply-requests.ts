@@ -5,7 +5,7 @@
  * one commit. A refused request writes nothing; a dry run writes nothing.
  *
  * Read → plan → stale check → commit is one critical section of the root
- * (`exclusive`: the root lock, held by synchronous code only): another
+ * (`ws.transact`: on disk the root lock, held by synchronous code only): another
  * editwarden process cannot write between what this call read and what it
  * writes, so an edit is never planned on text that its commit then
  * overwrites. Only the language hooks (tree-sitter loading) are prepared
@@ -16,8 +16,8 @@ import { planFile, type FilePlan } from '../edit/engine.js';
 import { decodeText } from '../edit/text.js';
 import { tryFastExactEdit } from '../edit/fast-edit.js';
 import { DEFAULT_EDIT_OPTIONS, type EditOptions, type EditRequest, type EditResult, type EngineHooks, type RequestSource } from '../edit/types.js';
-import type { FileWrite, Workspace } from '../workspace/workspace.js';
-import { exclusive } from '../workspace/transaction.js';
+import type { FileView, WriteTransaction } from '../workspace/view.js';
+import type { FileWrite } from '../workspace/workspace.js';
 
 export interface ApplyOptions {
   dryRun?: boolean;
@@ -57,7 +57,7 @@ interface Slot {
   error?: EditwardenError;
 }
 
-export async function applyRequests(ws: Workspace, requests: EditRequest[], options: ApplyOptions = {}): Promise<ApplyOutcome> {
+export async function applyRequests(ws: FileView, requests: EditRequest[], options: ApplyOptions = {}): Promise<ApplyOutcome> {
   const editOptions: EditOptions = { ...DEFAULT_EDIT_OPTIONS, ...options.edit };
   const slots: Slot[] = requests.map((request, index) => ({ index, request }));
 
@@ -90,12 +90,14 @@ export async function applyRequests(ws: Workspace, requests: EditRequest[], opti
   const hooks = options.hooks ?? (options.prepareHooks ? await options.prepareHooks([...groups.keys()]) : {});
 
   // 3–6 run under the root lock: what is read is what the commit writes over. A dry run writes nothing and waits for no one.
-  const work = (): ApplyOutcome => planAndCommit(ws, slots, groups, targetOf, hooks, editOptions, options);
-  return options.dryRun ? work() : exclusive(ws, work);
+  const work = (tx: WriteTransaction | null): ApplyOutcome => planAndCommit(ws, tx, slots, groups, targetOf, hooks, editOptions, options);
+  return options.dryRun ? work(null) : ws.transact(work);
 }
 
 function planAndCommit(
-  ws: Workspace,
+  ws: FileView,
+  /** The transaction the writes go through; null in a dry run, which writes nothing. */
+  tx: WriteTransaction | null,
   slots: Slot[],
   groups: Map<string, Slot[]>,
   targetOf: (moveTo: string) => string,
@@ -193,7 +195,7 @@ function planAndCommit(
     const refusal = options.admit(outcomeOf(true));
     if (refusal) return refusedAll(slots, refusal);
   }
-  if (writeAllowed && writes.length > 0) ws.commit(writes);
+  if (writeAllowed && tx !== null && writes.length > 0) ws.commit(tx, writes);
   return outcomeOf(writeAllowed);
 }
 

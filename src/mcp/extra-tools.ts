@@ -20,7 +20,7 @@ import { commandSandbox } from '../sandbox/for-workspace.js';
 import { refuseUnsandboxed } from '../tools/execute-command.js';
 import { modelKeyEnvNames } from '../agent/providers/spec.js';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
-import { exclusive, transactionsOf } from '../workspace/transaction.js';
+import { transactionsOf } from '../workspace/transaction.js';
 import type { CheckpointChange } from '../workspace/checkpoints/types.js';
 import { listNewestFirst, resolveCheckpointRef } from '../workspace/checkpoints/refs.js';
 
@@ -30,8 +30,8 @@ const MAX_DIAGNOSTICS = 50;
 function checkpointsOf(ctx: ToolContext): CheckpointService {
   const layer = transactionsOf(ctx.ws);
   if (!layer) {
-    // openWorkspace always installs the layer; a workspace without it cannot keep checkpoints safely.
-    throw new EditwardenError({ code: ErrorCode.INTERNAL, message: 'This workspace has no checkpoint service.', hint: 'Open the workspace with openWorkspace().' });
+    // An overlay (a plan, a dry run) has no checkpoints: restoring one would write the disk under it.
+    throw new EditwardenError({ code: ErrorCode.INTERNAL, message: 'This view of the workspace has no checkpoint service (a dry run or a plan).', hint: 'Use the checkpoint tools on the workspace itself (openWorkspace), not in a dry run.' });
   }
   return layer.checkpoints;
 }
@@ -117,7 +117,7 @@ function sameChanges(a: readonly FileChange[], b: readonly FileChange[]): boolea
 /** The restore itself, under the root lock: charged for what it overwrites now, and refused when that is not what the plan showed. */
 function restoreAsPlanned(ctx: ToolContext, service: CheckpointService, id: string, planned: readonly FileChange[]): ToolResult {
   // One critical section: another writer may have changed files since the plan.
-  const done = exclusive(ctx.ws, () => {
+  const done = ctx.ws.transact(() => {
     const now = restoreChanges(service, id).changes;
     if (!sameChanges(planned, now)) return null;
     return { r: service.restore(id), changes: now };

@@ -103,9 +103,11 @@ export function controlledEditJson(outcome: ControlledEditOutcome, when: Date): 
 export function writeControlledEditReport(ws: Workspace, target: string, outcome: ControlledEditOutcome, when: Date): ControlledEditReportPaths {
   const markdown = ws.resolve(target).relative;
   const json = markdown.replace(/\.md$/i, '') + '.json';
-  ws.commit([
-    { kind: 'write', path: markdown, bytes: Buffer.from(renderControlledEditMarkdown(outcome, when)) },
-    { kind: 'write', path: json, bytes: Buffer.from(`${JSON.stringify(controlledEditJson(outcome, when), null, 2)}\n`) },
-  ]);
+  ws.transact((tx) =>
+    ws.commit(tx, [
+      { kind: 'write', path: markdown, bytes: Buffer.from(renderControlledEditMarkdown(outcome, when)) },
+      { kind: 'write', path: json, bytes: Buffer.from(`${JSON.stringify(controlledEditJson(outcome, when), null, 2)}\n`) },
+    ]),
+  );
   return { markdown, json };
 }

@@ -13,7 +13,7 @@ import type { Violation } from '../guard/violations.js';
 import type { RunReports } from '../runs/records.js';
 import type { Config } from '../config/config.js';
 import type { RollbackResult, TransactionLayer } from '../workspace/transaction.js';
-import type { Workspace } from '../workspace/workspace.js';
+import type { FileView } from '../workspace/view.js';
 import { ToolErrorCode, type AnyTool, type Interaction, type ToolContext, type ToolError, type ToolKind, type ToolResult } from './types.js';
 
 export interface ToolCall {
@@ -74,7 +74,7 @@ export type RunnerEvent =
   | { type: 'usage'; tokens: number };
 
 export interface ToolRunnerOptions {
-  ws: Workspace;
+  ws: FileView;
   config: Config;
   mode?: RunMode;
   tools?: readonly AnyTool[];
@@ -92,7 +92,7 @@ export interface ToolRunnerOptions {
    * and the change is put back, like any change inside `.git/`.
    */
   configFiles?: string[];
-  /** The workspace's transaction layer (openWorkspace gives it); installed when omitted. */
+  /** The transaction layer (default: the disk workspace's own); required when `ws` is an overlay (a dry run). */
   transactions?: TransactionLayer;
   /** Milliseconds clock for the constraint guard (tests). */
   now?: () => number;

@@ -22,17 +22,16 @@
 import type { ApplyOptions, ApplyOutcome } from '../apply/apply-requests.js';
 import type { EditResult } from '../edit/types.js';
 import type { FileChange } from '../guard/constraints.js';
-import type { ResolvedPath } from '../workspace/paths.js';
-import type { FileSnapshot, FileWrite, Workspace } from '../workspace/workspace.js';
+import { OverlayView, type Observation } from '../workspace/overlay.js';
+import type { FileView } from '../workspace/view.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
-import { exclusive } from '../workspace/transaction.js';
 import { failure, Invocation, type Preparation, type ToolContext, type ToolResult } from './types.js';
 
 /**
  * Runs the edit pipeline for real (not as a dry run) against `ws`: the
  * workspace itself, or a planning view whose commit only keeps the writes.
  */
-export type WorkspacePipeline = (ws: Workspace, extra?: PipelineExtra) => Promise<ApplyOutcome>;
+export type WorkspacePipeline = (ws: FileView, extra?: PipelineExtra) => Promise<ApplyOutcome>;
 
 /** What an invocation's run adds to a re-plan: the admit hook that compares it with the checked plan. */
 export type PipelineExtra = Pick<ApplyOptions, 'admit'>;
@@ -98,48 +97,8 @@ function appliedResult(outcome: ApplyOutcome, replanned: string[] = []): ToolRes
   return { ok: true, output: lines.join('\n'), data, changes: changesOf(outcome) };
 }
 
-/** What the planning run saw: a path's resolution, or a file's bytes (null: no file). */
-type Observation =
-  | { kind: 'resolve'; requested: string; resolved: ResolvedPath }
-  | { kind: 'read'; requested: string; snapshot: FileSnapshot | null };
-
-/**
- * A view of `ws` for planning: resolves and reads through the workspace
- * (same sandbox, same errors) and records what it saw; its commit keeps the
- * writes instead of writing them. Anything else that could write throws.
- */
-function planningView(ws: Workspace, observed: Observation[], keep: (writes: FileWrite[]) => void): Workspace {
-  const view = Object.create(ws) as Workspace;
-  const noWrites = (): never => {
-    throw new Error('a planning view of the workspace does not write');
-  };
-  // Own properties shadow the workspace's methods; fields (root, limits) are read through the prototype.
-  // defineProperties, not assignment: `ws` may itself be such a view (the Editor's overlay) with read-only methods.
-  Object.defineProperties(view, {
-    resolve: {
-      value: (requested: string): ResolvedPath => {
-        const resolved = ws.resolve(requested);
-        observed.push({ kind: 'resolve', requested, resolved });
-        return resolved;
-      },
-    },
-    exists: { value: (requested: string): boolean => view.resolve(requested).exists },
-    read: {
-      value: (requested: string): FileSnapshot | null => {
-        const snapshot = ws.read(requested);
-        observed.push({ kind: 'read', requested, snapshot });
-        return snapshot;
-      },
-    },
-    commit: { value: (writes: FileWrite[]): void => keep(writes) },
-    writeAll: { value: noWrites },
-    setCommitter: { value: noWrites },
-  });
-  return view;
-}
-
 /** The first path whose location, bytes or mode differ from what the plan saw; null when all are the same. */
-function changedSincePlan(ws: Workspace, observed: readonly Observation[]): string | null {
+function changedSincePlan(ws: FileView, observed: readonly Observation[]): string | null {
   for (const o of observed) {
     try {
       if (o.kind === 'resolve') {
@@ -206,14 +165,16 @@ function staleReplan(paths: string[]): EditwardenError {
  */
 export async function prepareWrites(pipeline: WorkspacePipeline, ctx: ToolContext): Promise<Preparation> {
   const observed: Observation[] = [];
-  let writes: FileWrite[] = [];
-  const planned = await pipeline(planningView(ctx.ws, observed, (w) => (writes = w)));
+  // The planning view: an overlay of the call's workspace that records what the plan saw and keeps its writes in memory.
+  const view = new OverlayView(ctx.ws, { observe: (o) => observed.push(o) });
+  const planned = await pipeline(view);
   if (!planned.ok) return { ok: false, result: refused(planned) };
+  const writes = view.written();
   const run = async (): Promise<ToolResult> => {
     // Compare and commit in one critical section: nobody writes between the check and the write.
-    const changed = exclusive(ctx.ws, () => {
+    const changed = ctx.ws.transact((tx) => {
       const first = changedSincePlan(ctx.ws, observed);
-      if (first === null && writes.length > 0) ctx.ws.commit(writes);
+      if (first === null && writes.length > 0) ctx.ws.commit(tx, writes);
       return first;
     });
     if (changed === null) return appliedResult(planned);

@@ -27,7 +27,7 @@
  * the run goes on.
  */
 import type { Config } from '../config/config.js';
-import { toErrorInfo } from '../errors.js';
+import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { CommandEffects } from '../guard/command-effects.js';
 import { ConstraintGuard, type CheckSite, type ConstraintTotals, type FileChange, type RunMode } from '../guard/constraints.js';
 import { addTiming, buildMetrics, emptyToolStats, type RunMetrics, type ToolStats } from '../guard/metrics.js';
@@ -35,8 +35,8 @@ import type { Violation } from '../guard/violations.js';
 import type { RunClosing } from '../runs/outcome.js';
 import { appendCallRecord, writeRunRecords } from '../runs/records.js';
 import { ensureRunDir, newRunId } from '../runs/runs.js';
-import { installTransactions, type RollbackResult, type Transaction, type TransactionLayer } from '../workspace/transaction.js';
-import type { Workspace } from '../workspace/workspace.js';
+import { transactionsOf, type RollbackResult, type Transaction, type TransactionLayer } from '../workspace/transaction.js';
+import type { FileView } from '../workspace/view.js';
 import { CallSignal, settleOrAbandon } from './call-signal.js';
 import {
   approveAll,
@@ -90,7 +90,7 @@ export class ToolRunner {
   readonly runDir: string | null;
   readonly guard: ConstraintGuard;
   readonly registry: ToolRegistry;
-  private readonly ws: Workspace;
+  private readonly ws: FileView;
   private readonly config: Config;
   private readonly mode: RunMode;
   private readonly options: ToolRunnerOptions;
@@ -114,7 +114,7 @@ export class ToolRunner {
     this.guard = new ConstraintGuard(options.config.constraints, { mode: this.mode, ...(options.now ? { now: options.now } : {}) });
     this.runId = options.runId ?? newRunId();
     this.runDir = options.artifacts === false ? null : ensureRunDir(options.ws, this.runId);
-    this.transactions = options.transactions ?? installTransactions(options.ws);
+    this.transactions = options.transactions ?? transactionsOf(options.ws) ?? noLayer();
     this.effects = new CommandEffects(this.transactions.checkpoints, options.configFiles, !options.config.sandbox.git_writable);
   }
 
@@ -441,4 +441,12 @@ function sum(changes: FileChange[], key: 'added' | 'removed'): number {
 
 function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
+}
+
+function noLayer(): never {
+  throw new EditwardenError({
+    code: ErrorCode.INTERNAL,
+    message: 'A tool runner over an overlay view (a dry run) was given no transaction layer.',
+    hint: "Pass the disk workspace's transactions (ws.transactions) as the runner's `transactions`.",
+  });
 }

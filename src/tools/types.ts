@@ -17,7 +17,7 @@ import type { z } from 'zod';
 import type { ApplyOptions } from '../apply/apply-requests.js';
 import type { Config } from '../config/config.js';
 import type { FileChange, RunMode } from '../guard/constraints.js';
-import type { Workspace } from '../workspace/workspace.js';
+import type { FileView } from '../workspace/view.js';
 
 /**
  * read: looks only. write: changes files through the workspace (planned
@@ -135,7 +135,7 @@ export function stopCause(signal: AbortSignal): StopCause | null {
 }
 
 export interface ToolContext {
-  ws: Workspace;
+  ws: FileView;
   config: Config;
   mode: RunMode;
   /** 0-based index of this call in the run. */

@@ -1,14 +1,15 @@
 /**
- * The one way commands open a workspace: open the root, roll back any
- * transaction a killed process left unfinished (under the root lock, so a
- * live process's transaction is never mistaken for a dead one's), report
- * what was rolled back, and install the transactional committer so every
- * later `ws.commit` is checkpointed and journaled.
+ * The one way in: open the root with its transaction layer (so every later
+ * `ws.commit` is checkpointed and journaled — the workspace has no other
+ * way to write), roll back any transaction a killed process left unfinished
+ * (under the root lock, so a live process's transaction is never mistaken
+ * for a dead one's), and report what was rolled back.
  */
 import type { LockOptions } from './lock.js';
 import { recoverUnfinished, type RecoveryNotice } from './checkpoints/recovery.js';
-import { installTransactions, type TransactionLayer } from './transaction.js';
+import { TransactionLayer } from './transaction.js';
 import { Workspace, type WorkspaceOptions } from './workspace.js';
+import type { ReadView } from './view.js';
 import type { CheckpointService } from './checkpoints/service.js';
 import type { CheckpointLimits } from './checkpoints/budget.js';
 
@@ -34,12 +35,17 @@ export interface OpenedWorkspace {
 }
 
 export function openWorkspace(root: string, options: OpenWorkspaceOptions = {}): OpenedWorkspace {
-  const ws = Workspace.open(root, options);
-  const transactions = installTransactions(ws, {
-    ...(options.lock ? { lockOptions: options.lock } : {}),
-    ...(options.now ? { now: options.now } : {}),
-    ...(options.checkpointLimits ? { limits: options.checkpointLimits } : {}),
-  });
+  const ws = Workspace.open(
+    root,
+    options,
+    (opened) =>
+      new TransactionLayer(opened, {
+        ...(options.lock ? { lockOptions: options.lock } : {}),
+        ...(options.now ? { now: options.now } : {}),
+        ...(options.checkpointLimits ? { limits: options.checkpointLimits } : {}),
+      }),
+  );
+  const transactions = ws.transactions;
   const recovered = recoverUnfinished(transactions.checkpoints);
   if (options.keepLast !== undefined && options.keepLast > 0) retain(transactions.checkpoints, options.keepLast);
   return { ws, recovered, transactions };
@@ -53,4 +59,12 @@ export function openWorkspace(root: string, options: OpenWorkspaceOptions = {}):
 function retain(service: CheckpointService, keepLast: number): void {
   if (service.manifests.ids().length <= keepLast + Math.max(1, Math.floor(keepLast / 10))) return;
   service.prune({ keepLast });
+}
+
+/**
+ * Opens a root for reading only (detect, verify, ast): no recovery, no lock,
+ * and a view whose type has no way to write.
+ */
+export function openReadOnly(root: string, options: WorkspaceOptions = {}): ReadView {
+  return Workspace.open(root, options, (opened) => new TransactionLayer(opened));
 }

@@ -8,10 +8,11 @@
  * fix-forward (stay open for more writes). A process killed mid-transaction
  * leaves its journal record behind; openWorkspace rolls it back.
  *
- * Installed on a Workspace as its committer, so `ws.commit(writes)` outside
- * an explicit transaction is a one-batch transaction of its own. This module
- * never writes project files except through `ws.writeAll` and a checkpoint
- * restore.
+ * Every Workspace is born with its layer (openWorkspace), and its
+ * `commit(tx, writes)` hands every batch here: a batch joins the open
+ * transaction, or is a one-batch transaction of its own. There is no other
+ * way to write. This module never writes project files except through its
+ * DiskWriter (disk-writer.ts) and a checkpoint restore.
  */
 import { randomBytes } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../errors.js';
@@ -20,7 +21,9 @@ import type { CheckpointScope, Manifest } from './checkpoints/types.js';
 import type { JournalRecord } from './journal.js';
 import { currentProcess } from './lock.js';
 import { recoverUnfinishedLocked, rollbackCheckpoints, type RecoveryNotice, type RollbackResult } from './checkpoints/recovery.js';
-import type { FileWrite, Workspace } from './workspace.js';
+import { DiskWriter } from './disk-writer.js';
+import type { FileView, WriteTransaction } from './view.js';
+import { Workspace, type FileWrite } from './workspace.js';
 
 export type FailurePolicy = 'rollback' | 'keep' | 'fix-forward';
 export type TransactionState = 'open' | 'committed' | 'rolled-back' | 'kept';
@@ -46,12 +49,14 @@ export type { RollbackResult };
 export interface TransactionLayerOptions extends CheckpointServiceOptions {}
 
 /**
- * The transaction machinery of one workspace. Kept beside the workspace in a
- * WeakMap (below) rather than on it, so the Workspace stays free of
- * checkpoint code; two workspaces have two layers.
+ * The transaction machinery of one workspace, made by openWorkspace with the
+ * workspace (`ws.transactions`); two workspaces have two layers.
  */
 export class TransactionLayer {
-  readonly ws: Workspace;
+  /** The workspace whose writes this layer carries. */
+  readonly workspace: Workspace;
+  /** @internal The raw writer: only this layer's transactions write through it. */
+  readonly ws: DiskWriter;
   readonly checkpoints: CheckpointService;
   private active: Transaction | null = null;
   /** Id of the checkpoint taken by the most recent batch (for results that report "checkpoint"). */
@@ -59,8 +64,10 @@ export class TransactionLayer {
   /** Transactions of dead processes this layer rolled back when it took the lock (beyond those openWorkspace reported). */
   readonly recovered: RecoveryNotice[] = [];
 
+  /** openWorkspace makes the layer as it opens the workspace. */
   constructor(ws: Workspace, options: TransactionLayerOptions = {}) {
-    this.ws = ws;
+    this.workspace = ws;
+    this.ws = new DiskWriter(ws);
     this.checkpoints = new CheckpointService(ws, options);
   }
 
@@ -68,7 +75,7 @@ export class TransactionLayer {
     return this.active;
   }
 
-  /** The committer: a batch joins the open transaction, or becomes a transaction of its own. */
+  /** @internal Workspace.commit: a batch joins the open transaction, or becomes a transaction of its own. */
   commitWrites(writes: FileWrite[]): void {
     if (writes.length === 0) return;
     if (this.active) {
@@ -120,7 +127,7 @@ export class TransactionLayer {
   }
 }
 
-export class Transaction {
+export class Transaction implements WriteTransaction {
   readonly id: string;
   readonly name: string;
   readonly reason: string;
@@ -148,6 +155,11 @@ export class Transaction {
 
   get state(): TransactionState {
     return this.stateValue;
+  }
+
+  /** The workspace this transaction writes to (`ws.commit(tx, writes)` while it is open). */
+  get view(): FileView {
+    return this.layer.workspace;
   }
 
   /** Checkpoint ids that hold the state before this transaction, oldest first. */
@@ -299,44 +311,18 @@ export class Transaction {
   }
 }
 
-const layers = new WeakMap<Workspace, TransactionLayer>();
-
-/** Installs the transaction layer as the workspace's committer (once); returns it. */
-export function installTransactions(ws: Workspace, options: TransactionLayerOptions = {}): TransactionLayer {
-  const existing = layers.get(ws);
-  if (existing) return existing;
-  const layer = new TransactionLayer(ws, options);
-  layers.set(ws, layer);
-  ws.setCommitter((_ws, writes) => layer.commitWrites(writes));
-  return layer;
-}
-
-export function transactionsOf(ws: Workspace): TransactionLayer | undefined {
-  return layers.get(ws);
+/** The transaction layer under a view: the disk workspace's own; null for an overlay (a plan or a dry run has no checkpoints of its own). */
+export function transactionsOf(view: FileView): TransactionLayer | null {
+  return view instanceof Workspace ? view.transactions : null;
 }
 
 /**
- * Runs `work` as one critical section of this root: holding the root lock
- * (re-entrant: inside an open transaction it is already held), so no other
- * editwarden process writes between what `work` reads and what it commits.
- * `work` is synchronous on purpose: nothing else in this process can run
- * while it holds the lock either (the lock is re-entrant per process, so an
- * await inside would let a second call of this process in). A workspace
- * without a transaction layer (a planning view, a bare Workspace) has no
- * lock and does not write through one: `work` just runs.
- */
-// Defends against lost updates: two writers that both read, plan on the old text and then commit.
-export function exclusive<T>(ws: Workspace, work: () => T): T {
-  const layer = layers.get(ws);
-  return layer ? layer.checkpoints.lock.with(work) : work();
-}
-
-/**
- * Begins an explicit transaction for multi-step work: writes through
- * `ws.commit` join it until it is committed, rolled back or kept.
+ * Begins an explicit transaction for multi-step work: `ws.commit(tx, …)`
+ * and every `ws.transact` section's commits join it until it is committed,
+ * rolled back or kept.
  */
 export function beginTransaction(ws: Workspace, options: TransactionOptions): Transaction {
-  return installTransactions(ws).begin(options);
+  return ws.transactions.begin(options);
 }
 
 function messageOf(error: unknown): string {

@@ -1,16 +1,20 @@
 /**
- * The workspace: the one root an agent may touch, and the only code in
- * editwarden that reads or writes project files. It is an object passed in,
- * never a global, so two roots can live in one process (and tests need no fs
- * mocks).
+ * The disk workspace: the one root an agent may touch, and the FileView
+ * (view.ts) of the files on disk. It is an object passed in, never a global,
+ * so two roots can live in one process (and tests need no fs mocks). It is
+ * born with its transaction layer (openWorkspace is the only way in) and has
+ * no raw write of its own: `commit` hands every batch to the layer, whose
+ * transactions write through disk-writer.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../errors.js';
-import { atomicWriteAt, type FileData } from './atomic.js';
-import { checkWritableRelative, lexicalParts, locateInRoot, resolveInRoot, STATE_DIR, type ResolvedPath } from './paths.js';
+import type { FileData } from './atomic.js';
+import { locateInRoot, resolveInRoot, STATE_DIR, type ResolvedPath } from './paths.js';
 import { READ_FLAGS, Resolver, type Located, type LocateOptions } from './resolver.js';
+import type { TransactionLayer } from './transaction.js';
+import type { FileView, WriteTransaction } from './view.js';
 
 export interface FileSnapshot {
   /** Path relative to the root ("/" separators). */
@@ -63,27 +67,32 @@ export function fileSnapshot(resolved: Pick<ResolvedPath, 'relative' | 'absolute
   };
 }
 
-/** Hook that wraps a set of writes (checkpoint + journal) — the transaction layer plugs in here. */
-export type WriteCommitter = (ws: Workspace, writes: FileWrite[]) => void;
-
-export class Workspace {
+export class Workspace implements FileView {
   readonly root: string;
   readonly maxFileBytes: number;
   readonly allowHardLinks: boolean;
   readonly protectedFiles: readonly string[];
   /** The one race-free resolver of this root (resolver.ts): every file operation goes through it. */
   readonly resolver: Resolver;
-  private committer: WriteCommitter | undefined;
+  /** This root's transaction layer (checkpoints, journal, lock): every commit goes through it. */
+  readonly transactions: TransactionLayer;
+  /** The transaction `transact` hands out: a commit with it joins the open transaction or becomes one. */
+  private readonly section: WriteTransaction = Object.freeze({ view: this });
 
-  private constructor(realRoot: string, options: WorkspaceOptions) {
+  private constructor(realRoot: string, options: WorkspaceOptions, layerOf: (ws: Workspace) => TransactionLayer) {
     this.root = realRoot;
     this.maxFileBytes = options.maxFileBytes ?? 10 * 1024 * 1024;
     this.allowHardLinks = options.allowHardLinks ?? false;
     this.protectedFiles = options.protectedFiles ?? [];
     this.resolver = new Resolver(realRoot);
+    this.transactions = layerOf(this);
   }
 
-  static open(root: string, options: WorkspaceOptions = {}): Workspace {
+  /**
+   * @internal Only openWorkspace (open.ts) calls this: a workspace is born
+   * with its transaction layer, so it has no way to write without one.
+   */
+  static open(root: string, options: WorkspaceOptions, layerOf: (ws: Workspace) => TransactionLayer): Workspace {
     let real: string;
     try {
       real = fs.realpathSync(root);
@@ -101,7 +110,7 @@ export class Workspace {
         hint: 'Pass the project folder with --root.',
       });
     }
-    return new Workspace(real, options);
+    return new Workspace(real, options, layerOf);
   }
 
   /** Folder for editwarden's own state (checkpoints, journal, runs). */
@@ -189,77 +198,40 @@ export class Workspace {
     return loc.relative;
   }
 
-  /** Installs the transaction layer; every commit then goes through it. */
-  setCommitter(committer: WriteCommitter | undefined): void {
-    this.committer = committer;
+  /**
+   * Runs `work` as one critical section of this root: under the root lock
+   * (re-entrant: inside an open transaction it is already held), so no other
+   * editwarden process writes between what `work` reads and what it commits.
+   * Its commits join the open transaction, or each becomes a one-batch
+   * transaction of its own.
+   */
+  // Defends against lost updates: two writers that both read, plan on the old text and then commit.
+  transact<T>(work: (tx: WriteTransaction) => T): T {
+    return this.transactions.checkpoints.lock.with(() => work(this.section));
   }
 
   /**
-   * Writes a planned set of changes. The only entry point for project-file
-   * writes: with a committer installed, it runs inside a checkpointed,
-   * journaled transaction.
+   * Writes a planned set of changes inside `tx`: this workspace's section
+   * (from `transact`) or its open Transaction. The only entry point for
+   * project-file writes, and always through the transaction layer: each
+   * batch is checkpointed and journaled before a byte is written.
    */
-  commit(writes: FileWrite[]): void {
-    if (this.committer) this.committer(this, writes);
-    else this.writeAll(writes);
-  }
-
-  /** Raw ordered writes, without a transaction: used by the transaction layer itself. */
-  writeAll(writes: FileWrite[]): void {
-    for (const write of writes) this.writeOne(write);
-  }
-
-  private writeOne(write: FileWrite): void {
-    const followFinal = write.kind === 'write';
-    // The configuration that governs the agent is never written by it, whatever the spelling.
-    checkWritableRelative(write.path, lexicalParts(this.root, write.path).lexicalRelative, this.protectedFiles);
-    const loc = this.locate(write.path, { followFinal, createParents: followFinal });
-    try {
-      checkWritableRelative(write.path, loc.relative, this.protectedFiles);
-      const st = loc.stat;
-      if (write.kind === 'delete') {
-        if (st === null || loc.parent === null) return;
-        if (st.isDirectory() || loc.name === '') throw notAFile(loc.relative, 'folder');
-        if (!st.isFile() && !st.isSymbolicLink()) throw notRegular(loc.relative, st);
-        // unlink relative to the opened parent: a symlink is removed as a link, never its target.
-        fs.unlinkSync(loc.parent.at(loc.name));
-        loc.parent.fsync();
-        return;
-      }
-      if (loc.parent === null || loc.name === '') throw notAFile(loc.relative || '.', 'folder');
-      if (st !== null) {
-        if (st.isDirectory()) throw notAFile(loc.relative, 'folder');
-        if (st.isSymbolicLink()) {
-          throw new EditwardenError({
-            code: ErrorCode.OUTSIDE_ROOT,
-            message: `${write.path} changed while it was being written (a symlink appeared).`,
-            hint: 'Retry the edit; do not create symlinks while edits run.',
-            path: write.path,
-          });
-        }
-        // A FIFO, socket or device is never replaced by a file.
-        if (!st.isFile()) throw notRegular(loc.relative, st);
-        if ((st.mode & 0o222) === 0 && !write.force) {
-          throw new EditwardenError({
-            code: ErrorCode.READ_ONLY,
-            message: `${loc.relative} is read-only (mode ${(st.mode & 0o777).toString(8)}): someone made it so on purpose.`,
-            hint: 'Leave it alone, or pass force: true (CLI --force) if replacing it is really intended; its mode is kept.',
-            path: loc.relative,
-          });
-        }
-      }
-      // Temp file and rename inside the opened parent: a folder swapped for a symlink cannot redirect either.
-      atomicWriteAt(loc.parent, loc.name, write.bytes, {
-        ...(write.mode !== undefined ? { mode: write.mode } : {}),
-        ...(st !== null ? { owner: { uid: st.uid, gid: st.gid } } : {}),
-      });
-    } finally {
-      loc.parent?.close();
-    }
+  commit(tx: WriteTransaction, writes: FileWrite[]): void {
+    // Defends against an overlay's (a dry run's) transaction, or an ended one, carrying writes to the disk.
+    if (tx !== this.section && (tx !== this.transactions.current || tx.view !== this)) throw foreignTransaction();
+    this.transactions.commitWrites(writes);
   }
 }
 
-function notAFile(relative: string, what: string): EditwardenError {
+function foreignTransaction(): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.INTERNAL,
+    message: 'A write reached the workspace with a transaction that is not open on it; nothing was written.',
+    hint: 'Write inside ws.transact(...) or the transaction begun on this workspace, before it ends.',
+  });
+}
+
+export function notAFile(relative: string, what: string): EditwardenError {
   return new EditwardenError({
     code: ErrorCode.NOT_A_FILE,
     message: `${relative || '.'} is a ${what}, not a regular file.`,

@@ -1,3 +1,4 @@
+import { openWorkspace } from '../../src/workspace/open.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,7 +21,7 @@ const sha = (p: string): string => createHash('sha256').update(fs.readFileSync(p
 
 describe('a reply is applied all or nothing', () => {
   it('writes nothing when one request of several fails, and says why for each', async () => {
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     const requests: EditRequest[] = [
       { path: 'a.txt', action: 'edit', oldText: 'beta', newText: 'BETA' },
       { path: 'b.txt', action: 'edit', oldText: 'missing', newText: 'x' },
@@ -35,7 +36,7 @@ describe('a reply is applied all or nothing', () => {
   });
 
   it('partial mode applies what succeeds and reports the rest', async () => {
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     const out = await applyRequests(
       ws,
       [
@@ -49,7 +50,7 @@ describe('a reply is applied all or nothing', () => {
   });
 
   it('several edits to one file apply in order', async () => {
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     const out = await applyRequests(ws, [
       { path: 'a.txt', action: 'edit', oldText: 'beta', newText: 'BETA' },
       { path: 'a.txt', action: 'edit', oldText: 'BETA\ngamma', newText: 'BETA\nGAMMA' },
@@ -60,7 +61,7 @@ describe('a reply is applied all or nothing', () => {
   });
 
   it('a dry run writes nothing and returns the combined diff', async () => {
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     const before = sha('a.txt');
     const out = await applyRequests(ws, [{ path: 'a.txt', action: 'edit', oldText: 'beta', newText: 'BETA' }], { dryRun: true });
     expect(out.results[0]?.status).toBe('dry-run');
@@ -71,14 +72,14 @@ describe('a reply is applied all or nothing', () => {
 
 describe('stale-read check', () => {
   it('accepts the hash the agent read (full or an 8+ char prefix)', async () => {
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     const hash = sha('a.txt');
     const out = await applyRequests(ws, [{ path: 'a.txt', action: 'edit', oldText: 'beta', newText: 'B', expectedHash: hash.slice(0, 12) }]);
     expect(out.ok).toBe(true);
   });
 
   it('refuses with E_STALE when the file changed since it was read', async () => {
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     const hash = sha('a.txt');
     fs.appendFileSync(path.join(root, 'a.txt'), 'delta\n');
     const out = await applyRequests(ws, [{ path: 'a.txt', action: 'edit', oldText: 'beta', newText: 'B', expectedHash: hash }]);
@@ -90,14 +91,14 @@ describe('stale-read check', () => {
 describe('refusals write nothing', () => {
   it('binary files are refused with E_BINARY', async () => {
     fs.writeFileSync(path.join(root, 'bin.dat'), Buffer.from([1, 2, 0, 3]));
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     const out = await applyRequests(ws, [{ path: 'bin.dat', action: 'append', content: 'x' }]);
     expect(out.results[0]?.error?.code).toBe('E_BINARY');
     expect(fs.readFileSync(path.join(root, 'bin.dat'))).toEqual(Buffer.from([1, 2, 0, 3]));
   });
 
   it('files above the size limit are refused with E_TOO_LARGE', async () => {
-    const ws = Workspace.open(root, { maxFileBytes: 100 });
+    const ws = openWorkspace(root, { maxFileBytes: 100 }).ws;
     fs.writeFileSync(path.join(root, 'big.txt'), 'x'.repeat(200));
     const out = await applyRequests(ws, [{ path: 'big.txt', action: 'append', content: 'y' }], { edit: { maxFileBytes: 100 } });
     expect(out.results[0]?.error?.code).toBe('E_TOO_LARGE');
@@ -107,14 +108,14 @@ describe('refusals write nothing', () => {
   });
 
   it('paths outside the root are refused before anything is read', async () => {
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     const out = await applyRequests(ws, [{ path: '../escape.txt', action: 'create', content: 'x' }]);
     expect(out.results[0]?.error?.code).toBe('E_OUTSIDE_ROOT');
     expect(fs.existsSync(path.join(root, '..', 'escape.txt'))).toBe(false);
   });
 
   it('create makes parent folders; delete and move go through the sandbox', async () => {
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     const out = await applyRequests(ws, [
       { path: 'new/dir/c.txt', action: 'create', content: 'c\n' },
       { path: 'b.txt', action: 'patch', hunks: [], moveTo: 'moved/b.txt' },
@@ -127,7 +128,7 @@ describe('refusals write nothing', () => {
 
   it('keeps the mode of an edited file', async () => {
     fs.chmodSync(path.join(root, 'a.txt'), 0o755);
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     await applyRequests(ws, [{ path: 'a.txt', action: 'edit', oldText: 'beta', newText: 'B' }]);
     expect(fs.statSync(path.join(root, 'a.txt')).mode & 0o777).toBe(0o755);
   });
@@ -135,7 +136,7 @@ describe('refusals write nothing', () => {
 
 describe('parse errors of a reply keep their place among the results', () => {
   it('merges item errors by index with the parsed requests', async () => {
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     const out = await applyRequests(
       ws,
       [
@@ -154,7 +155,7 @@ describe('parse errors of a reply keep their place among the results', () => {
 
 describe('a move never overwrites an existing file', () => {
   it('refuses the move in partial mode too, even when another edit to the file failed', async () => {
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     const out = await applyRequests(
       ws,
       [

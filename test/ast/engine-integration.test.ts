@@ -3,6 +3,7 @@
  * workspace), on real files in a temp folder: what an agent sees.
  */
 import fs from 'node:fs';
+import { openWorkspace } from '../../src/workspace/open.js';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,7 +16,7 @@ import { fixture } from './helpers.js';
 function setup(files: Record<string, string>): { ws: Workspace; root: string } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-ast-engine-'));
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(root, name), text);
-  return { ws: Workspace.open(root), root };
+  return { ws: openWorkspace(root).ws, root };
 }
 
 const prepare = (policy: 'refuse' | 'warn' | 'off') => (paths: string[]) => prepareAstHooks(paths, policy);

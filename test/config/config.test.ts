@@ -1,3 +1,4 @@
+import { openWorkspace } from '../../src/workspace/open.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,7 +54,7 @@ describe('automatic checkpoint retention', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-retain-'));
     fs.writeFileSync(path.join(root, 'a.txt'), '0\n');
     const { ws, transactions } = openWorkspace(root);
-    for (let i = 1; i <= 12; i++) ws.commit([{ kind: 'write', path: 'a.txt', bytes: Buffer.from(`${i}\n`) }]);
+    for (let i = 1; i <= 12; i++) ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from(`${i}\n`) }]));
     expect(transactions.checkpoints.list()).toHaveLength(12);
     // 12 ≤ 10 + 1? no: over the slack, so opening prunes to 10.
     const again = openWorkspace(root, { keepLast: 10 });

@@ -4,6 +4,7 @@
  * a hunk no file header introduces is refused, never skipped as prose.
  */
 import fs from 'node:fs';
+import { openWorkspace } from '../../src/workspace/open.js';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -47,11 +48,11 @@ describe('a hunk body longer than its header', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-miscount-'));
     dirs.push(root);
     fs.writeFileSync(path.join(root, 'f.txt'), FILE);
-    const outcome = await applyReply(Workspace.open(root), MISCOUNTED, { format: 'udiff', edit: { strict: true } });
+    const outcome = await applyReply(openWorkspace(root).ws, MISCOUNTED, { format: 'udiff', edit: { strict: true } });
     expect(outcome.ok).toBe(false);
     expect(outcome.results[0]?.error).toMatchObject({ code: 'E_PARSE', line: 8 });
     expect(fs.readFileSync(path.join(root, 'f.txt'), 'utf8')).toBe(FILE);
-    const tolerant = await applyReply(Workspace.open(root), MISCOUNTED, { format: 'udiff' });
+    const tolerant = await applyReply(openWorkspace(root).ws, MISCOUNTED, { format: 'udiff' });
     expect(tolerant.ok).toBe(true);
     expect(tolerant.results[0]?.notes?.join(' ')).toMatch(/recounted/);
     expect(fs.readFileSync(path.join(root, 'f.txt'), 'utf8')).toBe('a\nB\nc\nEXTRA\nd\ne\nf\ng\nh\nNEW\ni\nj\n');

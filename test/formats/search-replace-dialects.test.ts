@@ -4,6 +4,7 @@
  * block's own header, and no-op blocks that never abort the reply.
  */
 import fs from 'node:fs';
+import { openWorkspace } from '../../src/workspace/open.js';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -56,7 +57,7 @@ describe('fences: every fence Aider and Cline accept, never a path', () => {
     expect(parsed.requests).toEqual([]);
     expect(parsed.errors[0]?.error.message).toMatch(/names no file/);
     const root = project({});
-    const outcome = await applyReply(Workspace.open(root), text, { format: 'search-replace', partial: true });
+    const outcome = await applyReply(openWorkspace(root).ws, text, { format: 'search-replace', partial: true });
     expect(outcome.ok).toBe(false);
     expect(fs.readdirSync(root).filter((f) => f !== '.editwarden')).toEqual([]);
   });
@@ -105,7 +106,7 @@ describe('a block whose SEARCH equals its REPLACE', () => {
   it('is a harmless no-op reported as such, and the other edits of the reply apply', async () => {
     const root = project({ 'a.py': 'one\ntwo\n', 'b.py': 'three\n' });
     const text = `a.py\n${block('one\n', 'one\n')}\nb.py\n${block('three\n', 'THREE\n')}`;
-    const outcome = await applyReply(Workspace.open(root), text, { format: 'search-replace' });
+    const outcome = await applyReply(openWorkspace(root).ws, text, { format: 'search-replace' });
     expect(outcome.ok).toBe(true);
     expect(outcome.results.map((r) => r.status)).toEqual(['applied', 'applied']);
     expect(outcome.results[0]?.notes?.[0]).toMatch(/^no-op/);
@@ -115,9 +116,9 @@ describe('a block whose SEARCH equals its REPLACE', () => {
   it('the same rule through a unified diff and apply_patch (a hunk that changes nothing)', async () => {
     const root = project({ 'a.py': 'one\ntwo\n', 'b.py': 'three\n' });
     const diff = '--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n one\n two\n--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-three\n+THREE\n';
-    expect((await applyReply(Workspace.open(root), diff, { format: 'udiff' })).ok).toBe(true);
+    expect((await applyReply(openWorkspace(root).ws, diff, { format: 'udiff' })).ok).toBe(true);
     const patch = '*** Begin Patch\n*** Update File: a.py\n@@\n one\n-two\n+two\n*** Update File: b.py\n@@\n-THREE\n+3\n*** End Patch\n';
-    expect((await applyReply(Workspace.open(root), patch, { format: 'apply-patch' })).ok).toBe(true);
+    expect((await applyReply(openWorkspace(root).ws, patch, { format: 'apply-patch' })).ok).toBe(true);
     expect(fs.readFileSync(path.join(root, 'b.py'), 'utf8')).toBe('3\n');
   });
 });

@@ -1,3 +1,4 @@
+import { openWorkspace } from '../../src/workspace/open.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +23,7 @@ function project(name: string): Workspace {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `ew-verify-${name}-`));
   temps.push(dir);
   fs.cpSync(path.join(here, '../fixtures/verify/projects', name), dir, { recursive: true });
-  return Workspace.open(dir);
+  return openWorkspace(dir).ws;
 }
 const write = (ws: Workspace, rel: string, text: string) => fs.writeFileSync(path.join(ws.root, rel), text);
 const config = defaultConfig();
@@ -158,7 +159,7 @@ describe('commands, timeouts, refusals', () => {
   test('no command configured or detected is refused with E_CONFIG', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-verify-empty-'));
     temps.push(dir);
-    const err = await verify(Workspace.open(dir), { kind: 'build', config }).catch((e: unknown) => e);
+    const err = await verify(openWorkspace(dir).ws, { kind: 'build', config }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EditwardenError);
     expect((err as EditwardenError).code).toBe(ErrorCode.CONFIG);
     expect((err as EditwardenError).hint).toMatch(/verify\.build/);
@@ -179,7 +180,7 @@ describe('artifacts are the verifier’s alone', () => {
     for (const p of [target, `./${target}`, `src/../${target}`]) {
       expect(() => ws.resolve(p)).toThrow(expect.objectContaining({ code: ErrorCode.DENIED_PATH }));
     }
-    expect(() => ws.commit([{ kind: 'write', path: target, bytes: Buffer.from('{"passed":true}') }])).toThrow(expect.objectContaining({ code: ErrorCode.DENIED_PATH }));
+    expect(() => ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: target, bytes: Buffer.from('{"passed":true}') }]))).toThrow(expect.objectContaining({ code: ErrorCode.DENIED_PATH }));
     expect(JSON.parse(fs.readFileSync(path.join(ws.root, target), 'utf8')).passed).toBe(true);
   });
 });

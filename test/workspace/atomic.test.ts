@@ -1,3 +1,4 @@
+import { openWorkspace } from '../../src/workspace/open.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,17 +48,17 @@ describe('atomic writes', () => {
   });
 
   it('creates parent folders through the workspace and writes the exact bytes', () => {
-    const ws = Workspace.open(dir);
+    const ws = openWorkspace(dir).ws;
     const bytes = Buffer.from([0xef, 0xbb, 0xbf, 0x61, 0x0d, 0x0a]);
-    ws.commit([{ kind: 'write', path: 'deep/er/file.txt', bytes }]);
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'deep/er/file.txt', bytes }]));
     expect(fs.readFileSync(path.join(dir, 'deep/er/file.txt'))).toEqual(bytes);
   });
 
   it('a write through a workspace goes to the target of an inside symlink and keeps the link', () => {
     fs.writeFileSync(path.join(dir, 'real.txt'), 'x\n');
     fs.symlinkSync('real.txt', path.join(dir, 'alias.txt'));
-    const ws = Workspace.open(dir);
-    ws.commit([{ kind: 'write', path: 'alias.txt', bytes: Buffer.from('y\n') }]);
+    const ws = openWorkspace(dir).ws;
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'alias.txt', bytes: Buffer.from('y\n') }]));
     expect(fs.readFileSync(path.join(dir, 'real.txt'), 'utf8')).toBe('y\n');
     expect(fs.lstatSync(path.join(dir, 'alias.txt')).isSymbolicLink()).toBe(true);
   });

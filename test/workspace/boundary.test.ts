@@ -40,10 +40,10 @@ function codeOf(fn: () => unknown): string | undefined {
 describe('special files', () => {
   it('a FIFO is never opened for reading (E_NOT_REGULAR, no hang) and never replaced by a write', async () => {
     execFileSync('mkfifo', [path.join(root, 'pipe')]);
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     expect(codeOf(() => ws.read('pipe'))).toBe('E_NOT_REGULAR');
-    expect(codeOf(() => ws.commit([{ kind: 'write', path: 'pipe', bytes: Buffer.from('x') }]))).toBe('E_NOT_REGULAR');
-    expect(codeOf(() => ws.commit([{ kind: 'delete', path: 'pipe' }]))).toBe('E_NOT_REGULAR');
+    expect(codeOf(() => ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'pipe', bytes: Buffer.from('x') }])))).toBe('E_NOT_REGULAR');
+    expect(codeOf(() => ws.transact((tx) => ws.commit(tx, [{ kind: 'delete', path: 'pipe' }])))).toBe('E_NOT_REGULAR');
     expect(fs.lstatSync(path.join(root, 'pipe')).isFIFO()).toBe(true);
     const { ws: ws2, transactions } = openWorkspace(root);
     const r = await ToolRunner.start({ ws: ws2, config: defaultConfig(), transactions }).call({ tool: 'read_file', args: { path: 'pipe' } });
@@ -70,8 +70,8 @@ describe('hard links', () => {
   it('a regular file with a second link is not read (E_HARD_LINK) unless allowed', () => {
     fs.writeFileSync(path.join(base, 'secret.txt'), 'outside secret\n');
     fs.linkSync(path.join(base, 'secret.txt'), path.join(root, 'window.txt'));
-    expect(codeOf(() => Workspace.open(root).read('window.txt'))).toBe('E_HARD_LINK');
-    expect(Workspace.open(root, { allowHardLinks: true }).read('window.txt')?.bytes.toString()).toBe('outside secret\n');
+    expect(codeOf(() => openWorkspace(root).ws.read('window.txt'))).toBe('E_HARD_LINK');
+    expect(openWorkspace(root, { allowHardLinks: true }).ws.read('window.txt')?.bytes.toString()).toBe('outside secret\n');
   });
 });
 
@@ -79,10 +79,10 @@ describe('read-only files, symlink deletes, owners', () => {
   it('refuses to replace a file without a write bit (E_READ_ONLY) unless forced; the mode is kept', () => {
     put('ro.txt', 'keep\n');
     fs.chmodSync(path.join(root, 'ro.txt'), 0o444);
-    const ws = Workspace.open(root);
-    expect(codeOf(() => ws.commit([{ kind: 'write', path: 'ro.txt', bytes: Buffer.from('new\n') }]))).toBe('E_READ_ONLY');
+    const ws = openWorkspace(root).ws;
+    expect(codeOf(() => ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'ro.txt', bytes: Buffer.from('new\n') }])))).toBe('E_READ_ONLY');
     expect(fs.readFileSync(path.join(root, 'ro.txt'), 'utf8')).toBe('keep\n');
-    ws.commit([{ kind: 'write', path: 'ro.txt', bytes: Buffer.from('new\n'), force: true }]);
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'ro.txt', bytes: Buffer.from('new\n'), force: true }]));
     expect(fs.readFileSync(path.join(root, 'ro.txt'), 'utf8')).toBe('new\n');
     expect(fs.statSync(path.join(root, 'ro.txt')).mode & 0o777).toBe(0o444);
   });
@@ -100,7 +100,7 @@ describe('read-only files, symlink deletes, owners', () => {
     put('target.txt', 'target\n');
     fs.symlinkSync('target.txt', path.join(root, 'lnk.txt'));
     const { ws, transactions } = openWorkspace(root);
-    ws.commit([{ kind: 'delete', path: 'lnk.txt' }]);
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'delete', path: 'lnk.txt' }]));
     expect(fs.existsSync(path.join(root, 'lnk.txt'))).toBe(false);
     expect(fs.readFileSync(path.join(root, 'target.txt'), 'utf8')).toBe('target\n');
     transactions.checkpoints.restore(transactions.lastCheckpoint as string);
@@ -111,7 +111,7 @@ describe('read-only files, symlink deletes, owners', () => {
     put('owned.txt', 'one\n');
     fs.chownSync(path.join(root, 'owned.txt'), 4321, 4322);
     const { ws, transactions } = openWorkspace(root);
-    ws.commit([{ kind: 'write', path: 'owned.txt', bytes: Buffer.from('two\n') }]);
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'owned.txt', bytes: Buffer.from('two\n') }]));
     let st = fs.statSync(path.join(root, 'owned.txt'));
     expect([st.uid, st.gid]).toEqual([4321, 4322]);
     const id = transactions.checkpoints.create('owned', '', 'files', { paths: ['owned.txt'] });
@@ -130,9 +130,9 @@ describe('the configuration is out of the agent\'s reach', () => {
     fs.symlinkSync('.editwarden.yml', path.join(root, 'cfg'));
     const { ws, transactions } = openWorkspace(root);
     for (const p of ['.editwarden.yml', './.editwarden.yml', 'cfg', '.EDITWARDEN.YML']) {
-      expect(codeOf(() => ws.commit([{ kind: 'write', path: p, bytes: Buffer.from('constraints: {}\n') }]))).toBe('E_DENIED_PATH');
+      expect(codeOf(() => ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: p, bytes: Buffer.from('constraints: {}\n') }])))).toBe('E_DENIED_PATH');
     }
-    expect(codeOf(() => ws.commit([{ kind: 'delete', path: '.editwarden.yml' }]))).toBe('E_DENIED_PATH');
+    expect(codeOf(() => ws.transact((tx) => ws.commit(tx, [{ kind: 'delete', path: '.editwarden.yml' }])))).toBe('E_DENIED_PATH');
     const runner = ToolRunner.start({ ws, config: defaultConfig(), transactions });
     const calls = [
       { tool: 'write_file', args: { path: '.editwarden.yml', content: 'x: 1\n', overwrite: true } },
@@ -177,9 +177,9 @@ describe('temp names and leftovers', () => {
       const name = `${'n'.repeat(len - 4)}.txt`;
       expect(Buffer.byteLength(tempNameFor(name))).toBeLessThanOrEqual(NAME_MAX);
       const { ws, transactions } = openWorkspace(root);
-      ws.commit([{ kind: 'write', path: name, bytes: Buffer.from('one\n') }]);
+      ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: name, bytes: Buffer.from('one\n') }]));
       const id = transactions.lastCheckpoint as string;
-      ws.commit([{ kind: 'write', path: name, bytes: Buffer.from('two\n') }]);
+      ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: name, bytes: Buffer.from('two\n') }]));
       transactions.checkpoints.restore(id);
       expect(fs.existsSync(path.join(root, name))).toBe(false);
     }
@@ -205,12 +205,12 @@ describe('the path-string fallback (systems without /proc/self/fd, e.g. macOS)',
       put('src/a.txt', 'a\n');
       fs.symlinkSync('src', path.join(root, 'alias'));
       fs.symlinkSync(base, path.join(root, 'out'));
-      const ws = Workspace.open(root);
+      const ws = openWorkspace(root).ws;
       expect(ws.read('alias/a.txt')?.bytes.toString()).toBe('a\n');
       expect(codeOf(() => ws.read('out/repo/src/a.txt'))).toBe('E_OUTSIDE_ROOT');
-      ws.commit([{ kind: 'write', path: 'src/new/b.txt', bytes: Buffer.from('b\n') }]);
+      ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'src/new/b.txt', bytes: Buffer.from('b\n') }]));
       expect(fs.readFileSync(path.join(root, 'src/new/b.txt'), 'utf8')).toBe('b\n');
-      expect(codeOf(() => ws.commit([{ kind: 'write', path: 'out/x.txt', bytes: Buffer.from('x') }]))).toBe('E_OUTSIDE_ROOT');
+      expect(codeOf(() => ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'out/x.txt', bytes: Buffer.from('x') }])))).toBe('E_OUTSIDE_ROOT');
       expect(fs.existsSync(path.join(base, 'x.txt'))).toBe(false);
     } finally {
       setResolverFallback(false);

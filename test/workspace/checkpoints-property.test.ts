@@ -1,3 +1,4 @@
+import { openWorkspace } from '../../src/workspace/open.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -91,7 +92,7 @@ describe('restore is exact for any sequence of changes', () => {
         try {
           for (const o of setup) apply(root, o);
           const before = snapshotTree(root);
-          const cps = new CheckpointService(Workspace.open(root));
+          const cps = new CheckpointService(openWorkspace(root).ws);
           const id = cps.create('p', 'property');
           for (const o of changes) apply(root, o);
           const changed = snapshotTree(root);
@@ -128,7 +129,7 @@ describe('a transaction rollback is exact for any sequence of batches', () => {
           const { ws } = openWorkspace(root);
           const tx = beginTransaction(ws, { name: 'prop' });
           for (const batch of batches) {
-            ws.commit(batch.map((w) => (w.kind === 'write' ? { kind: 'write' as const, path: w.path, bytes: Buffer.from(w.text), mode: w.mode } : w)));
+            ws.transact((tx) => ws.commit(tx, batch.map((w) => (w.kind === 'write' ? { kind: 'write' as const, path: w.path, bytes: Buffer.from(w.text), mode: w.mode } : w))));
           }
           tx.rollback();
           expect(snapshotTree(root)).toEqual(before);

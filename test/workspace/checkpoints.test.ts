@@ -1,3 +1,4 @@
+import { openWorkspace } from '../../src/workspace/open.js';
 import { Resolver } from '../../src/workspace/resolver.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import { EditwardenError } from '../../src/errors.js';
 import { hashTree, snapshotTree, tempRoot, write } from './fixtures/checkpoint-helpers.js';
 
 function service(root: string, now?: () => Date): CheckpointService {
-  return new CheckpointService(Workspace.open(root), now ? { now } : {});
+  return new CheckpointService(openWorkspace(root).ws, now ? { now } : {});
 }
 
 /** A small project with modes, nested folders, an empty folder and inside-root symlinks. */

@@ -69,7 +69,7 @@ describe('a process killed with SIGKILL mid-transaction is rolled back by the ne
     expect(fs.existsSync(path.join(root, 'b.txt'))).toBe(false);
     // A second open finds nothing more to do, and writes work again (the dead process's lock was broken).
     expect(openWorkspace(root).recovered).toEqual([]);
-    ws.commit([{ kind: 'write', path: 'a.txt', bytes: Buffer.from('after recovery\n') }]);
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('after recovery\n') }]));
   });
 });
 
@@ -81,7 +81,7 @@ describe('a workspace opened before the crash recovers when it next writes', () 
     const { ws, transactions } = openWorkspace(root);
     const c = child(['die-mid-tx', root]);
     await c.exited;
-    ws.commit([{ kind: 'write', path: 'c.txt', bytes: Buffer.from('mine\n') }]);
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'c.txt', bytes: Buffer.from('mine\n') }]));
     expect(transactions.recovered.map((n) => n.name)).toEqual(['doomed']);
     expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('original a\n');
     expect(fs.readFileSync(path.join(root, 'b.txt'), 'utf8')).toBe('original b\n');

@@ -57,15 +57,15 @@ describe('names round-trip through capture and restore (property)', () => {
           const id = cps.create('names', '');
           // Change every file through the workspace (transactions of their own), delete some, create another.
           names.forEach((n, i) => {
-            ws.commit([{ kind: 'write', path: `d/${n}`, bytes: Buffer.from(`changed ${i}\n`) }]);
-            if (i % 2 === 0) ws.commit([{ kind: 'delete', path: n }]);
+            ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: `d/${n}`, bytes: Buffer.from(`changed ${i}\n`) }]));
+            if (i % 2 === 0) ws.transact((tx) => ws.commit(tx, [{ kind: 'delete', path: n }]));
           });
-          if (!names.includes(extra)) ws.commit([{ kind: 'write', path: `d/new/${extra}`, bytes: Buffer.from('new\n') }]);
+          if (!names.includes(extra)) ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: `d/new/${extra}`, bytes: Buffer.from('new\n') }]));
           cps.restore(id);
           expect(snapshot(root)).toEqual(before);
           // A rolled-back transaction over the same names.
           const tx = transactions.begin({ name: 'names' });
-          for (const n of names) ws.commit([{ kind: 'write', path: n, bytes: Buffer.from('tx\n') }]);
+          for (const n of names) ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: n, bytes: Buffer.from('tx\n') }]));
           tx.rollback();
           expect(snapshot(root)).toEqual(before);
           // Nothing blocks the next command.

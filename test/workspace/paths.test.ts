@@ -1,3 +1,4 @@
+import { openWorkspace } from '../../src/workspace/open.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,32 +33,32 @@ function codeOf(fn: () => unknown): string | undefined {
 
 describe('paths resolve inside the root', () => {
   it('resolves relative and inside-absolute paths to the same file', () => {
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     expect(ws.resolve('src/a.txt').relative).toBe('src/a.txt');
     expect(ws.resolve(path.join(root, 'src/a.txt')).relative).toBe('src/a.txt');
     expect(ws.resolve('./src/../src/a.txt').relative).toBe('src/a.txt');
   });
 
   it('refuses ".." escapes with E_OUTSIDE_ROOT', () => {
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     expect(codeOf(() => ws.resolve('../outside/secret.txt'))).toBe('E_OUTSIDE_ROOT');
     expect(codeOf(() => ws.resolve('src/../../outside/secret.txt'))).toBe('E_OUTSIDE_ROOT');
   });
 
   it('refuses absolute paths outside the root', () => {
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     expect(codeOf(() => ws.resolve('/etc/passwd'))).toBe('E_OUTSIDE_ROOT');
     expect(codeOf(() => ws.resolve(path.join(outside, 'secret.txt')))).toBe('E_OUTSIDE_ROOT');
   });
 
   it('refuses the prefix trick (/repo-evil for root /repo)', () => {
     fs.mkdirSync(`${root}-evil`);
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     expect(codeOf(() => ws.resolve(`${root}-evil/x.txt`))).toBe('E_OUTSIDE_ROOT');
   });
 
   it('refuses NUL bytes and Windows drive paths', () => {
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     expect(codeOf(() => ws.resolve('src/a.txt\0/../../x'))).toBe('E_OUTSIDE_ROOT');
     expect(codeOf(() => ws.resolve('C:\\Windows\\system32'))).toBe('E_OUTSIDE_ROOT');
     expect(codeOf(() => ws.resolve(''))).toBe('E_OUTSIDE_ROOT');
@@ -65,27 +66,27 @@ describe('paths resolve inside the root', () => {
 
   it('refuses a symlinked file that leads outside', () => {
     fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'link.txt'));
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     expect(codeOf(() => ws.resolve('link.txt'))).toBe('E_OUTSIDE_ROOT');
   });
 
   it('refuses a symlinked parent folder that leads outside, also for files that do not exist yet', () => {
     fs.symlinkSync(outside, path.join(root, 'out'));
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     expect(codeOf(() => ws.resolve('out/secret.txt'))).toBe('E_OUTSIDE_ROOT');
     expect(codeOf(() => ws.resolve('out/new/deeper.txt'))).toBe('E_OUTSIDE_ROOT');
   });
 
   it('refuses a dangling symlink whose target is outside', () => {
     fs.symlinkSync(path.join(outside, 'not-yet.txt'), path.join(root, 'dangling.txt'));
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     expect(codeOf(() => ws.resolve('dangling.txt'))).toBe('E_OUTSIDE_ROOT');
   });
 
   it('follows a symlink that stays inside the root', () => {
     fs.symlinkSync('src', path.join(root, 'alias'));
     fs.symlinkSync('src/a.txt', path.join(root, 'a-link.txt'));
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     expect(ws.resolve('alias/a.txt').relative).toBe('src/a.txt');
     expect(ws.resolve('a-link.txt').relative).toBe('src/a.txt');
   });
@@ -93,7 +94,7 @@ describe('paths resolve inside the root', () => {
   it('refuses symlink loops', () => {
     fs.symlinkSync('loop2', path.join(root, 'loop1'));
     fs.symlinkSync('loop1', path.join(root, 'loop2'));
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     expect(codeOf(() => ws.resolve('loop1/x'))).toBe('E_OUTSIDE_ROOT');
   });
 
@@ -101,7 +102,7 @@ describe('paths resolve inside the root', () => {
     fs.mkdirSync(path.join(root, '.git'));
     fs.mkdirSync(path.join(root, '.editwarden'));
     fs.symlinkSync('.git', path.join(root, 'g'));
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     expect(codeOf(() => ws.resolve('.git/config'))).toBe('E_DENIED_PATH');
     expect(codeOf(() => ws.resolve('.editwarden/runs/x/stdout.log'))).toBe('E_DENIED_PATH');
     expect(codeOf(() => ws.resolve('g/config'))).toBe('E_DENIED_PATH');
@@ -117,7 +118,7 @@ describe('random paths never write outside the root (property)', () => {
     fs.symlinkSync('..', path.join(root, 'src', 'up'));
     fs.symlinkSync(base, path.join(root, 'base'));
     fs.symlinkSync('.', path.join(root, 'self'));
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     const segment = fc.constantFrom('..', '.', 'src', 'escape', 'up', 'base', 'self', 'outside', 'repo', 'new', 'a.txt', '', root, outside, '/');
     fc.assert(
       fc.property(fc.array(segment, { minLength: 1, maxLength: 7 }), fc.string({ maxLength: 4 }), (parts, leaf) => {
@@ -132,7 +133,7 @@ describe('random paths never write outside the root (property)', () => {
         // Whatever resolved must be inside the real root — check by writing through the workspace.
         expect(resolved.absolute === root || resolved.absolute.startsWith(root + path.sep)).toBe(true);
         try {
-          ws.commit([{ kind: 'write', path: requested, bytes: Buffer.from('x') }]);
+          ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: requested, bytes: Buffer.from('x') }]));
         } catch (error) {
           // Writing into an existing folder path or similar may fail; it must still not escape.
           expect(error).toBeDefined();

@@ -23,7 +23,7 @@ describe('every ws.commit is a checkpointed transaction', () => {
     write(root, 'a.txt', 'one\n');
     write(root, 'untouched.txt', 'same\n');
     const { ws, transactions } = openWorkspace(root);
-    ws.commit([{ kind: 'write', path: 'a.txt', bytes: text('two\n') }, { kind: 'write', path: 'new/b.txt', bytes: text('b\n') }]);
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: text('two\n') }, { kind: 'write', path: 'new/b.txt', bytes: text('b\n') }]));
     const id = transactions.lastCheckpoint as string;
     const manifest = transactions.checkpoints.get(id);
     expect(manifest.scope).toBe('files');
@@ -44,15 +44,15 @@ describe('every ws.commit is a checkpointed transaction', () => {
     const { ws } = openWorkspace(root);
     const before = snapshotTree(root);
     expect(() =>
-      ws.commit([
+      ws.transact((tx) => ws.commit(tx, [
         { kind: 'write', path: 'a.txt', bytes: text('changed\n') },
         { kind: 'write', path: 'blocker/inside.txt', bytes: text('cannot be written\n') },
-      ]),
+      ])),
     ).toThrow();
     expect(snapshotTree(root)).toEqual(before);
     expect(journalFiles(root)).toEqual([]);
     // The lock was released: the next commit works.
-    ws.commit([{ kind: 'write', path: 'a.txt', bytes: text('later\n') }]);
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: text('later\n') }]));
     expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('later\n');
   });
 });
@@ -65,9 +65,9 @@ describe('an explicit transaction spans several commits', () => {
     const { ws } = openWorkspace(root);
     const before = snapshotTree(root);
     const tx = beginTransaction(ws, { name: 'multi', reason: 'test' });
-    ws.commit([{ kind: 'write', path: 'a.txt', bytes: text('a2\n'), mode: 0o755 }]);
-    ws.commit([{ kind: 'write', path: 'a.txt', bytes: text('a3\n') }]);
-    ws.commit([{ kind: 'write', path: 'x/y/z.txt', bytes: text('new\n') }, { kind: 'delete', path: 'b.txt' }]);
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: text('a2\n'), mode: 0o755 }]));
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: text('a3\n') }]));
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'x/y/z.txt', bytes: text('new\n') }, { kind: 'delete', path: 'b.txt' }]));
     expect(tx.written).toEqual(['a.txt', 'b.txt', 'x/y/z.txt']);
     expect(journalFiles(root)).toHaveLength(1);
     const result = tx.rollback();
@@ -82,7 +82,7 @@ describe('an explicit transaction spans several commits', () => {
     write(root, 'a.txt', 'a\n');
     const { ws } = openWorkspace(root);
     const tx = beginTransaction(ws, { name: 'ok' });
-    ws.commit([{ kind: 'write', path: 'a.txt', bytes: text('kept\n') }]);
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: text('kept\n') }]));
     tx.commit();
     expect(tx.state).toBe('committed');
     expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('kept\n');
@@ -102,9 +102,9 @@ describe('an explicit transaction spans several commits', () => {
   it('works on a workspace opened without openWorkspace (the layer installs itself)', () => {
     const root = tempRoot();
     write(root, 'a.txt', 'a\n');
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     const tx = beginTransaction(ws, { name: 'plain' });
-    ws.commit([{ kind: 'write', path: 'a.txt', bytes: text('b\n') }]);
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: text('b\n') }]));
     tx.rollback();
     expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
     expect(transactionsOf(ws)).toBeDefined();
@@ -119,7 +119,7 @@ describe('the caller picks what a failed verification does', () => {
     const before = snapshotTree(root);
     return { root, ws, before };
   };
-  const breakIt = (ws: Workspace) => ws.commit([{ kind: 'write', path: 'main.c', bytes: text('int main(void) { return 0 }\n') }]);
+  const breakIt = (ws: Workspace) => ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'main.c', bytes: text('int main(void) { return 0 }\n') }]));
 
   it('rollback: the files go back to the state before begin', async () => {
     const { root, ws, before } = setup();
@@ -148,7 +148,7 @@ describe('the caller picks what a failed verification does', () => {
       throw new Error('build failed');
     });
     expect(failed).toMatchObject({ ok: false, policy: 'fix-forward', state: 'open', detail: 'build failed' });
-    ws.commit([{ kind: 'write', path: 'main.c', bytes: text('int main(void) { return 1; }\n') }]);
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'main.c', bytes: text('int main(void) { return 1; }\n') }]));
     expect(await tx.verify(() => true)).toEqual({ ok: true, state: 'open' });
     tx.rollback();
     expect(snapshotTree(root)).toEqual(before);
@@ -175,7 +175,7 @@ describe('a workspace-scope transaction undoes steps with unknown effects', () =
     const before = snapshotTree(root);
     const tx = beginTransaction(ws, { name: 'run command', scope: 'workspace' });
     execFileSync('sh', ['-c', 'echo changed > a.txt; rm b.txt; mkdir -p gen && echo x > gen/out.txt'], { cwd: root });
-    ws.commit([{ kind: 'write', path: 'a.txt', bytes: text('then edited\n') }]);
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: text('then edited\n') }]));
     tx.rollback();
     expect(snapshotTree(root)).toEqual(before);
   });

@@ -237,7 +237,8 @@ async function runModelLoop(run: Started, o: RunEditorOptions, profile: RunProfi
     mode: 'headless',
     runId: run.runId,
     tools,
-    ...(surface.transactions ? { transactions: surface.transactions } : {}),
+    // A dry run's runner still checkpoints through the disk's layer (commands); its writes stay in the overlay.
+    transactions: o.transactions ?? o.ws.transactions,
     // Ctrl-C stops the running tool call at once (a command's process group is killed); work so far is kept.
     ...(o.signal ? { signal: o.signal } : {}),
     apply: { edit: editOptionsFromConfig(config), ...o.applyHooks },

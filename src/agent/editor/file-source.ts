@@ -7,8 +7,8 @@
  */
 import fs from 'node:fs';
 import { walkFiles } from '../../tools/file-walk.js';
-import type { Workspace } from '../../workspace/workspace.js';
-import type { Overlay } from './overlay.js';
+import type { OverlayView } from '../../workspace/overlay.js';
+import type { FileView } from '../../workspace/view.js';
 
 export interface FileSource {
   readonly root: string;
@@ -35,7 +35,7 @@ interface Cached {
   text: string | null;
 }
 
-export function workspaceSource(ws: Workspace, overlay?: Overlay, limits: SourceLimits = {}): FileSource {
+export function workspaceSource(ws: FileView, overlay?: OverlayView, limits: SourceLimits = {}): FileSource {
   const maxFiles = limits.maxFiles ?? DEFAULT_MAX_FILES;
   const maxBytes = limits.maxFileBytes ?? DEFAULT_MAX_TEXT_BYTES;
   const cache = new Map<string, Cached>();

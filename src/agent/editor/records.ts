@@ -43,7 +43,8 @@ export function writeRecord(target: RecordTarget, name: string, text: string): s
   switch (target.kind) {
     case 'project': {
       const rel = agentPath(target.ws, name);
-      target.ws.commit([{ kind: 'write', path: rel, bytes: Buffer.from(text, 'utf8') }]);
+      const ws = target.ws;
+      ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: rel, bytes: Buffer.from(text, 'utf8') }]));
       return rel;
     }
     case 'run-folder': {

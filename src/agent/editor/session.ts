@@ -11,7 +11,7 @@ import type { Config } from '../../config/config.js';
 import type { ToolRunner } from '../../tools/runner.js';
 import type { ToolResult } from '../../tools/types.js';
 import type { Transaction } from '../../workspace/transaction.js';
-import type { Workspace } from '../../workspace/workspace.js';
+import type { FileView } from '../../workspace/view.js';
 import type { ModelProvider } from '../providers/types.js';
 import { afterVerification, HARD_STOP_AFTER, initialCounters, REPLAN_AFTER, type DebugCounters, type LoopDecision } from './counters.js';
 import type { ContextRecorder, ScoutRecord } from './context.js';
@@ -34,7 +34,7 @@ export interface SessionDeps {
   runId: string;
   task: string;
   /** The workspace the Editor works in (the overlay's view in a dry run). */
-  ws: Workspace;
+  ws: FileView;
   config: Config;
   source: FileSource;
   recorder: ContextRecorder;

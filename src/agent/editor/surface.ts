@@ -10,17 +10,18 @@
 import { unifiedDiff } from '../../edit/diff.js';
 import { decodeText } from '../../edit/text.js';
 import type { AnyTool } from '../../tools/types.js';
-import { installTransactions, type TransactionLayer } from '../../workspace/transaction.js';
+import { OverlayView } from '../../workspace/overlay.js';
+import type { TransactionLayer } from '../../workspace/transaction.js';
+import type { FileView } from '../../workspace/view.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { workspaceSource, type FileSource } from './file-source.js';
-import { Overlay } from './overlay.js';
 import type { RecordTarget } from './records.js';
 import type { FileChangeEntry } from './state.js';
 import { overlayReadTools } from './tools.js';
 
 export interface EditorSurface {
   /** The workspace the session's tools read and write: the project, or the overlay over it. */
-  readonly ws: Workspace;
+  readonly ws: FileView;
   readonly source: FileSource;
   /** Where context snapshots, the summary and the stuck report go. */
   readonly target: RecordTarget;
@@ -48,7 +49,7 @@ export function diskSurface(ws: Workspace, transactions?: TransactionLayer): Edi
     ws,
     source: workspaceSource(ws),
     target: { kind: 'project', ws },
-    transactions: transactions ?? installTransactions(ws),
+    transactions: transactions ?? ws.transactions,
     capture(requested) {
       try {
         const rel = ws.resolve(requested).relative;
@@ -79,16 +80,16 @@ export function diskSurface(ws: Workspace, transactions?: TransactionLayer): Edi
 
 /** A dry run: an overlay over the project; records go to the run folder, and the changes become the proposal. */
 export function overlaySurface(base: Workspace, runDir: string): EditorSurface {
-  const overlay = new Overlay(base);
-  const source = workspaceSource(overlay.ws, overlay);
+  const overlay = new OverlayView(base);
+  const source = workspaceSource(overlay, overlay);
   return {
-    ws: overlay.ws,
+    ws: overlay,
     source,
     target: { kind: 'run-folder', runDir, root: base.root },
     transactions: null,
     capture: () => undefined,
     changedFiles: () => overlay.fileDiffs().map((f) => ({ path: f.path, added: f.added, removed: f.removed, created: f.kind === 'created' })),
     diff: () => overlay.diff(),
-    readTools: () => overlayReadTools(source, (p) => (p === '.' ? '' : overlay.ws.resolve(p).relative)),
+    readTools: () => overlayReadTools(source, (p) => (p === '.' ? '' : overlay.resolve(p).relative)),
   };
 }

@@ -9,7 +9,7 @@
  */
 import { ActiveEditStreamParser, BEGIN_MARKER, type ActiveEditEvent } from '../../formats/active-edit.js';
 import type { EditRequest } from '../../edit/types.js';
-import type { Workspace } from '../../workspace/workspace.js';
+import type { FileView } from '../../workspace/view.js';
 
 /** One directive as the loop handles it: edit_file arguments, or why there are none. */
 export type Directive =
@@ -72,7 +72,7 @@ export class DirectiveCollector {
   private tail = '';
 
   constructor(
-    ws: Workspace,
+    ws: FileView,
     private readonly onDirective?: (d: Directive) => void,
   ) {
     // replace without an ast-path means create or overwrite depending on the file: the parser asks.

@@ -9,10 +9,10 @@ import type { Config } from '../../config/config.js';
 import { ErrorCode } from '../../errors.js';
 import { taskCompletionTool, TaskCompletionArgs } from '../../tools/control.js';
 import { defineTool, type AnyTool } from '../../tools/types.js';
-import type { Workspace } from '../../workspace/workspace.js';
+import type { FileView } from '../../workspace/view.js';
 import { describeSteps, firstErrors, runVerification, verificationCommands } from '../editor/verification.js';
 
-export function verifyingTaskCompletion(ws: Workspace, config: Config, runId: string): AnyTool {
+export function verifyingTaskCompletion(ws: FileView, config: Config, runId: string): AnyTool {
   return defineTool({
     ...taskCompletionTool,
     description: `${taskCompletionTool.description} With status done, the project's build and tests run first (when the project has them): a failure refuses the completion and shows you the errors to fix.`,

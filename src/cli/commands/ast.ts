@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
 import { decodeText } from '../../edit/text.js';
-import { Workspace } from '../../workspace/workspace.js';
+import { openReadOnly } from '../../workspace/open.js';
 import type { AstEntry } from '../../ast/outline.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatError, paint, useColor, writeJson, type Io } from '../output.js';
@@ -31,7 +31,7 @@ function entryJson(e: AstEntry): Record<string, unknown> {
 }
 
 async function load(flags: Flags, file: string): Promise<{ path: string; text: string; service: import('../../ast/service.js').AstService }> {
-  const ws = Workspace.open(flags.root ?? process.cwd());
+  const ws = openReadOnly(flags.root ?? process.cwd());
   const snapshot = ws.read(file);
   if (!snapshot) {
     throw new EditwardenError({ code: ErrorCode.NO_FILE, message: `${file} does not exist.`, hint: 'Check the path (relative to the workspace root).', path: file });

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
 import { toErrorInfo, ErrorCode } from '../../errors.js';
-import { Workspace } from '../../workspace/workspace.js';
+import { openReadOnly } from '../../workspace/open.js';
 import { detectProject } from '../../verify/detect.js';
 import { detectSandbox } from '../../sandbox/detect.js';
 import { ExitCode } from '../exit-codes.js';
@@ -34,7 +34,7 @@ function runDetect(flags: DetectFlags, io: Io): number {
   let configured: { build?: string | undefined; test?: string | undefined };
   let sandboxEnabled: boolean;
   try {
-    root = Workspace.open(flags.root ?? process.cwd()).root;
+    root = openReadOnly(flags.root ?? process.cwd()).root;
     const config = loadConfig(root, flags.config);
     configured = config.verify;
     sandboxEnabled = config.sandbox.enabled;

@@ -7,7 +7,8 @@ import type { Command } from 'commander';
 import { loadConfig, type Config } from '../../config/config.js';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
 import { newRunId, isRunId } from '../../runs/runs.js';
-import { Workspace } from '../../workspace/workspace.js';
+import { openReadOnly } from '../../workspace/open.js';
+import type { ReadView } from '../../workspace/view.js';
 import { formatDiagnostic } from '../../verify/diagnostics/index.js';
 import { startLiveStatus } from '../../verify/live-status.js';
 import { displayCommand } from '../../verify/runner.js';
@@ -49,7 +50,7 @@ export function registerVerify(program: Command, io: Io, setExit: (code: number)
 }
 
 async function runVerify(flags: VerifyFlags, io: Io): Promise<number> {
-  let ws: Workspace;
+  let ws: ReadView;
   let config: Config;
   let steps: { kind: VerifyKind; command?: string }[];
   let timeoutMs: number;
@@ -59,7 +60,7 @@ async function runVerify(flags: VerifyFlags, io: Io): Promise<number> {
     if (picked > 1) throw usage('give at most one of --build, --test and --cmd.');
     timeoutMs = parseTimeout(flags.timeout);
     if (flags.runId !== undefined && !isRunId(flags.runId)) throw usage(`--run-id ${JSON.stringify(flags.runId)} is not a run id (like 20261121T235959Z-ab12cd).`);
-    ws = Workspace.open(flags.root ?? process.cwd());
+    ws = openReadOnly(flags.root ?? process.cwd());
     config = loadConfig(ws.root, flags.config);
     if (timeoutMs === 0) timeoutMs = config.verify.timeout * 1000;
     steps = pickSteps(ws, config, flags);
@@ -121,7 +122,7 @@ async function runVerify(flags: VerifyFlags, io: Io): Promise<number> {
 }
 
 /** With no flag: the build, then the tests — whichever of the two the project has. */
-function pickSteps(ws: Workspace, config: Config, flags: VerifyFlags): { kind: VerifyKind; command?: string }[] {
+function pickSteps(ws: ReadView, config: Config, flags: VerifyFlags): { kind: VerifyKind; command?: string }[] {
   if (flags.cmd !== undefined) {
     if (flags.cmd.trim() === '') throw usage('--cmd needs a command.');
     return [{ kind: 'cmd', command: flags.cmd }];

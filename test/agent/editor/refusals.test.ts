@@ -88,7 +88,7 @@ describe('writes to the artifact folder or outside the root are refused on every
 
   it('the Editor records: only plain names directly inside agent/', () => {
     const root = makeProject({ 'a.txt': 'a\n' });
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     expect(agentPath(ws, 'context_001.md')).toBe('agent/context_001.md');
     expect(() => agentPath(ws, '../.editwarden/runs/x.md')).toThrow(expect.objectContaining({ code: 'E_DENIED_PATH' }));
     expect(() => agentPath(ws, '../../outside.md')).toThrow(expect.objectContaining({ code: 'E_OUTSIDE_ROOT' }));

@@ -1,8 +1,9 @@
+import { openWorkspace } from '../../../src/workspace/open.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { workspaceSource } from '../../../src/agent/editor/file-source.js';
-import { Overlay } from '../../../src/agent/editor/overlay.js';
+import { OverlayView } from '../../../src/workspace/overlay.js';
 import { queryTerms, scoutCodebase } from '../../../src/agent/editor/scout-codebase.js';
 import { interpretRun, scoutEnvironment } from '../../../src/agent/editor/scout-environment.js';
 import { runVerification } from '../../../src/agent/editor/verification.js';
@@ -13,7 +14,7 @@ import { cleanup, copyFixture, makeProject } from './helpers.js';
 afterEach(cleanup);
 
 function codebase(root: string, query: string, paths?: string[]) {
-  return scoutCodebase(workspaceSource(Workspace.open(root)), { query, ...(paths ? { paths } : {}) });
+  return scoutCodebase(workspaceSource(openWorkspace(root).ws), { query, ...(paths ? { paths } : {}) });
 }
 
 describe('Scout A: relevant files', () => {
@@ -106,15 +107,15 @@ describe('Scout A: conventions sampled from existing files', () => {
 describe('Scout A through the dry-run overlay', () => {
   it('sees proposed files and proposed content, and not proposed deletions', () => {
     const root = copyFixture('ts-app');
-    const ws = Workspace.open(root);
-    const overlay = new Overlay(ws);
-    overlay.store([
+    const ws = openWorkspace(root).ws;
+    const overlay = new OverlayView(ws);
+    overlay.transact((tx) => overlay.commit(tx, [
       { kind: 'write', path: 'src/discount.ts', bytes: Buffer.from("import { loadConfig } from './config.js';\nexport const discount = 0.1;\n") },
       { kind: 'delete', path: 'src/http-server.ts' },
-    ]);
-    const p = scoutCodebase(workspaceSource(overlay.ws, overlay), { query: 'discount' });
+    ]));
+    const p = scoutCodebase(workspaceSource(overlay, overlay), { query: 'discount' });
     expect(p.relevant[0]?.path).toBe('src/discount.ts');
-    expect(workspaceSource(overlay.ws, overlay).files()).not.toContain('src/http-server.ts');
+    expect(workspaceSource(overlay, overlay).files()).not.toContain('src/http-server.ts');
     expect(fs.existsSync(path.join(root, 'src/discount.ts'))).toBe(false);
     expect(fs.existsSync(path.join(root, 'src/http-server.ts'))).toBe(true);
   });
@@ -123,8 +124,8 @@ describe('Scout A through the dry-run overlay', () => {
 describe('Scout B: environment', () => {
   it('commands, framework and package manager from detection; toolchain versions probed; baseline skipped when asked', async () => {
     const root = copyFixture('ts-app');
-    const files = workspaceSource(Workspace.open(root)).files();
-    const { payload, baseline } = await scoutEnvironment(Workspace.open(root), { config: defaultConfig(), files, baseline: 'dry run' });
+    const files = workspaceSource(openWorkspace(root).ws).files();
+    const { payload, baseline } = await scoutEnvironment(openWorkspace(root).ws, { config: defaultConfig(), files, baseline: 'dry run' });
     expect(payload.kinds).toEqual(['node', 'typescript']);
     expect(payload.build).toEqual({ command: 'npm run build', source: 'detected' });
     expect(payload.test).toEqual({ command: 'npm test', source: 'detected' });
@@ -139,13 +140,13 @@ describe('Scout B: environment', () => {
 
   it('no test suite: suggests the framework from the package files', async () => {
     const root = makeProject({ 'package.json': '{"name": "x", "devDependencies": {"jest": "29"}}\n', 'src/a.js': 'export const a = 1;\n' });
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     const { payload } = await scoutEnvironment(ws, { config: defaultConfig(), files: workspaceSource(ws).files(), baseline: false });
     expect(payload.has_test_suite).toBe(false);
     expect(payload.suggested_framework).toBe('jest');
     const py = copyFixture('py-lib');
     fs.rmSync(path.join(py, 'tests'), { recursive: true });
-    const pyWs = Workspace.open(py);
+    const pyWs = openWorkspace(py).ws;
     const pyEnv = await scoutEnvironment(pyWs, { config: defaultConfig(), files: workspaceSource(pyWs).files(), baseline: false });
     expect(pyEnv.payload.has_test_suite).toBe(false);
     expect(pyEnv.payload.suggested_framework).toBe('pytest');
@@ -158,7 +159,7 @@ describe('Scout B: environment', () => {
       'build.js': build(['src/a.ts(3,5): error TS2322: Type "string" is not assignable to type "number".']),
       'src/a.ts': 'x\n',
     });
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     const config = loadConfig(root);
     const { payload, baseline } = await scoutEnvironment(ws, { config, files: workspaceSource(ws).files(), baseline: true });
     expect(baseline?.passed).toBe(false);
@@ -175,7 +176,7 @@ describe('Scout B: environment', () => {
 
   it('config commands win over detection', async () => {
     const root = copyFixture('ts-app');
-    const ws = Workspace.open(root);
+    const ws = openWorkspace(root).ws;
     const config = withOverrides(defaultConfig(), { verify: { build: 'make all' } });
     const { payload } = await scoutEnvironment(ws, { config, files: [], baseline: false, toolchain: [] });
     expect(payload.build).toEqual({ command: 'make all', source: 'config' });

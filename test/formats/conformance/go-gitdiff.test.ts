@@ -24,6 +24,7 @@
  * line number overflows, or the deletion leaves lines behind.
  */
 import fs from 'node:fs';
+import { openWorkspace } from '../../../src/workspace/open.js';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -123,7 +124,7 @@ async function applyOnDisk(c: Case, strict: boolean): Promise<{ ok: boolean; cod
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const before = read(c.src);
   fs.writeFileSync(file, before);
-  const outcome = await applyReply(Workspace.open(root), patch, { format: 'udiff', edit: { strict, dramaticMinLines: Number.POSITIVE_INFINITY } });
+  const outcome = await applyReply(openWorkspace(root).ws, patch, { format: 'udiff', edit: { strict, dramaticMinLines: Number.POSITIVE_INFINITY } });
   const bytes = fs.existsSync(file) ? fs.readFileSync(file) : null;
   const code = outcome.results.find((r) => r.error)?.error?.code;
   return { ok: outcome.ok, ...(code !== undefined ? { code } : {}), file, bytes, before };
@@ -198,7 +199,7 @@ describe('binary and mode-change patches are refused with E_BINARY and nothing i
       fs.mkdirSync(path.dirname(srcPath), { recursive: true });
       fs.copyFileSync(path.join(DATA, c.src), srcPath);
       const before = fs.readdirSync(path.dirname(srcPath)).sort();
-      const outcome = await applyReply(Workspace.open(root), read(c.patch).toString('latin1'), { format: 'udiff' });
+      const outcome = await applyReply(openWorkspace(root).ws, read(c.patch).toString('latin1'), { format: 'udiff' });
       expect(outcome.ok).toBe(false);
       expect(outcome.results[0]?.error?.code).toBe('E_BINARY');
       expect(fs.readdirSync(path.dirname(srcPath)).sort()).toEqual(before);

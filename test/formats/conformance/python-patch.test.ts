@@ -24,6 +24,7 @@
  * file, no diff at all) is refused with E_PARSE.
  */
 import fs from 'node:fs';
+import { openWorkspace } from '../../../src/workspace/open.js';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -67,7 +68,7 @@ describe('python-patch layout A: each apply case produces the expected file', ()
         fs.copyFileSync(path.join(TESTS, `${name}.from`), path.join(root, target));
         // The shared fixtures are read-only (0444) and copyFileSync keeps that mode; a read-only file is refused (E_READ_ONLY) by design.
         fs.chmodSync(path.join(root, target), 0o644);
-        const outcome = await applyReply(Workspace.open(root), patch, { edit: { strict, dramaticMinLines: Number.POSITIVE_INFINITY } });
+        const outcome = await applyReply(openWorkspace(root).ws, patch, { edit: { strict, dramaticMinLines: Number.POSITIVE_INFINITY } });
         expect(outcome.results.map((r) => r.error?.message ?? 'ok')).toEqual(['ok']);
         expect(outcome.format).toBe('udiff');
         expect(fs.readFileSync(path.join(root, target)).equals(fs.readFileSync(path.join(TESTS, `${name}.to`)))).toBe(true);
@@ -83,7 +84,7 @@ describe('python-patch layout A in strict mode', () => {
     const root = tempRoot('ew-pp-a-strict-');
     fs.copyFileSync(path.join(TESTS, '07google_code_wiki.from'), path.join(root, '07google_code_wiki.from'));
     const patch = fs.readFileSync(path.join(TESTS, '07google_code_wiki.patch'), 'utf8');
-    const outcome = await applyReply(Workspace.open(root), patch, { edit: { strict: true } });
+    const outcome = await applyReply(openWorkspace(root).ws, patch, { edit: { strict: true } });
     expect(outcome.results.map((r) => r.error?.code)).toEqual(['E_NOT_FOUND']);
     expect(fs.readFileSync(path.join(root, '07google_code_wiki.from')).equals(fs.readFileSync(path.join(TESTS, '07google_code_wiki.from')))).toBe(true);
   });
@@ -133,7 +134,7 @@ describe('python-patch layout B: failing/ samples are refused', () => {
       expect(parsed.errors.every((e) => e.error.code === 'E_PARSE')).toBe(true);
       expect(parsed.errors[0]?.error.line).toBeGreaterThan(0);
       const root = tempRoot('ew-pp-fail-');
-      const outcome = await applyReply(Workspace.open(root), text, { format: 'udiff' });
+      const outcome = await applyReply(openWorkspace(root).ws, text, { format: 'udiff' });
       expect(outcome.ok).toBe(false);
       expect(outcome.results.some((r) => r.error?.code === 'E_PARSE')).toBe(true);
       expect(fs.readdirSync(root).filter((f) => f !== '.editwarden')).toEqual([]);
@@ -153,7 +154,7 @@ describe('python-patch layout B: failing/ samples are refused', () => {
     const root = tempRoot('ew-pp-empty-');
     fs.copyFileSync(path.join(DATA, 'failing/upload.py'), path.join(root, 'upload.py'));
     for (const strict of [false, true]) {
-      const outcome = await applyReply(Workspace.open(root), text, { edit: { strict } });
+      const outcome = await applyReply(openWorkspace(root).ws, text, { edit: { strict } });
       expect(outcome.ok).toBe(false);
       expect(outcome.results[0]?.error?.code).toBe('E_NOT_FOUND');
       expect(fs.readFileSync(path.join(root, 'upload.py')).length).toBe(0);
@@ -171,7 +172,7 @@ describe('python-patch layout B: autofix/ paths leaving the root are refused', (
       // A file the parent-path patch would hit if it escaped.
       fs.writeFileSync(path.join(outer, 'patch.py'), 'untouched\n');
       for (const partial of [false, true]) {
-        const outcome = await applyReply(Workspace.open(root), text, { partial });
+        const outcome = await applyReply(openWorkspace(root).ws, text, { partial });
         expect(outcome.ok).toBe(false);
         expect(outcome.results.length).toBeGreaterThan(0);
         expect(outcome.results.every((r) => r.error?.code === 'E_OUTSIDE_ROOT')).toBe(true);

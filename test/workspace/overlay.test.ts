@@ -1,26 +1,27 @@
+import { openWorkspace } from '../../src/workspace/open.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ContextRecorder } from '../../../src/agent/editor/context.js';
-import { Overlay } from '../../../src/agent/editor/overlay.js';
-import { applyProposal, readProposalHeader, renderProposal } from '../../../src/agent/editor/proposal.js';
-import { hashTree } from '../../../src/agent/hash-tree.js';
-import { Workspace } from '../../../src/workspace/workspace.js';
-import { cleanup, makeProject } from './helpers.js';
+import { ContextRecorder } from '../../src/agent/editor/context.js';
+import { OverlayView } from '../../src/workspace/overlay.js';
+import { applyProposal, readProposalHeader, renderProposal } from '../../src/agent/editor/proposal.js';
+import { hashTree } from '../../src/agent/hash-tree.js';
+import { Workspace } from '../../src/workspace/workspace.js';
+import { cleanup, makeProject } from '../agent/editor/helpers.js';
 
 afterEach(cleanup);
 
 describe('the dry-run overlay', () => {
   it('reads see proposed writes and deletions; the disk keeps its bytes', () => {
     const root = makeProject({ 'a.txt': 'one\n', 'b.txt': 'two\n' });
-    const overlay = new Overlay(Workspace.open(root));
-    overlay.store([
+    const overlay = new OverlayView(openWorkspace(root).ws);
+    overlay.transact((tx) => overlay.commit(tx, [
       { kind: 'write', path: 'a.txt', bytes: Buffer.from('ONE\n') },
       { kind: 'write', path: 'new/c.txt', bytes: Buffer.from('three\n') },
       { kind: 'delete', path: 'b.txt' },
-    ]);
-    const ws = overlay.ws;
+    ]));
+    const ws = overlay;
     expect(ws.read('a.txt')?.bytes.toString()).toBe('ONE\n');
     expect(ws.read('new/c.txt')?.bytes.toString()).toBe('three\n');
     expect(ws.read('b.txt')).toBeNull();
@@ -37,17 +38,13 @@ describe('the dry-run overlay', () => {
 
   it('a batch naming .editwarden/ or a path outside the root is refused whole, like on disk', () => {
     const root = makeProject({ 'a.txt': 'one\n' });
-    const overlay = new Overlay(Workspace.open(root));
-    expect(() => overlay.ws.commit([{ kind: 'write', path: 'a.txt', bytes: Buffer.from('x\n') }, { kind: 'write', path: '.editwarden/runs/x', bytes: Buffer.from('x') }])).toThrow(
+    const overlay = new OverlayView(openWorkspace(root).ws);
+    expect(() => overlay.transact((tx) => overlay.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('x\n') }, { kind: 'write', path: '.editwarden/runs/x', bytes: Buffer.from('x') }]))).toThrow(
       expect.objectContaining({ code: 'E_DENIED_PATH' }),
     );
-    expect(() => overlay.ws.commit([{ kind: 'write', path: '../x', bytes: Buffer.from('x') }])).toThrow(expect.objectContaining({ code: 'E_OUTSIDE_ROOT' }));
+    expect(() => overlay.transact((tx) => overlay.commit(tx, [{ kind: 'write', path: '../x', bytes: Buffer.from('x') }]))).toThrow(expect.objectContaining({ code: 'E_OUTSIDE_ROOT' }));
     expect(overlay.changes()).toEqual([]);
-    // A transaction layer installed on the view cannot route writes to the disk.
-    overlay.ws.setCommitter(() => {
-      throw new Error('must not be called');
-    });
-    overlay.ws.commit([{ kind: 'write', path: 'a.txt', bytes: Buffer.from('two\n') }]);
+    overlay.transact((tx) => overlay.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('two\n') }]));
     expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('one\n');
   });
 
@@ -61,17 +58,17 @@ describe('the dry-run overlay', () => {
         fc.array(fc.record({ file: fc.constantFrom(...names), content: fc.option(text, { nil: null }) }), { minLength: 1, maxLength: 6 }),
         async (initial, ops) => {
           const root = makeProject({ 'a.txt': initial.a, 'b.txt': initial.b });
-          const overlay = new Overlay(Workspace.open(root));
-          for (const op of ops) overlay.store([op.content === null ? { kind: 'delete', path: op.file } : { kind: 'write', path: op.file, bytes: Buffer.from(op.content) }]);
+          const overlay = new OverlayView(openWorkspace(root).ws);
+          for (const op of ops) overlay.transact((tx) => overlay.commit(tx, [op.content === null ? { kind: 'delete', path: op.file } : { kind: 'write', path: op.file, bytes: Buffer.from(op.content) }]));
           const expected: Record<string, string | null> = {};
-          for (const n of names) expected[n] = overlay.ws.read(n)?.bytes.toString('utf8') ?? null;
+          for (const n of names) expected[n] = overlay.read(n)?.bytes.toString('utf8') ?? null;
           const before = hashTree(root);
           const diff = overlay.diff();
           expect(hashTree(root)).toEqual(before);
           const proposal = renderProposal('task\nline two', '20260101T000000Z-abcdef', diff);
           expect(readProposalHeader(proposal)).toEqual({ task: 'task\nline two', runId: '20260101T000000Z-abcdef' });
           if (diff !== '') {
-            const outcome = await applyProposal(Workspace.open(root), proposal);
+            const outcome = await applyProposal(openWorkspace(root).ws, proposal);
             expect(outcome.ok).toBe(true);
           }
           for (const n of names) {
@@ -88,7 +85,7 @@ describe('the dry-run overlay', () => {
 describe('context recording', () => {
   it('numbers snapshots after those already in agent/, appends scout payloads raw to the current one', () => {
     const root = makeProject({ 'agent/context_003.md': 'old\n', 'agent/notes.md': 'n\n' });
-    const recorder = new ContextRecorder({ kind: 'project', ws: Workspace.open(root) }, () => new Date('2026-01-01T00:00:00Z'));
+    const recorder = new ContextRecorder({ kind: 'project', ws: openWorkspace(root).ws }, () => new Date('2026-01-01T00:00:00Z'));
     const first = recorder.snapshot({ reason: 'start', runId: 'r1', scope: 'Task: x', strategy: 1, body: '## Strategy\n\nStrategy 1.' });
     expect(first).toBe('agent/context_004.md');
     recorder.record({ scout: 'codebase', request: 'query "x"', payload: { scout: 'codebase', relevant: [{ path: 'a.ts' }] } });

@@ -1,0 +1,78 @@
+/**
+ * @internal The raw writer of project files: ordered temp-file-and-rename
+ * writes and unlinks through the race-free resolver, with no checkpoint,
+ * journal or lock of its own. Only the transaction layer (transaction.ts)
+ * holds one, and only its transactions call it, after the batch is
+ * checkpointed and journaled. Never imported anywhere else (pinned by
+ * test/workspace/views.test.ts), never exported from the package.
+ */
+import fs from 'node:fs';
+import { EditwardenError, ErrorCode } from '../errors.js';
+import { atomicWriteAt } from './atomic.js';
+import { checkWritableRelative, lexicalParts } from './paths.js';
+import { notAFile, notRegular, type FileWrite, type Workspace } from './workspace.js';
+
+/** @internal */
+export class DiskWriter {
+  constructor(readonly files: Workspace) {}
+
+  /** The root-relative path a write touches, as its checkpoint must record it (Workspace.targetOf). */
+  targetOf(write: FileWrite): string {
+    return this.files.targetOf(write);
+  }
+
+  /** Raw ordered writes, without a transaction: the transaction layer calls this inside one. */
+  writeAll(writes: FileWrite[]): void {
+    for (const write of writes) this.writeOne(write);
+  }
+
+  private writeOne(write: FileWrite): void {
+    const ws = this.files;
+    const followFinal = write.kind === 'write';
+    // The configuration that governs the agent is never written by it, whatever the spelling.
+    checkWritableRelative(write.path, lexicalParts(ws.root, write.path).lexicalRelative, ws.protectedFiles);
+    const loc = ws.locate(write.path, { followFinal, createParents: followFinal });
+    try {
+      checkWritableRelative(write.path, loc.relative, ws.protectedFiles);
+      const st = loc.stat;
+      if (write.kind === 'delete') {
+        if (st === null || loc.parent === null) return;
+        if (st.isDirectory() || loc.name === '') throw notAFile(loc.relative, 'folder');
+        if (!st.isFile() && !st.isSymbolicLink()) throw notRegular(loc.relative, st);
+        // unlink relative to the opened parent: a symlink is removed as a link, never its target.
+        fs.unlinkSync(loc.parent.at(loc.name));
+        loc.parent.fsync();
+        return;
+      }
+      if (loc.parent === null || loc.name === '') throw notAFile(loc.relative || '.', 'folder');
+      if (st !== null) {
+        if (st.isDirectory()) throw notAFile(loc.relative, 'folder');
+        if (st.isSymbolicLink()) {
+          throw new EditwardenError({
+            code: ErrorCode.OUTSIDE_ROOT,
+            message: `${write.path} changed while it was being written (a symlink appeared).`,
+            hint: 'Retry the edit; do not create symlinks while edits run.',
+            path: write.path,
+          });
+        }
+        // A FIFO, socket or device is never replaced by a file.
+        if (!st.isFile()) throw notRegular(loc.relative, st);
+        if ((st.mode & 0o222) === 0 && !write.force) {
+          throw new EditwardenError({
+            code: ErrorCode.READ_ONLY,
+            message: `${loc.relative} is read-only (mode ${(st.mode & 0o777).toString(8)}): someone made it so on purpose.`,
+            hint: 'Leave it alone, or pass force: true (CLI --force) if replacing it is really intended; its mode is kept.',
+            path: loc.relative,
+          });
+        }
+      }
+      // Temp file and rename inside the opened parent: a folder swapped for a symlink cannot redirect either.
+      atomicWriteAt(loc.parent, loc.name, write.bytes, {
+        ...(write.mode !== undefined ? { mode: write.mode } : {}),
+        ...(st !== null ? { owner: { uid: st.uid, gid: st.gid } } : {}),
+      });
+    } finally {
+      loc.parent?.close();
+    }
+  }
+}
