@@ -296,8 +296,8 @@ export class ToolRunner {
       // A write tool's applied change is not shown as refused (a command's after-the-fact violation keeps its label; its violation says prevented: false).
       status: (violation && (changes.length === 0 || mark) ? 'refused' : result?.ok ? 'ok' : 'failed') as CallStatus,
       files: changes.map((c) => c.path),
-      lines_added: sum(changes, 'added'),
-      lines_removed: sum(changes, 'removed'),
+      lines_added: changes.reduce((n, c) => n + c.added, 0),
+      lines_removed: changes.reduce((n, c) => n + c.removed, 0),
     };
     if (violation) {
       this.abort(violation);
@@ -431,12 +431,6 @@ export class ToolRunner {
       // A display callback must not break the run it displays.
     }
   }
-}
-
-function sum(changes: FileChange[], key: 'added' | 'removed'): number {
-  let n = 0;
-  for (const c of changes) n += c[key];
-  return n;
 }
 
 function round3(x: number): number {
