@@ -69,6 +69,8 @@ export const ErrorCode = {
   HARD_LINK: 'E_HARD_LINK',
   /** editwarden's own state (`.editwarden/`, a journal record, a manifest) failed its checks and was not trusted. */
   UNTRUSTED_STATE: 'E_UNTRUSTED_STATE',
+  /** A tool invocation's run() was called a second time: a gated plan is committed at most once (src/tools/types.ts). */
+  INVOCATION_SPENT: 'E_INVOCATION_SPENT',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -4,6 +4,7 @@
  * terminal, Ctrl-C as a clean cancel, and the closing lines — or one JSON
  * object with --json. Thin: options in, runEditor, print, exit code out.
  */
+import { runProfile } from '../runs/profile.js';
 import type { Config } from '../config/config.js';
 import { toErrorInfo, type ErrorInfo } from '../errors.js';
 import type { Io } from './output.js';
@@ -104,6 +105,7 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
     ws: opened.ws,
     transactions: opened.transactions,
     applyHooks: opened.applyHooks,
+    profile: runProfile('editor', { config: o.config, dryRun: o.dryRun }),
     ...(signal ? { signal } : {}),
     onEvent,
     onStart: (info) => {

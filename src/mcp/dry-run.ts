@@ -1,6 +1,6 @@
 /**
  * `dry_run: true` for the write tools: a read-kind twin of a write tool
- * (`edit_file_dry_run`…) whose work is the write tool's own `plan()` — the
+ * (`edit_file_dry_run`…) whose work is the write tool's own `prepare()` — the
  * same pipeline that computes the real diff before every write — so a
  * preview can never disagree with the edit it previews. It goes through the
  * ToolRunner like any call (validated, recorded) but, being a read, is never
@@ -19,8 +19,8 @@ export function dryRunName(tool: string): string {
 }
 
 export function dryRunOf(tool: AnyTool): ToolDefinition {
-  const plan = tool.plan;
-  if (tool.kind !== 'write' || !plan) throw new Error(`${tool.name} is not a write tool; it has no dry run`);
+  if (tool.kind !== 'write') throw new Error(`${tool.name} is not a write tool; it has no dry run`);
+  const prepare = tool.prepare;
   return defineTool({
     name: dryRunName(tool.name),
     kind: 'read',
@@ -28,8 +28,10 @@ export function dryRunOf(tool: AnyTool): ToolDefinition {
     schema: tool.schema,
     async execute(args, ctx) {
       try {
-        const planned = await plan(args, ctx);
-        if (!planned.ok) return planned.result;
+        // The invocation is only looked at, never run: a preview writes nothing.
+        const prepared = await prepare(args, ctx);
+        if (!prepared.ok) return prepared.result;
+        const planned = prepared.invocation;
         const diff = planned.diff.length > MAX_DIFF_CHARS ? `${planned.diff.slice(0, MAX_DIFF_CHARS)}\n…[diff cut at ${MAX_DIFF_CHARS} chars]` : planned.diff.trimEnd();
         const summary = planned.changes.map((c) => `dry-run ${c.path} +${c.added} -${c.removed}`);
         return {

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { sidesOf, toFileChange } from '../guard/command-effects.js';
 import type { FileChange } from '../guard/constraints.js';
-import { defineTool, failure, type AnyTool, type ChangePlan, type ToolContext } from '../tools/types.js';
+import { defineTool, failure, guarded, Invocation, type AnyTool, type Preparation, type ToolContext, type ToolResult } from '../tools/types.js';
 import { detectProject } from '../verify/detect.js';
 import { formatDiagnostic } from '../verify/diagnostics/index.js';
 import { verify, verifyFailure } from '../verify/verifier.js';
@@ -57,8 +57,8 @@ export const checkpointCreateTool = defineTool({
     'Take one before a risky series of edits; it is cheap (unchanged files are shared with earlier checkpoints). Returns its id.',
   ].join(' '),
   schema: CheckpointCreateArgs,
-  async execute(args, ctx) {
-    try {
+  execute: (args, ctx) =>
+    guarded(() => {
       const service = checkpointsOf(ctx);
       const scope = args.paths ? 'files' : 'workspace';
       const id = service.create(args.name, args.reason, scope, args.paths ? { paths: args.paths } : {});
@@ -69,10 +69,7 @@ export const checkpointCreateTool = defineTool({
         output: `checkpoint ${id} (${scope}, ${files} file(s)). Restore it with checkpoint_restore {"id": "${id}"}.`,
         data: { id, scope, files, bytes: summary?.bytes ?? 0 },
       };
-    } catch (error) {
-      return failure(toErrorInfo(error));
-    }
-  },
+    }),
 });
 
 export const CheckpointListArgs = z
@@ -86,8 +83,8 @@ export const checkpointListTool = defineTool({
   kind: 'read',
   description: 'List the workspace\'s checkpoints, newest first: id, name, scope, time, number of files and why it was taken (manual, before a transaction, or the safety checkpoint a restore leaves).',
   schema: CheckpointListArgs,
-  async execute(args, ctx) {
-    try {
+  execute: (args, ctx) =>
+    guarded(() => {
       const all = listNewestFirst(checkpointsOf(ctx));
       const shown = all.slice(0, args.limit);
       const lines = shown.map((c) => `${c.id}  ${c.scope.padEnd(9)} ${c.createdAt}  ${c.files} file(s)  ${c.name}${c.reason ? ` — ${c.reason}` : ''} [${c.origin.kind}]`);
@@ -97,10 +94,7 @@ export const checkpointListTool = defineTool({
         output: all.length === 0 ? 'No checkpoints yet. Take one with checkpoint_create.' : `${lines.join('\n')}${more}`,
         data: { total: all.length, checkpoints: shown },
       };
-    } catch (error) {
-      return failure(toErrorInfo(error));
-    }
-  },
+    }),
 });
 
 export const CheckpointRestoreArgs = z
@@ -120,8 +114,31 @@ function sameChanges(a: readonly FileChange[], b: readonly FileChange[]): boolea
   return a.length === b.length && a.every((x, i) => x.path === b[i]?.path && x.added === b[i]?.added && x.removed === b[i]?.removed);
 }
 
-/** The changes a call's plan computed (a whole-workspace diff), checked again under the lock before the restore writes. */
-const plannedRestores = new WeakMap<ToolContext, { id: string; changes: FileChange[] }>();
+/** The restore itself, under the root lock: charged for what it overwrites now, and refused when that is not what the plan showed. */
+function restoreAsPlanned(ctx: ToolContext, service: CheckpointService, id: string, planned: readonly FileChange[]): ToolResult {
+  // One critical section: another writer may have changed files since the plan.
+  const done = ctx.ws.transact(() => {
+    const now = restoreChanges(service, id).changes;
+    if (!sameChanges(planned, now)) return null;
+    return { r: service.restore(id), changes: now };
+  });
+  if (!done) {
+    return failure({
+      code: ErrorCode.STALE,
+      message: `Files changed after restoring checkpoint ${id} was planned and checked (another writer); nothing was restored.`,
+      hint: 'Call checkpoint_restore again: it is planned against the files as they are now.',
+    });
+  }
+  const { r, changes } = done;
+  const touched = [...r.written, ...r.removed];
+  const output = [
+    `restored checkpoint ${r.id}: ${r.written.length} file(s) written, ${r.removed.length} removed, ${r.unchanged} unchanged.`,
+    ...touched.slice(0, 50).map((p) => `  ${r.removed.includes(p) ? 'removed' : 'written'} ${p}`),
+    ...(touched.length > 50 ? [`  … and ${touched.length - 50} more`] : []),
+    ...(r.safety ? [`To undo this restore: checkpoint_restore {"id": "${r.safety}"}.`] : []),
+  ].join('\n');
+  return { ok: true, output, data: r, changes };
+}
 
 export const checkpointRestoreTool = defineTool({
   name: 'checkpoint_restore',
@@ -132,47 +149,16 @@ export const checkpointRestoreTool = defineTool({
     'A safety checkpoint of the current state is taken first; its id is in the result, so a restore can itself be undone.',
   ].join(' '),
   schema: CheckpointRestoreArgs,
-  async plan(args, ctx): Promise<ChangePlan> {
+  async prepare(args, ctx): Promise<Preparation> {
     try {
       const service = checkpointsOf(ctx);
       const id = resolveCheckpointRef(service, args.id);
       const { diff, changes } = restoreChanges(service, id);
-      plannedRestores.set(ctx, { id, changes });
-      return { ok: true, changes, diff: diff.map((c) => c.patch ?? `${c.change} ${c.path}\n`).join('') };
+      // The plan (the checkpoint and the changes it showed) lives in this closure until run().
+      const run = (): Promise<ToolResult> => guarded(() => restoreAsPlanned(ctx, service, id, changes));
+      return { ok: true, invocation: new Invocation(run, { changes, diff: diff.map((c) => c.patch ?? `${c.change} ${c.path}\n`).join('') }) };
     } catch (error) {
       return { ok: false, result: failure(toErrorInfo(error)) };
-    }
-  },
-  async execute(args, ctx) {
-    try {
-      const service = checkpointsOf(ctx);
-      const planned = plannedRestores.get(ctx);
-      plannedRestores.delete(ctx);
-      const id = resolveCheckpointRef(service, args.id);
-      // One critical section: what the restore is charged for is what it overwrites (another writer may have changed files since the plan).
-      const done = ctx.ws.transact(() => {
-        const now = restoreChanges(service, id).changes;
-        if (planned?.id === id && !sameChanges(planned.changes, now)) return null;
-        return { r: service.restore(id), changes: now };
-      });
-      if (!done) {
-        return failure({
-          code: ErrorCode.STALE,
-          message: `Files changed after restoring checkpoint ${id} was planned and checked (another writer); nothing was restored.`,
-          hint: 'Call checkpoint_restore again: it is planned against the files as they are now.',
-        });
-      }
-      const { r, changes } = done;
-      const touched = [...r.written, ...r.removed];
-      const output = [
-        `restored checkpoint ${r.id}: ${r.written.length} file(s) written, ${r.removed.length} removed, ${r.unchanged} unchanged.`,
-        ...touched.slice(0, 50).map((p) => `  ${r.removed.includes(p) ? 'removed' : 'written'} ${p}`),
-        ...(touched.length > 50 ? [`  … and ${touched.length - 50} more`] : []),
-        ...(r.safety ? [`To undo this restore: checkpoint_restore {"id": "${r.safety}"}.`] : []),
-      ].join('\n');
-      return { ok: true, output, data: r, changes };
-    } catch (error) {
-      return failure(toErrorInfo(error));
     }
   },
 });
@@ -239,29 +225,28 @@ export const verifyTool = defineTool({
 
 export const DetectArgs = z.object({}).strict();
 
+/** What detect answers: the project kinds found, their commands, and the ones verify would choose. */
+function detectionResult(ctx: ToolContext): ToolResult {
+  const d = detectProject(ctx.ws.root);
+  const lines =
+    d.projects.length === 0
+      ? ['No known project type found at the workspace root.']
+      : d.projects.map((p) => `${p.kind}: build ${p.build ?? '-'}; test ${p.test ?? '-'}${p.framework ? ` (${p.framework})` : ''} [${p.evidence.join(', ')}]`);
+  const configured = [ctx.config.verify.build ? `verify.build (config): ${ctx.config.verify.build}` : '', ctx.config.verify.test ? `verify.test (config): ${ctx.config.verify.test}` : ''].filter(Boolean);
+  const { root: _root, ...data } = d;
+  return {
+    ok: true,
+    output: [...lines, `chosen: build ${ctx.config.verify.build ?? d.build ?? '-'}; test ${ctx.config.verify.test ?? d.test ?? '-'}`, ...configured].join('\n'),
+    data: { ...data, configured: { build: ctx.config.verify.build ?? null, test: ctx.config.verify.test ?? null } },
+  };
+}
+
 export const detectTool = defineTool({
   name: 'detect',
   kind: 'read',
   description: 'Detect what kind of project this is (cmake, cargo, go, node, typescript, python, make…) and the build and test commands `verify` would run. Reads files only.',
   schema: DetectArgs,
-  async execute(_args, ctx) {
-    try {
-      const d = detectProject(ctx.ws.root);
-      const lines =
-        d.projects.length === 0
-          ? ['No known project type found at the workspace root.']
-          : d.projects.map((p) => `${p.kind}: build ${p.build ?? '-'}; test ${p.test ?? '-'}${p.framework ? ` (${p.framework})` : ''} [${p.evidence.join(', ')}]`);
-      const configured = [ctx.config.verify.build ? `verify.build (config): ${ctx.config.verify.build}` : '', ctx.config.verify.test ? `verify.test (config): ${ctx.config.verify.test}` : ''].filter(Boolean);
-      const { root: _root, ...data } = d;
-      return {
-        ok: true,
-        output: [...lines, `chosen: build ${ctx.config.verify.build ?? d.build ?? '-'}; test ${ctx.config.verify.test ?? d.test ?? '-'}`, ...configured].join('\n'),
-        data: { ...data, configured: { build: ctx.config.verify.build ?? null, test: ctx.config.verify.test ?? null } },
-      };
-    } catch (error) {
-      return failure(toErrorInfo(error));
-    }
-  },
+  execute: (_args, ctx) => guarded(() => detectionResult(ctx)),
 });
 
 export const EXTRA_TOOLS: readonly AnyTool[] = [checkpointCreateTool, checkpointListTool, checkpointRestoreTool, verifyTool, detectTool];

@@ -11,27 +11,25 @@
 /** Characters of file text in one page: ~15k tokens, well under every client's limit for one tool result. */
 export const DEFAULT_PAGE_CHARS = 60_000;
 
-/** What the runner's read_file returns as data. */
-export interface ReadData {
+/** Where a read's lines sit in the file: the runner's read_file data and a page's metadata share it. */
+interface LineWindow {
   path: string;
   hash: string;
   total_lines: number;
   start_line: number;
   end_line: number;
   truncated: boolean;
+}
+
+/** What the runner's read_file returns as data. */
+export interface ReadData extends LineWindow {
   content: string;
 }
 
 export interface Page {
   text: string;
   /** Metadata only: the file text travels once, in `text`. */
-  structured: {
-    path: string;
-    hash: string;
-    total_lines: number;
-    start_line: number;
-    end_line: number;
-    truncated: boolean;
+  structured: LineWindow & {
     next_offset?: number;
     /** A line longer than a whole page: only its start is shown. */
     cut_line?: number;

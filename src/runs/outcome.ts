@@ -20,3 +20,20 @@ export interface RunOutcome {
 export function metricsWithOutcome<T extends RunMetrics>(metrics: T, outcome: RunOutcome): T & { result: RunOutcome } {
   return { ...metrics, status: outcome.exit_code === 0 ? 'completed' : 'failed', result: { ...outcome } };
 }
+
+/**
+ * How a mode closes its run: the one outcome, and the mode's own sections of metrics.json
+ * (`agent`, `editor`) that ride along. Given to `ToolRunner.finish`, so metrics.json is written
+ * once per run, with the outcome, by one function (runs/records.ts).
+ */
+export interface RunClosing {
+  outcome: RunOutcome;
+  sections?: Record<string, unknown>;
+}
+
+/** metrics.json as a closed run writes it: the runner's metrics, the outcome, the mode's sections. */
+export function closedMetrics<T extends RunMetrics>(metrics: T, closing?: RunClosing): T & { result?: RunOutcome } {
+  if (!closing) return metrics;
+  // Readers ignore keys they do not know.
+  return { ...metricsWithOutcome(metrics, closing.outcome), ...closing.sections };
+}

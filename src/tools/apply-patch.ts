@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { applyReply } from '../apply/apply-reply.js';
 import { FORMAT_NAMES, type FormatName } from '../formats/index.js';
-import { applyPlanned, planWrites, type WorkspacePipeline } from './edits.js';
+import { prepareWrites, type WorkspacePipeline } from './edits.js';
 import { defineTool, type ToolContext } from './types.js';
 
 export const ApplyPatchArgs = z
@@ -34,6 +34,5 @@ export const applyPatchTool = defineTool({
     'All or nothing: if one hunk does not apply, nothing is written and the error says which one and why.',
   ].join(' '),
   schema: ApplyPatchArgs,
-  plan: (args, ctx) => planWrites(pipeline(args, ctx), ctx, args),
-  execute: (args, ctx) => applyPlanned(pipeline(args, ctx), ctx, args),
+  prepare: (args, ctx) => prepareWrites(pipeline(args, ctx), ctx),
 });

@@ -2,14 +2,14 @@
  * edit_file: one change to one file, in the JSON request of the DESIGN
  * contract (the schema lives in edit/request-json.ts and is shared with the
  * CLI and MCP; it is not repeated here). Planned first for the constraint
- * gate, then the planned writes are committed (edits.ts).
+ * gate; the invocation then commits the planned writes (edits.ts).
  */
 import { applyRequests } from '../apply/apply-requests.js';
 import { toErrorInfo } from '../errors.js';
 import { EditFileArgsSchema, editRequestFromArgs } from '../edit/request-json.js';
 import type { EditRequest } from '../edit/types.js';
-import { applyPlanned, planWrites, type WorkspacePipeline } from './edits.js';
-import { defineTool, failure, type ChangePlan, type ToolContext } from './types.js';
+import { prepareWrites, type WorkspacePipeline } from './edits.js';
+import { defineTool, failure, type Preparation, type ToolContext } from './types.js';
 
 function pipeline(request: EditRequest, ctx: ToolContext): WorkspacePipeline {
   return (ws, extra) => applyRequests(ws, [request], { ...ctx.apply, ...extra });
@@ -27,22 +27,13 @@ export const editFileTool = defineTool({
     'The result carries the unified diff of what changed; check it.',
   ].join(' '),
   schema: EditFileArgsSchema,
-  async plan(args, ctx): Promise<ChangePlan> {
+  async prepare(args, ctx): Promise<Preparation> {
     let request: EditRequest;
     try {
       request = editRequestFromArgs(args, { format: 'tool', index: 0 });
     } catch (error) {
       return { ok: false, result: failure(toErrorInfo(error)) };
     }
-    return planWrites(pipeline(request, ctx), ctx, args);
-  },
-  async execute(args, ctx) {
-    let request: EditRequest;
-    try {
-      request = editRequestFromArgs(args, { format: 'tool', index: 0 });
-    } catch (error) {
-      return failure(toErrorInfo(error));
-    }
-    return applyPlanned(pipeline(request, ctx), ctx, args);
+    return prepareWrites(pipeline(request, ctx), ctx);
   },
 });

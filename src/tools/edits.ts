@@ -7,8 +7,8 @@
  *
  * Planning runs the whole pipeline once, against a planning view of the
  * workspace that records what the pipeline saw (every path it resolved,
- * every file it read) and keeps the writes it would commit. The write then
- * commits exactly those writes — without reading, matching and diffing a
+ * every file it read) and keeps the writes it would commit, in the closure of
+ * the call's Invocation. Its run() then commits exactly those writes — without reading, matching and diffing a
  * second time — but only if everything the plan saw is still so, byte for
  * byte, checked and committed under the root lock in one critical section.
  * Otherwise (another writer changed a file while the call was gated or
@@ -24,9 +24,8 @@ import type { EditResult } from '../edit/types.js';
 import type { FileChange } from '../guard/constraints.js';
 import { OverlayView, type Observation } from '../workspace/overlay.js';
 import type { FileView } from '../workspace/view.js';
-import type { FileWrite } from '../workspace/workspace.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
-import { failure, type ChangePlan, type ToolContext, type ToolResult } from './types.js';
+import { failure, Invocation, type Preparation, type ToolContext, type ToolResult } from './types.js';
 
 /**
  * Runs the edit pipeline for real (not as a dry run) against `ws`: the
@@ -34,7 +33,7 @@ import { failure, type ChangePlan, type ToolContext, type ToolResult } from './t
  */
 export type WorkspacePipeline = (ws: FileView, extra?: PipelineExtra) => Promise<ApplyOutcome>;
 
-/** What applyPlanned adds to a re-plan: the admit hook that compares it with the checked plan. */
+/** What an invocation's run adds to a re-plan: the admit hook that compares it with the checked plan. */
 export type PipelineExtra = Pick<ApplyOptions, 'admit'>;
 
 /** Longest diff text returned to a model in one result. */
@@ -80,11 +79,6 @@ function refused(outcome: ApplyOutcome): ToolResult {
   return { ...failure(error, rejectedText(outcome.results)), data: { results: outcome.results } };
 }
 
-function planOf(outcome: ApplyOutcome): ChangePlan {
-  if (!outcome.ok) return { ok: false, result: refused(outcome) };
-  return { ok: true, changes: changesOf(outcome), diff: outcome.diff };
-}
-
 function appliedResult(outcome: ApplyOutcome, replanned: string[] = []): ToolResult {
   if (!outcome.ok) return refused(outcome);
   const lines: string[] = [];
@@ -102,21 +96,6 @@ function appliedResult(outcome: ApplyOutcome, replanned: string[] = []): ToolRes
   const data = replanned.length > 0 ? { results: outcome.results, files: outcome.files, replanned } : { results: outcome.results, files: outcome.files };
   return { ok: true, output: lines.join('\n'), data, changes: changesOf(outcome) };
 }
-
-interface PlannedWrite {
-  args: unknown;
-  outcome: ApplyOutcome;
-  writes: FileWrite[];
-  observed: Observation[];
-}
-
-/**
- * Plans of this call, waiting for its write. Keyed by the call's context
- * (the runner passes one context to plan() and execute()) so a plan never
- * outlives its call or reaches another one; a WeakMap, so a plan that is
- * never written (refused, declined, a dry run) goes with its context.
- */
-const plannedByCall = new WeakMap<ToolContext, PlannedWrite>();
 
 /** The first path whose location, bytes or mode differ from what the plan saw; null when all are the same. */
 function changedSincePlan(ws: FileView, observed: readonly Observation[]): string | null {
@@ -140,21 +119,6 @@ function changedSincePlan(ws: FileView, observed: readonly Observation[]): strin
     }
   }
   return null;
-}
-
-/**
- * Plans a write tool's call: the pipeline runs once, for real, against a
- * planning view, so the plan carries the exact writes. `applyPlanned` with
- * the same context and arguments commits them.
- */
-export async function planWrites(pipeline: WorkspacePipeline, ctx: ToolContext, args: unknown): Promise<ChangePlan> {
-  plannedByCall.delete(ctx);
-  const observed: Observation[] = [];
-  // The planning view: an overlay of the call's workspace that records what the plan saw and keeps its writes in memory.
-  const view = new OverlayView(ctx.ws, { observe: (o) => observed.push(o) });
-  const outcome = await pipeline(view);
-  if (outcome.ok) plannedByCall.set(ctx, { args, outcome, writes: view.written(), observed });
-  return planOf(outcome);
 }
 
 /** The lines a diff removes and adds, in order, without headers, context or line numbers: "the change" a request makes. */
@@ -192,26 +156,31 @@ function staleReplan(paths: string[]): EditwardenError {
 }
 
 /**
- * Writes a call planned by `planWrites`. Under the root lock: when the
- * workspace is still as the plan saw it, commits the planned writes;
- * otherwise re-plans the same requests on the current text (also under the
- * lock) and commits only a re-plan that makes the checked change.
+ * Prepares a write tool's call: the pipeline runs once, for real, against a
+ * planning view, so the invocation carries the exact writes in its closure
+ * and its `run()` commits them — under the root lock, when the workspace is
+ * still as the plan saw it; otherwise it re-plans the same requests on the
+ * current text (also under the lock) and commits only a re-plan that makes
+ * the checked change. A refused plan is answered at once; nothing runs.
  */
-export async function applyPlanned(pipeline: WorkspacePipeline, ctx: ToolContext, args: unknown): Promise<ToolResult> {
-  const planned = plannedByCall.get(ctx);
-  plannedByCall.delete(ctx);
-  if (!planned || planned.args !== args) {
-    // A call that was never planned (callers without a plan step) runs the pipeline itself: read → plan → commit under the lock.
-    return appliedResult(await pipeline(ctx.ws));
-  }
-  // Compare and commit in one critical section: nobody writes between the check and the write.
-  const changed = ctx.ws.transact((tx) => {
-    const first = changedSincePlan(ctx.ws, planned.observed);
-    if (first === null && planned.writes.length > 0) ctx.ws.commit(tx, planned.writes);
-    return first;
-  });
-  if (changed === null) return appliedResult(planned.outcome);
-  // The limits and the approval saw planned.outcome: a re-plan is written only if it makes that same change.
-  const outcome = await pipeline(ctx.ws, { admit: (now) => (sameChange(planned.outcome, now) ? null : staleReplan([changed])) });
-  return appliedResult(outcome, [changed]);
+export async function prepareWrites(pipeline: WorkspacePipeline, ctx: ToolContext): Promise<Preparation> {
+  const observed: Observation[] = [];
+  // The planning view: an overlay of the call's workspace that records what the plan saw and keeps its writes in memory.
+  const view = new OverlayView(ctx.ws, { observe: (o) => observed.push(o) });
+  const planned = await pipeline(view);
+  if (!planned.ok) return { ok: false, result: refused(planned) };
+  const writes = view.written();
+  const run = async (): Promise<ToolResult> => {
+    // Compare and commit in one critical section: nobody writes between the check and the write.
+    const changed = ctx.ws.transact((tx) => {
+      const first = changedSincePlan(ctx.ws, observed);
+      if (first === null && writes.length > 0) ctx.ws.commit(tx, writes);
+      return first;
+    });
+    if (changed === null) return appliedResult(planned);
+    // The limits and the approval saw `planned`: a re-plan is written only if it makes that same change.
+    const outcome = await pipeline(ctx.ws, { admit: (now) => (sameChange(planned, now) ? null : staleReplan([changed])) });
+    return appliedResult(outcome, [changed]);
+  };
+  return { ok: true, invocation: new Invocation(run, { changes: changesOf(planned), diff: planned.diff }) };
 }

@@ -2,15 +2,21 @@
  * The ToolRunner: every tool call of a run — from `editwarden exec`, the
  * agent loop or MCP — goes through `call()`, which owns the life-cycle:
  *
- *   deadline → tool allowed → arguments valid → (write tools) plan the real
- *   diff and gate it on the constraints → approval hook → execute (stopped
- *   at the deadline) → charge what changed (commands: by comparing the
- *   workspace before and after) → record.
+ *   gate      deadline, budget, tool allowed, arguments valid
+ *   plan      the tool's prepare() → an Invocation; write tools: the real
+ *             diff, checked against the constraints before anything is written
+ *   approve   the approval hook sees the invocation's changes and diff
+ *   execute   invocation.run(), stopped at the deadline or a cancellation
+ *   charge    what changed (commands: the workspace before and after)
+ *   record    the CallRecord, calls.jsonl (runs/records.ts), the events
+ *
+ * Each step is one small method below; a step that ends the call returns
+ * an `Ended` with the call's fields, and the call is recorded from it.
  *
  * A constraint violation aborts the run at once: no later call runs, and
  * `finish()` keeps the partial work or rolls the whole run back
- * (`on_violation`), then writes metrics.json and the violation report into
- * the run folder. Tools hold none of this logic; the runner never writes a
+ * (`on_violation`), then writes metrics.json (once, with the mode's outcome
+ * when the mode gives one) and the violation report into the run folder. Tools hold none of this logic; the runner never writes a
  * project file itself.
  *
  * Cancellation. `options.signal` cancels the run (Ctrl-C in `editwarden
@@ -20,120 +26,64 @@
  * `call.signal` cancels one call only (an MCP client cancelling a request);
  * the run goes on.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import type { z } from 'zod';
 import type { Config } from '../config/config.js';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { CommandEffects } from '../guard/command-effects.js';
 import { ConstraintGuard, type CheckSite, type ConstraintTotals, type FileChange, type RunMode } from '../guard/constraints.js';
-import { addTiming, buildMetrics, emptyToolStats, type RunMetrics, type RunStatus, type ToolStats } from '../guard/metrics.js';
-import { writeMetrics, writeViolationReport, type ReportCall } from '../guard/report.js';
+import { addTiming, buildMetrics, emptyToolStats, type RunMetrics, type ToolStats } from '../guard/metrics.js';
 import type { Violation } from '../guard/violations.js';
+import type { RunClosing } from '../runs/outcome.js';
+import { appendCallRecord, writeRunRecords } from '../runs/records.js';
 import { ensureRunDir, newRunId } from '../runs/runs.js';
 import { transactionsOf, type RollbackResult, type Transaction, type TransactionLayer } from '../workspace/transaction.js';
 import type { FileView } from '../workspace/view.js';
+import { CallSignal, settleOrAbandon } from './call-signal.js';
+import {
+  approveAll,
+  argumentError,
+  cancelledFields,
+  declinedFields,
+  emptyChange,
+  endedWith,
+  refusedBy,
+  resultFields,
+  unknownToolFields,
+  violationError,
+  type ApprovalHook,
+  type ApprovalRequest,
+  type CallFields,
+  type CallRecord,
+  type CallStatus,
+  type RunnerEvent,
+  type RunSummary,
+  type ToolCall,
+  type ToolRunnerOptions,
+} from './calls.js';
 import { ToolRegistry } from './registry.js';
-import { CallStop, ToolErrorCode, type AnyTool, type Interaction, type StopCause, type ToolContext, type ToolError, type ToolKind, type ToolResult } from './types.js';
+import { prepareCall, ToolErrorCode, type AnyTool, type Invocation, type StopCause, type ToolContext, type ToolResult } from './types.js';
 
-export interface ToolCall {
-  tool: string;
-  args?: unknown;
-  /** Model tokens spent to produce this call (recorded before it runs). */
-  tokens?: number;
-  /** Cancels this call only (an MCP request's cancellation): it stops at once, the run goes on. */
-  signal?: AbortSignal;
+export * from './calls.js';
+
+/** A step that ends the call: the fields it is recorded with. */
+class Ended {
+  constructor(readonly fields: CallFields) {}
 }
 
-/**
- * ok / failed: the tool ran (or refused the request itself) — the model sees
- * the result and goes on. refused: a constraint stopped it (the run is
- * aborted) or the run had already ended. declined: the approval hook said no.
- */
-export type CallStatus = 'ok' | 'failed' | 'refused' | 'declined';
-
-export interface CallRecord {
-  index: number;
-  tool: string;
-  status: CallStatus;
-  ok: boolean;
-  output: string;
-  data?: unknown;
-  error?: ToolError;
-  duration_ms: number;
-  files: string[];
-  lines_added: number;
-  lines_removed: number;
-  tokens: number;
-  violation?: Violation;
+/** One call on its way through the steps. */
+interface CallScope {
+  readonly call: ToolCall;
+  readonly index: number;
+  readonly started: number;
+  readonly site: CheckSite;
 }
 
-export interface ApprovalRequest {
-  call: number;
-  tool: string;
-  kind: ToolKind;
-  args: unknown;
-  /** Write tools: what the call would change, and the diff. */
-  changes?: FileChange[];
-  diff?: string;
+/** What execute() leaves for charge(): the result (undefined: abandoned at the deadline) and what stopped it. */
+interface Execution {
+  result: ToolResult | undefined;
+  cause: StopCause | null;
+  /** Commands: the workspace state before, to compare with after. */
+  mark: ReturnType<CommandEffects['before']> | null;
 }
-
-export type ApprovalDecision = { approved: true } | { approved: false; reason?: string };
-export type ApprovalHook = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
-
-/** The default hook: headless runs are gated by constraints, not by a person. */
-export const approveAll: ApprovalHook = () => ({ approved: true });
-
-export type RunnerEvent =
-  | { type: 'call-start'; index: number; tool: string }
-  | { type: 'call-end'; record: CallRecord }
-  | { type: 'violation'; violation: Violation }
-  | { type: 'usage'; tokens: number };
-
-export interface ToolRunnerOptions {
-  ws: FileView;
-  config: Config;
-  mode?: RunMode;
-  tools?: readonly AnyTool[];
-  runId?: string;
-  /** Keep command logs, calls.jsonl, metrics.json and reports in `.editwarden/runs/<id>/` (default true). */
-  artifacts?: boolean;
-  /** Edit options and language hooks for the write tools. */
-  apply?: ToolContext['apply'];
-  approve?: ApprovalHook;
-  interaction?: Interaction;
-  onEvent?: (event: RunnerEvent) => void;
-  /**
-   * Config files that govern the run (absolute paths; default
-   * `<root>/.editwarden.yml`): a command that changes one is a violation
-   * and the change is put back, like any change inside `.git/`.
-   */
-  configFiles?: string[];
-  /** The transaction layer (default: the disk workspace's own); required when `ws` is an overlay (a dry run). */
-  transactions?: TransactionLayer;
-  /** Milliseconds clock for the constraint guard (tests). */
-  now?: () => number;
-  /** How long a call may take to stop after the deadline before the runner gives up waiting (ms). */
-  stopGraceMs?: number;
-  /**
-   * Cancels the run (Ctrl-C): the running call stops at once and later calls
-   * are refused (E_RUN_ENDED). Not a violation: the work so far is kept.
-   */
-  signal?: AbortSignal;
-}
-
-export interface RunSummary {
-  runId: string;
-  runDir: string | null;
-  status: RunStatus;
-  violation: Violation | null;
-  metrics: RunMetrics;
-  calls: CallRecord[];
-  rollback: RollbackResult | null;
-  reports: { metrics?: string; violationMarkdown?: string; violationJson?: string };
-}
-
-const MAX_LOGGED_OUTPUT = 4000;
 
 export class ToolRunner {
   readonly runId: string;
@@ -215,223 +165,223 @@ export class ToolRunner {
     return v;
   }
 
+  /** One call through every step; it never throws: every failure is a record. */
   async call(call: ToolCall): Promise<CallRecord> {
     const index = this.records.length;
-    const started = performance.now();
-    const tool = this.registry.get(call.tool);
-    const site: CheckSite = { call: index, tool: call.tool };
+    const scope: CallScope = { call, index, started: performance.now(), site: { call: index, tool: call.tool } };
     this.emit({ type: 'call-start', index, tool: call.tool });
-    const finish = (record: Omit<CallRecord, 'index' | 'tool' | 'duration_ms' | 'tokens'>): CallRecord => {
-      const full: CallRecord = { index, tool: call.tool, duration_ms: round3(performance.now() - started), tokens: call.tokens ?? 0, ...record };
-      this.records.push(full);
-      const statsOutcome = full.status === 'ok' ? 'ok' : full.status === 'failed' ? 'failed' : 'refused';
-      addTiming((this.stats[call.tool] ??= emptyToolStats()), full.duration_ms, statsOutcome);
-      this.log(full);
-      this.emit({ type: 'call-end', record: full });
-      return full;
-    };
-    const refused = (v: Violation): CallRecord => {
-      this.abort(v);
-      return finish({ ...emptyChange(), status: 'refused', ok: false, output: `${v.message}\nhint: ${v.hint}`, error: { code: ErrorCode.CONSTRAINT, message: v.message, hint: v.hint }, violation: v });
-    };
-
-    const state = this.state;
-    if (state !== 'running') {
-      const why =
-        state === 'aborted' && this.violationValue
-          ? `the run was aborted by a ${this.violationValue.type} violation`
-          : state === 'cancelled'
-            ? 'the run was cancelled (interrupted); the work done so far is kept'
-            : state === 'finished'
-              ? 'the run has finished'
-              : 'the task was already marked complete';
-      const error = { code: ToolErrorCode.RUN_ENDED, message: `No more tool calls run: ${why}.`, hint: 'Start a new run.' };
-      return finish({ ...emptyChange(), status: 'refused', ok: false, output: `${error.code}: ${error.message}`, error });
+    const gated = this.gate(scope);
+    if (gated instanceof Ended) return this.record(scope, gated.fields);
+    const stop = new CallSignal(() => this.guard.remainingMs(), this.options.signal, call.signal);
+    try {
+      return this.record(scope, await this.invoke(scope, gated.tool, gated.args, stop));
+    } catch (error) {
+      return this.record(scope, endedWith(toErrorInfo(error)));
+    } finally {
+      stop.dispose();
     }
-    if (call.signal?.aborted) return finish(cancelledRecord('call-cancelled', tool?.name ?? call.tool, false));
+  }
 
-    // 1. Budget and deadline, before anything else happens.
+  /** The steps after the gate: plan, approve, execute, charge. */
+  private async invoke(scope: CallScope, tool: AnyTool, args: unknown, stop: CallSignal): Promise<CallFields> {
+    const invocation = await this.plan(scope, tool, args, this.contextFor(scope.index, stop.signal));
+    if (invocation instanceof Ended) return invocation.fields;
+    const declined = await this.approve(scope, tool, args, invocation, stop);
+    if (declined) return declined.fields;
+    // Cancelled while it was planned or waited for approval: nothing has run yet, so nothing runs.
+    const early = stop.stoppedBy();
+    if (early === 'run-cancelled' || early === 'call-cancelled') return cancelledFields(early, tool.name, false);
+    return this.charge(scope, tool, invocation, await this.execute(scope, tool, invocation, stop));
+  }
+
+  /** Run state, cancellation, budget and deadline, the tool (known, allowed) and its arguments: before anything happens. */
+  private gate(scope: CallScope): Ended | { tool: AnyTool; args: unknown } {
+    const { call, site } = scope;
+    const ended = this.runEnded();
+    if (ended) return new Ended(ended);
+    const tool = this.registry.get(call.tool);
+    if (call.signal?.aborted) return new Ended(cancelledFields('call-cancelled', tool?.name ?? call.tool, false));
     if (call.tokens !== undefined) {
       const v = this.guard.recordTokens(call.tokens, site);
       this.emit({ type: 'usage', tokens: this.guard.totals().tokens_used });
-      if (v) return refused(v);
+      if (v) return this.refuse(v);
     }
     const late = this.guard.checkTime(site);
-    if (late) return refused(late);
-
-    // 2. The tool: known, allowed, and (headless) not one that needs a person.
-    if (!tool) {
-      const error = {
-        code: ToolErrorCode.UNKNOWN_TOOL,
-        message: `There is no tool named ${JSON.stringify(call.tool)}.`,
-        hint: `Available tools: ${this.registry.names().join(', ')}.`,
-      };
-      return finish({ ...emptyChange(), status: 'failed', ok: false, output: `${error.code}: ${error.message}\nhint: ${error.hint}`, error });
-    }
+    if (late) return this.refuse(late);
+    if (!tool) return new Ended(unknownToolFields(call.tool, this.registry.names()));
+    // Headless: a tool that needs a person is refused here too.
     const restricted = this.guard.checkTool(tool.name, site);
-    if (restricted) return refused(restricted);
+    if (restricted) return this.refuse(restricted);
+    const parsed = tool.schema.safeParse(call.args ?? {});
+    if (!parsed.success) return new Ended(endedWith(argumentError(tool, parsed.error)));
+    return { tool, args: parsed.data as unknown };
+  }
 
-    // 3. Arguments.
-    const parsed = (tool.schema as z.ZodType).safeParse(call.args ?? {});
-    if (!parsed.success) {
-      const error = argumentError(tool, parsed.error);
-      return finish({ ...emptyChange(), status: 'failed', ok: false, output: `${error.code}: ${error.message}\nhint: ${error.hint}`, error });
+  /** The refusal of a call made after the run ended; null while it runs. */
+  private runEnded(): CallFields | null {
+    const state = this.state;
+    if (state === 'running') return null;
+    const why =
+      state === 'aborted' && this.violationValue
+        ? `the run was aborted by a ${this.violationValue.type} violation`
+        : state === 'cancelled'
+          ? 'the run was cancelled (interrupted); the work done so far is kept'
+          : state === 'finished'
+            ? 'the run has finished'
+            : 'the task was already marked complete';
+    return endedWith({ code: ToolErrorCode.RUN_ENDED, message: `No more tool calls run: ${why}.`, hint: 'Start a new run.' }, 'refused', false);
+  }
+
+  /** The tool's invocation; for a write, its real diff gated on the constraints before anything is written. */
+  private async plan(scope: CallScope, tool: AnyTool, args: unknown, ctx: ToolContext): Promise<Invocation | Ended> {
+    const prepared = await prepareCall(tool, args, ctx);
+    if (!prepared.ok) {
+      // Headless: a write to a denied pattern (.git/** included, which the workspace itself refuses) is the ADR's Pattern violation, not a tool failure the run goes on from.
+      const refusedPath = this.mode === 'headless' ? prepared.result.error?.path : undefined;
+      const denied = refusedPath ? this.guard.checkPath(refusedPath, scope.site) : null;
+      if (denied) return this.refuse(denied);
+      return new Ended({ ...resultFields(prepared.result), ...emptyChange(), status: 'failed' });
     }
-    const args: unknown = parsed.data;
+    if (tool.kind !== 'write') return prepared.invocation;
+    const v = this.guard.checkChanges(prepared.invocation.changes, scope.site);
+    return v ? this.refuse(v) : prepared.invocation;
+  }
 
-    // One signal for the tool: the deadline, the run's cancellation or this call's, whichever comes first.
-    const controller = new AbortController();
-    const stop = (cause: StopCause) => () => {
-      if (!controller.signal.aborted) controller.abort(new CallStop(cause));
+  /**
+   * The approval hook (interactive mode and MCP plug in here) sees what the
+   * invocation would change. Waiting for a person is not agent time: the
+   * deadline is paused while it waits and re-armed after.
+   */
+  private async approve(scope: CallScope, tool: AnyTool, args: unknown, invocation: Invocation, stop: CallSignal): Promise<Ended | null> {
+    const request: ApprovalRequest = {
+      call: scope.index,
+      tool: tool.name,
+      kind: tool.kind,
+      args,
+      ...(tool.kind === 'write' ? { changes: [...invocation.changes], diff: invocation.diff } : {}),
     };
-    const onRunCancel = stop('run-cancelled');
-    const onCallCancel = stop('call-cancelled');
-    this.options.signal?.addEventListener('abort', onRunCancel, { once: true });
-    call.signal?.addEventListener('abort', onCallCancel, { once: true });
-    const stoppedBy = (): StopCause | null => (controller.signal.reason instanceof CallStop ? controller.signal.reason.stop : null);
-    const ctx: ToolContext = {
+    stop.pause();
+    const waitStarted = performance.now();
+    const decision = await (this.options.approve ?? approveAll)(request);
+    this.guard.recordWait(performance.now() - waitStarted);
+    stop.arm();
+    return decision.approved ? null : new Ended(declinedFields(tool.name, decision.reason));
+  }
+
+  /** Runs the invocation, stopped at the deadline (a command's effects are measured from a mark taken just before). */
+  private async execute(scope: CallScope, tool: AnyTool, invocation: Invocation, stop: CallSignal): Promise<Execution> {
+    const mark = tool.kind === 'command' ? this.effects.before(`${tool.name} (call ${scope.index + 1} of run ${this.runId})`) : null;
+    const result = await settleOrAbandon(invocation.run(), stop.signal, this.options.stopGraceMs ?? 10_000);
+    return { result, cause: stop.stoppedBy(), mark };
+  }
+
+  /** Charges what the call changed, finds the violation it made (if any), and says how the call ended. */
+  private charge(scope: CallScope, tool: AnyTool, invocation: Invocation, ran: Execution): CallFields {
+    const { result, cause, mark } = ran;
+    const cancelled = cause === 'run-cancelled' || cause === 'call-cancelled' ? cause : null;
+    const measured = mark ? this.chargeCommand(mark, tool.name, scope.site) : this.chargeWrites(result, invocation, tool.name, scope.site);
+    const { changes } = measured;
+    let violation = measured.violation;
+    // A cancelled call is charged for what it changed, but a person stopping it is no timeout.
+    if (!violation && !cancelled && (cause === 'deadline' || !result)) violation = this.guard.timeoutDuringCall(scope.site);
+    // The deadline after a call that changed nothing; a call that wrote is never turned into a refusal after the fact (the next call's check stops the run).
+    if (!violation && !cancelled && changes.length === 0) violation = this.guard.checkTime(scope.site);
+    // What was written stays said: a violation found after the write did not prevent it.
+    if (violation && changes.length > 0) violation = { ...violation, prevented: false };
+    if (result?.ok && result.endsRun && !cancelled) this.completed = true;
+
+    const fields = result ? resultFields(result) : { ok: false, output: 'The call did not stop at the deadline.' };
+    const record: CallFields = {
+      ...fields,
+      // A write tool's applied change is not shown as refused (a command's after-the-fact violation keeps its label; its violation says prevented: false).
+      status: (violation && (changes.length === 0 || mark) ? 'refused' : result?.ok ? 'ok' : 'failed') as CallStatus,
+      files: changes.map((c) => c.path),
+      lines_added: changes.reduce((n, c) => n + c.added, 0),
+      lines_removed: changes.reduce((n, c) => n + c.removed, 0),
+    };
+    if (violation) {
+      this.abort(violation);
+      return { ...record, ok: false, violation, error: violationError(violation) };
+    }
+    if (!cancelled) return record;
+    const stopped = cancelledFields(cancelled, tool.name, true);
+    const output = result ? `${fields.output}\n${stopped.output}` : stopped.output;
+    return { ...record, ...stopped, output, files: record.files, lines_added: record.lines_added, lines_removed: record.lines_removed, ...(fields.data !== undefined ? { data: fields.data } : {}) };
+  }
+
+  /** A command: what it changed in the workspace; `.git/` and the config are a violation whatever the limits say (already undone). */
+  private chargeCommand(mark: NonNullable<Execution['mark']>, tool: string, site: CheckSite): { changes: FileChange[]; violation: Violation | null } {
+    const effects = this.effects.after(mark);
+    let changes = effects.changes;
+    let violation = this.guard.checkChanges(changes, site, false);
+    if (effects.governing.length > 0) {
+      const notReverted = effects.governing.filter((g) => !g.reverted).map((g) => g.path);
+      violation = this.guard.governingChanged(effects.governing.map((g) => g.path), notReverted, site);
+      changes = [...changes, ...effects.governing.map((g) => ({ path: g.path, added: g.change === 'deleted' ? 0 : 1, removed: g.change === 'added' ? 0 : 1 }))];
+    }
+    this.chargeFiles(changes, tool);
+    return { changes, violation };
+  }
+
+  /** A write: what its result says it changed; a file the plan did not show is checked against the patterns after the fact. */
+  private chargeWrites(result: ToolResult | undefined, invocation: Invocation, tool: string, site: CheckSite): { changes: FileChange[]; violation: Violation | null } {
+    if (!result?.changes) return { changes: [], violation: null };
+    const changes = result.changes;
+    const unplanned = changes.filter((c) => !invocation.changes.some((p) => p.path === c.path));
+    this.chargeFiles(changes, tool);
+    const violation = unplanned.map((c) => this.guard.checkPath(c.path, site, false)).find((x) => x !== null) ?? this.guard.checkChanges([], site, false);
+    return { changes, violation };
+  }
+
+  /** The call's record: kept, timed, logged to calls.jsonl and shown. */
+  private record(scope: CallScope, fields: CallFields): CallRecord {
+    const full: CallRecord = { index: scope.index, tool: scope.call.tool, duration_ms: round3(performance.now() - scope.started), tokens: scope.call.tokens ?? 0, ...fields };
+    this.records.push(full);
+    const statsOutcome = full.status === 'ok' ? 'ok' : full.status === 'failed' ? 'failed' : 'refused';
+    addTiming((this.stats[full.tool] ??= emptyToolStats()), full.duration_ms, statsOutcome);
+    if (this.runDir) appendCallRecord(this.runDir, full);
+    this.emit({ type: 'call-end', record: full });
+    return full;
+  }
+
+  /** A constraint refused the call: the run is aborted. */
+  private refuse(v: Violation): Ended {
+    this.abort(v);
+    return new Ended(refusedBy(v));
+  }
+
+  private contextFor(call: number, signal: AbortSignal): ToolContext {
+    return {
       ws: this.ws,
       config: this.config,
       mode: this.mode,
-      call: index,
-      signal: controller.signal,
+      call,
+      signal,
       remainingMs: () => this.guard.remainingMs(),
       runDir: this.runDir,
       apply: this.options.apply ?? {},
       ...(this.options.interaction ? { interaction: this.options.interaction } : {}),
     };
-    let deadline = setTimeout(stop('deadline'), Math.max(0, this.guard.remainingMs()));
-    try {
-      // 4. Write tools: the real diff, gated before anything is written.
-      let approval: ApprovalRequest = { call: index, tool: tool.name, kind: tool.kind, args };
-      let planned: FileChange[] | null = null;
-      if (tool.kind === 'write') {
-        if (!tool.plan) throw new Error(`write tool ${tool.name} has no plan()`);
-        const plan = await tool.plan(args, ctx);
-        if (!plan.ok) {
-          // Headless: a write to a denied pattern (.git/** included, which the workspace itself refuses) is the ADR's Pattern violation, not a tool failure the run goes on from.
-          const refusedPath = this.mode === 'headless' ? plan.result.error?.path : undefined;
-          const denied = refusedPath ? this.guard.checkPath(refusedPath, site) : null;
-          if (denied) return refused(denied);
-          return finish({ ...resultFields(plan.result), ...emptyChange(), status: 'failed' });
-        }
-        const v = this.guard.checkChanges(plan.changes, site);
-        if (v) return refused(v);
-        planned = plan.changes;
-        approval = { ...approval, changes: plan.changes, diff: plan.diff };
-      }
-
-      // 5. Approval (interactive mode and MCP plug in here).
-      // Waiting for a person is not agent time: the wait is not charged to the timeout, and the deadline is re-armed after it.
-      clearTimeout(deadline);
-      const waitStarted = performance.now();
-      const decision = await (this.options.approve ?? approveAll)(approval);
-      this.guard.recordWait(performance.now() - waitStarted);
-      deadline = setTimeout(stop('deadline'), Math.max(0, this.guard.remainingMs()));
-      if (!decision.approved) {
-        const error = { code: ToolErrorCode.DECLINED, message: `The ${tool.name} call was declined${decision.reason ? `: ${decision.reason}` : '.'}`, hint: 'Do something else, or ask what would be acceptable.' };
-        return finish({ ...emptyChange(), status: 'declined', ok: false, output: `${error.code}: ${error.message}\nhint: ${error.hint}`, error });
-      }
-      // Cancelled while it was planned or waited for approval: nothing has run yet, so nothing runs.
-      const early = stoppedBy();
-      if (early === 'run-cancelled' || early === 'call-cancelled') return finish(cancelledRecord(early, tool.name, false));
-
-      // 6. Execute, stopped at the deadline.
-      const mark = tool.kind === 'command' ? this.effects.before(`${tool.name} (call ${index + 1} of run ${this.runId})`) : null;
-      const result = await this.runUntilDeadline(tool.execute(args, ctx), controller.signal);
-      const cause = stoppedBy();
-      const timedOut = cause === 'deadline';
-      const cancelled = cause === 'run-cancelled' || cause === 'call-cancelled' ? cause : null;
-
-      // 7. Charge what changed.
-      let changes: FileChange[] = [];
-      let violation: Violation | null = null;
-      if (mark) {
-        const effects = this.effects.after(mark);
-        changes = effects.changes;
-        violation = this.guard.checkChanges(changes, site, false);
-        if (effects.governing.length > 0) {
-          // .git/ and the config: charged as changed files and a violation whatever the limits say (the change is already undone).
-          const notReverted = effects.governing.filter((g) => !g.reverted).map((g) => g.path);
-          violation = this.guard.governingChanged(effects.governing.map((g) => g.path), notReverted, site);
-          changes = [...changes, ...effects.governing.map((g) => ({ path: g.path, added: g.change === 'deleted' ? 0 : 1, removed: g.change === 'added' ? 0 : 1 }))];
-        }
-        this.charge(changes, tool.name);
-      } else if (result?.changes) {
-        changes = result.changes;
-        const unplanned = changes.filter((c) => !planned?.some((p) => p.path === c.path));
-        this.charge(changes, tool.name);
-        violation = unplanned.map((c) => this.guard.checkPath(c.path, site, false)).find((x) => x !== null) ?? this.guard.checkChanges([], site, false);
-      }
-      // A cancelled call is charged for what it changed, but a person stopping it is no timeout.
-      if (!violation && !cancelled && (timedOut || !result)) violation = this.guard.timeoutDuringCall(site);
-      // The deadline after a call that changed nothing; a call that wrote is never turned into a refusal after the fact (the next call's check stops the run).
-      if (!violation && !cancelled && changes.length === 0) violation = this.guard.checkTime(site);
-      // What was written stays said: a violation found after the write did not prevent it.
-      if (violation && changes.length > 0) violation = { ...violation, prevented: false };
-      if (result?.ok && result.endsRun && !cancelled) this.completed = true;
-
-      const fields = result ? resultFields(result) : { ok: false, output: 'The call did not stop at the deadline.' };
-      const record = {
-        ...fields,
-        // A write tool's applied change is not shown as refused (a command's after-the-fact violation keeps its label; its violation says prevented: false).
-        status: (violation && (changes.length === 0 || mark) ? 'refused' : result?.ok ? 'ok' : 'failed') as CallStatus,
-        files: changes.map((c) => c.path),
-        lines_added: sum(changes, 'added'),
-        lines_removed: sum(changes, 'removed'),
-      };
-      if (violation) {
-        this.abort(violation);
-        return finish({ ...record, ok: false, violation, error: { code: ErrorCode.CONSTRAINT, message: violation.message, hint: violation.hint } });
-      }
-      if (cancelled) {
-        const stopped = cancelledRecord(cancelled, tool.name, true);
-        const output = result ? `${fields.output}\n${stopped.output}` : stopped.output;
-        return finish({ ...record, ...stopped, output, files: record.files, lines_added: record.lines_added, lines_removed: record.lines_removed, ...(fields.data !== undefined ? { data: fields.data } : {}) });
-      }
-      return finish(record);
-    } catch (error) {
-      const info = toErrorInfo(error);
-      return finish({ ...emptyChange(), status: 'failed', ok: false, output: `${info.code}: ${info.message}\nhint: ${info.hint}`, error: info });
-    } finally {
-      clearTimeout(deadline);
-      this.options.signal?.removeEventListener('abort', onRunCancel);
-      call.signal?.removeEventListener('abort', onCallCancel);
-    }
   }
 
   /**
    * Ends the run: rolls it back if a violation happened under
    * `on_violation: rollback`, otherwise keeps the changes; writes
-   * metrics.json (and the violation report). Idempotent.
+   * metrics.json — once, with `closing` (the mode's outcome and its own
+   * sections) when given — and the violation report. Idempotent: a later
+   * call returns the same summary and writes nothing.
    */
-  finish(): RunSummary {
+  finish(closing?: RunClosing): RunSummary {
     if (this.summary) return this.summary;
     const v = this.violationValue;
-    let rollback: RollbackResult | null = null;
-    let outcome: RunMetrics['outcome'] = 'kept';
-    let note: string | undefined;
-    if (this.runTx && this.runTx.state === 'open') {
-      if (v && this.config.constraints.on_violation === 'rollback') {
-        try {
-          rollback = this.runTx.rollback();
-          outcome = 'rolled-back';
-        } catch (error) {
-          // The journal still names the run's checkpoints: the next command in this root rolls it back.
-          note = `Rolling back failed (${toErrorInfo(error).message}); the next editwarden command in this root finishes the rollback.`;
-          outcome = 'open';
-        }
-      } else {
-        this.runTx.commit();
-      }
-    }
+    const settled = this.settleRunTransaction(v);
     const metrics = buildMetrics({
       runId: this.runId,
       status: v ? 'failed' : this.completed ? 'completed' : 'finished',
       mode: this.mode,
       startedAt: this.startedAt,
       finishedAt: new Date().toISOString(),
-      outcome,
+      outcome: settled.outcome,
       config: this.config.constraints,
       totals: this.guard.totals(),
       violations: v ? [v] : [],
@@ -439,30 +389,24 @@ export class ToolRunner {
       calls: this.records.length,
       files: this.guard.changedFiles().map((f) => ({ ...f, by: [...(this.fileTools.get(f.path) ?? [])] })),
     });
-    const reports: RunSummary['reports'] = {};
-    if (this.runDir) {
-      reports.metrics = writeMetrics(this.runDir, metrics);
-      if (v) {
-        const calls: ReportCall[] = this.records.map((r) => ({
-          index: r.index,
-          tool: r.tool,
-          status: r.status,
-          files: r.files,
-          ...(r.error ? { error: `${r.error.code}: ${r.error.message}` } : {}),
-        }));
-        const written = writeViolationReport(this.runDir, {
-          violation: v,
-          metrics,
-          calls,
-          rollback: rollback ? { written: rollback.written, removed: rollback.removed } : null,
-          ...(note ? { error: note } : {}),
-        });
-        reports.violationMarkdown = written.markdown;
-        reports.violationJson = written.json;
-      }
-    }
-    this.summary = { runId: this.runId, runDir: this.runDir, status: metrics.status, violation: v, metrics, calls: [...this.records], rollback, reports };
+    const reports = this.runDir ? writeRunRecords(this.runDir, { metrics, closing, violation: v, calls: this.records, rollback: settled.rollback, note: settled.note }) : {};
+    this.summary = { runId: this.runId, runDir: this.runDir, status: metrics.status, violation: v, metrics, calls: [...this.records], rollback: settled.rollback, reports };
     return this.summary;
+  }
+
+  /** The run's own transaction (on_violation: rollback): rolled back after a violation, committed otherwise. */
+  private settleRunTransaction(v: Violation | null): { rollback: RollbackResult | null; outcome: RunMetrics['outcome']; note?: string } {
+    if (!this.runTx || this.runTx.state !== 'open') return { rollback: null, outcome: 'kept' };
+    if (!v || this.config.constraints.on_violation !== 'rollback') {
+      this.runTx.commit();
+      return { rollback: null, outcome: 'kept' };
+    }
+    try {
+      return { rollback: this.runTx.rollback(), outcome: 'rolled-back' };
+    } catch (error) {
+      // The journal still names the run's checkpoints: the next command in this root rolls it back.
+      return { rollback: null, outcome: 'open', note: `Rolling back failed (${toErrorInfo(error).message}); the next editwarden command in this root finishes the rollback.` };
+    }
   }
 
   private abort(v: Violation): void {
@@ -471,43 +415,12 @@ export class ToolRunner {
     this.emit({ type: 'violation', violation: v });
   }
 
-  private charge(changes: FileChange[], tool: string): void {
+  private chargeFiles(changes: FileChange[], tool: string): void {
     this.guard.recordChanges(changes);
     for (const c of changes) {
       const set = this.fileTools.get(c.path) ?? new Set<string>();
       set.add(tool);
       this.fileTools.set(c.path, set);
-    }
-  }
-
-  /** The tool's promise, or undefined if it has not settled `stopGraceMs` after the deadline (it is abandoned). */
-  private async runUntilDeadline(work: Promise<ToolResult>, signal: AbortSignal): Promise<ToolResult | undefined> {
-    const grace = this.options.stopGraceMs ?? 10_000;
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const gaveUp = new Promise<undefined>((resolve) => {
-      onAbort = () => {
-        timer = setTimeout(() => resolve(undefined), grace);
-      };
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      return await Promise.race([work, gaveUp]);
-    } finally {
-      clearTimeout(timer);
-      if (onAbort) signal.removeEventListener('abort', onAbort);
-    }
-  }
-
-  private log(record: CallRecord): void {
-    if (!this.runDir) return;
-    const { data: _data, ...rest } = record;
-    const line = { ...rest, output: record.output.length > MAX_LOGGED_OUTPUT ? `${record.output.slice(0, MAX_LOGGED_OUTPUT)}…` : record.output };
-    try {
-      fs.appendFileSync(path.join(this.runDir, 'calls.jsonl'), `${JSON.stringify(line)}\n`);
-    } catch {
-      // The log is evidence, not function: a full disk must not fail the call.
     }
   }
 
@@ -520,53 +433,8 @@ export class ToolRunner {
   }
 }
 
-/**
- * The record of a cancelled call: E_RUN_ENDED when the run was cancelled
- * (the run takes no more calls), E_ABORTED when only this call was.
- */
-function cancelledRecord(cause: 'run-cancelled' | 'call-cancelled', tool: string, started: boolean): Omit<CallRecord, 'index' | 'tool' | 'duration_ms' | 'tokens'> {
-  const what = started ? `${tool} was stopped` : `${tool} did not run`;
-  const error: ToolError =
-    cause === 'run-cancelled'
-      ? { code: ToolErrorCode.RUN_ENDED, message: `The run was cancelled (interrupted): ${what}.`, hint: 'The work done so far is kept; start a new run to go on.' }
-      : { code: ErrorCode.CANCELLED, message: `The call was cancelled by the client: ${what}.`, hint: 'Call it again if it is still wanted.' };
-  return { ...emptyChange(), status: cause === 'run-cancelled' ? 'refused' : 'failed', ok: false, output: `${error.code}: ${error.message}\nhint: ${error.hint}`, error };
-}
-
-function emptyChange(): Pick<CallRecord, 'files' | 'lines_added' | 'lines_removed'> {
-  return { files: [], lines_added: 0, lines_removed: 0 };
-}
-
-function resultFields(result: ToolResult): Pick<CallRecord, 'ok' | 'output' | 'data' | 'error'> {
-  const out: Pick<CallRecord, 'ok' | 'output' | 'data' | 'error'> = { ok: result.ok, output: result.output };
-  if (result.data !== undefined) out.data = result.data;
-  if (result.error !== undefined) out.error = result.error;
-  return out;
-}
-
-function sum(changes: FileChange[], key: 'added' | 'removed'): number {
-  let n = 0;
-  for (const c of changes) n += c[key];
-  return n;
-}
-
 function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
-}
-
-/** E_PARSE naming the field, with the tool's fields in the hint. */
-function argumentError(tool: AnyTool, error: z.ZodError): ToolError {
-  const issue = error.issues[0];
-  let field = issue?.path.map(String).join('.') || '(arguments)';
-  if (issue?.code === 'unrecognized_keys') field = issue.keys.join(', ');
-  const what = issue?.code === 'unrecognized_keys' ? `unknown field "${field}"` : `field "${field}": ${issue?.message ?? 'invalid'}`;
-  const shape = (tool.schema as { shape?: Record<string, unknown> }).shape;
-  const fields = shape ? Object.keys(shape).join(', ') : '';
-  return {
-    code: ErrorCode.PARSE,
-    message: `${tool.name} arguments: ${what}.`,
-    hint: fields ? `${tool.name} takes: ${fields}.` : `Check the ${tool.name} argument schema.`,
-  };
 }
 
 function noLayer(): never {

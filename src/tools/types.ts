@@ -2,11 +2,17 @@
  * What a tool is: a name, a zod schema for its arguments, a description that
  * teaches a model to use it safely, a kind, and one function that does the
  * work. A tool holds no constraint, approval or accounting logic: the
- * ToolRunner owns the life-cycle (validate → constraints → approval →
- * execute → record). Tools that write also say, without writing, what they
- * would change (`plan`), so the runner can refuse before the write.
+ * ToolRunner owns the life-cycle (validate → prepare → gate → approve → run
+ * → charge → record).
+ *
+ * A write tool has no `execute`: its one function is `prepare`, which plans
+ * the call without writing and returns an `Invocation` — the changes and the
+ * diff the gate and the approval see, and the `run()` that commits exactly
+ * that plan (the plan lives in the invocation's closure, never in a side
+ * channel). A write cannot be reached without its plan: it does not
+ * type-check, and an invocation runs at most once.
  */
-import { ErrorCode } from '../errors.js';
+import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import type { z } from 'zod';
 import type { ApplyOptions } from '../apply/apply-requests.js';
 import type { Config } from '../config/config.js';
@@ -53,9 +59,52 @@ export interface ToolResult<D = unknown> {
   endsRun?: boolean;
 }
 
-/** What a write would change, computed without writing anything. */
-export type ChangePlan =
-  | { ok: true; changes: FileChange[]; diff: string }
+/**
+ * One prepared call of a tool (gemini-cli's `build(params) → ToolInvocation`):
+ * what it would change, found without changing anything, and the one way to
+ * do it. `run()` does the work at most once — a second call throws
+ * E_INVOCATION_SPENT — so a plan that was gated and approved is committed
+ * once or not at all. Built only through this class (its private state
+ * cannot be forged by an object literal).
+ */
+export class Invocation {
+  /** Write tools: every file the call would change, with lines from the real diff. Empty for tools that only look or act. */
+  readonly changes: readonly FileChange[];
+  /** The unified diff of those changes ('' when there is none). */
+  readonly diff: string;
+  #work: (() => Promise<ToolResult>) | null;
+
+  constructor(work: () => Promise<ToolResult>, plan: { changes?: readonly FileChange[]; diff?: string } = {}) {
+    this.#work = work;
+    this.changes = plan.changes ?? [];
+    this.diff = plan.diff ?? '';
+  }
+
+  /** Whether run() has been called. */
+  get spent(): boolean {
+    return this.#work === null;
+  }
+
+  run(): Promise<ToolResult> {
+    const work = this.#work;
+    if (!work) {
+      // A plan is gated and approved once: running it again would write what nobody checked against the current state.
+      return Promise.reject(
+        new EditwardenError({
+          code: ErrorCode.INVOCATION_SPENT,
+          message: 'This tool invocation has already run; an invocation commits its plan at most once.',
+          hint: 'Prepare the call again (a new invocation plans it against the current files).',
+        }),
+      );
+    }
+    this.#work = null;
+    return work();
+  }
+}
+
+/** What `prepare` answers: an invocation to gate, approve and run, or the request refused before anything ran. */
+export type Preparation =
+  | { ok: true; invocation: Invocation }
   /** The request itself is refused (text not found, stale…): this result goes back to the model; nothing is written. */
   | { ok: false; result: ToolResult };
 
@@ -102,18 +151,30 @@ export interface ToolContext {
   interaction?: Interaction;
 }
 
-// The schema's own type parameter flows into plan/execute; `any` here would lose it.
-export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+interface ToolBase<S extends z.ZodType> {
   name: string;
   description: string;
-  kind: ToolKind;
   schema: S;
-  /** Required for kind 'write'. */
-  plan?: (args: z.output<S>, ctx: ToolContext) => Promise<ChangePlan>;
+}
+
+/** A tool that only looks, runs a command, asks a person or talks to the run: nothing to plan, so it is one function. */
+export interface ActingTool<S extends z.ZodType = z.ZodType> extends ToolBase<S> {
+  kind: Exclude<ToolKind, 'write'>;
   execute: (args: z.output<S>, ctx: ToolContext) => Promise<ToolResult>;
 }
 
-/** Keeps each tool's argument type while storing tools in one list. */
+/** A tool that changes files: planned first, so it has `prepare` and no `execute` to reach without a plan. */
+export interface WriteTool<S extends z.ZodType = z.ZodType> extends ToolBase<S> {
+  kind: 'write';
+  prepare: (args: z.output<S>, ctx: ToolContext) => Promise<Preparation>;
+}
+
+// The schema's own type parameter flows into prepare/execute; `any` here would lose it.
+export type ToolDefinition<S extends z.ZodType = z.ZodType> = ActingTool<S> | WriteTool<S>;
+
+/** Keeps each tool's argument type (and its kind's shape) while storing tools in one list. */
+export function defineTool<S extends z.ZodType>(tool: WriteTool<S>): WriteTool<S>;
+export function defineTool<S extends z.ZodType>(tool: ActingTool<S>): ActingTool<S>;
 export function defineTool<S extends z.ZodType>(tool: ToolDefinition<S>): ToolDefinition<S> {
   return tool;
 }
@@ -121,6 +182,22 @@ export function defineTool<S extends z.ZodType>(tool: ToolDefinition<S>): ToolDe
 /** A tool of any schema, as the registry holds it. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry is heterogeneous; each tool checks its own arguments with its schema.
 export type AnyTool = ToolDefinition<any>;
+
+/**
+ * The one way any tool's call is begun: a write tool plans it (its own
+ * `prepare`); any other tool's invocation simply runs its `execute`.
+ */
+export async function prepareCall(tool: AnyTool, args: unknown, ctx: ToolContext): Promise<Preparation> {
+  if (tool.kind === 'write') return tool.prepare(args, ctx);
+  return { ok: true, invocation: new Invocation(() => tool.execute(args, ctx)) };
+}
+
+/** Runs a tool's work and answers a thrown error as the tool's failure (the model reads it; the run goes on). `path`: the file the error is about. */
+export function guarded(work: () => Promise<ToolResult> | ToolResult, path?: string): Promise<ToolResult> {
+  return Promise.resolve()
+    .then(work)
+    .catch((error: unknown) => failure(toErrorInfo(error, path)));
+}
 
 export function failure(error: ToolError, output?: string): ToolResult {
   return { ok: false, output: output ?? `${error.code}: ${error.message}\nhint: ${error.hint}`, error };

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { applyRequests } from '../apply/apply-requests.js';
 import type { EditRequest } from '../edit/types.js';
-import { applyPlanned, planWrites, type WorkspacePipeline } from './edits.js';
+import { prepareWrites, type WorkspacePipeline } from './edits.js';
 import { defineTool, type ToolContext } from './types.js';
 
 export const WriteFileArgs = z
@@ -45,6 +45,5 @@ export const writeFileTool = defineTool({
     'The result carries the diff.',
   ].join(' '),
   schema: WriteFileArgs,
-  plan: (args, ctx) => planWrites(pipeline(args, ctx), ctx, args),
-  execute: (args, ctx) => applyPlanned(pipeline(args, ctx), ctx, args),
+  prepare: (args, ctx) => prepareWrites(pipeline(args, ctx), ctx),
 });

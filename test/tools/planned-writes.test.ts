@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyRequests } from '../../src/apply/apply-requests.js';
 import { defaultConfig } from '../../src/config/config.js';
-import { applyPlanned, planWrites, type WorkspacePipeline } from '../../src/tools/edits.js';
+import { prepareWrites, type WorkspacePipeline } from '../../src/tools/edits.js';
 import { ToolRunner, type ApprovalHook } from '../../src/tools/runner.js';
 import type { ToolContext } from '../../src/tools/types.js';
 import { openWorkspace } from '../../src/workspace/open.js';
@@ -24,7 +24,7 @@ function runner(approve: ApprovalHook): ToolRunner {
   return ToolRunner.start({ ws, config: defaultConfig(), transactions, approve });
 }
 
-/** A tool context as the runner builds it (one object for plan and execute). */
+/** A tool context as the runner builds it. */
 function contextOf(ws: Workspace): ToolContext {
   return { ws, config: defaultConfig(), mode: 'headless', call: 0, signal: new AbortController().signal, remainingMs: () => 60_000, runDir: null, apply: {} };
 }
@@ -46,33 +46,36 @@ describe('a planned write commits what its plan computed', () => {
     fs.writeFileSync(file('a.txt'), 'one\ntwo\nthree\n');
     const { ws } = openWorkspace(root);
     const ctx = contextOf(ws);
-    const args = {};
     const edit = countingEdit('two', 'TWO');
-    const plan = await planWrites(edit.pipeline, ctx, args);
-    expect(plan).toMatchObject({ ok: true, changes: [{ path: 'a.txt', added: 1, removed: 1 }] });
+    const plan = await prepareWrites(edit.pipeline, ctx);
+    if (!plan.ok) throw new Error('the plan was refused');
+    expect(plan.invocation.changes).toEqual([{ path: 'a.txt', added: 1, removed: 1 }]);
     expect(read('a.txt')).toBe('one\ntwo\nthree\n');
-    const result = await applyPlanned(edit.pipeline, ctx, args);
+    const result = await plan.invocation.run();
     expect(result.ok).toBe(true);
     expect(result.output).toContain('applied edit a.txt +1 -1');
     expect(read('a.txt')).toBe('one\nTWO\nthree\n');
     expect(edit.runs()).toBe(1);
   });
 
-  it('plans again for arguments other than those planned', async () => {
+  it('plans again for another call: a plan belongs to its own invocation only', async () => {
     fs.writeFileSync(file('a.txt'), 'one\ntwo\n');
     const { ws } = openWorkspace(root);
     const ctx = contextOf(ws);
     const edit = countingEdit('two', 'TWO');
-    await planWrites(edit.pipeline, ctx, { a: 1 });
-    await applyPlanned(edit.pipeline, ctx, { a: 1 });
+    const first = await prepareWrites(edit.pipeline, ctx);
+    const second = await prepareWrites(edit.pipeline, ctx);
+    if (!first.ok || !second.ok) throw new Error('a plan was refused');
+    await second.invocation.run();
     expect(edit.runs()).toBe(2);
+    expect(first.invocation.spent).toBe(false);
     expect(read('a.txt')).toBe('one\nTWO\n');
   });
 
   it('writes nothing while planning, even through a pipeline that asks to write', async () => {
     fs.writeFileSync(file('a.txt'), 'one\ntwo\n');
     const { ws } = openWorkspace(root);
-    const plan = await planWrites(countingEdit('two', 'TWO').pipeline, contextOf(ws), {});
+    const plan = await prepareWrites(countingEdit('two', 'TWO').pipeline, contextOf(ws));
     expect(plan.ok).toBe(true);
     expect(read('a.txt')).toBe('one\ntwo\n');
     expect(fs.existsSync(path.join(root, '.editwarden/checkpoints/manifests/files'))).toBe(false);

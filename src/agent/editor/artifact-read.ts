@@ -10,7 +10,7 @@ import path from 'node:path';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
 import { isRunId, runsRoot } from '../../runs/runs.js';
 import { ReadFileArgs, DEFAULT_READ_LINES } from '../../tools/read-file.js';
-import { defineTool, failure, type AnyTool } from '../../tools/types.js';
+import { defineTool, failure, type ActingTool, type AnyTool } from '../../tools/types.js';
 import type { Workspace } from '../../workspace/workspace.js';
 
 /** `.editwarden/runs/<run_id>/verify/<n>/<file>` and nothing else (no `..`, no other folder of the state dir). */
@@ -24,7 +24,7 @@ export function isVerifyArtifactPath(p: string): boolean {
 }
 
 /** read_file for the Editor: the workspace's files as usual, plus the verification logs, read-only. */
-export function editorReadFile(base: AnyTool, ws: Workspace): AnyTool {
+export function editorReadFile(base: ActingTool<typeof ReadFileArgs>, ws: Workspace): AnyTool {
   return defineTool({
     ...base,
     description: `${base.description} The Verifier's evidence is readable too (read-only): .editwarden/runs/<run_id>/verify/<n>/combined.log, stdout.log, stderr.log, result.json.`,

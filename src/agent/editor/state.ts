@@ -8,7 +8,9 @@
 import { createHash } from 'node:crypto';
 import type { DebugCounters, LoopDecision } from './counters.js';
 
-export type EditorFlavour = 'editor' | 'dry-run' | 'apply-proposal';
+import type { EditorFlavour } from '../../runs/profile.js';
+
+export type { EditorFlavour };
 
 export type EditorStatus =
   /** Full green and the task declared done: summary written, exit 0. */

@@ -16,10 +16,9 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { toErrorInfo } from '../../errors.js';
 import { ListFilesArgs } from '../../tools/list-files.js';
 import { SearchFilesArgs } from '../../tools/search-files.js';
-import { defineTool, failure, type AnyTool, type ToolResult } from '../../tools/types.js';
+import { defineTool, guarded, type AnyTool, type ToolResult } from '../../tools/types.js';
 import type { FileSource } from './file-source.js';
 
 export const EDITOR_TOOL_NAMES = ['scout_codebase', 'scout_environment', 'verify', 'record_hypothesis', 'task_completion'] as const;
@@ -64,12 +63,6 @@ export interface EditorHost {
   verify(signal: AbortSignal): Promise<ToolResult>;
   recordHypothesis(args: z.output<typeof RecordHypothesisArgs>): ToolResult;
   complete(args: z.output<typeof EditorCompletionArgs>, signal: AbortSignal): Promise<ToolResult>;
-}
-
-function guarded(work: () => Promise<ToolResult> | ToolResult): Promise<ToolResult> {
-  return Promise.resolve()
-    .then(work)
-    .catch((error: unknown) => failure(toErrorInfo(error)));
 }
 
 export function editorTools(host: EditorHost): AnyTool[] {
@@ -132,8 +125,8 @@ export function overlayReadTools(source: FileSource, resolve: (p: string) => str
       kind: 'read',
       description: 'List the files of the workspace as this dry run sees them (proposed new files included, proposed deletions left out); paths are relative to the root.',
       schema: ListFilesArgs,
-      async execute(args) {
-        try {
+      execute: (args) =>
+        guarded(() => {
           const start = resolve(args.path);
           const entries: string[] = [];
           const dirs = new Set<string>();
@@ -152,18 +145,15 @@ export function overlayReadTools(source: FileSource, resolve: (p: string) => str
           }
           const all = [...dirs, ...entries].sort().slice(0, args.max_entries);
           return { ok: true, output: all.length === 0 ? `${start || '.'} is empty.` : all.join('\n'), data: { path: start, entries: all, truncated: false } };
-        } catch (error) {
-          return failure(toErrorInfo(error, args.path));
-        }
-      },
+        }, args.path),
     }),
     defineTool({
       name: 'search_files',
       kind: 'read',
       description: 'Search the files as this dry run sees them (proposed changes included) for text, or a regex with regex: true; returns path:line:text per matching line.',
       schema: SearchFilesArgs,
-      async execute(args) {
-        try {
+      execute: (args) =>
+        guarded(() => {
           const start = resolve(args.path);
           const flags = args.case_sensitive ? '' : 'i';
           const re = args.regex ? new RegExp(args.pattern, flags) : new RegExp(args.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags);
@@ -181,10 +171,7 @@ export function overlayReadTools(source: FileSource, resolve: (p: string) => str
             });
           }
           return { ok: true, output: lines.length === 0 ? `No matches in ${searched} file(s).` : lines.join('\n'), data: { matches: lines.length, files_searched: searched } };
-        } catch (error) {
-          return failure(toErrorInfo(error, args.path));
-        }
-      },
+        }, args.path),
     }),
   ];
 }

@@ -10,7 +10,7 @@
 import type { ControlledEditOutcome, ControlledEditSession } from '../controlled.js';
 import { EditFileArgsSchema } from '../../edit/request-json.js';
 import { editFileTool } from '../../tools/edit-file.js';
-import { defineTool, type AnyTool, type ToolResult } from '../../tools/types.js';
+import { defineTool, Invocation, type AnyTool, type Preparation, type ToolResult } from '../../tools/types.js';
 
 export interface ControlledTool {
   tool: AnyTool;
@@ -40,32 +40,31 @@ export function describeOutcome(outcome: ControlledEditOutcome): string {
 
 export function controlledEditTool(session: ControlledEditSession): ControlledTool {
   let last: ControlledEditOutcome | undefined;
-  const planEdit = editFileTool.plan;
-  if (!planEdit) throw new Error('edit_file has no plan()');
+  const editOnce = async (args: unknown, signal: AbortSignal): Promise<ToolResult> => {
+    const outcome = await session.editFile(args, signal);
+    last = outcome;
+    const kept = outcome.tool_exit_code === 0 && outcome.result;
+    return {
+      ok: outcome.tool_exit_code === 0,
+      output: describeOutcome(outcome),
+      data: outcome,
+      ...(outcome.error ? { error: outcome.error } : {}),
+      // A rolled-back edit changed nothing that remains.
+      changes: kept && outcome.result ? [{ path: outcome.result.path, added: outcome.result.added, removed: outcome.result.removed }] : [],
+      endsRun: outcome.ended,
+    };
+  };
   const tool = defineTool({
     name: 'edit_file',
     kind: 'write',
     description:
       'Make the ONE edit of this controlled session: {"filename", "old_text", "new_text"} — old_text copied exactly and unique in the file. The project is built right after; a failed build restores the file; the session then ends.',
     schema: EditFileArgsSchema,
-    async plan(args, ctx) {
-      const plan = await planEdit(args, ctx);
-      // The session refuses with its own message (and report); nothing is written either way.
-      return plan.ok ? plan : { ok: true, changes: [], diff: '' };
-    },
-    async execute(args, ctx): Promise<ToolResult> {
-      const outcome = await session.editFile(args, ctx.signal);
-      last = outcome;
-      const kept = outcome.tool_exit_code === 0 && outcome.result;
-      return {
-        ok: outcome.tool_exit_code === 0,
-        output: describeOutcome(outcome),
-        data: outcome,
-        ...(outcome.error ? { error: outcome.error } : {}),
-        // A rolled-back edit changed nothing that remains.
-        changes: kept && outcome.result ? [{ path: outcome.result.path, added: outcome.result.added, removed: outcome.result.removed }] : [],
-        endsRun: outcome.ended,
-      };
+    async prepare(args, ctx): Promise<Preparation> {
+      // edit_file's plan is shown and gated; the session itself makes (or refuses, with its own message and report) the one edit.
+      const plan = await editFileTool.prepare(args, ctx);
+      const shown = plan.ok ? { changes: plan.invocation.changes, diff: plan.invocation.diff } : {};
+      return { ok: true, invocation: new Invocation(() => editOnce(args, ctx.signal), shown) };
     },
   });
   return {

@@ -10,9 +10,7 @@ import { editOptionsFromConfig } from '../../config/edit-options.js';
 import type { ApplyOptions } from '../../apply/apply-requests.js';
 import type { Config } from '../../config/config.js';
 import { INTERACTIVE_TOOLS, type ConstraintTotals } from '../../guard/constraints.js';
-import { writeMetrics } from '../../guard/report.js';
 import { newRunId } from '../../runs/runs.js';
-import { metricsWithOutcome } from '../../runs/outcome.js';
 import { BUILTIN_TOOLS } from '../../tools/registry.js';
 import { ToolRunner, type ApprovalHook, type ApprovalRequest, type RunSummary, type RunnerEvent } from '../../tools/runner.js';
 import type { Interaction } from '../../tools/types.js';
@@ -207,33 +205,33 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
       ...(options.followUp ? { followUp: options.followUp } : {}),
       ...(options.quitRequested ? { quitRequested: options.quitRequested } : {}),
     });
-  } finally {
+  } catch (error) {
     // Metrics and reports are written even when the loop throws: the run folder is the evidence.
     runner.finish();
+    throw error;
   }
-  const summary = runner.finish();
-  let metricsFile: string | null = null;
-  if (runner.runDir) {
-    // metrics.json is the runner's; the agent section rides along (readers ignore keys they do not know).
-    // One outcome: the top-level status and `result` come from the same value as the transcript's end line and the exit code.
-    metricsFile = writeMetrics(runner.runDir, {
-      ...metricsWithOutcome(summary.metrics, { status: outcome.status, reason: outcome.reason, exit_code: outcome.exitCode }),
-      agent: {
-        model: options.provider.id,
-        mode: options.mode,
-        active_edit: activeEdit,
-        status: outcome.status,
-        reason: outcome.reason,
-        exit_code: outcome.exitCode,
-        turns: outcome.turns,
-        usage: outcome.usage,
-        tool_calls: outcome.toolCalls,
-        malformed_calls: outcome.malformedCalls,
-        active_edits: outcome.activeEdits,
-        ...(outcome.completion ? { completion: outcome.completion } : {}),
-        ...(outcome.controlled ? { controlled: { tool_exit_code: outcome.controlled.tool_exit_code, message: outcome.controlled.message, state: outcome.controlled.state, rolled_back: outcome.controlled.rolled_back } } : {}),
-      },
-    } as typeof summary.metrics);
-  }
+  // metrics.json is written once, by the runner, with the agent section riding along (readers ignore keys they do not know).
+  // One outcome: the top-level status and `result` come from the same value as the transcript's end line and the exit code.
+  const summary = runner.finish({ outcome: { status: outcome.status, reason: outcome.reason, exit_code: outcome.exitCode }, sections: { agent: agentSection(outcome, options.provider.id, options.mode, activeEdit) } });
+  const metricsFile = summary.reports.metrics ?? null;
   return { outcome, summary, runId: runner.runId, runDir: runner.runDir, transcriptFile: transcript.file, tools, metricsFile };
+}
+
+/** metrics.json's `agent` section: the model, how the loop went and how it stopped. */
+function agentSection(outcome: AgentOutcome, model: string, mode: AgentMode, activeEdit: boolean): Record<string, unknown> {
+  return {
+    model,
+    mode,
+    active_edit: activeEdit,
+    status: outcome.status,
+    reason: outcome.reason,
+    exit_code: outcome.exitCode,
+    turns: outcome.turns,
+    usage: outcome.usage,
+    tool_calls: outcome.toolCalls,
+    malformed_calls: outcome.malformedCalls,
+    active_edits: outcome.activeEdits,
+    ...(outcome.completion ? { completion: outcome.completion } : {}),
+    ...(outcome.controlled ? { controlled: { tool_exit_code: outcome.controlled.tool_exit_code, message: outcome.controlled.message, state: outcome.controlled.state, rolled_back: outcome.controlled.rolled_back } } : {}),
+  };
 }

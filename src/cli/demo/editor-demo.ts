@@ -9,6 +9,7 @@
  * apply-proposal writes and verifies. Nothing is simulated; it never touches
  * anything outside the folder it is given.
  */
+import { runProfile, type RunProfile } from '../../runs/profile.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { paint, type Io } from '../output.js';
@@ -114,7 +115,7 @@ export async function runEditorDemo(io: Io, options: EditorDemoOptions): Promise
     }
     say(`  ${describeEditorEvent(event, c)}`);
   };
-  const session = async (script: Script, task: string, extra: { dryRun?: boolean; proposal?: { text: string; file: string } }): Promise<EditorResult> => {
+  const session = async (script: Script, task: string, extra: { profile?: RunProfile; proposal?: { text: string; file: string } }): Promise<EditorResult> => {
     const server = await startScriptedServer(script);
     try {
       const provider = createProvider('openai-compatible:scripted', { baseUrl: server.openaiBaseUrl, env: {}, maxRetries: 0 });
@@ -139,7 +140,7 @@ export async function runEditorDemo(io: Io, options: EditorDemoOptions): Promise
   say(paint(c, 'bold', 'Dry run: an overlay, no verification, one unified diff as a proposal'));
   say(`Task: ${EDITOR_DRY_TASK}`);
   const before = hashTree(root);
-  const dry = await session(editorDryScript(), EDITOR_DRY_TASK, { dryRun: true });
+  const dry = await session(editorDryScript(), EDITOR_DRY_TASK, { profile: runProfile('editor', { config, dryRun: true }) });
   const untouched = JSON.stringify(hashTree(root)) === JSON.stringify(before);
   say(`${paint(c, dry.exitCode === 0 ? 'green' : 'red', dry.status)} — disk ${untouched ? 'untouched' : 'CHANGED'}; proposal: ${dry.proposalFile ?? '(none)'}`);
   if (dry.diff) say(dry.diff.trimEnd());

@@ -1,0 +1,80 @@
+/**
+ * The records a ToolRunner run leaves in its run folder: calls.jsonl (one
+ * line per call, appended as it ends), then, once, when the run finishes,
+ * metrics.json (with the mode's outcome when it has one) and, after a
+ * violation, violation.md / violation.json. This is the one place that
+ * writes them, so metrics.json is written once per run. It writes only
+ * inside the run folder it is given, never a project file, and a record it
+ * cannot write never fails the call it records. It lives in runs/ (beside
+ * the run folders and the outcome), below tools/, so the runner records
+ * without importing a floor above it; report/ renders the modes' reports.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RunMetrics } from '../guard/metrics.js';
+import { writeMetrics, writeViolationReport, type ReportCall } from '../guard/report.js';
+import type { Violation } from '../guard/violations.js';
+import type { RollbackResult } from '../workspace/transaction.js';
+import { closedMetrics, type RunClosing } from './outcome.js';
+
+export const CALLS_FILE = 'calls.jsonl';
+
+/** A call as it is recorded (the runner's CallRecord has this shape). */
+export interface LoggedCall {
+  index: number;
+  tool: string;
+  status: string;
+  output: string;
+  data?: unknown;
+  error?: { code: string; message: string } | undefined;
+  files: string[];
+}
+
+/** The paths of the records written when the run finished. */
+export interface RunReports {
+  metrics?: string;
+  violationMarkdown?: string;
+  violationJson?: string;
+}
+
+/** Longest tool output kept per line of calls.jsonl. */
+const MAX_LOGGED_OUTPUT = 4000;
+
+/** Appends one call to calls.jsonl (its data is left out; its output cut at MAX_LOGGED_OUTPUT). */
+export function appendCallRecord(runDir: string, record: LoggedCall): void {
+  const { data: _data, ...rest } = record;
+  const line = { ...rest, output: record.output.length > MAX_LOGGED_OUTPUT ? `${record.output.slice(0, MAX_LOGGED_OUTPUT)}…` : record.output };
+  try {
+    fs.appendFileSync(path.join(runDir, CALLS_FILE), `${JSON.stringify(line)}\n`);
+  } catch {
+    // The log is evidence, not function: a full disk must not fail the call.
+  }
+}
+
+export interface RunRecords {
+  metrics: RunMetrics;
+  /** The mode's outcome and sections; metrics.json carries them when given. */
+  closing?: RunClosing | undefined;
+  violation: Violation | null;
+  calls: readonly LoggedCall[];
+  rollback: RollbackResult | null;
+  /** Why the rollback did not finish, when it did not. */
+  note?: string | undefined;
+}
+
+/** Writes metrics.json and, after a violation, its report: once, when the run finishes. */
+export function writeRunRecords(runDir: string, run: RunRecords): RunReports {
+  const reports: RunReports = { metrics: writeMetrics(runDir, closedMetrics(run.metrics, run.closing)) };
+  if (!run.violation) return reports;
+  const calls: ReportCall[] = run.calls.map((r) => ({ index: r.index, tool: r.tool, status: r.status, files: r.files, ...(r.error ? { error: `${r.error.code}: ${r.error.message}` } : {}) }));
+  const written = writeViolationReport(runDir, {
+    violation: run.violation,
+    metrics: run.metrics,
+    calls,
+    rollback: run.rollback ? { written: run.rollback.written, removed: run.rollback.removed } : null,
+    ...(run.note ? { error: run.note } : {}),
+  });
+  reports.violationMarkdown = written.markdown;
+  reports.violationJson = written.json;
+  return reports;
+}

@@ -1,0 +1,180 @@
+/**
+ * The values of the tool-call life cycle, as callers of the ToolRunner see
+ * them: the runner's options, the call asked for, the approval asked of a person (or hook), the
+ * record kept of each call, the events shown while a run goes on, and the
+ * summary of an ended run. Types and plain builders only: nothing here runs
+ * a tool, decides a call or writes a record.
+ */
+import type { z } from 'zod';
+import { ErrorCode } from '../errors.js';
+import type { FileChange, RunMode } from '../guard/constraints.js';
+import type { RunMetrics, RunStatus } from '../guard/metrics.js';
+import type { Violation } from '../guard/violations.js';
+import type { RunReports } from '../runs/records.js';
+import type { Config } from '../config/config.js';
+import type { RollbackResult, TransactionLayer } from '../workspace/transaction.js';
+import type { FileView } from '../workspace/view.js';
+import { ToolErrorCode, type AnyTool, type Interaction, type ToolContext, type ToolError, type ToolKind, type ToolResult } from './types.js';
+
+export interface ToolCall {
+  tool: string;
+  args?: unknown;
+  /** Model tokens spent to produce this call (recorded before it runs). */
+  tokens?: number;
+  /** Cancels this call only (an MCP request's cancellation): it stops at once, the run goes on. */
+  signal?: AbortSignal;
+}
+
+/**
+ * ok / failed: the tool ran (or refused the request itself) — the model sees
+ * the result and goes on. refused: a constraint stopped it (the run is
+ * aborted) or the run had already ended. declined: the approval hook said no.
+ */
+export type CallStatus = 'ok' | 'failed' | 'refused' | 'declined';
+
+export interface CallRecord {
+  index: number;
+  tool: string;
+  status: CallStatus;
+  ok: boolean;
+  output: string;
+  data?: unknown;
+  error?: ToolError;
+  duration_ms: number;
+  files: string[];
+  lines_added: number;
+  lines_removed: number;
+  tokens: number;
+  violation?: Violation;
+}
+
+/** What a call's steps decide; the runner adds the index, tool, duration and tokens when it records it. */
+export type CallFields = Omit<CallRecord, 'index' | 'tool' | 'duration_ms' | 'tokens'>;
+
+export interface ApprovalRequest {
+  call: number;
+  tool: string;
+  kind: ToolKind;
+  args: unknown;
+  /** Write tools: what the call would change, and the diff. */
+  changes?: FileChange[];
+  diff?: string;
+}
+
+export type ApprovalDecision = { approved: true } | { approved: false; reason?: string };
+export type ApprovalHook = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+
+/** The default hook: headless runs are gated by constraints, not by a person. */
+export const approveAll: ApprovalHook = () => ({ approved: true });
+
+export type RunnerEvent =
+  | { type: 'call-start'; index: number; tool: string }
+  | { type: 'call-end'; record: CallRecord }
+  | { type: 'violation'; violation: Violation }
+  | { type: 'usage'; tokens: number };
+
+export interface ToolRunnerOptions {
+  ws: FileView;
+  config: Config;
+  mode?: RunMode;
+  tools?: readonly AnyTool[];
+  runId?: string;
+  /** Keep command logs, calls.jsonl, metrics.json and reports in `.editwarden/runs/<id>/` (default true). */
+  artifacts?: boolean;
+  /** Edit options and language hooks for the write tools. */
+  apply?: ToolContext['apply'];
+  approve?: ApprovalHook;
+  interaction?: Interaction;
+  onEvent?: (event: RunnerEvent) => void;
+  /**
+   * Config files that govern the run (absolute paths; default
+   * `<root>/.editwarden.yml`): a command that changes one is a violation
+   * and the change is put back, like any change inside `.git/`.
+   */
+  configFiles?: string[];
+  /** The transaction layer (default: the disk workspace's own); required when `ws` is an overlay (a dry run). */
+  transactions?: TransactionLayer;
+  /** Milliseconds clock for the constraint guard (tests). */
+  now?: () => number;
+  /** How long a call may take to stop after the deadline before the runner gives up waiting (ms). */
+  stopGraceMs?: number;
+  /**
+   * Cancels the run (Ctrl-C): the running call stops at once and later calls
+   * are refused (E_RUN_ENDED). Not a violation: the work so far is kept.
+   */
+  signal?: AbortSignal;
+}
+
+export interface RunSummary {
+  runId: string;
+  runDir: string | null;
+  status: RunStatus;
+  violation: Violation | null;
+  metrics: RunMetrics;
+  calls: CallRecord[];
+  rollback: RollbackResult | null;
+  reports: RunReports;
+}
+
+export function emptyChange(): Pick<CallRecord, 'files' | 'lines_added' | 'lines_removed'> {
+  return { files: [], lines_added: 0, lines_removed: 0 };
+}
+
+/** A call that ends with this error and changed nothing. */
+export function endedWith(error: ToolError, status: CallStatus = 'failed', withHint = true): CallFields {
+  return { ...emptyChange(), status, ok: false, output: withHint ? `${error.code}: ${error.message}\nhint: ${error.hint}` : `${error.code}: ${error.message}`, error };
+}
+
+/** E_CONSTRAINT with the violation's message and hint. */
+export function violationError(v: Violation): ToolError {
+  return { code: ErrorCode.CONSTRAINT, message: v.message, hint: v.hint };
+}
+
+/** A constraint refused the call (the run is aborted by the caller). */
+export function refusedBy(v: Violation): CallFields {
+  return { ...emptyChange(), status: 'refused', ok: false, output: `${v.message}\nhint: ${v.hint}`, error: violationError(v), violation: v };
+}
+
+/**
+ * The record of a cancelled call: E_RUN_ENDED when the run was cancelled
+ * (the run takes no more calls), E_ABORTED when only this call was.
+ */
+export function cancelledFields(cause: 'run-cancelled' | 'call-cancelled', tool: string, started: boolean): CallFields {
+  const what = started ? `${tool} was stopped` : `${tool} did not run`;
+  const error: ToolError =
+    cause === 'run-cancelled'
+      ? { code: ToolErrorCode.RUN_ENDED, message: `The run was cancelled (interrupted): ${what}.`, hint: 'The work done so far is kept; start a new run to go on.' }
+      : { code: ErrorCode.CANCELLED, message: `The call was cancelled by the client: ${what}.`, hint: 'Call it again if it is still wanted.' };
+  return endedWith(error, cause === 'run-cancelled' ? 'refused' : 'failed');
+}
+
+export function declinedFields(tool: string, reason?: string): CallFields {
+  const error = { code: ToolErrorCode.DECLINED, message: `The ${tool} call was declined${reason ? `: ${reason}` : '.'}`, hint: 'Do something else, or ask what would be acceptable.' };
+  return endedWith(error, 'declined');
+}
+
+export function unknownToolFields(name: string, known: readonly string[]): CallFields {
+  return endedWith({ code: ToolErrorCode.UNKNOWN_TOOL, message: `There is no tool named ${JSON.stringify(name)}.`, hint: `Available tools: ${known.join(', ')}.` });
+}
+
+export function resultFields(result: ToolResult): Pick<CallRecord, 'ok' | 'output' | 'data' | 'error'> {
+  const out: Pick<CallRecord, 'ok' | 'output' | 'data' | 'error'> = { ok: result.ok, output: result.output };
+  if (result.data !== undefined) out.data = result.data;
+  if (result.error !== undefined) out.error = result.error;
+  return out;
+}
+
+/** E_PARSE naming the field, with the tool's fields in the hint. */
+export function argumentError(tool: AnyTool, error: z.ZodError): ToolError {
+  const issue = error.issues[0];
+  let field = issue?.path.map(String).join('.') || '(arguments)';
+  if (issue?.code === 'unrecognized_keys') field = issue.keys.join(', ');
+  const what = issue?.code === 'unrecognized_keys' ? `unknown field "${field}"` : `field "${field}": ${issue?.message ?? 'invalid'}`;
+  const shape = (tool.schema as { shape?: Record<string, unknown> }).shape;
+  const fields = shape ? Object.keys(shape).join(', ') : '';
+  return {
+    code: ErrorCode.PARSE,
+    message: `${tool.name} arguments: ${what}.`,
+    hint: fields ? `${tool.name} takes: ${fields}.` : `Check the ${tool.name} argument schema.`,
+  };
+}
