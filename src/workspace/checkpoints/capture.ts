@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { DirCache, READ_FLAGS, type DirHandle } from '../resolver.js';
 import { sha256 } from '../workspace.js';
 import type { BlobStore, Durability } from './blob-store.js';
-import { rowOf, type StatCache, type StatRow } from './stat-cache.js';
+import type { StatCache, StatRows } from './stat-cache.js';
 import { parentDirs, type ManifestEntry } from './types.js';
 import { asResolver, walkWorkspace, type IgnoreSource, type RootArg } from './walk.js';
 
@@ -17,8 +17,8 @@ export interface Captured {
   entries: ManifestEntry[];
   dirs: string[];
   absentDirs: string[];
-  /** Workspace scope: the stat-cache rows of the files the walk found (stat-cache.ts). */
-  rows?: StatRow[];
+  /** Workspace scope: the files the walk found, with the device each was read on, for the stat cache (stat-cache.ts). */
+  rows?: StatRows;
 }
 
 /** Files up to this size are kept inside a files-scope manifest (see ManifestEntry.inline). */
@@ -162,7 +162,7 @@ function captureWorkspaceWith(
 ): Captured {
   const walked = walkWorkspace(resolver, sources);
   const entries: ManifestEntry[] = [];
-  const rows: StatRow[] = [];
+  const rows: StatRows = { entries: [], devs: [] };
   const seen = new Set<string>();
   const device = { dev: -1 };
   for (const w of walked.entries) {
@@ -176,7 +176,8 @@ function captureWorkspaceWith(
     const reused = cache !== null && w.stat !== null ? cache.reuse(w.path, w.stat) : null;
     if (reused !== null) {
       entries.push(reused);
-      rows.push(rowOf(reused, w.stat?.dev ?? -1));
+      rows.entries.push(reused);
+      rows.devs.push(w.stat?.dev ?? -1);
       continue;
     }
     // Every read goes through the parent folder opened exactly (resolver.ts), never through the walk's path string.
@@ -186,7 +187,8 @@ function captureWorkspaceWith(
     const entry = readFileEntry(parent.at(name), w.path, blobs, 'batch', 0, device);
     if (entry === null) continue;
     entries.push(entry);
-    rows.push(rowOf(entry, device.dev));
+    rows.entries.push(entry);
+    rows.devs.push(device.dev);
   }
   const dirs = new Set(walked.dirs);
   const absentDirs = new Set<string>();
