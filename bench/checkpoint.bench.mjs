@@ -28,9 +28,13 @@ const timeOnce = (fn) => {
   return Number(process.hrtime.bigint() - t0) / 1e6;
 };
 
+/** Temp folders of this run, removed at its end even when a measurement throws. */
+const made = [];
+
 /** N small source-like files, 100 per folder, two folder levels. */
 function makeRepo(n) {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `ew-bench-${n}-`)));
+  made.push(root);
   fs.writeFileSync(path.join(root, '.gitignore'), 'node_modules/\n*.log\n');
   for (let i = 0; i < n; i++) {
     const dir = path.join(root, `pkg${Math.floor(i / 1000)}`, `mod${Math.floor(i / 100) % 10}`);
@@ -84,6 +88,7 @@ async function measure(n) {
 
   // Shadow git: a separate GIT_DIR over the same work tree.
   const shadow = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-shadow-'));
+  made.push(shadow);
   const env = { GIT_DIR: shadow, GIT_WORK_TREE: root };
   rows.shadowFirst = timeOnce(() => {
     git(['init', '-q'], env);
@@ -137,9 +142,13 @@ async function measure(n) {
 export async function run() {
   const sizes = (process.env.EW_BENCH_SIZES ?? '5000,50000').split(',').map(Number);
   const results = {};
-  for (const n of sizes) {
-    process.stderr.write(`checkpoint bench: ${n} files…\n`);
-    results[n] = await measure(n);
+  try {
+    for (const n of sizes) {
+      process.stderr.write(`checkpoint bench: ${n} files…\n`);
+      results[n] = await measure(n);
+    }
+  } finally {
+    for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
   }
   const out = [];
   const k = (n) => `${n / 1000}k`;
