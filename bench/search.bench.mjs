@@ -5,7 +5,7 @@
 // barely depends on what else the machine runs. Both search for a literal
 // that occurs in 1% of the files and print every matching line (grep into a
 // pipe this process drains, ours formatted as the tool formats it); the
-// tree has no .gitignore, so both read every file. Goal: not slower.
+// tree has no .gitignore, so both read every file. Goal: CPU time ≤ 1.0× grep's.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -96,10 +96,12 @@ export async function run() {
       baseline: `grep -rn${base === 'grepRegex' ? ' -E' : ''} ${ms(wall(base))} (CPU ${ms(cpu(base))})`,
       ratio: `${(wall(n) / wall(base)).toFixed(2)}x (CPU ${(cpu(n) / cpu(base)).toFixed(2)}x)`,
       goal,
-      note: `median of ${RUNS}, interleaved; ${expected} matching lines; ${cores} cores${goal.startsWith('not') ? `; ${wall(n) <= wall(base) ? 'met' : 'NOT met'}` : ''}`,
+      // The goal is on CPU time (user + system, worker threads included): it barely depends on what else the machine runs.
+      ...(goal.startsWith('≤') ? { met: cpu(n) <= Number(goal.replace(/[^0-9.]/g, '')) * cpu(base) ? 'met' : 'not met' } : {}),
+      note: `median of ${RUNS}, interleaved; ${expected} matching lines; ${cores} cores; load ${os.loadavg()[0].toFixed(1)}`,
     });
     return [
-      row('search_files literal, 50,000 files', 'pool', 'grep', 'not slower than grep -rn'),
+      row('search_files literal, 50,000 files (CPU vs grep -rn)', 'pool', 'grep', '≤ 1.0× CPU'),
       row('search_files literal, one thread', 'single', 'grep', '(informative)'),
       row('search_files regex, 50,000 files', 'poolRegex', 'grepRegex', '(informative)'),
     ];

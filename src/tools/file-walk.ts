@@ -13,6 +13,7 @@ import ignore, { type Ignore } from 'ignore';
 import { STATE_DIR } from '../workspace/paths.js';
 import { Resolver, type DirHandle } from '../workspace/resolver.js';
 import { readExact, readSmallAt } from '../workspace/checkpoints/walk.js';
+import { nameScreen, type NameScreen } from '../workspace/checkpoints/ignore-screen.js';
 
 export type WalkEntryType = 'file' | 'dir' | 'symlink';
 
@@ -33,44 +34,6 @@ interface Level {
   rules: Ignore;
   /** A test on a file's name that any rule able to match the file passes; null: ask the rules every time. */
   screen: NameScreen | null;
-}
-
-type NameScreen = (name: string) => boolean;
-
-/**
- * Asking `ignore` about a path costs microseconds (it normalises the path,
- * checks its parents, runs every rule), a third of a whole search at 50,000
- * files with an ordinary .gitignore. A rule can match a file only if its
- * last segment matches the file's name (a directory the rules hide is
- * never entered, and git cannot re-include inside one), so one regular
- * expression over the last segments tells which files need the real test.
- * It errs only towards testing: classes and anything escaped widen it, and
- * it ignores case as `ignore` does by default.
- */
-function nameScreen(text: string): NameScreen | null {
-  const alternatives: string[] = [];
-  for (const raw of text.split('\n')) {
-    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (line.trim() === '' || line.startsWith('#')) continue;
-    // Escapes, and spaces that git trims or keeps depending on escapes: not worth reducing.
-    if (line.includes('\\') || /^\s|\s$/.test(line)) return null;
-    const pattern = (line.startsWith('!') ? line.slice(1) : line).replace(/\/+$/, '');
-    const segment = pattern.slice(pattern.lastIndexOf('/') + 1);
-    if (segment === '') return null;
-    let re = '';
-    for (const c of segment) {
-      if (c === '[') {
-        re += '.*'; // The rest of the name, whatever the class: wider, never narrower.
-        break;
-      }
-      // `?` is one character, which may be two UTF-16 units: `.*` is wide enough for both.
-      re += c === '*' || c === '?' ? '.*' : c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    }
-    alternatives.push(re);
-  }
-  if (alternatives.length === 0) return () => false;
-  const all = new RegExp(`^(?:${alternatives.join('|')})$`, 'is');
-  return (name) => all.test(name);
 }
 
 export class IgnoreRules {

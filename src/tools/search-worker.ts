@@ -205,16 +205,12 @@ export class SearchPool {
       };
     });
     // Delivered only once this thread yields: its own share below blocks the event loop.
-    this.waiting.set(job, {
-      deliver: (msg) => {
-        results[msg.id] = msg.out;
-        present++;
-        wake();
-      },
-      lost: () => {
-        alive--;
-        wake();
-      },
+    this.collect(job, results, () => {
+      present++;
+      wake();
+    }, () => {
+      alive--;
+      wake();
     });
     for (const w of workers) w.ref();
     try {
@@ -241,6 +237,17 @@ export class SearchPool {
     }
   }
 
+  /** Registers where a job's chunk outcomes land: `results[chunk]`, then `answered`; `lost` when one of its threads dies. */
+  private collect(job: number, results: Array<SearchOutcome | undefined>, answered: () => void, lost: () => void): void {
+    this.waiting.set(job, {
+      deliver: (msg) => {
+        results[msg.id] = msg.out;
+        answered();
+      },
+      lost,
+    });
+  }
+
   /**
    * A regular-expression search: this thread walks and hands out chunks,
    * only leased workers run the expression. Stopped at `budgetMs` or when
@@ -265,16 +272,12 @@ export class SearchPool {
     let lost = false;
     let wake: () => void = () => undefined;
     // Registered before any chunk is posted: a fast worker may answer while the walk goes on.
-    this.waiting.set(job, {
-      deliver: (msg) => {
-        results[msg.id] = msg.out;
-        present++;
-        wake();
-      },
-      lost: () => {
-        lost = true;
-        wake();
-      },
+    this.collect(job, results, () => {
+      present++;
+      wake();
+    }, () => {
+      lost = true;
+      wake();
     });
     try {
       walkFiles(

@@ -8,6 +8,7 @@ import { sha256, Workspace } from '../../src/workspace/workspace.js';
 import { CheckpointService } from '../../src/workspace/checkpoints/service.js';
 import { BlobStore, type Durability } from '../../src/workspace/checkpoints/blob-store.js';
 import { captureWorkspace, STREAM_MIN_BYTES } from '../../src/workspace/checkpoints/capture.js';
+import { StatCache, StatCacheStore, type FsClock } from '../../src/workspace/checkpoints/stat-cache.js';
 import { parseDuration, selectForPrune } from '../../src/workspace/checkpoints/prune.js';
 import { EditwardenError } from '../../src/errors.js';
 import { hashTree, snapshotTree, tempRoot, write } from './fixtures/checkpoint-helpers.js';
@@ -196,30 +197,33 @@ describe('workspace checkpoints are incremental', () => {
     }
   }
 
-  it('reads again only files whose size, mtime, ctime or inode changed', () => {
+  it('reads again only files whose size, mtime, ctime or inode changed', async () => {
     const root = tempRoot();
     for (let i = 0; i < 20; i++) write(root, `f${i}.txt`, `file ${i}\n`);
     const past = new Date(Date.now() - 3_600_000);
     for (let i = 0; i < 20; i++) fs.utimesSync(path.join(root, `f${i}.txt`), past, past);
+    // The clock is read from the file system after the last change, one timestamp tick later.
+    await new Promise((r) => setTimeout(r, 30));
+    const clock = new StatCacheStore(new Resolver(root), 'checkpoints').clock() as FsClock;
     const blobs = new CountingBlobs(new Resolver(root), 'checkpoints/blobs');
     const first = captureWorkspace(root, blobs, null);
     expect(blobs.reads).toBe(20);
-    const previous = { format: 1 as const, id: 'x', name: 'x', reason: '', scope: 'workspace' as const, origin: { kind: 'manual' as const }, createdAt: '', scanStartedMs: Date.now(), ...first };
     write(root, 'f3.txt', 'changed\n');
     blobs.reads = 0;
-    const second = captureWorkspace(root, blobs, previous);
+    const second = captureWorkspace(root, blobs, StatCache.of(clock, first.rows ?? { entries: [], devs: [] }));
     expect(blobs.reads).toBe(1);
     expect(second.entries.find((e) => e.path === 'f3.txt')).toMatchObject({ type: 'file', size: 8 });
+    expect(second.entries).toEqual(captureWorkspace(root, blobs, null).entries);
   });
 
-  it('does not trust size+mtime of files modified during or just before the previous scan', () => {
+  it('does not trust the stat of files changed in or after the clock tick the previous scan began at (racy git)', () => {
     const root = tempRoot();
+    const clock = new StatCacheStore(new Resolver(root), 'checkpoints').clock() as FsClock;
     write(root, 'racy.txt', 'aaaa\n');
     const blobs = new CountingBlobs(new Resolver(root), 'checkpoints/blobs');
     const first = captureWorkspace(root, blobs, null);
-    const previous = { format: 1 as const, id: 'x', name: 'x', reason: '', scope: 'workspace' as const, origin: { kind: 'manual' as const }, createdAt: '', scanStartedMs: Date.now(), ...first };
     blobs.reads = 0;
-    captureWorkspace(root, blobs, previous);
+    captureWorkspace(root, blobs, StatCache.of(clock, first.rows ?? { entries: [], devs: [] }));
     expect(blobs.reads).toBe(1);
   });
 

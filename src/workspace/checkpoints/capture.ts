@@ -2,20 +2,23 @@
  * Reads the state of paths into manifest entries, storing file bytes as
  * blobs. Two ways: exactly the named paths (files scope: cost grows with the
  * edit), or the whole non-ignored tree (workspace scope), reusing the blobs
- * of the previous workspace checkpoint for files whose size, mtime, ctime and
- * inode did not change. Never writes a project file.
+ * of the previous workspace checkpoint for files the stat cache proves
+ * unchanged (stat-cache.ts). Never writes a project file.
  */
 import fs from 'node:fs';
 import { DirCache, READ_FLAGS, type DirHandle } from '../resolver.js';
 import { sha256 } from '../workspace.js';
 import type { BlobStore, Durability } from './blob-store.js';
-import { parentDirs, type Manifest, type ManifestEntry } from './types.js';
+import type { StatCache, StatRows } from './stat-cache.js';
+import { parentDirs, type ManifestEntry } from './types.js';
 import { asResolver, walkWorkspace, type IgnoreSource, type RootArg } from './walk.js';
 
 export interface Captured {
   entries: ManifestEntry[];
   dirs: string[];
   absentDirs: string[];
+  /** Workspace scope: the files the walk found, with the device each was read on, for the stat cache (stat-cache.ts). */
+  rows?: StatRows;
 }
 
 /** Files up to this size are kept inside a files-scope manifest (see ManifestEntry.inline). */
@@ -24,7 +27,7 @@ export const INLINE_MAX_BYTES = 16 * 1024;
 export const STREAM_MIN_BYTES = 32 * 1024 * 1024;
 
 /** Reads one regular file through a single descriptor, so the bytes and the stat belong together. */
-function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: Durability, inlineMax = 0): ManifestEntry | null {
+function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: Durability, inlineMax = 0, device?: { dev: number }): Extract<ManifestEntry, { type: 'file' }> | null {
   let fd: number;
   try {
     // Through the opened parent (abs is a resolver path), never following a link, never blocking on a FIFO.
@@ -37,6 +40,7 @@ function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: D
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) return null;
+    if (device) device.dev = stat.dev;
     // Before a byte is read: a huge (or sparse) file must not be copied into every checkpoint.
     blobs.admit(rel, stat.size);
     const meta = { mode: stat.mode & 0o7777, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, uid: stat.uid, gid: stat.gid };
@@ -47,7 +51,7 @@ function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: D
     const bytes = readAll(fd, stat.size);
     const inline = bytes.length <= inlineMax;
     const blob = inline ? sha256(bytes) : blobs.put(bytes, durability);
-    const entry: ManifestEntry = { path: rel, type: 'file', blob, size: bytes.length, ...meta };
+    const entry: Extract<ManifestEntry, { type: 'file' }> = { path: rel, type: 'file', blob, size: bytes.length, ...meta };
     if (inline) entry.inline = bytes.toString('base64');
     return entry;
   } finally {
@@ -127,21 +131,22 @@ function captureFilesWith(dirCache: DirCache, paths: Iterable<string>, blobs: Bl
 }
 
 /**
- * Workspace scope. `previous` is the newest workspace manifest (or null);
- * `extra` are paths to record even if ignored (a restore's safety checkpoint
- * must hold everything the restore will overwrite).
+ * Workspace scope. `cache` is the stat cache of the last workspace
+ * checkpoint (or null: every file is read); `extra` are paths to record even
+ * if ignored (a restore's safety checkpoint must hold everything the restore
+ * will overwrite).
  */
 export function captureWorkspace(
   root: RootArg,
   blobs: BlobStore,
-  previous: Manifest | null,
+  cache: StatCache | null,
   extra: Iterable<string> = [],
   sources?: IgnoreSource[],
 ): Captured {
   const resolver = asResolver(root);
   const dirCache = new DirCache(resolver);
   try {
-    return captureWorkspaceWith(resolver, dirCache, blobs, previous, extra, sources);
+    return captureWorkspaceWith(resolver, dirCache, blobs, cache, extra, sources);
   } finally {
     dirCache.closeAll();
   }
@@ -151,43 +156,39 @@ function captureWorkspaceWith(
   resolver: ReturnType<typeof asResolver>,
   dirCache: DirCache,
   blobs: BlobStore,
-  previous: Manifest | null,
+  cache: StatCache | null,
   extra: Iterable<string>,
   sources: IgnoreSource[] | undefined,
 ): Captured {
   const walked = walkWorkspace(resolver, sources);
-  const reuse = new Map<string, Extract<ManifestEntry, { type: 'file' }>>();
-  if (previous) {
-    // A file written during (or just before) the previous scan may have changed
-    // after we read it without a visible mtime step: never trust those.
-    const trustedBefore = previous.scanStartedMs - 100;
-    for (const e of previous.entries) if (e.type === 'file' && e.mtimeMs < trustedBefore) reuse.set(e.path, e);
-  }
   const entries: ManifestEntry[] = [];
+  const rows: StatRows = { entries: [], devs: [] };
   const seen = new Set<string>();
+  const device = { dev: -1 };
   for (const w of walked.entries) {
     seen.add(w.path);
+    if (w.type === 'symlink') {
+      // Read through the walk's opened folder; null: vanished since readdir.
+      if (w.target !== null) entries.push({ path: w.path, type: 'symlink', target: w.target });
+      continue;
+    }
+    // Unchanged by its stat: the recorded blob, which the cache's checkpoint keeps from the garbage collector.
+    const reused = cache !== null && w.stat !== null ? cache.reuse(w.path, w.stat) : null;
+    if (reused !== null) {
+      entries.push(reused);
+      rows.entries.push(reused);
+      rows.devs.push(w.stat?.dev ?? -1);
+      continue;
+    }
+    // Every read goes through the parent folder opened exactly (resolver.ts), never through the walk's path string.
     const { parent, name } = dirCache.tryParentOf(w.path);
     if (parent === null) continue; // Its folder was replaced since the walk: nothing of it can be read safely.
-    const abs = parent.at(name);
-    if (w.type === 'symlink') {
-      try {
-        entries.push({ path: w.path, type: 'symlink', target: fs.readlinkSync(abs) });
-      } catch {
-        // Vanished since the walk.
-      }
-      continue;
-    }
-    const old = reuse.get(w.path);
-    const s = w.stat;
-    if (old && old.size === s.size && old.mtimeMs === s.mtimeMs && old.ctimeMs === s.ctimeMs && old.ino === s.ino) {
-      // The previous manifest names this blob, so the garbage collector has kept it.
-      const mode = s.mode & 0o7777;
-      entries.push(mode === old.mode ? old : { ...old, mode });
-      continue;
-    }
-    const entry = readFileEntry(abs, w.path, blobs, 'batch');
-    if (entry) entries.push(entry);
+    device.dev = -1;
+    const entry = readFileEntry(parent.at(name), w.path, blobs, 'batch', 0, device);
+    if (entry === null) continue;
+    entries.push(entry);
+    rows.entries.push(entry);
+    rows.devs.push(device.dev);
   }
   const dirs = new Set(walked.dirs);
   const absentDirs = new Set<string>();
@@ -200,5 +201,5 @@ function captureWorkspaceWith(
   }
   blobs.flush();
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { entries, dirs: [...dirs].sort(), absentDirs: [...absentDirs].sort() };
+  return { entries, dirs: [...dirs].sort(), absentDirs: [...absentDirs].sort(), rows };
 }

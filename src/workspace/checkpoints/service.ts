@@ -16,6 +16,7 @@ import { DEFAULT_CHECKPOINT_LIMITS, StoreBudget, StoreFullError, type Checkpoint
 import { captureFiles, captureWorkspace, type Captured } from './capture.js';
 import { diffManifest, type DiffOptions } from './diff.js';
 import { ManifestStore } from './manifest-store.js';
+import { StatCacheStore } from './stat-cache.js';
 import { collectGarbage, selectForPrune, type PrunePolicy } from './prune.js';
 import { checkManifestPath } from './current.js';
 import { applyManifest, type IgnoreRules } from './restore.js';
@@ -52,6 +53,7 @@ export class CheckpointService {
   readonly journal: Journal;
   readonly blobs: BlobStore;
   readonly manifests: ManifestStore;
+  readonly statCache: StatCacheStore;
   private readonly now: () => Date;
 
   constructor(ws: Workspace, options: CheckpointServiceOptions = {}) {
@@ -63,6 +65,7 @@ export class CheckpointService {
     const blobs = this.blobs;
     this.blobs.budget = new StoreBudget(path.join(ws.stateDir, CHECKPOINTS_DIR), { ...DEFAULT_CHECKPOINT_LIMITS, ...options.limits }, () => blobs.occupied());
     this.manifests = new ManifestStore(ws.resolver, `${CHECKPOINTS_DIR}/manifests`);
+    this.statCache = new StatCacheStore(ws.resolver, CHECKPOINTS_DIR);
     this.now = options.now ?? (() => new Date());
   }
 
@@ -113,8 +116,14 @@ export class CheckpointService {
     return this.lock.with(() => {
       ensureStateDir(this.ws.stateDir);
       const scanStartedMs = Date.now();
-      const captured = this.withRoom(() => captureWorkspace(this.ws.resolver, this.blobs, this.manifests.latestWorkspace(), relative));
-      return this.save('workspace', name, reason, origin, scanStartedMs, captured);
+      // The file system's clock BEFORE the scan: what this scan records is trusted next time only if older (stat-cache.ts).
+      const clock = this.statCache.clock();
+      const cache = this.statCache.load((id) => this.manifests.scopeOf(id) === 'workspace');
+      const captured = this.withRoom(() => captureWorkspace(this.ws.resolver, this.blobs, cache, relative));
+      const manifest = this.save('workspace', name, reason, origin, scanStartedMs, captured);
+      // After the manifest, which names every blob of the cache: a crash in between leaves the older, still valid, cache.
+      if (clock !== null && captured.rows) this.statCache.save(manifest.id, clock, captured.rows);
+      return manifest;
     });
   }
 

@@ -11,6 +11,7 @@ import { TEMP_PREFIX } from '../atomic.js';
 import { STATE_DIR } from '../paths.js';
 import { Resolver, type DirHandle } from '../resolver.js';
 import { readRegularAt } from './current.js';
+import { nameScreen, type NameScreen } from './ignore-screen.js';
 
 /** Where a walk or capture starts: a root path (made into a resolver) or the workspace's resolver. */
 export type RootArg = string | Resolver;
@@ -41,11 +42,15 @@ export function readExact(resolver: Resolver, rel: string): string | null {
   }
 }
 
-export interface WalkedEntry {
-  path: string;
-  type: 'file' | 'symlink';
-  stat: fs.Stats;
-}
+export type WalkedEntry =
+  /**
+   * `stat`: the file's lstat taken by path string (null when that failed), a
+   * cache key only (stat-cache.ts): it never decides which bytes are read,
+   * since every read goes through a descriptor opened inside the root.
+   */
+  | { path: string; type: 'file'; stat: fs.Stats | null }
+  /** `target`: read through the opened folder during the walk; null when it vanished since readdir. */
+  | { path: string; type: 'symlink'; target: string | null };
 
 export interface WalkResult {
   entries: WalkedEntry[];
@@ -73,6 +78,8 @@ interface Level {
   base: string;
   /** One rule set per ignore source (null: that source has no ignore file here). */
   bySource: Array<Ignore | null>;
+  /** Per source, the name pre-test of its rules (ignore-screen.ts); null: always test. */
+  screens: Array<NameScreen | null>;
 }
 
 /**
@@ -90,6 +97,7 @@ export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclud
   const excludeText = exclude !== undefined ? exclude : readExact(resolver, '.git/info/exclude');
   // .git/info/exclude has the lowest precedence of all: below every .gitignore.
   const excludeRules = excludeText === null ? null : ignore().add(excludeText);
+  const excludeRule: Rules | null = excludeRules === null ? null : { rules: excludeRules, screen: nameScreen(excludeText as string) };
   // Each folder is opened relative to its opened parent, never by a path string: a folder swapped for a symlink is not entered.
   const visit = (dir: DirHandle, dirRel: string, stack: Level[]): void => {
     let names: fs.Dirent[];
@@ -99,41 +107,62 @@ export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclud
       return;
     }
     const onDisk = names.some((d) => d.name === '.gitignore');
-    const bySource = ignoreSources.map((source) => {
-      const text = source(dirRel, onDisk);
-      return text === null ? null : ignore().add(text);
-    });
-    const levels = bySource.some((r) => r !== null) ? [...stack, { base: dirRel, bySource }] : stack;
+    const texts = ignoreSources.map((source) => source(dirRel, onDisk));
+    const levels = texts.some((t) => t !== null)
+      ? [...stack, { base: dirRel, bySource: texts.map((t) => (t === null ? null : ignore().add(t))), screens: texts.map((t) => (t === null ? null : nameScreen(t))) }]
+      : stack;
+    const check = levels.length > 0 || excludeRule !== null;
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const relDir = dirRel === '' ? '' : `${dirRel}/`;
+    // Path strings serve only the files' cache-key lstat (see WalkedEntry); everything else goes through `dir`.
+    const displayDir = dir.display.endsWith('/') ? dir.display : `${dir.display}/`;
     for (const dirent of names) {
       const name = dirent.name;
       if (name === '.git') continue;
       if (dirRel === '' && name === STATE_DIR) continue;
       if (name.startsWith(TEMP_PREFIX)) continue;
-      const rel = dirRel === '' ? name : `${dirRel}/${name}`;
-      let stat: fs.Stats;
-      try {
-        stat = fs.lstatSync(dir.at(name));
-      } catch {
-        continue; // Vanished while we walked.
+      const rel = relDir + name;
+      // The type readdir reports (d_type) for the entry it listed in the opened folder: no lstat per folder or link.
+      let kind: 'file' | 'dir' | 'symlink' | null = dirent.isFile() ? 'file' : dirent.isDirectory() ? 'dir' : dirent.isSymbolicLink() ? 'symlink' : null;
+      if (kind === null) {
+        if (dirent.isFIFO() || dirent.isSocket() || dirent.isBlockDevice() || dirent.isCharacterDevice()) continue; // Not project content.
+        // File systems that do not report types (DT_UNKNOWN) need an lstat, through the opened folder.
+        try {
+          const st = fs.lstatSync(dir.at(name));
+          kind = st.isFile() ? 'file' : st.isDirectory() ? 'dir' : st.isSymbolicLink() ? 'symlink' : null;
+        } catch {
+          continue; // Vanished while we walked.
+        }
+        if (kind === null) continue;
       }
-      const isDir = stat.isDirectory();
-      if (isIgnored(levels, ignoreSources.length, excludeRules, rel, isDir)) continue;
+      const isDir = kind === 'dir';
+      if (check && isIgnored(levels, ignoreSources.length, excludeRule, rel, isDir, name)) continue;
       if (isDir) {
         const child = dir.openChild(name);
-        if (child === null) continue; // Replaced (by a symlink?) since the lstat: not entered.
+        if (child === null) continue; // Replaced (by a symlink?) since readdir: not entered.
         dirs.push(rel);
         try {
           visit(child, rel, levels);
         } finally {
           child.close();
         }
-      } else if (stat.isFile()) {
+      } else if (kind === 'file') {
+        let stat: fs.Stats | null = null;
+        try {
+          stat = fs.lstatSync(displayDir + name);
+        } catch {
+          stat = null; // The capture reads it through the folder's descriptor and sees what is there.
+        }
         entries.push({ path: rel, type: 'file', stat });
-      } else if (stat.isSymbolicLink()) {
-        entries.push({ path: rel, type: 'symlink', stat });
+      } else {
+        let target: string | null = null;
+        try {
+          target = fs.readlinkSync(dir.at(name));
+        } catch {
+          target = null;
+        }
+        entries.push({ path: rel, type: 'symlink', target });
       }
-      // Sockets, FIFOs and devices are not project content.
     }
   };
   const rootDir = resolver.openRoot();
@@ -147,24 +176,33 @@ export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclud
   return { entries, dirs };
 }
 
+interface Rules {
+  rules: Ignore;
+  screen: NameScreen | null;
+}
+
 /**
  * Git's precedence: the deepest ignore file with a rule matching the path
  * decides (a deeper "!keep" beats a shallower "*"). Ignored folders are never
- * entered, so a file inside one is ignored too, as in git.
+ * entered, so a file inside one is ignored too, as in git. A file whose name
+ * no rule of a level can match (its screen) gets no verdict from that level.
  */
-function isIgnored(levels: Level[], sourceCount: number, exclude: Ignore | null, rel: string, isDir: boolean): boolean {
+function isIgnored(levels: Level[], sourceCount: number, exclude: Rules | null, rel: string, isDir: boolean, name: string): boolean {
+  const excluded = (): boolean | null => (exclude === null || (!isDir && exclude.screen !== null && !exclude.screen(name)) ? null : verdict(exclude.rules, rel, isDir));
   for (let alt = 0; alt < sourceCount; alt++) {
     let decided: boolean | null = null;
     for (let i = levels.length - 1; i >= 0 && decided === null; i--) {
       const level = levels[i] as Level;
       const rules = level.bySource[alt];
       if (!rules) continue;
+      const screen = level.screens[alt];
+      if (!isDir && screen && !screen(name)) continue;
       decided = verdict(rules, level.base === '' ? rel : rel.slice(level.base.length + 1), isDir);
     }
-    if (decided === null && exclude) decided = verdict(exclude, rel, isDir);
+    if (decided === null) decided = excluded();
     if (decided === true) return true;
   }
-  if (sourceCount === 0 && exclude) return verdict(exclude, rel, isDir) === true;
+  if (sourceCount === 0) return excluded() === true;
   return false;
 }
 
