@@ -11,6 +11,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Workspace } from '../../src/workspace/workspace.js';
+import { openWorkspace } from '../../src/workspace/open.js';
 import { CheckpointService } from '../../src/workspace/checkpoints/service.js';
 import { captureWorkspace } from '../../src/workspace/checkpoints/capture.js';
 import { STAT_CACHE_FILE } from '../../src/workspace/checkpoints/stat-cache.js';
@@ -145,7 +146,7 @@ describe('stat cache', () => {
               // Wait for the next timestamp tick (≤ 10 ms) without a timer: the property is synchronous.
             }
           }
-          const cps = new CheckpointService(Workspace.open(r));
+          const cps = new CheckpointService(openWorkspace(r).ws);
           cps.createWorkspace('first', 'test', { kind: 'manual' });
           for (const edits of rounds) {
             // Straight after the checkpoint: often in the same timestamp tick as the stats it recorded.
@@ -166,7 +167,7 @@ describe('stat cache', () => {
     const r = root();
     for (let i = 0; i < 30; i++) write(r, `f${i}.txt`, `file ${i}\n`);
     await new Promise((res) => setTimeout(res, 30));
-    const cps = new CheckpointService(Workspace.open(r));
+    const cps = new CheckpointService(openWorkspace(r).ws);
     cps.createWorkspace('first', 'test', { kind: 'manual' });
     const cache = cps.statCache.load((id) => cps.manifests.scopeOf(id) === 'workspace');
     expect(cache?.size).toBe(30);
@@ -210,7 +211,7 @@ describe('a planted or damaged stat cache only costs speed', () => {
     write(r, 'a.txt', 'aaaa\n');
     write(r, 'b.txt', 'bbbb\n');
     await new Promise((res) => setTimeout(res, 30));
-    const cps = new CheckpointService(Workspace.open(r));
+    const cps = new CheckpointService(openWorkspace(r).ws);
     cps.createWorkspace('first', 'test', { kind: 'manual' });
     const { header, rest } = poisoned(r, cps);
     return { r, cps, cacheFile: path.join(r, '.editwarden', 'checkpoints', STAT_CACHE_FILE), header, rest };
