@@ -49,7 +49,7 @@ export { AgentError, AgentErrorCode } from './agent/providers/errors.js';
 export { ReplayProvider } from './agent/providers/replay.js';
 export { loadScript, type Script, type ScriptedTurn } from './agent/providers/script.js';
 export { startScriptedServer, type ScriptedServer } from './agent/providers/scripted-server.js';
-export { runAgent, exitCodeFor, type AgentEvent, type AgentOutcome, type AgentStatus } from './agent/loop.js';
+export { runAgent, exitCodeForStatus, type AgentEvent, type AgentOutcome, type AgentStatus } from './agent/loop.js';
 export { runAgentSession, offeredTools } from './agent/loop/session.js';
 export { buildSystemPrompt } from './agent/prompts/index.js';
 export { Transcript, readTranscript } from './agent/transcript.js';

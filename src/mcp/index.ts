@@ -11,8 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config/config.js';
-import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
-import { ExitCode } from '../cli/exit-codes.js';
+import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../errors.js';
 import { formatError, useColor, type Io } from '../cli/output.js';
 import { serveHttp } from './http.js';
 import { McpSession, type SessionOptions } from './session.js';

@@ -24,7 +24,7 @@ import type { EditResult } from '../edit/types.js';
 import type { FileChange } from '../guard/constraints.js';
 import type { ResolvedPath } from '../workspace/paths.js';
 import type { FileSnapshot, FileWrite, Workspace } from '../workspace/workspace.js';
-import { EditwardenError, ErrorCode } from '../errors.js';
+import { EditwardenError, ErrorCode, formatRefusal } from '../errors.js';
 import { exclusive } from '../workspace/transaction.js';
 import { failure, type ChangePlan, type ToolContext, type ToolResult } from './types.js';
 
@@ -65,7 +65,7 @@ function rejectedText(results: EditResult[]): string {
   const lines = ['Nothing was written.'];
   results.forEach((r, i) => {
     if (!r.error) return;
-    lines.push(`#${i + 1} ${r.path || '(no file)'}: ${r.error.code} ${r.error.message}`, `  hint: ${r.error.hint}`);
+    lines.push(`#${i + 1} ${formatRefusal({ ...r.error, path: r.path || '(no file)' })}`);
   });
   return lines.join('\n');
 }

@@ -24,7 +24,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import type { Config } from '../config/config.js';
-import { ErrorCode, toErrorInfo } from '../errors.js';
+import { ErrorCode, formatRefusal, toErrorInfo } from '../errors.js';
 import { CommandEffects } from '../guard/command-effects.js';
 import { ConstraintGuard, type CheckSite, type ConstraintTotals, type FileChange, type RunMode } from '../guard/constraints.js';
 import { addTiming, buildMetrics, emptyToolStats, type RunMetrics, type RunStatus, type ToolStats } from '../guard/metrics.js';
@@ -266,7 +266,7 @@ export class ToolRunner {
         message: `There is no tool named ${JSON.stringify(call.tool)}.`,
         hint: `Available tools: ${this.registry.names().join(', ')}.`,
       };
-      return finish({ ...emptyChange(), status: 'failed', ok: false, output: `${error.code}: ${error.message}\nhint: ${error.hint}`, error });
+      return finish({ ...emptyChange(), status: 'failed', ok: false, output: formatRefusal(error), error });
     }
     const restricted = this.guard.checkTool(tool.name, site);
     if (restricted) return refused(restricted);
@@ -275,7 +275,7 @@ export class ToolRunner {
     const parsed = (tool.schema as z.ZodType).safeParse(call.args ?? {});
     if (!parsed.success) {
       const error = argumentError(tool, parsed.error);
-      return finish({ ...emptyChange(), status: 'failed', ok: false, output: `${error.code}: ${error.message}\nhint: ${error.hint}`, error });
+      return finish({ ...emptyChange(), status: 'failed', ok: false, output: formatRefusal(error), error });
     }
     const args: unknown = parsed.data;
 
@@ -330,7 +330,7 @@ export class ToolRunner {
       deadline = setTimeout(stop('deadline'), Math.max(0, this.guard.remainingMs()));
       if (!decision.approved) {
         const error = { code: ToolErrorCode.DECLINED, message: `The ${tool.name} call was declined${decision.reason ? `: ${decision.reason}` : '.'}`, hint: 'Do something else, or ask what would be acceptable.' };
-        return finish({ ...emptyChange(), status: 'declined', ok: false, output: `${error.code}: ${error.message}\nhint: ${error.hint}`, error });
+        return finish({ ...emptyChange(), status: 'declined', ok: false, output: formatRefusal(error), error });
       }
       // Cancelled while it was planned or waited for approval: nothing has run yet, so nothing runs.
       const early = stoppedBy();
@@ -392,7 +392,7 @@ export class ToolRunner {
       return finish(record);
     } catch (error) {
       const info = toErrorInfo(error);
-      return finish({ ...emptyChange(), status: 'failed', ok: false, output: `${info.code}: ${info.message}\nhint: ${info.hint}`, error: info });
+      return finish({ ...emptyChange(), status: 'failed', ok: false, output: formatRefusal(info), error: info });
     } finally {
       clearTimeout(deadline);
       this.options.signal?.removeEventListener('abort', onRunCancel);
@@ -530,7 +530,7 @@ function cancelledRecord(cause: 'run-cancelled' | 'call-cancelled', tool: string
     cause === 'run-cancelled'
       ? { code: ToolErrorCode.RUN_ENDED, message: `The run was cancelled (interrupted): ${what}.`, hint: 'The work done so far is kept; start a new run to go on.' }
       : { code: ErrorCode.CANCELLED, message: `The call was cancelled by the client: ${what}.`, hint: 'Call it again if it is still wanted.' };
-  return { ...emptyChange(), status: cause === 'run-cancelled' ? 'refused' : 'failed', ok: false, output: `${error.code}: ${error.message}\nhint: ${error.hint}`, error };
+  return { ...emptyChange(), status: cause === 'run-cancelled' ? 'refused' : 'failed', ok: false, output: formatRefusal(error), error };
 }
 
 function emptyChange(): Pick<CallRecord, 'files' | 'lines_added' | 'lines_removed'> {

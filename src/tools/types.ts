@@ -6,7 +6,7 @@
  * execute → record). Tools that write also say, without writing, what they
  * would change (`plan`), so the runner can refuse before the write.
  */
-import { ErrorCode } from '../errors.js';
+import { EditwardenError, ErrorCode, formatRefusal, type ErrorInfo } from '../errors.js';
 import type { z } from 'zod';
 import type { ApplyOptions } from '../apply/apply-requests.js';
 import type { Config } from '../config/config.js';
@@ -20,7 +20,6 @@ import type { Workspace } from '../workspace/workspace.js';
  */
 export type ToolKind = 'read' | 'write' | 'command' | 'interactive' | 'control';
 
-/** Error codes of the tool layer, beside the engine's ErrorCode (proposed for errors.ts). */
 /** The tool layer's own refusals; the codes live with every other code in src/errors.ts. */
 export const ToolErrorCode = {
   UNKNOWN_TOOL: ErrorCode.UNKNOWN_TOOL,
@@ -32,13 +31,8 @@ export const ToolErrorCode = {
 } as const;
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode];
 
-export interface ToolError {
-  code: string;
-  message: string;
-  hint: string;
-  path?: string;
-  line?: number;
-}
+/** A tool's refusal: the one public error shape, with a code from src/errors.ts. */
+export type ToolError = ErrorInfo;
 
 /** A tool's answer: text for the model, structured data for programs. */
 export interface ToolResult<D = unknown> {
@@ -73,10 +67,18 @@ export interface Interaction {
  */
 export type StopCause = 'deadline' | 'run-cancelled' | 'call-cancelled';
 
-export class CallStop extends Error {
-  constructor(readonly stop: StopCause) {
-    super(stop === 'deadline' ? "the run's deadline" : stop === 'run-cancelled' ? 'the run was cancelled' : 'the call was cancelled');
+/** An abort reason, and an EditwardenError (E_TIMEOUT at the deadline, else E_CANCELLED) wherever it surfaces as a thrown error. */
+export class CallStop extends EditwardenError {
+  readonly stop: StopCause;
+
+  constructor(stop: StopCause) {
+    super({
+      code: stop === 'deadline' ? ErrorCode.TIMEOUT : ErrorCode.CANCELLED,
+      message: stop === 'deadline' ? "the run's deadline" : stop === 'run-cancelled' ? 'the run was cancelled' : 'the call was cancelled',
+      hint: stop === 'deadline' ? 'The run is out of time: finish with what is done, or ask for a longer timeout.' : 'Nothing to fix in the request: it was stopped from outside.',
+    });
     this.name = 'CallStop';
+    this.stop = stop;
   }
 }
 
@@ -123,5 +125,5 @@ export function defineTool<S extends z.ZodType>(tool: ToolDefinition<S>): ToolDe
 export type AnyTool = ToolDefinition<any>;
 
 export function failure(error: ToolError, output?: string): ToolResult {
-  return { ok: false, output: output ?? `${error.code}: ${error.message}\nhint: ${error.hint}`, error };
+  return { ok: false, output: output ?? formatRefusal(error), error };
 }

@@ -5,7 +5,7 @@
  * object with --json. Thin: options in, runEditor, print, exit code out.
  */
 import type { Config } from '../../config/config.js';
-import { toErrorInfo, type ErrorInfo } from '../../errors.js';
+import { exitCodeFor, formatRefusal, refusalEnvelope, toErrorInfo, type ErrorInfo } from '../../errors.js';
 import type { Io } from '../../cli/output.js';
 import { formatError, paint, useColor, writeJson } from '../../cli/output.js';
 import type { OpenedForCommand } from '../../cli/workspace.js';
@@ -138,9 +138,9 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
     } catch (error) {
       // Refused before anything ran (usage, --retry without a report): nothing to report but the error.
       const info: ErrorInfo = toErrorInfo(error);
-      if (json) writeJson(io, { ok: false, status: 'refused', error: info });
+      if (json) writeJson(io, refusalEnvelope(info, { status: 'refused' }));
       else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
-      return info.code === 'E_USAGE' ? 64 : 1;
+      return exitCodeFor(info.code);
     }
     if (json) writeJson(io, editorResultJson(result));
     else io.stdout.write(`${closingLines(result, color).join('\n')}\n`);
@@ -156,7 +156,7 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
 function closingLines(r: EditorResult, color: boolean): string[] {
   const tone = r.exitCode === 0 ? 'green' : r.status === 'cancelled' ? 'yellow' : 'red';
   const out = ['', `${paint(color, tone, r.status)} — ${r.reason}`];
-  if (r.error) out.push(`  ${r.error.code}: ${r.error.message}`, `  hint: ${r.error.hint}`);
+  if (r.error) out.push(formatRefusal(r.error).replace(/^/gm, '  '));
   const files = r.record.files_changed;
   if (files.length > 0) out.push(`  files: ${files.map((f) => `${f.path} (+${f.added} −${f.removed})`).join(', ')}`);
   if (r.record.verifications.length > 0) out.push(`  verifications: ${r.record.verifications.length}${r.record.green_run_id ? ` · green run ${r.record.green_run_id}` : ''}`);

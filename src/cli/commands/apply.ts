@@ -11,9 +11,8 @@ import { applyReply, type ReplyOutcome } from '../../apply/apply-reply.js';
 import type { Config } from '../../config/config.js';
 import { loadConfigFast } from '../../config/defaults.js';
 import { editOptionsFromConfig } from '../../config/edit-options.js';
-import { EditwardenError, ErrorCode } from '../../errors.js';
+import { EditwardenError, ErrorCode, ExitCode } from '../../errors.js';
 import { FORMAT_NAMES, type FormatName } from '../../formats/index.js';
-import { ExitCode } from '../exit-codes.js';
 import { paintDiff, readAll, useColor, writeJson, printResults, refuseCommand, type Io } from '../output.js';
 import { openForCommand } from '../workspace.js';
 
@@ -54,7 +53,7 @@ async function runApply(file: string | undefined, flags: ApplyFlags, io: Io): Pr
     config = await loadConfigFast(root, flags.config);
     text = file === undefined || file === '-' ? await readAll(io.stdin) : readReply(file);
   } catch (error) {
-    return refuseCommand(error, flags.json === true, io);
+    return refuseCommand(error, flags.json === true, io, { results: [] });
   }
   const edit = editOptionsFromConfig(config, { strict: flags.strict === true });
   let outcome: ReplyOutcome;
@@ -68,7 +67,7 @@ async function runApply(file: string | undefined, flags: ApplyFlags, io: Io): Pr
       ...opened.applyHooks,
     });
   } catch (error) {
-    return refuseCommand(error, flags.json === true, io);
+    return refuseCommand(error, flags.json === true, io, { results: [] });
   }
   print(outcome, flags, io);
   return outcome.ok ? ExitCode.OK : ExitCode.REJECTED;

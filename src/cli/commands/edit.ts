@@ -8,9 +8,8 @@ import { applyRequests, type ApplyOutcome } from '../../apply/apply-requests.js'
 import type { Config } from '../../config/config.js';
 import { loadConfigFast } from '../../config/defaults.js';
 import { editOptionsFromConfig } from '../../config/edit-options.js';
-import { EditwardenError, ErrorCode } from '../../errors.js';
+import { EditwardenError, ErrorCode, ExitCode } from '../../errors.js';
 import type { EditRequest } from '../../edit/types.js';
-import { ExitCode } from '../exit-codes.js';
 import { readAll, writeJson, printResults, refuseCommand, type Io } from '../output.js';
 import { openForCommand } from '../workspace.js';
 
@@ -65,7 +64,7 @@ async function runEdit(path: string | undefined, flags: EditFlags, io: Io): Prom
     config = await loadConfigFast(root, flags.config);
     requests = flags.request !== undefined ? await requestsFromJson(flags.request, io) : [requestFromFlags(path, flags)];
   } catch (error) {
-    return refuseCommand(error, flags.json === true, io);
+    return refuseCommand(error, flags.json === true, io, { results: [] });
   }
   const edit = editOptionsFromConfig(config, { strict: flags.strict === true });
   let outcome: ApplyOutcome;
@@ -77,7 +76,7 @@ async function runEdit(path: string | undefined, flags: EditFlags, io: Io): Prom
       ...opened.applyHooks,
     });
   } catch (error) {
-    return refuseCommand(error, flags.json === true, io);
+    return refuseCommand(error, flags.json === true, io, { results: [] });
   }
   printOutcome(outcome, flags, io);
   return outcome.ok ? ExitCode.OK : ExitCode.REJECTED;
