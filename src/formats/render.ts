@@ -11,7 +11,7 @@
  */
 import { diffArrays } from 'diff';
 import { EditwardenError, ErrorCode } from '../errors.js';
-import { toLineImage } from '../edit/hunks.js';
+import { toLineImage } from '../edit/hunk-lines.js';
 import type { FormatName } from './parse-result.js';
 import { BEGIN_MARKER, END_MARKER, START_MARKER } from './active-edit.js';
 import { ADD_FILE, BEGIN_PATCH, DELETE_FILE, END_PATCH, EOF_MARKER, MOVE_TO, UPDATE_FILE } from './apply-patch.js';
