@@ -6,14 +6,11 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { applyRequests, type ApplyOutcome } from '../../apply/apply-requests.js';
-import type { Config } from '../../config/config.js';
-import { loadConfigFast } from '../../config/defaults.js';
-import { editOptionsFromConfig } from '../../config/edit-options.js';
-import { EditwardenError, ErrorCode, ExitCode } from '../../errors.js';
+import { EditwardenError, ErrorCode } from '../../errors.js';
 import { AST_ACTIONS, EDIT_MODES, editRequestFromFields, type AstAction, type EditRequestFields } from '../../edit/request-fields.js';
 import type { EditRequest } from '../../edit/types.js';
-import { readAll, writeJson, printResults, refuseCommand, type Io } from '../output.js';
-import { openForCommand } from '../workspace.js';
+import { readAll, writeJson, printResults, type Io } from '../output.js';
+import { runWriteCommand } from './write-command.js';
 
 export interface EditFlags {
   old?: string;
@@ -63,30 +60,12 @@ export function registerEdit(program: Command, io: Io, setExit: (code: number) =
     });
 }
 
-async function runEdit(path: string | undefined, flags: EditFlags, io: Io): Promise<number> {
-  const root = flags.root ?? process.cwd();
-  let config: Config;
-  let requests: EditRequest[];
-  try {
-    config = await loadConfigFast(root, flags.config);
-    requests = flags.request !== undefined ? await requestsFromJson(flags.request, io) : [requestFromFlags(path, flags)];
-  } catch (error) {
-    return refuseCommand(error, flags.json === true, io, { results: [] });
-  }
-  const edit = editOptionsFromConfig(config, { strict: flags.strict === true });
-  let outcome: ApplyOutcome;
-  try {
-    const opened = await openForCommand(root, config, io, flags.json === true);
-    outcome = await applyRequests(opened.ws, requests, {
-      dryRun: flags.dryRun === true,
-      edit,
-      ...opened.applyHooks,
-    });
-  } catch (error) {
-    return refuseCommand(error, flags.json === true, io, { results: [] });
-  }
-  printOutcome(outcome, flags, io);
-  return outcome.ok ? ExitCode.OK : ExitCode.REJECTED;
+function runEdit(path: string | undefined, flags: EditFlags, io: Io): Promise<number> {
+  return runWriteCommand(flags, io, {
+    input: async () => (flags.request !== undefined ? requestsFromJson(flags.request, io) : [requestFromFlags(path, flags)]),
+    apply: (opened, requests, edit) => applyRequests(opened.ws, requests, { dryRun: flags.dryRun === true, edit, ...opened.applyHooks }),
+    print: (outcome) => printOutcome(outcome, flags, io),
+  });
 }
 
 /**
