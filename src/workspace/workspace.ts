@@ -11,6 +11,7 @@ import { EditwardenError, ErrorCode } from '../errors.js';
 import { atomicWriteAt, type FileData } from './atomic.js';
 import { checkWritableRelative, lexicalParts, locateInRoot, resolveInRoot, STATE_DIR, type ResolvedPath } from './paths.js';
 import { READ_FLAGS, Resolver, type Located, type LocateOptions } from './resolver.js';
+import { DEFAULT_EDIT_OPTIONS } from '../edit/types.js';
 
 export interface FileSnapshot {
   /** Path relative to the root ("/" separators). */
@@ -77,7 +78,7 @@ export class Workspace {
 
   private constructor(realRoot: string, options: WorkspaceOptions) {
     this.root = realRoot;
-    this.maxFileBytes = options.maxFileBytes ?? 10 * 1024 * 1024;
+    this.maxFileBytes = options.maxFileBytes ?? DEFAULT_EDIT_OPTIONS.maxFileBytes;
     this.allowHardLinks = options.allowHardLinks ?? false;
     this.protectedFiles = options.protectedFiles ?? [];
     this.resolver = new Resolver(realRoot);
