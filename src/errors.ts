@@ -3,6 +3,12 @@
  * see carries a stable `code` (never renamed, only extended), a `message`
  * that says what was wrong and a `hint` that says how to fix the request.
  * Both texts are written for a model to act on.
+ *
+ * Everything about a refusal lives here once: the codes, the exit code of
+ * each (`exitCodeFor`, one table), the text a person or model reads
+ * (`formatRefusal`) and the JSON envelope programs read (`refusalEnvelope`).
+ * The CLI, the MCP server, the agent's tool results and the client hooks all
+ * print refusals through these. This module must never import anything.
  */
 
 export const ErrorCode = {
@@ -71,9 +77,93 @@ export const ErrorCode = {
   UNTRUSTED_STATE: 'E_UNTRUSTED_STATE',
   /** A tool invocation's run() was called a second time: a gated plan is committed at most once (src/tools/types.ts). */
   INVOCATION_SPENT: 'E_INVOCATION_SPENT',
+  // Rendering a change in an edit format (src/formats/render.ts).
+  /** The format cannot express this change (a deletion in SEARCH/REPLACE, a line that reads as a marker). */
+  INEXPRESSIBLE: 'E_INEXPRESSIBLE',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** Process exit codes: a contract (DESIGN.md), never renumbered. */
+export const ExitCode = {
+  OK: 0,
+  /** A request was rejected or failed; nothing of that request was written. */
+  REJECTED: 1,
+  /** A constraint was violated. */
+  CONSTRAINT: 2,
+  /** Verification failed (rolled back where the policy says so). */
+  VERIFY_FAILED: 3,
+  /** Hard stop: the editor or the agent got stuck. */
+  HARD_STOP: 4,
+  /** Command-line usage error or an invalid config: nothing ran. */
+  USAGE: 64,
+  /** Interrupted (Ctrl-C); the work so far is kept. */
+  INTERRUPTED: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/**
+ * The exit code of a run that ended on each refusal: the one table. A
+ * `Record` over every code, so a new code without an exit code does not
+ * compile. Codes a person fixes on the command line (usage, config, a key or
+ * a model spec) are 64; a constraint 2; a failed verification 3; an
+ * interruption 130; every other refusal of a request 1.
+ */
+const EXIT_CODE_OF: { readonly [C in ErrorCode]: ExitCode } = {
+  E_MISSING_OLD_TEXT: ExitCode.REJECTED,
+  E_NOT_FOUND: ExitCode.REJECTED,
+  E_AMBIGUOUS: ExitCode.REJECTED,
+  E_DRAMATIC_REDUCTION: ExitCode.REJECTED,
+  E_TOO_LARGE: ExitCode.REJECTED,
+  E_EXISTS: ExitCode.REJECTED,
+  E_NO_FILE: ExitCode.REJECTED,
+  E_BINARY: ExitCode.REJECTED,
+  E_OUTSIDE_ROOT: ExitCode.REJECTED,
+  E_DENIED_PATH: ExitCode.REJECTED,
+  E_STALE: ExitCode.REJECTED,
+  E_PARSE: ExitCode.REJECTED,
+  E_AST_NOT_FOUND: ExitCode.REJECTED,
+  E_AST_AMBIGUOUS: ExitCode.REJECTED,
+  E_SYNTAX: ExitCode.REJECTED,
+  E_CONSTRAINT: ExitCode.CONSTRAINT,
+  E_VERIFY_FAILED: ExitCode.VERIFY_FAILED,
+  E_SECOND_EDIT: ExitCode.REJECTED,
+  E_SECOND_FILE: ExitCode.REJECTED,
+  E_NO_OP: ExitCode.REJECTED,
+  E_ABORTED: ExitCode.REJECTED,
+  E_CONFIG: ExitCode.USAGE,
+  E_IO: ExitCode.REJECTED,
+  E_LOCKED: ExitCode.REJECTED,
+  E_NOT_A_FILE: ExitCode.REJECTED,
+  E_USAGE: ExitCode.USAGE,
+  E_INTERNAL: ExitCode.REJECTED,
+  E_UNKNOWN_TOOL: ExitCode.REJECTED,
+  E_DECLINED: ExitCode.REJECTED,
+  E_COMMAND_FAILED: ExitCode.REJECTED,
+  E_TIMEOUT: ExitCode.REJECTED,
+  E_RUN_ENDED: ExitCode.REJECTED,
+  E_NO_INTERACTION: ExitCode.REJECTED,
+  E_CANCELLED: ExitCode.INTERRUPTED,
+  E_GLOB_TOO_COMPLEX: ExitCode.REJECTED,
+  E_SEARCH_TIMEOUT: ExitCode.REJECTED,
+  E_CHECKPOINT_TOO_LARGE: ExitCode.REJECTED,
+  E_MISSING_KEY: ExitCode.USAGE,
+  E_MODEL_SPEC: ExitCode.USAGE,
+  E_PROVIDER: ExitCode.REJECTED,
+  E_SCRIPT_EXHAUSTED: ExitCode.REJECTED,
+  E_MALFORMED_CALL: ExitCode.REJECTED,
+  E_UNSANDBOXED: ExitCode.REJECTED,
+  E_NOT_REGULAR: ExitCode.REJECTED,
+  E_READ_ONLY: ExitCode.REJECTED,
+  E_HARD_LINK: ExitCode.REJECTED,
+  E_UNTRUSTED_STATE: ExitCode.REJECTED,
+  E_INEXPRESSIBLE: ExitCode.REJECTED,
+};
+
+/** The process exit code of a command that stopped on this refusal. */
+export function exitCodeFor(code: ErrorCode): ExitCode {
+  return EXIT_CODE_OF[code];
+}
 
 export interface ErrorInfo {
   code: ErrorCode;
@@ -110,9 +200,19 @@ export function isEditwardenError(value: unknown): value is EditwardenError {
   return value instanceof EditwardenError;
 }
 
+const KNOWN_CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
+
+/** A plain `{code, message, hint}` object with a known code (a tool result's error, a parsed record). */
+export function isErrorInfo(value: unknown): value is ErrorInfo {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.code === 'string' && KNOWN_CODES.has(v.code) && typeof v.message === 'string' && typeof v.hint === 'string';
+}
+
 /** Turns anything thrown into the public error shape, so nothing untyped leaks to an agent. */
 export function toErrorInfo(error: unknown, path?: string): ErrorInfo {
   if (error instanceof EditwardenError) return error.toJSON();
+  if (!(error instanceof Error) && isErrorInfo(error)) return errorFields(error);
   const err = error as NodeJS.ErrnoException;
   const message = err instanceof Error ? err.message : String(error);
   const info: ErrorInfo = {
@@ -122,6 +222,51 @@ export function toErrorInfo(error: unknown, path?: string): ErrorInfo {
   };
   if (path !== undefined) info.path = path;
   return info;
+}
+
+/** How a terminal highlights the parts of a refusal; the identity for a model or a file. */
+export interface RefusalStyle {
+  code(text: string): string;
+  label(text: string): string;
+}
+
+const PLAIN: RefusalStyle = { code: (t) => t, label: (t) => t };
+
+/**
+ * A refusal as text for a person or a model — the one layout every surface
+ * prints: the code first (so a model can act on it), then where and what,
+ * then the hint on its own line.
+ *
+ *     E_NOT_FOUND: src/a.ts:3: old_text was not found in the file.
+ *     hint: Call read_file and copy the lines exactly.
+ */
+export function formatRefusal(error: ErrorInfo, style: RefusalStyle = PLAIN): string {
+  const where = error.path ? `${error.path}${error.line ? `:${error.line}` : ''}: ` : '';
+  return `${style.code(`${error.code}:`)} ${where}${error.message}\n${style.label('hint:')} ${error.hint}`;
+}
+
+/** The JSON a program reads for a refusal: the one envelope (`--json`, MCP structured content, hooks). */
+export type RefusalEnvelope = {
+  ok: false;
+  error: ErrorInfo;
+};
+
+/**
+ * The one JSON envelope of a refusal: `{ok: false, error: {code, message,
+ * hint, path?, line?}}`. `extra` adds what a surface also reports (the empty
+ * `results` of `edit`, a `status`); it never replaces `ok` or `error`.
+ */
+export function refusalEnvelope<E extends Record<string, unknown>>(error: unknown, extra?: E): RefusalEnvelope & E {
+  const info = toErrorInfo(error);
+  return { ...(extra as E), ok: false, error: errorFields(info) };
+}
+
+/** Only the public fields of an error, in a fixed order, whatever object carried them. */
+function errorFields(info: ErrorInfo): ErrorInfo {
+  const out: ErrorInfo = { code: info.code, message: info.message, hint: info.hint };
+  if (info.path !== undefined) out.path = info.path;
+  if (info.line !== undefined) out.line = info.line;
+  return out;
 }
 
 /** Shortens text quoted back to an agent so a huge old_text does not flood the reply. */

@@ -13,6 +13,7 @@
  * itself, or write a project file — the runner and the workspace do.
  */
 import type { Config } from '../config/config.js';
+import { ExitCode, type ErrorInfo, formatRefusal } from '../errors.js';
 import type { Violation } from '../guard/violations.js';
 import { exportToolSchemas } from '../tools/registry.js';
 import type { CallRecord, ToolRunner } from '../tools/runner.js';
@@ -20,7 +21,7 @@ import type { ControlledEditOutcome } from './controlled.js';
 import { DirectiveCollector, type Directive } from './loop/active-edits.js';
 import { callKey, checkCall, describeCall, REPEAT_LIMIT, RepeatTracker } from './loop/calls.js';
 import type { AgentMode } from './prompts/index.js';
-import { AgentError, AgentErrorCode, type AgentErrorInfo } from './providers/errors.js';
+import { AgentError, AgentErrorCode } from './providers/errors.js';
 import type { ChatMessage, ModelProvider, ModelToolCall, ModelTurn, ToolResultMessage, ToolSpec } from './providers/types.js';
 import type { TranscriptSink } from './transcript.js';
 import type { FileView } from '../workspace/view.js';
@@ -46,26 +47,27 @@ export type AgentStatus =
   /** The provider failed (HTTP error, unreachable, script exhausted). */
   | 'provider-error';
 
-/** Process exit codes per status (DESIGN.md: 0 ok, 1 failed, 2 constraint, 3 verify failed, 4 hard stop; 130 interrupted, by convention). */
-export function exitCodeFor(status: AgentStatus, detail: { completion?: string; controlled?: ControlledEditOutcome } = {}): number {
+/** The exit code of a run per how it ended (DESIGN.md); the numbers are errors.ts's ExitCode, the one table. */
+export function exitCodeForStatus(status: AgentStatus, detail: { completion?: string; controlled?: ControlledEditOutcome } = {}): ExitCode {
   switch (status) {
     case 'completed':
-      return detail.completion === undefined || detail.completion === 'done' ? 0 : 1;
+      return detail.completion === undefined || detail.completion === 'done' ? ExitCode.OK : ExitCode.REJECTED;
     case 'violation':
-      return 2;
+      return ExitCode.CONSTRAINT;
     case 'controlled': {
+      // controlled mode's tool exit codes (design 000): 0 success, 2 build failed and rolled back, else refused.
       const code = detail.controlled?.tool_exit_code;
-      return code === 0 ? 0 : code === 2 ? 3 : 1;
+      return code === 0 ? ExitCode.OK : code === 2 ? ExitCode.VERIFY_FAILED : ExitCode.REJECTED;
     }
     case 'stuck':
     case 'turn-limit':
-      return 4;
+      return ExitCode.HARD_STOP;
     case 'no-completion':
     case 'quit':
     case 'provider-error':
-      return 1;
+      return ExitCode.REJECTED;
     case 'interrupted':
-      return 130;
+      return ExitCode.INTERRUPTED;
     default: {
       const never: never = status;
       return never;
@@ -81,7 +83,7 @@ export type AgentEvent =
   | { type: 'turn-end'; turn: number; text: string; toolCalls: ModelToolCall[]; usage: ModelTurn['usage'] }
   | { type: 'directive'; directive: Directive }
   | { type: 'call-start'; tool: string; description: string; source: 'tool-call' | 'active-edit' }
-  | { type: 'call-end'; tool: string; description: string; status: string; output: string; error?: { code: string; message: string; hint: string }; record?: CallRecord }
+  | { type: 'call-end'; tool: string; description: string; status: string; output: string; error?: ErrorInfo; record?: CallRecord }
   | { type: 'violation'; violation: Violation }
   /** How the run ended, as every record names it (the Editor sends its own status here). */
   | { type: 'stop'; status: string; reason: string };
@@ -130,7 +132,7 @@ export interface AgentOutcome {
   completion?: { summary: string; status: string };
   violation?: Violation;
   controlled?: ControlledEditOutcome;
-  error?: AgentErrorInfo;
+  error?: ErrorInfo;
 }
 
 /** Text-only replies in a row (headless) before the run stops without completion. */
@@ -161,7 +163,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
     const outcome: AgentOutcome = {
       status,
       reason,
-      exitCode: exitCodeFor(status, { ...(completion ? { completion: completion.status } : {}), ...(controlled ? { controlled } : {}) }),
+      exitCode: exitCodeForStatus(status, { ...(completion ? { completion: completion.status } : {}), ...(controlled ? { controlled } : {}) }),
       turns: stats.turns,
       usage: { input: stats.input, output: stats.output, estimated: stats.estimated },
       toolCalls: stats.toolCalls,
@@ -211,7 +213,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
       );
     } catch (error) {
       if (options.signal?.aborted) return interrupted();
-      const info: AgentErrorInfo =
+      const info: ErrorInfo =
         error instanceof AgentError ? error.toJSON() : { code: AgentErrorCode.PROVIDER, message: `The model provider ${provider.id} failed: ${(error as Error)?.message ?? String(error)}`, hint: 'Check the provider and run again.' };
       transcript.write({ type: 'note', text: `${info.code}: ${info.message}` });
       return finish('provider-error', info.message, { error: info });
@@ -242,7 +244,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
         }
         if ('error' in d) {
           stats.aeFailed++;
-          const output = `${d.error.code}: ${d.error.message}\nhint: ${d.error.hint}`;
+          const output = formatRefusal(d.error);
           report.push(`#${d.index + 1}${d.path ? ` ${d.path}` : ''}${d.line ? ` (line ${d.line})` : ''}: rejected — ${output}`);
           transcript.write({ type: 'active_edit', turn: turnNo, index: d.index, ...(d.path ? { path: d.path } : {}), status: 'malformed', output });
           emit({ type: 'call-end', tool: 'active edit', description: `directive #${d.index + 1}${d.path ? ` ${d.path}` : ''}`, status: 'malformed', output, error: d.error });
@@ -292,7 +294,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
       } else if (!checked.ok) {
         stats.malformed++;
         failed = true;
-        const content = `${checked.error.code}: ${checked.error.message}\nhint: ${checked.error.hint}`;
+        const content = formatRefusal(checked.error);
         transcript.write({ type: 'tool_result', turn: turnNo, call_id: call.id, tool: call.name, status: 'malformed', output: content, error: checked.error });
         emit({ type: 'call-end', tool: call.name, description, status: 'malformed', output: content, error: checked.error });
         results.push({ callId: call.id, name: call.name, content, isError: true });

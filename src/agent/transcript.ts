@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ModelToolCall, TokenUsage } from './providers/types.js';
+import type { ErrorInfo } from '../errors.js';
 
 export const TRANSCRIPT_FILE = 'transcript.jsonl';
 
@@ -24,7 +25,7 @@ export type TranscriptEvent =
       /** ok / failed / refused / declined (the runner's), malformed (never reached a tool), skipped (not run: the run was over). */
       status: string;
       output: string;
-      error?: { code: string; message: string; hint: string };
+      error?: ErrorInfo;
       files?: string[];
     }
   | { type: 'active_edit'; turn: number; index: number; path?: string; status: string; output: string }

@@ -6,7 +6,7 @@
  */
 import { runProfile } from '../runs/profile.js';
 import type { Config } from '../config/config.js';
-import { toErrorInfo, type ErrorInfo } from '../errors.js';
+import { exitCodeFor, formatRefusal, refusalEnvelope, toErrorInfo, type ErrorInfo } from '../errors.js';
 import type { Io } from './output.js';
 import { formatError, paint, useColor, writeJson } from './output.js';
 import type { OpenedProject } from '../host/project.js';
@@ -120,9 +120,9 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
     } catch (error) {
       // Refused before anything ran (usage, --retry without a report): nothing to report but the error.
       const info: ErrorInfo = toErrorInfo(error);
-      if (json) writeJson(io, { ok: false, status: 'refused', error: info });
+      if (json) writeJson(io, refusalEnvelope(info, { status: 'refused' }));
       else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
-      return info.code === 'E_USAGE' ? 64 : 1;
+      return exitCodeFor(info.code);
     }
     if (json) writeJson(io, editorResultJson(result));
     else io.stdout.write(`${closingLines(result, color).join('\n')}\n`);
@@ -138,7 +138,7 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
 function closingLines(r: EditorResult, color: boolean): string[] {
   const tone = r.exitCode === 0 ? 'green' : r.status === 'cancelled' ? 'yellow' : 'red';
   const out = ['', `${paint(color, tone, r.status)} — ${r.reason}`];
-  if (r.error) out.push(`  ${r.error.code}: ${r.error.message}`, `  hint: ${r.error.hint}`);
+  if (r.error) out.push(formatRefusal(r.error).replace(/^/gm, '  '));
   const files = r.record.files_changed;
   if (files.length > 0) out.push(`  files: ${files.map((f) => `${f.path} (+${f.added} −${f.removed})`).join(', ')}`);
   if (r.record.verifications.length > 0) out.push(`  verifications: ${r.record.verifications.length}${r.record.green_run_id ? ` · green run ${r.record.green_run_id}` : ''}`);

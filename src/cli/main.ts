@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { Command, CommanderError, Help } from 'commander';
-import { ExitCode } from './exit-codes.js';
+import { ExitCode, exitCodeFor, refusalEnvelope } from '../errors.js';
 import { addExamples } from './examples.js';
 import { defaultIo, refuseCommand, writeJson, type Io } from './output.js';
 import { commandPathOf, usageErrorInfo, usageErrorLine } from './usage-error.js';
@@ -198,12 +198,12 @@ export async function run(argv: string[], io: Io = defaultIo()): Promise<number>
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return ExitCode.OK;
       const info = usageErrorInfo(error, commandPathOf(program, argv));
-      if (json) writeJson(io, { ok: false, results: [], error: info });
+      if (json) writeJson(io, refusalEnvelope(info, { results: [] }));
       else io.stderr.write(`${usageErrorLine(info)}\n`);
-      return ExitCode.USAGE;
+      return exitCodeFor(info.code);
     }
     // A refusal that escaped its command: same printing and exit-code mapping as every other refusal.
-    return refuseCommand(error, json, io);
+    return refuseCommand(error, json, io, { results: [] });
   }
   return code;
 }

@@ -2,9 +2,8 @@
  * Printing for the CLI: JSON for machines, colour only for people on a TTY
  * (NO_COLOR respected). Commands return data; this module decides how it looks.
  */
-import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
+import { exitCodeFor, formatRefusal, refusalEnvelope, toErrorInfo, type ErrorInfo, type ExitCode } from '../errors.js';
 import type { EditResult } from '../edit/types.js';
-import { ExitCode } from './exit-codes.js';
 
 export interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -47,9 +46,9 @@ export function paintDiff(enabled: boolean, diff: string): string {
     .join('\n');
 }
 
+/** errors.ts's one refusal text, with the code in red and the hint label dimmed on a colour terminal. */
 export function formatError(error: ErrorInfo, color: boolean): string {
-  const where = error.path ? `${error.path}${error.line ? `:${error.line}` : ''}: ` : '';
-  return `${paint(color, 'red', `${error.code}`)} ${where}${error.message}\n  ${paint(color, 'dim', 'hint:')} ${error.hint}`;
+  return formatRefusal(error, { code: (t) => paint(color, 'red', t), label: (t) => paint(color, 'dim', t) });
 }
 
 export function writeJson(io: Io, value: unknown): void {
@@ -62,12 +61,16 @@ export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** A refusal before anything ran: printed (JSON or text) and mapped to its exit code (usage and config → 64, else 1). */
-export function refuseCommand(error: unknown, json: boolean, io: Io): number {
+/**
+ * A refusal: printed as errors.ts's one envelope (`--json`, with `extra` such
+ * as an empty `results`) or its one text (stderr), and mapped to its exit
+ * code by errors.ts's one table.
+ */
+export function refuseCommand(error: unknown, json: boolean, io: Io, extra?: Record<string, unknown>): ExitCode {
   const info = toErrorInfo(error);
-  if (json) writeJson(io, { ok: false, results: [], error: info });
+  if (json) writeJson(io, refusalEnvelope(info, extra));
   else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
-  return info.code === ErrorCode.USAGE || info.code === ErrorCode.CONFIG ? ExitCode.USAGE : ExitCode.REJECTED;
+  return exitCodeFor(info.code);
 }
 
 /** One line per edit result (status, action, path, strategy, counts), its notes, and its error or diff. */

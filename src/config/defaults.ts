@@ -2,11 +2,13 @@
  * The default configuration as a plain object, so commands that run without
  * a config file start without loading the schema library (~100 ms of
  * start-up an agent would pay on every edit). A test pins it equal to the
- * schema's defaults.
+ * schema's defaults. The edit limits come from the engine's own defaults
+ * (edit/types.ts), which the workspace uses too.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
+import { DEFAULT_EDIT_OPTIONS } from '../edit/types.js';
 
 export const DEFAULT_CONFIG: Config = {
   constraints: {
@@ -22,8 +24,9 @@ export const DEFAULT_CONFIG: Config = {
   verify: { timeout: 600, on_completion: true },
   edit: {
     strict: false,
-    max_file_bytes: 10 * 1024 * 1024,
-    dramatic_reduction: { min_lines: 20, ratio: 1 / 3 },
+    // The engine's own defaults (edit/types.ts), so the limit exists once for the library, the CLI, MCP and the config.
+    max_file_bytes: DEFAULT_EDIT_OPTIONS.maxFileBytes,
+    dramatic_reduction: { min_lines: DEFAULT_EDIT_OPTIONS.dramaticMinLines, ratio: DEFAULT_EDIT_OPTIONS.dramaticRatio },
     syntax_guard: 'refuse',
   },
   reports: { controlled_edit: 'docs/telemetry/controlled_edit_report.md' },

@@ -26,7 +26,7 @@
  * apply in order and never overlap); change lines the patch did not name.
  */
 import { EditwardenError, ErrorCode, quote } from '../errors.js';
-import { replaceLookalikes } from './lookalikes.js';
+import { describeLevel, fromLineImage, LineCache, matchesAt, normalize, STRICT_LEVELS, toLineImage, TOLERANT_LEVELS, type Level, type LineImage } from './hunk-lines.js';
 import { describeNearMatch, findNearMatch } from './near-match.js';
 import type { Hunk, MatchStrategy, PatchRequest } from './types.js';
 
@@ -40,70 +40,6 @@ export interface HunkApplication {
 
 /** How far (in lines) the tolerant mode looks around a hunk's claimed line before it searches the whole file. */
 export const OFFSET_WINDOW = 1000;
-
-/** Matching passes, strictest first; the tolerant mode tries them in this order. */
-type Level = 'exact' | 'trailing-whitespace' | 'surrounding-whitespace' | 'unicode';
-const TOLERANT_LEVELS: readonly Level[] = ['exact', 'trailing-whitespace', 'surrounding-whitespace', 'unicode'];
-const STRICT_LEVELS: readonly Level[] = ['exact'];
-
-function normalize(level: Level, line: string): string {
-  switch (level) {
-    case 'exact':
-      return line;
-    case 'trailing-whitespace':
-      return line.trimEnd();
-    case 'surrounding-whitespace':
-      return line.trim();
-    case 'unicode':
-      return replaceLookalikes(line).trim();
-    default: {
-      const never: never = level;
-      throw new Error(`unknown level ${String(never)}`);
-    }
-  }
-}
-
-/** The file as lines plus whether its last line ends with a newline ("" has no lines and counts as ending with one). */
-interface LineImage {
-  lines: string[];
-  eofNewline: boolean;
-}
-
-export function toLineImage(text: string): LineImage {
-  if (text === '') return { lines: [], eofNewline: true };
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') {
-    lines.pop();
-    return { lines, eofNewline: true };
-  }
-  return { lines, eofNewline: false };
-}
-
-export function fromLineImage(image: LineImage): string {
-  if (image.lines.length === 0) return '';
-  return image.lines.join('\n') + (image.eofNewline ? '\n' : '');
-}
-
-/** Normalised file lines per level, computed on demand: most searches never leave the exact pass. */
-class LineCache {
-  private readonly byLevel = new Map<Level, (string | undefined)[]>();
-  constructor(private readonly lines: readonly string[]) {}
-  get(level: Level, index: number): string {
-    const raw = this.lines[index] as string;
-    if (level === 'exact') return raw;
-    let cache = this.byLevel.get(level);
-    if (!cache) {
-      cache = new Array<string | undefined>(this.lines.length);
-      this.byLevel.set(level, cache);
-    }
-    let value = cache[index];
-    if (value === undefined) {
-      value = normalize(level, raw);
-      cache[index] = value;
-    }
-    return value;
-  }
-}
 
 interface PreparedHunk {
   hunk: Hunk;
@@ -124,13 +60,6 @@ function prepare(hunk: Hunk, index: number): PreparedHunk {
     while (trailing < hunk.lines.length && hunk.lines[hunk.lines.length - 1 - trailing]?.kind === ' ') trailing++;
   }
   return { hunk, index, old, leading, trailing };
-}
-
-function matchesAt(cache: LineCache, pattern: readonly string[], at: number, level: Level): boolean {
-  for (let k = 0; k < pattern.length; k++) {
-    if (cache.get(level, at + k) !== pattern[k]) return false;
-  }
-  return true;
 }
 
 interface Placement {
@@ -419,23 +348,6 @@ export function applyHunks(text: string, request: PatchRequest, options: { stric
   });
   for (let i = cursor; i < image.lines.length; i++) out.push(image.lines[i] as string);
   return { text: fromLineImage({ lines: out, eofNewline }), strategy, line: Math.max(1, firstLine), notes };
-}
-
-function describeLevel(level: Level): string {
-  switch (level) {
-    case 'exact':
-      return 'nothing';
-    case 'trailing-whitespace':
-      return 'trailing whitespace';
-    case 'surrounding-whitespace':
-      return 'leading and trailing whitespace';
-    case 'unicode':
-      return 'whitespace and typographic punctuation (smart quotes, dashes, non-breaking spaces)';
-    default: {
-      const never: never = level;
-      return String(never);
-    }
-  }
 }
 
 /**

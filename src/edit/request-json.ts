@@ -1,15 +1,15 @@
 /**
  * The `edit_file` request as JSON (DESIGN.md contract): the zod schema that
  * the CLI, the tool runner and the MCP server share, and its conversion into
- * the engine's EditRequest. Pure. Aliases: filename/file_path → path,
+ * the engine's EditRequest (through request-fields.ts, the one mapping the CLI's flags use too). Pure. Aliases: filename/file_path → path,
  * content → new_text. Unknown fields and wrong types are E_PARSE naming the field.
  */
 import { z } from 'zod';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { AST_ACTIONS, EDIT_MODES, editRequestFromFields } from './request-fields.js';
 import type { EditRequest, RequestSource } from './types.js';
 
-export const EDIT_MODES = ['edit', 'create', 'overwrite', 'append', 'prepend', 'insert', 'remove'] as const;
-export const AST_ACTIONS = ['replace', 'remove', 'append', 'prepend'] as const;
+export { AST_ACTIONS, EDIT_MODES } from './request-fields.js';
 
 export const EditFileArgsSchema = z
   .object({
@@ -49,57 +49,11 @@ export function parseErrorFromZod(error: z.ZodError, where: string): EditwardenE
   });
 }
 
-/** Validates one edit_file argument object and converts it. */
+/** Validates one edit_file argument object and converts it through the one mapping (request-fields.ts). */
 export function editRequestFromArgs(value: unknown, source: RequestSource = { format: 'json', index: 0 }): EditRequest {
-  const where = `edit request #${source.index + 1}`;
   const parsed = EditFileArgsSchema.safeParse(value);
-  if (!parsed.success) throw parseErrorFromZod(parsed.error, where);
-  const a = parsed.data;
-  const names = [a.path, a.filename, a.file_path].filter((p): p is string => p !== undefined);
-  if (names.length === 0) throw parseError(where, 'missing field "path" (or "filename"/"file_path")');
-  if (new Set(names).size > 1) throw parseError(where, 'path, filename and file_path name different files');
-  if (a.new_text !== undefined && a.content !== undefined && a.new_text !== a.content) throw parseError(where, 'new_text and content differ; give one');
-  const path = names[0] as string;
-  const text = a.new_text ?? a.content;
-  const common = {
-    path,
-    ...(a.force ? { force: true } : {}),
-    ...(a.expected_hash ? { expectedHash: a.expected_hash } : {}),
-    source,
-  };
-  if (a.ast_path !== undefined) {
-    const astAction = a.ast_action ?? (a.mode === 'remove' ? 'remove' : a.mode === 'append' ? 'append' : a.mode === 'prepend' ? 'prepend' : 'replace');
-    if (astAction !== 'remove' && text === undefined) throw parseError(where, `ast_action ${astAction} needs new_text`);
-    return { ...common, action: 'ast', astPath: a.ast_path, astAction, content: text ?? '' };
-  }
-  switch (a.mode) {
-    case 'edit':
-      return { ...common, action: 'edit', oldText: a.old_text ?? '', newText: text ?? '', ...(a.replace_all ? { replaceAll: true } : {}) };
-    case 'remove':
-      return { ...common, action: 'edit', oldText: a.old_text ?? '', newText: '', ...(a.replace_all ? { replaceAll: true } : {}) };
-    case 'create':
-    case 'overwrite':
-    case 'append':
-    case 'prepend':
-      if (text === undefined) throw parseError(where, `mode ${a.mode} needs new_text (or content)`);
-      return { ...common, action: a.mode, content: text };
-    case 'insert':
-      if (text === undefined) throw parseError(where, 'mode insert needs new_text (or content)');
-      if (a.line === undefined) throw parseError(where, 'mode insert needs "line" (insert after that line; 0 = top)');
-      return { ...common, action: 'insert', line: a.line, content: text };
-    default: {
-      const never: never = a.mode;
-      throw parseError(where, `unknown mode ${String(never)}`);
-    }
-  }
-}
-
-function parseError(where: string, what: string): EditwardenError {
-  return new EditwardenError({
-    code: ErrorCode.PARSE,
-    message: `${where}: ${what}.`,
-    hint: 'Send {"path": ..., "mode": ..., "old_text": ..., "new_text": ...}; docs/editing.md describes the request format.',
-  });
+  if (!parsed.success) throw parseErrorFromZod(parsed.error, `edit request #${source.index + 1}`);
+  return editRequestFromFields(parsed.data, source);
 }
 
 /** Parses JSON text holding one request or an array of them. */

@@ -10,7 +10,8 @@
  * approximated.
  */
 import { diffArrays } from 'diff';
-import { toLineImage } from '../edit/hunks.js';
+import { EditwardenError, ErrorCode } from '../errors.js';
+import { toLineImage } from '../edit/hunk-lines.js';
 import type { FormatName } from './parse-result.js';
 import { BEGIN_MARKER, END_MARKER, START_MARKER } from './active-edit.js';
 import { ADD_FILE, BEGIN_PATCH, DELETE_FILE, END_PATCH, EOF_MARKER, MOVE_TO, UPDATE_FILE } from './apply-patch.js';
@@ -27,14 +28,22 @@ export interface FileChange {
   moveTo?: string;
 }
 
-export class InexpressibleChange extends Error {
-  constructor(
-    readonly format: FormatName,
-    readonly path: string,
-    readonly reason: string,
-  ) {
-    super(`${format} cannot express the change to ${path}: ${reason}`);
+/** A change this format cannot write (E_INEXPRESSIBLE): refused rather than approximated. */
+export class InexpressibleChange extends EditwardenError {
+  declare readonly path: string;
+  readonly format: FormatName;
+  readonly reason: string;
+
+  constructor(format: FormatName, path: string, reason: string) {
+    super({
+      code: ErrorCode.INEXPRESSIBLE,
+      message: `${format} cannot express the change to ${path}: ${reason}`,
+      hint: 'Write this change in another format (apply_patch and unified diffs express every change), or as whole-file content.',
+      path,
+    });
     this.name = 'InexpressibleChange';
+    this.format = format;
+    this.reason = reason;
   }
 }
 

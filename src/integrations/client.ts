@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EditwardenError, ErrorCode, type ErrorInfo } from '../errors.js';
+import { EditwardenError, ErrorCode, type ErrorInfo, formatRefusal } from '../errors.js';
 import type { NativeEdit } from './native-edit.js';
 
 export interface HookOutput {
@@ -44,7 +44,7 @@ export interface ClientIntegration {
 
 /** The text a model reads when its edit is refused: the code first, so it can act on it. */
 export function refusalText(error: ErrorInfo): string {
-  return `editwarden refused this edit: ${error.code}: ${error.message}\nhint: ${error.hint}\nNothing was written.`;
+  return `editwarden refused this edit: ${formatRefusal(error)}\nNothing was written.`;
 }
 
 /** argv of the running editwarden: this Node and this package's bin script, both absolute — it works when editwarden is not on PATH. */

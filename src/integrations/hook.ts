@@ -6,7 +6,7 @@
  * or any error while vetting, is a refusal — a guard that crashes open
  * guards nothing.
  */
-import { ErrorCode, type ErrorInfo } from '../errors.js';
+import { ErrorCode } from '../errors.js';
 import type { ClientIntegration, HookOutput } from './client.js';
 import { NativeInputError } from './native-edit.js';
 import { recordNativeEdit, vetNativeEdit } from './vet.js';
@@ -26,13 +26,6 @@ export function hookRoot(client: ClientIntegration, input: Record<string, unknow
   return ctx.cwd;
 }
 
-function unreadable(why: string): ErrorInfo {
-  return {
-    code: ErrorCode.PARSE,
-    message: `editwarden could not read this edit (${why}), so it cannot vet it.`,
-    hint: 'Send the edit again with the tool\'s documented arguments, or use the editwarden MCP tools (edit_file, write_file).',
-  };
-}
 
 export async function runHook(client: ClientIntegration, event: string, stdin: string, ctx: HookContext): Promise<HookOutput> {
   const kind = client.events[event];
@@ -45,7 +38,7 @@ export async function runHook(client: ClientIntegration, event: string, stdin: s
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
     input = parsed as Record<string, unknown>;
   } catch {
-    return kind === 'pre' ? client.deny(unreadable('the hook input is not a JSON object')) : client.allow();
+    return kind === 'pre' ? client.deny(new NativeInputError('the hook input is not a JSON object').toJSON()) : client.allow();
   }
   const root = hookRoot(client, input, ctx);
 
@@ -64,7 +57,7 @@ export async function runHook(client: ClientIntegration, event: string, stdin: s
   try {
     edit = client.nativeEdit(input);
   } catch (error) {
-    return client.deny(unreadable(error instanceof NativeInputError ? error.message : String(error)));
+    return client.deny((error instanceof NativeInputError ? error : new NativeInputError(String(error))).toJSON());
   }
   if (!edit) return client.allow();
   const verdict = await vetNativeEdit(root, edit);

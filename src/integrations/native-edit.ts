@@ -6,6 +6,7 @@
  * paths and the constraints, and still checkpointed. Pure data.
  */
 import type { EditRequest } from '../edit/types.js';
+import { EditwardenError, ErrorCode } from '../errors.js';
 
 export interface NativeEdit {
   /** Which client (claude, codex, gemini, cursor). */
@@ -23,11 +24,19 @@ export interface NativeEdit {
 /** A tool input that is not an edit editwarden guards (a read, a shell command): the hook lets it pass untouched. */
 export const NOT_AN_EDIT = null;
 
-/** The hook input could not be understood: refused, since an unreadable edit cannot be vetted. */
-export class NativeInputError extends Error {
-  constructor(message: string) {
-    super(message);
+/** The hook input could not be understood: refused (E_PARSE), since an unreadable edit cannot be vetted. */
+export class NativeInputError extends EditwardenError {
+  /** What was wrong with the input, in a few words. */
+  readonly reason: string;
+
+  constructor(reason: string) {
+    super({
+      code: ErrorCode.PARSE,
+      message: `editwarden could not read this edit (${reason}), so it cannot vet it.`,
+      hint: "Send the edit again with the tool's documented arguments, or use the editwarden MCP tools (edit_file, write_file).",
+    });
     this.name = 'NativeInputError';
+    this.reason = reason;
   }
 }
 

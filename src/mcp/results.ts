@@ -5,7 +5,7 @@
  * text, diffs and command output travel once (in `content`), never twice.
  * Pure; it never decides whether a call succeeded, the runner did.
  */
-import type { ErrorInfo } from '../errors.js';
+import { ErrorCode, formatRefusal, refusalEnvelope, type ErrorInfo } from '../errors.js';
 import type { CallRecord } from '../tools/runner.js';
 import type { ToolError } from '../tools/types.js';
 import { DEFAULT_PAGE_CHARS, isReadData, pageOf } from './paging.js';
@@ -30,19 +30,9 @@ export function textResult(text: string, structured: Record<string, unknown> | u
   };
 }
 
-/** A refusal that never reached the runner (unknown tool, MCP-only argument, no workspace). */
+/** A refusal that never reached the runner (unknown tool, MCP-only argument, no workspace): errors.ts's one text and one envelope. */
 export function errorResult(error: ToolError | ErrorInfo): McpToolResult {
-  return textResult(`${error.code}: ${error.message}\nhint: ${error.hint}`, { ok: false, error: errorFields(error) }, true);
-}
-
-function errorFields(error: ToolError | ErrorInfo): Record<string, unknown> {
-  return {
-    code: error.code,
-    message: error.message,
-    hint: error.hint,
-    ...(error.path !== undefined ? { path: error.path } : {}),
-    ...(error.line !== undefined ? { line: error.line } : {}),
-  };
+  return textResult(formatRefusal(error), refusalEnvelope(error), true);
 }
 
 export interface ResultOptions {
@@ -54,11 +44,11 @@ export interface ResultOptions {
 export function recordResult(record: CallRecord, options: ResultOptions = {}): McpToolResult {
   const base = { ok: record.ok, status: record.status };
   if (!record.ok) {
-    const error = record.error ?? { code: 'E_INTERNAL', message: 'The call failed without an error.', hint: 'Report it.' };
+    const error: ErrorInfo = record.error ?? { code: ErrorCode.INTERNAL, message: 'The call failed without an error.', hint: 'Report it.' };
     const v = record.violation;
-    // A violation's output is its message and hint; the code goes first so every refusal reads the same.
-    const text = v ? `${error.code} (${v.type} violation of constraints.${v.constraint}): ${v.message}\nhint: ${v.hint}` : record.output;
-    const structured: Record<string, unknown> = { ...base, error: errorFields(error) };
+    // A violation reads like every refusal (errors.ts's one text), naming which constraint it broke.
+    const text = v ? formatRefusal({ code: error.code, message: `${v.type} violation of constraints.${v.constraint}: ${v.message}`, hint: v.hint }) : record.output;
+    const structured: Record<string, unknown> = refusalEnvelope(error, { status: record.status });
     if (v) structured.violation = v;
     const data = slimData(record.tool, record.data);
     if (data) structured.data = data;

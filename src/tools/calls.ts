@@ -6,7 +6,7 @@
  * a tool, decides a call or writes a record.
  */
 import type { z } from 'zod';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode, formatRefusal } from '../errors.js';
 import type { FileChange, RunMode } from '../guard/constraints.js';
 import type { RunMetrics, RunStatus } from '../guard/metrics.js';
 import type { Violation } from '../guard/violations.js';
@@ -122,7 +122,7 @@ export function emptyChange(): Pick<CallRecord, 'files' | 'lines_added' | 'lines
 
 /** A call that ends with this error and changed nothing. */
 export function endedWith(error: ToolError, status: CallStatus = 'failed', withHint = true): CallFields {
-  return { ...emptyChange(), status, ok: false, output: withHint ? `${error.code}: ${error.message}\nhint: ${error.hint}` : `${error.code}: ${error.message}`, error };
+  return { ...emptyChange(), status, ok: false, output: withHint ? formatRefusal(error) : `${error.code}: ${error.message}`, error };
 }
 
 /** E_CONSTRAINT with the violation's message and hint. */

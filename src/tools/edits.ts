@@ -24,7 +24,7 @@ import type { EditResult } from '../edit/types.js';
 import type { FileChange } from '../guard/constraints.js';
 import { OverlayView, type Observation } from '../workspace/overlay.js';
 import type { FileView } from '../workspace/view.js';
-import { EditwardenError, ErrorCode } from '../errors.js';
+import { EditwardenError, ErrorCode, formatRefusal } from '../errors.js';
 import { failure, Invocation, type Preparation, type ToolContext, type ToolResult } from './types.js';
 
 /**
@@ -64,7 +64,7 @@ function rejectedText(results: EditResult[]): string {
   const lines = ['Nothing was written.'];
   results.forEach((r, i) => {
     if (!r.error) return;
-    lines.push(`#${i + 1} ${r.path || '(no file)'}: ${r.error.code} ${r.error.message}`, `  hint: ${r.error.hint}`);
+    lines.push(`#${i + 1} ${formatRefusal({ ...r.error, path: r.path || '(no file)' })}`);
   });
   return lines.join('\n');
 }

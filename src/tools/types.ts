@@ -12,7 +12,7 @@
  * channel). A write cannot be reached without its plan: it does not
  * type-check, and an invocation runs at most once.
  */
-import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
+import { EditwardenError, ErrorCode, formatRefusal, toErrorInfo, type ErrorInfo } from '../errors.js';
 import type { z } from 'zod';
 import type { ApplyOptions } from '../apply/apply-requests.js';
 import type { Config } from '../config/config.js';
@@ -26,7 +26,6 @@ import type { FileView } from '../workspace/view.js';
  */
 export type ToolKind = 'read' | 'write' | 'command' | 'interactive' | 'control';
 
-/** Error codes of the tool layer, beside the engine's ErrorCode (proposed for errors.ts). */
 /** The tool layer's own refusals; the codes live with every other code in src/errors.ts. */
 export const ToolErrorCode = {
   UNKNOWN_TOOL: ErrorCode.UNKNOWN_TOOL,
@@ -38,13 +37,8 @@ export const ToolErrorCode = {
 } as const;
 export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode];
 
-export interface ToolError {
-  code: string;
-  message: string;
-  hint: string;
-  path?: string;
-  line?: number;
-}
+/** A tool's refusal: the one public error shape, with a code from src/errors.ts. */
+export type ToolError = ErrorInfo;
 
 /** A tool's answer: text for the model, structured data for programs. */
 export interface ToolResult<D = unknown> {
@@ -122,10 +116,18 @@ export interface Interaction {
  */
 export type StopCause = 'deadline' | 'run-cancelled' | 'call-cancelled';
 
-export class CallStop extends Error {
-  constructor(readonly stop: StopCause) {
-    super(stop === 'deadline' ? "the run's deadline" : stop === 'run-cancelled' ? 'the run was cancelled' : 'the call was cancelled');
+/** An abort reason, and an EditwardenError (E_TIMEOUT at the deadline, else E_CANCELLED) wherever it surfaces as a thrown error. */
+export class CallStop extends EditwardenError {
+  readonly stop: StopCause;
+
+  constructor(stop: StopCause) {
+    super({
+      code: stop === 'deadline' ? ErrorCode.TIMEOUT : ErrorCode.CANCELLED,
+      message: stop === 'deadline' ? "the run's deadline" : stop === 'run-cancelled' ? 'the run was cancelled' : 'the call was cancelled',
+      hint: stop === 'deadline' ? 'The run is out of time: finish with what is done, or ask for a longer timeout.' : 'Nothing to fix in the request: it was stopped from outside.',
+    });
     this.name = 'CallStop';
+    this.stop = stop;
   }
 }
 
@@ -200,5 +202,5 @@ export function guarded(work: () => Promise<ToolResult> | ToolResult, path?: str
 }
 
 export function failure(error: ToolError, output?: string): ToolResult {
-  return { ok: false, output: output ?? `${error.code}: ${error.message}\nhint: ${error.hint}`, error };
+  return { ok: false, output: output ?? formatRefusal(error), error };
 }

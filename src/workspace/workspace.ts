@@ -15,6 +15,7 @@ import { locateInRoot, resolveInRoot, STATE_DIR, type ResolvedPath } from './pat
 import { READ_FLAGS, Resolver, type Located, type LocateOptions } from './resolver.js';
 import type { TransactionLayer } from './transaction.js';
 import type { FileView, WriteTransaction } from './view.js';
+import { DEFAULT_EDIT_OPTIONS } from '../edit/types.js';
 
 export interface FileSnapshot {
   /** Path relative to the root ("/" separators). */
@@ -81,7 +82,7 @@ export class Workspace implements FileView {
 
   private constructor(realRoot: string, options: WorkspaceOptions, layerOf: (ws: Workspace) => TransactionLayer) {
     this.root = realRoot;
-    this.maxFileBytes = options.maxFileBytes ?? 10 * 1024 * 1024;
+    this.maxFileBytes = options.maxFileBytes ?? DEFAULT_EDIT_OPTIONS.maxFileBytes;
     this.allowHardLinks = options.allowHardLinks ?? false;
     this.protectedFiles = options.protectedFiles ?? [];
     this.resolver = new Resolver(realRoot);

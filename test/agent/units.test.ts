@@ -5,7 +5,7 @@ import { buildSystemPrompt } from '../../src/agent/prompts/index.js';
 import { parseAnswer } from '../../src/cli/terminal-prompter.js';
 import { scriptFromTranscript } from '../../src/agent/providers/script.js';
 import { parseToolArguments } from '../../src/agent/providers/arguments.js';
-import { exitCodeFor } from '../../src/agent/loop.js';
+import { exitCodeForStatus } from '../../src/agent/loop.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 
 describe('tool arguments', () => {
@@ -105,12 +105,12 @@ describe('replaying a transcript', () => {
 
 describe('exit codes', () => {
   it('follow DESIGN.md: done 0, violation 2, controlled build failure 3, stuck 4, interrupted 130', () => {
-    expect(exitCodeFor('completed')).toBe(0);
-    expect(exitCodeFor('completed', { completion: 'blocked' })).toBe(1);
-    expect(exitCodeFor('violation')).toBe(2);
-    expect(exitCodeFor('stuck')).toBe(4);
-    expect(exitCodeFor('turn-limit')).toBe(4);
-    expect(exitCodeFor('interrupted')).toBe(130);
+    expect(exitCodeForStatus('completed')).toBe(0);
+    expect(exitCodeForStatus('completed', { completion: 'blocked' })).toBe(1);
+    expect(exitCodeForStatus('violation')).toBe(2);
+    expect(exitCodeForStatus('stuck')).toBe(4);
+    expect(exitCodeForStatus('turn-limit')).toBe(4);
+    expect(exitCodeForStatus('interrupted')).toBe(130);
     expect(describeCall('execute_command', { command: 'make', cwd: 'sub' })).toBe('$ make  (in sub)');
   });
 });

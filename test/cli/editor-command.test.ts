@@ -61,11 +61,13 @@ describe('editor on the command line', () => {
     expect(read(root, 'agent/summary.md')).toContain('**Task.** Make the greeting say Hi.');
   });
 
-  it('apply-proposal of a missing file is a usage error (64) and touches nothing', async () => {
+  it('apply-proposal of a missing file is a usage error (E_USAGE, 64) and touches nothing', async () => {
     const root = makeProject(GREETING_PROJECT);
     const io = testIo();
     expect(await applyProposalCli(['nope.diff', '--root', root], io)).toBe(64);
-    expect(io.err()).toContain('E_NO_FILE');
+    // A file named on the command line that is not there is a command-line mistake: E_USAGE, whose exit code is 64.
+    expect(io.err()).toContain('E_USAGE');
+    expect(io.err()).toContain('nope.diff');
     expect(read(root, GREETING_FILE)).toContain('Hello');
   });
 

@@ -6,6 +6,7 @@
  * for). No behaviour here beyond small pure helpers.
  */
 import { createHash } from 'node:crypto';
+import { ExitCode } from '../../errors.js';
 import type { DebugCounters, LoopDecision } from './counters.js';
 
 import type { EditorFlavour } from '../../runs/profile.js';
@@ -28,14 +29,15 @@ export type EditorStatus =
   /** The proposal did not apply, the model provider failed, or the run could not start: exit 1. */
   | 'failed';
 
-export const EXIT_CODES: Readonly<Record<EditorStatus, number>> = {
-  success: 0,
-  proposal: 0,
-  'hard-stop': 4,
-  cancelled: 130,
-  violation: 2,
-  'verify-failed': 3,
-  failed: 1,
+/** The exit code per status; the numbers are errors.ts's ExitCode, the one table. */
+export const EXIT_CODES: Readonly<Record<EditorStatus, ExitCode>> = {
+  success: ExitCode.OK,
+  proposal: ExitCode.OK,
+  'hard-stop': ExitCode.HARD_STOP,
+  cancelled: ExitCode.INTERRUPTED,
+  violation: ExitCode.CONSTRAINT,
+  'verify-failed': ExitCode.VERIFY_FAILED,
+  failed: ExitCode.REJECTED,
 };
 
 export interface VerificationEntry {

@@ -9,12 +9,13 @@
  */
 import { ActiveEditStreamParser, BEGIN_MARKER, type ActiveEditEvent } from '../../formats/active-edit.js';
 import type { EditRequest } from '../../edit/types.js';
+import type { ErrorInfo } from '../../errors.js';
 import type { FileView } from '../../workspace/view.js';
 
 /** One directive as the loop handles it: edit_file arguments, or why there are none. */
 export type Directive =
   | { index: number; line?: number; path: string; args: Record<string, unknown> }
-  | { index: number; line?: number; path?: string; error: { code: string; message: string; hint: string } };
+  | { index: number; line?: number; path?: string; error: ErrorInfo };
 
 /** edit_file arguments for a request an active-edit directive produced. */
 export function editFileArgsOf(request: EditRequest): Record<string, unknown> | null {

@@ -8,6 +8,7 @@
 import type { z } from 'zod';
 import type { AnyTool } from '../../tools/types.js';
 import { AgentErrorCode } from '../providers/errors.js';
+import type { ErrorInfo } from '../../errors.js';
 import { parseToolArguments } from '../providers/arguments.js';
 import type { ModelToolCall } from '../providers/types.js';
 
@@ -17,7 +18,7 @@ export const REPEAT_LIMIT = 3;
 export type CheckedCall =
   | { ok: true; args: Record<string, unknown>; tool: AnyTool }
   /** Never reaches a tool; goes back to the model as an error it can fix. */
-  | { ok: false; error: { code: string; message: string; hint: string }; args?: Record<string, unknown> };
+  | { ok: false; error: ErrorInfo; args?: Record<string, unknown> };
 
 /**
  * Bad JSON and schema failures are caught here. A name no tool has is

@@ -7,6 +7,7 @@
  * refuses, the session is still asked, so the refusal and its report are the
  * session's own.
  */
+import { formatRefusal } from '../../errors.js';
 import type { ControlledEditOutcome, ControlledEditSession } from '../controlled.js';
 import { EditFileArgsSchema } from '../../edit/request-json.js';
 import { editFileTool } from '../../tools/edit-file.js';
@@ -33,7 +34,7 @@ export function describeOutcome(outcome: ControlledEditOutcome): string {
     }
   }
   if (outcome.rollback_check) lines.push(`rollback: ${outcome.rollback_check.exact ? 'the file is byte-identical to before the edit' : 'the file DIFFERS from before the edit'}`);
-  if (outcome.error) lines.push(`${outcome.error.code}: ${outcome.error.message}`, `hint: ${outcome.error.hint}`);
+  if (outcome.error) lines.push(formatRefusal(outcome.error));
   if (outcome.ended) lines.push('The controlled session is over: no further edit is accepted.');
   return lines.join('\n');
 }

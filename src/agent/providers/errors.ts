@@ -3,9 +3,10 @@
  * spec that is not `provider:model`, a provider that answered with an error
  * or not at all. Each carries a stable code, a message and a hint for the
  * person running the agent (the model never sees these: the run stops).
- * The codes live with every other code in src/errors.ts.
+ * An AgentError is an EditwardenError (one error type); the codes live with
+ * every other code in src/errors.ts.
  */
-import { ErrorCode } from '../../errors.js';
+import { EditwardenError, ErrorCode, type ErrorInfo } from '../../errors.js';
 
 export const AgentErrorCode = {
   /** The environment variable holding the provider's API key is not set. */
@@ -21,25 +22,17 @@ export const AgentErrorCode = {
 } as const;
 export type AgentErrorCode = (typeof AgentErrorCode)[keyof typeof AgentErrorCode];
 
-export interface AgentErrorInfo {
+export interface AgentErrorInfo extends ErrorInfo {
   code: AgentErrorCode;
-  message: string;
-  hint: string;
 }
 
-export class AgentError extends Error implements AgentErrorInfo {
-  readonly code: AgentErrorCode;
-  readonly hint: string;
+/** An EditwardenError of the model side; its own class only so a caller can tell a run that never started. */
+export class AgentError extends EditwardenError {
+  declare readonly code: AgentErrorCode;
 
   constructor(info: AgentErrorInfo, options?: { cause?: unknown }) {
-    super(info.message, options);
+    super(info, options);
     this.name = 'AgentError';
-    this.code = info.code;
-    this.hint = info.hint;
-  }
-
-  toJSON(): AgentErrorInfo {
-    return { code: this.code, message: this.message, hint: this.hint };
   }
 }
 

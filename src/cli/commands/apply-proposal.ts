@@ -14,8 +14,8 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../../config/config.js';
 import { toErrorInfo, type ErrorInfo } from '../../errors.js';
-import { ExitCode } from '../exit-codes.js';
-import { formatError, useColor, writeJson, type Io } from '../output.js';
+import { ExitCode } from '../../errors.js';
+import { formatError, refuseCommand, useColor, writeJson, type Io } from '../output.js';
 import { apiKeyEnvProblem, providerFromFlags } from '../model-flags.js';
 import { openForCommand } from '../workspace.js';
 
@@ -48,10 +48,8 @@ export function registerApplyProposal(program: Command, io: Io, setExit: (code: 
     });
 }
 
-function refuse(info: ErrorInfo, json: boolean, io: Io, exit: number): number {
-  if (json) writeJson(io, { ok: false, error: info });
-  else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
-  return exit;
+function refuse(info: ErrorInfo, json: boolean, io: Io): number {
+  return refuseCommand(info, json, io);
 }
 
 async function applyProposalCommand(file: string, flags: ApplyProposalFlags, io: Io): Promise<number> {
@@ -74,11 +72,11 @@ async function applyProposalCommand(file: string, flags: ApplyProposalFlags, io:
     const e = error as NodeJS.ErrnoException & { usage?: boolean };
     const info: ErrorInfo =
       e.code === 'ENOENT' || e.code === 'EISDIR'
-        ? { code: 'E_NO_FILE', message: `Cannot read the proposal ${file}: ${e.message}.`, hint: 'Pass the proposal.diff a dry run wrote (its path is printed at the end of the dry run).' }
+        ? { code: 'E_USAGE', message: `Cannot read the proposal ${file}: ${e.message}.`, hint: 'Pass the proposal.diff a dry run wrote (its path is printed at the end of the dry run).' }
         : e.usage
           ? { code: 'E_USAGE', message: e.message, hint: 'Run `editwarden apply-proposal --help`.' }
           : toErrorInfo(error);
-    return refuse(info, json, io, info.code === 'E_NO_FILE' || info.code === 'E_USAGE' ? ExitCode.USAGE : ExitCode.REJECTED);
+    return refuse(info, json, io);
   }
 
   let provider;
@@ -87,7 +85,7 @@ async function applyProposalCommand(file: string, flags: ApplyProposalFlags, io:
     try {
       provider = await providerFromFlags(flags.model, flags, io.env);
     } catch (error) {
-      if (error instanceof AgentError) return refuse(error.toJSON() as ErrorInfo, json, io, ExitCode.USAGE);
+      if (error instanceof AgentError) return refuse(error.toJSON(), json, io);
       throw error;
     }
   }
@@ -96,7 +94,7 @@ async function applyProposalCommand(file: string, flags: ApplyProposalFlags, io:
   try {
     opened = await openForCommand(root, config, io, json);
   } catch (error) {
-    return refuse(toErrorInfo(error), json, io, ExitCode.REJECTED);
+    return refuse(toErrorInfo(error), json, io);
   }
   const { readProposalHeader } = await import('../../agent/editor/proposal.js');
   const { runEditorCommand } = await import('../editor-command.js');

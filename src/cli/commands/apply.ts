@@ -8,14 +8,10 @@
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
 import { applyReply, type ReplyOutcome } from '../../apply/apply-reply.js';
-import type { Config } from '../../config/config.js';
-import { loadConfigFast } from '../../config/defaults.js';
-import { editOptionsFromConfig } from '../../config/edit-options.js';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { FORMAT_NAMES, type FormatName } from '../../formats/index.js';
-import { ExitCode } from '../exit-codes.js';
-import { paintDiff, readAll, useColor, writeJson, printResults, refuseCommand, type Io } from '../output.js';
-import { openForCommand } from '../workspace.js';
+import { paintDiff, readAll, useColor, writeJson, printResults, type Io } from '../output.js';
+import { runWriteCommand } from './write-command.js';
 
 interface ApplyFlags {
   format: FormatName | 'auto';
@@ -46,32 +42,13 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
     });
 }
 
-async function runApply(file: string | undefined, flags: ApplyFlags, io: Io): Promise<number> {
-  const root = flags.root ?? process.cwd();
-  let config: Config;
-  let text: string;
-  try {
-    config = await loadConfigFast(root, flags.config);
-    text = file === undefined || file === '-' ? await readAll(io.stdin) : readReply(file);
-  } catch (error) {
-    return refuseCommand(error, flags.json === true, io);
-  }
-  const edit = editOptionsFromConfig(config, { strict: flags.strict === true });
-  let outcome: ReplyOutcome;
-  try {
-    const opened = await openForCommand(root, config, io, flags.json === true);
-    outcome = await applyReply(opened.ws, text, {
-      format: flags.format,
-      dryRun: flags.dryRun === true,
-      partial: flags.partial === true,
-      edit,
-      ...opened.applyHooks,
-    });
-  } catch (error) {
-    return refuseCommand(error, flags.json === true, io);
-  }
-  print(outcome, flags, io);
-  return outcome.ok ? ExitCode.OK : ExitCode.REJECTED;
+function runApply(file: string | undefined, flags: ApplyFlags, io: Io): Promise<number> {
+  return runWriteCommand(flags, io, {
+    input: async () => (file === undefined || file === '-' ? readAll(io.stdin) : readReply(file)),
+    apply: (opened, text, edit) =>
+      applyReply(opened.ws, text, { format: flags.format, dryRun: flags.dryRun === true, partial: flags.partial === true, edit, ...opened.applyHooks }),
+    print: (outcome) => print(outcome, flags, io),
+  });
 }
 
 function readReply(file: string): string {

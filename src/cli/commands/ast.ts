@@ -5,12 +5,11 @@
  * tree-sitter is imported inside the actions, never when the CLI starts.
  */
 import type { Command } from 'commander';
-import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
+import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { decodeText } from '../../edit/text.js';
 import { openReadOnly } from '../../workspace/open.js';
 import type { AstEntry } from '../../ast/outline.js';
-import { ExitCode } from '../exit-codes.js';
-import { formatError, paint, useColor, writeJson, type Io } from '../output.js';
+import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 
 interface Flags {
   root?: string;
@@ -43,9 +42,7 @@ async function load(flags: Flags, file: string): Promise<{ path: string; text: s
 
 function fail(io: Io, flags: Flags, error: unknown): number {
   const info = toErrorInfo(error);
-  if (flags.json) writeJson(io, { ok: false, error: info });
-  else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
-  return ExitCode.REJECTED;
+  return refuseCommand(info, flags.json === true, io);
 }
 
 export function registerAst(program: Command, io: Io, setExit: (code: number) => void): void {

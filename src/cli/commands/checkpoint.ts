@@ -5,14 +5,13 @@
  * back (and reported) before anything else happens.
  */
 import type { Command } from 'commander';
-import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
+import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { openWorkspace, type RecoveryNotice } from '../../workspace/open.js';
 import type { CheckpointService } from '../../workspace/checkpoints/service.js';
 import { parseDuration } from '../../workspace/checkpoints/prune.js';
 import { listNewestFirst, resolveCheckpointRef } from '../../workspace/checkpoints/refs.js';
 import type { CheckpointScope, CheckpointSummary } from '../../workspace/checkpoints/types.js';
-import { ExitCode } from '../exit-codes.js';
-import { formatError, paint, paintDiff, useColor, writeJson, type Io } from '../output.js';
+import { paint, paintDiff, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 
 interface CommonFlags {
   root?: string;
@@ -157,9 +156,7 @@ function execute(io: Io, flags: CommonFlags, body: (cps: CheckpointService) => O
     return ExitCode.OK;
   } catch (error) {
     const info = toErrorInfo(error);
-    if (flags.json) writeJson(io, { ok: false, error: info, ...(recovered.length > 0 ? { recovered } : {}) });
-    else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
-    return info.code === ErrorCode.USAGE ? ExitCode.USAGE : ExitCode.REJECTED;
+    return refuseCommand(info, flags.json === true, io, { ...(recovered.length > 0 ? { recovered } : {}) });
   }
 }
 

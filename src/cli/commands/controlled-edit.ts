@@ -7,9 +7,8 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { ControlledEditSession, type ControlledEditOutcome } from '../../agent/controlled.js';
 import { loadConfigFast } from '../../config/defaults.js';
-import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
-import { ExitCode } from '../exit-codes.js';
-import { formatError, paint, paintDiff, readAll, useColor, writeJson, type Io } from '../output.js';
+import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
+import { formatError, paint, paintDiff, readAll, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 import { openForCommand } from '../workspace.js';
 
 interface Flags {
@@ -76,9 +75,7 @@ async function runControlledEdit(flags: Flags, io: Io): Promise<number> {
     }
   } catch (error) {
     const info = error instanceof SyntaxError ? { code: ErrorCode.PARSE, message: `The tool call is not valid JSON: ${error.message}`, hint: 'Send {"filename", "old_text", "new_text"}.' } : toErrorInfo(error);
-    if (flags.json) writeJson(io, { ok: false, error: info });
-    else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
-    return info.code === ErrorCode.USAGE ? ExitCode.USAGE : ExitCode.REJECTED;
+    return refuseCommand(info, flags.json === true, io);
   }
   try {
     const config = await loadConfigFast(root, flags.config);
@@ -97,9 +94,7 @@ async function runControlledEdit(flags: Flags, io: Io): Promise<number> {
     return exitCodeOf(outcome);
   } catch (error) {
     const info = toErrorInfo(error);
-    if (flags.json) writeJson(io, { ok: false, error: info });
-    else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
-    return info.code === ErrorCode.CONFIG ? ExitCode.USAGE : ExitCode.REJECTED;
+    return refuseCommand(info, flags.json === true, io);
   }
 }
 

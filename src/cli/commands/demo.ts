@@ -2,9 +2,8 @@
  * `editwarden demo`: the narrated tour on a sample project (see src/cli/demo/).
  */
 import type { Command } from 'commander';
-import { ExitCode } from '../exit-codes.js';
-import { formatError, useColor, writeJson, type Io } from '../output.js';
-import { ErrorCode, toErrorInfo } from '../../errors.js';
+import { refuseCommand, useColor, writeJson, type Io } from '../output.js';
+import { ErrorCode, ExitCode } from '../../errors.js';
 
 export function registerDemo(program: Command, io: Io, setExit: (code: number) => void): void {
   program
@@ -17,8 +16,7 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
     .action(async (flags: { sample?: string; dir?: string; clean?: boolean; json?: boolean }) => {
       const { runDemo } = await import('../demo/demo.js');
       if (flags.sample !== undefined && flags.sample !== 'cmake' && flags.sample !== 'ts') {
-        io.stderr.write('--sample must be cmake or ts\n');
-        setExit(ExitCode.USAGE);
+        setExit(refuseCommand({ code: ErrorCode.USAGE, message: `--sample must be cmake or ts, not ${JSON.stringify(flags.sample)}.`, hint: 'Run `editwarden demo --sample ts` or `--sample cmake`.' }, flags.json === true, io));
         return;
       }
       let result;
@@ -30,9 +28,7 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
           keep: flags.clean !== true,
         });
       } catch (error) {
-        const info = toErrorInfo(error);
-        io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
-        setExit(info.code === ErrorCode.USAGE ? ExitCode.USAGE : ExitCode.REJECTED);
+        setExit(refuseCommand(error, flags.json === true, io));
         return;
       }
       if (flags.json) writeJson(io, result);

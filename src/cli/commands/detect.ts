@@ -4,12 +4,11 @@
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
-import { toErrorInfo, ErrorCode } from '../../errors.js';
+import { toErrorInfo, ErrorCode, ExitCode } from '../../errors.js';
 import { openReadOnly } from '../../workspace/open.js';
 import { detectProject } from '../../verify/detect.js';
 import { detectSandbox } from '../../sandbox/detect.js';
-import { ExitCode } from '../exit-codes.js';
-import { formatError, paint, useColor, writeJson, type Io } from '../output.js';
+import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 
 interface DetectFlags {
   root?: string;
@@ -40,9 +39,7 @@ function runDetect(flags: DetectFlags, io: Io): number {
     sandboxEnabled = config.sandbox.enabled;
   } catch (error) {
     const info = toErrorInfo(error);
-    if (flags.json) writeJson(io, { ok: false, error: info });
-    else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
-    return info.code === ErrorCode.CONFIG || info.code === ErrorCode.USAGE ? ExitCode.USAGE : ExitCode.REJECTED;
+    return refuseCommand(info, flags.json === true, io);
   }
   const detection = detectProject(root);
   // What verify will actually run: config first, detection second.

@@ -12,10 +12,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { CONFIG_FILE, loadConfig } from '../../config/config.js';
-import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
+import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { JOURNAL_DIR } from '../../workspace/journal.js';
 import { LOCK_FILE, isGone, readLockOwner } from '../../workspace/lock.js';
-import { ExitCode } from '../exit-codes.js';
 import { paint, refuseCommand, useColor, writeJson, type Io } from '../output.js';
 
 export interface CheckResult {

@@ -1,20 +1,18 @@
 /**
  * `editwarden edit`: one file, one request, from flags or a JSON request on
- * stdin. Thin: builds the request, calls applyRequests, prints.
+ * stdin. Thin: the flags become the JSON request's fields and go through the
+ * JSON's own mapping (edit/request-fields.ts), then applyRequests, print.
  */
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { applyRequests, type ApplyOutcome } from '../../apply/apply-requests.js';
-import type { Config } from '../../config/config.js';
-import { loadConfigFast } from '../../config/defaults.js';
-import { editOptionsFromConfig } from '../../config/edit-options.js';
 import { EditwardenError, ErrorCode } from '../../errors.js';
+import { AST_ACTIONS, EDIT_MODES, editRequestFromFields, type AstAction, type EditRequestFields } from '../../edit/request-fields.js';
 import type { EditRequest } from '../../edit/types.js';
-import { ExitCode } from '../exit-codes.js';
-import { readAll, writeJson, printResults, refuseCommand, type Io } from '../output.js';
-import { openForCommand } from '../workspace.js';
+import { readAll, writeJson, printResults, type Io } from '../output.js';
+import { runWriteCommand } from './write-command.js';
 
-interface EditFlags {
+export interface EditFlags {
   old?: string;
   oldFile?: string;
   new?: string;
@@ -29,9 +27,11 @@ interface EditFlags {
   json?: boolean;
   request?: string;
   expectedHash?: string;
+  line?: string;
+  astPath?: string;
+  astAction?: string;
 }
 
-const MODES = ['edit', 'create', 'overwrite', 'append', 'prepend'] as const;
 
 export function registerEdit(program: Command, io: Io, setExit: (code: number) => void): void {
   program
@@ -42,7 +42,10 @@ export function registerEdit(program: Command, io: Io, setExit: (code: number) =
     .option('--old-file <file>', 'read old_text from a file')
     .option('--new <text>', 'replacement text (or content for create/overwrite/append/prepend)')
     .option('--new-file <file>', 'read new_text from a file')
-    .option('--mode <mode>', `one of ${MODES.join(', ')}`, 'edit')
+    .option('--mode <mode>', `one of ${EDIT_MODES.join(', ')}`, 'edit')
+    .option('--line <n>', 'for --mode insert: insert after this line (0 = top)')
+    .option('--ast-path <path>', 'address a declaration instead of --old, e.g. Greeter-greet (docs/ast-paths.md)')
+    .option('--ast-action <action>', `with --ast-path: ${AST_ACTIONS.join(', ')} (default replace; --mode remove/append/prepend imply it)`)
     .option('--replace-all', 'replace every occurrence of old_text')
     .option('--force', 'allow a change that leaves a large file with less than a third of its lines')
     .option('--strict', 'exact matches only: no tolerance for whitespace or look-alike characters')
@@ -57,58 +60,58 @@ export function registerEdit(program: Command, io: Io, setExit: (code: number) =
     });
 }
 
-async function runEdit(path: string | undefined, flags: EditFlags, io: Io): Promise<number> {
-  const root = flags.root ?? process.cwd();
-  let config: Config;
-  let requests: EditRequest[];
-  try {
-    config = await loadConfigFast(root, flags.config);
-    requests = flags.request !== undefined ? await requestsFromJson(flags.request, io) : [requestFromFlags(path, flags)];
-  } catch (error) {
-    return refuseCommand(error, flags.json === true, io);
-  }
-  const edit = editOptionsFromConfig(config, { strict: flags.strict === true });
-  let outcome: ApplyOutcome;
-  try {
-    const opened = await openForCommand(root, config, io, flags.json === true);
-    outcome = await applyRequests(opened.ws, requests, {
-      dryRun: flags.dryRun === true,
-      edit,
-      ...opened.applyHooks,
-    });
-  } catch (error) {
-    return refuseCommand(error, flags.json === true, io);
-  }
-  printOutcome(outcome, flags, io);
-  return outcome.ok ? ExitCode.OK : ExitCode.REJECTED;
+function runEdit(path: string | undefined, flags: EditFlags, io: Io): Promise<number> {
+  return runWriteCommand(flags, io, {
+    input: async () => (flags.request !== undefined ? requestsFromJson(flags.request, io) : [requestFromFlags(path, flags)]),
+    apply: (opened, requests, edit) => applyRequests(opened.ws, requests, { dryRun: flags.dryRun === true, edit, ...opened.applyHooks }),
+    print: (outcome) => printOutcome(outcome, flags, io),
+  });
 }
 
-function requestFromFlags(path: string | undefined, flags: EditFlags): EditRequest {
+/**
+ * The flags as the edit_file request's JSON fields (`--old` is old_text,
+ * `--new` new_text, `--line` line, …), converted by the one mapping the JSON
+ * goes through (edit/request-fields.ts): every JSON mode is a flag away.
+ */
+export function fieldsFromFlags(path: string | undefined, flags: EditFlags): EditRequestFields {
   if (!path) throw usage('edit needs a <path> (or --request FILE).');
   const mode = flags.mode ?? 'edit';
-  if (!(MODES as readonly string[]).includes(mode)) throw usage(`--mode must be one of ${MODES.join(', ')}, not ${JSON.stringify(mode)}.`);
+  if (!isOneOf(EDIT_MODES, mode)) throw usage(`--mode must be one of ${EDIT_MODES.join(', ')}, not ${JSON.stringify(mode)}.`);
+  if (flags.astAction !== undefined && !isOneOf(AST_ACTIONS, flags.astAction)) throw usage(`--ast-action must be one of ${AST_ACTIONS.join(', ')}, not ${JSON.stringify(flags.astAction)}.`);
   if (flags.old !== undefined && flags.oldFile !== undefined) throw usage('give --old or --old-file, not both.');
   if (flags.new !== undefined && flags.newFile !== undefined) throw usage('give --new or --new-file, not both.');
-  const oldText = flags.oldFile !== undefined ? fs.readFileSync(flags.oldFile, 'utf8') : flags.old;
-  const newText = flags.newFile !== undefined ? fs.readFileSync(flags.newFile, 'utf8') : flags.new;
-  const common = {
-    path,
-    ...(flags.force ? { force: true } : {}),
-    ...(flags.expectedHash ? { expectedHash: flags.expectedHash } : {}),
-    source: { format: 'cli' as const, index: 0 },
-  };
-  switch (mode) {
-    case 'edit':
-      return { ...common, action: 'edit', oldText: oldText ?? '', newText: newText ?? '', ...(flags.replaceAll ? { replaceAll: true } : {}) };
-    case 'create':
-    case 'overwrite':
-    case 'append':
-    case 'prepend':
-      if (newText === undefined) throw usage(`mode ${mode} needs the content in --new or --new-file.`);
-      return { ...common, action: mode, content: newText };
-    default:
-      throw usage(`unknown mode ${mode}`);
+  let line: number | undefined;
+  if (flags.line !== undefined) {
+    line = Number(flags.line);
+    if (!/^\d+$/.test(flags.line) || !Number.isSafeInteger(line)) throw usage(`--line must be a whole number (0 = top), not ${JSON.stringify(flags.line)}.`);
   }
+  return {
+    path,
+    mode,
+    old_text: flags.oldFile !== undefined ? fs.readFileSync(flags.oldFile, 'utf8') : flags.old,
+    new_text: flags.newFile !== undefined ? fs.readFileSync(flags.newFile, 'utf8') : flags.new,
+    replace_all: flags.replaceAll === true,
+    force: flags.force === true,
+    expected_hash: flags.expectedHash,
+    ast_path: flags.astPath,
+    ast_action: flags.astAction as AstAction | undefined,
+    line,
+  };
+}
+
+function isOneOf<T extends string>(list: readonly T[], value: string): value is T {
+  return (list as readonly string[]).includes(value);
+}
+
+/** The JSON field names in a refusal of the mapping, as the flags a person typed. */
+const FLAG_OF: ReadonlyArray<[RegExp, string]> = [
+  [/new_text \(or content\)|new_text/g, '--new (or --new-file)'],
+  [/"line"/g, '--line'],
+  [/ast_action/g, '--ast-action'],
+];
+
+export function requestFromFlags(path: string | undefined, flags: EditFlags): EditRequest {
+  return editRequestFromFields(fieldsFromFlags(path, flags), { format: 'cli', index: 0 }, (_where, what) => usage(`${FLAG_OF.reduce((text, [re, flag]) => text.replace(re, flag), what)}.`));
 }
 
 async function requestsFromJson(source: string, io: Io): Promise<EditRequest[]> {

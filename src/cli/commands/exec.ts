@@ -13,11 +13,10 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
 import type { Config } from '../../config/config.js';
-import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../../errors.js';
+import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo, ExitCode } from '../../errors.js';
 import { formatStatus, startRunStatus } from '../run-status.js';
 import type { CallRecord, RunSummary, ToolCall, ToolRunner } from '../../tools/runner.js';
-import { ExitCode } from '../exit-codes.js';
-import { formatError, paint, readAll, useColor, writeJson, type Io } from '../output.js';
+import { formatError, paint, readAll, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 
 interface ExecFlags extends ConstraintFlags {
   root?: string;
@@ -169,10 +168,7 @@ function readCalls(file: string): string {
 }
 
 function refuseBeforeRun(error: unknown, flags: ExecFlags, io: Io): number {
-  const info = toErrorInfo(error);
-  if (flags.json) writeJson(io, { ok: false, calls: [], error: info });
-  else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
-  return info.code === ErrorCode.USAGE || info.code === ErrorCode.CONFIG ? ExitCode.USAGE : ExitCode.REJECTED;
+  return refuseCommand(error, flags.json === true, io, { calls: [] });
 }
 
 function renderRecord(record: CallRecord, line: number, color: boolean, showOutput: boolean): string {
@@ -182,8 +178,7 @@ function renderRecord(record: CallRecord, line: number, color: boolean, showOutp
   const tokens = record.tokens > 0 ? ` [${record.tokens} tokens]` : '';
   const out = [`#${record.index + 1} ${label} ${record.tool}${files}${tokens} (${record.duration_ms.toFixed(0)} ms, line ${line})`];
   if (record.violation) out.push(`  ${record.violation.message}`, `  ${paint(color, 'dim', 'hint:')} ${record.violation.hint}`);
-  // formatError only prints the code; tool-layer codes (E_UNKNOWN_TOOL…) print the same way.
-  else if (record.error) out.push(formatError(record.error as ErrorInfo, color));
+  else if (record.error) out.push(formatError(record.error, color));
   if (showOutput && record.output && !record.violation) out.push(record.output.replace(/^/gm, '  │ '));
   return `${out.join('\n')}\n`;
 }

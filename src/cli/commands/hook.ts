@@ -7,8 +7,7 @@ import type { Command } from 'commander';
 import { CLIENTS } from '../../integrations/index.js';
 import { runHook } from '../../integrations/hook.js';
 import { refusalText } from '../../integrations/client.js';
-import { ErrorCode } from '../../errors.js';
-import { ExitCode } from '../exit-codes.js';
+import { ErrorCode, ExitCode } from '../../errors.js';
 import type { Io } from '../output.js';
 
 async function readStdin(io: Io): Promise<string> {

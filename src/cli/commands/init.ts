@@ -6,12 +6,11 @@
  */
 import path from 'node:path';
 import type { Command } from 'commander';
-import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
+import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { selfCommand } from '../../integrations/client.js';
 import { CLIENTS } from '../../integrations/index.js';
 import { applyInit, diffOf, planInit } from '../../integrations/init.js';
-import { ExitCode } from '../exit-codes.js';
-import { formatError, paintDiff, useColor, writeJson, type Io } from '../output.js';
+import { paintDiff, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 
 export function registerInit(program: Command, io: Io, setExit: (code: number) => void): void {
   program
@@ -45,9 +44,7 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
         setExit(ExitCode.OK);
       } catch (error) {
         const info = toErrorInfo(error);
-        if (flags.json) writeJson(io, { ok: false, error: info });
-        else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
-        setExit(info.code === ErrorCode.USAGE ? ExitCode.USAGE : ExitCode.REJECTED);
+        setExit(refuseCommand(info, flags.json === true, io));
       }
     });
 }

@@ -17,11 +17,10 @@
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { Config } from '../../config/config.js';
-import { toErrorInfo, type ErrorInfo } from '../../errors.js';
-import { ExitCode } from '../exit-codes.js';
+import { ErrorCode, ExitCode, formatRefusal, toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { apiKeyEnvProblem, providerFromFlags } from '../model-flags.js';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
-import { formatError, paint, useColor, writeJson, type Io } from '../output.js';
+import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 
 interface RunFlags extends ConstraintFlags {
   task?: string;
@@ -74,11 +73,8 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
 }
 
 /** Refusals before anything ran: usage problems exit 64. */
-function refuse(info: { code: string; message: string; hint: string }, flags: RunFlags, io: Io, exit: number): number {
-  if (flags.json) writeJson(io, { ok: false, error: info });
-  // formatError prints any code the same way; agent codes (E_MISSING_KEY…) are not in ErrorCode yet.
-  else io.stderr.write(`${formatError(info as ErrorInfo, useColor(io, 'stderr'))}\n`);
-  return exit;
+function refuse(info: ErrorInfo, flags: RunFlags, io: Io): number {
+  return refuseCommand(info, flags.json === true, io);
 }
 
 function positive(value: string | undefined, flag: string): number | undefined {
@@ -97,9 +93,9 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   ]);
   const root = flags.root ?? process.cwd();
   const usageHint = 'Run `editwarden run --help`.';
-  if (!flags.model) return refuse({ code: 'E_USAGE', message: 'run needs --model provider:model.', hint: usageHint }, flags, io, ExitCode.USAGE);
+  if (!flags.model) return refuse({ code: 'E_USAGE', message: 'run needs --model provider:model.', hint: usageHint }, flags, io);
   if ((flags.task === undefined) === (flags.taskFile === undefined)) {
-    return refuse({ code: 'E_USAGE', message: 'run needs exactly one of --task or --task-file.', hint: usageHint }, flags, io, ExitCode.USAGE);
+    return refuse({ code: 'E_USAGE', message: 'run needs exactly one of --task or --task-file.', hint: usageHint }, flags, io);
   }
   let task: string;
   let config: Config;
@@ -119,8 +115,8 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
     if (keyProblem) throw Object.assign(new Error(keyProblem), { usage: true });
   } catch (error) {
     const usage = (error as { usage?: boolean }).usage === true || (error as NodeJS.ErrnoException).code === 'ENOENT';
-    const info = usage ? { code: 'E_USAGE', message: (error as Error).message, hint: usageHint } : toErrorInfo(error);
-    return refuse(info, flags, io, ExitCode.USAGE);
+    const info = usage ? { code: ErrorCode.USAGE, message: (error as Error).message, hint: usageHint } : toErrorInfo(error);
+    return refuse(info, flags, io);
   }
 
   // The model layer loads only for this command.
@@ -130,13 +126,13 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   try {
     provider = await providerFromFlags(flags.model, flags, io.env, maxOutputTokens);
   } catch (error) {
-    if (error instanceof AgentError) return refuse(error.toJSON(), flags, io, ExitCode.USAGE);
+    if (error instanceof AgentError) return refuse(error.toJSON(), flags, io);
     throw error;
   }
 
   const mode = flags.mode ?? 'headless';
   if ((flags.retry || flags.dryRun) && mode !== 'editor') {
-    return refuse({ code: 'E_USAGE', message: '--retry and --dry-run belong to --mode editor.', hint: usageHint }, flags, io, ExitCode.USAGE);
+    return refuse({ code: 'E_USAGE', message: '--retry and --dry-run belong to --mode editor.', hint: usageHint }, flags, io);
   }
   const json = flags.json === true;
   const color = useColor(io);
@@ -144,7 +140,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   try {
     opened = await openForCommand(root, config, io, json);
   } catch (error) {
-    return refuse(toErrorInfo(error), flags, io, ExitCode.REJECTED);
+    return refuse(toErrorInfo(error), flags, io);
   }
 
   if (mode === 'editor') {
@@ -156,7 +152,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
       // scouts.model: a second model that summarises scout payloads (same key rules as --model).
       scoutProvider = config.scouts.model ? createProvider(config.scouts.model, { env: io.env, stream: false }) : undefined;
     } catch (error) {
-      if (error instanceof AgentError) return refuse(error.toJSON(), flags, io, ExitCode.USAGE);
+      if (error instanceof AgentError) return refuse(error.toJSON(), flags, io);
       throw error;
     }
     return runEditorCommand(io, {
@@ -263,7 +259,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
       out.push(`${paint(color, tone, outcome.status)} — ${outcome.reason}`);
       if (outcome.completion) out.push(`  summary: ${outcome.completion.summary}`);
       out.push(`  ${formatStatus(m.constraints.actual, config.constraints).replace(/^⏵ /, '')} · ${outcome.turns} turn(s), ${outcome.toolCalls} call(s), ${outcome.malformedCalls} malformed`);
-      if (outcome.error) out.push(`  ${outcome.error.code}: ${outcome.error.message}`, `  hint: ${outcome.error.hint}`);
+      if (outcome.error) out.push(formatRefusal(outcome.error).replace(/^/gm, '  '));
       if (outcome.status === 'interrupted') out.push('  The work so far is kept.');
       if (m.outcome === 'rolled-back') out.push('  on_violation: rollback — the run was undone.');
       out.push(`  run folder: ${result.runDir ?? '(none)'}`);

@@ -6,12 +6,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
+import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { runDir } from '../../runs/runs.js';
 import { UndoHistory, type StepResult } from '../../workspace/checkpoints/history.js';
 import { openWorkspace } from '../../workspace/open.js';
-import { ExitCode } from '../exit-codes.js';
-import { formatError, paint, useColor, writeJson, type Io } from '../output.js';
+import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 
 interface Flags {
   root?: string;
@@ -70,9 +69,7 @@ function step(io: Io, flags: Flags, body: (history: UndoHistory, root: string) =
     return ExitCode.OK;
   } catch (error) {
     const info = toErrorInfo(error);
-    if (flags.json) writeJson(io, { ok: false, error: info });
-    else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
-    return info.code === ErrorCode.USAGE ? ExitCode.USAGE : ExitCode.REJECTED;
+    return refuseCommand(info, flags.json === true, io);
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../../config/config.js';
-import { EditwardenError, ErrorCode, toErrorInfo } from '../../errors.js';
+import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { newRunId, isRunId } from '../../runs/runs.js';
 import { openReadOnly } from '../../workspace/open.js';
 import type { ReadView } from '../../workspace/view.js';
@@ -13,8 +13,7 @@ import { formatDiagnostic } from '../../verify/diagnostics/index.js';
 import { startLiveStatus } from '../../verify/live-status.js';
 import { displayCommand } from '../../verify/runner.js';
 import { resolveVerifyCommand, verify, type VerifyKind, type VerifyResult } from '../../verify/verifier.js';
-import { ExitCode } from '../exit-codes.js';
-import { formatError, paint, useColor, writeJson, type Io } from '../output.js';
+import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 
 interface VerifyFlags {
   build?: boolean;
@@ -195,7 +194,5 @@ function usage(message: string): EditwardenError {
 
 function refuse(error: unknown, flags: { json?: boolean }, io: Io): number {
   const info = toErrorInfo(error);
-  if (flags.json) writeJson(io, { ok: false, error: info });
-  else io.stderr.write(`${formatError(info, useColor(io, 'stderr'))}\n`);
-  return info.code === ErrorCode.USAGE || info.code === ErrorCode.CONFIG ? ExitCode.USAGE : ExitCode.REJECTED;
+  return refuseCommand(info, flags.json === true, io);
 }

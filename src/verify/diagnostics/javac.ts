@@ -7,7 +7,7 @@
  *     symbol:   variable x                (indented detail lines join the message)
  *   [ERROR] /abs/App.java:[7,21] incompatible types: …   (maven-compiler-plugin)
  */
-import { DiagnosticTool, makeDiagnostic, outputLines, toInt, type Diagnostic } from './types.js';
+import { DiagnosticTool, locationAt, makeDiagnostic, outputLines, toInt, type Diagnostic } from './types.js';
 
 const JAVAC = /^(.+?\.java):(\d+): (error|warning): (.*)$/;
 const MAVEN = /^\[(ERROR|WARNING)\] (.+?\.java):\[(\d+),(\d+)\] (.*)$/;
@@ -45,9 +45,7 @@ export function parseJavac(text: string): Diagnostic[] {
         makeDiagnostic({
           tool: DiagnosticTool.JAVAC,
           severity: v[1] === 'ERROR' ? 'error' : 'warning',
-          file: v[2] as string,
-          line: toInt(v[3]),
-          column: toInt(v[4]),
+          ...locationAt(v, 2),
           message: v[5] as string,
           output_line: i,
         }),

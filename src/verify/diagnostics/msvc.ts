@@ -10,7 +10,7 @@
  * MSBuild appends " [project.vcxproj]"; it is removed. TypeScript's plain
  * output has the same shape with TS codes: those belong to the tsc parser.
  */
-import { DiagnosticTool, makeDiagnostic, outputLines, toInt, type Diagnostic } from './types.js';
+import { DiagnosticTool, locationAt, makeDiagnostic, outputLines, type Diagnostic } from './types.js';
 
 const LOCATED = /^\s*(.+?)\((\d+)(?:,(\d+))?(?:,\d+,\d+)?\)\s*:\s*(fatal error|error|warning|note|info)\s+([A-Z]+\d+)\s*:\s*(.*)$/;
 const TOOL = /^\s*(.+?)\s+:\s+(fatal error|error|warning)\s+([A-Z]+\d+)\s*:\s*(.*)$/;
@@ -29,9 +29,7 @@ export function parseMsvc(text: string): Diagnostic[] {
         makeDiagnostic({
           tool: DiagnosticTool.MSVC,
           severity: severityOf(m[4] as string),
-          file: m[1] as string,
-          line: toInt(m[2]),
-          column: toInt(m[3]),
+          ...locationAt(m),
           message: m[6] as string,
           code,
           output_line: i,

@@ -8,7 +8,7 @@
  *   TAP:     "not ok 2 - name"  then a YAML block with location: '/x/a.test.mjs:8:1' and error:
  *   spec:    "✖ failing tests:"  "test at a.test.mjs:8:1"  "✖ name (1.4ms)"  "  AssertionError …"
  */
-import { DiagnosticTool, makeDiagnostic, outputLines, toInt, type Diagnostic } from './types.js';
+import { DiagnosticTool, locationAt, makeDiagnostic, outputLines, toInt, type Diagnostic } from './types.js';
 
 const VITEST_FAIL = /^ ?FAIL {1,2}(\S.*?)(?: > (.+))?$/;
 const VITEST_AT = /^\s*(?:❯|→|at) (.+?):(\d+):(\d+)\)?$/;
@@ -144,9 +144,7 @@ function parseSpecSummary(lines: string[]): Diagnostic[] {
       makeDiagnostic({
         tool: DiagnosticTool.NODE_TEST,
         severity: 'error',
-        file: at[1] as string,
-        line: toInt(at[2]),
-        column: toInt(at[3]),
+        ...locationAt(at),
         test: name[1] as string,
         message,
         output_line: i,

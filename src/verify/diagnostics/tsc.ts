@@ -6,7 +6,7 @@
  *   src/a.ts:4:37 - error TS2345: message          (--pretty; colours stripped first)
  *   error TS5058: message                          (no file: options, project)
  */
-import { DiagnosticTool, makeDiagnostic, outputLines, toInt, type Diagnostic } from './types.js';
+import { DiagnosticTool, locationAt, makeDiagnostic, outputLines, type Diagnostic } from './types.js';
 
 const PLAIN = /^(.+?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$/;
 const PRETTY = /^(.+?):(\d+):(\d+) - (error|warning|message) (TS\d+): (.*)$/;
@@ -31,9 +31,7 @@ export function parseTsc(text: string): Diagnostic[] {
         makeDiagnostic({
           tool: DiagnosticTool.TSC,
           severity: m[4] === 'error' ? 'error' : m[4] === 'warning' ? 'warning' : 'note',
-          file: m[1] as string,
-          line: toInt(m[2]),
-          column: toInt(m[3]),
+          ...locationAt(m),
           message,
           code: m[5] as string,
           output_line: i,

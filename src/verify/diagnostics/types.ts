@@ -68,6 +68,11 @@ export function toInt(value: string | undefined): number | null {
   return Number.isFinite(n) && n >= 0 ? n : null;
 }
 
+/** file, line and column from three consecutive groups of a match, starting at `first` (most formats print `file:line:col`). */
+export function locationAt(match: RegExpExecArray, first = 1): Pick<Diagnostic, 'file' | 'line' | 'column'> {
+  return { file: match[first] as string, line: toInt(match[first + 1]), column: toInt(match[first + 2]) };
+}
+
 export function makeDiagnostic(fields: Omit<Diagnostic, 'file' | 'line' | 'column'> & Partial<Pick<Diagnostic, 'file' | 'line' | 'column'>>): Diagnostic {
   return { file: null, line: null, column: null, ...fields };
 }

@@ -65,13 +65,7 @@ export interface Manifest {
 }
 
 /** One line of `checkpoint list`. */
-export interface CheckpointSummary {
-  id: string;
-  name: string;
-  reason: string;
-  scope: CheckpointScope;
-  origin: CheckpointOrigin;
-  createdAt: string;
+export interface CheckpointSummary extends Pick<Manifest, 'id' | 'name' | 'reason' | 'scope' | 'origin' | 'createdAt'> {
   /** Number of files and symlinks recorded. */
   files: number;
   /** Sum of the recorded file sizes (what the checkpoint restores). */

@@ -1,0 +1,51 @@
+/**
+ * The life of a command that writes edits (`edit`, `apply`): read the config
+ * and the input (a refusal here has written nothing), open the project,
+ * apply, print, and exit 0 when everything applied, 1 otherwise. Every
+ * refusal goes through refuseCommand (errors.ts's one envelope, with the
+ * empty `results` the edit contract promises). Must never write anything
+ * itself: the apply step owns every write.
+ */
+import type { Config } from '../../config/config.js';
+import { loadConfigFast } from '../../config/defaults.js';
+import { editOptionsFromConfig } from '../../config/edit-options.js';
+import type { EditOptions } from '../../edit/types.js';
+import { ExitCode } from '../../errors.js';
+import { refuseCommand, type Io } from '../output.js';
+import { openForCommand, type OpenedForCommand } from '../workspace.js';
+
+export interface WriteCommandFlags {
+  root?: string;
+  config?: string;
+  strict?: boolean;
+  json?: boolean;
+}
+
+export interface WriteCommandSteps<I, O extends { ok: boolean }> {
+  /** Reads what to apply (flags, a file, stdin); may throw a refusal. */
+  input(): Promise<I>;
+  apply(opened: OpenedForCommand, input: I, edit: EditOptions): Promise<O>;
+  print(outcome: O): void;
+}
+
+export async function runWriteCommand<I, O extends { ok: boolean }>(flags: WriteCommandFlags, io: Io, steps: WriteCommandSteps<I, O>): Promise<number> {
+  const root = flags.root ?? process.cwd();
+  const json = flags.json === true;
+  let config: Config;
+  let input: I;
+  try {
+    config = await loadConfigFast(root, flags.config);
+    input = await steps.input();
+  } catch (error) {
+    return refuseCommand(error, json, io, { results: [] });
+  }
+  const edit = editOptionsFromConfig(config, { strict: flags.strict === true });
+  let outcome: O;
+  try {
+    outcome = await steps.apply(await openForCommand(root, config, io, json), input, edit);
+  } catch (error) {
+    return refuseCommand(error, json, io, { results: [] });
+  }
+  steps.print(outcome);
+  return outcome.ok ? ExitCode.OK : ExitCode.REJECTED;
+}
