@@ -3,7 +3,6 @@
  * workspace), on real files in a temp folder: what an agent sees.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyRequests } from '../../src/apply/apply-requests.js';
@@ -11,9 +10,10 @@ import { prepareAstHooks } from '../../src/ast/hooks.js';
 import type { EditRequest } from '../../src/edit/types.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { fixture } from './helpers.js';
+import { tempDir } from '../temp-dirs.js';
 
 function setup(files: Record<string, string>): { ws: Workspace; root: string } {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-ast-engine-'));
+  const root = tempDir('ew-ast-engine-');
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(root, name), text);
   return { ws: Workspace.open(root), root };
 }
