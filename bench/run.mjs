@@ -2,6 +2,8 @@
 // Runs every bench/*.bench.mjs (each exports `async run()` returning rows) and
 // prints one table. Benchmarks import the compiled library from dist/.
 // Usage: node bench/run.mjs [name-filter] [--goals]
+// A bench that exports `onlyWhenNamed = true` (suite: `npm test` on a fresh
+// clone, minutes long) runs only when a name filter selects it.
 // A row with a `goal` also says whether it was `met` (computed by its bench
 // from the ratio measured in this run); `--goals` prints only those rows.
 import fs from 'node:fs';
@@ -16,6 +18,10 @@ const files = fs.readdirSync(here).filter((f) => f.endsWith('.bench.mjs') && (!f
 const rows = [];
 for (const file of files) {
   const mod = await import(pathToFileURL(path.join(here, file)).href);
+  if (mod.onlyWhenNamed && !filter) {
+    process.stderr.write(`bench: ${file} skipped (run it by name: node bench/run.mjs ${file.replace('.bench.mjs', '')})\n`);
+    continue;
+  }
   process.stderr.write(`bench: ${file}…\n`);
   const out = await mod.run();
   for (const row of out) rows.push({ bench: file.replace('.bench.mjs', ''), ...row });

@@ -158,6 +158,7 @@ const EXIT_CODE_OF: { readonly [C in ErrorCode]: ExitCode } = {
   E_HARD_LINK: ExitCode.REJECTED,
   E_UNTRUSTED_STATE: ExitCode.REJECTED,
   E_INEXPRESSIBLE: ExitCode.REJECTED,
+  E_INVOCATION_SPENT: ExitCode.REJECTED,
 };
 
 /** The process exit code of a command that stopped on this refusal. */

@@ -8,9 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config/config.js';
-import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
+import { EditwardenError, ErrorCode, ExitCode, toErrorInfo } from '../errors.js';
 import { McpSession, serveHttp, serveStdio, type SessionOptions } from '../mcp/index.js';
-import { ExitCode } from './exit-codes.js';
 import { formatError, useColor, type Io } from './output.js';
 
 export interface McpFlags {

@@ -112,7 +112,10 @@ export function jsonErrorOffset(text: string): number {
         fail();
       }
     }
-    if (ch === '"') return string();
+    if (ch === '"') {
+      string();
+      return;
+    }
     const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 400));
     if (!literal) fail();
     i += (literal as RegExpExecArray)[0].length;

@@ -182,7 +182,7 @@ export function defineTool<S extends z.ZodType>(tool: ToolDefinition<S>): ToolDe
 }
 
 /** A tool of any schema, as the registry holds it. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry is heterogeneous; each tool checks its own arguments with its schema.
+// biome-ignore lint/suspicious/noExplicitAny: the registry is heterogeneous; each tool checks its own arguments with its schema.
 export type AnyTool = ToolDefinition<any>;
 
 /**

@@ -21,6 +21,7 @@ const BUILD = 'node --check src/greeting.mjs && node check.cjs';
 function controlled(turns: unknown[]) {
   const root = tempProject({ 'src/greeting.mjs': GREETING, 'check.cjs': CHECK });
   const r = bin(['run', '--mode', 'controlled', '--task', 'Change the greeting.', '--model', script(root, turns), '--root', root, '--build', BUILD, '--json']);
+  // biome-ignore lint/suspicious/noExplicitAny: the --json report is read field by field, and each expect below checks the field it reads.
   const out = JSON.parse(r.stdout) as Record<string, any>;
   const results = jsonl(out.transcript).filter((e) => e.type === 'tool_result');
   const report = fs.readFileSync(path.join(root, 'docs/telemetry/controlled_edit_report.md'), 'utf8');

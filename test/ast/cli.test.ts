@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Command } from 'commander';
@@ -7,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { registerAst } from '../../src/cli/commands/ast.js';
 import type { Io } from '../../src/cli/output.js';
 import { fixture } from './helpers.js';
+import { tempDir } from '../temp-dirs.js';
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const stdout = new PassThrough();
@@ -24,7 +24,7 @@ async function run(args: string[]): Promise<{ code: number; out: string; err: st
 }
 
 function workspace(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-ast-cli-'));
+  const dir = tempDir('ew-ast-cli-');
   fs.writeFileSync(path.join(dir, 'greeter.py'), fixture('sample.py'));
   fs.writeFileSync(path.join(dir, 'notes.txt'), 'hello\n');
   return dir;

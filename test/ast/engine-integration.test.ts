@@ -4,7 +4,6 @@
  */
 import fs from 'node:fs';
 import { openWorkspace } from '../../src/workspace/open.js';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyRequests } from '../../src/apply/apply-requests.js';
@@ -12,9 +11,10 @@ import { prepareAstHooks } from '../../src/ast/hooks.js';
 import type { EditRequest } from '../../src/edit/types.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { fixture } from './helpers.js';
+import { tempDir } from '../temp-dirs.js';
 
 function setup(files: Record<string, string>): { ws: Workspace; root: string } {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-ast-engine-'));
+  const root = tempDir('ew-ast-engine-');
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(root, name), text);
   return { ws: openWorkspace(root).ws, root };
 }

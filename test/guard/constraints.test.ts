@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig, loadConfig, withOverrides, type ConstraintsConfig } from '../../src/config/config.js';
@@ -8,6 +7,7 @@ import { buildMetrics, utilization } from '../../src/guard/metrics.js';
 import { countPatchLines } from '../../src/guard/command-effects.js';
 import { renderViolationMarkdown } from '../../src/guard/report.js';
 import { constraintOverrides } from '../../src/cli/constraint-flags.js';
+import { tempDir } from '../temp-dirs.js';
 
 function constraints(over: Partial<ConstraintsConfig> = {}): ConstraintsConfig {
   return { ...defaultConfig().constraints, ...over };
@@ -137,7 +137,7 @@ describe('lines from a unified diff', () => {
 
 describe('config precedence: defaults < file < CLI flags', () => {
   function rootWith(yaml?: string): string {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-guard-cfg-'));
+    const root = tempDir('ew-guard-cfg-');
     if (yaml !== undefined) fs.writeFileSync(path.join(root, '.editwarden.yml'), yaml);
     return root;
   }

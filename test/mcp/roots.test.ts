@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { chooseRoot } from '../../src/mcp/roots.js';
 import { call, connect, tempRoot } from './helpers/server.js';
 
@@ -32,7 +32,11 @@ describe('chooseRoot: the client offers roots', () => {
   it('does not take a sibling with a common prefix for a folder inside', () => {
     const evil = `${project}-evil`;
     fs.mkdirSync(evil);
-    expect(() => chooseRoot({ clientRoots: [uri(project)], cliRoot: evil, cliRootExplicit: true })).toThrow(expect.objectContaining({ code: 'E_OUTSIDE_ROOT' }));
+    try {
+      expect(() => chooseRoot({ clientRoots: [uri(project)], cliRoot: evil, cliRootExplicit: true })).toThrow(expect.objectContaining({ code: 'E_OUTSIDE_ROOT' }));
+    } finally {
+      fs.rmSync(evil, { recursive: true, force: true });
+    }
   });
 
   it('ignores roots that are not local folders, and refuses when none is left rather than falling back', () => {
@@ -62,8 +66,9 @@ describe('chooseRoot: no client roots', () => {
 
 describe('editwarden mcp honours the client roots over stdio', () => {
   const opened: Array<{ close: () => Promise<void> }> = [];
-  afterAll(async () => {
-    for (const s of opened) await s.close();
+  // After each test: its roots are removed when it ends, so its server stops first.
+  afterEach(async () => {
+    for (const s of opened.splice(0)) await s.close();
   });
 
   it("edits inside the client's root, not the folder the server was started in", async () => {

@@ -376,7 +376,8 @@ describe('editwarden mcp over stdio: bytes that are not JSON-RPC', () => {
     send('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"arguments":{}}}');
     send('[1,2,3]');
     send('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}');
-    for (let i = 0; i < 100 && !out.includes('"id":3'); i++) await new Promise((r) => setTimeout(r, 50));
+    // Bounded at 30 s, not 5: a loaded machine can take seconds to start the server (waiting ends as soon as id 3 arrives).
+    for (let i = 0; i < 600 && !out.includes('"id":3'); i++) await new Promise((r) => setTimeout(r, 50));
     const replies = out.trim().split('\n').map((l) => JSON.parse(l) as { id?: number; error?: unknown; result?: { content?: Array<{ text: string }> } });
     expect(replies.find((r) => r.id === 2)?.error).toBeDefined();
     expect(replies.find((r) => r.id === 3)?.result?.content?.[0]?.text).toContain('1\ta');

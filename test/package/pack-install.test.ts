@@ -1,7 +1,8 @@
 /**
  * The package as a user gets it. A clean copy of the source tree (what git
- * tracks or would track: no dist/, no node_modules/ of its own) is packed
- * with `npm pack`, so `prepack` must build dist/ itself; the tarball is
+ * tracks or would track: no node_modules/ of its own), given the suite's own
+ * fresh build of the same sources, is packed with `npm pack`, whose
+ * `prepack` build finds it up to date (one compile per `npm test`); the tarball is
  * installed into an empty project (dependencies from the npm registry,
  * through the local cache); then, in that project:
  *   npx editwarden --help · npx editwarden mcp answering `initialize` over
@@ -38,12 +39,19 @@ beforeAll(() => {
     .filter((f) => f !== '' && fs.existsSync(path.join(REPO, f)));
   for (const file of files) {
     fs.mkdirSync(path.dirname(path.join(source, file)), { recursive: true });
-    fs.copyFileSync(path.join(REPO, file), path.join(source, file));
+    // Timestamps kept: `tsc -b` decides what is up to date by them.
+    fs.cpSync(path.join(REPO, file), path.join(source, file), { preserveTimestamps: true });
   }
   expect(fs.existsSync(path.join(source, 'dist'))).toBe(false);
+  // The suite's own build of these very sources (test/global-setup.ts and `npm test` make it fresh), with its
+  // build info: prepack's `tsc -b` then finds it up to date instead of compiling the project a second time.
+  // A clean checkout compiling from nothing is what `npm test` on a fresh clone does (.ci/run, bench suite).
+  fs.cpSync(path.join(REPO, 'dist'), path.join(source, 'dist'), { recursive: true, preserveTimestamps: true });
   // The build tools of the checkout (npm ci would fetch the same ones).
   fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(source, 'node_modules'));
   const pack = must(spawnSync('npm', ['pack', '--json', '--pack-destination', base], { cwd: source, env, encoding: 'utf8', timeout: NPM_TIMEOUT_MS }), 'npm pack');
+  // prepack ran the build (which found it up to date).
+  expect(pack.stdout + pack.stderr).toContain('tsc -b tsconfig.build.json');
   const packed = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Array<{ filename: string }>;
   tarball = path.join(base, packed[0]!.filename);
 

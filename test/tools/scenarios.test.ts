@@ -136,6 +136,7 @@ for (const policy of ['keep', 'rollback'] as const) {
   });
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the --json report is read field by field, and each expect below checks the field it reads.
 function expectAborted(out: any, s: Pick<Scenario, 'at' | 'type' | 'constraint' | 'names'>): void {
   expect(out.ok).toBe(false);
   expect(out.status).toBe('failed');

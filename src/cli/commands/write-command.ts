@@ -12,7 +12,8 @@ import { editOptionsFromConfig } from '../../config/edit-options.js';
 import type { EditOptions } from '../../edit/types.js';
 import { ExitCode } from '../../errors.js';
 import { refuseCommand, type Io } from '../output.js';
-import { openForCommand, type OpenedForCommand } from '../workspace.js';
+import { openForCommand } from '../workspace.js';
+import type { OpenedProject as OpenedForCommand } from '../../host/project.js';
 
 export interface WriteCommandFlags {
   root?: string;

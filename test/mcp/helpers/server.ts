@@ -1,23 +1,20 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { tempDir } from '../../temp-dirs.js';
 
 export const REPO = path.resolve(__dirname, '../../..');
 const BIN = path.join(REPO, 'bin/editwarden');
 
 let program: string | null = null;
 
-/** The real binary when it knows `mcp` (src/cli/main.ts registers it), otherwise the stand-in with the same registrar. */
+/** The real binary, once it is seen to list `mcp` (dist/ is built and fresh: test/global-setup.ts). */
 export function mcpProgram(): string {
   if (program) return program;
-  if (!fs.existsSync(path.join(REPO, 'dist/mcp/index.js'))) {
-    spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: REPO, stdio: 'inherit' });
-  }
   const probe = spawnSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' });
   // Always the real binary: a silent stand-in would hide a broken CLI.
   if (probe.status !== 0 || !/^\s+mcp\b/m.test(probe.stdout)) throw new Error(`bin/editwarden does not list mcp:\n${probe.stdout}${probe.stderr}`);
@@ -25,8 +22,9 @@ export function mcpProgram(): string {
   return program;
 }
 
+/** A fresh root holding `files`, removed when the test (or, made outside a test, the file) ends. */
 export function tempRoot(files: Record<string, string> = {}): string {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-mcp-')));
+  const root = tempDir('ew-mcp-');
   for (const [rel, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
     fs.writeFileSync(path.join(root, rel), text);

@@ -1,0 +1,53 @@
+/**
+ * Every test removes what it creates in the temp folder, and the run proves
+ * it: before any test file runs, TMPDIR is pointed at a fresh private folder
+ * (`editwarden-test-run-*` inside the caller's temp folder), which every
+ * worker, every child process that inherits the environment and every
+ * `os.tmpdir()` then uses; when the run ends, a folder that is not empty
+ * fails the run (exit code 1) and the leftovers are listed, each with the
+ * prefix that names the helper that made it. The folder is removed either
+ * way, so a failed run leaves nothing behind in the caller's temp folder.
+ *
+ * Sandboxed commands see their own private /tmp (bubblewrap's tmpfs, with
+ * TMPDIR=/tmp inside), so what they write there vanishes with the sandbox and
+ * is never counted; the project roots they run in live here and are.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const RUN_PREFIX = 'editwarden-test-run-';
+
+/** The entries left in `dir`, sorted, each with `/` after a folder. */
+export function leftovers(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
+    .sort();
+}
+
+/** The report printed when a run leaves files behind: one line per prefix, with a count and examples. */
+export function describeLeftovers(names: readonly string[]): string {
+  const byPrefix = new Map<string, string[]>();
+  for (const name of names) {
+    // mkdtemp adds 6 random characters after the prefix: group by what comes before them.
+    const prefix = name.replace(/[A-Za-z0-9]{6}\/?$/, '*');
+    byPrefix.set(prefix, [...(byPrefix.get(prefix) ?? []), name]);
+  }
+  const lines = [...byPrefix].map(([prefix, all]) => `  ${prefix}  ×${all.length}  (e.g. ${all.slice(0, 2).join(', ')})`);
+  return `tests left ${names.length} entr${names.length === 1 ? 'y' : 'ies'} in the temp folder; every test must remove what it creates (try/finally, afterEach or afterAll):\n${lines.join('\n')}`;
+}
+
+export default function setup(): () => void {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), RUN_PREFIX)));
+  process.env.TMPDIR = dir;
+  return () => {
+    const left = leftovers(dir);
+    // A killed build may still be finishing its last writes: retry the removal.
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    if (left.length === 0) return;
+    console.error(`\n${describeLeftovers(left)}\n`);
+    // A throwing teardown is only logged by vitest; the exit code is what fails `npm test` and CI.
+    process.exitCode = 1;
+  };
+}
