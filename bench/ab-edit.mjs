@@ -14,7 +14,8 @@ for (const k of ['old', 'new']) {
   const lib = libs[k];
   const { ws, transactions } = lib.openWorkspace(root);
   const config = lib.defaultConfig();
-  config.constraints.max_files = 1e6; config.constraints.max_lines_changed = 1e9;
+  config.constraints.max_files = 1e6;
+  config.constraints.max_lines_changed = 1e9;
   const runner = lib.ToolRunner.start({ ws, config, transactions, artifacts: false });
   setups[k] = { lib, ws, runner, root, flip: false };
 }
@@ -34,6 +35,9 @@ for (let i = 0; i < Number(N); i++) {
     t[k].tool.push(performance.now() - t0);
   }
 }
-const med = (xs) => { const s = [...xs].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
+const med = (xs) => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s[Math.floor(s.length / 2)];
+};
 for (const what of ['apply', 'tool']) console.log(`${what}: old ${med(t.old[what]).toFixed(3)} ms, new ${med(t.new[what]).toFixed(3)} ms, new/old ${(med(t.new[what]) / med(t.old[what])).toFixed(3)}x (median of ${N})`);
 for (const s of Object.values(setups)) fs.rmSync(s.root, { recursive: true, force: true });

@@ -10,7 +10,10 @@ const { StdioClientTransport } = await import(`${NM}/client/stdio.js`);
 const [oldBin, newBin, N = '100'] = process.argv.slice(2);
 const text = Array.from({ length: 100 }, (_, i) => `line ${i} some text`).join('\n') + '\n';
 const s = {};
-for (const [k, bin] of [['old', oldBin], ['new', newBin]]) {
+for (const [k, bin] of [
+  ['old', oldBin],
+  ['new', newBin],
+]) {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `ew-mcpab-${k}-`)));
   fs.writeFileSync(path.join(root, 'f.txt'), text);
   const client = new Client({ name: 'ab', version: '0' });
@@ -28,6 +31,12 @@ for (let i = 0; i < Number(N) + 5; i++) {
     if (i >= 5) x.t.push(performance.now() - t0);
   }
 }
-const med = (xs) => { const v = [...xs].sort((p, q) => p - q); return v[Math.floor(v.length / 2)]; };
+const med = (xs) => {
+  const v = [...xs].sort((p, q) => p - q);
+  return v[Math.floor(v.length / 2)];
+};
 console.log(`mcp edit_file 100-line .txt: old ${med(s.old.t).toFixed(3)} ms, new ${med(s.new.t).toFixed(3)} ms, new/old ${(med(s.new.t) / med(s.old.t)).toFixed(3)}x (median of ${N}, interleaved)`);
-for (const x of Object.values(s)) { await x.client.close(); fs.rmSync(x.root, { recursive: true, force: true }); }
+for (const x of Object.values(s)) {
+  await x.client.close();
+  fs.rmSync(x.root, { recursive: true, force: true });
+}

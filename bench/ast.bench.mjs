@@ -125,8 +125,7 @@ async function bigFileRows(shape, text) {
   const plan = (newText, hooks) => planFile(file, doc, request(newText), DEFAULT_EDIT_OPTIONS, hooks);
   const rows = [];
   const without = median(timeIt(() => plan(fixed), BIG_ITERATIONS));
-  const row = (name, value, note) =>
-    rows.push({ case: `guard-100k:${shape} ${name}`, value: ms(value), baseline: `${ms(without)} no guard`, ratio: ratio(value, without), goal: '', note });
+  const row = (name, value, note) => rows.push({ case: `guard-100k:${shape} ${name}`, value: ms(value), baseline: `${ms(without)} no guard`, ratio: ratio(value, without), goal: '', note });
   const expectOk = (p) => {
     if (!p.ok) throw new Error(`bench edit refused: ${p.steps[0]?.error?.message}`);
   };

@@ -109,10 +109,12 @@ async function measure(n) {
   const theirs = [];
   const shadowOnce = (i) => {
     fs.writeFileSync(abs, `// interleaved round ${i}\n`);
-    theirs.push(timeOnce(() => {
-      git(['add', '-A'], env);
-      git(['commit', '-q', '--allow-empty', '-m', `round ${i}`], env);
-    }));
+    theirs.push(
+      timeOnce(() => {
+        git(['add', '-A'], env);
+        git(['commit', '-q', '--allow-empty', '-m', `round ${i}`], env);
+      }),
+    );
   };
   const oursOnce = (i) => {
     fs.writeFileSync(abs, `// interleaved round ${i}\n`);
@@ -131,9 +133,13 @@ async function measure(n) {
   rows.shadowPaired = median(theirs);
   // The floor of any checkpoint that must notice an edit without a file watcher: one lstat per file (what git does too).
   const files = Array.from({ length: n }, (_, i) => path.join(root, `pkg${Math.floor(i / 1000)}`, `mod${Math.floor(i / 100) % 10}`, `file${i}.ts`));
-  rows.lstatFloor = median(Array.from({ length: 3 }, () => timeOnce(() => {
-    for (const f of files) fs.lstatSync(f);
-  })));
+  rows.lstatFloor = median(
+    Array.from({ length: 3 }, () =>
+      timeOnce(() => {
+        for (const f of files) fs.lstatSync(f);
+      }),
+    ),
+  );
   fs.rmSync(root, { recursive: true, force: true });
   fs.rmSync(shadow, { recursive: true, force: true });
   return rows;

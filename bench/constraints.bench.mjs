@@ -13,8 +13,14 @@ function config() {
     denied.push(i % 2 === 0 ? `**/*_gen${i}.*` : `src/module${i}/secret/**`);
   }
   return {
-    max_files: 1_000_000, max_lines_changed: 1_000_000_000, allowed_patterns: allowed, denied_patterns: denied,
-    allowed_tools: ['read_file', 'edit_file', 'write_file'], max_tokens: 50_000, timeout: 300, on_violation: 'keep',
+    max_files: 1_000_000,
+    max_lines_changed: 1_000_000_000,
+    allowed_patterns: allowed,
+    denied_patterns: denied,
+    allowed_tools: ['read_file', 'edit_file', 'write_file'],
+    max_tokens: 50_000,
+    timeout: 300,
+    on_violation: 'keep',
   };
 }
 

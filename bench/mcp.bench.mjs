@@ -29,7 +29,7 @@ const repo = path.resolve(here, '..');
 const require = createRequire(import.meta.url);
 
 const SIZES = process.env.EW_BENCH_SIZES ? process.env.EW_BENCH_SIZES.split(',').map(Number) : [100, 10_000, 100_000];
-const ITERATIONS = { 100: Number(process.env.EW_BENCH_N ?? 60), 10_000: Number(process.env.EW_BENCH_N ?? 40), 100_000: Number(process.env.EW_BENCH_N ?? 16) };
+const ITERATIONS = { 100: Number(process.env.EW_BENCH_N ?? 60), 10000: Number(process.env.EW_BENCH_N ?? 40), 100000: Number(process.env.EW_BENCH_N ?? 16) };
 const WARMUP = 4;
 // .txt: like for like (exact replace, diff, write). .ts: ours also runs the tree-sitter syntax guard, which server-filesystem lacks.
 const EXTS = process.env.EW_BENCH_EXT ? [process.env.EW_BENCH_EXT] : ['txt', 'ts'];

@@ -65,7 +65,11 @@ export async function run() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-replay-'));
   const repo = path.join(tmp, 'repo');
   execFileSync('git', ['clone', '--quiet', '--no-hardlinks', SOURCE, repo]);
-  const commits = git(repo, ['log', '--format=%H %P', `-n${MAX_COMMITS}`, 'HEAD']).trim().split('\n').filter(Boolean).map((l) => l.split(' '));
+  const commits = git(repo, ['log', '--format=%H %P', `-n${MAX_COMMITS}`, 'HEAD'])
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split(' '));
   const stats = Object.fromEntries(FORMAT_NAMES.map((f) => [f, { exact: 0, failed: 0, inexpressible: 0, times: [], failures: [] }]));
   let binaryFiles = 0;
   let filesTotal = 0;

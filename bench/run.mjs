@@ -14,7 +14,10 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const goalsOnly = args.includes('--goals');
 const filter = args.find((a) => !a.startsWith('--'));
-const files = fs.readdirSync(here).filter((f) => f.endsWith('.bench.mjs') && (!filter || f.includes(filter))).sort();
+const files = fs
+  .readdirSync(here)
+  .filter((f) => f.endsWith('.bench.mjs') && (!filter || f.includes(filter)))
+  .sort();
 const rows = [];
 for (const file of files) {
   const mod = await import(pathToFileURL(path.join(here, file)).href);

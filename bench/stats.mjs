@@ -30,7 +30,11 @@ export const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
 export async function childCpuMs(argv, cwd) {
   const { spawnSync } = await import('node:child_process');
   const r = spawnSync('bash', ['-c', 'TIMEFORMAT="%3U %3S"; { time "$@" >/dev/null 2>/dev/null; } 2>&1; exit ${PIPESTATUS[0]}', 'bash', ...argv], { cwd, encoding: 'utf8' });
-  const m = r.stdout.trim().split('\n').pop().match(/^([\d.]+) ([\d.]+)$/);
+  const m = r.stdout
+    .trim()
+    .split('\n')
+    .pop()
+    .match(/^([\d.]+) ([\d.]+)$/);
   if (r.status !== 0 || !m) throw new Error(`${argv.join(' ')} failed (${r.status}): ${r.stdout}${r.stderr}`);
   return (Number(m[1]) + Number(m[2])) * 1000;
 }

@@ -61,7 +61,10 @@ export async function run() {
   try {
     await measure('true', 5, dir); // warm-up
     const rows = [];
-    for (const [command, iterations] of [['true', 60], ['sleep 1', 6]]) {
+    for (const [command, iterations] of [
+      ['true', 60],
+      ['sleep 1', 6],
+    ]) {
       const { base, ours } = await measure(command, iterations, dir);
       rows.push({
         case: `runner overhead: ${command}`,
@@ -78,7 +81,10 @@ export async function run() {
       fs.mkdirSync(path.join(dir, '.editwarden'), { recursive: true });
       const sandbox = () => commandSandbox({ root: dir, stateDir: path.join(dir, '.editwarden') }, defaultConfig());
       await measureSandbox('true', 5, dir, sandbox); // warm-up
-      for (const [command, iterations] of [['true', 60], ['sleep 1', 6]]) {
+      for (const [command, iterations] of [
+        ['true', 60],
+        ['sleep 1', 6],
+      ]) {
         const { base, plain, boxed } = await measureSandbox(command, iterations, dir, sandbox);
         rows.push({
           case: `sandbox overhead (${info.kind}): ${command}`,

@@ -127,7 +127,7 @@ export class ControlledEditSession {
     }, 'rollback');
     if (outcome.ok) tx.commit();
     this.state.build_success = outcome.ok;
-    this.state.edit_build_output = verification?.tail ?? (outcome.ok ? '' : (outcome as { detail?: string }).detail ?? '');
+    this.state.edit_build_output = verification?.tail ?? (outcome.ok ? '' : ((outcome as { detail?: string }).detail ?? ''));
     this.endedValue = true;
 
     const after = hashFiles(this.ws.root, [relative]);
@@ -143,9 +143,7 @@ export class ControlledEditSession {
       result: { ...result, status: rolledBack ? 'rolled-back' : 'applied' },
       rolled_back: rolledBack,
       ...(verification ? { verification } : {}),
-      ...(rolledBack
-        ? { rollback_check: { before: before[relative] ?? '', after: after[relative] ?? '', exact: before[relative] === after[relative] } }
-        : {}),
+      ...(rolledBack ? { rollback_check: { before: before[relative] ?? '', after: after[relative] ?? '', exact: before[relative] === after[relative] } } : {}),
     };
     if (!outcome.ok && !verification) {
       done.error = toErrorInfo(new Error((outcome as { detail?: string }).detail ?? 'the build could not run'), relative);
@@ -275,7 +273,7 @@ function requiredFields(args: unknown): { ok: boolean; path: string | null; requ
 function missingFieldsError(): ErrorInfo {
   return {
     code: ErrorCode.MISSING_OLD_TEXT,
-    message: "The controlled edit needs a file name (filename) and a non-empty old_text.",
+    message: 'The controlled edit needs a file name (filename) and a non-empty old_text.',
     hint: 'The controlled session is over; start a new one with {"filename", "old_text", "new_text"}.',
   };
 }

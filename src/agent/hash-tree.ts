@@ -13,7 +13,9 @@ export function hashFiles(root: string, relatives: readonly string[]): FileHashe
   const out: FileHashes = {};
   for (const rel of relatives) {
     try {
-      out[rel] = createHash('sha256').update(fs.readFileSync(path.join(root, rel))).digest('hex');
+      out[rel] = createHash('sha256')
+        .update(fs.readFileSync(path.join(root, rel)))
+        .digest('hex');
     } catch {
       out[rel] = 'absent';
     }

@@ -121,7 +121,13 @@ function planAndCommit(
         mode = snapshot.mode;
         modes.set(path, snapshot.mode);
         for (const slot of group) if (slot.request.expectedHash) checkStale(path, slot.request.expectedHash, snapshot.hash);
-        const fast = tryFastExactEdit(path, snapshot.bytes, group.map((s) => ({ ...s.request, path })), { ...planOptions, mode: 0o100000 | snapshot.mode }, hooks);
+        const fast = tryFastExactEdit(
+          path,
+          snapshot.bytes,
+          group.map((s) => ({ ...s.request, path })),
+          { ...planOptions, mode: 0o100000 | snapshot.mode },
+          hooks,
+        );
         if (fast) {
           plans.set(path, fast);
           continue;
@@ -135,10 +141,16 @@ function planAndCommit(
       for (const slot of group) slot.error = asEditwardenError(error, path);
       continue;
     }
-    const plan = planFile(path, before, group.map((s) => ({ ...s.request, path })), {
-      ...planOptions,
-      ...(mode !== undefined ? { mode: 0o100000 | mode } : {}),
-    }, hooks);
+    const plan = planFile(
+      path,
+      before,
+      group.map((s) => ({ ...s.request, path })),
+      {
+        ...planOptions,
+        ...(mode !== undefined ? { mode: 0o100000 | mode } : {}),
+      },
+      hooks,
+    );
     plans.set(path, plan);
   }
 
@@ -214,14 +226,7 @@ function refusedAll(slots: Slot[], error: EditwardenError): ApplyOutcome {
   return { ok: false, results, diff: '', files: [], rejected: results.length };
 }
 
-function resultsOf(
-  slots: Slot[],
-  groups: Map<string, Slot[]>,
-  plans: Map<string, FilePlan>,
-  options: ApplyOptions,
-  writeAllowed: boolean,
-  written: { diff: string; files: string[] },
-): ApplyOutcome {
+function resultsOf(slots: Slot[], groups: Map<string, Slot[]>, plans: Map<string, FilePlan>, options: ApplyOptions, writeAllowed: boolean, written: { diff: string; files: string[] }): ApplyOutcome {
   // 6. Results in reply order: requests by their source index (else their position), parse errors by theirs.
   const firstFailure = describeFirstFailure(slots, plans, options.parseErrors);
   const planned = new Map<number, { plan: FilePlan; stepIndex: number }>();
@@ -255,11 +260,7 @@ function resultsOf(
   return { ok: rejected === 0, results, diff: written.diff, files: written.files, rejected };
 }
 
-function resultFor(
-  slot: Slot,
-  planned: { plan: FilePlan; stepIndex: number } | undefined,
-  ctx: { dryRun: boolean; written: boolean; partial: boolean; firstFailure: string },
-): EditResult {
+function resultFor(slot: Slot, planned: { plan: FilePlan; stepIndex: number } | undefined, ctx: { dryRun: boolean; written: boolean; partial: boolean; firstFailure: string }): EditResult {
   const base = {
     path: slot.path ?? slot.request.path,
     action: slot.request.action,
@@ -318,10 +319,7 @@ function checkStale(path: string, expected: string | undefined, actual: string |
   if (actual !== null && wanted.length >= 8 && actual.startsWith(wanted)) return;
   throw new EditwardenError({
     code: ErrorCode.STALE,
-    message:
-      actual === null
-        ? `${path} was deleted after you read it (expected hash ${wanted.slice(0, 12)}…).`
-        : `${path} changed after you read it: its hash is now ${actual.slice(0, 12)}…, not ${wanted.slice(0, 12)}….`,
+    message: actual === null ? `${path} was deleted after you read it (expected hash ${wanted.slice(0, 12)}…).` : `${path} changed after you read it: its hash is now ${actual.slice(0, 12)}…, not ${wanted.slice(0, 12)}….`,
     hint: 'Read the file again and base the edit on its current content.',
     path,
   });

@@ -101,7 +101,10 @@ function span(entry: AstEntry): string {
 
 /** Notes whether the inserted code's indentation was changed. */
 function indentNote(content: string, indent: string): string[] {
-  const first = content.replace(/\r\n?/g, '\n').split('\n').find((l) => l.trim() !== '');
+  const first = content
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .find((l) => l.trim() !== '');
   if (first === undefined || indentOf(first) === indent) return [];
   return [`re-indented the new code to ${describeIndent(indent)}`];
 }

@@ -191,9 +191,7 @@ class OutlineBuilder {
       const wrapper = wrappers[k];
       if (!wrapper) break;
       const inner = outer.node;
-      const others = wrapper.node.namedChildren.some(
-        (c) => c !== null && c.id !== inner.id && (this.spec.declarations[c.type] !== undefined || this.transparent.has(c.type)),
-      );
+      const others = wrapper.node.namedChildren.some((c) => c !== null && c.id !== inner.id && (this.spec.declarations[c.type] !== undefined || this.transparent.has(c.type)));
       if (others) break;
       outer = wrapper;
     }

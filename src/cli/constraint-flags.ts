@@ -33,7 +33,6 @@ export function addConstraintOptions(command: Command): Command {
     .option('--unsandboxed', 'sandbox.allow_unsandboxed: run commands even where no OS sandbox is available (they get your full rights)');
 }
 
-
 /** CLI flags as a config override (lists extend the file's lists: a flag never silently drops a deny rule). */
 export function constraintOverrides(base: Config, flags: ConstraintFlags): DeepPartial<Config> {
   const num = (value: string | undefined): number | undefined => (value === undefined ? undefined : value.trim() === '' ? Number.NaN : Number(value));

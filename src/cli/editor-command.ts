@@ -13,8 +13,7 @@ import type { OpenedProject } from '../host/project.js';
 import { runEditor, type EditorResult, type EditorRunEvent, type RunEditorOptions } from '../agent/editor/editor.js';
 
 /** What a command hands the Editor: its own options (the workspace comes from the opened project) plus how to print. */
-export interface EditorCommandOptions
-  extends Pick<RunEditorOptions, 'config' | 'provider' | 'task' | 'dryRun' | 'retry' | 'proposal' | 'scoutProvider' | 'activeEdit' | 'maxTurns' | 'maxOutputTokens' | 'signal' | 'onStart'> {
+export interface EditorCommandOptions extends Pick<RunEditorOptions, 'config' | 'provider' | 'task' | 'dryRun' | 'retry' | 'proposal' | 'scoutProvider' | 'activeEdit' | 'maxTurns' | 'maxOutputTokens' | 'signal' | 'onStart'> {
   opened: OpenedProject;
   json?: boolean;
 }

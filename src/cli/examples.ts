@@ -10,12 +10,7 @@
 import type { Command } from 'commander';
 
 export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
-  editwarden: [
-    "editwarden edit src/app.ts --old 'return 1;' --new 'return 2;' --dry-run",
-    'editwarden apply reply.md',
-    'editwarden doctor',
-    'editwarden mcp --root "$PWD"',
-  ],
+  editwarden: ["editwarden edit src/app.ts --old 'return 1;' --new 'return 2;' --dry-run", 'editwarden apply reply.md', 'editwarden doctor', 'editwarden mcp --root "$PWD"'],
   edit: [
     "editwarden edit src/app.ts --old 'return 1;' --new 'return 2;' --dry-run",
     "editwarden edit src/app.ts --old 'foo(' --new 'bar(' --replace-all",
@@ -35,10 +30,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'checkpoint prune': ['editwarden checkpoint prune --keep-last 20', 'editwarden checkpoint prune --keep-last 20 --older-than 7d'],
   verify: ['editwarden verify', 'editwarden verify --build', 'editwarden verify --cmd "make check" --timeout 120', 'editwarden verify --baseline --json'],
   detect: ['editwarden detect', 'editwarden detect --json'],
-  'controlled-edit': [
-    "editwarden controlled-edit --file src/greeting.cpp --old 'return 1;' --new 'return 2;'",
-    'editwarden controlled-edit --file src/app.ts --old-file old.txt --new-file new.txt --build "npm run build"',
-  ],
+  'controlled-edit': ["editwarden controlled-edit --file src/greeting.cpp --old 'return 1;' --new 'return 2;'", 'editwarden controlled-edit --file src/app.ts --old-file old.txt --new-file new.txt --build "npm run build"'],
   exec: ['editwarden exec calls.jsonl', "editwarden exec calls.jsonl --max-files 3 --deny 'migrations/**' --on-violation rollback"],
   run: [
     'editwarden run --task "Fix the failing test" --model openai:gpt-4.1',

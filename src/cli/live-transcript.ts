@@ -69,14 +69,7 @@ export function createLiveRenderer(out: { write(chunk: string): unknown }, optio
         line(`${paint(c, 'bold', '→')} ${event.description}`);
         break;
       case 'call-end': {
-        const mark =
-          event.status === 'ok'
-            ? paint(c, 'green', '✓')
-            : event.status === 'refused'
-              ? paint(c, 'red', '⛔ refused')
-              : event.status === 'declined'
-                ? paint(c, 'yellow', '✗ declined')
-                : paint(c, 'red', `✗ ${event.status}`);
+        const mark = event.status === 'ok' ? paint(c, 'green', '✓') : event.status === 'refused' ? paint(c, 'red', '⛔ refused') : event.status === 'declined' ? paint(c, 'yellow', '✗ declined') : paint(c, 'red', `✗ ${event.status}`);
         const files = event.record && event.record.files.length > 0 ? ` ${event.record.files.join(', ')} +${event.record.lines_added} -${event.record.lines_removed}` : '';
         line(`  ${mark}${files}`);
         if (event.status === 'ok') {

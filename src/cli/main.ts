@@ -75,8 +75,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   },
   run: {
     term: 'run [options]',
-    description:
-      "Run editwarden's agent on a task with a model: headless (constraints), interactive (approve each change) or controlled (one edit, build, rollback).",
+    description: "Run editwarden's agent on a task with a model: headless (constraints), interactive (approve each change) or controlled (one edit, build, rollback).",
     load: async () => (await import('./commands/run.js')).registerRun,
   },
   mcp: {
@@ -86,8 +85,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   },
   'apply-proposal': {
     term: 'apply-proposal [options] <file>',
-    description:
-      "Write a dry run's proposal (one unified diff) and verify it with the Editor's debug loop; with --model the Editor fixes a failing verification forward.",
+    description: "Write a dry run's proposal (one unified diff) and verify it with the Editor's debug loop; with --model the Editor fixes a failing verification forward.",
     load: async () => (await import('./commands/apply-proposal.js')).registerApplyProposal,
   },
   doctor: {

@@ -77,8 +77,7 @@ export function refuseCommand(error: unknown, json: boolean, io: Io, extra?: Rec
 export function printResults(results: readonly EditResult[], io: Io, options: { diffs: boolean; sources: boolean }): void {
   const color = useColor(io);
   for (const result of results) {
-    const label =
-      result.status === 'applied' ? paint(color, 'green', 'applied') : result.status === 'dry-run' ? paint(color, 'cyan', 'dry-run') : paint(color, 'red', result.status);
+    const label = result.status === 'applied' ? paint(color, 'green', 'applied') : result.status === 'dry-run' ? paint(color, 'cyan', 'dry-run') : paint(color, 'red', result.status);
     const where = options.sources && result.source ? ` [#${result.source.index + 1}${result.source.line !== undefined ? `, line ${result.source.line}` : ''}]` : '';
     const how = result.strategy && result.strategy !== 'exact' && result.strategy !== 'whole-file' ? ` (${result.strategy})` : '';
     const counts = result.status === 'rejected' ? '' : ` +${result.added} -${result.removed}`;

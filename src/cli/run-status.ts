@@ -14,12 +14,7 @@ export interface StatusStream {
 
 export function formatStatus(totals: ConstraintTotals, config: ConstraintsConfig, current?: string): string {
   const lines = totals.lines_added + totals.lines_removed;
-  const parts = [
-    `files ${totals.files_modified}/${config.max_files}`,
-    `lines ${lines}/${config.max_lines_changed}`,
-    `tokens ${totals.tokens_used}/${config.max_tokens}`,
-    `${totals.elapsed_seconds.toFixed(1)}s/${config.timeout}s`,
-  ];
+  const parts = [`files ${totals.files_modified}/${config.max_files}`, `lines ${lines}/${config.max_lines_changed}`, `tokens ${totals.tokens_used}/${config.max_tokens}`, `${totals.elapsed_seconds.toFixed(1)}s/${config.timeout}s`];
   return `⏵ ${parts.join(' · ')}${current ? `  │ ${current}` : ''}`;
 }
 
@@ -29,12 +24,7 @@ export interface LiveRunStatus {
 }
 
 /** Redraws every `intervalMs` (elapsed time moves) and on every update; a no-op off a TTY. */
-export function startRunStatus(
-  stream: StatusStream,
-  totals: () => ConstraintTotals,
-  config: ConstraintsConfig,
-  intervalMs = 250,
-): LiveRunStatus {
+export function startRunStatus(stream: StatusStream, totals: () => ConstraintTotals, config: ConstraintsConfig, intervalMs = 250): LiveRunStatus {
   if (!stream.isTTY) return { update() {}, stop() {} };
   let current: string | undefined;
   const draw = (): void => {

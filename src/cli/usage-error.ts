@@ -35,7 +35,10 @@ export function usageErrorInfo(error: CommanderError, commandPath: string): Erro
     .map((line) => line.trim())
     .filter((line) => line !== '');
   let message = lines[0] ?? 'invalid command line';
-  const suggestion = lines.slice(1).join(' ').match(/^\(?Did you mean (.+?)\?\)?$/i);
+  const suggestion = lines
+    .slice(1)
+    .join(' ')
+    .match(/^\(?Did you mean (.+?)\?\)?$/i);
   if (suggestion) message += `; did you mean ${suggestion[1]}?`;
   else if (lines.length > 1) message += ` ${lines.slice(1).join(' ')}`;
   return {

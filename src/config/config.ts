@@ -46,16 +46,7 @@ function balanced(text: string, open: string, close: string): boolean {
   return depth === 0;
 }
 
-export const DEFAULT_ALLOWED_TOOLS = [
-  'read_file',
-  'list_files',
-  'search_files',
-  'edit_file',
-  'write_file',
-  'apply_patch',
-  'execute_command',
-  'task_completion',
-] as const;
+export const DEFAULT_ALLOWED_TOOLS = ['read_file', 'list_files', 'search_files', 'edit_file', 'write_file', 'apply_patch', 'execute_command', 'task_completion'] as const;
 
 /**
  * Every tool name allowed_tools may list: the agent's and the Editor's tools, the MCP server's, and the
@@ -87,11 +78,14 @@ export const ALWAYS_ALLOWED_TOOLS: readonly string[] = ['task_completion'];
 /** The ADR's names for our tools. */
 export const TOOL_ALIASES: Readonly<Record<string, string>> = { apply_diff: 'apply_patch' };
 
-const toolName = z.string().min(1).superRefine((name, ctx) => {
-  if (KNOWN_TOOL_NAMES.includes(name)) return;
-  const near = didYouMean(name, KNOWN_TOOL_NAMES);
-  ctx.addIssue({ code: 'custom', message: `unknown tool "${name}"${near ? ` (did you mean "${near}"?)` : ''}; known tools: ${KNOWN_TOOL_NAMES.join(', ')}` });
-});
+const toolName = z
+  .string()
+  .min(1)
+  .superRefine((name, ctx) => {
+    if (KNOWN_TOOL_NAMES.includes(name)) return;
+    const near = didYouMean(name, KNOWN_TOOL_NAMES);
+    ctx.addIssue({ code: 'custom', message: `unknown tool "${name}"${near ? ` (did you mean "${near}"?)` : ''}; known tools: ${KNOWN_TOOL_NAMES.join(', ')}` });
+  });
 
 /** An allowed_tools list as the guard reads it: aliases add the tool they name, loop-breaking tools are always in. */
 function effectiveTools(list: string[]): string[] {
@@ -132,7 +126,10 @@ export const ConstraintsSchema = z
     max_lines_changed: z.number().int().nonnegative().default(500),
     allowed_patterns: z.array(glob).default([]),
     denied_patterns: z.array(glob).default(['.git/**', 'vendor/**', 'node_modules/**', '**/*_generated.*']),
-    allowed_tools: z.array(toolName).default([...DEFAULT_ALLOWED_TOOLS]).transform(effectiveTools),
+    allowed_tools: z
+      .array(toolName)
+      .default([...DEFAULT_ALLOWED_TOOLS])
+      .transform(effectiveTools),
     max_tokens: z.number().int().nonnegative().default(50_000),
     /** Seconds. */
     timeout: z.number().positive().default(300),
@@ -154,11 +151,19 @@ export const VerifySchema = z
 export const EditSchema = z
   .object({
     strict: z.boolean().default(false),
-    max_file_bytes: z.number().int().positive().default(10 * 1024 * 1024),
+    max_file_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(10 * 1024 * 1024),
     dramatic_reduction: z
       .object({
         min_lines: z.number().int().nonnegative().default(20),
-        ratio: z.number().min(0).max(1).default(1 / 3),
+        ratio: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(1 / 3),
       })
       .strict()
       .default({ min_lines: 20, ratio: 1 / 3 }),
@@ -177,9 +182,17 @@ export const CheckpointsSchema = z
     /** Automatic retention: commands prune to the newest N checkpoints once there are N + 10% more. 0 keeps all. */
     keep_last: z.number().int().nonnegative().default(500),
     /** Largest file (apparent size) a checkpoint copies; a larger one is refused with E_CHECKPOINT_TOO_LARGE. */
-    max_file_bytes: z.number().int().positive().default(256 * 1024 * 1024),
+    max_file_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(256 * 1024 * 1024),
     /** Largest total the checkpoint store holds; old checkpoints are pruned to make room, then E_CHECKPOINT_TOO_LARGE. */
-    max_total_bytes: z.number().int().positive().default(8 * 1024 * 1024 * 1024),
+    max_total_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(8 * 1024 * 1024 * 1024),
   })
   .strict();
 

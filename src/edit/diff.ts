@@ -159,7 +159,11 @@ function middleOps(oldLines: string[], newLines: string[]): Op[] {
   if (newLines.length === 0) return [{ kind: '-', lines: oldLines }];
   // Bounded effort: a wholesale rewrite is shown as remove-all + add-all rather than stalling.
   const changes = diffArrays(oldLines, newLines, { maxEditLength: 5000, timeout: 2000 });
-  if (!changes) return [{ kind: '-', lines: oldLines }, { kind: '+', lines: newLines }];
+  if (!changes)
+    return [
+      { kind: '-', lines: oldLines },
+      { kind: '+', lines: newLines },
+    ];
   const ops: Op[] = [];
   for (const change of changes) {
     const kind = change.added ? '+' : change.removed ? '-' : ' ';

@@ -226,10 +226,7 @@ function applyOne(path: string, current: TextDoc | null, request: EditRequest, o
     case 'patch': {
       if (current === null) throw noFile(path, 'patch');
       // A pure rename (git "rename from/to" with no hunks) changes no text.
-      const result =
-        request.hunks.length === 0
-          ? { text: current.text, strategy: 'exact' as const, line: 1, notes: [] }
-          : applyHunks(current.text, request, { strict: options.strict || request.strict === true });
+      const result = request.hunks.length === 0 ? { text: current.text, strategy: 'exact' as const, line: 1, notes: [] } : applyHunks(current.text, request, { strict: options.strict || request.strict === true });
       const doc = result.text === current.text ? current : replaceWhole(current, result.text);
       const applied: AppliedEdit = { action: 'patch', strategy: result.strategy, count: request.hunks.length, line: result.line, notes: result.notes };
       return request.moveTo !== undefined ? { doc, applied, moveTo: request.moveTo } : { doc, applied };
@@ -274,7 +271,12 @@ function replaceText(path: string, current: TextDoc, oldText: string, newText: s
   if (found === null) throw notFoundError(path, current.text, oldText, strict);
   let matches = found.matches;
   if (matches.length > 1 && !replaceAll) {
-    throw ambiguous(path, oldText, matches.map((m) => lineOf(current.text, m.start)), found.strategy);
+    throw ambiguous(
+      path,
+      oldText,
+      matches.map((m) => lineOf(current.text, m.start)),
+      found.strategy,
+    );
   }
   if (replaceAll) matches = nonOverlapping(matches);
   const firstLine = lineOf(current.text, matches[0]?.start ?? 0);

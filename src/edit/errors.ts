@@ -8,9 +8,7 @@ export function missingOldText(path: string): EditwardenError {
   return new EditwardenError({
     code: ErrorCode.MISSING_OLD_TEXT,
     // The safety design's sentence, verbatim, first; what to copy follows.
-    message:
-      "edit mode requires old_text parameter. To append to file, use 'append' mode. To replace entire file, use 'overwrite' mode explicitly. " +
-      `old_text is the exact, unique text to replace in ${path}.`,
+    message: "edit mode requires old_text parameter. To append to file, use 'append' mode. To replace entire file, use 'overwrite' mode explicitly. " + `old_text is the exact, unique text to replace in ${path}.`,
     hint: "Read the file, copy the lines you want to change into old_text; or choose mode 'append' / 'overwrite'.",
     path,
   });
@@ -49,9 +47,7 @@ export function ambiguous(path: string, oldText: string, lines: number[], strate
 export function dramaticReduction(path: string, beforeLines: number, afterLines: number, ratio: number): EditwardenError {
   return new EditwardenError({
     code: ErrorCode.DRAMATIC_REDUCTION,
-    message:
-      `This change would shrink ${path} from ${beforeLines} lines to ${afterLines} ` +
-      `(below ${Math.round(ratio * 100)}% of it). Refused to protect against wiping a file by accident.`,
+    message: `This change would shrink ${path} from ${beforeLines} lines to ${afterLines} ` + `(below ${Math.round(ratio * 100)}% of it). Refused to protect against wiping a file by accident.`,
     hint: "Edit only the part that must change with mode 'edit'; if removing most of the file is really intended, set force: true.",
     path,
   });

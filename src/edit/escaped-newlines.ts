@@ -43,4 +43,3 @@ export function unescapeOnce(s: string): string | null {
   }
   return out;
 }
-

@@ -118,7 +118,10 @@ function firstMismatch(ctx: SearchContext, p: PreparedHunk, at: number): string 
 }
 
 function ambiguous(ctx: SearchContext, p: PreparedHunk, candidates: number[]): EditwardenError {
-  const lines = candidates.slice(0, 5).map((c) => c + 1).join(', ');
+  const lines = candidates
+    .slice(0, 5)
+    .map((c) => c + 1)
+    .join(', ');
   return new EditwardenError({
     code: ErrorCode.AMBIGUOUS,
     message: `${hunkLabel(p)} of the patch to ${ctx.path} matches ${candidates.length} places (lines ${lines}${candidates.length > 5 ? ', …' : ''}) and none is where the patch says.`,
@@ -140,26 +143,21 @@ function placeStrictNumbered(ctx: SearchContext, p: PreparedHunk, cursor: number
   else if (matchEnd) line = total - n;
   if (line > total) line = total;
   if (line < 0) line = 0;
-  const fits = (at: number): boolean =>
-    at >= cursor &&
-    at + n <= total &&
-    (!matchBeginning || at === 0) &&
-    (!matchEnd || at + n === total) &&
-    matchesAt(ctx.cache, p.old, at, 'exact') &&
-    eolAgrees(ctx, p, at);
+  const fits = (at: number): boolean => at >= cursor && at + n <= total && (!matchBeginning || at === 0) && (!matchEnd || at + n === total) && matchesAt(ctx.cache, p.old, at, 'exact') && eolAgrees(ctx, p, at);
   const claimed = n === 0 ? oldStart : oldStart - 1;
   if (fits(line)) return { at: line, level: 'exact', offset: line - claimed, eolForgiven: false };
   for (let d = 1; line + d <= total || line - d >= 0; d++) {
     if (fits(line + d)) return { at: line + d, level: 'exact', offset: line + d - claimed, eolForgiven: false };
     if (fits(line - d)) return { at: line - d, level: 'exact', offset: line - d - claimed, eolForgiven: false };
   }
-  const why = matchBeginning && matchEnd && n === 0
-    ? 'a hunk with no old lines at line 0 creates a file, but the file is not empty'
-    : matchBeginning
-      ? 'its old lines are not at the beginning of the file'
-      : matchEnd
-        ? 'a hunk without trailing context must match at the end of the file, and its old lines are not there'
-        : 'its context and removed lines occur nowhere in the file';
+  const why =
+    matchBeginning && matchEnd && n === 0
+      ? 'a hunk with no old lines at line 0 creates a file, but the file is not empty'
+      : matchBeginning
+        ? 'its old lines are not at the beginning of the file'
+        : matchEnd
+          ? 'a hunk without trailing context must match at the end of the file, and its old lines are not there'
+          : 'its context and removed lines occur nowhere in the file';
   throw notFound(ctx, p, claimed, why);
 }
 
@@ -246,7 +244,14 @@ function placeByContext(ctx: SearchContext, p: PreparedHunk, cursor: number): Pl
   if (p.hunk.atEof && total - n >= cursor) {
     const end = total - n;
     for (const level of levels) {
-      if (matchesAt(ctx.cache, p.old.map((l) => normalize(level, l)), end, level)) {
+      if (
+        matchesAt(
+          ctx.cache,
+          p.old.map((l) => normalize(level, l)),
+          end,
+          level,
+        )
+      ) {
         return { at: end, level, offset: 0, eolForgiven: !ctx.strict && !eolAgrees(ctx, p, end) };
       }
     }

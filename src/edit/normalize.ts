@@ -75,7 +75,8 @@ function normalize(raw: string, options: NormalizeOptions, map: Offsets | null):
     let blank = code === SPACE || code === TAB;
     if (!blank && unicode && code >= FIRST_LOOKALIKE) {
       const mapped = LOOKALIKE_MAP.get(raw[i] as string);
-      if (mapped === ' ') blank = true; // a look-alike space is a space: in a run, or in the indentation
+      if (mapped === ' ')
+        blank = true; // a look-alike space is a space: in a run, or in the indentation
       else if (mapped !== undefined) {
         if (mapped !== '') {
           out += mapped;

@@ -54,7 +54,11 @@ export function indentFrame(oldLines: string[], fileLines: string[], newText: st
   }
   if (quoteVotes > 0 && fileVotes === 0) return { kind: 'quote' };
   if (fileVotes > 0 && quoteVotes === 0) return { kind: 'file' };
-  const base = (lines: string[]): string => lines.filter((l) => !isBlankLine(l)).map(leading).reduce((a, b) => (b.length < a.length ? b : a));
+  const base = (lines: string[]): string =>
+    lines
+      .filter((l) => !isBlankLine(l))
+      .map(leading)
+      .reduce((a, b) => (b.length < a.length ? b : a));
   const quoteBase = base(oldLines);
   const fileBase = base(fileLines);
   const newBase = base(newLines);
@@ -127,4 +131,3 @@ export function indentShift(oldLines: string[], fileLines: string[], leading: (l
     return fileBase + unit.repeat(Math.round((lead.length - oldBase.length) * scale)) + rest;
   };
 }
-

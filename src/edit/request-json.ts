@@ -20,7 +20,7 @@ export const EditFileArgsSchema = z
       .enum(EDIT_MODES)
       .default('edit')
       .describe(
-        "edit (default): replace a unique old_text with new_text. create: a new file only. overwrite: replace the whole file (explicit, dangerous). append/prepend: add at the end/start. insert: add lines after `line`. remove: delete old_text (or the ast_path node).",
+        'edit (default): replace a unique old_text with new_text. create: a new file only. overwrite: replace the whole file (explicit, dangerous). append/prepend: add at the end/start. insert: add lines after `line`. remove: delete old_text (or the ast_path node).',
       ),
     old_text: z.string().optional().describe('Snippet of old text to be replaced (required for edit mode): copied exactly from the file; must occur exactly once unless replace_all.'),
     new_text: z.string().optional().describe('Replacement text, inserted literally.'),

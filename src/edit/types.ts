@@ -112,15 +112,7 @@ export interface AstRequest extends BaseRequest {
   content: string;
 }
 
-export type EditRequest =
-  | ReplaceRequest
-  | CreateRequest
-  | OverwriteRequest
-  | AppendRequest
-  | DeleteRequest
-  | InsertRequest
-  | PatchRequest
-  | AstRequest;
+export type EditRequest = ReplaceRequest | CreateRequest | OverwriteRequest | AppendRequest | DeleteRequest | InsertRequest | PatchRequest | AstRequest;
 
 export type EditAction = EditRequest['action'];
 

@@ -163,17 +163,23 @@ export class ActiveEditStreamParser {
               index: this.lastEnd.index,
               line: this.lineNo,
               fromLine: this.lastEnd.beginLine,
-              error: parseError(`Line ${this.lineNo} ends a directive (${END_MARKER}) that is not open: the directive at line ${this.lastEnd.beginLine} was ended early at line ${from}, so it and the lines up to here are not applied.`, this.lineNo, HINT),
+              error: parseError(
+                `Line ${this.lineNo} ends a directive (${END_MARKER}) that is not open: the directive at line ${this.lastEnd.beginLine} was ended early at line ${from}, so it and the lines up to here are not applied.`,
+                this.lineNo,
+                HINT,
+              ),
             },
           });
           this.lastEnd = undefined;
           this.proseFrom = this.lineNo + 1;
-        }
-        else if (marker === START_MARKER) {
+        } else if (marker === START_MARKER) {
           // Code without a directive header: report it once and skip to its END.
           this.directives++;
           // The refusal covers the lines since the previous directive: they are this directive's lost header.
-          events.push({ kind: 'error', error: { index: this.index++, line: this.lineNo, fromLine: this.proseFrom, error: parseError(`Line ${this.lineNo} starts code (${START_MARKER}) without a ${BEGIN_MARKER} and headers above it.`, this.lineNo, HINT) } });
+          events.push({
+            kind: 'error',
+            error: { index: this.index++, line: this.lineNo, fromLine: this.proseFrom, error: parseError(`Line ${this.lineNo} starts code (${START_MARKER}) without a ${BEGIN_MARKER} and headers above it.`, this.lineNo, HINT) },
+          });
           this.state = { kind: 'skip', line: this.lineNo };
         }
         return;
@@ -181,8 +187,7 @@ export class ActiveEditStreamParser {
         if (marker === END_MARKER) {
           this.state = { kind: 'prose' };
           this.proseFrom = this.lineNo + 1;
-        }
-        else if (marker === BEGIN_MARKER) this.begin();
+        } else if (marker === BEGIN_MARKER) this.begin();
         return;
       case 'header': {
         const open = state.open;
@@ -239,12 +244,7 @@ export class ActiveEditStreamParser {
     else if (key === AST_PATH_HEADER) setOnce('astPath', 'ast-path');
     else if (key === ACTION_HEADER) setOnce('action', 'action');
     else {
-      open.problem ??= parseError(
-        `The directive at line ${open.beginLine} has an unknown header line ${this.lineNo}: ${JSON.stringify(line.slice(0, 60))} (expected "Edit:", "ast-path:" or "action:").`,
-        open.beginLine,
-        HINT,
-        open.path,
-      );
+      open.problem ??= parseError(`The directive at line ${open.beginLine} has an unknown header line ${this.lineNo}: ${JSON.stringify(line.slice(0, 60))} (expected "Edit:", "ast-path:" or "action:").`, open.beginLine, HINT, open.path);
     }
   }
 

@@ -55,7 +55,7 @@ function isOperation(line: string): boolean {
 
 /** A line only a patch chunk holds: a change line, an "@@" line, an end-of-file or no-newline marker. */
 function isChangeShaped(line: string): boolean {
-  return /^[ +\-]\S/.test(line) || line.startsWith(EMPTY_CONTEXT_MARKER) || marker(line) === EOF_MARKER || marker(line) === NO_NEWLINE_MARKER;
+  return /^[ +-]\S/.test(line) || line.startsWith(EMPTY_CONTEXT_MARKER) || marker(line) === EOF_MARKER || marker(line) === NO_NEWLINE_MARKER;
 }
 
 function pathAfter(line: string, prefix: string): string {
@@ -141,12 +141,7 @@ function parseUpdate(c: Cursor, path: string, index: number, line: number): Edit
       kind = ' ';
     } else if (first === ' ' || first === '-' || first === '+') kind = first;
     else {
-      throw parseError(
-        `Unexpected line ${c.i + 1} in the update of ${path}: ${JSON.stringify(l.slice(0, 60))}. Every line of a chunk starts with " " (context), "-" (removed) or "+" (added), or is an "@@" line.`,
-        c.i + 1,
-        HINT,
-        path,
-      );
+      throw parseError(`Unexpected line ${c.i + 1} in the update of ${path}: ${JSON.stringify(l.slice(0, 60))}. Every line of a chunk starts with " " (context), "-" (removed) or "+" (added), or is an "@@" line.`, c.i + 1, HINT, path);
     }
     if (!current) {
       current = { lines: [], patchLine: anchors.length > 0 || anchorLine > 0 ? anchorLine : c.i + 1 };
@@ -259,11 +254,7 @@ export function parseApplyPatch(input: string): ParseResult {
           c.i++;
           requests.push(parseUpdate(c, path, itemIndex, itemLine));
         } else {
-          throw parseError(
-            `Line ${itemLine} is not a file operation: ${JSON.stringify(l.slice(0, 60))}. Valid operations: "${ADD_FILE}PATH", "${DELETE_FILE}PATH", "${UPDATE_FILE}PATH".`,
-            itemLine,
-            HINT,
-          );
+          throw parseError(`Line ${itemLine} is not a file operation: ${JSON.stringify(l.slice(0, 60))}. Valid operations: "${ADD_FILE}PATH", "${DELETE_FILE}PATH", "${UPDATE_FILE}PATH".`, itemLine, HINT);
         }
       } catch (error) {
         if (!(error instanceof EditwardenError)) throw error;

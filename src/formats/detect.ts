@@ -10,7 +10,7 @@
  * `@@ -N` hunk header). An apply_patch envelope contains `@@` lines and a
  * SEARCH block may quote a diff, which is why diffs come last.
  */
-import { EditwardenError } from '../errors.js';
+import type { EditwardenError } from '../errors.js';
 import { parseError, type FormatName } from './parse-result.js';
 
 const APPLY_PATCH = /^[ \t]*\*\*\* Begin Patch[ \t]*\r?$/m;

@@ -8,7 +8,7 @@ import { parseActiveEdit } from './active-edit.js';
 import { parseApplyPatch } from './apply-patch.js';
 import { detectFormat, unrecognisedFormat } from './detect.js';
 import { parseJson } from './json.js';
-import { type FormatName, type ParseOptions, type ParseResult } from './parse-result.js';
+import type { FormatName, ParseOptions, ParseResult } from './parse-result.js';
 import { parseSearchReplace } from './search-replace.js';
 import { parseUnifiedDiff } from './udiff.js';
 

@@ -70,7 +70,12 @@ function pathOnFence(line: string): string | undefined {
 export function cleanPathLine(line: string): string | undefined {
   let name = line.trim();
   if (name === '' || isFenceOrMarker(name)) return undefined;
-  name = name.replace(/^#+\s*/, '').replace(/^\*+|\*+$/g, '').replace(/^`+|`+$/g, '').replace(/:$/, '').trim();
+  name = name
+    .replace(/^#+\s*/, '')
+    .replace(/^\*+|\*+$/g, '')
+    .replace(/^`+|`+$/g, '')
+    .replace(/:$/, '')
+    .trim();
   name = name.replace(/^`+|`+$/g, '').trim();
   // A path line is one token: prose above a block ("Here is the fix:") is not a file name.
   if (name === '' || /\s/.test(name) || name.length > 500) return undefined;

@@ -79,4 +79,3 @@ export function splitGitHeader(rest: string): { a?: string; b?: string } {
 export function stripPrefix(name: string, prefix: string): string {
   return name.startsWith(prefix) ? name.slice(prefix.length) : name;
 }
-

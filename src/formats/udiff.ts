@@ -46,19 +46,7 @@ export const GIT_BINARY = 'GIT binary patch';
 export const BINARY_FILES = 'Binary files ';
 export const CONTEXT_DIFF_SEPARATOR = '***************';
 
-const EXT_HEADERS = [
-  'old mode ',
-  'new mode ',
-  'deleted file mode ',
-  'new file mode ',
-  'rename from ',
-  'rename to ',
-  'copy from ',
-  'copy to ',
-  'similarity index ',
-  'dissimilarity index ',
-  'index ',
-] as const;
+const EXT_HEADERS = ['old mode ', 'new mode ', 'deleted file mode ', 'new file mode ', 'rename from ', 'rename to ', 'copy from ', 'copy to ', 'similarity index ', 'dissimilarity index ', 'index '] as const;
 
 const NUMBERED_HUNK = /^@@\s+-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?\s*(?:@@|$)/;
 /** A hunk header outside any file patch: numbered, or "@@ … @@". */

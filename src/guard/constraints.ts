@@ -154,23 +154,33 @@ export class ConstraintGuard {
     const verdict = this.matcher.check(p);
     if (verdict.ok) return null;
     if (verdict.reason === 'denied') {
-      return this.violation(ViolationType.PATTERN, 'denied_patterns', { ...site }, {
-        limit: verdict.pattern,
+      return this.violation(
+        ViolationType.PATTERN,
+        'denied_patterns',
+        { ...site },
+        {
+          limit: verdict.pattern,
+          actual: p,
+          path: p,
+          prevented,
+          message: `Pattern violation: ${p} matches the denied pattern "${verdict.pattern}" (constraints.denied_patterns).`,
+          hint: `Leave ${p} alone; change files the task is about. To allow it, remove "${verdict.pattern}" from constraints.denied_patterns.`,
+        },
+      );
+    }
+    return this.violation(
+      ViolationType.PATTERN,
+      'allowed_patterns',
+      { ...site },
+      {
+        limit: [...this.matcher.allowed],
         actual: p,
         path: p,
         prevented,
-        message: `Pattern violation: ${p} matches the denied pattern "${verdict.pattern}" (constraints.denied_patterns).`,
-        hint: `Leave ${p} alone; change files the task is about. To allow it, remove "${verdict.pattern}" from constraints.denied_patterns.`,
-      });
-    }
-    return this.violation(ViolationType.PATTERN, 'allowed_patterns', { ...site }, {
-      limit: [...this.matcher.allowed],
-      actual: p,
-      path: p,
-      prevented,
-      message: `Pattern violation: ${p} matches none of constraints.allowed_patterns (${this.matcher.allowed.join(', ')}).`,
-      hint: `Change only files under the allowed patterns, or add a pattern for ${p} (--allow GLOB).`,
-    });
+        message: `Pattern violation: ${p} matches none of constraints.allowed_patterns (${this.matcher.allowed.join(', ')}).`,
+        hint: `Change only files under the allowed patterns, or add a pattern for ${p} (--allow GLOB).`,
+      },
+    );
   }
 
   /**
@@ -262,12 +272,7 @@ export class ConstraintGuard {
     });
   }
 
-  private violation(
-    type: Violation['type'],
-    constraint: ConstraintKey,
-    site: CheckSite,
-    detail: Pick<Violation, 'limit' | 'actual' | 'message' | 'hint'> & { path?: string; prevented?: boolean },
-  ): Violation {
+  private violation(type: Violation['type'], constraint: ConstraintKey, site: CheckSite, detail: Pick<Violation, 'limit' | 'actual' | 'message' | 'hint'> & { path?: string; prevented?: boolean }): Violation {
     const v: Violation = {
       type,
       constraint,

@@ -47,4 +47,3 @@ export interface Violation {
   at: string;
   elapsed_seconds: number;
 }
-

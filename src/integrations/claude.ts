@@ -14,19 +14,7 @@
 import path from 'node:path';
 import type { EditRequest } from '../edit/types.js';
 import type { ErrorInfo } from '../errors.js';
-import {
-  addOnce,
-  arrayAt,
-  jsonText,
-  mcpServer,
-  objectAt,
-  parseJsonObject,
-  refusalText,
-  shellLine,
-  upsertHookGroup,
-  type ClientIntegration,
-  type HookOutput,
-} from './client.js';
+import { addOnce, arrayAt, jsonText, mcpServer, objectAt, parseJsonObject, refusalText, shellLine, upsertHookGroup, type ClientIntegration, type HookOutput } from './client.js';
 import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
 
 export const CLAUDE_EDIT_TOOLS = ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'] as const;
@@ -111,7 +99,7 @@ export const claude: ClientIntegration = {
     ];
   },
   coverage: [
-    'Covered: Claude Code\'s Edit, Write, MultiEdit and NotebookEdit are vetted by editwarden before they run (boundary, .git/, .editwarden/, the config files, constraints, large-deletion/size/binary/syntax guards) and checkpointed, so `editwarden undo` restores them; the editwarden MCP tools are registered.',
+    "Covered: Claude Code's Edit, Write, MultiEdit and NotebookEdit are vetted by editwarden before they run (boundary, .git/, .editwarden/, the config files, constraints, large-deletion/size/binary/syntax guards) and checkpointed, so `editwarden undo` restores them; the editwarden MCP tools are registered.",
     'Not covered: files changed by Bash commands; NotebookEdit content (path rules and undo only).',
   ].join('\n'),
 };

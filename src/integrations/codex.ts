@@ -83,7 +83,10 @@ export const codex: ClientIntegration = {
           }
           tableAt(data, 'mcp_servers').editwarden = mcpServer(command);
           const hooks = tableAt(data, 'hooks');
-          for (const [event, name] of [['PreToolUse', 'pre-tool-use'], ['PostToolUse', 'post-tool-use']] as const) {
+          for (const [event, name] of [
+            ['PreToolUse', 'pre-tool-use'],
+            ['PostToolUse', 'post-tool-use'],
+          ] as const) {
             const list = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : (hooks[event] = []);
             upsert(list as unknown[], ` hook codex ${name}`, { matcher: EDIT_TOOLS.join('|'), hooks: [{ type: 'command', command: shellLine([...command, 'hook', 'codex', name]), timeout: 60 }] });
           }
@@ -93,7 +96,7 @@ export const codex: ClientIntegration = {
     ];
   },
   coverage: [
-    'Covered: Codex\'s apply_patch is vetted by editwarden before it runs and checkpointed for `editwarden undo` (once Codex trusts the project and its hooks); the editwarden MCP tools are registered.',
+    "Covered: Codex's apply_patch is vetted by editwarden before it runs and checkpointed for `editwarden undo` (once Codex trusts the project and its hooks); the editwarden MCP tools are registered.",
     'Not covered: files changed by shell commands Codex runs; a project Codex does not trust (its .codex/config.toml is then not loaded — trust it, or copy the [hooks] and [mcp_servers] tables into ~/.codex/config.toml).',
   ].join('\n'),
 };

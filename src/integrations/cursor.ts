@@ -43,7 +43,7 @@ export const cursor: ClientIntegration = {
     ];
   },
   coverage: [
-    'Covered: the editwarden MCP tools are registered (edits through them are vetted and undoable); Cursor\'s own edits are recorded in .editwarden/hooks/changes.jsonl.',
-    'Not covered: Cursor\'s own edits are not vetted and `editwarden undo` cannot restore them — Cursor\'s documented afterFileEdit hook runs after the write and cannot refuse it.',
+    "Covered: the editwarden MCP tools are registered (edits through them are vetted and undoable); Cursor's own edits are recorded in .editwarden/hooks/changes.jsonl.",
+    "Not covered: Cursor's own edits are not vetted and `editwarden undo` cannot restore them — Cursor's documented afterFileEdit hook runs after the write and cannot refuse it.",
   ].join('\n'),
 };

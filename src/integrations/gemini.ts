@@ -57,7 +57,7 @@ export const gemini: ClientIntegration = {
     ];
   },
   coverage: [
-    'Covered: Gemini CLI\'s write_file and replace are vetted by editwarden before they run (BeforeTool hook) and checkpointed for `editwarden undo`; the editwarden MCP tools are registered.',
+    "Covered: Gemini CLI's write_file and replace are vetted by editwarden before they run (BeforeTool hook) and checkpointed for `editwarden undo`; the editwarden MCP tools are registered.",
     'Not covered: files changed by run_shell_command; a Gemini CLI version without hooks (then add "excludeTools": ["write_file", "replace"] to .gemini/settings.json so only editwarden\'s tools can edit).',
   ].join('\n'),
 };

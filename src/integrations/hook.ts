@@ -26,7 +26,6 @@ export function hookRoot(client: ClientIntegration, input: Record<string, unknow
   return ctx.cwd;
 }
 
-
 export async function runHook(client: ClientIntegration, event: string, stdin: string, ctx: HookContext): Promise<HookOutput> {
   const kind = client.events[event];
   if (!kind) {

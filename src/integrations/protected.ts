@@ -7,16 +7,7 @@
 import { CONFIG_FILE } from '../config/config.js';
 
 /** Root-relative paths (POSIX separators). */
-export const PROTECTED_CONFIG_FILES: readonly string[] = [
-  CONFIG_FILE,
-  '.mcp.json',
-  '.claude/settings.json',
-  '.claude/settings.local.json',
-  '.codex/config.toml',
-  '.gemini/settings.json',
-  '.cursor/hooks.json',
-  '.cursor/mcp.json',
-];
+export const PROTECTED_CONFIG_FILES: readonly string[] = [CONFIG_FILE, '.mcp.json', '.claude/settings.json', '.claude/settings.local.json', '.codex/config.toml', '.gemini/settings.json', '.cursor/hooks.json', '.cursor/mcp.json'];
 
 const LOWER = new Set(PROTECTED_CONFIG_FILES.map((p) => p.toLowerCase()));
 

@@ -25,9 +25,7 @@ import type { Workspace } from '../workspace/workspace.js';
 import type { NativeEdit } from './native-edit.js';
 import { isProtectedConfig } from './protected.js';
 
-export type Verdict =
-  | { allow: true; changes: FileChange[]; diff: string; checkpoint: string | null }
-  | { allow: false; error: ErrorInfo };
+export type Verdict = { allow: true; changes: FileChange[]; diff: string; checkpoint: string | null } | { allow: false; error: ErrorInfo };
 
 /** The editwarden tool a native tool is judged as (for `allowed_tools`): writing whole files or editing parts. */
 function toolOf(edit: NativeEdit): string {

@@ -38,9 +38,7 @@ export interface McpToolEntry {
   route(args: Record<string, unknown>): Routed;
 }
 
-export type Routed =
-  | { ok: true; tool: string; args: Record<string, unknown>; read?: { lineNumbers: boolean } }
-  | { ok: false; error: ToolError };
+export type Routed = { ok: true; tool: string; args: Record<string, unknown>; read?: { lineNumbers: boolean } } | { ok: false; error: ToolError };
 
 const WRITE_TOOLS: readonly AnyTool[] = [editFileTool, writeFileTool, applyPatchTool];
 const DRY_RUN_TOOLS: readonly AnyTool[] = WRITE_TOOLS.map((t) => dryRunOf(t));

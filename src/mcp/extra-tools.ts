@@ -31,7 +31,11 @@ function checkpointsOf(ctx: ToolContext): CheckpointService {
   const layer = transactionsOf(ctx.ws);
   if (!layer) {
     // An overlay (a plan, a dry run) has no checkpoints: restoring one would write the disk under it.
-    throw new EditwardenError({ code: ErrorCode.INTERNAL, message: 'This view of the workspace has no checkpoint service (a dry run or a plan).', hint: 'Use the checkpoint tools on the workspace itself (openWorkspace), not in a dry run.' });
+    throw new EditwardenError({
+      code: ErrorCode.INTERNAL,
+      message: 'This view of the workspace has no checkpoint service (a dry run or a plan).',
+      hint: 'Use the checkpoint tools on the workspace itself (openWorkspace), not in a dry run.',
+    });
   }
   return layer.checkpoints;
 }
@@ -40,11 +44,7 @@ export const CheckpointCreateArgs = z
   .object({
     name: z.string().min(1).max(200).default('mcp').describe('Short name shown in checkpoint_list.'),
     reason: z.string().max(2000).default('').describe('Why this checkpoint exists (e.g. "before refactoring the parser").'),
-    paths: z
-      .array(z.string().min(1))
-      .min(1)
-      .optional()
-      .describe('Record only these files (fast); leave out to record every non-ignored file of the workspace.'),
+    paths: z.array(z.string().min(1)).min(1).optional().describe('Record only these files (fast); leave out to record every non-ignored file of the workspace.'),
   })
   .strict();
 
@@ -81,7 +81,7 @@ export const CheckpointListArgs = z
 export const checkpointListTool = defineTool({
   name: 'checkpoint_list',
   kind: 'read',
-  description: 'List the workspace\'s checkpoints, newest first: id, name, scope, time, number of files and why it was taken (manual, before a transaction, or the safety checkpoint a restore leaves).',
+  description: "List the workspace's checkpoints, newest first: id, name, scope, time, number of files and why it was taken (manual, before a transaction, or the safety checkpoint a restore leaves).",
   schema: CheckpointListArgs,
   execute: (args, ctx) =>
     guarded(() => {
@@ -229,9 +229,7 @@ export const DetectArgs = z.object({}).strict();
 function detectionResult(ctx: ToolContext): ToolResult {
   const d = detectProject(ctx.ws.root);
   const lines =
-    d.projects.length === 0
-      ? ['No known project type found at the workspace root.']
-      : d.projects.map((p) => `${p.kind}: build ${p.build ?? '-'}; test ${p.test ?? '-'}${p.framework ? ` (${p.framework})` : ''} [${p.evidence.join(', ')}]`);
+    d.projects.length === 0 ? ['No known project type found at the workspace root.'] : d.projects.map((p) => `${p.kind}: build ${p.build ?? '-'}; test ${p.test ?? '-'}${p.framework ? ` (${p.framework})` : ''} [${p.evidence.join(', ')}]`);
   const configured = [ctx.config.verify.build ? `verify.build (config): ${ctx.config.verify.build}` : '', ctx.config.verify.test ? `verify.test (config): ${ctx.config.verify.test}` : ''].filter(Boolean);
   const { root: _root, ...data } = d;
   return {

@@ -88,7 +88,7 @@ export function chooseRoot(input: RootChoiceInput): RootChoice {
   throw new EditwardenError({
     code: ErrorCode.OUTSIDE_ROOT,
     message: `--root ${flag} lies outside every root the client offers (${usable.join(', ')}).`,
-    hint: 'Point --root at a folder inside the project the client has open, or leave --root out to use the client\'s root.',
+    hint: "Point --root at a folder inside the project the client has open, or leave --root out to use the client's root.",
   });
 }
 
@@ -124,7 +124,7 @@ function refuseTooBroad(root: string): void {
     throw new EditwardenError({
       code: ErrorCode.USAGE,
       message: `The server was started in ${root} with no --root and the client offers no roots; that would open the whole ${root === home ? 'home folder' : 'file system'} to the agent.`,
-      hint: 'Add --root /path/to/project to the server\'s arguments in the client configuration.',
+      hint: "Add --root /path/to/project to the server's arguments in the client configuration.",
     });
   }
 }

@@ -25,7 +25,7 @@ export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 export const ROOTS_TIMEOUT_MS = 5_000;
 
 const INSTRUCTIONS = [
-  'editwarden edits files of one workspace folder safely: every path is sandboxed to the workspace root, every change is checked against the project\'s constraints, written atomically and checkpointed.',
+  "editwarden edits files of one workspace folder safely: every path is sandboxed to the workspace root, every change is checked against the project's constraints, written atomically and checkpointed.",
   'Work like this: list_files / search_files to find code, read_file to see it (it returns a sha256; send it back as expected_hash), edit_file with an old_text copied exactly and unique in the file (dry_run: true to preview), verify to build or test.',
   'Take checkpoint_create before a risky series of edits; checkpoint_restore undoes them exactly.',
   'A refused call writes nothing and returns isError with a code, a message and a hint: follow the hint.',

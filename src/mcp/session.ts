@@ -196,10 +196,7 @@ export class McpSession {
         : summary.metrics.outcome === 'kept'
           ? 'on_violation: keep — the changes made before it are kept.'
           : 'The rollback did not finish; the next editwarden command in this root completes it.';
-    const next =
-      this.options.mode === 'headless'
-        ? 'This headless session accepts no more tool calls; report what you did and stop.'
-        : 'The next tool call starts a new run with fresh limits.';
+    const next = this.options.mode === 'headless' ? 'This headless session accepts no more tool calls; report what you did and stop.' : 'The next tool call starts a new run with fresh limits.';
     const report = summary.reports.violationMarkdown ? ` Report: ${summary.reports.violationMarkdown}.` : '';
     const first = result.content[0];
     if (first) first.text += `\nThe run ${summary.runId} ended with this violation. ${outcome}${report} ${next}`;

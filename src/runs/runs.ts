@@ -16,7 +16,10 @@ export const RUNS_DIR = 'runs';
 const RUN_ID = /^\d{8}T\d{6}Z-[0-9a-f]{6}$/;
 
 export function newRunId(now: Date = new Date(), random: () => string = () => randomBytes(3).toString('hex')): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z');
   return `${stamp}-${random()}`;
 }
 
@@ -72,7 +75,15 @@ export function listRuns(ws: HasStateDir): string[] {
  */
 export function claimNumberedDir(parent: string): { n: number; dir: string } {
   fs.mkdirSync(parent, { recursive: true });
-  let n = 1 + Math.max(0, ...fs.readdirSync(parent).filter((x) => /^\d+$/.test(x)).map(Number));
+  let n =
+    1 +
+    Math.max(
+      0,
+      ...fs
+        .readdirSync(parent)
+        .filter((x) => /^\d+$/.test(x))
+        .map(Number),
+    );
   for (;;) {
     const dir = path.join(parent, String(n));
     try {

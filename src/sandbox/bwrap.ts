@@ -34,14 +34,21 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, command: readonly 
     // A user namespace where the kernel allows one (unprivileged bwrap needs it; as root it only narrows further).
     '--unshare-user-try',
     // No capability survives inside: nobody can remount the read-only binds.
-    '--cap-drop', 'ALL',
-    '--ro-bind', '/', '/',
-    '--dev', '/dev',
-    '--proc', '/proc',
+    '--cap-drop',
+    'ALL',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
     // Private temporary folders: nothing left for, or read from, other processes.
     // (/dev/shm is already private: --dev makes a fresh tmpfs /dev.)
-    '--tmpfs', '/tmp',
-    '--tmpfs', '/var/tmp',
+    '--tmpfs',
+    '/tmp',
+    '--tmpfs',
+    '/var/tmp',
   ];
   // Home folders hidden: ~/.ssh, ~/.aws, ~/.config/gh … are not even readable.
   for (const h of policy.hidden) a.push('--tmpfs', h);

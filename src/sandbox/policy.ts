@@ -84,9 +84,31 @@ export interface SandboxPolicy {
 
 /** Toolchain installs under HOME, re-exposed read-only so PATH entries keep working. No credential lives in any of them. */
 export const HOME_TOOLCHAINS: readonly string[] = [
-  '.nvm', '.volta', '.fnm', '.local/share/fnm', '.asdf', '.pyenv', '.rbenv', '.rustup', '.cargo/bin', '.cargo/registry',
-  '.cargo/git', '.sdkman', 'go', 'sdk', '.local/bin', '.local/lib', '.m2/repository', '.deno', '.bun', '.dotnet',
-  '.nuget/packages', '.elan', '.ghcup', '.opam', '.cache/ms-playwright',
+  '.nvm',
+  '.volta',
+  '.fnm',
+  '.local/share/fnm',
+  '.asdf',
+  '.pyenv',
+  '.rbenv',
+  '.rustup',
+  '.cargo/bin',
+  '.cargo/registry',
+  '.cargo/git',
+  '.sdkman',
+  'go',
+  'sdk',
+  '.local/bin',
+  '.local/lib',
+  '.m2/repository',
+  '.deno',
+  '.bun',
+  '.dotnet',
+  '.nuget/packages',
+  '.elan',
+  '.ghcup',
+  '.opam',
+  '.cache/ms-playwright',
 ];
 
 /**
@@ -106,17 +128,40 @@ export function selfInstallPaths(home: string, execPath: string = process.execPa
 
 /** Known secret stores relative to HOME (hidden even if HOME is exposed by the root or `readable`). */
 export const HOME_SECRETS: readonly string[] = [
-  '.ssh', '.aws', '.azure', '.config/gh', '.config/gcloud', '.config/hub', '.gnupg', '.netrc', '.npmrc', '.yarnrc',
-  '.yarnrc.yml', '.pypirc', '.docker', '.kube', '.git-credentials', '.config/git/credentials', '.cargo/credentials',
-  '.cargo/credentials.toml', '.m2/settings.xml', '.gradle/gradle.properties', '.terraform.d', '.vault-token',
-  '.password-store', '.local/share/keyrings', '.config/op', '.claude', '.codex', '.gemini', '.config/anthropic',
+  '.ssh',
+  '.aws',
+  '.azure',
+  '.config/gh',
+  '.config/gcloud',
+  '.config/hub',
+  '.gnupg',
+  '.netrc',
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.pypirc',
+  '.docker',
+  '.kube',
+  '.git-credentials',
+  '.config/git/credentials',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.m2/settings.xml',
+  '.gradle/gradle.properties',
+  '.terraform.d',
+  '.vault-token',
+  '.password-store',
+  '.local/share/keyrings',
+  '.config/op',
+  '.claude',
+  '.codex',
+  '.gemini',
+  '.config/anthropic',
   '.config/openai',
 ];
 
 /** Sockets and runtime folders that open doors no file rule closes (connect() ignores a read-only mount). */
-export const HOST_SOCKETS: readonly string[] = [
-  '/run/user', '/run/docker.sock', '/var/run/docker.sock', '/run/containerd', '/run/podman', '/run/dbus', '/var/run/dbus',
-];
+export const HOST_SOCKETS: readonly string[] = ['/run/user', '/run/docker.sock', '/var/run/docker.sock', '/run/containerd', '/run/podman', '/run/dbus', '/var/run/dbus'];
 
 export interface PolicyInput {
   root: string;
@@ -179,11 +224,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const home = path.resolve(input.home ?? os.homedir());
   const cfg = input.config;
   const readOnly: string[] = [];
-  const candidates = [
-    ...(cfg.git_writable ? [] : [path.join(root, '.git')]),
-    input.stateDir,
-    ...(input.configFiles ?? [path.join(root, '.editwarden.yml')]),
-  ];
+  const candidates = [...(cfg.git_writable ? [] : [path.join(root, '.git')]), input.stateDir, ...(input.configFiles ?? [path.join(root, '.editwarden.yml')])];
   const stateDir = path.resolve(root, input.stateDir);
   // A missing state folder directly under the root (its usual place) is kept empty and read-only inside.
   const absentState = !exists(stateDir) && path.dirname(stateDir) === root ? stateDir : null;
@@ -196,11 +237,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const hidden = ['/home', '/root', '/Users'].filter((p) => exists(p));
   if (!hidden.some((h) => isInside(home, h))) hidden.push(home);
 
-  const readable = [
-    ...HOME_TOOLCHAINS.map((t) => path.join(home, t)).filter(exists),
-    ...selfInstallPaths(home),
-    ...cfg.readable.map((p) => expandHome(p, home)),
-  ];
+  const readable = [...HOME_TOOLCHAINS.map((t) => path.join(home, t)).filter(exists), ...selfInstallPaths(home), ...cfg.readable.map((p) => expandHome(p, home))];
   const writable = cfg.writable.map((p) => expandHome(p, home));
   const secrets = HOME_SECRETS.map((s) => path.join(home, s)).filter(exists);
   // /var/run is usually a link to /run: bind each real path once (bwrap cannot mount through the link).

@@ -37,13 +37,7 @@ function isDir(p: string): boolean {
  * The spawn of `argv` in `cwd`. `callerEnv` (editwarden's own settings for
  * this command) is applied after the allowlist; undefined removes a name.
  */
-export function sandboxedSpawn(
-  argv: readonly string[],
-  cwd: string,
-  sandbox: CommandSandbox,
-  callerEnv: Record<string, string | undefined> = {},
-  info: SandboxInfo = detectSandbox(),
-): SpawnSpec {
+export function sandboxedSpawn(argv: readonly string[], cwd: string, sandbox: CommandSandbox, callerEnv: Record<string, string | undefined> = {}, info: SandboxInfo = detectSandbox()): SpawnSpec {
   const [file, ...args] = argv;
   if (file === undefined) throw new TypeError('sandboxedSpawn: empty argv');
   // A plain-JS caller that forgot the policy must not get an unsandboxed command by default.

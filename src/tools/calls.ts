@@ -67,11 +67,7 @@ export type ApprovalHook = (request: ApprovalRequest) => ApprovalDecision | Prom
 /** The default hook: headless runs are gated by constraints, not by a person. */
 export const approveAll: ApprovalHook = () => ({ approved: true });
 
-export type RunnerEvent =
-  | { type: 'call-start'; index: number; tool: string }
-  | { type: 'call-end'; record: CallRecord }
-  | { type: 'violation'; violation: Violation }
-  | { type: 'usage'; tokens: number };
+export type RunnerEvent = { type: 'call-start'; index: number; tool: string } | { type: 'call-end'; record: CallRecord } | { type: 'violation'; violation: Violation } | { type: 'usage'; tokens: number };
 
 export interface ToolRunnerOptions {
   ws: FileView;

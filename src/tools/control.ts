@@ -18,8 +18,7 @@ export const TaskCompletionArgs = z
 export const taskCompletionTool = defineTool({
   name: 'task_completion',
   kind: 'control',
-  description:
-    'Call once when the task is finished (or cannot be finished): give a short summary of the changes, how they were verified, and what is left. Ends the run; no tool call after it runs.',
+  description: 'Call once when the task is finished (or cannot be finished): give a short summary of the changes, how they were verified, and what is left. Ends the run; no tool call after it runs.',
   schema: TaskCompletionArgs,
   async execute(args) {
     return { ok: true, output: `Task marked ${args.status}.`, data: { summary: args.summary, status: args.status }, endsRun: true };
@@ -48,8 +47,7 @@ function interactionOf(ctx: ToolContext): Interaction | undefined {
 export const askQuestionTool = defineTool({
   name: 'ask_question',
   kind: 'interactive',
-  description:
-    'Ask the person a question and wait for the answer. Interactive mode only: in headless runs it is refused and ends the run, so decide yourself when nobody is watching.',
+  description: 'Ask the person a question and wait for the answer. Interactive mode only: in headless runs it is refused and ends the run, so decide yourself when nobody is watching.',
   schema: AskQuestionArgs,
   async execute(args, ctx) {
     const interaction = interactionOf(ctx);

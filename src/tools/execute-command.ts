@@ -25,7 +25,12 @@ export const ExecuteCommandArgs = z
   .object({
     command: z.string().min(1).describe('Shell command (run with /bin/sh -c) at the workspace root.'),
     cwd: z.string().default('.').describe('Folder to run in, relative to the workspace root (default: the root).'),
-    timeout: z.number().positive().max(24 * 3600).default(DEFAULT_COMMAND_TIMEOUT_S).describe(`Seconds before the command and everything it started are killed (default ${DEFAULT_COMMAND_TIMEOUT_S}).`),
+    timeout: z
+      .number()
+      .positive()
+      .max(24 * 3600)
+      .default(DEFAULT_COMMAND_TIMEOUT_S)
+      .describe(`Seconds before the command and everything it started are killed (default ${DEFAULT_COMMAND_TIMEOUT_S}).`),
   })
   .strict();
 
@@ -45,7 +50,7 @@ export const executeCommandTool = defineTool({
   description: [
     'Run a shell command at the workspace root, e.g. the build or the tests; returns the exit code and the last lines of output.',
     'No input is available (stdin is closed): never run interactive programs. The command and all its children are killed at the timeout.',
-    'Files the command changes count against the run\'s file and line limits; do not use it to edit files — use edit_file.',
+    "Files the command changes count against the run's file and line limits; do not use it to edit files — use edit_file.",
   ].join(' '),
   schema: ExecuteCommandArgs,
   async execute(args, ctx) {

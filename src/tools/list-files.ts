@@ -19,8 +19,7 @@ export const ListFilesArgs = z
 export const listFilesTool = defineTool({
   name: 'list_files',
   kind: 'read',
-  description:
-    'List files and folders of the workspace (folders end with "/"), skipping what .gitignore ignores. Paths are relative to the workspace root; use them as-is with read_file and edit_file.',
+  description: 'List files and folders of the workspace (folders end with "/"), skipping what .gitignore ignores. Paths are relative to the workspace root; use them as-is with read_file and edit_file.',
   schema: ListFilesArgs,
   async execute(args, ctx) {
     try {

@@ -16,7 +16,12 @@ export const ReadFileArgs = z
   .object({
     path: z.string().min(1).describe('File path relative to the workspace root.'),
     start_line: z.number().int().positive().optional().describe('First line to return (1-based, default 1).'),
-    end_line: z.number().int().positive().optional().describe(`Last line to return (inclusive; default start_line + ${DEFAULT_READ_LINES - 1}).`),
+    end_line: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(`Last line to return (inclusive; default start_line + ${DEFAULT_READ_LINES - 1}).`),
     line_numbers: z.boolean().default(true).describe('Prefix each line with its number and a tab (default true). The numbers are NOT part of the file.'),
   })
   .strict();
@@ -26,7 +31,7 @@ export const readFileTool = defineTool({
   kind: 'read',
   description: [
     'Read a text file of the workspace, with line numbers.',
-    'Returns the lines (or the range start_line..end_line) and the file\'s sha256 hash.',
+    "Returns the lines (or the range start_line..end_line) and the file's sha256 hash.",
     'Before editing a file, read it and copy old_text EXACTLY from what you read — without the line-number prefix.',
     'Pass the hash as expected_hash to edit_file/write_file so the edit is refused if the file changed since you read it.',
     `Long files are returned ${DEFAULT_READ_LINES} lines at a time; ask for the next range with start_line.`,

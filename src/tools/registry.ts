@@ -14,19 +14,7 @@ import { searchFilesTool } from './search-files.js';
 import type { AnyTool } from './types.js';
 import { writeFileTool } from './write-file.js';
 
-export const BUILTIN_TOOLS: readonly AnyTool[] = [
-  readFileTool,
-  listFilesTool,
-  searchFilesTool,
-  editFileTool,
-  writeFileTool,
-  applyPatchTool,
-  executeCommandTool,
-  taskCompletionTool,
-  askQuestionTool,
-  converseTool,
-  activeEditTool,
-];
+export const BUILTIN_TOOLS: readonly AnyTool[] = [readFileTool, listFilesTool, searchFilesTool, editFileTool, writeFileTool, applyPatchTool, executeCommandTool, taskCompletionTool, askQuestionTool, converseTool, activeEditTool];
 
 export class ToolRegistry {
   private readonly byName = new Map<string, AnyTool>();

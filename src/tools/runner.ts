@@ -316,7 +316,11 @@ export class ToolRunner {
     let violation = this.guard.checkChanges(changes, site, false);
     if (effects.governing.length > 0) {
       const notReverted = effects.governing.filter((g) => !g.reverted).map((g) => g.path);
-      violation = this.guard.governingChanged(effects.governing.map((g) => g.path), notReverted, site);
+      violation = this.guard.governingChanged(
+        effects.governing.map((g) => g.path),
+        notReverted,
+        site,
+      );
       changes = [...changes, ...effects.governing.map((g) => ({ path: g.path, added: g.change === 'deleted' ? 0 : 1, removed: g.change === 'added' ? 0 : 1 }))];
     }
     this.chargeFiles(changes, tool);

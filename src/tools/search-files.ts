@@ -61,16 +61,20 @@ export const searchFilesTool = defineTool({
       const globs = args.glob === undefined ? [] : Array.isArray(args.glob) ? args.glob : [args.glob];
       // A regular expression is stopped at its own budget, and never later than the run's deadline.
       const budgetMs = Math.min(ctx.config.search.timeout * 1000, ctx.remainingMs());
-      const found = await pool.search(ctx.ws.root, {
-        pattern: args.pattern,
-        regex: args.regex,
-        caseSensitive: args.case_sensitive,
-        start: resolved.relative,
-        globs,
-        maxResults: args.max_results,
-        maxFileBytes: ctx.config.edit.max_file_bytes,
-        signal: ctx.signal,
-      }, budgetMs);
+      const found = await pool.search(
+        ctx.ws.root,
+        {
+          pattern: args.pattern,
+          regex: args.regex,
+          caseSensitive: args.case_sensitive,
+          start: resolved.relative,
+          globs,
+          maxResults: args.max_results,
+          maxFileBytes: ctx.config.edit.max_file_bytes,
+          signal: ctx.signal,
+        },
+        budgetMs,
+      );
       const lines = found.matches.map((m) => `${m.path}:${m.line}:${m.text}`);
       const notes: string[] = [];
       if (found.truncated) notes.push(`[stopped at ${args.max_results} matches; narrow the search with path or glob]`);

@@ -20,53 +20,10 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { EditwardenError, ErrorCode, quote } from '../errors.js';
 import { walkFiles } from './file-walk.js';
 import { emptyOutcome, FileSearcher, globFilter, rootPrefix, searchFiles, type PortableQuery, type SearchOutcome, type SearchQuery } from './search.js';
+import { CHUNK, CLOSED, claimAndSearch, FOUND, type FromWorker, JobFeed, merge, NEXT, searchChunk, searchList, type ToWorker } from './search-chunks.js';
 
 /** Below this many files a search stays on the calling thread: handing out chunks would cost more than it saves. */
 export const PARALLEL_MIN_FILES = 2000;
-/** Files per claim: small enough to balance threads on a loaded machine, large enough that claiming costs nothing. */
-const CHUNK = 256;
-/** Slots of a search's shared control array. */
-const NEXT = 0; // The next chunk to claim; set past any chunk when the search closes.
-const FOUND = 1; // Matches found so far: no chunk is claimed once maxResults are found.
-const CLOSED = 1 << 30;
-
-type ToWorker =
-  | { kind: 'start'; job: number; root: string; query: PortableQuery; control: SharedArrayBuffer }
-  | { kind: 'chunk'; job: number; id: number; files: string[] };
-type FromWorker = { job: number; id: number; out: SearchOutcome };
-
-/**
- * Claims chunks below `available` and searches each to its end (or its own
- * maxResults). Chunks are claimed in order, so once maxResults matches are
- * found in claimed chunks no later chunk can be needed.
- */
-function claimAndSearch(
-  control: Int32Array,
-  available: number,
-  maxResults: number,
-  search: (id: number) => SearchOutcome,
-  report: (id: number, out: SearchOutcome) => void,
-): void {
-  for (;;) {
-    if (Atomics.load(control, FOUND) >= maxResults) return;
-    const id = Atomics.load(control, NEXT);
-    if (id >= available) return;
-    if (Atomics.compareExchange(control, NEXT, id, id + 1) !== id) continue; // Another thread took it.
-    const out = search(id);
-    Atomics.add(control, FOUND, out.matches.length);
-    report(id, out);
-  }
-}
-
-function searchChunk(searcher: FileSearcher, prefix: string, files: readonly string[], from: number, to: number): SearchOutcome {
-  const out = emptyOutcome();
-  for (let i = from; i < to; i++) {
-    const rel = files[i] as string;
-    if (!searcher.searchFile(rel, prefix + rel, out)) break;
-  }
-  searcher.release();
-  return out;
-}
 
 if (!isMainThread && parentPort && (workerData as { editwardenSearch?: true } | null)?.editwardenSearch) {
   const port = parentPort;
@@ -99,38 +56,6 @@ if (!isMainThread && parentPort && (workerData as { editwardenSearch?: true } | 
       }
     }
   });
-}
-
-/**
- * One search job as the workers see it: the files found so far, handed out
- * in chunks of CHUNK, and the shared control array they claim chunks and
- * count matches through. The pooled and the isolated search feed workers
- * the same way; only who the workers are differs.
- */
-class JobFeed {
-  readonly files: string[] = [];
-  readonly control = new Int32Array(new SharedArrayBuffer(8));
-  private posted = 0;
-
-  constructor(
-    readonly job: number,
-    private readonly root: string,
-    private readonly query: PortableQuery,
-  ) {}
-
-  /** Tells `workers` about the job (before any chunk). */
-  begin(workers: readonly Worker[]): void {
-    const msg: ToWorker = { kind: 'start', job: this.job, root: this.root, query: this.query, control: this.control.buffer as SharedArrayBuffer };
-    for (const w of workers) w.postMessage(msg);
-  }
-
-  /** Posts every chunk below `upTo` not posted yet. */
-  post(workers: readonly Worker[], upTo: number): void {
-    for (; this.posted < upTo; this.posted++) {
-      const msg: ToWorker = { kind: 'chunk', job: this.job, id: this.posted, files: this.files.slice(this.posted * CHUNK, (this.posted + 1) * CHUNK) };
-      for (const w of workers) w.postMessage(msg);
-    }
-  }
 }
 
 /**
@@ -205,13 +130,18 @@ export class SearchPool {
       };
     });
     // Delivered only once this thread yields: its own share below blocks the event loop.
-    this.collect(job, results, () => {
-      present++;
-      wake();
-    }, () => {
-      alive--;
-      wake();
-    });
+    this.collect(
+      job,
+      results,
+      () => {
+        present++;
+        wake();
+      },
+      () => {
+        alive--;
+        wake();
+      },
+    );
     for (const w of workers) w.ref();
     try {
       const searcher = new FileSearcher(portable);
@@ -272,13 +202,18 @@ export class SearchPool {
     let lost = false;
     let wake: () => void = () => undefined;
     // Registered before any chunk is posted: a fast worker may answer while the walk goes on.
-    this.collect(job, results, () => {
-      present++;
-      wake();
-    }, () => {
-      lost = true;
-      wake();
-    });
+    this.collect(
+      job,
+      results,
+      () => {
+        present++;
+        wake();
+      },
+      () => {
+        lost = true;
+        wake();
+      },
+    );
     try {
       walkFiles(
         root,
@@ -341,7 +276,11 @@ export class SearchPool {
 
   private timedOut(pattern: string, budgetMs: number, cancelled: boolean): EditwardenError {
     if (cancelled) {
-      return new EditwardenError({ code: ErrorCode.SEARCH_TIMEOUT, message: `The search for ${quote(pattern)} was stopped: its call was cancelled or reached the run's deadline.`, hint: 'Search again with a simpler expression, a literal (regex: false), or a narrower path or glob.' });
+      return new EditwardenError({
+        code: ErrorCode.SEARCH_TIMEOUT,
+        message: `The search for ${quote(pattern)} was stopped: its call was cancelled or reached the run's deadline.`,
+        hint: 'Search again with a simpler expression, a literal (regex: false), or a narrower path or glob.',
+      });
     }
     return new EditwardenError({
       code: ErrorCode.SEARCH_TIMEOUT,
@@ -413,38 +352,6 @@ export class SearchPool {
     worker.once('exit', gone);
     return worker;
   }
-}
-
-/** The files of a short list, in order, on this thread. */
-function searchList(root: string, files: readonly string[], query: PortableQuery): SearchOutcome {
-  const out = emptyOutcome();
-  const searcher = new FileSearcher(query);
-  const prefix = rootPrefix(root);
-  for (const rel of files) if (!searcher.searchFile(rel, prefix + rel, out)) break;
-  searcher.release();
-  return out;
-}
-
-/** Chunk results in order, cut at maxResults as searchFiles cuts; a chunk a failed thread left is searched here. */
-function merge(root: string, files: readonly string[], query: PortableQuery, results: Array<SearchOutcome | undefined>, claimed: number): SearchOutcome {
-  const out = emptyOutcome();
-  let searcher: FileSearcher | null = null;
-  const prefix = rootPrefix(root);
-  for (let id = 0; id < claimed && !out.truncated; id++) {
-    const part = results[id] ?? searchChunk((searcher ??= new FileSearcher(query)), prefix, files, id * CHUNK, Math.min(files.length, (id + 1) * CHUNK));
-    out.filesSearched += part.filesSearched;
-    out.filesMatched += part.filesMatched;
-    out.skippedBinary += part.skippedBinary;
-    out.skippedLarge += part.skippedLarge;
-    for (const m of part.matches) {
-      out.matches.push(m);
-      if (out.matches.length >= query.maxResults) {
-        out.truncated = true;
-        break;
-      }
-    }
-  }
-  return out;
 }
 
 /** One thread per core, at most four (reading files stops scaling there). */

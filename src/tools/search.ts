@@ -162,7 +162,8 @@ export function requiredLiteral(source: string): string | null {
     if (c === '\\') {
       const e = source[i + 1];
       if (e === undefined) return null;
-      if (/^[!-/:-@[-`{-~]$/.test(e)) atom = e; // ASCII punctuation: an identity escape.
+      if (/^[!-/:-@[-`{-~]$/.test(e))
+        atom = e; // ASCII punctuation: an identity escape.
       else if (!CLASS_ESCAPES.has(e)) return null; // \x41, \u0041, \cJ, \1, \k<n>…: not worth parsing.
       i += 2;
     } else if (c === '(' || c === '[') {

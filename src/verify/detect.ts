@@ -28,19 +28,7 @@ export type ProjectKind = (typeof ProjectKind)[keyof typeof ProjectKind];
 
 export const PRIORITY: readonly ProjectKind[] = ['cmake', 'meson', 'cargo', 'go', 'maven', 'gradle', 'node', 'typescript', 'python', 'make'];
 
-export type TestFramework =
-  | 'vitest'
-  | 'jest'
-  | 'mocha'
-  | 'node:test'
-  | 'pytest'
-  | 'unittest'
-  | 'go test'
-  | 'cargo test'
-  | 'ctest'
-  | 'gtest'
-  | 'junit'
-  | 'meson';
+export type TestFramework = 'vitest' | 'jest' | 'mocha' | 'node:test' | 'pytest' | 'unittest' | 'go test' | 'cargo test' | 'ctest' | 'gtest' | 'junit' | 'meson';
 
 export type PackageManager = 'npm' | 'pnpm' | 'yarn' | 'bun';
 
@@ -297,10 +285,7 @@ function detectPython(files: Files): DetectedProject | null {
   const markers = ['pyproject.toml', 'setup.cfg', 'setup.py'].filter((f) => files.has(f));
   if (markers.length === 0) return null;
   const configs = ['pyproject.toml', 'setup.cfg', 'tox.ini', 'requirements-dev.txt', 'requirements.txt'].map((f) => files.text(f) ?? '').join('\n');
-  const pytest =
-    files.has('pytest.ini') ||
-    files.has('conftest.py') ||
-    /\[tool\.pytest|\[tool:pytest\]|^\[pytest\]|\bpytest\b/m.test(configs);
+  const pytest = files.has('pytest.ini') || files.has('conftest.py') || /\[tool\.pytest|\[tool:pytest\]|^\[pytest\]|\bpytest\b/m.test(configs);
   const evidence = [...markers, ...(files.has('pytest.ini') ? ['pytest.ini'] : []), ...(files.has('conftest.py') ? ['conftest.py'] : [])];
   if (pytest) return { kind: 'python', build: null, test: 'python3 -m pytest', framework: 'pytest', evidence };
   const testDir = ['tests', 'test'].find((d) => files.isDir(d));

@@ -74,13 +74,7 @@ export interface ResolvedCommand {
 }
 
 /** Which command a verification of `kind` runs; refuses when there is none. */
-export function resolveVerifyCommand(
-  ws: VerifyWorkspace,
-  kind: VerifyKind,
-  config: Config,
-  command?: string | readonly string[],
-  detect: (root: string) => Detection = detectProject,
-): ResolvedCommand {
+export function resolveVerifyCommand(ws: VerifyWorkspace, kind: VerifyKind, config: Config, command?: string | readonly string[], detect: (root: string) => Detection = detectProject): ResolvedCommand {
   if (command !== undefined && (typeof command === 'string' ? command.trim() !== '' : command.length > 0)) return { command, source: 'option' };
   if (kind === 'cmd') {
     throw new EditwardenError({
@@ -157,7 +151,10 @@ export function verifyFailure(result: VerifyResult): EditwardenError {
         : result.exit_code === null
           ? `was killed by ${result.signal}`
           : `exited with code ${result.exit_code}`;
-  const first = result.diagnostics.filter((d) => d.severity === 'error').slice(0, 3).map(formatDiagnostic);
+  const first = result.diagnostics
+    .filter((d) => d.severity === 'error')
+    .slice(0, 3)
+    .map(formatDiagnostic);
   return new EditwardenError({
     code: ErrorCode.VERIFY_FAILED,
     message: `The ${result.kind} (${result.command}) ${why}.${first.length > 0 ? ` First errors: ${first.join(' | ')}` : ''}`,

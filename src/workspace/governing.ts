@@ -24,11 +24,7 @@ import { atomicWriteFile } from './atomic.js';
 const UNWATCHED_DIRS = new Set(['objects', 'lfs', 'logs']);
 const UNWATCHED_GITDIR_FILES = new Set(['index', 'index.lock']);
 
-type Entry =
-  | { type: 'file'; bytes: Buffer; mode: number; size: number; mtimeMs: number; ctimeMs: number; ino: number }
-  | { type: 'symlink'; target: string }
-  | { type: 'dir'; mode: number }
-  | { type: 'other' };
+type Entry = { type: 'file'; bytes: Buffer; mode: number; size: number; mtimeMs: number; ctimeMs: number; ino: number } | { type: 'symlink'; target: string } | { type: 'dir'; mode: number } | { type: 'other' };
 
 export interface GoverningSnapshot {
   root: string;
@@ -71,12 +67,23 @@ export function governingChanges(snapshot: GoverningSnapshot): Array<Omit<Govern
 /** Puts every changed path back as the snapshot recorded it. Added paths are removed (deepest first), then the rest restored (parents first). */
 export function revertGoverning(snapshot: GoverningSnapshot, changes: ReadonlyArray<Omit<GoverningChange, 'reverted'>>): GoverningChange[] {
   const results = new Map<string, GoverningChange>();
-  const added = changes.filter((c) => c.change === 'added').map((c) => c.path).sort().reverse();
-  for (const p of added) results.set(p, attempt(snapshot, { path: p, change: 'added' }, () => fs.rmSync(absoluteOf(snapshot.root, p), { recursive: true, force: true })));
+  const added = changes
+    .filter((c) => c.change === 'added')
+    .map((c) => c.path)
+    .sort()
+    .reverse();
+  for (const p of added)
+    results.set(
+      p,
+      attempt(snapshot, { path: p, change: 'added' }, () => fs.rmSync(absoluteOf(snapshot.root, p), { recursive: true, force: true })),
+    );
   const rest = changes.filter((c) => c.change !== 'added').sort((a, b) => (a.path < b.path ? -1 : 1));
   for (const c of rest) {
     const then = snapshot.entries.get(c.path) as Entry;
-    results.set(c.path, attempt(snapshot, c, () => restoreEntry(snapshot.root, c.path, then)));
+    results.set(
+      c.path,
+      attempt(snapshot, c, () => restoreEntry(snapshot.root, c.path, then)),
+    );
   }
   return changes.map((c) => results.get(c.path) as GoverningChange);
 }

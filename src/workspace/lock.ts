@@ -322,9 +322,7 @@ function unlinkIfPresent(file: string): void {
 }
 
 function lockedError(file: string, owner: LockOwner | null, timeoutMs: number): EditwardenError {
-  const who = owner
-    ? `process ${owner.pid}${owner.command ? ` (${owner.command})` : ''} since ${owner.acquiredAt}`
-    : 'another process';
+  const who = owner ? `process ${owner.pid}${owner.command ? ` (${owner.command})` : ''} since ${owner.acquiredAt}` : 'another process';
   return new EditwardenError({
     code: ErrorCode.LOCKED,
     message: `The workspace is locked by ${who}; waited ${(timeoutMs / 1000).toFixed(1)} s.`,

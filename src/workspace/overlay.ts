@@ -29,9 +29,7 @@ export interface OverlayChange {
 }
 
 /** What a reader of the overlay saw of its base: a path's resolution, or a file's bytes (null: no file). */
-export type Observation =
-  | { kind: 'resolve'; requested: string; resolved: ResolvedPath }
-  | { kind: 'read'; requested: string; snapshot: FileSnapshot | null };
+export type Observation = { kind: 'resolve'; requested: string; resolved: ResolvedPath } | { kind: 'read'; requested: string; snapshot: FileSnapshot | null };
 
 export interface OverlayOptions {
   /** Told of every resolution and read the overlay answered from its base (the planning view's record of what a plan saw). */

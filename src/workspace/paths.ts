@@ -101,9 +101,7 @@ export function locateInRoot(resolver: Resolver, requested: string, options: Loc
   const { parts, lexicalRelative } = lexicalParts(resolver.root, requested);
   // The lexical spelling may dodge the real-path check ("x/../.git"); check it before touching the disk.
   checkDeniedRelative(requested, lexicalRelative);
-  const located = resolver.locate(parts, (kind, detail) =>
-    outside(requested, kind === 'loop' ? DenialReason.SYMLINK_LOOP : DenialReason.SYMLINK_ESCAPE, kind === 'escape' ? `a symlink leads out: ${detail}` : detail),
-  options);
+  const located = resolver.locate(parts, (kind, detail) => outside(requested, kind === 'loop' ? DenialReason.SYMLINK_LOOP : DenialReason.SYMLINK_ESCAPE, kind === 'escape' ? `a symlink leads out: ${detail}` : detail), options);
   try {
     checkDeniedRelative(requested, located.relative);
   } catch (error) {

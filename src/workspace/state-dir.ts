@@ -25,9 +25,7 @@ export function untrusted(message: string, hint?: string): EditwardenError {
   return new EditwardenError({
     code: ErrorCode.UNTRUSTED_STATE,
     message,
-    hint:
-      hint ??
-      'editwarden will not use a state folder it did not make. If this repository came with a `.editwarden/` (a clone or an archive), remove it (`rm -rf .editwarden`, after a look inside) and run the command again.',
+    hint: hint ?? 'editwarden will not use a state folder it did not make. If this repository came with a `.editwarden/` (a clone or an archive), remove it (`rm -rf .editwarden`, after a look inside) and run the command again.',
   });
 }
 

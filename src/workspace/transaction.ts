@@ -42,9 +42,7 @@ export interface TransactionOptions {
 export type TransactionVerifyOutcome = boolean | { ok: boolean; detail?: string };
 export type TransactionVerifyHook = (tx: Transaction) => TransactionVerifyOutcome | Promise<TransactionVerifyOutcome>;
 
-export type TransactionVerifyResult =
-  | { ok: true; state: 'open' }
-  | { ok: false; policy: FailurePolicy; state: TransactionState; detail?: string; rollback?: RollbackResult };
+export type TransactionVerifyResult = { ok: true; state: 'open' } | { ok: false; policy: FailurePolicy; state: TransactionState; detail?: string; rollback?: RollbackResult };
 
 export type { RollbackResult };
 

@@ -28,9 +28,7 @@ export interface FileSnapshot {
 }
 
 /** One change to the disk, as the engine planned it. */
-export type FileWrite =
-  | { kind: 'write'; path: string; bytes: FileData; mode?: number | undefined; /** Replace a file that has no write bit (the request's `force`). */ force?: boolean }
-  | { kind: 'delete'; path: string };
+export type FileWrite = { kind: 'write'; path: string; bytes: FileData; mode?: number | undefined /** Replace a file that has no write bit (the request's `force`). */; force?: boolean } | { kind: 'delete'; path: string };
 
 export interface WorkspaceOptions {
   /** Largest file the workspace will read for editing (bytes). */

@@ -176,13 +176,16 @@ describe('editwarden run', () => {
       expect(stdout).toContain('The work so far is kept.');
       // A pid written inside the sandbox is of its pid namespace: look for the sleep by its command line.
       const { pidRunning } = await import('../../src/verify/process-group.js');
-      const left = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-        try {
-          return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8') === 'sleep\u000030.5172\u0000' && pidRunning(Number(p));
-        } catch {
-          return false;
-        }
-      });
+      const left = fs
+        .readdirSync('/proc')
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8') === 'sleep\u000030.5172\u0000' && pidRunning(Number(p));
+          } catch {
+            return false;
+          }
+        });
       expect(left).toEqual([]);
       const folder = /run folder: (\S+)/.exec(stdout)?.[1] as string;
       expect(fs.existsSync(folder)).toBe(true);
@@ -203,10 +206,7 @@ describe('editwarden run', () => {
   it('Ctrl-C stops cleanly: exit 130, the partial work kept, the run folder named, the transcript ends with interrupted', async () => {
     const root = project();
     const server = await startScriptedServer({
-      turns: [
-        { tool_calls: [{ name: 'edit_file', arguments: { path: 'src/greeting.js', old_text: 'Hello', new_text: 'Hi' } }] },
-        { text: 'Thinking about the next step for a long while…', delay_ms: 30_000 },
-      ],
+      turns: [{ tool_calls: [{ name: 'edit_file', arguments: { path: 'src/greeting.js', old_text: 'Hello', new_text: 'Hi' } }] }, { text: 'Thinking about the next step for a long while…', delay_ms: 30_000 }],
     });
     try {
       const child = spawn(process.execPath, [...entry, 'run', '--task', 'x', '--model', 'openai-compatible:scripted', '--base-url', server.openaiBaseUrl, '--root', root], {

@@ -14,7 +14,7 @@ import { ControlledEditSession, MESSAGES } from '../../src/agent/controlled.js';
 beforeAll(ensureBuilt);
 afterEach(cleanup);
 
-const GREETING = "export function greeting() {\n  return 1;\n}\n";
+const GREETING = 'export function greeting() {\n  return 1;\n}\n';
 const CHECK = "const t = require('fs').readFileSync('src/greeting.mjs', 'utf8');\nif (t.includes('return 3;')) { console.error('src/greeting.mjs:2:10: error: three is not allowed'); process.exit(1); }\n";
 const BUILD = 'node --check src/greeting.mjs && node check.cjs';
 
@@ -37,9 +37,7 @@ describe('the loop stops after the edit attempt, regardless of whether it succee
     expect(c.out.turns).toBe(1);
     expect(c.file).toBe(GREETING);
     expect(c.results).toHaveLength(1);
-    expect(String(c.results[0]?.output).split('\n')[0]).toMatch(
-      /^Edit failed: The specified old_text was not found in the file\. Searched for: return 7;\. Hint: Use read_file to view current contents and find a unique anchor point\./,
-    );
+    expect(String(c.results[0]?.output).split('\n')[0]).toMatch(/^Edit failed: The specified old_text was not found in the file\. Searched for: return 7;\. Hint: Use read_file to view current contents and find a unique anchor point\./);
     expect(String(c.results[0]?.output).split('\n')[1]).toBe('tool exit code: 1');
     expect(c.out.controlled.state).toMatchObject({ has_edited: true, build_success: false, edit_file_path: 'src/greeting.mjs' });
     expect(c.report).toContain('- **Edit Status:** FAILURE');
@@ -81,12 +79,15 @@ describe("the design's report template, exactly", () => {
     expect(String(c.results[0]?.output).split('\n')[0]).toBe('SUCCESS: Code modified and build passed.');
     const lines = c.report.split('\n');
     expect(lines[0]).toBe('# Controlled Edit Mode v1: Run Report');
-    const labels = lines.filter((l) => l.startsWith('- **')).slice(0, 6).map((l) => l.replace(/:\*\* .*/, ':**'));
+    const labels = lines
+      .filter((l) => l.startsWith('- **'))
+      .slice(0, 6)
+      .map((l) => l.replace(/:\*\* .*/, ':**'));
     expect(labels).toEqual(['- **Timestamp:**', '- **Target File:**', '- **Checkpoint ID:**', '- **Edit Status:**', '- **Compilation Status:**', '- **Automatic Rollback Triggered:**']);
     expect(c.report).toMatch(/- \*\*Timestamp:\*\* \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\n/);
     expect(c.report).toMatch(/- \*\*Checkpoint ID:\*\* `[^`(]+`\n/);
     expect(c.report).toContain('- **Edit Status:** SUCCESS\n- **Compilation Status:** PASSED\n- **Automatic Rollback Triggered:** NO\n');
-    expect(c.report).toMatch(/## Modification Diff Detail\n\n```diff\n[\s\S]*-  return 1;\n\+  return 2;\n[\s\S]*```\n\n## Compilation Diagnostic Output\n/);
+    expect(c.report).toMatch(/## Modification Diff Detail\n\n```diff\n[\s\S]*- {2}return 1;\n\+ {2}return 2;\n[\s\S]*```\n\n## Compilation Diagnostic Output\n/);
     expect(c.report.indexOf('## Details')).toBeGreaterThan(c.report.indexOf('## Compilation Diagnostic Output'));
   });
 });

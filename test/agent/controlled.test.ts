@@ -21,7 +21,10 @@ function jsProject(): string {
   fs.mkdirSync(path.join(dir, 'src'));
   fs.writeFileSync(path.join(dir, 'src/greeting.mjs'), 'export function greeting(name) {\n  return `Hello, ${name}!`;\n}\n\nexport function count() {\n  return 1;\n}\n');
   fs.writeFileSync(path.join(dir, 'src/main.mjs'), "import { greeting } from './greeting.mjs';\nconsole.log(greeting('editwarden'));\n");
-  fs.writeFileSync(path.join(dir, 'check.mjs'), "const m = await import('./src/greeting.mjs');\nif (typeof m.greeting('x') !== 'string' || typeof m.count() !== 'number') { console.error('src/greeting.mjs:2: error: greeting must return a string'); process.exit(1); }\n");
+  fs.writeFileSync(
+    path.join(dir, 'check.mjs'),
+    "const m = await import('./src/greeting.mjs');\nif (typeof m.greeting('x') !== 'string' || typeof m.count() !== 'number') { console.error('src/greeting.mjs:2: error: greeting must return a string'); process.exit(1); }\n",
+  );
   roots.push(dir);
   return dir;
 }

@@ -128,12 +128,7 @@ describe('--mode interactive in a real terminal (tmux)', () => {
 
       const runs = fs.readdirSync(path.join(root, '.editwarden/runs'));
       const transcript = lines(path.join(root, '.editwarden/runs', runs[0] as string, 'transcript.jsonl'));
-      expect(transcript.filter((e) => e.type === 'approval').map((e) => `${e.tool}:${e.decision}`)).toEqual([
-        'edit_file:approved',
-        'edit_file:declined',
-        'write_file:approved',
-        'write_file:approved',
-      ]);
+      expect(transcript.filter((e) => e.type === 'approval').map((e) => `${e.tool}:${e.decision}`)).toEqual(['edit_file:approved', 'edit_file:declined', 'write_file:approved', 'write_file:approved']);
       expect(transcript.find((e) => e.type === 'question')).toMatchObject({ answer: 'Bob' });
     } finally {
       await server.close();
@@ -145,10 +140,7 @@ describe('--mode interactive in a real terminal (tmux)', () => {
     roots.push(root);
     fs.writeFileSync(path.join(root, 'notes.txt'), 'alpha\n');
     const server = await startScriptedServer({
-      turns: [
-        { tool_calls: [{ name: 'execute_command', arguments: { command: 'echo hi > made.txt' } }] },
-        { text: 'never requested' },
-      ],
+      turns: [{ tool_calls: [{ name: 'execute_command', arguments: { command: 'echo hi > made.txt' } }] }, { text: 'never requested' }],
     });
     try {
       const command = `env NO_COLOR=1 ${JSON.stringify(process.execPath)} ${JSON.stringify(entry)} run --mode interactive --task x --model openai-compatible:s --base-url ${server.openaiBaseUrl} --root ${JSON.stringify(root)}; echo "EXIT=$?"; sleep 60`;
@@ -207,10 +199,7 @@ describe('--mode interactive in a real terminal (tmux)', () => {
     roots.push(root);
     fs.writeFileSync(path.join(root, 'notes.txt'), 'alpha\n');
     const server = await startScriptedServer({
-      turns: [
-        { tool_calls: [{ name: 'edit_file', arguments: { path: 'notes.txt', old_text: 'alpha', new_text: 'beta' } }] },
-        { text: 'Pondering for a long time…', delay_ms: 30_000 },
-      ],
+      turns: [{ tool_calls: [{ name: 'edit_file', arguments: { path: 'notes.txt', old_text: 'alpha', new_text: 'beta' } }] }, { text: 'Pondering for a long time…', delay_ms: 30_000 }],
     });
     try {
       const command = `env NO_COLOR=1 ${JSON.stringify(process.execPath)} ${JSON.stringify(entry)} run --mode interactive --task x --model openai-compatible:s --base-url ${server.openaiBaseUrl} --root ${JSON.stringify(root)}; echo "EXIT=$?"; sleep 60`;

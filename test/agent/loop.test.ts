@@ -137,7 +137,7 @@ for (const protocol of ['openai', 'anthropic'] as const) {
       expect(transcript.filter((e) => e.type === 'tool_result').map((e) => e.status)).toEqual(['refused', 'skipped']);
     });
 
-    it('the token budget is exceeded from reported usage: exit 2, the turn\'s calls are not run', async () => {
+    it("the token budget is exceeded from reported usage: exit 2, the turn's calls are not run", async () => {
       const root = project({ 'notes.txt': 'alpha\n' });
       const r = await runWithServer(
         root,
@@ -183,11 +183,7 @@ for (const protocol of ['openai', 'anthropic'] as const) {
         '---END---',
         '',
       ].join('\n');
-      const r = await runWithServer(
-        root,
-        { turns: [{ text: reply }, { tool_calls: [{ name: 'task_completion', arguments: { summary: 'added' } }] }] },
-        { protocol, session: { activeEdit: true } },
-      );
+      const r = await runWithServer(root, { turns: [{ text: reply }, { tool_calls: [{ name: 'task_completion', arguments: { summary: 'added' } }] }] }, { protocol, session: { activeEdit: true } });
       expect(r.outcome.status).toBe('completed');
       expect(read(root, 'src/greeting.ts')).toBe(`${GREETING}export function farewell(name: string): string {\n  return \`Bye, \${name}!\`;\n}\n`);
       expect(read(root, 'config/app.json')).toBe('{ "greeting": "Hello" }\n');
@@ -206,11 +202,7 @@ for (const protocol of ['openai', 'anthropic'] as const) {
 
     it('without --active-edit the instructions are not sent and directives in text are not applied', async () => {
       const root = project({ 'a.txt': 'a\n' });
-      const r = await runWithServer(
-        root,
-        { turns: [{ text: '---BEGIN---\nEdit: b.txt\naction: replace\n---START---\nb\n---END---\n' }, { tool_calls: [{ name: 'task_completion', arguments: { summary: 'x' } }] }] },
-        { protocol },
-      );
+      const r = await runWithServer(root, { turns: [{ text: '---BEGIN---\nEdit: b.txt\naction: replace\n---START---\nb\n---END---\n' }, { tool_calls: [{ name: 'task_completion', arguments: { summary: 'x' } }] }] }, { protocol });
       expect(fs.existsSync(path.join(root, 'b.txt'))).toBe(false);
       const system = JSON.stringify(r.server.requests[0]?.body);
       expect(system).not.toContain('Active edit directives');

@@ -96,10 +96,7 @@ describe('replaying a transcript', () => {
       JSON.stringify({ type: 'tool_result', status: 'ok' }),
       JSON.stringify({ type: 'assistant', turn: 2, text: '', tool_calls: [], usage: { input: 7, output: 1 } }),
     ].join('\n');
-    expect(scriptFromTranscript(text).turns).toEqual([
-      { text: 'hi', tool_calls: [{ name: 'read_file', arguments: '{"path":"a"}', id: 'c1' }], usage: { input: 5, output: 2 } },
-      { usage: { input: 7, output: 1 } },
-    ]);
+    expect(scriptFromTranscript(text).turns).toEqual([{ text: 'hi', tool_calls: [{ name: 'read_file', arguments: '{"path":"a"}', id: 'c1' }], usage: { input: 5, output: 2 } }, { usage: { input: 7, output: 1 } }]);
   });
 });
 

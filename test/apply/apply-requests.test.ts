@@ -17,7 +17,10 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
 const read = (p: string): string => fs.readFileSync(path.join(root, p), 'utf8');
-const sha = (p: string): string => createHash('sha256').update(fs.readFileSync(path.join(root, p))).digest('hex');
+const sha = (p: string): string =>
+  createHash('sha256')
+    .update(fs.readFileSync(path.join(root, p)))
+    .digest('hex');
 
 describe('a reply is applied all or nothing', () => {
   it('writes nothing when one request of several fails, and says why for each', async () => {

@@ -68,9 +68,7 @@ describe('concurrent editwarden edit processes on one file', () => {
       const text = Array.from({ length: WRITERS }, (_, w) => slot(w, 0)).join('\n') + '\n';
       const root = tempRoot(text);
       const hash = (await import('node:crypto')).createHash('sha256').update(text).digest('hex');
-      const results = await Promise.all(
-        Array.from({ length: WRITERS }, (_, w) => cli(['edit', 'shared.txt', '--old', slot(w, 0), '--new', done(w, 0), '--expected-hash', hash, '--json', '--root', root], root)),
-      );
+      const results = await Promise.all(Array.from({ length: WRITERS }, (_, w) => cli(['edit', 'shared.txt', '--old', slot(w, 0), '--new', done(w, 0), '--expected-hash', hash, '--json', '--root', root], root)));
       const applied = results.filter((r) => r.code === 0 && statusOf(r.stdout) === 'applied');
       const stale = results.filter((r) => r.code !== 0 && r.stdout.includes('E_STALE'));
       expect(applied.length, `trial ${trial}`).toBe(1);

@@ -14,4 +14,3 @@ export function cli(args: string[], cwd: string): Promise<{ code: number | null;
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
-

@@ -10,8 +10,7 @@ beforeAll(async () => {
   service = await prepareAstHooks(['a.py', 'a.ts', 'a.json', 'a.css'], 'refuse');
 });
 
-const apply = (file: string, text: string, astPath: string, astAction: AstRequest['astAction'], content = ''): string =>
-  service.applyAst(file, text, { action: 'ast', path: file, astPath, astAction, content }).text;
+const apply = (file: string, text: string, astPath: string, astAction: AstRequest['astAction'], content = ''): string => service.applyAst(file, text, { action: 'ast', path: file, astPath, astAction, content }).text;
 
 describe('re-indentation', () => {
   it('dedent removes the common indentation and surrounding blank lines, keeping relative indentation', () => {

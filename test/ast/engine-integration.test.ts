@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { applyRequests } from '../../src/apply/apply-requests.js';
 import { prepareAstHooks } from '../../src/ast/hooks.js';
 import type { EditRequest } from '../../src/edit/types.js';
-import { Workspace } from '../../src/workspace/workspace.js';
+import type { Workspace } from '../../src/workspace/workspace.js';
 import { fixture } from './helpers.js';
 import { tempDir } from '../temp-dirs.js';
 

@@ -37,7 +37,10 @@ describe('tree-sitter is initialised only for code files', () => {
   });
 
   it('no ast/ module imports web-tree-sitter at load time (only types, and one lazy require)', () => {
-    const files = fs.readdirSync(SRC, { recursive: true }).map(String).filter((f) => f.endsWith('.ts'));
+    const files = fs
+      .readdirSync(SRC, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.ts'));
     for (const file of files) {
       const source = fs.readFileSync(path.join(SRC, file), 'utf8');
       for (const line of source.split('\n')) {

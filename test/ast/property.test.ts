@@ -28,7 +28,12 @@ describe('every listed path resolves to its own node', () => {
         const nodeText = text.slice(resolved.nodeStart, resolved.end);
         expect(nodeText.length).toBeGreaterThan(0);
         // The range holds the declaration's name and lies on the lines the outline reports.
-        expect(nodeText).toContain(resolved.name.replace(/^["']|["']$/g, '').split('.').pop() ?? '');
+        expect(nodeText).toContain(
+          resolved.name
+            .replace(/^["']|["']$/g, '')
+            .split('.')
+            .pop() ?? '',
+        );
         expect(text.slice(0, resolved.start).split('\n').length).toBe(resolved.startLine);
         expect(text.slice(0, resolved.end).split('\n').length).toBe(resolved.endLine);
       }),
@@ -45,9 +50,7 @@ describe('arbitrary AST path strings', () => {
   });
 
   /** Path-like strings: real names, separators, ordinals and junk. */
-  const pathish = fc
-    .array(fc.oneof(fc.constantFrom('Greeter', 'greet', 'twice', 'Geo', 'dist', '-', '#', '#2', '#0', '#99', ' ', '--', 'é', '\n', '#1-'), fc.string({ maxLength: 4 })), { maxLength: 8 })
-    .map((parts) => parts.join(''));
+  const pathish = fc.array(fc.oneof(fc.constantFrom('Greeter', 'greet', 'twice', 'Geo', 'dist', '-', '#', '#2', '#0', '#99', ' ', '--', 'é', '\n', '#1-'), fc.string({ maxLength: 4 })), { maxLength: 8 }).map((parts) => parts.join(''));
 
   it('never throw anything but EditwardenError (E_AST_NOT_FOUND / E_AST_AMBIGUOUS)', () => {
     fc.assert(

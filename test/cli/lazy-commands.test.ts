@@ -43,11 +43,7 @@ function traced(args: string[]): { status: number | null; stdout: string; stderr
 
 describe('the command table', () => {
   it('lists every command with the help line and description the command itself declares', async () => {
-    const program = buildProgram(
-      { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: {} },
-      () => undefined,
-      await allRegistrars(),
-    );
+    const program = buildProgram({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: {} }, () => undefined, await allRegistrars());
     const help = new Help();
     const real = program.commands.map((c) => ({ name: c.name(), term: help.subcommandTerm(c), description: c.description() }));
     expect(real.map((c) => c.name).sort()).toEqual([...NAMES].sort());

@@ -98,7 +98,10 @@ describe('every --help has examples', async () => {
       expect(await run(['node', 'editwarden', ...words, '--help'], io)).toBe(0);
       const help = io.out();
       expect(help).toContain('Examples:');
-      const examples = help.slice(help.indexOf('Examples:')).split('\n').filter((l) => l.trim().startsWith('$ '));
+      const examples = help
+        .slice(help.indexOf('Examples:'))
+        .split('\n')
+        .filter((l) => l.trim().startsWith('$ '));
       expect(examples.length).toBeGreaterThan(0);
       for (const example of examples) expect(example).toContain(`editwarden ${words.join(' ')}`.trim());
     });

@@ -81,7 +81,10 @@ describe('every glob within the bounds matches the worst subjects quickly', () =
   });
 
   it('property: generated globs of "a", "*", "?" and "**" segments within the bounds stay under 250 ms per path', () => {
-    const segment = fc.oneof(fc.constant('**'), fc.array(fc.constantFrom('a', '*', '?', 'b'), { minLength: 1, maxLength: 6 }).map((cs) => cs.join('')));
+    const segment = fc.oneof(
+      fc.constant('**'),
+      fc.array(fc.constantFrom('a', '*', '?', 'b'), { minLength: 1, maxLength: 6 }).map((cs) => cs.join('')),
+    );
     const glob = fc.array(segment, { minLength: 1, maxLength: 5 }).map((ss) => `${ss.join('/')}b`);
     fc.assert(
       fc.property(glob, (g) => {

@@ -64,40 +64,13 @@ const PY = lines(
   '        self.flush()',
 );
 
-const TS = lines(
-  'export function total(items: Item[]): number {',
-  '  let sum = 0;',
-  '  for (const item of items) {',
-  '    if (item.price > 0) {',
-  '      sum += item.price * item.qty;',
-  '    }',
-  '  }',
-  '  return sum;',
-  '}',
-);
+const TS = lines('export function total(items: Item[]): number {', '  let sum = 0;', '  for (const item of items) {', '    if (item.price > 0) {', '      sum += item.price * item.qty;', '    }', '  }', '  return sum;', '}');
 
-const GO = lines(
-  'package main',
-  '',
-  'func main() {',
-  '\tfor i := 0; i < 3; i++ {',
-  '\t\tif i%2 == 0 {',
-  '\t\t\tfmt.Println("even", i)',
-  '\t\t}',
-  '\t}',
-  '}',
-);
+const GO = lines('package main', '', 'func main() {', '\tfor i := 0; i < 3; i++ {', '\t\tif i%2 == 0 {', '\t\t\tfmt.Println("even", i)', '\t\t}', '\t}', '}');
 
 const YAML = lines('services:', '  web:', '    image: nginx', '    ports:', '      - "80:80"', '  db:', '    image: postgres');
 
-const JS = lines(
-  'const greeting = "Hello, world";',
-  "const name = 'Ada';",
-  '// TODO - fix this - later',
-  'log("done...");',
-  "// it's fine",
-  'const diff = a - b;',
-);
+const JS = lines('const greeting = "Hello, world";', "const name = 'Ada';", '// TODO - fix this - later', 'log("done...");', "// it's fine", 'const diff = a - b;');
 
 const DOC = lines('# Notes', '', 'He said “yes” — twice.', 'Next line.', '', 'The end…');
 
@@ -108,15 +81,7 @@ const TS_TRAILING = TS.replace('  let sum = 0;\n', '  let sum = 0;   \n');
 
 const C = lines('int main(void) {', '    int x = 1;', '', '    int y = 2;', '    return x + y;', '}');
 
-const RS = lines(
-  'fn parse(input: &str) -> Result<u32, Error> {',
-  '    let trimmed = input.trim();',
-  '    if trimmed.is_empty() {',
-  '        return Err(Error::Empty);',
-  '    }',
-  '    trimmed.parse().map_err(Error::from)',
-  '}',
-);
+const RS = lines('fn parse(input: &str) -> Result<u32, Error> {', '    let trimmed = input.trim();', '    if trimmed.is_empty() {', '        return Err(Error::Empty);', '    }', '    trimmed.parse().map_err(Error::from)', '}');
 
 // ---------------------------------------------------------------------------
 // Imperfect quotes that must apply, exactly as expected.
@@ -804,7 +769,13 @@ export const NEAR_MISS_CASES: NearMissCase[] = [
   { name: 'missing semicolon is a different token', file: TS, oldText: lines('  let sum = 0', '  for (const item of items) {'), newText: lines('  let sum = 1', '  for (const item of items) {'), code: 'E_NOT_FOUND' },
   { name: 'same line twice (exact)', file: lines('x = 1', 'y = 2', 'x = 1'), oldText: 'x = 1', newText: 'x = 3', code: 'E_AMBIGUOUS' },
   { name: 'two blocks that match once indentation is forgiven', file: TWICE, oldText: '\treturn 1', newText: '\treturn 2', code: 'E_AMBIGUOUS' },
-  { name: 'quote matching two blocks under indentation tolerance', file: lines('if a:', '    x()', 'def f():', '    if a:', '        x()'), oldText: lines('  if a:', '      x()'), newText: lines('  if a:', '      y()'), code: 'E_AMBIGUOUS' },
+  {
+    name: 'quote matching two blocks under indentation tolerance',
+    file: lines('if a:', '    x()', 'def f():', '    if a:', '        x()'),
+    oldText: lines('  if a:', '      x()'),
+    newText: lines('  if a:', '      y()'),
+    code: 'E_AMBIGUOUS',
+  },
   { name: 'quote matching two lines under whitespace-run tolerance', file: lines('a = 1', 'a  = 1'), oldText: 'a   = 1', newText: 'a = 2', code: 'E_AMBIGUOUS' },
   { name: 'quote matching two lines under look-alike tolerance', file: lines('say("hi")', 'say(“hi”)'), oldText: 'say(„hi“)', newText: 'say("yo")', code: 'E_AMBIGUOUS' },
   { name: 'quote matching two blocks under blank-line tolerance', file: lines('a()', '', 'b()', 'c()', 'a()', 'b()', '', 'c()'), oldText: lines('a()', 'b()', '', '', 'c()'), newText: lines('a()', 'c()'), code: 'E_AMBIGUOUS' },

@@ -3,8 +3,7 @@ import { planFile } from '../../src/edit/engine.js';
 import { decodeText } from '../../src/edit/text.js';
 import { DEFAULT_EDIT_OPTIONS } from '../../src/edit/types.js';
 
-const plan = (text: string, oldText: string, newText: string, strict = false) =>
-  planFile('f.py', decodeText(Buffer.from(text)), [{ path: 'f.py', action: 'edit', oldText, newText }], { ...DEFAULT_EDIT_OPTIONS, strict });
+const plan = (text: string, oldText: string, newText: string, strict = false) => planFile('f.py', decodeText(Buffer.from(text)), [{ path: 'f.py', action: 'edit', oldText, newText }], { ...DEFAULT_EDIT_OPTIONS, strict });
 
 describe('tolerant edits that change nothing are no-ops', () => {
   it('reports a look-alike quote whose new_text restores the file as it is as a no-op (nothing changes, nothing aborts)', () => {

@@ -147,13 +147,7 @@ describe('mode delete removes the file', () => {
 });
 
 describe('missing files are refused for edit, append, prepend, insert and delete (E_NO_FILE)', () => {
-  const requests: EditRequest[] = [
-    edit('a', 'b'),
-    { action: 'append', path: PATH, content: 'x' },
-    { action: 'prepend', path: PATH, content: 'x' },
-    { action: 'insert', path: PATH, line: 0, content: 'x' },
-    { action: 'delete', path: PATH },
-  ];
+  const requests: EditRequest[] = [edit('a', 'b'), { action: 'append', path: PATH, content: 'x' }, { action: 'prepend', path: PATH, content: 'x' }, { action: 'insert', path: PATH, line: 0, content: 'x' }, { action: 'delete', path: PATH }];
   it.each(requests.map((r) => [r.action, r] as const))('%s', (_action, request) => {
     const error = refusal(plan(null, [request]));
     expect(error.code).toBe('E_NO_FILE');
@@ -407,9 +401,7 @@ describe('several edits to one file apply in order, all or nothing', () => {
 describe('every result carries a unified diff and added/removed counts', () => {
   it('gives a git-style diff for an edit', () => {
     const p = plan('one\ntwo\nthree\n', [edit('two', 'TWO\nTWO-B')]);
-    expect(p.diff).toBe(
-      ['diff --git a/src/app.ts b/src/app.ts', '--- a/src/app.ts', '+++ b/src/app.ts', '@@ -1,3 +1,4 @@', ' one', '-two', '+TWO', '+TWO-B', ' three', ''].join('\n'),
-    );
+    expect(p.diff).toBe(['diff --git a/src/app.ts b/src/app.ts', '--- a/src/app.ts', '+++ b/src/app.ts', '@@ -1,3 +1,4 @@', ' one', '-two', '+TWO', '+TWO-B', ' three', ''].join('\n'));
     expect([p.added, p.removed]).toEqual([2, 1]);
     expect(p.steps[0]).toMatchObject({ diff: p.diff, added: 2, removed: 1 });
   });

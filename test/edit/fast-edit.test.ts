@@ -32,25 +32,17 @@ describe('the byte fast path agrees with the general engine', () => {
   it('on random LF files and unique anchors (property)', () => {
     let fastCount = 0;
     fc.assert(
-      fc.property(
-        fc.array(line, { minLength: 1, maxLength: 40 }),
-        fc.boolean(),
-        fc.boolean(),
-        fc.nat(),
-        fc.nat(),
-        fc.string({ maxLength: 20 }),
-        (lines, finalNewline, bom, a, len, replacement) => {
-          const text = lines.join('\n') + (finalNewline ? '\n' : '');
-          const body = Buffer.from(text, 'utf8');
-          const bytes = bom ? Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]) : body;
-          if (text.length === 0) return;
-          const start = a % text.length;
-          const oldText = text.slice(start, start + 1 + (len % 30));
-          if (oldText.length === 0) return;
-          const request: EditRequest = { path: 'f.txt', action: 'edit', oldText, newText: replacement.replace(/\r/g, '') };
-          if (agree(bytes, request) === 'fast') fastCount++;
-        },
-      ),
+      fc.property(fc.array(line, { minLength: 1, maxLength: 40 }), fc.boolean(), fc.boolean(), fc.nat(), fc.nat(), fc.string({ maxLength: 20 }), (lines, finalNewline, bom, a, len, replacement) => {
+        const text = lines.join('\n') + (finalNewline ? '\n' : '');
+        const body = Buffer.from(text, 'utf8');
+        const bytes = bom ? Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]) : body;
+        if (text.length === 0) return;
+        const start = a % text.length;
+        const oldText = text.slice(start, start + 1 + (len % 30));
+        if (oldText.length === 0) return;
+        const request: EditRequest = { path: 'f.txt', action: 'edit', oldText, newText: replacement.replace(/\r/g, '') };
+        if (agree(bytes, request) === 'fast') fastCount++;
+      }),
       { numRuns: 600 },
     );
     // The property must have exercised the fast path, not only stepped aside.

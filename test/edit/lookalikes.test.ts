@@ -32,7 +32,7 @@ function viaPatch(text: string, parse: typeof parseUnifiedDiff): string | undefi
 
 describe('a quote with ´ for an apostrophe applies through every path', () => {
   it('edit_file', () => {
-    expect(viaEditFile("    say(´it´s fine´)\n", "    say('it's great')\n")).toBe(EXPECTED);
+    expect(viaEditFile('    say(´it´s fine´)\n', "    say('it's great')\n")).toBe(EXPECTED);
   });
   it('unified diff', () => {
     expect(viaPatch("--- a/g.py\n+++ b/g.py\n@@ -1,3 +1,3 @@\n def greet():\n-    say(´it´s fine´)\n+    say('it's great')\n     return 1\n", parseUnifiedDiff)).toBe(EXPECTED);

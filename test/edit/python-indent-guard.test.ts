@@ -16,8 +16,7 @@ beforeAll(async () => {
 });
 
 const FILE = 'import os\n\n\ndef f():\n    x = 1\n    return x\n\n\ndef g():\n    return 2\n';
-const edit = (file: string, oldText: string, newText: string) =>
-  planFile('a.py', fromRawText(file), [{ action: 'edit', path: 'a.py', oldText, newText }], { ...DEFAULT_EDIT_OPTIONS, strict: false }, hooks);
+const edit = (file: string, oldText: string, newText: string) => planFile('a.py', fromRawText(file), [{ action: 'edit', path: 'a.py', oldText, newText }], { ...DEFAULT_EDIT_OPTIONS, strict: false }, hooks);
 
 describe('Python: an unexpected indent is a syntax error the edit introduced', () => {
   it('refuses a statement indented deeper than its block, naming its line', () => {

@@ -8,8 +8,7 @@ import { fromRawText, renderRaw } from '../../src/edit/text.js';
 import { DEFAULT_EDIT_OPTIONS } from '../../src/edit/types.js';
 
 const PY = 'class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        if self.x:\n            return 2\n        return 3\n';
-const plan = (file: string, oldText: string, newText: string): FilePlan =>
-  planFile('a.py', fromRawText(file), [{ action: 'edit', path: 'a.py', oldText, newText }], { ...DEFAULT_EDIT_OPTIONS, strict: false });
+const plan = (file: string, oldText: string, newText: string): FilePlan => planFile('a.py', fromRawText(file), [{ action: 'edit', path: 'a.py', oldText, newText }], { ...DEFAULT_EDIT_OPTIONS, strict: false });
 const after = (p: FilePlan): string | undefined => (p.ok && p.after ? renderRaw(p.after) : undefined);
 
 describe('re-indentation: the shift is decided from evidence', () => {

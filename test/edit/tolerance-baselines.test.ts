@@ -110,7 +110,11 @@ describe('real-file tolerance corpus: editwarden next to opencode and codex', ()
         totals.set(t, sum);
       });
     }
-    lines.push(`| all | ${totals.get('editwarden')?.n} | ${Object.keys(TOOLS).map((t) => cell(totals.get(t))).join(' | ')} |`);
+    lines.push(
+      `| all | ${totals.get('editwarden')?.n} | ${Object.keys(TOOLS)
+        .map((t) => cell(totals.get(t)))
+        .join(' | ')} |`,
+    );
     const shouldApply = corpus.filter((c) => c.shouldApply).length;
     for (const t of Object.keys(TOOLS)) {
       const r = totals.get(t) as Row;

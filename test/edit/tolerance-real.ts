@@ -76,10 +76,11 @@ const SHOULD_APPLY: Record<string, Mistake> = {
   },
   'tabs for spaces': (w, changed) => {
     if (minIndent(w.lines) < 4 || w.lines.some((l) => l.includes('\t'))) return null;
-    const tabs = (ls: string[]): string[] => ls.map((l) => {
-      const lead = indentOf(l);
-      return lead.length % 4 === 0 ? '\t'.repeat(lead.length / 4) + l.slice(lead.length) : l;
-    });
+    const tabs = (ls: string[]): string[] =>
+      ls.map((l) => {
+        const lead = indentOf(l);
+        return lead.length % 4 === 0 ? '\t'.repeat(lead.length / 4) + l.slice(lead.length) : l;
+      });
     if (w.lines.some((l) => indentOf(l).length % 4 !== 0)) return null;
     return { oldText: join(tabs(w.lines)), newText: join(tabs(changed)) };
   },

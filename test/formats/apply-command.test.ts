@@ -48,8 +48,7 @@ async function run(args: string[], stdin = ''): Promise<{ code: number; stdout: 
 
 const read = (root: string, f: string): string => fs.readFileSync(path.join(root, f), 'utf8');
 
-const twoDirectives = (second: string): string =>
-  `Changing a and b.\n---BEGIN---\nEdit: a.txt\naction: append\n---START---\nA2\n---END---\n---BEGIN---\nEdit: b.txt\naction: ${second}\n---START---\nB2\n---END---\n`;
+const twoDirectives = (second: string): string => `Changing a and b.\n---BEGIN---\nEdit: a.txt\naction: append\n---START---\nA2\n---END---\n---BEGIN---\nEdit: b.txt\naction: ${second}\n---START---\nB2\n---END---\n`;
 
 describe('editwarden apply', () => {
   it('applies a reply read from a file, detecting its format, and exits 0', async () => {
@@ -118,7 +117,8 @@ describe('editwarden apply', () => {
 
   it('creates, deletes and moves files through the sandbox; a path outside the root is refused', async () => {
     const root = project({ 'src/old.txt': 'x\ny\n', 'del.txt': 'd\n' });
-    const diff = 'diff --git a/src/old.txt b/src/new.txt\nrename from src/old.txt\nrename to src/new.txt\n--- a/src/old.txt\n+++ b/src/new.txt\n@@ -1,2 +1,2 @@\n x\n-y\n+z\ndiff --git a/del.txt b/del.txt\ndeleted file mode 100644\n--- a/del.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-d\n';
+    const diff =
+      'diff --git a/src/old.txt b/src/new.txt\nrename from src/old.txt\nrename to src/new.txt\n--- a/src/old.txt\n+++ b/src/new.txt\n@@ -1,2 +1,2 @@\n x\n-y\n+z\ndiff --git a/del.txt b/del.txt\ndeleted file mode 100644\n--- a/del.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-d\n';
     const ok = await run(['apply', '--root', root, '--format', 'udiff'], diff);
     expect(ok.code).toBe(0);
     expect(read(root, 'src/new.txt')).toBe('x\nz\n');

@@ -46,12 +46,7 @@ const GENERATORS: Record<FormatName, Generator> = {
   'apply-patch': (items) => [
     ...tag(null, ['Here is the patch:']),
     ...tag(0, ['*** Begin Patch']),
-    ...items.flatMap((shape, f) =>
-      tag(f, [
-        `*** Update File: f${f}.txt`,
-        ...shape.flatMap((size) => ['@@', ` ${code()}`, ...Array.from({ length: size % 3 }, () => `-${code()}`), `+${code()}`, ` ${code()}`]),
-      ]),
-    ),
+    ...items.flatMap((shape, f) => tag(f, [`*** Update File: f${f}.txt`, ...shape.flatMap((size) => ['@@', ` ${code()}`, ...Array.from({ length: size % 3 }, () => `-${code()}`), `+${code()}`, ` ${code()}`])])),
     ...tag(items.length - 1, ['*** End Patch']),
   ],
   'search-replace': (items) =>
@@ -59,9 +54,7 @@ const GENERATORS: Record<FormatName, Generator> = {
     items.flatMap((shape, f) => [
       ...tag(null, ['']),
       ...tag(10 * f, [`f${f}.py`, '```python']),
-      ...shape.flatMap((size, b) =>
-        tag(10 * f + (b === 0 ? 0 : b), ['<<<<<<< SEARCH', ...Array.from({ length: 1 + (size % 3) }, code), '=======', ...Array.from({ length: 1 + (size % 2) }, code), '>>>>>>> REPLACE']),
-      ),
+      ...shape.flatMap((size, b) => tag(10 * f + (b === 0 ? 0 : b), ['<<<<<<< SEARCH', ...Array.from({ length: 1 + (size % 3) }, code), '=======', ...Array.from({ length: 1 + (size % 2) }, code), '>>>>>>> REPLACE'])),
       ...tag(null, ['```']),
     ]),
   'active-edit': (items) =>
@@ -170,7 +163,7 @@ function searchReplaceProse(lines: Tagged[]): Tagged[] {
 }
 
 /** A line only an apply_patch chunk holds (the parser's isChangeShaped). */
-const changeShaped = (line: string): boolean => /^[ +\-]\S/.test(line) || line.startsWith('@@') || line.trim() === '*** End of File' || line.trim() === '\\ No newline at end of file';
+const changeShaped = (line: string): boolean => /^[ +-]\S/.test(line) || line.startsWith('@@') || line.trim() === '*** End of File' || line.trim() === '\\ No newline at end of file';
 
 /**
  * apply_patch allows prose around an envelope. After "*** End Patch" the lines up to the next "*** Begin Patch" are

@@ -9,23 +9,60 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyHunks } from '../../src/edit/hunks.js';
 import { EditwardenError } from '../../src/errors.js';
-import {
-  ActiveEditStreamParser,
-  detectFormat,
-  FORMAT_NAMES,
-  parseActiveEdit,
-  parseEdits,
-  parseFormat,
-  type FormatName,
-  type ParseResult,
-} from '../../src/formats/index.js';
+import { ActiveEditStreamParser, detectFormat, FORMAT_NAMES, parseActiveEdit, parseEdits, parseFormat, type FormatName, type ParseResult } from '../../src/formats/index.js';
 
 const MARKERS: Record<FormatName, string[]> = {
   json: ['{', '}', '[', ']', '"path": "a.txt"', '"mode": "edit"', '"old_text": "x"', '"new_text": 1', ',', ':', '"content": null', '"filename": "b"', 'true'],
   'active-edit': ['---BEGIN---', '---START---', '---END---', 'Edit: a.txt', 'Edit:', 'action: replace', 'action: remove', 'action: jump', 'ast-path: A-B', 'code line', '', 'prose', '\\ No newline at end of file'],
   'search-replace': ['<<<<<<< SEARCH', '=======', '>>>>>>> REPLACE', '------- SEARCH', '+++++++ REPLACE', 'a.txt', '```', '```python', 'x = 1', '', '\\ No newline at end of file', '# src/b.py'],
-  'apply-patch': ['*** Begin Patch', '*** End Patch', '*** Add File: a.txt', '*** Delete File: b.txt', '*** Update File: c.txt', '*** Move to: d.txt', '@@', '@@ def f():', '*** End of File', '+added', '-removed', ' context', '', 'junk', '\\ No newline at end of file', "<<'EOF'", 'EOF'],
-  udiff: ['diff --git a/x b/x', '--- a/x', '+++ b/x', '--- /dev/null', '+++ /dev/null', '@@ -1,2 +1,2 @@', '@@ -0,0 +1 @@', '@@ -99999999999999999999,1 +1 @@', '@@ @@', ' ctx', '-old', '+new', '', '\\ No newline at end of file', 'new file mode 100644', 'deleted file mode 100644', 'old mode 100644', 'new mode 100755', 'rename from x', 'rename to y', 'GIT binary patch', 'Binary files a/x and b/x differ', 'Index: x', '====================', '*** x', '***************', 'copy from x'],
+  'apply-patch': [
+    '*** Begin Patch',
+    '*** End Patch',
+    '*** Add File: a.txt',
+    '*** Delete File: b.txt',
+    '*** Update File: c.txt',
+    '*** Move to: d.txt',
+    '@@',
+    '@@ def f():',
+    '*** End of File',
+    '+added',
+    '-removed',
+    ' context',
+    '',
+    'junk',
+    '\\ No newline at end of file',
+    "<<'EOF'",
+    'EOF',
+  ],
+  udiff: [
+    'diff --git a/x b/x',
+    '--- a/x',
+    '+++ b/x',
+    '--- /dev/null',
+    '+++ /dev/null',
+    '@@ -1,2 +1,2 @@',
+    '@@ -0,0 +1 @@',
+    '@@ -99999999999999999999,1 +1 @@',
+    '@@ @@',
+    ' ctx',
+    '-old',
+    '+new',
+    '',
+    '\\ No newline at end of file',
+    'new file mode 100644',
+    'deleted file mode 100644',
+    'old mode 100644',
+    'new mode 100755',
+    'rename from x',
+    'rename to y',
+    'GIT binary patch',
+    'Binary files a/x and b/x differ',
+    'Index: x',
+    '====================',
+    '*** x',
+    '***************',
+    'copy from x',
+  ],
 };
 
 const ALLOWED: Record<FormatName, string[]> = {

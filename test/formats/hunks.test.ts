@@ -49,7 +49,7 @@ describe('tolerant mode: line numbers that are off', () => {
 
 describe('tolerant mode: whitespace drift in context lines', () => {
   const text = 'function f() {\n    const a = 1;   \n    return a;\n}\n';
-  it('matches after ignoring trailing whitespace and keeps the file\'s own context lines', () => {
+  it("matches after ignoring trailing whitespace and keeps the file's own context lines", () => {
     const p = udiff('--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n     const a = 1;\n-    return a;\n+    return a + 1;\n');
     const r = applyHunks(text, p, { strict: false });
     expect(r.strategy).toBe('trailing-whitespace');
@@ -115,7 +115,15 @@ describe('apply_patch hunks (no line numbers)', () => {
 });
 
 describe('deletions are checked against the file', () => {
-  const hunks: Hunk[] = [{ oldStart: 1, lines: [{ kind: '-', text: 'a' }, { kind: '-', text: 'b' }] }];
+  const hunks: Hunk[] = [
+    {
+      oldStart: 1,
+      lines: [
+        { kind: '-', text: 'a' },
+        { kind: '-', text: 'b' },
+      ],
+    },
+  ];
   it('accepts hunks that remove every line, refuses hunks that leave lines behind', () => {
     expect(() => checkDeletion('a\nb\n', 'f', hunks, { strict: true })).not.toThrow();
     expect(() => checkDeletion('a\nb\nc\n', 'f', hunks, { strict: false })).toThrow(/do not cover the whole file/);

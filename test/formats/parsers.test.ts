@@ -1,15 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ActiveEditStreamParser,
-  detectFormat,
-  parseActiveEdit,
-  parseApplyPatch,
-  parseEdits,
-  parseJson,
-  parseSearchReplace,
-  parseUnifiedDiff,
-  unquoteGitPath,
-} from '../../src/formats/index.js';
+import { ActiveEditStreamParser, detectFormat, parseActiveEdit, parseApplyPatch, parseEdits, parseJson, parseSearchReplace, parseUnifiedDiff, unquoteGitPath } from '../../src/formats/index.js';
 
 const codes = (r: { errors: { error: { code: string } }[] }): string[] => r.errors.map((e) => e.error.code);
 
@@ -208,8 +198,22 @@ describe('apply_patch envelopes', () => {
         path: 'src/a.py',
         moveTo: 'src/b.py',
         hunks: [
-          { lines: [{ kind: '-', text: '    return 1' }, { kind: '+', text: '    return 2' }], anchors: ['class A', 'def f(self):'], patchLine: 9 },
-          { lines: [{ kind: ' ', text: 'last' }, { kind: '+', text: 'tail' }], patchLine: 13, atEof: true },
+          {
+            lines: [
+              { kind: '-', text: '    return 1' },
+              { kind: '+', text: '    return 2' },
+            ],
+            anchors: ['class A', 'def f(self):'],
+            patchLine: 9,
+          },
+          {
+            lines: [
+              { kind: ' ', text: 'last' },
+              { kind: '+', text: 'tail' },
+            ],
+            patchLine: 13,
+            atEof: true,
+          },
         ],
         source: { format: 'apply-patch', index: 2, line: 7 },
       },

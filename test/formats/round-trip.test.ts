@@ -32,22 +32,20 @@ const pair = fc.oneof(
   fc.tuple(text, text),
   text.chain((before) => {
     const lines = before === '' ? [] : before.replace(/\n$/, '').split('\n');
-    return fc
-      .array(fc.tuple(fc.nat(), fc.constantFrom('insert', 'delete', 'replace'), line), { minLength: 1, maxLength: 4 })
-      .chain((ops) =>
-        fc.boolean().map((eol) => {
-          const out = [...lines];
-          for (const [at, op, l] of ops) {
-            const i = out.length === 0 ? 0 : at % (out.length + (op === 'insert' ? 1 : 0));
-            if (op === 'insert') out.splice(i, 0, l);
-            else if (out.length > 0 && op === 'delete') out.splice(i, 1);
-            else if (out.length > 0) out[i] = l;
-          }
-          const flip = before.endsWith('\n') !== eol && fc.sample(fc.boolean(), 1)[0] === true;
-          const eolFinal = flip ? eol : before.endsWith('\n') || before === '';
-          return [before, out.length === 0 ? '' : out.join('\n') + (eolFinal ? '\n' : '')] as [string, string];
-        }),
-      );
+    return fc.array(fc.tuple(fc.nat(), fc.constantFrom('insert', 'delete', 'replace'), line), { minLength: 1, maxLength: 4 }).chain((ops) =>
+      fc.boolean().map((eol) => {
+        const out = [...lines];
+        for (const [at, op, l] of ops) {
+          const i = out.length === 0 ? 0 : at % (out.length + (op === 'insert' ? 1 : 0));
+          if (op === 'insert') out.splice(i, 0, l);
+          else if (out.length > 0 && op === 'delete') out.splice(i, 1);
+          else if (out.length > 0) out[i] = l;
+        }
+        const flip = before.endsWith('\n') !== eol && fc.sample(fc.boolean(), 1)[0] === true;
+        const eolFinal = flip ? eol : before.endsWith('\n') || before === '';
+        return [before, out.length === 0 ? '' : out.join('\n') + (eolFinal ? '\n' : '')] as [string, string];
+      }),
+    );
   }),
 );
 

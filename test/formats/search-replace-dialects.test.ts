@@ -124,7 +124,7 @@ describe('a block whose SEARCH equals its REPLACE', () => {
 });
 
 describe('a block whose own path line is mangled', () => {
-  it('is refused, never applied to the previous block\'s file', () => {
+  it("is refused, never applied to the previous block's file", () => {
     const text = `a.py\n${block('x\n', 'y\n')}\n**b.py** (new helper)\n${block('p\n', 'q\n')}`;
     const parsed = parseSearchReplace(text);
     expect(parsed.requests.map((r) => r.path)).toEqual(['a.py']);

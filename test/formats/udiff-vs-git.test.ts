@@ -35,7 +35,7 @@ function makeCases(): Case[] {
     const text = fs.readFileSync(path.join(FIXTURES, name), 'utf8');
     const lines = text.replace(/\n$/, '').split('\n');
     for (let k = 0; k < 20; k++) {
-      const at = 10 + Math.floor(((k * 7919) % 997) / 997 * (lines.length - 30));
+      const at = 10 + Math.floor((((k * 7919) % 997) / 997) * (lines.length - 30));
       if (lines.slice(at, at + 7).some((l) => l.trim() === '')) continue;
       const ctxBefore = lines.slice(at, at + 3);
       const target = lines[at + 3] as string;
@@ -49,8 +49,28 @@ function makeCases(): Case[] {
       out.push({ ...base, klass: 'exact', diff: head + hdr(at + 1, 7, 7) + body(ctxBefore, ctxAfter) });
       out.push({ ...base, klass: 'line numbers off by 12', diff: head + hdr(at + 13, 7, 7) + body(ctxBefore, ctxAfter) });
       out.push({ ...base, klass: 'header counts one short', diff: head + hdr(at + 1, 6, 6) + body(ctxBefore, ctxAfter) });
-      out.push({ ...base, klass: 'context indentation lost', diff: head + hdr(at + 1, 7, 7) + body(ctxBefore.map((l) => l.trimStart()), ctxAfter.map((l) => l.trimStart())) });
-      out.push({ ...base, klass: 'trailing spaces in context', diff: head + hdr(at + 1, 7, 7) + body(ctxBefore.map((l) => `${l}  `), ctxAfter) });
+      out.push({
+        ...base,
+        klass: 'context indentation lost',
+        diff:
+          head +
+          hdr(at + 1, 7, 7) +
+          body(
+            ctxBefore.map((l) => l.trimStart()),
+            ctxAfter.map((l) => l.trimStart()),
+          ),
+      });
+      out.push({
+        ...base,
+        klass: 'trailing spaces in context',
+        diff:
+          head +
+          hdr(at + 1, 7, 7) +
+          body(
+            ctxBefore.map((l) => `${l}  `),
+            ctxAfter,
+          ),
+      });
     }
   }
   return out;

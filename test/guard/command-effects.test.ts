@@ -64,7 +64,7 @@ describe('command side effects', () => {
     expect(metrics.files).toEqual([{ path: 'a.txt', added: 2, removed: 1, by: ['edit_file', 'execute_command'] }]);
   });
 
-  it('under on_violation: rollback a command\'s changes are undone with the rest of the run', async () => {
+  it("under on_violation: rollback a command's changes are undone with the rest of the run", async () => {
     const run = start((c) => {
       c.constraints.on_violation = 'rollback';
       c.constraints.max_files = 1;

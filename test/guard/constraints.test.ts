@@ -103,8 +103,18 @@ describe('metrics in the ADR shape', () => {
     g.recordChanges([{ path: 'a', added: 145, removed: 89 }]);
     g.recordTokens(12_450);
     const m = buildMetrics({
-      runId: 'run-1', status: 'finished', mode: 'headless', startedAt: 'x', finishedAt: 'y', outcome: 'kept',
-      config: g.config, totals: g.totals(), violations: [], tools: {}, calls: 0, files: [],
+      runId: 'run-1',
+      status: 'finished',
+      mode: 'headless',
+      startedAt: 'x',
+      finishedAt: 'y',
+      outcome: 'kept',
+      config: g.config,
+      totals: g.totals(),
+      violations: [],
+      tools: {},
+      calls: 0,
+      files: [],
     });
     expect(m.execution_id).toBe('run-1');
     expect(m.constraints.configured).toMatchObject({ max_files: 10, max_lines_changed: 500, max_tokens: 50_000, timeout_seconds: 300 });

@@ -30,7 +30,13 @@ describe('Claude Code hook', () => {
     const root = project({ 'a.txt': 'one\ntwo\n' });
     const r = hook('claude', 'pre-tool-use', root, {
       tool_name: 'MultiEdit',
-      tool_input: { file_path: path.join(root, 'a.txt'), edits: [{ old_string: 'one', new_string: 'ONE' }, { old_string: 'three', new_string: 'THREE' }] },
+      tool_input: {
+        file_path: path.join(root, 'a.txt'),
+        edits: [
+          { old_string: 'one', new_string: 'ONE' },
+          { old_string: 'three', new_string: 'THREE' },
+        ],
+      },
     });
     expect(r.code).toBe(0);
     expect(claudeDenial(r.stdout)).toContain('E_NOT_FOUND');
@@ -94,7 +100,10 @@ describe('Codex hook (apply_patch)', () => {
 
   it('refuses a patch that wipes a 30-line file with exit 2 and the code on stderr', () => {
     const root = project({ 'big.txt': THIRTY_LINES });
-    const removeAll = THIRTY_LINES.split('\n').filter(Boolean).map((l) => `-${l}\n`).join('');
+    const removeAll = THIRTY_LINES.split('\n')
+      .filter(Boolean)
+      .map((l) => `-${l}\n`)
+      .join('');
     const r = hook('codex', 'pre-tool-use', root, { tool_name: 'apply_patch', cwd: root, tool_input: { command: patch(`*** Update File: big.txt\n@@\n${removeAll}+x\n`) } });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('E_DRAMATIC_REDUCTION');

@@ -67,7 +67,18 @@ describe('client tool input → edit requests', () => {
     });
     expect(claudeNativeEdit({ tool_name: 'Edit', tool_input: { file_path: '/r/a', old_string: '', new_string: 'new' } })?.requests[0]).toMatchObject({ action: 'create', content: 'new' });
     expect(claudeNativeEdit({ tool_name: 'Write', tool_input: { file_path: '/r/a', content: 'c' } })?.requests[0]).toMatchObject({ action: 'overwrite', content: 'c' });
-    expect(claudeNativeEdit({ tool_name: 'MultiEdit', tool_input: { file_path: '/r/a', edits: [{ old_string: 'a', new_string: 'b' }, { old_string: 'c', new_string: 'd' }] } })?.requests).toHaveLength(2);
+    expect(
+      claudeNativeEdit({
+        tool_name: 'MultiEdit',
+        tool_input: {
+          file_path: '/r/a',
+          edits: [
+            { old_string: 'a', new_string: 'b' },
+            { old_string: 'c', new_string: 'd' },
+          ],
+        },
+      })?.requests,
+    ).toHaveLength(2);
     expect(claudeNativeEdit({ tool_name: 'NotebookEdit', tool_input: { notebook_path: '/r/n.ipynb', new_source: '' } })).toMatchObject({ requests: [], pathsOnly: ['/r/n.ipynb'] });
     expect(claudeNativeEdit({ tool_name: 'Read', tool_input: { file_path: '/r/a' } })).toBeNull();
     expect(() => claudeNativeEdit({ tool_name: 'MultiEdit', tool_input: { file_path: '/r/a' } })).toThrow(NativeInputError);
@@ -90,10 +101,16 @@ describe('the settings that govern the agent', () => {
 
   it('hook command lines reach the program as the same words through a real shell', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ minLength: 1 }).filter((a) => !a.includes('\0')), { minLength: 1, maxLength: 4 }), (argv) => {
-        const out = spawnSync('/bin/sh', ['-c', `printf '%s\\0' ${shellLine(argv)}`], { encoding: 'utf8' });
-        expect(out.stdout.split('\0').slice(0, -1)).toEqual(argv);
-      }),
+      fc.property(
+        fc.array(
+          fc.string({ minLength: 1 }).filter((a) => !a.includes('\0')),
+          { minLength: 1, maxLength: 4 },
+        ),
+        (argv) => {
+          const out = spawnSync('/bin/sh', ['-c', `printf '%s\\0' ${shellLine(argv)}`], { encoding: 'utf8' });
+          expect(out.stdout.split('\0').slice(0, -1)).toEqual(argv);
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -18,11 +18,18 @@ function feed(reader: FrameReader, bytes: Buffer, cuts: number[]): ReturnType<Fr
 describe('FrameReader', () => {
   it('property: any chunking of lines under the cap gives exactly the lines', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => s.replace(/\n/g, ' ')), { maxLength: 12 }), fc.array(fc.integer({ min: 1, max: 17 }), { maxLength: 60 }), (lines, cuts) => {
-        const bytes = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
-        const frames = feed(new FrameReader(1000), bytes, cuts);
-        expect(frames).toEqual(lines.map((l) => ({ kind: 'line', text: l.endsWith('\r') ? l.slice(0, -1) : l })));
-      }),
+      fc.property(
+        fc.array(
+          fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => s.replace(/\n/g, ' ')),
+          { maxLength: 12 },
+        ),
+        fc.array(fc.integer({ min: 1, max: 17 }), { maxLength: 60 }),
+        (lines, cuts) => {
+          const bytes = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
+          const frames = feed(new FrameReader(1000), bytes, cuts);
+          expect(frames).toEqual(lines.map((l) => ({ kind: 'line', text: l.endsWith('\r') ? l.slice(0, -1) : l })));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -45,7 +52,11 @@ describe('FrameReader', () => {
 
 describe('sniffRequestId', () => {
   const id = fc.oneof(fc.integer({ min: -1e9, max: 1e9 }), fc.string({ maxLength: 12 }));
-  const other = fc.dictionary(fc.string({ maxLength: 6 }).filter((k) => k !== 'id'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
+  const other = fc.dictionary(
+    fc.string({ maxLength: 6 }).filter((k) => k !== 'id'),
+    fc.jsonValue({ maxDepth: 2 }),
+    { maxKeys: 3 },
+  );
 
   it('property: finds the top-level id wherever it stands, never an id nested in another member', () => {
     fc.assert(

@@ -3,19 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, connect, spawnRaw, tempRoot, type Connected } from './helpers/server.js';
 
-const ALL_TOOLS = [
-  'read_file',
-  'list_files',
-  'search_files',
-  'edit_file',
-  'write_file',
-  'apply_patch',
-  'checkpoint_create',
-  'checkpoint_list',
-  'checkpoint_restore',
-  'verify',
-  'detect',
-];
+const ALL_TOOLS = ['read_file', 'list_files', 'search_files', 'edit_file', 'write_file', 'apply_patch', 'checkpoint_create', 'checkpoint_list', 'checkpoint_restore', 'verify', 'detect'];
 
 function numbered(n: number, width = 0): string {
   const out: string[] = [];
@@ -69,7 +57,12 @@ describe('editwarden mcp over stdio: the tools', () => {
   it('read_file pages with offset and limit', async () => {
     const r = await call(server.client, 'read_file', { path: 'big.txt', offset: 10, limit: 5 });
     expect(r.structured).toMatchObject({ start_line: 10, end_line: 14, truncated: true, next_offset: 15 });
-    expect(r.text.split('\n').slice(1, 6).map((l) => l.split('\t')[1]?.split(' ')[0])).toEqual(['line', 'line', 'line', 'line', 'line']);
+    expect(
+      r.text
+        .split('\n')
+        .slice(1, 6)
+        .map((l) => l.split('\t')[1]?.split(' ')[0]),
+    ).toEqual(['line', 'line', 'line', 'line', 'line']);
     expect(r.text).toContain('10\tline 10 ');
     expect(r.text).toContain('14\tline 14 ');
     expect(r.text).not.toContain('15\tline 15 ');
@@ -378,7 +371,10 @@ describe('editwarden mcp over stdio: bytes that are not JSON-RPC', () => {
     send('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}');
     // Bounded at 30 s, not 5: a loaded machine can take seconds to start the server (waiting ends as soon as id 3 arrives).
     for (let i = 0; i < 600 && !out.includes('"id":3'); i++) await new Promise((r) => setTimeout(r, 50));
-    const replies = out.trim().split('\n').map((l) => JSON.parse(l) as { id?: number; error?: unknown; result?: { content?: Array<{ text: string }> } });
+    const replies = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id?: number; error?: unknown; result?: { content?: Array<{ text: string }> } });
     expect(replies.find((r) => r.id === 2)?.error).toBeDefined();
     expect(replies.find((r) => r.id === 3)?.result?.content?.[0]?.text).toContain('1\ta');
     child.stdin?.end();

@@ -84,9 +84,13 @@ function scriptOf(block: Block, used: Set<Unrun>): string {
     .join('\n');
 }
 
-const docs = ['README.md', ...fs.readdirSync(path.join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)].filter((f) =>
-  fs.existsSync(path.join(REPO, f)),
-);
+const docs = [
+  'README.md',
+  ...fs
+    .readdirSync(path.join(REPO, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+].filter((f) => fs.existsSync(path.join(REPO, f)));
 const blocksByDoc = docs.map((doc) => ({ doc, blocks: shellBlocks(doc, fs.readFileSync(path.join(REPO, doc), 'utf8')) }));
 
 const tmpRoots: string[] = [];
@@ -113,7 +117,11 @@ function freshProject(): { root: string; env: NodeJS.ProcessEnv } {
     GIT_COMMITTER_NAME: 'docs',
     GIT_COMMITTER_EMAIL: 'docs@editwarden.invalid',
   };
-  for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-qm', 'sample']]) {
+  for (const args of [
+    ['init', '-q'],
+    ['add', '-A'],
+    ['commit', '-qm', 'sample'],
+  ]) {
     const git = spawnSync('git', args, { cwd: root, env });
     if (git.status !== 0) throw new Error(`git ${args.join(' ')}: ${git.stderr}`);
   }
@@ -131,7 +139,10 @@ describe('every shell example in README.md and docs/ runs', () => {
         it(`${doc}:${block.line}`, () => {
           shared ??= freshProject();
           const project = shared;
-          for (const args of [['reset', '--hard', '-q'], ['clean', '-fdxq', '-e', '/build/']]) {
+          for (const args of [
+            ['reset', '--hard', '-q'],
+            ['clean', '-fdxq', '-e', '/build/'],
+          ]) {
             const git = spawnSync('git', args, { cwd: project.root, env: project.env, encoding: 'utf8' });
             expect(git.status, git.stderr).toBe(0);
           }

@@ -32,9 +32,7 @@ describe('package.json and server.json', () => {
     expect(server.name).toMatch(/^io\.github\.[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/);
     expect(server.version).toBe(pkg.version);
     expect(server.description.length).toBeLessThanOrEqual(100);
-    expect(server.packages).toEqual([
-      expect.objectContaining({ registryType: 'npm', identifier: pkg.name, version: pkg.version, transport: { type: 'stdio' }, packageArguments: [{ type: 'positional', value: 'mcp' }] }),
-    ]);
+    expect(server.packages).toEqual([expect.objectContaining({ registryType: 'npm', identifier: pkg.name, version: pkg.version, transport: { type: 'stdio' }, packageArguments: [{ type: 'positional', value: 'mcp' }] })]);
   });
 
   it('declares what a registry page shows, and ships the licence it names', () => {

@@ -30,39 +30,39 @@ function must(r: SpawnSyncReturns<string>, what: string): SpawnSyncReturns<strin
   return r;
 }
 
-beforeAll(() => {
-  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-pack-')));
-  // A clean checkout of the working tree: tracked and untracked-but-not-ignored files only.
-  const source = path.join(base, 'source');
-  const files = must(spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' }), 'git ls-files')
-    .stdout.split('\0')
-    .filter((f) => f !== '' && fs.existsSync(path.join(REPO, f)));
-  for (const file of files) {
-    fs.mkdirSync(path.dirname(path.join(source, file)), { recursive: true });
-    // Timestamps kept: `tsc -b` decides what is up to date by them.
-    fs.cpSync(path.join(REPO, file), path.join(source, file), { preserveTimestamps: true });
-  }
-  expect(fs.existsSync(path.join(source, 'dist'))).toBe(false);
-  // The suite's own build of these very sources (test/global-setup.ts and `npm test` make it fresh), with its
-  // build info: prepack's `tsc -b` then finds it up to date instead of compiling the project a second time.
-  // A clean checkout compiling from nothing is what `npm test` on a fresh clone does (.ci/run, bench suite).
-  fs.cpSync(path.join(REPO, 'dist'), path.join(source, 'dist'), { recursive: true, preserveTimestamps: true });
-  // The build tools of the checkout (npm ci would fetch the same ones).
-  fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(source, 'node_modules'));
-  const pack = must(spawnSync('npm', ['pack', '--json', '--pack-destination', base], { cwd: source, env, encoding: 'utf8', timeout: NPM_TIMEOUT_MS }), 'npm pack');
-  // prepack ran the build (which found it up to date).
-  expect(pack.stdout + pack.stderr).toContain('tsc -b tsconfig.build.json');
-  const packed = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Array<{ filename: string }>;
-  tarball = path.join(base, packed[0]!.filename);
+beforeAll(
+  () => {
+    base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-pack-')));
+    // A clean checkout of the working tree: tracked and untracked-but-not-ignored files only.
+    const source = path.join(base, 'source');
+    const files = must(spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' }), 'git ls-files')
+      .stdout.split('\0')
+      .filter((f) => f !== '' && fs.existsSync(path.join(REPO, f)));
+    for (const file of files) {
+      fs.mkdirSync(path.dirname(path.join(source, file)), { recursive: true });
+      // Timestamps kept: `tsc -b` decides what is up to date by them.
+      fs.cpSync(path.join(REPO, file), path.join(source, file), { preserveTimestamps: true });
+    }
+    expect(fs.existsSync(path.join(source, 'dist'))).toBe(false);
+    // The suite's own build of these very sources (test/global-setup.ts and `npm test` make it fresh), with its
+    // build info: prepack's `tsc -b` then finds it up to date instead of compiling the project a second time.
+    // A clean checkout compiling from nothing is what `npm test` on a fresh clone does (.ci/run, bench suite).
+    fs.cpSync(path.join(REPO, 'dist'), path.join(source, 'dist'), { recursive: true, preserveTimestamps: true });
+    // The build tools of the checkout (npm ci would fetch the same ones).
+    fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(source, 'node_modules'));
+    const pack = must(spawnSync('npm', ['pack', '--json', '--pack-destination', base], { cwd: source, env, encoding: 'utf8', timeout: NPM_TIMEOUT_MS }), 'npm pack');
+    // prepack ran the build (which found it up to date).
+    expect(pack.stdout + pack.stderr).toContain('tsc -b tsconfig.build.json');
+    const packed = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Array<{ filename: string }>;
+    tarball = path.join(base, packed[0]!.filename);
 
-  consumer = path.join(base, 'consumer');
-  fs.mkdirSync(consumer);
-  fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  must(
-    spawnSync('npm', ['install', '--prefer-offline', '--no-package-lock', tarball], { cwd: consumer, env, encoding: 'utf8', timeout: NPM_TIMEOUT_MS }),
-    'npm install of the tarball',
-  );
-}, 2 * NPM_TIMEOUT_MS + 60_000);
+    consumer = path.join(base, 'consumer');
+    fs.mkdirSync(consumer);
+    fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    must(spawnSync('npm', ['install', '--prefer-offline', '--no-package-lock', tarball], { cwd: consumer, env, encoding: 'utf8', timeout: NPM_TIMEOUT_MS }), 'npm install of the tarball');
+  },
+  2 * NPM_TIMEOUT_MS + 60_000,
+);
 
 afterAll(() => {
   // A build killed by a timeout may still be finishing its last writes: retry the removal.
@@ -78,8 +78,22 @@ const installed = () => path.join(consumer, 'node_modules', 'editwarden');
 
 describe('npm pack from a clean checkout, installed into an empty project', () => {
   it('ships LICENSE, README, dist/ and server.json; no source maps and no TypeScript sources', () => {
-    const listing = must(spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }), 'tar').stdout.split('\n').filter(Boolean);
-    expect(listing).toEqual(expect.arrayContaining(['package/LICENSE', 'package/README.md', 'package/package.json', 'package/server.json', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/cli/main.js', 'package/dist/cli-bundle/cli.mjs', 'package/bin/editwarden']));
+    const listing = must(spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }), 'tar')
+      .stdout.split('\n')
+      .filter(Boolean);
+    expect(listing).toEqual(
+      expect.arrayContaining([
+        'package/LICENSE',
+        'package/README.md',
+        'package/package.json',
+        'package/server.json',
+        'package/dist/index.js',
+        'package/dist/index.d.ts',
+        'package/dist/cli/main.js',
+        'package/dist/cli-bundle/cli.mjs',
+        'package/bin/editwarden',
+      ]),
+    );
     expect(listing.filter((f) => f.endsWith('.map') || f.endsWith('.tsbuildinfo'))).toEqual([]);
     expect(listing.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/'))).toEqual([]);
     expect(fs.readFileSync(path.join(installed(), 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
@@ -111,9 +125,7 @@ describe('npm pack from a clean checkout, installed into an empty project', () =
             }
           }
         });
-        child.stdin.write(
-          `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pack-test', version: '0' } } })}\n`,
-        );
+        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pack-test', version: '0' } } })}\n`);
       });
       expect(reply.result?.serverInfo?.name).toBe('editwarden');
       expect(reply.result?.capabilities?.tools).toBeDefined();
@@ -133,8 +145,8 @@ describe('npm pack from a clean checkout, installed into an empty project', () =
       [
         "import { EditwardenError, ErrorCode, parseEdits } from 'editwarden';",
         "import { McpSession } from 'editwarden/mcp';",
-        "const parsed = parseEdits('{\"path\": \"a.txt\", \"mode\": \"create\", \"new_text\": \"hi\"}', 'auto');",
-        "console.log(JSON.stringify({ error: typeof EditwardenError, code: ErrorCode.NOT_FOUND, format: parsed.format, requests: parsed.requests.length, mcp: typeof McpSession }));",
+        'const parsed = parseEdits(\'{"path": "a.txt", "mode": "create", "new_text": "hi"}\', \'auto\');',
+        'console.log(JSON.stringify({ error: typeof EditwardenError, code: ErrorCode.NOT_FOUND, format: parsed.format, requests: parsed.requests.length, mcp: typeof McpSession }));',
       ].join('\n'),
     );
     const r = must(spawnSync(process.execPath, ['use.mjs'], { cwd: consumer, encoding: 'utf8', timeout: 60_000 }), 'node use.mjs');

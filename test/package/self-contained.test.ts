@@ -30,9 +30,7 @@ function filesUnder(rel: string): string[] {
 
 describe('the repository is self-contained', () => {
   it(`no file in test/, src/, bench/, .ci/ or package.json refers to ${OUTSIDE}`, () => {
-    const offenders = ['test', 'src', 'bench', '.ci', 'package.json', 'vitest.config.ts']
-      .flatMap(filesUnder)
-      .filter((rel) => fs.readFileSync(path.join(REPO, rel), 'utf8').includes(OUTSIDE));
+    const offenders = ['test', 'src', 'bench', '.ci', 'package.json', 'vitest.config.ts'].flatMap(filesUnder).filter((rel) => fs.readFileSync(path.join(REPO, rel), 'utf8').includes(OUTSIDE));
     expect(offenders).toEqual([]);
   });
 

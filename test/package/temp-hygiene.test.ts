@@ -45,10 +45,7 @@ describe('a run that leaves something in the temp folder fails', () => {
     // The nested run's own TMPDIR is a folder of this test, so what it leaves (nothing) is checked here too.
     const dir = tempDir('ew-hygiene-run-');
     fs.writeFileSync(path.join(dir, 'probe.test.mjs'), `import fs from 'node:fs';\nimport os from 'node:os';\nimport path from 'node:path';\nimport { it } from 'vitest';\nit('probe', () => {\n${testBody}\n});\n`);
-    fs.writeFileSync(
-      path.join(dir, 'vitest.config.mjs'),
-      `export default { test: { include: ['probe.test.mjs'], globalSetup: [${JSON.stringify(path.join(REPO, 'test', 'global-temp.ts'))}] } };\n`,
-    );
+    fs.writeFileSync(path.join(dir, 'vitest.config.mjs'), `export default { test: { include: ['probe.test.mjs'], globalSetup: [${JSON.stringify(path.join(REPO, 'test', 'global-temp.ts'))}] } };\n`);
     const run = spawnSync(process.execPath, [path.join(REPO, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', dir, '--config', path.join(dir, 'vitest.config.mjs')], {
       cwd: dir,
       env: { ...process.env, TMPDIR: dir, NO_COLOR: '1' },

@@ -20,7 +20,7 @@ describe('a mode is one RunProfile value', () => {
     expect(runProfile('editor', { config: config('rollback'), dryRun: true })).toMatchObject({ failure: 'keep', dryRun: true });
   });
 
-  it('a dry run is only the editor\'s', () => {
+  it("a dry run is only the editor's", () => {
     expect(runProfile('headless', { config: config('keep'), dryRun: true }).dryRun).toBe(false);
   });
 

@@ -34,7 +34,7 @@ describe('metrics.json is written once per run, from the one outcome', () => {
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual(written);
   });
 
-  it('a run finished without a closing (exec, MCP) writes the runner\'s metrics alone', async () => {
+  it("a run finished without a closing (exec, MCP) writes the runner's metrics alone", async () => {
     const { ws, transactions } = openWorkspace(root);
     const runner = ToolRunner.start({ ws, config: defaultConfig(), transactions });
     const summary = runner.finish();

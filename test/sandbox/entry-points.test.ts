@@ -125,7 +125,9 @@ describe("the Editor's verification", () => {
     expect(logsOf(root)).not.toContain(KEY);
     const results = fs
       .readdirSync(path.join(root, '.editwarden/runs'))
-      .flatMap((run) => (fs.existsSync(path.join(root, '.editwarden/runs', run, 'verify')) ? fs.readdirSync(path.join(root, '.editwarden/runs', run, 'verify')).map((n) => path.join(root, '.editwarden/runs', run, 'verify', n, 'result.json')) : []))
+      .flatMap((run) =>
+        fs.existsSync(path.join(root, '.editwarden/runs', run, 'verify')) ? fs.readdirSync(path.join(root, '.editwarden/runs', run, 'verify')).map((n) => path.join(root, '.editwarden/runs', run, 'verify', n, 'result.json')) : [],
+      )
       .map((f) => JSON.parse(fs.readFileSync(f, 'utf8')) as { sandbox: string });
     expect(results.length).toBeGreaterThan(0);
     expect(results.every((x) => x.sandbox === 'bwrap')).toBe(true);

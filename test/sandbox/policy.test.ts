@@ -8,18 +8,7 @@ import { parseConfig } from '../../src/config/config.js';
 import { selfInstallPaths } from '../../src/sandbox/policy.js';
 import { DEFAULT_CONFIG } from '../../src/config/defaults.js';
 import { defaultConfig } from '../../src/config/config.js';
-import {
-  BASE_ENV_ALLOWLIST,
-  bwrapArgs,
-  commandEnv,
-  commandSandbox,
-  detectSandbox,
-  DEFAULT_SANDBOX_CONFIG,
-  isSecretEnvName,
-  sandboxExecProfile,
-  sandboxPolicy,
-  type SandboxPolicy,
-} from '../../src/sandbox/index.js';
+import { BASE_ENV_ALLOWLIST, bwrapArgs, commandEnv, commandSandbox, detectSandbox, DEFAULT_SANDBOX_CONFIG, isSecretEnvName, sandboxExecProfile, sandboxPolicy, type SandboxPolicy } from '../../src/sandbox/index.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -81,9 +70,7 @@ describe('the environment is an allowlist', () => {
 
   test('names like *_TOKEN, *_KEY, *_SECRET, AWS_* are secret whatever their prefix (property)', () => {
     const word = fc.stringMatching(/^[A-Z][A-Z0-9]{0,8}$/);
-    fc.assert(
-      fc.property(word, fc.constantFrom('_TOKEN', '_KEY', '_SECRET', '_PASSWORD', '_API_KEY', '_ACCESS_KEY'), (w, suffix) => isSecretEnvName(`${w}${suffix}`)),
-    );
+    fc.assert(fc.property(word, fc.constantFrom('_TOKEN', '_KEY', '_SECRET', '_PASSWORD', '_API_KEY', '_ACCESS_KEY'), (w, suffix) => isSecretEnvName(`${w}${suffix}`)));
     fc.assert(fc.property(word, (w) => isSecretEnvName(`AWS_${w}`)));
     for (const name of BASE_ENV_ALLOWLIST) expect(isSecretEnvName(name.replace('*', 'X')), name).toBe(false);
   });
@@ -141,7 +128,7 @@ describe('bubblewrap arguments', () => {
     // The root holds HOME here: the secrets inside it must be masked after the root's bind.
     const p = sandboxPolicy({ root: path.dirname(root), stateDir: path.join(root, '.editwarden'), config: DEFAULT_SANDBOX_CONFIG, home });
     const a = bwrapArgs(p, root, ['true'], isDir);
-    const at = (flag: string, target: string) => a.findIndex((v, i) => v === flag && a[i + 1] === target || (v === flag && a[i + 2] === target));
+    const at = (flag: string, target: string) => a.findIndex((v, i) => (v === flag && a[i + 1] === target) || (v === flag && a[i + 2] === target));
     const rootBind = at('--bind', p.root);
     expect(at('--ro-bind', '/')).toBeLessThan(rootBind);
     expect(at('--tmpfs', home)).toBeLessThan(rootBind);

@@ -36,13 +36,17 @@ function sleeper(): { command: string; survivors: () => number[] } {
   return {
     command: `sleep 31.${tag} & echo $$ > ${pgidFile}; sleep 30.${tag}`,
     survivors: () =>
-      fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map(Number).filter((pid) => {
-        try {
-          return new RegExp(`^sleep\u0000(30|31)\\.${tag}\u0000$`).test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')) && pidRunning(pid);
-        } catch {
-          return false;
-        }
-      }),
+      fs
+        .readdirSync('/proc')
+        .filter((p) => /^\d+$/.test(p))
+        .map(Number)
+        .filter((pid) => {
+          try {
+            return new RegExp(`^sleep\u0000(30|31)\\.${tag}\u0000$`).test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')) && pidRunning(pid);
+          } catch {
+            return false;
+          }
+        }),
   };
 }
 

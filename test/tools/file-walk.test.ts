@@ -37,14 +37,16 @@ function makeTree(dir: string, paths: readonly string[], gitignore: string): voi
 describe('the walk leaves out exactly what the .gitignore rules ignore (property)', () => {
   it('over random rules (globs, negations, folders only, anchored, classes, case) and random trees', () => {
     const segment = fc.constantFrom('a', 'b', 'A', 'lib', 'x.log', 'keep.log', 'y.ts', 'Build', 'build', '.env', 'n[1]', 'é.txt');
-    const rule = fc.constantFrom(
-      '*.log', '!keep.log', 'build/', 'build', '/a', 'a/b', '**/y.ts', 'lib/**', '*.TS', '.env', '!*.ts', 'x.?og', '[ab]', 'n\\[1\\]', '# comment', '', '   ', 'b/*', '!b/', '*', '!lib',
-    );
+    const rule = fc.constantFrom('*.log', '!keep.log', 'build/', 'build', '/a', 'a/b', '**/y.ts', 'lib/**', '*.TS', '.env', '!*.ts', 'x.?og', '[ab]', 'n\\[1\\]', '# comment', '', '   ', 'b/*', '!b/', '*', '!lib');
     fc.assert(
       fc.property(fc.array(fc.array(segment, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 12 }), fc.array(rule, { maxLength: 6 }), (paths, rules) => {
         const dir = path.join(root, 't');
         const text = rules.join('\n');
-        makeTree(dir, paths.map((p) => p.join('/')), text);
+        makeTree(
+          dir,
+          paths.map((p) => p.join('/')),
+          text,
+        );
         const ig = ignore().add(text);
         const all: string[] = [];
         const collect = (rel: string): void => {
@@ -69,9 +71,10 @@ describe('the walk builds paths without path.join', () => {
     const dir = path.join(root, 'abs');
     makeTree(dir, ['s/f.txt'], '');
     const seen: string[] = [];
-    for (const r of [dir, `${dir}${path.sep}`]) walkFiles(r, (rel, type, abs) => {
-      if (type === 'file') seen.push(`${rel}=${fs.readFileSync(abs, 'utf8')}:${abs === path.join(dir, rel)}`);
-    });
+    for (const r of [dir, `${dir}${path.sep}`])
+      walkFiles(r, (rel, type, abs) => {
+        if (type === 'file') seen.push(`${rel}=${fs.readFileSync(abs, 'utf8')}:${abs === path.join(dir, rel)}`);
+      });
     expect(seen).toEqual(['.gitignore=:true', 's/f.txt=x:true', '.gitignore=:true', 's/f.txt=x:true']);
   });
 });

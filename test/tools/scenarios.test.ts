@@ -87,12 +87,7 @@ const scenarios: Scenario[] = [
   },
   {
     name: 'token limit: 55,000 tokens with a limit of 50,000',
-    calls: [
-      { ...editReadme, tokens: 5_000 },
-      ...Array.from({ length: 9 }, (_, i) => write(`t${i}.txt`, 'x\n', 5_000)),
-      write('t9.txt', 'x\n', 5_000),
-      write('t10.txt', 'x\n', 5_000),
-    ],
+    calls: [{ ...editReadme, tokens: 5_000 }, ...Array.from({ length: 9 }, (_, i) => write(`t${i}.txt`, 'x\n', 5_000)), write('t9.txt', 'x\n', 5_000), write('t10.txt', 'x\n', 5_000)],
     flags: ['--max-files', '20'],
     at: 10,
     type: 'TokenLimit',
@@ -116,12 +111,7 @@ for (const policy of ['keep', 'rollback'] as const) {
     }
 
     it('timeout: a hanging command is killed at the deadline', () => {
-      const calls = [
-        editReadme,
-        write('a.txt'),
-        { tool: 'execute_command', args: { command: 'echo $$ > pid.txt; sleep 60.4213', timeout: 120 } },
-        write('b.txt'),
-      ];
+      const calls = [editReadme, write('a.txt'), { tool: 'execute_command', args: { command: 'echo $$ > pid.txt; sleep 60.4213', timeout: 120 } }, write('b.txt')];
       const r = execCli(root, jsonl(calls), ['--timeout', '1.5', '--on-violation', policy, '--json']);
       expect(r.code, r.stderr).toBe(2);
       const out = JSON.parse(r.stdout);
@@ -175,14 +165,18 @@ function expectPartialWork(policy: 'keep' | 'rollback', kept: string[], never: s
 }
 
 function sleepersRunning(seconds: string): number[] {
-  return fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map(Number).filter((pid) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\u0000${seconds}\u0000` && !/\) [ZX] /.test(stat);
-    } catch {
-      return false;
-    }
-  });
+  return fs
+    .readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\u0000${seconds}\u0000` && !/\) [ZX] /.test(stat);
+      } catch {
+        return false;
+      }
+    });
 }
 
 describe('text output', () => {

@@ -12,7 +12,14 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 const query = (pattern: string, over: Partial<SearchQuery> = {}): SearchQuery => ({
-  pattern, regex: false, caseSensitive: true, start: '', globs: [], maxResults: 100_000, maxFileBytes: 10 * 1024 * 1024, ...over,
+  pattern,
+  regex: false,
+  caseSensitive: true,
+  start: '',
+  globs: [],
+  maxResults: 100_000,
+  maxFileBytes: 10 * 1024 * 1024,
+  ...over,
 });
 
 /** The obvious per-line search, as grep -n does it. */
@@ -26,13 +33,20 @@ describe('literal search finds exactly the lines grep would (property)', () => {
   it('over random texts and needles, including ones made of common bytes', () => {
     const alphabet = fc.constantFrom('a', 'b', 'e', ' ', '\n', '_', '7', 'é', 'x');
     fc.assert(
-      fc.property(fc.array(alphabet, { maxLength: 400 }), fc.array(alphabet.filter((c) => c !== '\n'), { minLength: 1, maxLength: 4 }), (chars, needleChars) => {
-        const text = chars.join('');
-        const needle = needleChars.join('');
-        fs.writeFileSync(path.join(root, 'f.txt'), text);
-        const got = searchFiles(root, query(needle)).matches.map((m) => ({ line: m.line, text: m.text }));
-        expect(got).toEqual(reference(text, needle));
-      }),
+      fc.property(
+        fc.array(alphabet, { maxLength: 400 }),
+        fc.array(
+          alphabet.filter((c) => c !== '\n'),
+          { minLength: 1, maxLength: 4 },
+        ),
+        (chars, needleChars) => {
+          const text = chars.join('');
+          const needle = needleChars.join('');
+          fs.writeFileSync(path.join(root, 'f.txt'), text);
+          const got = searchFiles(root, query(needle)).matches.map((m) => ({ line: m.line, text: m.text }));
+          expect(got).toEqual(reference(text, needle));
+        },
+      ),
       { numRuns: 300 },
     );
   });

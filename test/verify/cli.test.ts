@@ -103,13 +103,16 @@ describe('editwarden verify', () => {
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stdout).steps[0]).toMatchObject({ aborted: true, passed: false });
     const { pidRunning } = await import('../../src/verify/process-group.js');
-    const running = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-      try {
-        return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8') === 'sleep\u000030.4172\u0000' && pidRunning(Number(p));
-      } catch {
-        return false;
-      }
-    });
+    const running = fs
+      .readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8') === 'sleep\u000030.4172\u0000' && pidRunning(Number(p));
+        } catch {
+          return false;
+        }
+      });
     expect(running).toEqual([]);
     expect(process.listenerCount('SIGINT')).toBe(listenersBefore);
   });

@@ -76,8 +76,7 @@ describe('Rust, Go, JVM, Python', () => {
   test('gradle groovy DSL without a wrapper', () => expect(pick('gradle-groovy')).toEqual({ kinds: ['gradle'], build: 'gradle assemble', test: 'gradle test', framework: null }));
   test('pyproject with pytest configured', () => expect(pick('python-pytest')).toEqual({ kinds: ['python'], build: null, test: 'python3 -m pytest', framework: 'pytest' }));
   test('setup.cfg with [tool:pytest]', () => expect(pick('python-setupcfg')).toEqual({ kinds: ['python'], build: null, test: 'python3 -m pytest', framework: 'pytest' }));
-  test('setup.py and a tests folder without pytest: unittest', () =>
-    expect(pick('python-unittest')).toEqual({ kinds: ['python'], build: null, test: 'python3 -m unittest discover', framework: 'unittest' }));
+  test('setup.py and a tests folder without pytest: unittest', () => expect(pick('python-unittest')).toEqual({ kinds: ['python'], build: null, test: 'python3 -m unittest discover', framework: 'unittest' }));
 });
 
 describe('several ecosystems in one root', () => {

@@ -88,9 +88,7 @@ describe('tsc (captured, repository tsc 5.9)', () => {
     expect(d?.message).toContain("Types of property 'id' are incompatible.");
   });
   test('an error without a file', () => {
-    expect(brief(parseTsc(sample('tsc-no-project.txt')))).toEqual([
-      { file: null, line: null, column: null, severity: 'error', code: 'TS5058', message: "The specified path does not exist: 'does-not-exist.json'." },
-    ]);
+    expect(brief(parseTsc(sample('tsc-no-project.txt')))).toEqual([{ file: null, line: null, column: null, severity: 'error', code: 'TS5058', message: "The specified path does not exist: 'does-not-exist.json'." }]);
   });
 });
 
@@ -127,9 +125,7 @@ describe('javac (captured, 17)', () => {
 
 describe('Python tracebacks (captured, 3.11)', () => {
   test('placed at the innermost frame, the exception as the message', () => {
-    expect(brief(parsePythonTracebacks(sample('python-traceback.txt')))).toEqual([
-      { file: '/tmp/cap/py/calc.py', line: 2, column: null, severity: 'error', code: 'ZeroDivisionError', message: 'ZeroDivisionError: division by zero' },
-    ]);
+    expect(brief(parsePythonTracebacks(sample('python-traceback.txt')))).toEqual([{ file: '/tmp/cap/py/calc.py', line: 2, column: null, severity: 'error', code: 'ZeroDivisionError', message: 'ZeroDivisionError: division by zero' }]);
   });
   test('a syntax error without a Traceback header', () => {
     expect(parsePythonTracebacks(sample('python-syntax.txt'))[0]).toMatchObject({ file: '/tmp/cap/py/bad.py', line: 1, message: 'SyntaxError: invalid syntax' });
@@ -159,9 +155,7 @@ describe('test runners (captured)', () => {
       ['tests/test_calc.py', 15, 'TestEdge::test_zero', 'ZeroDivisionError: division ...'],
       ['tests/test_calc.py', 20, 'test_param[3-1-4]', 'assert 3.0 == 4'],
     ]);
-    expect(parsePytest(sample('pytest-collection-error.txt')).map((d) => [d.file, d.test, d.message])).toEqual([
-      ['tests/test_broken.py', 'tests/test_broken.py', 'error during collection'],
-    ]);
+    expect(parsePytest(sample('pytest-collection-error.txt')).map((d) => [d.file, d.test, d.message])).toEqual([['tests/test_broken.py', 'tests/test_broken.py', 'error during collection']]);
   });
   test('unittest FAIL and ERROR blocks', () => {
     expect(parseUnittest(sample('unittest-failures.txt')).map((d) => [d.test, d.file, d.line, d.message])).toEqual([
@@ -235,9 +229,7 @@ describe('parseDiagnostics runs every parser once per line', () => {
     expect(parseDiagnostics(Array.from({ length: 900 }, (_, i) => `a.c:${i + 1}:1: error: e`).join('\n'))).toHaveLength(500);
   });
   test('formatDiagnostic gives one readable line', () => {
-    expect(formatDiagnostic(parseTsc(sample('tsc-plain.txt'))[0] as Diagnostic)).toBe(
-      "src/index.ts:4:37 error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.",
-    );
+    expect(formatDiagnostic(parseTsc(sample('tsc-plain.txt'))[0] as Diagnostic)).toBe("src/index.ts:4:37 error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.");
   });
 });
 
@@ -304,7 +296,10 @@ describe('fuzz: no parser throws, whatever the input', () => {
     });
   }
   test('parseDiagnostics', () => {
-    fc.assert(fc.property(interesting, (text) => Array.isArray(parseDiagnostics(text))), { numRuns: 300 });
+    fc.assert(
+      fc.property(interesting, (text) => Array.isArray(parseDiagnostics(text))),
+      { numRuns: 300 },
+    );
   });
 });
 
@@ -317,7 +312,11 @@ describe('live: real compilers on this machine, parsed as they print', () => {
       fs.writeFileSync(path.join(dir, 'bad.cpp'), 'int main() {\n  int x = "text";\n  return y;\n}\n');
       const r = await runCommand({ sandbox: 'none', command: ['g++', '-c', 'bad.cpp', '-o', 'bad.o'], cwd: dir, timeoutMs: 30_000 });
       expect(r.exit_code).not.toBe(0);
-      expect(parseDiagnostics(r.tail).filter((d) => d.severity === 'error').map((d) => [d.tool, d.file, d.line])).toEqual([
+      expect(
+        parseDiagnostics(r.tail)
+          .filter((d) => d.severity === 'error')
+          .map((d) => [d.tool, d.file, d.line]),
+      ).toEqual([
         ['gcc', 'bad.cpp', 2],
         ['gcc', 'bad.cpp', 3],
       ]);

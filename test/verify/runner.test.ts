@@ -52,12 +52,7 @@ describe('the verdict is the exit code', () => {
   test('env adds and removes variables; stdin is closed', async () => {
     process.env.EW_RUNNER_REMOVE_ME = 'present';
     try {
-      const r = await runCommand({ sandbox: 'none',
-        command: 'echo "$EW_ADDED-${EW_RUNNER_REMOVE_ME:-absent}"; cat; echo done',
-        cwd: tempDir(),
-        timeoutMs: 10_000,
-        env: { EW_ADDED: 'yes', EW_RUNNER_REMOVE_ME: undefined },
-      });
+      const r = await runCommand({ sandbox: 'none', command: 'echo "$EW_ADDED-${EW_RUNNER_REMOVE_ME:-absent}"; cat; echo done', cwd: tempDir(), timeoutMs: 10_000, env: { EW_ADDED: 'yes', EW_RUNNER_REMOVE_ME: undefined } });
       expect(r.stdoutTail).toBe('yes-absent\ndone');
     } finally {
       delete process.env.EW_RUNNER_REMOVE_ME;
@@ -138,7 +133,8 @@ describe('output', () => {
     let peak = 0;
     let chunks = 0;
     const before = process.memoryUsage();
-    const r = await runCommand({ sandbox: 'none',
+    const r = await runCommand({
+      sandbox: 'none',
       command: `yes 'a line of build output that repeats' | head -c ${size}`,
       cwd: dir,
       timeoutMs: 60_000,
@@ -178,7 +174,8 @@ describe('output', () => {
 
   test('onOutput sees every chunk; a throwing callback does not break the run', async () => {
     const seen: string[] = [];
-    const r = await runCommand({ sandbox: 'none',
+    const r = await runCommand({
+      sandbox: 'none',
       command: 'echo one; echo two >&2',
       cwd: tempDir(),
       timeoutMs: 10_000,

@@ -20,7 +20,10 @@ describe('LineTail keeps exactly the last lines, however the output is chunked',
   test('property: equals the last N lines of the concatenated chunks', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a.map((b) => (b % 7 === 0 ? 10 : b % 5 === 0 ? 0x61 : b)))), { maxLength: 30 }),
+        fc.array(
+          fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a.map((b) => (b % 7 === 0 ? 10 : b % 5 === 0 ? 0x61 : b)))),
+          { maxLength: 30 },
+        ),
         fc.integer({ min: 1, max: 6 }),
         fc.integer({ min: 1, max: 12 }),
         (chunks, maxLines, maxLineBytes) => {

@@ -8,7 +8,7 @@ import { defaultConfig, withOverrides } from '../../src/config/config.js';
 import { ErrorCode, EditwardenError } from '../../src/errors.js';
 import { newRunId, runDir } from '../../src/runs/runs.js';
 import { verify, verifyFailure } from '../../src/verify/verifier.js';
-import { Workspace } from '../../src/workspace/workspace.js';
+import type { Workspace } from '../../src/workspace/workspace.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../..');

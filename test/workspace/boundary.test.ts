@@ -124,7 +124,7 @@ describe('read-only files, symlink deletes, owners', () => {
   });
 });
 
-describe('the configuration is out of the agent\'s reach', () => {
+describe("the configuration is out of the agent's reach", () => {
   it('every write path refuses .editwarden.yml with E_DENIED_PATH (any case, through a symlink, by delete)', async () => {
     put('.editwarden.yml', 'constraints:\n  max_files: 1\n');
     fs.symlinkSync('.editwarden.yml', path.join(root, 'cfg'));
@@ -186,7 +186,7 @@ describe('temp names and leftovers', () => {
     expect(Buffer.byteLength(tempNameFor('é'.repeat(127)))).toBeLessThanOrEqual(NAME_MAX);
   });
 
-  it('a restore removes a killed write\'s temp file before the empty folder it sits in', () => {
+  it("a restore removes a killed write's temp file before the empty folder it sits in", () => {
     const { transactions } = openWorkspace(root);
     const cps = transactions.checkpoints;
     const id = cps.create('before', '', 'files', { paths: ['newdir/a.txt'] });

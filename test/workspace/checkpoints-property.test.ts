@@ -129,7 +129,12 @@ describe('a transaction rollback is exact for any sequence of batches', () => {
           const { ws } = openWorkspace(root);
           const tx = beginTransaction(ws, { name: 'prop' });
           for (const batch of batches) {
-            ws.transact((tx) => ws.commit(tx, batch.map((w) => (w.kind === 'write' ? { kind: 'write' as const, path: w.path, bytes: Buffer.from(w.text), mode: w.mode } : w))));
+            ws.transact((tx) =>
+              ws.commit(
+                tx,
+                batch.map((w) => (w.kind === 'write' ? { kind: 'write' as const, path: w.path, bytes: Buffer.from(w.text), mode: w.mode } : w)),
+              ),
+            );
           }
           tx.rollback();
           expect(snapshotTree(root)).toEqual(before);

@@ -21,11 +21,11 @@ function child(args: string[]): { proc: ReturnType<typeof spawn>; output: (until
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   proc.stdout?.on('data', (d) => {
     out += d;
-    for (const w of waiters.splice(0)) (out.includes(w.until) ? w.resolve(out) : waiters.push(w));
+    for (const w of waiters.splice(0)) out.includes(w.until) ? w.resolve(out) : waiters.push(w);
   });
   proc.stderr?.on('data', (d) => (err += d));
   void exited.then(() => {
-    for (const w of waiters.splice(0)) (out.includes(w.until) ? w.resolve(out) : w.reject(new Error(`child exited before "${w.until}": ${out}${err}`)));
+    for (const w of waiters.splice(0)) out.includes(w.until) ? w.resolve(out) : w.reject(new Error(`child exited before "${w.until}": ${out}${err}`));
   });
   return {
     proc,
@@ -146,10 +146,7 @@ describe('one writer per root', () => {
     fs.mkdirSync(dir);
     const start = processStartOf(process.pid);
     expect(start).not.toBeNull();
-    fs.writeFileSync(
-      path.join(dir, 'lock'),
-      JSON.stringify({ pid: process.pid, processStart: (start as number) - 1, host: os.hostname(), token: 'old', acquiredAt: '', command: 'x' }),
-    );
+    fs.writeFileSync(path.join(dir, 'lock'), JSON.stringify({ pid: process.pid, processStart: (start as number) - 1, host: os.hostname(), token: 'old', acquiredAt: '', command: 'x' }));
     const lock = new RootLock(dir, { timeoutMs: 200 });
     lock.acquire();
     lock.release();

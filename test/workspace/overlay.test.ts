@@ -16,11 +16,13 @@ describe('the dry-run overlay', () => {
   it('reads see proposed writes and deletions; the disk keeps its bytes', () => {
     const root = makeProject({ 'a.txt': 'one\n', 'b.txt': 'two\n' });
     const overlay = new OverlayView(openWorkspace(root).ws);
-    overlay.transact((tx) => overlay.commit(tx, [
-      { kind: 'write', path: 'a.txt', bytes: Buffer.from('ONE\n') },
-      { kind: 'write', path: 'new/c.txt', bytes: Buffer.from('three\n') },
-      { kind: 'delete', path: 'b.txt' },
-    ]));
+    overlay.transact((tx) =>
+      overlay.commit(tx, [
+        { kind: 'write', path: 'a.txt', bytes: Buffer.from('ONE\n') },
+        { kind: 'write', path: 'new/c.txt', bytes: Buffer.from('three\n') },
+        { kind: 'delete', path: 'b.txt' },
+      ]),
+    );
     const ws = overlay;
     expect(ws.read('a.txt')?.bytes.toString()).toBe('ONE\n');
     expect(ws.read('new/c.txt')?.bytes.toString()).toBe('three\n');
@@ -39,9 +41,14 @@ describe('the dry-run overlay', () => {
   it('a batch naming .editwarden/ or a path outside the root is refused whole, like on disk', () => {
     const root = makeProject({ 'a.txt': 'one\n' });
     const overlay = new OverlayView(openWorkspace(root).ws);
-    expect(() => overlay.transact((tx) => overlay.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('x\n') }, { kind: 'write', path: '.editwarden/runs/x', bytes: Buffer.from('x') }]))).toThrow(
-      expect.objectContaining({ code: 'E_DENIED_PATH' }),
-    );
+    expect(() =>
+      overlay.transact((tx) =>
+        overlay.commit(tx, [
+          { kind: 'write', path: 'a.txt', bytes: Buffer.from('x\n') },
+          { kind: 'write', path: '.editwarden/runs/x', bytes: Buffer.from('x') },
+        ]),
+      ),
+    ).toThrow(expect.objectContaining({ code: 'E_DENIED_PATH' }));
     expect(() => overlay.transact((tx) => overlay.commit(tx, [{ kind: 'write', path: '../x', bytes: Buffer.from('x') }]))).toThrow(expect.objectContaining({ code: 'E_OUTSIDE_ROOT' }));
     expect(overlay.changes()).toEqual([]);
     overlay.transact((tx) => overlay.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('two\n') }]));
@@ -53,30 +60,26 @@ describe('the dry-run overlay', () => {
     const text = fc.array(line, { minLength: 0, maxLength: 8 }).map((ls) => (ls.length === 0 ? '' : `${ls.join('\n')}\n`));
     const names = ['a.txt', 'b.txt', 'dir/c.txt', 'dir/d.txt'];
     await fc.assert(
-      fc.asyncProperty(
-        fc.record({ a: text, b: text }),
-        fc.array(fc.record({ file: fc.constantFrom(...names), content: fc.option(text, { nil: null }) }), { minLength: 1, maxLength: 6 }),
-        async (initial, ops) => {
-          const root = makeProject({ 'a.txt': initial.a, 'b.txt': initial.b });
-          const overlay = new OverlayView(openWorkspace(root).ws);
-          for (const op of ops) overlay.transact((tx) => overlay.commit(tx, [op.content === null ? { kind: 'delete', path: op.file } : { kind: 'write', path: op.file, bytes: Buffer.from(op.content) }]));
-          const expected: Record<string, string | null> = {};
-          for (const n of names) expected[n] = overlay.read(n)?.bytes.toString('utf8') ?? null;
-          const before = hashTree(root);
-          const diff = overlay.diff();
-          expect(hashTree(root)).toEqual(before);
-          const proposal = renderProposal('task\nline two', '20260101T000000Z-abcdef', diff);
-          expect(readProposalHeader(proposal)).toEqual({ task: 'task\nline two', runId: '20260101T000000Z-abcdef' });
-          if (diff !== '') {
-            const outcome = await applyProposal(openWorkspace(root).ws, proposal);
-            expect(outcome.ok).toBe(true);
-          }
-          for (const n of names) {
-            const file = path.join(root, n);
-            expect(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null).toBe(expected[n]);
-          }
-        },
-      ),
+      fc.asyncProperty(fc.record({ a: text, b: text }), fc.array(fc.record({ file: fc.constantFrom(...names), content: fc.option(text, { nil: null }) }), { minLength: 1, maxLength: 6 }), async (initial, ops) => {
+        const root = makeProject({ 'a.txt': initial.a, 'b.txt': initial.b });
+        const overlay = new OverlayView(openWorkspace(root).ws);
+        for (const op of ops) overlay.transact((tx) => overlay.commit(tx, [op.content === null ? { kind: 'delete', path: op.file } : { kind: 'write', path: op.file, bytes: Buffer.from(op.content) }]));
+        const expected: Record<string, string | null> = {};
+        for (const n of names) expected[n] = overlay.read(n)?.bytes.toString('utf8') ?? null;
+        const before = hashTree(root);
+        const diff = overlay.diff();
+        expect(hashTree(root)).toEqual(before);
+        const proposal = renderProposal('task\nline two', '20260101T000000Z-abcdef', diff);
+        expect(readProposalHeader(proposal)).toEqual({ task: 'task\nline two', runId: '20260101T000000Z-abcdef' });
+        if (diff !== '') {
+          const outcome = await applyProposal(openWorkspace(root).ws, proposal);
+          expect(outcome.ok).toBe(true);
+        }
+        for (const n of names) {
+          const file = path.join(root, n);
+          expect(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null).toBe(expected[n]);
+        }
+      }),
       { numRuns: 40 },
     );
   });

@@ -86,7 +86,15 @@ describe('a planted .editwarden/', () => {
   });
 
   it('even bound to this root, a record whose checkpoint names paths outside is held', () => {
-    plant({ root: rootIdentity() }, { entries: [{ path: '../../outside/victim.txt', type: 'absent' }, { path: 'x/../../outside/victim.txt', type: 'absent' }] });
+    plant(
+      { root: rootIdentity() },
+      {
+        entries: [
+          { path: '../../outside/victim.txt', type: 'absent' },
+          { path: 'x/../../outside/victim.txt', type: 'absent' },
+        ],
+      },
+    );
     const r = cli('checkpoint', 'list');
     expect(r.code).toBe(0);
     expect(r.out).toContain('outside the root');

@@ -189,7 +189,7 @@ function poisoned(r: string, cps: CheckpointService): { bytes: Buffer; header: R
   const bytes = fs.readFileSync(file);
   const lines = bytes.toString('latin1').split('\n');
   const header = JSON.parse(lines[1] as string) as Record<string, unknown>;
-  const start = Math.ceil((Buffer.byteLength(`${lines[0]}\n${lines[1]}\n`, 'latin1')) / 8) * 8;
+  const start = Math.ceil(Buffer.byteLength(`${lines[0]}\n${lines[1]}\n`, 'latin1') / 8) * 8;
   const rest = Buffer.from(bytes.subarray(start));
   const manifest: Manifest = cps.get(String(header.manifest));
   const a = manifest.entries.find((e) => e.path === 'a.txt') as Extract<ManifestEntry, { type: 'file' }>;
@@ -283,5 +283,4 @@ describe('a planted or damaged stat cache only costs speed', () => {
       expect(recordsA(cps)).toBe('aaaa\n');
     }
   });
-
 });

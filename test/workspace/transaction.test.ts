@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { beginTransaction, transactionsOf } from '../../src/workspace/transaction.js';
-import { Workspace } from '../../src/workspace/workspace.js';
+import type { Workspace } from '../../src/workspace/workspace.js';
 import { snapshotTree, tempRoot, write } from './fixtures/checkpoint-helpers.js';
 
 const text = (s: string): Buffer => Buffer.from(s);
@@ -23,7 +23,12 @@ describe('every ws.commit is a checkpointed transaction', () => {
     write(root, 'a.txt', 'one\n');
     write(root, 'untouched.txt', 'same\n');
     const { ws, transactions } = openWorkspace(root);
-    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: text('two\n') }, { kind: 'write', path: 'new/b.txt', bytes: text('b\n') }]));
+    ws.transact((tx) =>
+      ws.commit(tx, [
+        { kind: 'write', path: 'a.txt', bytes: text('two\n') },
+        { kind: 'write', path: 'new/b.txt', bytes: text('b\n') },
+      ]),
+    );
     const id = transactions.lastCheckpoint as string;
     const manifest = transactions.checkpoints.get(id);
     expect(manifest.scope).toBe('files');
@@ -44,10 +49,12 @@ describe('every ws.commit is a checkpointed transaction', () => {
     const { ws } = openWorkspace(root);
     const before = snapshotTree(root);
     expect(() =>
-      ws.transact((tx) => ws.commit(tx, [
-        { kind: 'write', path: 'a.txt', bytes: text('changed\n') },
-        { kind: 'write', path: 'blocker/inside.txt', bytes: text('cannot be written\n') },
-      ])),
+      ws.transact((tx) =>
+        ws.commit(tx, [
+          { kind: 'write', path: 'a.txt', bytes: text('changed\n') },
+          { kind: 'write', path: 'blocker/inside.txt', bytes: text('cannot be written\n') },
+        ]),
+      ),
     ).toThrow();
     expect(snapshotTree(root)).toEqual(before);
     expect(journalFiles(root)).toEqual([]);
@@ -67,7 +74,12 @@ describe('an explicit transaction spans several commits', () => {
     const tx = beginTransaction(ws, { name: 'multi', reason: 'test' });
     ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: text('a2\n'), mode: 0o755 }]));
     ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: text('a3\n') }]));
-    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'x/y/z.txt', bytes: text('new\n') }, { kind: 'delete', path: 'b.txt' }]));
+    ws.transact((tx) =>
+      ws.commit(tx, [
+        { kind: 'write', path: 'x/y/z.txt', bytes: text('new\n') },
+        { kind: 'delete', path: 'b.txt' },
+      ]),
+    );
     expect(tx.written).toEqual(['a.txt', 'b.txt', 'x/y/z.txt']);
     expect(journalFiles(root)).toHaveLength(1);
     const result = tx.rollback();

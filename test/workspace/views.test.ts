@@ -84,7 +84,7 @@ describe('the overlay view', () => {
     const workspaceMethods = Object.getOwnPropertyNames(Workspace.prototype).sort();
     expect(workspaceMethods).toEqual([...diskOnly, ...FILE_VIEW_METHODS].sort());
     for (const name of FILE_VIEW_METHODS) {
-      expect(Object.prototype.hasOwnProperty.call(OverlayView.prototype, name), `OverlayView implements ${name}`).toBe(true);
+      expect(Object.hasOwn(OverlayView.prototype, name), `OverlayView implements ${name}`).toBe(true);
     }
     expect(Object.getPrototypeOf(OverlayView.prototype)).toBe(Object.prototype);
     const root = project({});
@@ -159,7 +159,7 @@ describe('transactions belong to one view', () => {
 });
 
 /** Never called: the type-checker (`tsc -b tsconfig.test.json`, against the emitted declarations) runs it. */
-export function writesOutsideATransactionDoNotTypeCheck(root: string, batch: FileWrite[]): void {
+function writesOutsideATransactionDoNotTypeCheck(root: string, batch: FileWrite[]): void {
   const opened = openWorkspace(root);
   // @ts-expect-error a commit names the transaction it joins
   opened.ws.commit(batch);
@@ -175,3 +175,7 @@ export function writesOutsideATransactionDoNotTypeCheck(root: string, batch: Fil
   // @ts-expect-error nor does an overlay take a write without its transaction
   overlay.commit(batch);
 }
+
+it('the type-level checks above are compiled with the suite', () => {
+  expect(typeof writesOutsideATransactionDoNotTypeCheck).toBe('function');
+});

@@ -122,10 +122,12 @@ describe('a multi-file batch, or a write that creates a folder, is journaled; th
     write(r, 'b.txt', 'b\n');
     const { ws } = openWorkspace(r);
     const events = traced(() =>
-      ws.transact((tx) => ws.commit(tx, [
-        { kind: 'write', path: 'a.txt', bytes: Buffer.from('A\n') },
-        { kind: 'write', path: 'b.txt', bytes: Buffer.from('B\n') },
-      ])),
+      ws.transact((tx) =>
+        ws.commit(tx, [
+          { kind: 'write', path: 'a.txt', bytes: Buffer.from('A\n') },
+          { kind: 'write', path: 'b.txt', bytes: Buffer.from('B\n') },
+        ]),
+      ),
     );
     const journal = events.filter((e) => e.op === 'journal');
     expect(journal.map((e) => (e as { action: string }).action)).toEqual(['write', 'close']);
@@ -174,7 +176,10 @@ describe('a process killed at each step of a one-file write: the file is old or 
     it(`killed after ${step.op} #${step.n}: ${step.landed ? 'new' : 'old'} content; undo takes back exactly the last change that landed`, async () => {
       const r = root();
       write(r, 'a.txt', 'zero\n');
-      (() => { const w = openWorkspace(r).ws; w.transact((tx) => w.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('one\n') }])); })();
+      (() => {
+        const w = openWorkspace(r).ws;
+        w.transact((tx) => w.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('one\n') }]));
+      })();
       const out = await dieAt(r, step.op, step.n, 'two\n');
       expect(out).toContain(`dying after {"op":"${step.op}"`);
       expect(fs.existsSync(path.join(r, '.editwarden/lock'))).toBe(true);

@@ -138,7 +138,19 @@ function startEditorRun(o: RunEditorOptions, profile: RunProfile): EditorRun & {
   const surface = profile.dryRun ? overlaySurface(o.ws, runDir) : diskSurface(o.ws, o.transactions);
   const recorder = new ContextRecorder(surface.target, now);
   const scope = scopeOf(o.task, config, profile.dryRun);
-  const session = new EditorSession({ runId, task: o.task, ws: surface.ws, config, source: surface.source, recorder, dryRun: profile.dryRun, scope, ...(o.scoutProvider ? { scoutProvider: o.scoutProvider } : {}), emit, ...(o.signal ? { signal: o.signal } : {}) });
+  const session = new EditorSession({
+    runId,
+    task: o.task,
+    ws: surface.ws,
+    config,
+    source: surface.source,
+    recorder,
+    dryRun: profile.dryRun,
+    scope,
+    ...(o.scoutProvider ? { scoutProvider: o.scoutProvider } : {}),
+    emit,
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
   const flavour = editorFlavour(profile, o.proposal !== undefined);
   return { ws: o.ws, task: o.task, taskKey: key, flavour, provider: o.provider, seed, runId, runDir, startedAt, now, surface, recorder, session, emit, tx: null, runner: null, transcript: null, outcome: undefined, config, scope };
 }

@@ -5,7 +5,7 @@
  * files like every other reader. Texts are cached by size and mtime so a
  * second query in the same session reads only what changed. Read-only.
  */
-import fs from 'node:fs';
+import type fs from 'node:fs';
 import { walkFiles } from '../../tools/file-walk.js';
 import type { OverlayView } from '../../workspace/overlay.js';
 import type { FileView } from '../../workspace/view.js';

@@ -80,10 +80,16 @@ export function scoutDigest(code: CodebasePayload, env: EnvironmentPayload): str
       : `run ${env.baseline.run_id}: ${env.baseline.passed ? 'green' : `FAILING before any edit — ${env.baseline.lines.join('; ')}${env.baseline.first_errors.length > 0 ? `; first errors: ${env.baseline.first_errors.join(' | ')}` : ''}`}`;
   return [
     '### Relevant files (Scout A)',
-    list(code.relevant.slice(0, 10).map((r) => `${r.path} — ${r.reasons.join('; ')}`), 'nothing matched the task; search yourself'),
+    list(
+      code.relevant.slice(0, 10).map((r) => `${r.path} — ${r.reasons.join('; ')}`),
+      'nothing matched the task; search yourself',
+    ),
     '',
     '### Risk zones (Scout A)',
-    list(code.risk_zones.slice(0, 12).map((r) => `${r.path} [${r.kind}] ${r.detail}`), 'none found'),
+    list(
+      code.risk_zones.slice(0, 12).map((r) => `${r.path} [${r.kind}] ${r.detail}`),
+      'none found',
+    ),
     '',
     '### Conventions (Scout A)',
     list(conventions, 'none observed'),

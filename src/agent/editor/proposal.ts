@@ -18,7 +18,10 @@ export interface ProposalHeader {
 }
 
 export function renderProposal(task: string, runId: string, diff: string): string {
-  const taskLines = task.trim().split('\n').map((l) => `# task: ${l}`);
+  const taskLines = task
+    .trim()
+    .split('\n')
+    .map((l) => `# task: ${l}`);
   return [PROPOSAL_MARK, `# run_id: ${runId}`, ...taskLines, '# apply with: editwarden apply-proposal <this file>', '', diff].join('\n');
 }
 

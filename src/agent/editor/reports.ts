@@ -49,10 +49,7 @@ export function renderSummary(r: EditorRecord): string {
 
   out.push('## How it was verified', '');
   if (green) {
-    out.push(
-      `Verification run \`${green.run_id}\` was green: ${green.lines.join('; ')}. Its evidence (logs and result.json per step) is in \`.editwarden/runs/${green.run_id}/verify/\`.`,
-      '',
-    );
+    out.push(`Verification run \`${green.run_id}\` was green: ${green.lines.join('; ')}. Its evidence (logs and result.json per step) is in \`.editwarden/runs/${green.run_id}/verify/\`.`, '');
     const history =
       failedBefore.length === 0
         ? `It was the first verification after the edits${r.baseline_run_id ? `; the baseline taken before any edit is run \`${r.baseline_run_id}\`` : ''}.`

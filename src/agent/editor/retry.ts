@@ -46,9 +46,7 @@ export function latestStuckReport(ws: HasStateDir, key: string): StuckSeed | nul
     const file = path.join(runDir(ws, id), STUCK_REPORT_FILE);
     try {
       return { runId: id, file, text: fs.readFileSync(file, 'utf8') };
-    } catch {
-      continue;
-    }
+    } catch {}
   }
   return null;
 }

@@ -225,18 +225,22 @@ export class EditorSession implements EditorHost {
   /** REPLAN: a new strategy, a new snapshot, the scouts re-queried around what failed; the scope stays. */
   private async replan(run: Verification): Promise<string> {
     this.strategy++;
-    const failing = [...new Set(run.steps.flatMap((s) => (s.baseline ? s.baseline.new : s.diagnostics)).map((d) => d.file).filter((f): f is string => f !== null))]
+    const failing = [
+      ...new Set(
+        run.steps
+          .flatMap((s) => (s.baseline ? s.baseline.new : s.diagnostics))
+          .map((d) => d.file)
+          .filter((f): f is string => f !== null),
+      ),
+    ]
       .map((f) => relativeTo(this.deps.ws.root, f))
       .filter((f) => f !== null) as string[];
     const code = await this.codebase(this.deps.task, failing.slice(0, 10));
     const interpretation = interpretRun(this.deps.ws, run.run_id);
-    const file = this.deps.recorder.snapshot(
-      { reason: 'replan', runId: this.deps.runId, scope: this.deps.scope, strategy: this.strategy, body: this.stateBody() },
-      [
-        { scout: 'codebase', request: `re-query at REPLAN (files in the failing run: ${failing.slice(0, 10).join(', ') || 'none'})`, payload: code },
-        { scout: 'environment', request: `interpret run ${run.run_id} (the failure that triggered the REPLAN)`, payload: interpretation },
-      ],
-    );
+    const file = this.deps.recorder.snapshot({ reason: 'replan', runId: this.deps.runId, scope: this.deps.scope, strategy: this.strategy, body: this.stateBody() }, [
+      { scout: 'codebase', request: `re-query at REPLAN (files in the failing run: ${failing.slice(0, 10).join(', ') || 'none'})`, payload: code },
+      { scout: 'environment', request: `interpret run ${run.run_id} (the failure that triggered the REPLAN)`, payload: interpretation },
+    ]);
     this.deps.emit({ type: 'context', file });
     this.deps.emit({ type: 'replan', strategy: this.strategy, context: file });
     return file;
@@ -285,7 +289,12 @@ export class EditorSession implements EditorHost {
     if (this.hardStop) return { ok: true, output: `The session has stopped: ${this.hardStop}.`, endsRun: true };
     const result = await this.verification('verify', signal);
     if (!result) return { ok: false, output: 'The verification was cancelled.', error: { code: 'E_CANCELLED', message: 'The verification was cancelled.', hint: 'The session is stopping.' } };
-    return { ok: true, output: this.report(result), data: { run_id: result.entry.run_id, passed: result.entry.passed, decision: result.entry.decision, counters: result.entry.counters, run: summarizeVerification(result.run) }, ...(this.hardStop ? { endsRun: true } : {}) };
+    return {
+      ok: true,
+      output: this.report(result),
+      data: { run_id: result.entry.run_id, passed: result.entry.passed, decision: result.entry.decision, counters: result.entry.counters, run: summarizeVerification(result.run) },
+      ...(this.hardStop ? { endsRun: true } : {}),
+    };
   }
 
   async complete(args: { summary: string; status: 'done' | 'blocked' }, signal: AbortSignal): Promise<ToolResult> {

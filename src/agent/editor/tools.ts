@@ -107,7 +107,7 @@ export function editorTools(host: EditorHost): AnyTool[] {
         name: 'verify',
         kind: 'control',
         description:
-          'Run the full verification now: the build, then the tests (the project\'s own commands). Answers PASS or FAIL with the run_id, what failed (new failures vs those already failing before any edit), the log tail, and the debug-loop counters. On FAIL nothing is reverted: fix forward and verify again.',
+          "Run the full verification now: the build, then the tests (the project's own commands). Answers PASS or FAIL with the run_id, what failed (new failures vs those already failing before any edit), the log tail, and the debug-loop counters. On FAIL nothing is reverted: fix forward and verify again.",
         schema: VerifyArgs,
         execute: (_args, ctx) => guarded(() => host.verify(ctx.signal)),
       }),
@@ -158,7 +158,7 @@ export function overlayReadTools(source: FileSource, resolve: (p: string) => str
           const flags = args.case_sensitive ? '' : 'i';
           const re = args.regex ? new RegExp(args.pattern, flags) : new RegExp(args.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags);
           const globs = args.glob === undefined ? [] : Array.isArray(args.glob) ? args.glob : [args.glob];
-          const matchers = globs.map((g) => (g.includes('/') ? picomatch(g, { dot: true }) : ((p: string) => picomatch.isMatch(path.posix.basename(p), g, { dot: true }))));
+          const matchers = globs.map((g) => (g.includes('/') ? picomatch(g, { dot: true }) : (p: string) => picomatch.isMatch(path.posix.basename(p), g, { dot: true })));
           const lines: string[] = [];
           let searched = 0;
           for (const f of source.files()) {

@@ -13,9 +13,7 @@ import type { ErrorInfo } from '../../errors.js';
 import type { FileView } from '../../workspace/view.js';
 
 /** One directive as the loop handles it: edit_file arguments, or why there are none. */
-export type Directive =
-  | { index: number; line?: number; path: string; args: Record<string, unknown> }
-  | { index: number; line?: number; path?: string; error: ErrorInfo };
+export type Directive = { index: number; line?: number; path: string; args: Record<string, unknown> } | { index: number; line?: number; path?: string; error: ErrorInfo };
 
 /** edit_file arguments for a request an active-edit directive produced. */
 export function editFileArgsOf(request: EditRequest): Record<string, unknown> | null {

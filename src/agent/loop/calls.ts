@@ -33,7 +33,7 @@ export function checkCall(call: ModelToolCall, registry: { get(name: string): An
       error: {
         code: AgentErrorCode.MALFORMED_CALL,
         message: `The ${call.name} call could not be run: ${parsed.reason}.`,
-        hint: 'Send the arguments again as one valid JSON object matching the tool\'s schema (quote every key and string, escape newlines as \\n).',
+        hint: "Send the arguments again as one valid JSON object matching the tool's schema (quote every key and string, escape newlines as \\n).",
       },
     };
   }

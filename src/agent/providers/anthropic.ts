@@ -9,15 +9,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { reportWholeReply, SdkProvider, stopReasonFrom, unknownMessage, type SdkClientSettings, type SdkProviderOptions } from './sdk-provider.js';
 import { argumentsObject } from './arguments.js';
-import {
-  estimateTokens,
-  type ChatMessage,
-  type CompleteOptions,
-  type ModelRequest,
-  type ModelToolCall,
-  type ModelTurn,
-  type StopReason,
-} from './types.js';
+import { estimateTokens, type ChatMessage, type CompleteOptions, type ModelRequest, type ModelToolCall, type ModelTurn, type StopReason } from './types.js';
 
 export interface AnthropicProviderOptions extends SdkProviderOptions {
   /** Output cap per turn (the API requires one; default 4096). */
@@ -81,9 +73,7 @@ export class AnthropicProvider extends SdkProvider<Anthropic, AnthropicProviderO
       system: request.system,
       messages: toAnthropicMessages(request.messages),
       max_tokens: request.maxOutputTokens ?? this.options.maxOutputTokens ?? 4096,
-      ...(request.tools.length > 0
-        ? { tools: request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters as Anthropic.Messages.Tool.InputSchema })) }
-        : {}),
+      ...(request.tools.length > 0 ? { tools: request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters as Anthropic.Messages.Tool.InputSchema })) } : {}),
     };
     const reqOptions = options.signal ? { signal: options.signal } : {};
     if (!this.streaming) {
@@ -142,13 +132,8 @@ export class AnthropicProvider extends SdkProvider<Anthropic, AnthropicProviderO
           break;
       }
     }
-    const toolCalls = [...blocks.entries()]
-      .sort(([a], [b]) => a - b)
-      .flatMap(([, b]) => (b.kind === 'tool' ? [{ ...b.call, arguments: b.call.arguments === '' ? '{}' : b.call.arguments }] : []));
-    const usage =
-      input !== undefined
-        ? { input, output: output ?? 0 }
-        : { input: estimateTokens(request.system + JSON.stringify(request.messages)), output: estimateTokens(text), estimated: true };
+    const toolCalls = [...blocks.entries()].sort(([a], [b]) => a - b).flatMap(([, b]) => (b.kind === 'tool' ? [{ ...b.call, arguments: b.call.arguments === '' ? '{}' : b.call.arguments }] : []));
+    const usage = input !== undefined ? { input, output: output ?? 0 } : { input: estimateTokens(request.system + JSON.stringify(request.messages)), output: estimateTokens(text), estimated: true };
     return { text, toolCalls, usage, stopReason: stopReasonFrom(STOP_REASONS, stop) };
   }
 }

@@ -10,16 +10,7 @@
 import type OpenAI from 'openai';
 import { reportWholeReply, SdkProvider, stopReasonFrom, unknownMessage, type SdkClientSettings, type SdkProviderOptions } from './sdk-provider.js';
 import { argumentsObject } from './arguments.js';
-import {
-  estimateTokens,
-  type ChatMessage,
-  type CompleteOptions,
-  type ModelRequest,
-  type ModelToolCall,
-  type ModelTurn,
-  type StopReason,
-  type TokenUsage,
-} from './types.js';
+import { estimateTokens, type ChatMessage, type CompleteOptions, type ModelRequest, type ModelToolCall, type ModelTurn, type StopReason, type TokenUsage } from './types.js';
 
 export type OpenAiProviderOptions = SdkProviderOptions;
 
@@ -63,12 +54,7 @@ export function toOpenAiMessages(system: string, messages: readonly ChatMessage[
 /** The API's finish reasons in the neutral vocabulary (anything else is 'other'). */
 const STOP_REASONS: Readonly<Record<string, StopReason>> = { tool_calls: 'tool_calls', function_call: 'tool_calls', stop: 'end', length: 'length' };
 
-function usageOf(
-  reported: { prompt_tokens?: number; completion_tokens?: number } | null | undefined,
-  request: ModelRequest,
-  text: string,
-  calls: ModelToolCall[],
-): TokenUsage {
+function usageOf(reported: { prompt_tokens?: number; completion_tokens?: number } | null | undefined, request: ModelRequest, text: string, calls: ModelToolCall[]): TokenUsage {
   if (reported && typeof reported.prompt_tokens === 'number') {
     return { input: reported.prompt_tokens, output: reported.completion_tokens ?? 0 };
   }
@@ -89,25 +75,18 @@ export class OpenAiProvider extends SdkProvider<OpenAI, OpenAiProviderOptions> {
     const body = {
       model: this.options.model,
       messages: toOpenAiMessages(request.system, request.messages),
-      ...(request.tools.length > 0
-        ? { tools: request.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
-        : {}),
+      ...(request.tools.length > 0 ? { tools: request.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) } : {}),
       ...(request.maxOutputTokens !== undefined ? { max_tokens: request.maxOutputTokens } : {}),
     };
     if (!this.streaming) {
       const res = await client.chat.completions.create({ ...body, stream: false }, { ...(options.signal ? { signal: options.signal } : {}) });
       const choice = res.choices[0];
       const text = choice?.message.content ?? '';
-      const toolCalls: ModelToolCall[] = (choice?.message.tool_calls ?? []).flatMap((c, i) =>
-        c.type === 'function' ? [{ id: c.id || `call_${i}`, name: c.function.name, arguments: c.function.arguments ?? '' }] : [],
-      );
+      const toolCalls: ModelToolCall[] = (choice?.message.tool_calls ?? []).flatMap((c, i) => (c.type === 'function' ? [{ id: c.id || `call_${i}`, name: c.function.name, arguments: c.function.arguments ?? '' }] : []));
       reportWholeReply(options, text, toolCalls);
       return { text, toolCalls, usage: usageOf(res.usage, request, text, toolCalls), stopReason: stopReasonFrom(STOP_REASONS, choice?.finish_reason) };
     }
-    const stream = await client.chat.completions.create(
-      { ...body, stream: true, stream_options: { include_usage: true } },
-      { ...(options.signal ? { signal: options.signal } : {}) },
-    );
+    const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { ...(options.signal ? { signal: options.signal } : {}) });
     let text = '';
     let finish: string | null | undefined;
     let usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined;

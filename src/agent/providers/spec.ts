@@ -57,7 +57,7 @@ export function createProvider(specText: string, options: ProviderOptions): Mode
     throw new AgentError({
       code: AgentErrorCode.MODEL_SPEC,
       message: 'openai-compatible needs the server address: --base-url is missing.',
-      hint: 'Pass --base-url http://HOST:PORT/v1 (the server\'s OpenAI-compatible endpoint).',
+      hint: "Pass --base-url http://HOST:PORT/v1 (the server's OpenAI-compatible endpoint).",
     });
   }
   const keyEnv = options.apiKeyEnv ?? info.keyEnv;

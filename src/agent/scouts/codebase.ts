@@ -57,7 +57,9 @@ export interface CodebaseQuery {
 }
 
 const STOP = new Set(
-  'the and for with that this from into when then than them they their there what which while where your you are was were will would should could have has had not but all any can add use make fix change update file files code function method class test tests new old its also only just like so such each one two'.split(' '),
+  'the and for with that this from into when then than them they their there what which while where your you are was were will would should could have has had not but all any can add use make fix change update file files code function method class test tests new old its also only just like so such each one two'.split(
+    ' ',
+  ),
 );
 
 /** Words of the query: identifiers split at case and underscores, lower-cased; whole identifiers kept too. */
@@ -242,13 +244,24 @@ export function scoutCodebase(source: FileSource, request: CodebaseQuery): Codeb
     if (isTestFile(r.path) || languageOf(r.path) === null || generated.has(r.path)) continue;
     const stem = path.posix.basename(r.path).replace(/\..*$/, '').toLowerCase();
     const importedByTest = [...(graph.importers.get(r.path) ?? [])].some(isTestFile);
-    const namedTest = tests.some((t) => path.posix.basename(t).toLowerCase().replace(/^test_/, '').replace(/(?:[._](?:test|spec)|_test|test)?\..*$/, '') === stem);
+    const namedTest = tests.some(
+      (t) =>
+        path.posix
+          .basename(t)
+          .toLowerCase()
+          .replace(/^test_/, '')
+          .replace(/(?:[._](?:test|spec)|_test|test)?\..*$/, '') === stem,
+    );
     if (!importedByTest && !namedTest) risks.push({ path: r.path, kind: 'untested', detail: 'no test imports it or is named after it: add one if you change it' });
   }
 
   // 4. Conventions, from a deterministic sample.
   const sample = new Map<string, string>();
-  for (const f of sampleFiles(files, relevant.map((r) => r.path), 30)) {
+  for (const f of sampleFiles(
+    files,
+    relevant.map((r) => r.path),
+    30,
+  )) {
     const text = source.text(f);
     if (text !== null) sample.set(f, text);
   }

@@ -157,7 +157,7 @@ export function sampleConventions(sample: ReadonlyMap<string, string>, allFiles:
         const t = l.trim();
         if (!/^(?:const|let|var|return|import|export\s+(?:const|default)|throw)\b/.test(t)) continue;
         if (t.endsWith(';')) bump(semis, 'always');
-        else if (!/[{(\[,=>+\-*/|&?:]$/.test(t)) bump(semis, 'never');
+        else if (!/[{([,=>+\-*/|&?:]$/.test(t)) bump(semis, 'never');
       }
     }
     for (const m of text.matchAll(DECLARATION)) {

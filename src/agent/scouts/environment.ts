@@ -72,14 +72,29 @@ export interface RunInterpretation {
 }
 
 const PROBES: Record<string, Array<[string, string[]]>> = {
-  node: [['node', ['--version']], ['npm', ['--version']]],
+  node: [
+    ['node', ['--version']],
+    ['npm', ['--version']],
+  ],
   typescript: [['node_modules/.bin/tsc', ['--version']]],
   python: [['python3', ['--version']]],
   go: [['go', ['version']]],
-  cargo: [['cargo', ['--version']], ['rustc', ['--version']]],
-  cmake: [['cmake', ['--version']], ['c++', ['--version']]],
-  meson: [['meson', ['--version']], ['ninja', ['--version']]],
-  make: [['make', ['--version']], ['cc', ['--version']]],
+  cargo: [
+    ['cargo', ['--version']],
+    ['rustc', ['--version']],
+  ],
+  cmake: [
+    ['cmake', ['--version']],
+    ['c++', ['--version']],
+  ],
+  meson: [
+    ['meson', ['--version']],
+    ['ninja', ['--version']],
+  ],
+  make: [
+    ['make', ['--version']],
+    ['cc', ['--version']],
+  ],
   maven: [['java', ['-version']]],
   gradle: [['java', ['-version']]],
 };
@@ -92,7 +107,11 @@ async function probe(root: string, sandbox: CommandSandbox, program: string, arg
   if (local && !fs.existsSync(file)) return { tool, version: null };
   const r = await runCommand({ command: [file, ...args], cwd: root, sandbox, timeoutMs: 5000, graceMs: 500, tailLines: 5 });
   // `java -version` answers on stderr; a missing program is a version of null, not an error.
-  const text = `${r.stdoutTail}\n${r.stderrTail}`.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  const text =
+    `${r.stdoutTail}\n${r.stderrTail}`
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? '';
   const failed = r.spawn_error !== undefined || r.exit_code !== 0;
   // Under a sandbox a missing program is the sandbox's complaint ("bwrap: execvp cmake: No such file…"), not a version.
   const missing = failed && (text === '' || /^(bwrap|sandbox-exec): /.test(text));
@@ -129,7 +148,14 @@ function summarizeStep(s: VerifyResult): StepSummary {
     warnings: s.diagnostics.filter((d) => d.severity === 'warning').length,
     failing_tests: s.diagnostics.filter((d) => failures(d) && d.test !== undefined).length,
     ...(s.baseline
-      ? { new_failures: s.baseline.new.filter(failures).slice(0, 10).map((d) => relativeDiagnostic(formatDiagnostic(d), s.cwd)), old_failures: s.baseline.old.filter(failures).length, fixed: s.baseline.fixed.length }
+      ? {
+          new_failures: s.baseline.new
+            .filter(failures)
+            .slice(0, 10)
+            .map((d) => relativeDiagnostic(formatDiagnostic(d), s.cwd)),
+          old_failures: s.baseline.old.filter(failures).length,
+          fixed: s.baseline.fixed.length,
+        }
       : {}),
   };
 }
@@ -237,7 +263,10 @@ export function interpretRun(ws: VerifyWorkspace, runId: string, logLines = 40):
   const dir = path.join(runDir(ws, runId), 'verify');
   let entries: string[];
   try {
-    entries = fs.readdirSync(dir).filter((x) => /^\d+$/.test(x)).sort((a, b) => Number(a) - Number(b));
+    entries = fs
+      .readdirSync(dir)
+      .filter((x) => /^\d+$/.test(x))
+      .sort((a, b) => Number(a) - Number(b));
   } catch {
     entries = [];
   }
@@ -250,7 +279,11 @@ export function interpretRun(ws: VerifyWorkspace, runId: string, logLines = 40):
       continue;
     }
     const log = readText(path.join(dir, n), 'combined.log');
-    const tail = log.split('\n').slice(-logLines - 1).join('\n').trimEnd();
+    const tail = log
+      .split('\n')
+      .slice(-logLines - 1)
+      .join('\n')
+      .trimEnd();
     steps.push({ ...summarizeStep({ ...result, diagnostics: result.diagnostics ?? [] }), diagnostics: (result.diagnostics ?? []).slice(0, 30).map((d) => relativeDiagnostic(formatDiagnostic(d), result.cwd)), log_tail: tail });
   }
   return { scout: 'environment', run_id: runId, steps };

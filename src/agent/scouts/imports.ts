@@ -135,7 +135,10 @@ export function importsOf(file: string, text: string, r: Resolver): string[] {
         if (m[4] !== undefined) {
           for (const mod of m[4].split(',').map((s) => s.trim().split(/\s+/)[0] ?? '')) if (mod) out.push(...resolvePython(file, '', mod, [], r));
         } else {
-          const names = (m[3] ?? '').replace(/[()]/g, '').split(',').map((s) => s.trim().split(/\s+/)[0] ?? '');
+          const names = (m[3] ?? '')
+            .replace(/[()]/g, '')
+            .split(',')
+            .map((s) => s.trim().split(/\s+/)[0] ?? '');
           out.push(...resolvePython(file, m[1] ?? '', m[2] ?? '', names, r));
         }
       }
@@ -173,7 +176,7 @@ export function importsOf(file: string, text: string, r: Resolver): string[] {
 
 export function buildImportGraph(files: readonly string[], text: (file: string) => string | null): ImportGraph {
   const set = new Set(files);
-  const goMod = set.has('go.mod') ? /^module\s+(\S+)/m.exec(text('go.mod') ?? '')?.[1] ?? null : null;
+  const goMod = set.has('go.mod') ? (/^module\s+(\S+)/m.exec(text('go.mod') ?? '')?.[1] ?? null) : null;
   const jvmIndex = new Map<string, string>();
   for (const f of files) {
     const m = /^(?:.*?\/)?(?:java|kotlin|scala)\/(.+)\.(?:java|kt|scala)$/.exec(f) ?? /^(.+)\.(?:java|kt|scala)$/.exec(f);

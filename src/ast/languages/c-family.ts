@@ -46,7 +46,14 @@ const cDeclarations: Record<string, DeclRule> = {
   struct_specifier: tagged('struct', true),
   union_specifier: tagged('union', true),
   enum_specifier: tagged('enum', false),
-  type_definition: { kind: 'type', container: true, name: (n) => { const d = field(n, 'declarator'); return d ? declaratorName(d) : null; } },
+  type_definition: {
+    kind: 'type',
+    container: true,
+    name: (n) => {
+      const d = field(n, 'declarator');
+      return d ? declaratorName(d) : null;
+    },
+  },
   preproc_def: { kind: 'macro' },
   preproc_function_def: { kind: 'macro' },
 };

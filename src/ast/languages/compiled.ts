@@ -119,7 +119,14 @@ const rust: Record<string, DeclRule> = {
   union_item: { kind: 'union', container: true },
   enum_item: { kind: 'enum' },
   trait_item: { kind: 'trait', container: true },
-  impl_item: { kind: 'impl', container: true, name: (n) => { const t = field(n, 'type'); return t ? bareTypeName(t.text) : null; } },
+  impl_item: {
+    kind: 'impl',
+    container: true,
+    name: (n) => {
+      const t = field(n, 'type');
+      return t ? bareTypeName(t.text) : null;
+    },
+  },
   mod_item: { kind: 'module', container: true },
   const_item: { kind: 'constant' },
   static_item: { kind: 'variable' },
@@ -140,7 +147,14 @@ const kotlin: Record<string, DeclRule> = {
 };
 
 const swift: Record<string, DeclRule> = {
-  class_declaration: { kind: swiftClassKind, container: true, name: (n) => { const t = field(n, 'name'); return t ? bareTypeName(t.text) : null; } },
+  class_declaration: {
+    kind: swiftClassKind,
+    container: true,
+    name: (n) => {
+      const t = field(n, 'name');
+      return t ? bareTypeName(t.text) : null;
+    },
+  },
   protocol_declaration: { kind: 'interface', container: true },
   function_declaration: { kind: 'function' },
   protocol_function_declaration: { kind: 'function' },
@@ -158,8 +172,20 @@ const scala: Record<string, DeclRule> = {
   enum_definition: { kind: 'enum', container: true },
   function_definition: { kind: 'function' },
   function_declaration: { kind: 'function' },
-  val_definition: { kind: 'constant', name: (n) => { const p = field(n, 'pattern'); return p?.type === 'identifier' ? p.text : null; } },
-  var_definition: { kind: 'variable', name: (n) => { const p = field(n, 'pattern'); return p?.type === 'identifier' ? p.text : null; } },
+  val_definition: {
+    kind: 'constant',
+    name: (n) => {
+      const p = field(n, 'pattern');
+      return p?.type === 'identifier' ? p.text : null;
+    },
+  },
+  var_definition: {
+    kind: 'variable',
+    name: (n) => {
+      const p = field(n, 'pattern');
+      return p?.type === 'identifier' ? p.text : null;
+    },
+  },
   val_declaration: { kind: 'constant' },
   type_definition: { kind: 'type' },
 };

@@ -68,7 +68,13 @@ const ruby: Record<string, DeclRule> = {
   singleton_class: { kind: 'class', container: true, name: () => 'self' },
   method: { kind: 'function' },
   singleton_method: { kind: 'function' },
-  assignment: { kind: 'constant', name: (n) => { const l = field(n, 'left'); return l?.type === 'constant' ? l.text : null; } },
+  assignment: {
+    kind: 'constant',
+    name: (n) => {
+      const l = field(n, 'left');
+      return l?.type === 'constant' ? l.text : null;
+    },
+  },
 };
 
 const php: Record<string, DeclRule> = {

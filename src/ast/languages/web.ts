@@ -48,17 +48,7 @@ const typed: Record<string, DeclRule> = {
   property_signature: { kind: 'property' },
 };
 
-const transparent = [
-  'export_statement',
-  'lexical_declaration',
-  'variable_declaration',
-  'expression_statement',
-  'ambient_declaration',
-  'class_body',
-  'interface_body',
-  'object_type',
-  'statement_block',
-];
+const transparent = ['export_statement', 'lexical_declaration', 'variable_declaration', 'expression_statement', 'ambient_declaration', 'class_body', 'interface_body', 'object_type', 'statement_block'];
 const wrappers = ['export_statement', 'lexical_declaration', 'variable_declaration', 'expression_statement', 'ambient_declaration'];
 
 export const webLanguages: LanguageSpec[] = [

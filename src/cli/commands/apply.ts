@@ -45,8 +45,7 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
 function runApply(file: string | undefined, flags: ApplyFlags, io: Io): Promise<number> {
   return runWriteCommand(flags, io, {
     input: async () => (file === undefined || file === '-' ? readAll(io.stdin) : readReply(file)),
-    apply: (opened, text, edit) =>
-      applyReply(opened.ws, text, { format: flags.format, dryRun: flags.dryRun === true, partial: flags.partial === true, edit, ...opened.applyHooks }),
+    apply: (opened, text, edit) => applyReply(opened.ws, text, { format: flags.format, dryRun: flags.dryRun === true, partial: flags.partial === true, edit, ...opened.applyHooks }),
     print: (outcome) => print(outcome, flags, io),
   });
 }
@@ -62,7 +61,6 @@ function readReply(file: string): string {
     });
   }
 }
-
 
 function print(outcome: ReplyOutcome, flags: ApplyFlags, io: Io): void {
   if (flags.json) {

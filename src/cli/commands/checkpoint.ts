@@ -24,10 +24,7 @@ type Outcome = { json: Record<string, unknown>; text: string };
 export function registerCheckpoint(program: Command, io: Io, setExit: (code: number) => void): void {
   const checkpoint = program.command('checkpoint').description('Take, inspect, restore and prune checkpoints of the workspace (stored under .editwarden/).');
   const common = (cmd: Command): Command =>
-    cmd
-      .option('--root <dir>', 'workspace root (default: current folder)')
-      .option('--lock-timeout <ms>', 'how long to wait for another editwarden process (default 10000)')
-      .option('--json', 'print JSON');
+    cmd.option('--root <dir>', 'workspace root (default: current folder)').option('--lock-timeout <ms>', 'how long to wait for another editwarden process (default 10000)').option('--json', 'print JSON');
   const run = (flags: CommonFlags, body: (cps: CheckpointService) => Outcome): void => setExit(execute(io, flags, body));
 
   common(
@@ -55,11 +52,7 @@ export function registerCheckpoint(program: Command, io: Io, setExit: (code: num
   );
 
   common(
-    checkpoint
-      .command('diff')
-      .description('Show what changed since a checkpoint (what a restore would undo).')
-      .argument('<id>', 'checkpoint id, unique id prefix, name, or latest')
-      .option('--no-patch', 'list changed paths only'),
+    checkpoint.command('diff').description('Show what changed since a checkpoint (what a restore would undo).').argument('<id>', 'checkpoint id, unique id prefix, name, or latest').option('--no-patch', 'list changed paths only'),
   ).action((ref: string, flags: CommonFlags & { patch: boolean }) =>
     run(flags, (cps) => {
       const id = resolveCheckpointRef(cps, ref);
@@ -71,29 +64,22 @@ export function registerCheckpoint(program: Command, io: Io, setExit: (code: num
     }),
   );
 
-  common(
-    checkpoint
-      .command('restore')
-      .description('Put every recorded file back exactly; a safety checkpoint is taken first so the restore can be undone.')
-      .argument('<id>', 'checkpoint id, unique id prefix, name, or latest'),
-  ).action((ref: string, flags: CommonFlags) =>
-    run(flags, (cps) => {
-      const id = resolveCheckpointRef(cps, ref);
-      const r = cps.restore(id);
-      const text =
-        `restored ${id}: ${r.written.length} written, ${r.removed.length} removed, ${r.unchanged} unchanged` +
-        (r.safety ? `\nundo with: editwarden checkpoint restore ${r.safety}` : '');
-      return { json: { ok: true, ...r }, text };
-    }),
-  );
-
-  common(checkpoint.command('drop').description('Delete a checkpoint and the stored bytes only it used.').argument('<id>', 'checkpoint id, unique id prefix, name, or latest')).action(
+  common(checkpoint.command('restore').description('Put every recorded file back exactly; a safety checkpoint is taken first so the restore can be undone.').argument('<id>', 'checkpoint id, unique id prefix, name, or latest')).action(
     (ref: string, flags: CommonFlags) =>
       run(flags, (cps) => {
         const id = resolveCheckpointRef(cps, ref);
-        const r = cps.drop(id);
-        return { json: { ok: true, ...r }, text: `dropped ${id} (${formatBytes(r.freedBytes)} freed)` };
+        const r = cps.restore(id);
+        const text = `restored ${id}: ${r.written.length} written, ${r.removed.length} removed, ${r.unchanged} unchanged` + (r.safety ? `\nundo with: editwarden checkpoint restore ${r.safety}` : '');
+        return { json: { ok: true, ...r }, text };
       }),
+  );
+
+  common(checkpoint.command('drop').description('Delete a checkpoint and the stored bytes only it used.').argument('<id>', 'checkpoint id, unique id prefix, name, or latest')).action((ref: string, flags: CommonFlags) =>
+    run(flags, (cps) => {
+      const id = resolveCheckpointRef(cps, ref);
+      const r = cps.drop(id);
+      return { json: { ok: true, ...r }, text: `dropped ${id} (${formatBytes(r.freedBytes)} freed)` };
+    }),
   );
 
   common(
@@ -118,10 +104,7 @@ export function registerCheckpoint(program: Command, io: Io, setExit: (code: num
         return { json: { ok: true, record: file, action: flags.drop !== undefined ? 'drop' : 'retry' }, text: `${verb}: ${file}` };
       }
       const held = cps.journal.heldRecords();
-      const text =
-        held.length === 0
-          ? 'no held records: nothing to repair'
-          : held.map((h) => `${h.file}: ${h.why}`).join('\n') + '\n(drop with --drop RECORD once the files are right, or --retry RECORD)';
+      const text = held.length === 0 ? 'no held records: nothing to repair' : held.map((h) => `${h.file}: ${h.why}`).join('\n') + '\n(drop with --drop RECORD once the files are right, or --retry RECORD)';
       return { json: { held }, text };
     }),
   );

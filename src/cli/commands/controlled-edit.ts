@@ -35,7 +35,7 @@ export function registerControlledEdit(program: Command, io: Io, setExit: (code:
     .option('--old-file <file>', 'read old_text from a file')
     .option('--new <text>', 'the replacement')
     .option('--new-file <file>', 'read new_text from a file')
-    .option('--request <file>', "the edit_file tool call as JSON ({\"filename\", \"old_text\", \"new_text\"}); '-' for stdin")
+    .option('--request <file>', 'the edit_file tool call as JSON ({"filename", "old_text", "new_text"}); \'-\' for stdin')
     .option('--build <cmd>', 'build command (default: verify.build, else the detected one)')
     .option('--timeout <seconds>', 'build timeout in seconds (default: verify.timeout)')
     .option('--report <path>', 'telemetry report path (default: reports.controlled_edit)')

@@ -32,7 +32,6 @@ export interface EditFlags {
   astAction?: string;
 }
 
-
 export function registerEdit(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('edit')
@@ -124,7 +123,6 @@ async function requestsFromJson(source: string, io: Io): Promise<EditRequest[]> 
 function usage(message: string): EditwardenError {
   return new EditwardenError({ code: ErrorCode.USAGE, message, hint: 'Run `editwarden edit --help` for the options.' });
 }
-
 
 function printOutcome(outcome: ApplyOutcome, flags: { json?: boolean }, io: Io): void {
   if (flags.json) writeJson(io, { ok: outcome.ok, results: outcome.results });

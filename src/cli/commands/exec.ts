@@ -38,10 +38,9 @@ export function registerExec(program: Command, io: Io, setExit: (code: number) =
     .option('--show-output', 'print each tool output (what the model would read)')
     .option('--json', 'print the run as JSON');
   addConstraintOptions(command).action(async (file: string, flags: ExecFlags) => {
-      setExit(await runExec(file, flags, io));
-    });
+    setExit(await runExec(file, flags, io));
+  });
 }
-
 
 /** Parses the calls file: blank lines and lines starting with "#" or "//" are skipped. */
 export function parseCallLines(text: string): CallLine[] {
@@ -76,11 +75,7 @@ export function parseCallLines(text: string): CallLine[] {
 
 async function runExec(file: string, flags: ExecFlags, io: Io): Promise<number> {
   // Loaded here, not at the top: every other command would pay for the schemas and tools at start-up.
-  const [{ loadConfig, withOverrides }, { ToolRunner }, { openForCommand }] = await Promise.all([
-    import('../../config/config.js'),
-    import('../../tools/runner.js'),
-    import('../workspace.js'),
-  ]);
+  const [{ loadConfig, withOverrides }, { ToolRunner }, { openForCommand }] = await Promise.all([import('../../config/config.js'), import('../../tools/runner.js'), import('../workspace.js')]);
   const root = flags.root ?? process.cwd();
   let config: Config;
   let lines: CallLine[];
@@ -172,8 +167,7 @@ function refuseBeforeRun(error: unknown, flags: ExecFlags, io: Io): number {
 }
 
 function renderRecord(record: CallRecord, line: number, color: boolean, showOutput: boolean): string {
-  const label =
-    record.status === 'ok' ? paint(color, 'green', 'ok') : record.status === 'refused' ? paint(color, 'red', 'VIOLATION') : paint(color, 'yellow', record.status);
+  const label = record.status === 'ok' ? paint(color, 'green', 'ok') : record.status === 'refused' ? paint(color, 'red', 'VIOLATION') : paint(color, 'yellow', record.status);
   const files = record.files.length > 0 ? ` ${record.files.slice(0, 5).join(', ')}${record.files.length > 5 ? ` (+${record.files.length - 5})` : ''} +${record.lines_added} -${record.lines_removed}` : '';
   const tokens = record.tokens > 0 ? ` [${record.tokens} tokens]` : '';
   const out = [`#${record.index + 1} ${label} ${record.tool}${files}${tokens} (${record.duration_ms.toFixed(0)} ms, line ${line})`];

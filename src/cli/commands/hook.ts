@@ -19,10 +19,10 @@ async function readStdin(io: Io): Promise<string> {
 export function registerHook(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('hook')
-    .description('Run a client hook (called by the settings `editwarden init` writes): vets the client\'s own edit on stdin.')
+    .description("Run a client hook (called by the settings `editwarden init` writes): vets the client's own edit on stdin.")
     .argument('<client>', Object.keys(CLIENTS).join(' | '))
     .argument('<event>', 'the hook event, e.g. pre-tool-use')
-    .option('--root <dir>', 'project folder (default: the client\'s project folder)')
+    .option('--root <dir>', "project folder (default: the client's project folder)")
     .action(async (name: string, event: string, flags: { root?: string }) => {
       const client = CLIENTS[name];
       if (!client) {

@@ -19,7 +19,7 @@ export function registerMcp(program: Command, io: Io, setExit: (code: number) =>
   program
     .command('mcp')
     .description("Serve editwarden's tools (read, search, edit, patch, checkpoints, verify) to any MCP client, over stdio or Streamable HTTP on 127.0.0.1.")
-    .option('--root <dir>', "workspace root when the client offers no MCP roots (with roots: narrows them; default: current folder)")
+    .option('--root <dir>', 'workspace root when the client offers no MCP roots (with roots: narrows them; default: current folder)')
     .option('--config <file>', 'config file (default: <root>/.editwarden.yml)')
     .option('--headless', 'the session is one run: after a constraint violation every later call is refused')
     .option('--unsandboxed', 'sandbox.allow_unsandboxed: a --headless session may run commands where no OS sandbox is available')

@@ -86,11 +86,7 @@ function positive(value: string | undefined, flag: string): number | undefined {
 
 async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   // Everything heavy loads here, so registering `run` costs the other commands nothing at start-up.
-  const [{ loadConfig, withOverrides }, { formatStatus }, { openForCommand }] = await Promise.all([
-    import('../../config/config.js'),
-    import('../run-status.js'),
-    import('../workspace.js'),
-  ]);
+  const [{ loadConfig, withOverrides }, { formatStatus }, { openForCommand }] = await Promise.all([import('../../config/config.js'), import('../run-status.js'), import('../workspace.js')]);
   const root = flags.root ?? process.cwd();
   const usageHint = 'Run `editwarden run --help`.';
   if (!flags.model) return refuse({ code: 'E_USAGE', message: 'run needs --model provider:model.', hint: usageHint }, flags, io);
@@ -218,13 +214,12 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
       ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
       ...(flags.build ? { buildCommand: flags.build } : {}),
       ...(buildTimeout !== undefined ? { buildTimeoutMs: buildTimeout * 1000 } : {}),
-      ...(prompter
-        ? { approve: prompter.approve, interaction: prompter.interaction, followUp: prompter.followUp, quitRequested: prompter.quitRequested }
-        : {}),
+      ...(prompter ? { approve: prompter.approve, interaction: prompter.interaction, followUp: prompter.followUp, quitRequested: prompter.quitRequested } : {}),
       onStart: (info) => {
         runDir = info.runDir;
         totals = () => formatStatus(info.totals(), config.constraints);
-        if (!json) io.stdout.write(`${paint(color, 'bold', 'editwarden run')} ${info.runId} · ${provider.id} · ${mode} · active edit: ${mode !== 'controlled' && config.active_edit_enabled ? 'on' : 'off'} · tools: ${info.tools.join(', ')}\n`);
+        if (!json)
+          io.stdout.write(`${paint(color, 'bold', 'editwarden run')} ${info.runId} · ${provider.id} · ${mode} · active edit: ${mode !== 'controlled' && config.active_edit_enabled ? 'on' : 'off'} · tools: ${info.tools.join(', ')}\n`);
       },
     });
     const { outcome, summary } = result;
@@ -249,7 +244,9 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
         files: summary.metrics.files,
         ...(outcome.completion ? { completion: outcome.completion } : {}),
         ...(outcome.violation ? { violation: outcome.violation } : {}),
-        ...(outcome.controlled ? { controlled: { tool_exit_code: outcome.controlled.tool_exit_code, message: outcome.controlled.message, state: outcome.controlled.state, rolled_back: outcome.controlled.rolled_back, report: outcome.controlled.report } } : {}),
+        ...(outcome.controlled
+          ? { controlled: { tool_exit_code: outcome.controlled.tool_exit_code, message: outcome.controlled.message, state: outcome.controlled.state, rolled_back: outcome.controlled.rolled_back, report: outcome.controlled.report } }
+          : {}),
         ...(outcome.error ? { error: outcome.error } : {}),
       });
     } else {

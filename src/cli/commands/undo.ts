@@ -27,10 +27,15 @@ export function registerUndo(program: Command, io: Io, setExit: (code: number) =
     .option('--json', 'print JSON')
     .action((flags: Flags) =>
       setExit(
-        step(io, flags, (history, root) => {
-          if (flags.run === undefined) return [history.undo()];
-          return history.undoSince(runStart(root, flags.run));
-        }, 'undo'),
+        step(
+          io,
+          flags,
+          (history, root) => {
+            if (flags.run === undefined) return [history.undo()];
+            return history.undoSince(runStart(root, flags.run));
+          },
+          'undo',
+        ),
       ),
     );
 }

@@ -86,7 +86,10 @@ export function editorDryScript(): Script {
           { name: 'edit_file', arguments: { path: 'src/greeting.js', mode: 'append', new_text: "\nexport function farewell(name) {\n  return 'Bye, ' + name + '!';\n}\n" } },
           {
             name: 'write_file',
-            arguments: { path: 'test/farewell.test.js', content: "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { farewell } from '../src/greeting.js';\n\ntest('says bye', () => {\n  assert.equal(farewell('Ada'), 'Bye, Ada!');\n});\n" },
+            arguments: {
+              path: 'test/farewell.test.js',
+              content: "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { farewell } from '../src/greeting.js';\n\ntest('says bye', () => {\n  assert.equal(farewell('Ada'), 'Bye, Ada!');\n});\n",
+            },
           },
         ],
       },

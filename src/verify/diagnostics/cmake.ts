@@ -26,9 +26,7 @@ export function parseCmake(text: string): Diagnostic[] {
         if (next.trim() !== '') body.push(next.trim());
       }
       const message = body.length > 0 ? body.join('\n') : `${m[4]}`;
-      out.push(
-        makeDiagnostic({ tool: DiagnosticTool.CMAKE, severity: m[1] === 'Error' ? 'error' : 'warning', file: m[2] as string, line: toInt(m[3]), message, output_line: i }),
-      );
+      out.push(makeDiagnostic({ tool: DiagnosticTool.CMAKE, severity: m[1] === 'Error' ? 'error' : 'warning', file: m[2] as string, line: toInt(m[3]), message, output_line: i }));
       continue;
     }
     const b = BARE.exec(line);

@@ -14,7 +14,7 @@ import { EditwardenError, ErrorCode } from '../../errors.js';
 import type { DirHandle, Resolver } from '../resolver.js';
 import { BLOB_ID, readStateFile, StateFolder, untrusted } from '../state-dir.js';
 import { sha256 } from '../workspace.js';
-import { occupiedBytes, StoreBudget } from './budget.js';
+import { occupiedBytes, type StoreBudget } from './budget.js';
 
 /** How hard a put must work to make the blob durable. */
 export type Durability =

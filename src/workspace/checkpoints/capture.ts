@@ -136,13 +136,7 @@ function captureFilesWith(dirCache: DirCache, paths: Iterable<string>, blobs: Bl
  * if ignored (a restore's safety checkpoint must hold everything the restore
  * will overwrite).
  */
-export function captureWorkspace(
-  root: RootArg,
-  blobs: BlobStore,
-  cache: StatCache | null,
-  extra: Iterable<string> = [],
-  sources?: IgnoreSource[],
-): Captured {
+export function captureWorkspace(root: RootArg, blobs: BlobStore, cache: StatCache | null, extra: Iterable<string> = [], sources?: IgnoreSource[]): Captured {
   const resolver = asResolver(root);
   const dirCache = new DirCache(resolver);
   try {
@@ -152,14 +146,7 @@ export function captureWorkspace(
   }
 }
 
-function captureWorkspaceWith(
-  resolver: ReturnType<typeof asResolver>,
-  dirCache: DirCache,
-  blobs: BlobStore,
-  cache: StatCache | null,
-  extra: Iterable<string>,
-  sources: IgnoreSource[] | undefined,
-): Captured {
+function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache: DirCache, blobs: BlobStore, cache: StatCache | null, extra: Iterable<string>, sources: IgnoreSource[] | undefined): Captured {
   const walked = walkWorkspace(resolver, sources);
   const entries: ManifestEntry[] = [];
   const rows: StatRows = { entries: [], devs: [] };

@@ -16,12 +16,7 @@ export function bytesOf(entry: Extract<ManifestEntry, { type: 'file' }>, blobs: 
   return entry.inline !== undefined ? Buffer.from(entry.inline, 'base64') : blobs.get(entry.blob);
 }
 
-export type CurrentState =
-  | { type: 'absent' }
-  | { type: 'file'; stat: fs.Stats }
-  | { type: 'symlink'; target: string }
-  | { type: 'dir' }
-  | { type: 'other' };
+export type CurrentState = { type: 'absent' } | { type: 'file'; stat: fs.Stats } | { type: 'symlink'; target: string } | { type: 'dir' } | { type: 'other' };
 
 /** What is at `name` in an opened folder (null folder: the path's parent is missing or not a real folder, so nothing is there). */
 export function currentStateAt(dir: DirHandle | null, name: string): CurrentState {

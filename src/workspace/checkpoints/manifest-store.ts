@@ -138,10 +138,7 @@ function pad(n: number, width: number): string {
 }
 
 function formatStamp(d: Date): string {
-  return (
-    `${pad(d.getUTCFullYear(), 4)}${pad(d.getUTCMonth() + 1, 2)}${pad(d.getUTCDate(), 2)}-` +
-    `${pad(d.getUTCHours(), 2)}${pad(d.getUTCMinutes(), 2)}${pad(d.getUTCSeconds(), 2)}-${pad(d.getUTCMilliseconds(), 3)}`
-  );
+  return `${pad(d.getUTCFullYear(), 4)}${pad(d.getUTCMonth() + 1, 2)}${pad(d.getUTCDate(), 2)}-` + `${pad(d.getUTCHours(), 2)}${pad(d.getUTCMinutes(), 2)}${pad(d.getUTCSeconds(), 2)}-${pad(d.getUTCMilliseconds(), 3)}`;
 }
 
 function parseStamp(stamp: string): number {

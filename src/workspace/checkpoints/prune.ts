@@ -20,12 +20,7 @@ export interface PrunePolicy {
  * goes only when it is beyond the newest N AND older than the age: "keep the
  * last 10, and anything from this week".
  */
-export function selectForPrune(
-  checkpoints: Array<{ id: string; createdAt: string }>,
-  policy: PrunePolicy,
-  now: Date,
-  protectedIds: ReadonlySet<string>,
-): string[] {
+export function selectForPrune(checkpoints: Array<{ id: string; createdAt: string }>, policy: PrunePolicy, now: Date, protectedIds: ReadonlySet<string>): string[] {
   if (policy.keepLast === undefined && policy.olderThanMs === undefined) {
     throw new EditwardenError({
       code: ErrorCode.USAGE,

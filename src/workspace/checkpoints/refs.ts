@@ -47,14 +47,19 @@ export function resolveCheckpointRef(service: CheckpointService, ref: string): s
     if (byPrefix.length === 1) return byPrefix[0] as string;
     if (byPrefix.length > 1) throw ambiguous(wanted, 'id prefix', byPrefix);
   }
-  const byName = service.list().filter((c) => c.name === wanted).map((c) => c.id);
+  const byName = service
+    .list()
+    .filter((c) => c.name === wanted)
+    .map((c) => c.id);
   if (byName.length === 1) return byName[0] as string;
   if (byName.length > 1) throw ambiguous(wanted, 'name', byName);
   throw unknownCheckpoint(wanted);
 }
 
 function ambiguous(ref: string, what: string, ids: string[]): EditwardenError {
-  const shown = newestFirst(ids.map((id) => ({ id }))).slice(0, 5).map((c) => c.id);
+  const shown = newestFirst(ids.map((id) => ({ id })))
+    .slice(0, 5)
+    .map((c) => c.id);
   return new EditwardenError({
     code: ErrorCode.AMBIGUOUS,
     message: `${JSON.stringify(ref)} is the ${what} of ${ids.length} checkpoints (${shown.join(', ')}${ids.length > shown.length ? ', …' : ''}).`,

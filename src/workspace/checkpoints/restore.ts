@@ -52,10 +52,7 @@ export interface IgnoreRules {
 export function extrasOf(rootArg: RootArg, manifest: Manifest, blobs: BlobStore, rules: IgnoreRules = {}): { files: string[]; dirs: string[] } {
   const resolver = asResolver(rootArg);
   // 'checkpoint': only the rules as they were — a .gitignore rewritten since (`*`) cannot hide what was created since.
-  const walked =
-    rules.only === 'checkpoint'
-      ? walkWorkspace(resolver, [manifestIgnoreSource(manifest, blobs)], rules.exclude)
-      : walkWorkspace(resolver, [manifestIgnoreSource(manifest, blobs), diskIgnoreSource(resolver)]);
+  const walked = rules.only === 'checkpoint' ? walkWorkspace(resolver, [manifestIgnoreSource(manifest, blobs)], rules.exclude) : walkWorkspace(resolver, [manifestIgnoreSource(manifest, blobs), diskIgnoreSource(resolver)]);
   const recorded = new Set(manifest.entries.map((e) => e.path));
   const recordedDirs = new Set(manifest.dirs);
   return {

@@ -141,7 +141,11 @@ export class CheckpointService {
       if (!(error instanceof StoreFullError)) throw error;
       const budget = this.blobs.budget;
       const inUse = this.inUse();
-      const prunable = this.manifests.ids().map(({ id }) => id).filter((id) => !inUse.has(id)).sort();
+      const prunable = this.manifests
+        .ids()
+        .map(({ id }) => id)
+        .filter((id) => !inUse.has(id))
+        .sort();
       // The blobs the failed capture wrote are named by no manifest: collected here.
       collectGarbage(this.blobs, this.readAll());
       for (const id of prunable) {
@@ -231,10 +235,7 @@ export class CheckpointService {
       const origin: CheckpointOrigin = { kind: 'safety', before: id };
       const paths = manifest.entries.map((e) => e.path);
       // The manifest's own paths, not resolved: a path that is a symlink now is recorded as that symlink.
-      const safety =
-        manifest.scope === 'workspace'
-          ? this.createWorkspace(`before restore ${id}`, reason, origin, paths, true)
-          : this.createFiles(paths, `before restore ${id}`, reason, origin, true);
+      const safety = manifest.scope === 'workspace' ? this.createWorkspace(`before restore ${id}`, reason, origin, paths, true) : this.createFiles(paths, `before restore ${id}`, reason, origin, true);
       const tx = `restore-${safety.id}`;
       this.journal.write({
         format: 1,

@@ -108,9 +108,7 @@ export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclud
     }
     const onDisk = names.some((d) => d.name === '.gitignore');
     const texts = ignoreSources.map((source) => source(dirRel, onDisk));
-    const levels = texts.some((t) => t !== null)
-      ? [...stack, { base: dirRel, bySource: texts.map((t) => (t === null ? null : ignore().add(t))), screens: texts.map((t) => (t === null ? null : nameScreen(t))) }]
-      : stack;
+    const levels = texts.some((t) => t !== null) ? [...stack, { base: dirRel, bySource: texts.map((t) => (t === null ? null : ignore().add(t))), screens: texts.map((t) => (t === null ? null : nameScreen(t))) }] : stack;
     const check = levels.length > 0 || excludeRule !== null;
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const relDir = dirRel === '' ? '' : `${dirRel}/`;

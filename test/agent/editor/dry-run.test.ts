@@ -96,10 +96,14 @@ describe('dry run against an overlay', () => {
   it('apply-proposal with a model: on FAIL the Editor takes over the debug loop with the failure in its first message', async () => {
     const root = makeProject(GREETING_PROJECT);
     const dry = await runEditorWithServer(root, { turns: [setGreeting('Howdy'), complete('Howdy.')] }, { editor: { dryRun: true } });
-    const r = await runEditorWithServer(root, { turns: [setGreeting('Hi'), complete('Fixed the word to Hi.')] }, {
-      task: 'Apply the proposal.',
-      editor: { proposal: { text: fs.readFileSync(dry.proposalFile as string, 'utf8'), file: 'p.diff' } },
-    });
+    const r = await runEditorWithServer(
+      root,
+      { turns: [setGreeting('Hi'), complete('Fixed the word to Hi.')] },
+      {
+        task: 'Apply the proposal.',
+        editor: { proposal: { text: fs.readFileSync(dry.proposalFile as string, 'utf8'), file: 'p.diff' } },
+      },
+    );
     expect(r.status).toBe('success');
     const body = r.server.requests[0]?.body as { messages: Array<{ role: string; content: string }> };
     expect(body.messages.find((m) => m.role === 'user')?.content).toContain('The proposal was applied, and its verification failed');

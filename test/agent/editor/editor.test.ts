@@ -1,22 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  cleanup,
-  complete,
-  firstUserMessage,
-  GREETING_FILE,
-  GREETING_PROJECT,
-  hypothesis,
-  lastToolResult,
-  makeProject,
-  read,
-  runEditorWithServer,
-  setGreeting,
-  systemPrompt,
-  VERIFY,
-  verifyResults,
-} from './helpers.js';
+import { cleanup, complete, firstUserMessage, GREETING_FILE, GREETING_PROJECT, hypothesis, lastToolResult, makeProject, read, runEditorWithServer, setGreeting, systemPrompt, VERIFY, verifyResults } from './helpers.js';
 
 afterEach(cleanup);
 
@@ -162,14 +147,18 @@ describe('the debug loop, fix forward', () => {
   it('cancel: partial changes kept, no summary and no stuck report (exit 130)', async () => {
     const root = makeProject(GREETING_PROJECT);
     const controller = new AbortController();
-    const r = await runEditorWithServer(root, { turns: [setGreeting('Hey'), VERIFY, setGreeting('Hi'), VERIFY, complete('x')] }, {
-      editor: {
-        signal: controller.signal,
-        onEvent: (e) => {
-          if (e.type === 'verify-end') controller.abort();
+    const r = await runEditorWithServer(
+      root,
+      { turns: [setGreeting('Hey'), VERIFY, setGreeting('Hi'), VERIFY, complete('x')] },
+      {
+        editor: {
+          signal: controller.signal,
+          onEvent: (e) => {
+            if (e.type === 'verify-end') controller.abort();
+          },
         },
       },
-    });
+    );
     expect(r.status).toBe('cancelled');
     expect(r.exitCode).toBe(130);
     expect(read(root, GREETING_FILE)).toContain("'Hey, '");
@@ -183,7 +172,16 @@ describe('the debug loop, fix forward', () => {
     const root = makeProject(GREETING_PROJECT);
     const r = await runEditorWithServer(
       root,
-      { turns: [{ tool_calls: [{ name: 'write_file', arguments: { path: 'src/one.js', content: 'x\n' } }, { name: 'write_file', arguments: { path: 'src/two.js', content: 'y\n' } }] }] },
+      {
+        turns: [
+          {
+            tool_calls: [
+              { name: 'write_file', arguments: { path: 'src/one.js', content: 'x\n' } },
+              { name: 'write_file', arguments: { path: 'src/two.js', content: 'y\n' } },
+            ],
+          },
+        ],
+      },
       { config: { constraints: { max_files: 1 } } },
     );
     expect(r.status).toBe('violation');
@@ -204,7 +202,10 @@ describe('test generation when the repository has no test suite', () => {
         turns: [
           {
             tool_calls: [
-              { name: 'write_file', arguments: { path: 'src/add.test.js', content: "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './add.js';\n\ntest('adds', () => assert.equal(add(2, 3), 5));\n" } },
+              {
+                name: 'write_file',
+                arguments: { path: 'src/add.test.js', content: "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './add.js';\n\ntest('adds', () => assert.equal(add(2, 3), 5));\n" },
+              },
               { name: 'write_file', arguments: { path: 'package.json', content: '{\n  "name": "calc",\n  "type": "module",\n  "scripts": {\n    "test": "node --test"\n  }\n}\n', overwrite: true } },
             ],
           },

@@ -42,8 +42,7 @@ export const GREETING_PROJECT: Record<string, string> = {
   'package.json': '{\n  "name": "greet",\n  "type": "module",\n  "scripts": {\n    "test": "node --test"\n  }\n}\n',
   '.editwarden.yml': 'verify:\n  test: "node --test"\n  timeout: 60\n',
   'src/greeting.js': "export function greeting(name) {\n  return 'Hello, ' + name + '!';\n}\n",
-  'test/greeting.test.js':
-    "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greeting } from '../src/greeting.js';\n\ntest('greets with Hi', () => {\n  assert.equal(greeting('Ada'), 'Hi, Ada!');\n});\n",
+  'test/greeting.test.js': "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greeting } from '../src/greeting.js';\n\ntest('greets with Hi', () => {\n  assert.equal(greeting('Ada'), 'Hi, Ada!');\n});\n",
 };
 
 export const GREETING_FILE = 'src/greeting.js';
@@ -51,10 +50,7 @@ export const GREETING_FILE = 'src/greeting.js';
 /** A turn that rewrites the greeting to `word` (write_file overwrite: valid whatever the current text). */
 export function setGreeting(word: string, extra: ScriptedTurn['tool_calls'] = []): ScriptedTurn {
   return {
-    tool_calls: [
-      ...extra,
-      { name: 'write_file', arguments: { path: GREETING_FILE, content: `export function greeting(name) {\n  return '${word}, ' + name + '!';\n}\n`, overwrite: true } },
-    ],
+    tool_calls: [...extra, { name: 'write_file', arguments: { path: GREETING_FILE, content: `export function greeting(name) {\n  return '${word}, ' + name + '!';\n}\n`, overwrite: true } }],
   };
 }
 
@@ -73,11 +69,7 @@ export interface EditorRun extends EditorResult {
   events: EditorRunEvent[];
 }
 
-export async function runEditorWithServer(
-  root: string,
-  script: ScriptSource,
-  options: { config?: DeepPartial<Config>; editor?: Partial<RunEditorOptions>; task?: string } = {},
-): Promise<EditorRun> {
+export async function runEditorWithServer(root: string, script: ScriptSource, options: { config?: DeepPartial<Config>; editor?: Partial<RunEditorOptions>; task?: string } = {}): Promise<EditorRun> {
   const server = await startScriptedServer(script, { chunk: 11 });
   try {
     const provider = createProvider('openai-compatible:scripted', { baseUrl: server.openaiBaseUrl, env: {}, stream: true, maxRetries: 0 });

@@ -109,10 +109,12 @@ describe('Scout A through the dry-run overlay', () => {
     const root = copyFixture('ts-app');
     const ws = openWorkspace(root).ws;
     const overlay = new OverlayView(ws);
-    overlay.transact((tx) => overlay.commit(tx, [
-      { kind: 'write', path: 'src/discount.ts', bytes: Buffer.from("import { loadConfig } from './config.js';\nexport const discount = 0.1;\n") },
-      { kind: 'delete', path: 'src/http-server.ts' },
-    ]));
+    overlay.transact((tx) =>
+      overlay.commit(tx, [
+        { kind: 'write', path: 'src/discount.ts', bytes: Buffer.from("import { loadConfig } from './config.js';\nexport const discount = 0.1;\n") },
+        { kind: 'delete', path: 'src/http-server.ts' },
+      ]),
+    );
     const p = scoutCodebase(workspaceSource(overlay, overlay), { query: 'discount' });
     expect(p.relevant[0]?.path).toBe('src/discount.ts');
     expect(workspaceSource(overlay, overlay).files()).not.toContain('src/http-server.ts');

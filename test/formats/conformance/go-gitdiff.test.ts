@@ -76,7 +76,10 @@ function expectedBytes(c: Case, out: string): Buffer {
   const hunk = request.hunks[0];
   const start = Math.max(0, (hunk?.oldStart ?? 1) - 1);
   const oldCount = hunk?.lines.filter((l) => l.kind !== '+').length ?? 0;
-  const pieces = read(c.src).toString('utf8').split(/(?<=\n)/).filter((p) => p !== '');
+  const pieces = read(c.src)
+    .toString('utf8')
+    .split(/(?<=\n)/)
+    .filter((p) => p !== '');
   return Buffer.concat([expected, Buffer.from(pieces.slice(start + oldCount).join(''), 'utf8')]);
 }
 

@@ -90,7 +90,11 @@ describe('python-patch layout A in strict mode', () => {
   });
 });
 
-const listDiffs = (dir: string): string[] => fs.readdirSync(dir).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
+const listDiffs = (dir: string): string[] =>
+  fs
+    .readdirSync(dir)
+    .filter((f) => fs.statSync(path.join(dir, f)).isFile())
+    .sort();
 
 describe('python-patch layout B: samples that must parse', () => {
   const samples = [...listDiffs(DATA).map((f) => f), ...listDiffs(path.join(DATA, 'extended')).map((f) => `extended/${f}`), ...listDiffs(path.join(DATA, 'exotic')).map((f) => `exotic/${f}`)];
