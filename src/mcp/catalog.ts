@@ -16,8 +16,8 @@ import { readFileTool } from '../tools/read-file.js';
 import { searchFilesTool } from '../tools/search-files.js';
 import type { AnyTool, ToolError } from '../tools/types.js';
 import { writeFileTool } from '../tools/write-file.js';
-import { dryRunName, dryRunOf } from './dry-run.js';
-import { EXTRA_TOOLS } from './extra-tools.js';
+import { dryRunName, dryRunOf } from '../tools/dry-run.js';
+import { EXTRA_TOOLS } from '../tools/service-tools.js';
 
 /** MCP tool annotations (hints a client may use to decide what needs a person's approval). */
 export interface ToolAnnotations {

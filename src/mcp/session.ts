@@ -23,6 +23,7 @@
  *
  * It never writes a file itself and never runs a tool outside the runner.
  */
+import { runProfile } from '../runs/profile.js';
 import { editOptionsFromConfig } from '../config/edit-options.js';
 import type { Config } from '../config/config.js';
 import { loadConfig } from '../config/config.js';
@@ -218,7 +219,7 @@ export class McpSession {
     this.runner = ToolRunner.start({
       ws: open.ws,
       config: open.config,
-      mode: this.options.mode,
+      profile: runProfile(this.options.mode, { config: open.config }),
       tools: MCP_RUNNER_TOOLS,
       transactions: open.transactions,
       apply: open.apply,

@@ -16,9 +16,11 @@
  * on disk), `fix-forward` keeps the work and lets the Editor repair it.
  */
 import type { Config } from '../config/config.js';
+import type { FailurePolicy } from '../workspace/transaction.js';
+
+export type { FailurePolicy };
 
 export type ProfileMode = 'headless' | 'interactive' | 'controlled' | 'editor';
-export type FailurePolicy = 'rollback' | 'keep' | 'fix-forward';
 /** constraints: the limits alone decide (nobody is asked); person: each change is shown to a person who approves it. */
 export type ApprovalPolicy = 'constraints' | 'person';
 

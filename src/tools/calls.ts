@@ -5,6 +5,7 @@
  * summary of an ended run. Types and plain builders only: nothing here runs
  * a tool, decides a call or writes a record.
  */
+import type { RunProfile } from '../runs/profile.js';
 import type { z } from 'zod';
 import { ErrorCode, formatRefusal } from '../errors.js';
 import type { FileChange, RunMode } from '../guard/constraints.js';
@@ -72,7 +73,13 @@ export type RunnerEvent = { type: 'call-start'; index: number; tool: string } | 
 export interface ToolRunnerOptions {
   ws: FileView;
   config: Config;
-  mode?: RunMode;
+  /**
+   * How the run is run (runs/profile.ts): who approves a change (a person,
+   * or the constraints alone — then a tool that needs a person is refused).
+   * Every entry point builds it with runProfile(); default: the headless
+   * profile of `config`.
+   */
+  profile?: RunProfile;
   tools?: readonly AnyTool[];
   runId?: string;
   /** Keep command logs, calls.jsonl, metrics.json and reports in `.editwarden/runs/<id>/` (default true). */

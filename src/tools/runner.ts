@@ -60,6 +60,7 @@ import {
   type ToolRunnerOptions,
 } from './calls.js';
 import { ToolRegistry } from './registry.js';
+import { runProfile, type RunProfile } from '../runs/profile.js';
 import { prepareCall, ToolErrorCode, type AnyTool, type Invocation, type StopCause, type ToolContext, type ToolResult } from './types.js';
 
 export * from './calls.js';
@@ -93,6 +94,7 @@ export class ToolRunner {
   private readonly ws: FileView;
   private readonly config: Config;
   private readonly mode: RunMode;
+  readonly profile: RunProfile;
   private readonly options: ToolRunnerOptions;
   private readonly transactions: TransactionLayer;
   private readonly effects: CommandEffects;
@@ -109,7 +111,9 @@ export class ToolRunner {
     this.options = options;
     this.ws = options.ws;
     this.config = options.config;
-    this.mode = options.mode ?? 'headless';
+    this.profile = options.profile ?? runProfile('headless', { config: options.config });
+    // The guard's question is only whether a person is there to ask.
+    this.mode = this.profile.approval === 'person' ? 'interactive' : 'headless';
     this.registry = new ToolRegistry(options.tools);
     this.guard = new ConstraintGuard(options.config.constraints, { mode: this.mode, ...(options.now ? { now: options.now } : {}) });
     this.runId = options.runId ?? newRunId();

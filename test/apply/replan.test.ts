@@ -12,7 +12,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/config.js';
-import { checkpointCreateTool, checkpointRestoreTool } from '../../src/mcp/extra-tools.js';
+import { checkpointCreateTool, checkpointRestoreTool } from '../../src/tools/service-tools.js';
 import { BUILTIN_TOOLS } from '../../src/tools/registry.js';
 import { ToolRunner, type ApprovalHook } from '../../src/tools/runner.js';
 import { openWorkspace } from '../../src/workspace/open.js';

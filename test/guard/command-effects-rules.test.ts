@@ -10,7 +10,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/config.js';
-import { checkpointCreateTool, checkpointRestoreTool } from '../../src/mcp/extra-tools.js';
+import { checkpointCreateTool, checkpointRestoreTool } from '../../src/tools/service-tools.js';
 import { BUILTIN_TOOLS } from '../../src/tools/registry.js';
 import { ToolRunner } from '../../src/tools/runner.js';
 import { openWorkspace } from '../../src/workspace/open.js';

@@ -26,6 +26,8 @@ const PUBLIC_NAMES = [
   'FORMAT_NAMES',
   'OverlayView',
   'openProject',
+  'runProfile',
+  'editorFlavour',
   'ToolRunner',
   'UndoHistory',
   'applyHunks',

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/config.js';
 import { ErrorCode } from '../../src/errors.js';
-import { checkpointRestoreTool } from '../../src/mcp/extra-tools.js';
+import { checkpointRestoreTool } from '../../src/tools/service-tools.js';
 import { editFileTool } from '../../src/tools/edit-file.js';
 import { ToolRunner } from '../../src/tools/runner.js';
 import { Invocation, type ToolContext, type WriteTool } from '../../src/tools/types.js';

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { runProfile } from '../../src/runs/profile.js';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
@@ -248,7 +249,7 @@ describe('the runner life-cycle', () => {
     const interaction: Interaction = { ask: async (q) => `answer to ${q}`, converse: async (m) => `re: ${m}` };
     const config = defaultConfig();
     config.constraints.allowed_tools.push('ask_question', 'converse');
-    const run = runner({ mode: 'interactive', interaction }, config);
+    const run = runner({ profile: runProfile('interactive', { config }), interaction }, config);
     expect((await run.call({ tool: 'ask_question', args: { question: 'why?' } })).output).toBe('answer to why?');
     expect((await run.call({ tool: 'converse', args: { message: 'hi' } })).output).toBe('re: hi');
   });

@@ -246,7 +246,7 @@ async function runModelLoop(run: Started, o: RunEditorOptions, profile: RunProfi
   const runner = ToolRunner.start({
     ws: surface.ws,
     config,
-    mode: 'headless',
+    profile,
     runId: run.runId,
     tools,
     // A dry run's runner still checkpoints through the disk's layer (commands); its writes stay in the overlay.

@@ -6,6 +6,7 @@
  * calls, how it stopped). The CLI, the demo and the tests all start runs
  * here, so a mode is never wired twice.
  */
+import { runProfile } from '../../runs/profile.js';
 import { editOptionsFromConfig } from '../../config/edit-options.js';
 import type { ApplyOptions } from '../../apply/apply-requests.js';
 import type { Config } from '../../config/config.js';
@@ -131,7 +132,7 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
       ...(options.applyHooks ? { applyHooks: options.applyHooks } : {}),
     });
     controlled = controlledEditTool(session);
-    runner = ToolRunner.start({ ...common, mode: 'headless', runId, tools: [controlled.tool] });
+    runner = ToolRunner.start({ ...common, profile: runProfile('controlled', { config }), runId, tools: [controlled.tool] });
   } else {
     // Approvals and answers go into the transcript; the transcript opens once the run folder exists.
     const approve = options.approve;
@@ -141,7 +142,7 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
     const registry = options.mode === 'headless' ? BUILTIN_TOOLS.map((t) => (t.name === 'task_completion' ? verifyingTaskCompletion(options.ws, config, runId) : t)) : undefined;
     runner = ToolRunner.start({
       ...common,
-      mode: options.mode,
+      profile: runProfile(options.mode, { config }),
       runId,
       ...(registry ? { tools: registry } : {}),
       ...(approve

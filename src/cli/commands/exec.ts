@@ -7,6 +7,7 @@
  * the error and continue), 2 (a constraint was violated: the run stopped).
  * Thin: flags → config, lines → runner.call, records → text or JSON.
  */
+import { runProfile } from '../../runs/profile.js';
 import { editOptionsFromConfig } from '../../config/edit-options.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -93,7 +94,7 @@ async function runExec(file: string, flags: ExecFlags, io: Io): Promise<number> 
     runner = ToolRunner.start({
       ws: opened.ws,
       config,
-      mode: 'headless',
+      profile: runProfile('headless', { config }),
       transactions: opened.transactions,
       apply: { edit, ...opened.applyHooks },
       // The config this run is governed by: a command that changes it is a violation and is put back.

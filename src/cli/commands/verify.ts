@@ -10,7 +10,7 @@ import { newRunId, isRunId } from '../../runs/runs.js';
 import { openReadOnly } from '../../workspace/open.js';
 import type { ReadView } from '../../workspace/view.js';
 import { formatDiagnostic } from '../../verify/diagnostics/index.js';
-import { startLiveStatus } from '../../verify/live-status.js';
+import { startLiveStatus } from '../live-status.js';
 import { displayCommand } from '../../verify/runner.js';
 import { resolveVerifyCommand, verify, type VerifyKind, type VerifyResult } from '../../verify/verifier.js';
 import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';

@@ -7,7 +7,7 @@
  * charged to the limits and never writes.
  */
 import { toErrorInfo } from '../errors.js';
-import { defineTool, failure, type AnyTool, type ToolDefinition } from '../tools/types.js';
+import { defineTool, failure, type AnyTool, type ToolDefinition } from './types.js';
 
 export const DRY_RUN_SUFFIX = '_dry_run';
 

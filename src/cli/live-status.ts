@@ -4,8 +4,8 @@
  * place. Only for a TTY; it must never write when the stream is a pipe (logs
  * and CI get plain lines from the CLI instead).
  */
-import { LineTail } from './tail.js';
-import type { OutputEvent } from './runner.js';
+import { LineTail } from '../verify/tail.js';
+import type { OutputEvent } from '../verify/runner.js';
 
 export interface StatusStream {
   write(chunk: string): boolean;
