@@ -7,7 +7,7 @@
  */
 import type { RunProfile } from '../runs/profile.js';
 import type { z } from 'zod';
-import { ErrorCode, formatRefusal } from '../errors.js';
+import { EditwardenError, ErrorCode, formatRefusal } from '../errors.js';
 import type { FileChange, RunMode } from '../guard/constraints.js';
 import type { RunMetrics, RunStatus } from '../guard/metrics.js';
 import type { Violation } from '../guard/violations.js';
@@ -180,4 +180,13 @@ export function argumentError(tool: AnyTool, error: z.ZodError): ToolError {
     message: `${tool.name} arguments: ${what}.`,
     hint: fields ? `${tool.name} takes: ${fields}.` : `Check the ${tool.name} argument schema.`,
   };
+}
+
+/** A runner over an overlay view (a dry run) must be handed the disk's transaction layer. */
+export function noLayer(): never {
+  throw new EditwardenError({
+    code: ErrorCode.INTERNAL,
+    message: 'A tool runner over an overlay view (a dry run) was given no transaction layer.',
+    hint: "Pass the disk workspace's transactions (ws.transactions) as the runner's `transactions`.",
+  });
 }

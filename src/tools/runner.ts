@@ -47,6 +47,7 @@ import {
   endedWith,
   refusedBy,
   resultFields,
+  noLayer,
   unknownToolFields,
   violationError,
   type ApprovalHook,
@@ -443,12 +444,4 @@ export class ToolRunner {
 
 function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
-}
-
-function noLayer(): never {
-  throw new EditwardenError({
-    code: ErrorCode.INTERNAL,
-    message: 'A tool runner over an overlay view (a dry run) was given no transaction layer.',
-    hint: "Pass the disk workspace's transactions (ws.transactions) as the runner's `transactions`.",
-  });
 }

@@ -1,5 +1,5 @@
 /**
- * @internal The raw writer of project files: ordered temp-file-and-rename
+ * The raw writer of project files: ordered temp-file-and-rename
  * writes and unlinks through the race-free resolver, with no checkpoint,
  * journal or lock of its own. Only the transaction layer (transaction.ts)
  * holds one, and only its transactions call it, after the batch is
@@ -13,13 +13,17 @@ import { observe, syncGroup } from './durable.js';
 import { checkWritableRelative, lexicalParts } from './paths.js';
 import { notAFile, notRegular, type FileWrite, type Workspace } from './workspace.js';
 
-/** @internal */
+/** How writeAll orders durability (see writeAll). */
 export interface WriteAllOptions {
   /** Paths that must be durable before the first write lands (see writeAll). */
   durableFirst?: readonly string[];
 }
 
-/** @internal */
+/**
+ * Kept in the declarations (transaction.d.ts names it) but unreachable for a
+ * user: the package exports neither this module nor a writer instance (the
+ * layer holds its writer in a private field).
+ */
 export class DiskWriter {
   constructor(readonly files: Workspace) {}
 

@@ -101,7 +101,7 @@ describe('what init writes for Claude Code', () => {
   it('refuses to merge into a settings file that is not JSON, and changes nothing', () => {
     const root = project({ '.claude/settings.json': '{ not json' });
     const r = editwarden(['init', 'claude', '--root', root]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(64); // E_CONFIG: the settings file is configuration (docs/errors.md)
     expect(r.stderr).toContain('not valid JSON');
     expect(fs.readFileSync(path.join(root, '.claude/settings.json'), 'utf8')).toBe('{ not json');
     expect(fs.existsSync(path.join(root, '.mcp.json'))).toBe(false);
