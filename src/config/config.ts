@@ -14,6 +14,7 @@ import { ENV_PATTERN, isSecretEnvName } from './env-names.js';
 import { globProblem } from './glob-bounds.js';
 
 import { CONFIG_FILE } from './names.js';
+import { DEFAULT_ALLOWED_TOOLS, DEFAULTS } from './defaults.js';
 
 export { CONFIG_FILE };
 
@@ -46,7 +47,7 @@ function balanced(text: string, open: string, close: string): boolean {
   return depth === 0;
 }
 
-export const DEFAULT_ALLOWED_TOOLS = ['read_file', 'list_files', 'search_files', 'edit_file', 'write_file', 'apply_patch', 'execute_command', 'task_completion'] as const;
+export { DEFAULT_ALLOWED_TOOLS };
 
 /**
  * Every tool name allowed_tools may list: the agent's and the Editor's tools, the MCP server's, and the
@@ -122,18 +123,18 @@ function editDistance(a: string, b: string): number {
 
 export const ConstraintsSchema = z
   .object({
-    max_files: z.number().int().nonnegative().default(10),
-    max_lines_changed: z.number().int().nonnegative().default(500),
-    allowed_patterns: z.array(glob).default([]),
-    denied_patterns: z.array(glob).default(['.git/**', 'vendor/**', 'node_modules/**', '**/*_generated.*']),
+    max_files: z.number().int().nonnegative().default(DEFAULTS.constraints.max_files),
+    max_lines_changed: z.number().int().nonnegative().default(DEFAULTS.constraints.max_lines_changed),
+    allowed_patterns: z.array(glob).default(() => [...DEFAULTS.constraints.allowed_patterns]),
+    denied_patterns: z.array(glob).default(() => [...DEFAULTS.constraints.denied_patterns]),
     allowed_tools: z
       .array(toolName)
       .default([...DEFAULT_ALLOWED_TOOLS])
       .transform(effectiveTools),
-    max_tokens: z.number().int().nonnegative().default(50_000),
+    max_tokens: z.number().int().nonnegative().default(DEFAULTS.constraints.max_tokens),
     /** Seconds. */
-    timeout: z.number().positive().default(300),
-    on_violation: z.enum(['keep', 'rollback']).default('keep'),
+    timeout: z.number().positive().default(DEFAULTS.constraints.timeout),
+    on_violation: z.enum(['keep', 'rollback']).default(DEFAULTS.constraints.on_violation),
   })
   .strict();
 
@@ -142,71 +143,55 @@ export const VerifySchema = z
     build: z.string().min(1).optional(),
     test: z.string().min(1).optional(),
     /** Seconds. */
-    timeout: z.number().positive().default(600),
+    timeout: z.number().positive().default(DEFAULTS.verify.timeout),
     /** Headless runs: task_completion (status done) verifies first when a build or test command is configured or detected. */
-    on_completion: z.boolean().default(true),
+    on_completion: z.boolean().default(DEFAULTS.verify.on_completion),
   })
   .strict();
 
 export const EditSchema = z
   .object({
-    strict: z.boolean().default(false),
-    max_file_bytes: z
-      .number()
-      .int()
-      .positive()
-      .default(10 * 1024 * 1024),
+    strict: z.boolean().default(DEFAULTS.edit.strict),
+    max_file_bytes: z.number().int().positive().default(DEFAULTS.edit.max_file_bytes),
     dramatic_reduction: z
       .object({
-        min_lines: z.number().int().nonnegative().default(20),
-        ratio: z
-          .number()
-          .min(0)
-          .max(1)
-          .default(1 / 3),
+        min_lines: z.number().int().nonnegative().default(DEFAULTS.edit.dramatic_reduction.min_lines),
+        ratio: z.number().min(0).max(1).default(DEFAULTS.edit.dramatic_reduction.ratio),
       })
       .strict()
-      .default({ min_lines: 20, ratio: 1 / 3 }),
-    syntax_guard: z.enum(['refuse', 'warn', 'off']).default('refuse'),
+      .default(() => ({ ...DEFAULTS.edit.dramatic_reduction })),
+    syntax_guard: z.enum(['refuse', 'warn', 'off']).default(DEFAULTS.edit.syntax_guard),
   })
   .strict();
 
 export const ReportsSchema = z
   .object({
-    controlled_edit: z.string().min(1).default('docs/telemetry/controlled_edit_report.md'),
+    controlled_edit: z.string().min(1).default(DEFAULTS.reports.controlled_edit),
   })
   .strict();
 
 export const CheckpointsSchema = z
   .object({
     /** Automatic retention: commands prune to the newest N checkpoints once there are N + 10% more. 0 keeps all. */
-    keep_last: z.number().int().nonnegative().default(500),
+    keep_last: z.number().int().nonnegative().default(DEFAULTS.checkpoints.keep_last),
     /** Largest file (apparent size) a checkpoint copies; a larger one is refused with E_CHECKPOINT_TOO_LARGE. */
-    max_file_bytes: z
-      .number()
-      .int()
-      .positive()
-      .default(256 * 1024 * 1024),
+    max_file_bytes: z.number().int().positive().default(DEFAULTS.checkpoints.max_file_bytes),
     /** Largest total the checkpoint store holds; old checkpoints are pruned to make room, then E_CHECKPOINT_TOO_LARGE. */
-    max_total_bytes: z
-      .number()
-      .int()
-      .positive()
-      .default(8 * 1024 * 1024 * 1024),
+    max_total_bytes: z.number().int().positive().default(DEFAULTS.checkpoints.max_total_bytes),
   })
   .strict();
 
 export const SearchSchema = z
   .object({
     /** Seconds a search_files with a regular expression may run before it is stopped (E_SEARCH_TIMEOUT); never past constraints.timeout. */
-    timeout: z.number().positive().default(30),
+    timeout: z.number().positive().default(DEFAULTS.search.timeout),
   })
   .strict();
 
 export const WorkspaceSchema = z
   .object({
     /** Read regular files with more than one hard link (a second name may lie outside the root; docs/workspace-boundary.md). */
-    allow_hardlinks: z.boolean().default(false),
+    allow_hardlinks: z.boolean().default(DEFAULTS.workspace.allow_hardlinks),
   })
   .strict();
 
@@ -226,10 +211,10 @@ const hostPath = z
 /** docs/sandbox.md describes each key. */
 export const SandboxSchema = z
   .object({
-    enabled: z.boolean().default(true),
-    network: z.boolean().default(false),
-    git_writable: z.boolean().default(false),
-    allow_unsandboxed: z.boolean().default(false),
+    enabled: z.boolean().default(DEFAULTS.sandbox.enabled),
+    network: z.boolean().default(DEFAULTS.sandbox.network),
+    git_writable: z.boolean().default(DEFAULTS.sandbox.git_writable),
+    allow_unsandboxed: z.boolean().default(DEFAULTS.sandbox.allow_unsandboxed),
     env: z
       .array(
         z
@@ -255,7 +240,7 @@ export const ConfigSchema = z
     scouts: ScoutsSchema.default(ScoutsSchema.parse({})),
     sandbox: SandboxSchema.default(SandboxSchema.parse({})),
     workspace: WorkspaceSchema.default(WorkspaceSchema.parse({})),
-    active_edit_enabled: z.boolean().default(false),
+    active_edit_enabled: z.boolean().default(DEFAULTS.active_edit_enabled),
   })
   .strict();
 

@@ -1,25 +1,30 @@
 /**
- * The default configuration as a plain object, so commands that run without
- * a config file start without loading the schema library (~100 ms of
- * start-up an agent would pay on every edit). A test pins it equal to the
- * schema's defaults. The edit limits come from the engine's own defaults
- * (edit/types.ts), which the workspace uses too.
+ * The default configuration as a plain object — the one place each default
+ * lives. The schema (config.ts) takes its `.default()` values from DEFAULTS,
+ * and commands that run without a config file use DEFAULT_CONFIG without
+ * loading the schema library (~100 ms of start-up an agent would pay on
+ * every edit). The edit limits come from the engine's own defaults
+ * (edit/types.ts), which the workspace uses too. DEFAULTS is deliberately
+ * not annotated with `Config`: the schema that defines `Config` reads it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
 import { DEFAULT_EDIT_OPTIONS } from '../edit/types.js';
 
-export const DEFAULT_CONFIG: Config = {
+/** The tools a run may use when the config names none. */
+export const DEFAULT_ALLOWED_TOOLS = ['read_file', 'list_files', 'search_files', 'edit_file', 'write_file', 'apply_patch', 'execute_command', 'task_completion'] as const;
+
+export const DEFAULTS = {
   constraints: {
     max_files: 10,
     max_lines_changed: 500,
     allowed_patterns: [],
     denied_patterns: ['.git/**', 'vendor/**', 'node_modules/**', '**/*_generated.*'],
-    allowed_tools: ['read_file', 'list_files', 'search_files', 'edit_file', 'write_file', 'apply_patch', 'execute_command', 'task_completion'],
+    allowed_tools: [...DEFAULT_ALLOWED_TOOLS] as string[],
     max_tokens: 50_000,
     timeout: 300,
-    on_violation: 'keep',
+    on_violation: 'keep' as 'keep' | 'rollback',
   },
   verify: { timeout: 600, on_completion: true },
   edit: {
@@ -27,7 +32,7 @@ export const DEFAULT_CONFIG: Config = {
     // The engine's own defaults (edit/types.ts), so the limit exists once for the library, the CLI, MCP and the config.
     max_file_bytes: DEFAULT_EDIT_OPTIONS.maxFileBytes,
     dramatic_reduction: { min_lines: DEFAULT_EDIT_OPTIONS.dramaticMinLines, ratio: DEFAULT_EDIT_OPTIONS.dramaticRatio },
-    syntax_guard: 'refuse',
+    syntax_guard: 'refuse' as 'refuse' | 'warn' | 'off',
   },
   reports: { controlled_edit: 'docs/telemetry/controlled_edit_report.md' },
   checkpoints: { keep_last: 500, max_file_bytes: 256 * 1024 * 1024, max_total_bytes: 8 * 1024 * 1024 * 1024 },
@@ -37,6 +42,8 @@ export const DEFAULT_CONFIG: Config = {
   workspace: { allow_hardlinks: false },
   active_edit_enabled: false,
 };
+
+export const DEFAULT_CONFIG: Config = DEFAULTS;
 
 /** Loads the config, touching the schema only when there is a file to validate. */
 export async function loadConfigFast(root: string, explicitFile?: string): Promise<Config> {
