@@ -41,6 +41,11 @@ export function describeLeftovers(names: readonly string[]): string {
 export default function setup(): () => void {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), RUN_PREFIX)));
   process.env.TMPDIR = dir;
+  // npm (and any Node tool) on Node >= 22.1 turns on Node's module compile
+  // cache, which lives in os.tmpdir()/node-compile-cache: a tool's cache, not
+  // a test's leftover. The run keeps it off, so the folder proves only what
+  // tests leave (seen on Node 22 in CI: the pack-install test's npm children).
+  process.env.NODE_DISABLE_COMPILE_CACHE = '1';
   return () => {
     const left = leftovers(dir);
     // A killed build may still be finishing its last writes: retry the removal.
