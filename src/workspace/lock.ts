@@ -126,6 +126,8 @@ export function readLockOwner(lockFile: string): LockOwner | null | 'unreadable'
 export class RootLock {
   readonly file: string;
   private readonly stateDir: string;
+  /** Bytes of the owner note in the held lock file (note() pads to it). */
+  private written = 0;
   private readonly timeoutMs: number;
   private readonly pollMs: number;
   private depth = 0;
@@ -203,9 +205,11 @@ export class RootLock {
   note(writing: string[]): void {
     if (this.fd === null || this.owner === null) return;
     this.owner = { ...this.owner, writing };
-    const bytes = Buffer.from(JSON.stringify(this.owner));
+    // One write, padded with spaces to the old length, and no truncate: a holder killed at any point leaves a whole, readable note (JSON ignores the padding).
+    const json = JSON.stringify(this.owner);
+    const bytes = Buffer.from(json.padEnd(this.written, ' '));
     fs.writeSync(this.fd, bytes, 0, bytes.length, 0);
-    fs.ftruncateSync(this.fd, bytes.length);
+    this.written = bytes.length;
   }
 
   /** Stale locks broken since the last call whose dead holders were writing (recovery cleans after them). */
@@ -238,25 +242,48 @@ export class RootLock {
       acquiredAt: new Date().toISOString(),
       command: process.argv.slice(1).join(' ').slice(0, 300),
     };
-    let fd: number;
-    try {
-      // O_EXCL: exactly one creator wins, whatever the timing.
-      fd = fs.openSync(this.file, 'wx', 0o644);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw error;
-    }
+    // The owner is written under a name of this process's own first, then linked to the lock's name:
+    // a lock file always names its holder, so one killed at any point leaves a lock the next command
+    // can prove dead and break at once (an empty lock file could only be waited out).
+    const pending = path.join(this.stateDir, `${LOCK_FILE}.${process.pid}.${token}${PENDING_SUFFIX}`);
+    // O_EXCL: never write through a planted file or link at the pending name.
+    const fd = fs.openSync(pending, 'wx', 0o644);
+    let linked = false;
     try {
       // No fsync: a lock only matters while its holder lives, and after a power loss every holder is dead.
-      fs.writeSync(fd, JSON.stringify(owner));
-    } catch (error) {
-      fs.closeSync(fd);
-      throw error;
+      const json = JSON.stringify(owner);
+      fs.writeSync(fd, json);
+      this.written = Buffer.byteLength(json);
+      try {
+        // link() fails if the name exists: exactly one creator wins, whatever the timing.
+        fs.linkSync(pending, this.file);
+        linked = true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    } finally {
+      unlinkIfPresent(pending);
+      if (!linked) fs.closeSync(fd);
     }
+    if (!linked) return false;
     // Kept open while held: `note` rewrites it without opening it again.
     this.fd = fd;
     this.owner = owner;
     return true;
+  }
+
+  /** Removes pending lock files of processes that died between writing and linking them (openWorkspace calls this). */
+  sweepPending(): void {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.stateDir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const m = PENDING_NAME.exec(name);
+      if (m && !processAlive(Number(m[1]))) unlinkIfPresent(path.join(this.stateDir, name));
+    }
   }
 
   /**
@@ -313,6 +340,18 @@ export class RootLock {
 }
 
 /** unlink, not rmSync: rmSync stats the path twice first, on every release. */
+const PENDING_SUFFIX = '.pending';
+const PENDING_NAME = /^lock\.(\d+)\.[0-9a-f]{16}\.pending$/;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 function unlinkIfPresent(file: string): void {
   try {
     fs.unlinkSync(file);

@@ -75,6 +75,8 @@ export function rollbackCheckpoints(service: CheckpointService, tx: string, ids:
  * back.
  */
 export function recoverUnfinished(service: CheckpointService): RecoveryNotice[] {
+  // A process killed between writing its lock note and linking it leaves only that pending file: removed.
+  service.lock.sweepPending();
   const held = heldNotices(service);
   // A holder killed with the lock (in a one-file write, which has no journal record, or anywhere else): taking the lock breaks it and cleans after it.
   if (service.lock.staleHolder()) return service.lock.with(() => recoverUnfinishedLocked(service, true));

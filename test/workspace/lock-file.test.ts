@@ -1,0 +1,86 @@
+/**
+ * The root lock's file always names its holder: the owner note is written
+ * before the lock appears (link of a pending file), and rewritten in one
+ * padded write, so a holder killed at any point leaves either no lock or one
+ * the next command proves dead and breaks at once — never an empty or torn
+ * one that can only be waited out. bench/fault.mjs's one-file trials kill
+ * real writers at random moments; these pin the pieces.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LOCK_FILE, readLockOwner, RootLock } from '../../src/workspace/lock.js';
+import { openWorkspace } from '../../src/workspace/open.js';
+import { tempDir } from '../temp-dirs.js';
+
+const TX_CHILD = path.join(import.meta.dirname, 'fixtures', 'tx-child.mjs');
+
+function stateDir(): string {
+  const root = tempDir('ew-lock-file-');
+  const dir = path.join(root, '.editwarden');
+  fs.mkdirSync(dir, { mode: 0o700 });
+  return dir;
+}
+
+describe('the lock file names its holder at every moment', () => {
+  it('a held lock is readable at once, and a shorter note rewritten over a longer one stays readable', () => {
+    const dir = stateDir();
+    const lock = new RootLock(dir);
+    lock.acquire();
+    try {
+      const first = readLockOwner(path.join(dir, LOCK_FILE));
+      expect(first).not.toBe('unreadable');
+      lock.note(['a/rather/long/path/that/makes/the/note/longer.txt', 'b.txt']);
+      lock.note([]);
+      const owner = readLockOwner(path.join(dir, LOCK_FILE));
+      expect(owner).not.toBe('unreadable');
+      expect(owner !== null && owner !== 'unreadable' ? owner.writing : null).toEqual([]);
+      // No pending file is left once the lock is taken.
+      expect(fs.readdirSync(dir).filter((n) => n.endsWith('.pending'))).toEqual([]);
+    } finally {
+      lock.release();
+    }
+    expect(fs.existsSync(path.join(dir, LOCK_FILE))).toBe(false);
+  });
+
+  it('a pending note of a dead process is swept; one of a live process is kept', () => {
+    const dir = stateDir();
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const deadPid = Number(dead.stdout);
+    const deadPending = path.join(dir, `${LOCK_FILE}.${deadPid}.0123456789abcdef.pending`);
+    const livePending = path.join(dir, `${LOCK_FILE}.${process.pid}.fedcba9876543210.pending`);
+    fs.writeFileSync(deadPending, '{}');
+    fs.writeFileSync(livePending, '{}');
+    new RootLock(dir).sweepPending();
+    expect(fs.existsSync(deadPending)).toBe(false);
+    expect(fs.existsSync(livePending)).toBe(true);
+  });
+
+  it('writers SIGKILLed at random moments never leave a lock the next open cannot break at once (real processes, 40 trials)', async () => {
+    const root = tempDir('ew-lock-kill-');
+    fs.writeFileSync(path.join(root, 'f0.txt'), 'generation 0\n');
+    let leftLocks = 0;
+    for (let trial = 0; trial < 40; trial++) {
+      await new Promise<void>((resolve, reject) => {
+        const child = spawn(process.execPath, [TX_CHILD, 'loop-one', root, String(trial * 1000)], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        let timer: NodeJS.Timeout | undefined;
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (timer === undefined && out.includes('ready\n')) timer = setTimeout(() => child.kill('SIGKILL'), Math.floor(Math.random() * 40));
+        });
+        child.on('error', reject);
+        child.on('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      // What any next command does first: open the root (recovery breaks a dead holder's lock).
+      openWorkspace(root);
+      if (fs.existsSync(path.join(root, '.editwarden', LOCK_FILE))) leftLocks++;
+      expect(fs.readdirSync(path.join(root, '.editwarden')).filter((n) => n.endsWith('.pending'))).toEqual([]);
+    }
+    expect(leftLocks).toBe(0);
+  }, 120_000);
+});
