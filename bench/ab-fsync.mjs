@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
+import { durableFloor } from './stats.mjs';
 const dist = new URL('../dist', import.meta.url).pathname;
 const { openWorkspace } = await import(dist + '/workspace/open.js');
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'inproc-')));
@@ -16,17 +17,6 @@ const text = lines.join('\n') + '\n';
 fs.writeFileSync(path.join(root, 'a.txt'), text);
 const { ws } = openWorkspace(root);
 const floorDir = fs.mkdtempSync(path.join(os.tmpdir(), 'floor-'));
-function floor() {
-  const t = path.join(floorDir, '.t' + Math.random());
-  const fd = fs.openSync(t, 'wx');
-  fs.writeSync(fd, text);
-  fs.fsyncSync(fd);
-  fs.closeSync(fd);
-  fs.renameSync(t, path.join(floorDir, 'f'));
-  const d = fs.openSync(floorDir, 'r');
-  fs.fsyncSync(d);
-  fs.closeSync(d);
-}
 const r = { floor: [], par: [], ser: [] };
 for (let i = 0; i < Number(process.argv[2] ?? 40) + 3; i++) {
   for (const k of i % 2 ? ['floor', 'par', 'ser'] : ['ser', 'par', 'floor']) {
@@ -34,8 +24,8 @@ for (let i = 0; i < Number(process.argv[2] ?? 40) + 3; i++) {
     if (k === 'ser') process.env.EDITWARDEN_SERIAL_FSYNC = '1';
     else delete process.env.EDITWARDEN_SERIAL_FSYNC;
     const t0 = performance.now();
-    if (k === 'floor') floor();
-    else ws.commit([{ kind: 'write', path: 'a.txt', bytes: Buffer.from(text.replace('value_50', 'value_50' + i + k)) }]);
+    if (k === 'floor') durableFloor(floorDir, text);
+    else ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from(text.replace('value_50', 'value_50' + i + k)) }]));
     if (i >= 3) r[k].push(performance.now() - t0);
   }
 }

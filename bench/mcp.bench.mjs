@@ -22,7 +22,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { median, ms, ratio } from './stats.mjs';
+import { durableFloor, median, ms, ratio } from './stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
@@ -33,21 +33,6 @@ const ITERATIONS = { 100: Number(process.env.EW_BENCH_N ?? 60), 10000: Number(pr
 const WARMUP = 4;
 // .txt: like for like (exact replace, diff, write). .ts: ours also runs the tree-sitter syntax guard, which server-filesystem lacks.
 const EXTS = process.env.EW_BENCH_EXT ? [process.env.EW_BENCH_EXT] : ['txt', 'ts'];
-
-/** Replaces `name` in `dir` durably, the least a crash-safe write can do; returns ms. */
-function durableFloor(dir, text) {
-  const t0 = process.hrtime.bigint();
-  const temp = path.join(dir, `.floor-${Math.random().toString(16).slice(2)}`);
-  const fd = fs.openSync(temp, 'wx', 0o644);
-  fs.writeSync(fd, text);
-  fs.fsyncSync(fd);
-  fs.closeSync(fd);
-  fs.renameSync(temp, path.join(dir, 'floor.txt'));
-  const d = fs.openSync(dir, 'r');
-  fs.fsyncSync(d);
-  fs.closeSync(d);
-  return Number(process.hrtime.bigint() - t0) / 1e6;
-}
 
 /** The goal ratio (ours / server-filesystem) of a row. */
 function goalOf(lines, ext, dryRun) {

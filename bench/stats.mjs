@@ -1,4 +1,6 @@
 // Small statistics helpers shared by the benchmarks.
+import fs from 'node:fs';
+import path from 'node:path';
 export function percentile(samples, p) {
   const sorted = [...samples].sort((a, b) => a - b);
   const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
@@ -37,4 +39,19 @@ export async function childCpuMs(argv, cwd) {
     .match(/^([\d.]+) ([\d.]+)$/);
   if (r.status !== 0 || !m) throw new Error(`${argv.join(' ')} failed (${r.status}): ${r.stdout}${r.stderr}`);
   return (Number(m[1]) + Number(m[2])) * 1000;
+}
+
+/** The durable floor of replacing one file: temp + fsync + rename + folder fsync (ms). */
+export function durableFloor(dir, text) {
+  const t0 = process.hrtime.bigint();
+  const temp = path.join(dir, `.floor-${Math.random().toString(16).slice(2)}`);
+  const fd = fs.openSync(temp, 'wx', 0o644);
+  fs.writeSync(fd, text);
+  fs.fsyncSync(fd);
+  fs.closeSync(fd);
+  fs.renameSync(temp, path.join(dir, 'floor.txt'));
+  const d = fs.openSync(dir, 'r');
+  fs.fsyncSync(d);
+  fs.closeSync(d);
+  return Number(process.hrtime.bigint() - t0) / 1e6;
 }

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.js';
 import { EditwardenError } from '../../src/errors.js';
+import { codeOf } from '../error-code.js';
 import { checkGlob, GLOB_LIMITS, globProblem } from '../../src/config/glob-bounds.js';
 import { compilePatterns } from '../../src/guard/patterns.js';
 import { globFilter } from '../../src/tools/search.js';
@@ -22,15 +23,6 @@ function worstMs(glob: string): number {
     worst = Math.max(worst, performance.now() - t0);
   }
   return worst;
-}
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return error instanceof EditwardenError ? error.code : `not coded: ${String(error)}`;
-  }
-  return undefined;
 }
 
 describe('globs over the bounds are refused before picomatch sees them', () => {

@@ -100,29 +100,18 @@ export async function runClaude(root: string, calls: ScriptedCall[], extraArgs: 
   });
   const home = tempDir('ew-home-');
   try {
-    const child = spawn(CLAUDE, ['-p', 'Make the change.', '--output-format', 'json', '--permission-mode', 'acceptEdits', ...extraArgs], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: home,
-        // The client's own temp files go where cleanup() removes them.
-        TMPDIR: tempDir('ew-clienttmp-'),
-        ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
-        ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',
-        DISABLE_AUTOUPDATER: '1',
-        DISABLE_TELEMETRY: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const ran = await runClient(CLAUDE, ['-p', 'Make the change.', '--output-format', 'json', '--permission-mode', 'acceptEdits', ...extraArgs], root, timeoutMs, {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      // The client's own temp files go where cleanup() removes them.
+      TMPDIR: tempDir('ew-clienttmp-'),
+      ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
+      ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-    clearTimeout(timer);
-    return { code, stdout, stderr, requests: [...server.requests] };
+    return { ...ran, requests: [...server.requests] };
   } finally {
     await server.close();
   }
@@ -155,29 +144,31 @@ export async function runGemini(root: string, calls: ScriptedCall[], timeoutMs =
   fs.mkdirSync(path.join(home, '.gemini'));
   fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
   try {
-    const child = spawn(process.execPath, [GEMINI, '-p', 'Make the change.', '--output-format', 'json', '--approval-mode', 'auto_edit'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: home,
-        // The client's own temp files go where cleanup() removes them.
-        TMPDIR: tempDir('ew-clienttmp-'),
-        GEMINI_API_KEY: 'not-a-key',
-        GOOGLE_GEMINI_BASE_URL: server.geminiBaseUrl,
-        GEMINI_CLI_NO_RELAUNCH: '1',
-        GEMINI_CLI_TRUST_WORKSPACE: 'true',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const ran = await runClient(process.execPath, [GEMINI, '-p', 'Make the change.', '--output-format', 'json', '--approval-mode', 'auto_edit'], root, timeoutMs, {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      // The client's own temp files go where cleanup() removes them.
+      TMPDIR: tempDir('ew-clienttmp-'),
+      GEMINI_API_KEY: 'not-a-key',
+      GOOGLE_GEMINI_BASE_URL: server.geminiBaseUrl,
+      GEMINI_CLI_NO_RELAUNCH: '1',
+      GEMINI_CLI_TRUST_WORKSPACE: 'true',
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-    clearTimeout(timer);
-    return { code, stdout, stderr, requests: [...server.requests] };
+    return { ...ran, requests: [...server.requests] };
   } finally {
     await server.close();
   }
+}
+
+/** Runs a client to its end (SIGKILL after `timeoutMs`) with exactly `env`, and collects its output. */
+async function runClient(command: string, args: string[], cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv): Promise<Ran> {
+  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
 }

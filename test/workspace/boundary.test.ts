@@ -9,6 +9,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EditwardenError } from '../../src/errors.js';
+import { codeOf } from '../error-code.js';
 import { defaultConfig } from '../../src/config/config.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { Workspace } from '../../src/workspace/workspace.js';
@@ -28,15 +29,6 @@ const put = (rel: string, text: string): void => {
   fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
   fs.writeFileSync(path.join(root, rel), text);
 };
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-    return undefined;
-  } catch (error) {
-    return error instanceof EditwardenError ? error.code : `non-editwarden: ${String(error)}`;
-  }
-}
-
 describe('special files', () => {
   it('a FIFO is never opened for reading (E_NOT_REGULAR, no hang) and never replaced by a write', async () => {
     execFileSync('mkfifo', [path.join(root, 'pipe')]);

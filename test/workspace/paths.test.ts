@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { EditwardenError } from '../../src/errors.js';
+import { codeOf } from '../error-code.js';
 
 let base: string;
 let root: string;
@@ -21,15 +22,6 @@ beforeEach(() => {
   fs.writeFileSync(path.join(outside, 'secret.txt'), 'secret\n');
 });
 afterEach(() => fs.rmSync(base, { recursive: true, force: true }));
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-    return undefined;
-  } catch (error) {
-    return error instanceof EditwardenError ? error.code : `non-editwarden: ${String(error)}`;
-  }
-}
 
 describe('paths resolve inside the root', () => {
   it('resolves relative and inside-absolute paths to the same file', () => {
