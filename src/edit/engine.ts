@@ -6,11 +6,11 @@
  */
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { unifiedDiff } from './diff.js';
-import { ambiguous, dramaticReduction, fileExists, missingOldText, noFile, tooLarge } from './errors.js';
+import { ambiguous, dramaticReduction, emptyOldTextOnContent, fileExists, missingOldText, noFile, tooLarge } from './errors.js';
 import { applyHunks, checkDeletion } from './hunks.js';
 import { shrinksTooMuch } from './large-deletion.js';
 import { escapedNewlines } from './escaped-newlines.js';
-import { findMatches, nonOverlapping } from './match.js';
+import { findMatches, nonOverlapping, type TextMatch } from './match.js';
 import { notFoundError } from './near-match.js';
 import { countLines, encodeText, lineOf, newDoc, normalizeEol, spliceDoc, type TextDoc } from './text.js';
 import type { AppliedEdit, EditOptions, EditRequest, EngineHooks, MatchStrategy, SyntaxIssue } from './types.js';
@@ -177,13 +177,18 @@ function applyOne(path: string, current: TextDoc | null, request: EditRequest, o
   const base = { notes: [] as string[] };
   switch (request.action) {
     case 'edit': {
-      if (request.oldText.length === 0) throw missingOldText(path);
+      if (request.oldText.length === 0) return emptyOldText(path, current, request.newText);
       if (current === null) throw noFile(path, 'edit');
       const oldText = normalizeEol(request.oldText);
       const newText = normalizeEol(request.newText);
-      // A harmless no-op (SEARCH equal to REPLACE): reported as such, never a refusal that aborts the reply's other edits.
-      if (oldText === newText) return noOpStep(current, lineOf(current.text, Math.max(0, current.text.indexOf(oldText))), NO_OP_IDENTICAL);
-      return replaceText(path, current, oldText, newText, request.replaceAll === true, options.strict);
+      // A harmless no-op (SEARCH equal to REPLACE) is reported as such, never a refusal that aborts the reply's
+      // other edits — but only when its anchor is there: telling a model a missing quote "succeeded" hides its mistake.
+      if (oldText === newText) {
+        const found = findMatches(current.text, oldText, options.strict);
+        if (found === null) throw notFoundError(path, current.text, oldText, options.strict);
+        return noOpStep(current, lineOf(current.text, found.matches[0]?.start ?? 0), NO_OP_IDENTICAL);
+      }
+      return replaceText(path, current, oldText, newText, { replaceAll: request.replaceAll === true, strict: options.strict, lineHint: request.lineHint });
     }
     case 'create': {
       if (current !== null) throw fileExists(path);
@@ -251,7 +256,25 @@ function applyOne(path: string, current: TextDoc | null, request: EditRequest, o
   }
 }
 
-function replaceText(path: string, current: TextDoc, oldText: string, newText: string, replaceAll: boolean, strict: boolean): StepOutcome {
+/**
+ * An empty old_text names no place. opencode and gemini-cli read it as "create this file", and so does this
+ * engine — only where that is what it can mean: the file does not exist (or exists and is empty). On a file
+ * with content it is refused, with a hint saying what to quote instead.
+ */
+function emptyOldText(path: string, current: TextDoc | null, newText: string): StepOutcome {
+  const notes = [current === null ? 'old_text was empty and the file did not exist: it was created' : 'old_text was empty and the file was empty: new_text was written into it'];
+  if (current === null) return { doc: newDoc(newText), applied: { action: 'edit', strategy: 'whole-file', count: 1, line: 1, notes } };
+  if (current.text.length > 0) throw current.text.trim() === '' ? missingOldText(path) : emptyOldTextOnContent(path);
+  return { doc: replaceWhole(current, normalizeEol(newText)), applied: { action: 'edit', strategy: 'whole-file', count: 1, line: 1, notes } };
+}
+
+interface ReplaceOptions {
+  replaceAll: boolean;
+  strict: boolean;
+  lineHint?: { start: number; end?: number } | undefined;
+}
+
+function replaceText(path: string, current: TextDoc, oldText: string, newText: string, { replaceAll, strict, lineHint }: ReplaceOptions): StepOutcome {
   let found = findMatches(current.text, oldText, strict);
   if (found === null && !strict) {
     const atEof = finalNewlineTolerant(current.text, oldText, newText);
@@ -270,6 +293,8 @@ function replaceText(path: string, current: TextDoc, oldText: string, newText: s
   }
   if (found === null) throw notFoundError(path, current.text, oldText, strict);
   let matches = found.matches;
+  // A line hint (Roo's ":start_line:") only picks between places old_text matches; it never moves the edit elsewhere.
+  if (matches.length > 1 && !replaceAll && lineHint !== undefined) matches = pickByLineHint(current.text, matches, lineHint);
   if (matches.length > 1 && !replaceAll) {
     throw ambiguous(
       path,
@@ -294,6 +319,12 @@ function replaceText(path: string, current: TextDoc, oldText: string, newText: s
   const strategy: MatchStrategy = found.strategy;
   const span = { prefix: Math.min(...matches.map((m) => m.start)), suffix: current.text.length - Math.max(...matches.map((m) => m.end)) };
   return { doc, applied: { action: 'edit', strategy, count: matches.length, line: firstLine, notes }, span };
+}
+
+/** The one match that starts at the hinted line (and ends at the hinted end line, when given); all of them when none or several do. */
+function pickByLineHint(text: string, matches: TextMatch[], hint: { start: number; end?: number }): TextMatch[] {
+  const at = matches.filter((m) => lineOf(text, m.start) === hint.start && (hint.end === undefined || lineOf(text, Math.max(m.start, m.end - 1)) === hint.end));
+  return at.length === 1 ? at : matches;
 }
 
 const NO_OP_IDENTICAL = 'no-op: new_text is identical to old_text, so nothing changed (the other edits still apply)';

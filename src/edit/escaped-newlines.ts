@@ -8,20 +8,27 @@ import { findMatches, type MatchOutcome } from './match.js';
 
 /**
  * old_text whose newlines arrived escaped ("\\n" as two characters: JSON
- * escaped twice). Applies only when the quote has no real line break, its
- * unescaped form matches exactly once, and new_text is unescaped the same way
- * — so a literal "\\n" is never written where a line break was meant.
+ * escaped twice). Applies only when the quote has no real line break and its
+ * unescaped form matches exactly once. new_text is read by its own evidence:
+ * without a real line break it was escaped the same way and is unescaped too;
+ * with real line breaks it was not escaped, and is meant literally — unless it
+ * also holds a "\\n" the matched lines do not have (half escaped, or a new
+ * string escape? truly ambiguous: refused), so a literal "\\n" is never
+ * written where a line break was meant.
  */
 export function escapedNewlines(text: string, oldText: string, newText: string): { found: MatchOutcome; oldText: string; newText: string } | null {
   if (oldText.includes('\n') || !oldText.includes('\\n')) return null;
   const old = unescapeOnce(oldText);
   if (old === null || !old.includes('\n')) return null;
-  // new_text written with real line breaks is not escaped "the same way": leave the quote refused.
-  if (newText.includes('\n')) return null;
-  const next = unescapeOnce(newText);
-  if (next === null) return null;
   const found = findMatches(text, old, false);
   if (found === null || found.matches.length !== 1) return null;
+  const match = found.matches[0] as MatchOutcome['matches'][number];
+  let next: string | null;
+  if (newText.includes('\n')) {
+    if (newText.includes('\\n') && !text.slice(match.start, match.end).includes('\\n')) return null;
+    next = newText;
+  } else next = unescapeOnce(newText);
+  if (next === null) return null;
   return { found: { strategy: 'escaped-newlines', matches: found.matches }, oldText: old, newText: next };
 }
 

@@ -12,7 +12,7 @@
 import { diffArrays } from 'diff';
 import type { MatchStrategy } from './types.js';
 import { allIndexes, mapLookalike, normalizedString, normalizeText, type NormalizeOptions } from './normalize.js';
-import { ambiguousIndent, indentFrame, indentShift, isBlankLine } from './reindent.js';
+import { ambiguousIndent, indentFrame, indentShift, isBlankLine, rebaseContinuation } from './reindent.js';
 
 export interface TextMatch {
   /** Offsets in the file text ("\n"-normalised). */
@@ -47,7 +47,10 @@ const STRATEGIES: readonly Strategy[] = [
 
 /** Finds old_text; null when no strategy finds it. Both texts must be "\n"-normalised. */
 export function findMatches(text: string, oldText: string, strict: boolean): MatchOutcome | null {
-  const exact = allIndexes(text, oldText).map((start) => ({ start, end: start + oldText.length }));
+  const exact = allIndexes(text, oldText).map((start): TextMatch => {
+    const indent = midLineIndent(text, start, oldText);
+    return indent === '' ? { start, end: start + oldText.length } : { start, end: start + oldText.length, transform: (newText) => rebaseContinuation(indent, newText) };
+  });
   if (exact.length > 0) return { strategy: 'exact', matches: exact };
   if (strict || !wordsPresent(text, oldText)) return null;
   for (const strategy of STRATEGIES) {
@@ -122,12 +125,24 @@ function charLevel(text: string, oldText: string, options: NormalizeOptions): Te
     }
     const region = text.slice(start, end);
     const changed = options.unicode ? lookalikeFixer(oldText, region) : identity;
-    out.push({ start, end, transform: (newText) => keepUnchangedLines(region, oldText, newText, changed) });
+    const indent = midLineIndent(text, start, oldText);
+    out.push({ start, end, transform: (newText) => rebaseContinuation(indent, keepUnchangedLines(region, oldText, newText, changed)) });
   }
   return out;
 }
 
 const identity = (line: string): string => line;
+
+/**
+ * The indentation before a one-line quote that starts at the first non-blank character of its line ('' when
+ * the quote starts at column 0, mid-text, or spans several lines — those carry their own indentation evidence).
+ */
+function midLineIndent(text: string, start: number, oldText: string): string {
+  if (oldText.replace(/\n$/, '').includes('\n') || /^\s/.test(oldText)) return '';
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  const before = text.slice(lineStart, start);
+  return /^[ \t]+$/.test(before) ? before : '';
+}
 
 /**
  * Look-alike characters the quote used where the file has plain ASCII are the
@@ -220,6 +235,7 @@ function lineBlocks(text: string, oldText: string, options: LineBlockOptions): T
   const firstIdx = oldLines.findIndex((l) => !isBlankLine(l));
   const firstContent = oldContent[firstIdx] as string;
   const out: TextMatch[] = [];
+  const unshiftable: TextMatch[] = [];
   const limit = file.lines.length - oldLines.length;
   // Cheap pre-filter before normalising a candidate line: only sound when content is not remapped.
   const probeText = options.contentOptions.unicode || options.contentOptions.runs ? '' : firstContent.slice(0, 8);
@@ -237,8 +253,16 @@ function lineBlocks(text: string, oldText: string, options: LineBlockOptions): T
     }
     if (!same) continue;
     const reindent = indentShift(oldLines, window, lead);
-    if (!reindent) continue;
     const start = file.starts[i] as number;
+    if (!reindent) {
+      // The same lines once indentation is ignored, nested differently: no re-indentation maps the quote onto
+      // them, but they are a second place the quote may mean. Counted, so one such place next to a match is
+      // ambiguity (refused), never a silent pick of the other.
+      unshiftable.push({ start, end: start + 1, transform: () => {
+        throw ambiguousIndent('the lines match here only with a different nesting', i + 1);
+      } });
+      continue;
+    }
     const lastLine = i + oldLines.length - 1;
     let end = (file.starts[lastLine] as number) + (file.lines[lastLine] as string).length;
     if (quote.trailingNewline) {
@@ -259,7 +283,7 @@ function lineBlocks(text: string, oldText: string, options: LineBlockOptions): T
       },
     });
   }
-  return out;
+  return out.length > 0 ? [...out, ...unshiftable] : out;
 }
 
 /**

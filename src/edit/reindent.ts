@@ -131,3 +131,20 @@ export function indentShift(oldLines: string[], fileLines: string[], leading: (l
     return fileBase + unit.repeat(Math.round((lead.length - oldBase.length) * scale)) + rest;
   };
 }
+
+/**
+ * A one-line quote that starts at the first non-blank character of an indented line (the model copied from
+ * there, not from column 0): new_text's first line lands after the line's indentation `lineIndent`, its
+ * further lines exactly as written. The same evidence rule as indentFrame, with the only evidence a one-line
+ * quote leaves — new_text's own base: lines written less indented than the line (from column 0, in the quote's
+ * frame) move onto the line's indentation; lines already at or beyond it are in the file's frame and stay.
+ */
+export function rebaseContinuation(lineIndent: string, newText: string): string {
+  const lines = newText.split('\n');
+  const rest = lines.slice(1).filter((l) => !isBlankLine(l));
+  if (lineIndent === '' || rest.length === 0) return newText;
+  const lead = (l: string): string => /^[ \t]*/.exec(l)?.[0] ?? '';
+  const base = rest.map(lead).reduce((a, b) => (b.length < a.length ? b : a));
+  if (base.length >= lineIndent.length) return newText;
+  return lines.map((l, k) => (k === 0 || isBlankLine(l) ? l : lineIndent + l)).join('\n');
+}

@@ -28,6 +28,12 @@ export interface ReplaceRequest extends BaseRequest {
   oldText: string;
   newText: string;
   replaceAll?: boolean | undefined;
+  /**
+   * Where the model says the quote starts (Roo Code's `:start_line:` hint; `end` from `:end_line:`), 1-based.
+   * Metadata, never content: it only chooses between several places old_text matches, and only when exactly one
+   * of them starts at that line (and ends at `end`, when given). It never moves an edit to a place that does not match.
+   */
+  lineHint?: { start: number; end?: number } | undefined;
 }
 
 export interface CreateRequest extends BaseRequest {

@@ -125,5 +125,8 @@ describe('real-file tolerance corpus: editwarden next to opencode and codex', ()
     expect(ours.falseMatch).toBe(0);
     expect(ours.wrongPlace).toBe(0);
     expect(ours.correct / shouldApply).toBeGreaterThanOrEqual(0.95);
+    // The figures of this round (issue 28): every should-apply case right, the escaped-old-only class included,
+    // and none of the 150 must-refuse cases applied — the two-places-after-normalising class included.
+    expect({ correct: ours.correct, shouldApply, falseMatch: ours.falseMatch, mustRefuse: corpus.length - shouldApply }).toEqual({ correct: 360, shouldApply: 360, falseMatch: 0, mustRefuse: 150 });
   });
 });

@@ -126,6 +126,11 @@ const SHOULD_APPLY: Record<string, Mistake> = {
     const doubled = w.lines.map((l) => indentOf(l) + l.slice(indentOf(l).length).replace(/(\S) (?=\S)/g, '$1  '));
     return { oldText: join(doubled), newText: join(changed) };
   },
+  'escaped newlines: old only': (w, changed) => {
+    // old_text JSON-escaped twice, new_text sent with real line breaks (meant literally, "\\n" in code included).
+    const escape = (ls: string[]): string => JSON.stringify(ls.join('\n')).slice(1, -1);
+    return { oldText: escape(w.lines), newText: changed.join('\n') };
+  },
 };
 
 /** Must-refuse classes: the quote names no single place of the file. */
@@ -157,6 +162,16 @@ const MUST_REFUSE: Record<string, (w: Window, file: string[], r: () => number, c
     const q = ' '.repeat(m >= 2 ? m - 2 : m + 2);
     const quote = dedent(w.lines, m).map((l) => (blank(l) ? l : `${q}${l}`));
     return { file: copy, oldText: join(quote), newText: join([...quote.slice(0, -1), `${quote[quote.length - 1]}${comment}`]) };
+  },
+  'ambiguous after normalising at two places': (w, file, _r, comment) => {
+    // A second copy, deeper and with its last line nested differently: no re-indentation maps the quote onto
+    // it, but with indentation ignored it holds the same lines. Two places: refused, not taken at the other.
+    const m = minIndent(w.lines);
+    const last = w.lines.length - 1;
+    const copy = w.lines.map((l, k) => (blank(l) ? l : `${k === last ? '      ' : '    '}${l}`));
+    const q = ' '.repeat(m >= 2 ? m - 2 : m + 2);
+    const quote = dedent(w.lines, m).map((l) => (blank(l) ? l : `${q}${l}`));
+    return { file: [...file, '', ...copy], oldText: join(quote), newText: join([...quote.slice(0, -1), `${quote[last]}${comment}`]) };
   },
 };
 
