@@ -47,10 +47,7 @@ const STRATEGIES: readonly Strategy[] = [
 
 /** Finds old_text; null when no strategy finds it. Both texts must be "\n"-normalised. */
 export function findMatches(text: string, oldText: string, strict: boolean): MatchOutcome | null {
-  const exact = allIndexes(text, oldText).map((start): TextMatch => {
-    const indent = midLineIndent(text, start, oldText);
-    return indent === '' ? { start, end: start + oldText.length } : { start, end: start + oldText.length, transform: (newText) => rebaseContinuation(indent, newText) };
-  });
+  const exact = allIndexes(text, oldText).map((start) => ({ start, end: start + oldText.length }));
   if (exact.length > 0) return { strategy: 'exact', matches: exact };
   if (strict || !wordsPresent(text, oldText)) return null;
   for (const strategy of STRATEGIES) {
@@ -136,6 +133,7 @@ const identity = (line: string): string => line;
 /**
  * The indentation before a one-line quote that starts at the first non-blank character of its line ('' when
  * the quote starts at column 0, mid-text, or spans several lines — those carry their own indentation evidence).
+ * Only tolerant matches use it: an exact match writes new_text verbatim (its inverse edit restores the file).
  */
 function midLineIndent(text: string, start: number, oldText: string): string {
   if (oldText.replace(/\n$/, '').includes('\n') || /^\s/.test(oldText)) return '';
@@ -258,9 +256,13 @@ function lineBlocks(text: string, oldText: string, options: LineBlockOptions): T
       // The same lines once indentation is ignored, nested differently: no re-indentation maps the quote onto
       // them, but they are a second place the quote may mean. Counted, so one such place next to a match is
       // ambiguity (refused), never a silent pick of the other.
-      unshiftable.push({ start, end: start + 1, transform: () => {
-        throw ambiguousIndent('the lines match here only with a different nesting', i + 1);
-      } });
+      unshiftable.push({
+        start,
+        end: start + 1,
+        transform: () => {
+          throw ambiguousIndent('the lines match here only with a different nesting', i + 1);
+        },
+      });
       continue;
     }
     const lastLine = i + oldLines.length - 1;

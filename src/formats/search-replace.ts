@@ -35,14 +35,23 @@ import { ErrorCode, EditwardenError } from '../errors.js';
 import type { EditRequest } from '../edit/types.js';
 import { normalizeEol } from '../edit/text.js';
 import { parseError, probeExists, source, type ItemError, type ParseOptions, type ParseResult } from './parse-result.js';
+import { readRooHead, speaksRoo, strayHint, unescapeRooLine } from './roo-dialect.js';
 
 export const SEARCH_MARKER = /^(?:<{3,}|-{3,}) ?SEARCH>?\s*$/;
 export const DIVIDER_MARKER = /^={5,9}\s*$/;
 export const REPLACE_MARKER = /^(?:>{3,}|\+{3,}) ?REPLACE>?\s*$/;
 /** Fence tags Aider uses when a file already holds triple backticks. */
-const FENCE_TAGS = 'source|code|pre|codeblock|sourcecode';
-/** An opening fence; group 2 is its info string (a language, or — Aider's rule — a path). */
-export const FENCE = new RegExp(`^\\s*(\`{3,}|~{3,}|<(?:${FENCE_TAGS})>)\\s*([^\\s\`<>]*)\\s*$|^\\s*</(?:${FENCE_TAGS})>\\s*$`);
+const FENCE_TAGS = 'source|code|pre|codeblock|sourcecode|diff';
+/**
+ * An opening fence; group 2 is its info string (a language, or — Aider's rule — a path), group 3 a second word
+ * ("```python src/app.py": the language, then the path, as models write it). `<diff>` is the tag Cline's
+ * `replace_in_file` and Roo's `apply_diff` put around their blocks.
+ */
+export const FENCE = new RegExp(`^\\s*(\`{3,}|~{3,}|<(?:${FENCE_TAGS})>)\\s*([^\\s\`<>]*)(?:\\s+([^\\s\`<>]+))?\\s*$|^\\s*</(?:${FENCE_TAGS})>\\s*$`);
+/** Aider's elision: a "..." line between two blocks of one fence stands for the unchanged code between them. */
+const ELISION = /^\s*(?:\.\.\.|…)\s*$/;
+/** A closing tag of a tool call around the blocks ("</replace_in_file>", "</apply_diff>"). */
+const CLOSING_TAG = /^\s*<\/[A-Za-z_][\w-]*>\s*$/;
 export const NO_NEWLINE_MARKER = '\\ No newline at end of file';
 
 export interface SearchReplaceOptions extends ParseOptions {
@@ -61,22 +70,32 @@ export function isFenceOrMarker(line: string): boolean {
 /** Aider's rule: a fence whose info string holds "." or "/" ("```src/app.py") names the file. */
 function pathOnFence(line: string): string | undefined {
   const m = FENCE.exec(line.trim());
-  const info = m?.[2];
-  if (info === undefined || info === '' || !(info.includes('.') || info.includes('/'))) return undefined;
+  // "```src/app.py" (Aider's rule) or "```python src/app.py" (the language first): the word that looks like a path.
+  const info = [m?.[3], m?.[2]].find((w) => w !== undefined && w !== '' && (w.includes('.') || w.includes('/')));
+  if (info === undefined) return undefined;
   return isFenceOrMarker(info) ? undefined : info;
 }
 
 /** Aider's strip_filename: what is left of a path line once markdown decoration is gone. */
 export function cleanPathLine(line: string): string | undefined {
   let name = line.trim();
-  if (name === '' || isFenceOrMarker(name)) return undefined;
-  name = name
-    .replace(/^#+\s*/, '')
-    .replace(/^\*+|\*+$/g, '')
-    .replace(/^`+|`+$/g, '')
-    .replace(/:$/, '')
-    .trim();
-  name = name.replace(/^`+|`+$/g, '').trim();
+  // A tool call's path parameter: "<path>src/app.py</path>" (Cline's replace_in_file, Roo's apply_diff).
+  const tagged = /^<path>\s*([^<>]+?)\s*<\/path>$/.exec(name);
+  if (tagged) name = tagged[1] as string;
+  if (name === '' || isFenceOrMarker(name) || ELISION.test(name)) return undefined;
+  // Decoration in any order and nesting ("**`src/app.py`**:", "### src/app.py:", "File: src/app.py"), stripped
+  // until nothing changes: Aider strips ":" then "#", "`", "*"; models also nest them the other way round.
+  for (let before = ''; before !== name; ) {
+    before = name;
+    name = name
+      .replace(/^#+\s*/, '')
+      .replace(/^(?:file(?:name)?|path)\s*:\s*/i, '')
+      .replace(/^\*+|\*+$/g, '')
+      .replace(/^_+|_+$/g, '')
+      .replace(/^`+|`+$/g, '')
+      .replace(/:$/, '')
+      .trim();
+  }
   // A path line is one token: prose above a block ("Here is the fix:") is not a file name.
   if (name === '' || /\s/.test(name) || name.length > 500) return undefined;
   // Defends against: a file created under the name of a fence or marker ("<source>", "```", "=======").
@@ -125,6 +144,22 @@ function toText(lines: string[]): string {
   return lines.join('\n') + '\n';
 }
 
+/**
+ * The fence line that ends a reply whose last block lost its REPLACE marker: the first fence (or `</diff>`)
+ * after the divider, followed by nothing but blanks, fences and closing tags. -1 when the reply goes on
+ * after it (then the marker was lost, not left off, and the block is refused) or has no closer (cut off?).
+ */
+function closingFenceOfReply(lines: string[], from: number): number {
+  let close = from;
+  while (close < lines.length && !FENCE.test(lines[close] as string)) close++;
+  if (close >= lines.length) return -1;
+  for (let k = close + 1; k < lines.length; k++) {
+    const l = lines[k] as string;
+    if (l.trim() !== '' && !FENCE.test(l) && !CLOSING_TAG.test(l)) return -1;
+  }
+  return close;
+}
+
 export function parseSearchReplace(input: string, options: SearchReplaceOptions = {}): ParseResult {
   const lines = normalizeEol(input).split('\n');
   const requests: EditRequest[] = [];
@@ -141,6 +176,8 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
   let fenceHasBlock = false;
   /** The request of the last block, while only blank lines follow it: a stray line after it withdraws it. */
   let lastOk: { request: EditRequest; fromLine: number } | undefined;
+  /** Roo Code's dialect: escaped marker lines are content once their backslash is gone. */
+  const roo = speaksRoo(lines, (l) => SEARCH_MARKER.test(l));
   let i = 0;
   while (i < lines.length) {
     const line = lines[i] as string;
@@ -155,10 +192,10 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
       // Inside a code fence that holds a block, only blocks, blank lines and path lines stand. Any other line is
       // a block's lost line (a REPLACE marker that came early, a SEARCH marker that came late): refused with the
       // block it belongs to, never skipped as prose. A fence that holds no block (a shell command) is prose.
-      if (fenceOpen && line.trim() !== '' && !isPathOfNextBlock(lines, i) && (fenceHasBlock || blockAhead(lines, i))) {
+      if (fenceOpen && line.trim() !== '' && !ELISION.test(line) && !isPathOfNextBlock(lines, i) && (fenceHasBlock || blockAhead(lines, i))) {
         let last = i;
         for (let n = i + 1; n < lines.length && !FENCE.test(lines[n] as string) && !SEARCH_MARKER.test(lines[n] as string) && !REPLACE_MARKER.test(lines[n] as string); n++) {
-          if ((lines[n] as string).trim() !== '' && !isPathOfNextBlock(lines, n)) last = n;
+          if ((lines[n] as string).trim() !== '' && !ELISION.test(lines[n] as string) && !isPathOfNextBlock(lines, n)) last = n;
         }
         const cut = lastOk;
         if (cut) requests.splice(requests.indexOf(cut.request), 1);
@@ -232,14 +269,26 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
         break;
       }
     }
+    // Cline: the last block of a complete reply may lack its REPLACE marker; the fence or tag that closes the
+    // reply ends it. Only the last block, only inside a fence, and only when nothing but closers follows.
+    let implicitEnd = false;
+    if (divider !== -1 && end === -1 && j === lines.length && fenceOpen) {
+      end = closingFenceOfReply(lines, divider + 1);
+      implicitEnd = end !== -1;
+    }
     // A second divider right before REPLACE ends the replacement (Aider's reading): it is not new text.
     const replaceEnd = end !== -1 && end - 1 > divider && DIVIDER_MARKER.test(lines[end - 1] as string) ? end - 1 : end;
     try {
       if (divider === -1) throw parseError(`The block at line ${startLine} has no "=======" line between SEARCH and REPLACE.`, startLine, HINT, path);
       if (end === -1) throw parseError(`The block at line ${startLine} has no ">>>>>>> REPLACE" line.`, startLine, HINT, path);
       if (path === undefined) throw parseError(`The block at line ${startLine} names no file: put the path on the line above it (or above its code fence).`, startLine, HINT);
-      const search = toText(lines.slice(i + 1, divider));
-      const replace = toText(lines.slice(divider + 1, replaceEnd));
+      const head = readRooHead(lines, i + 1, divider);
+      const searchLines = lines.slice(i + 1 + head.length, divider);
+      const replaceLines = lines.slice(divider + 1, replaceEnd);
+      const stray = strayHint(searchLines, i + 2 + head.length, 'SEARCH', path) ?? strayHint(replaceLines, divider + 2, 'REPLACE', path);
+      if (stray) throw stray;
+      const search = toText(roo ? searchLines.map(unescapeRooLine) : searchLines);
+      const replace = toText(roo ? replaceLines.map(unescapeRooLine) : replaceLines);
       const src = source('search-replace', itemIndex, startLine);
       if (search === '') {
         requests.push(probeExists(options, path) ? { action: 'append', path, content: replace, source: src } : { action: 'create', path, content: replace, source: src });
@@ -252,14 +301,15 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
           line: startLine,
         });
       } else {
-        requests.push({ action: 'edit', path, oldText: search, newText: replace, source: src });
+        requests.push({ action: 'edit', path, oldText: search, newText: replace, ...(head.lineHint ? { lineHint: head.lineHint } : {}), source: src });
       }
       const made = requests[requests.length - 1];
       lastOk = made && made.source?.index === itemIndex ? { request: made, fromLine: Math.min(header.start, previousEnd) + 1 } : undefined;
       previousPath = path;
-      previousEnd = end + 1;
+      // A fence that ended the block in place of its REPLACE marker is read next, so it closes the fence.
+      previousEnd = implicitEnd ? end : end + 1;
       previousOk = true;
-      i = end + 1;
+      i = previousEnd;
     } catch (error) {
       if (!(error instanceof EditwardenError)) throw error;
       // The refusal covers the block and whatever stood between it and the previous item (a mangled header).

@@ -58,8 +58,15 @@ describe('escaped-newlines strategy', () => {
     const p = plan(file, 'a = 1\\nb = 2', 'a = 1\\nb = 3');
     expect(p.ok).toBe(false);
   });
-  it('refuses when new_text is not escaped the same way, and the hint names the escaping', () => {
+  it('takes new_text literally when it has real line breaks and old_text alone was escaped', () => {
     const p = plan(PY, 'if self.x:\\n            return 2', 'if self.x:\n            return 22');
+    expect(p.ok).toBe(true);
+    expect(p.steps[0]?.applied?.strategy).toBe('escaped-newlines');
+    expect(p.after?.text).toContain('if self.x:\n            return 22\n');
+  });
+
+  it('refuses when new_text has real line breaks and also a "\\n" the matched lines do not have: half escaped, and the hint names the escaping', () => {
+    const p = plan(PY, 'if self.x:\\n            return 2', 'if self.x:\n            return 2\\n            return 3');
     expect(p.ok).toBe(false);
     const error = p.steps[0]?.error;
     expect(error?.code).toBe('E_NOT_FOUND');
