@@ -18,7 +18,8 @@
  *
  * Leniency, because models need it: prose and a heredoc wrapper
  * (`apply_patch <<'EOF'` … `EOF`, which GPT-4.1 sends literally) around the
- * envelope are ignored; blanks around marker lines are ignored; several
+ * envelope are read past — a `cd DIR &&` in the wrapper is honoured, and a
+ * wrapper editwarden cannot model refuses the envelope (shell-wrapper.ts); blanks around marker lines are ignored; several
  * consecutive `@@ ctx` lines narrow the location step by step. Whitespace
  * drift inside context lines is forgiven when the hunks are applied, not here.
  *
@@ -29,6 +30,7 @@ import { EditwardenError } from '../errors.js';
 import type { EditRequest, Hunk, HunkLine } from '../edit/types.js';
 import { normalizeEol } from '../edit/text.js';
 import { parseError, source, type ItemError, type ParseResult } from './parse-result.js';
+import { readPatchWrapper, underFolder, type PatchWrapper } from './shell-wrapper.js';
 
 export const BEGIN_PATCH = '*** Begin Patch';
 export const END_PATCH = '*** End Patch';
@@ -159,6 +161,20 @@ function parseUpdate(c: Cursor, path: string, index: number, line: number): Edit
   return { action: 'patch', path, hunks, ...(moveTo !== undefined ? { moveTo } : {}), source: source('apply-patch', index, line) };
 }
 
+/** The envelope's operations read from the wrapper's folder, or all refused with the wrapper's error. */
+function settleWrapper(wrapper: PatchWrapper, requests: EditRequest[], from: number, errors: ItemError[]): void {
+  if (wrapper.kind === 'none' || (wrapper.kind === 'apply_patch' && wrapper.dir === '')) return;
+  const made = requests.splice(from);
+  if (wrapper.kind === 'refused') {
+    for (const r of made) errors.push({ index: r.source?.index ?? 0, line: r.source?.line ?? 1, path: r.path, error: wrapper.error });
+    return;
+  }
+  for (const r of made) {
+    const moved = r.action === 'patch' && r.moveTo !== undefined ? { moveTo: underFolder(wrapper.dir, r.moveTo) } : {};
+    requests.push({ ...r, path: underFolder(wrapper.dir, r.path), ...moved });
+  }
+}
+
 export function parseApplyPatch(input: string): ParseResult {
   const lines = normalizeEol(input).split('\n');
   const requests: EditRequest[] = [];
@@ -186,6 +202,10 @@ export function parseApplyPatch(input: string): ParseResult {
         error: parseError(`Lines ${stray + 1}–${c.i} look like patch lines but stand before "${BEGIN_PATCH}" (line ${c.i + 1}), outside any patch; they are not applied.`, stray + 1, HINT),
       });
     }
+    // The shell line right above the envelope ("cd 'foo bar' && apply_patch <<'PATCH'"): its cd is honoured, never dropped.
+    let above = stray - 1;
+    while (above >= proseFrom && (lines[above] as string).trim() === '') above--;
+    const wrapper = above >= proseFrom ? readPatchWrapper(lines[above] as string, above + 1) : ({ kind: 'none' } as const);
     const requestsBefore = requests.length;
     const beginLine = c.i + 1;
     c.i++;
@@ -275,6 +295,7 @@ export function parseApplyPatch(input: string): ParseResult {
         error: parseError(message, last?.source?.line ?? beginLine, `End every patch with "${END_PATCH}".`, last?.path),
       });
     }
+    settleWrapper(wrapper, requests, requestsBefore, errors);
     proseFrom = c.i;
   }
   if (envelopes === 0) {

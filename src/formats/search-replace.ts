@@ -248,12 +248,12 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
     if (path === undefined) {
       // A block right after a parsed block (same fence) reuses its path; so does a block with no path line of its own.
       let k = i - 1;
-      while (k >= previousEnd && (lines[k] as string).trim() === '') k--;
+      while (k >= previousEnd && ((lines[k] as string).trim() === '' || ELISION.test(lines[k] as string))) k--;
       const sameFence = previousOk && k < previousEnd;
       // Without a path line of its own a block reuses the previous one only when nothing but blanks and fences
       // stands between them: a line that is not a path may be a mangled one, and guessing would edit the wrong file.
       let onlyDecoration = true;
-      for (let m = previousEnd; m < i && onlyDecoration; m++) onlyDecoration = (lines[m] as string).trim() === '' || FENCE.test(lines[m] as string);
+      for (let m = previousEnd; m < i && onlyDecoration; m++) onlyDecoration = (lines[m] as string).trim() === '' || FENCE.test(lines[m] as string) || ELISION.test(lines[m] as string);
       path = sameFence ? previousPath : (header.path ?? (onlyDecoration ? previousPath : undefined));
     }
     // Find the divider and the REPLACE marker.
