@@ -71,7 +71,9 @@ export function isFenceOrMarker(line: string): boolean {
 function pathOnFence(line: string): string | undefined {
   const m = FENCE.exec(line.trim());
   // "```src/app.py" (Aider's rule) or "```python src/app.py" (the language first): the word that looks like a path.
-  const info = [m?.[3], m?.[2]].find((w) => w !== undefined && w !== '' && (w.includes('.') || w.includes('/')));
+  // A word may be a markdown attribute naming the file: "```python title=\"src/app.py\"" (mkdocs), "filename=src/app.py".
+  const words = [m?.[3], m?.[2]].map((w) => w?.replace(/^(?:title|file|filename|path)=(["']?)(.*)\1$/i, '$2'));
+  const info = words.find((w) => w !== undefined && w !== '' && (w.includes('.') || w.includes('/')));
   if (info === undefined) return undefined;
   return isFenceOrMarker(info) ? undefined : info;
 }

@@ -65,6 +65,32 @@ const GENERATORS: Record<FormatName, Generator> = {
   },
 };
 
+/**
+ * Roo Code's dialect of SEARCH/REPLACE: each block opens with line hints and the "-------" separator, and one
+ * content line in three is an escaped marker line ("\\=======" + token), content once unescaped.
+ */
+const rooBlocks: Generator = (items) =>
+  items.flatMap((shape, f) => [
+    ...tag(null, ['']),
+    ...tag(10 * f, [`f${f}.py`, '```python']),
+    ...shape.flatMap((size, b) =>
+      tag(10 * f + b, [
+        '<<<<<<< SEARCH',
+        `:start_line:${1 + size}`,
+        ...(size % 2 === 0 ? [`:end_line:${2 + size}`] : []),
+        '-------',
+        ...Array.from({ length: 1 + (size % 3) }, (_, k) => (k === 1 ? `\\======= ${code()}` : code())),
+        '=======',
+        ...Array.from({ length: 1 + (size % 2) }, (_, k) => (k === 1 ? `\\>>>>>>> REPLACE ${code()}` : code())),
+        '>>>>>>> REPLACE',
+      ]),
+    ),
+    ...tag(null, ['```']),
+  ]);
+
+/** Noise only the Roo dialect gives a meaning to: hint lines, its separator, escaped markers. */
+const ROO_NOISE = [':start_line:3', ':end_line:4', '-------', '\\=======', '\\<<<<<<< SEARCH', '\\:start_line:2'];
+
 const NOISE = ['', 'prose words here', '=======', '>>>>>>> REPLACE', '<<<<<<< SEARCH', '@@ -1,2 +1,2 @@', '@@', '```', '---END---', '---START---', '*** End Patch', '*** End of File', '--- a/x.txt', '+++ b/x.txt'];
 const TOKEN_NOISE = (): string[] => [`+${code()}`, `-${code()}`, ` ${code()}`, code()];
 
@@ -77,7 +103,7 @@ type Mutation = { kind: 'delete' | 'duplicate' | 'swap'; at: number } | { kind: 
  */
 const endsDiffItem = (line: string): boolean => line !== '' && !/^[ +\-\\@]/.test(line);
 
-function mutate(lines: Tagged[], mutations: Mutation[], format: FormatName): Tagged[] {
+function mutate(lines: Tagged[], mutations: Mutation[], format: FormatName, noise: string[] = NOISE): Tagged[] {
   const out = [...lines];
   for (const m of mutations) {
     if (out.length === 0) break;
@@ -98,7 +124,7 @@ function mutate(lines: Tagged[], mutations: Mutation[], format: FormatName): Tag
         out.splice(at, 0, out[at] as Tagged);
         break;
       case 'insert': {
-        const pool = m.withToken ? TOKEN_NOISE() : NOISE;
+        const pool = m.withToken ? TOKEN_NOISE() : noise;
         // A line inserted between two lines of one item is part of that item; elsewhere it is prose.
         const before = out[at - 1]?.[1] ?? null;
         const inside = before !== null && before === (out[at]?.[1] ?? null) ? before : null;
@@ -281,5 +307,40 @@ describe('every line of a reply is applied or refused, in every format', () => {
         );
       });
     }
+  }
+});
+
+describe('every line of a reply is applied or refused: the Roo Code dialect', () => {
+  it('generated replies parse whole, hints kept out of the text and escapes undone', () => {
+    fc.assert(
+      fc.property(shapes, (items) => {
+        const lines = rooBlocks(items);
+        const parsed = parseFormat(lines.map(([l]) => l).join('\n') + '\n', 'search-replace');
+        expect(parsed.errors).toEqual([]);
+        expect(unaccounted(lines, parsed)).toEqual([]);
+        const written = JSON.stringify(parsed.requests);
+        expect(written).not.toMatch(/:start_line:|:end_line:|-------|\\\\=|\\\\>/);
+        expect(parsed.requests.every((r) => r.action === 'edit' && r.lineHint !== undefined)).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
+  });
+  for (const seed of [20261126, undefined]) {
+    it(`mutated replies leave no line silently ignored (${seed === undefined ? 'random seed' : `seed ${seed}`})`, () => {
+      fc.assert(
+        fc.property(shapes, fc.array(mutation, { minLength: 1, maxLength: 4 }), (items, mutations) => {
+          const lines = mutate(rooBlocks(items), mutations, 'search-replace', [...NOISE, ...ROO_NOISE]);
+          const parsed = parseFormat(lines.map(([l]) => l).join('\n') + '\n', 'search-replace');
+          expect(unaccounted(lines, parsed), lines.map(([l, item], i) => `${i + 1} ${item ?? '-'} ${l}`).join('\n')).toEqual([]);
+          // A hint line is never written into a file: it is metadata or the block is refused. Only an escaped one
+          // ("\\:start_line:2") is content, so hint-shaped lines in the requests are at most the escaped ones.
+          const hintShaped = /^\s*:(?:start|end)_line:\s*\d*\s*$/;
+          const escaped = lines.filter(([l]) => hintShaped.test(l.slice(1)) && l.startsWith('\\')).length;
+          const carried = parsed.requests.flatMap((r) => (r.action === 'edit' ? `${r.oldText}\n${r.newText}`.split('\n') : [])).filter((l) => hintShaped.test(l)).length;
+          expect(carried).toBeLessThanOrEqual(escaped);
+        }),
+        { numRuns: RUNS / 2, ...(seed !== undefined ? { seed } : {}) },
+      );
+    });
   }
 });
