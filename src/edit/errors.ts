@@ -18,9 +18,10 @@ export function missingOldText(path: string): EditwardenError {
 export function emptyOldTextOnContent(path: string): EditwardenError {
   return new EditwardenError({
     code: ErrorCode.MISSING_OLD_TEXT,
+    // The safety design's sentence, verbatim, first (a contract); why an empty old_text is refused here follows.
     message:
-      `old_text is empty, but ${path} already exists and is not empty: an empty old_text only creates a file that does not exist yet. ` +
-      "edit mode requires old_text parameter. To append to file, use 'append' mode. To replace entire file, use 'overwrite' mode explicitly.",
+      "edit mode requires old_text parameter. To append to file, use 'append' mode. To replace entire file, use 'overwrite' mode explicitly. " +
+      `old_text is empty, but ${path} already exists and is not empty: an empty old_text only creates a file that does not exist yet.`,
     hint: `Copy the exact lines of ${path} you want to change into old_text (read the file first), or use mode 'append' / 'overwrite'.`,
     path,
   });
