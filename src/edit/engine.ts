@@ -301,6 +301,7 @@ function replaceText(path: string, current: TextDoc, oldText: string, newText: s
       oldText,
       matches.map((m) => lineOf(current.text, m.start)),
       found.strategy,
+      lineHint?.start,
     );
   }
   if (replaceAll) matches = nonOverlapping(matches);

@@ -45,13 +45,17 @@ export function noFile(path: string, action: string): EditwardenError {
   });
 }
 
-export function ambiguous(path: string, oldText: string, lines: number[], strategy: string): EditwardenError {
+export function ambiguous(path: string, oldText: string, lines: number[], strategy: string, lineHint?: number): EditwardenError {
   const shown = lines.slice(0, 20).join(', ') + (lines.length > 20 ? ', …' : '');
   const how = strategy === 'exact' ? '' : ` (matching with tolerance for ${strategy})`;
   return new EditwardenError({
     code: ErrorCode.AMBIGUOUS,
-    message: `old_text ${quote(oldText, 80)} occurs ${lines.length} times in ${path}${how}, at lines ${shown}.`,
-    hint: 'Add surrounding lines to old_text until it matches exactly one place, or set replace_all: true to change every occurrence.',
+    message: `old_text ${quote(oldText, 80)} occurs ${lines.length} times in ${path}${how}, at lines ${shown}${lineHint !== undefined ? `; none of them starts at the hinted line ${lineHint}` : ''}.`,
+    // With a line hint that named none of the places, the one thing to change is the hint.
+    hint:
+      lineHint !== undefined
+        ? `Set ":start_line:" to the line where the block you mean starts (one of lines ${shown}), or add surrounding lines to SEARCH until it matches one place.`
+        : 'Add surrounding lines to old_text until it matches exactly one place, or set replace_all: true to change every occurrence.',
     path,
     line: lines[0] as number,
   });

@@ -281,9 +281,25 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
     // A second divider right before REPLACE ends the replacement (Aider's reading): it is not new text.
     const replaceEnd = end !== -1 && end - 1 > divider && DIVIDER_MARKER.test(lines[end - 1] as string) ? end - 1 : end;
     try {
-      if (divider === -1) throw parseError(`The block at line ${startLine} has no "=======" line between SEARCH and REPLACE.`, startLine, HINT, path);
-      if (end === -1) throw parseError(`The block at line ${startLine} has no ">>>>>>> REPLACE" line.`, startLine, HINT, path);
-      if (path === undefined) throw parseError(`The block at line ${startLine} names no file: put the path on the line above it (or above its code fence).`, startLine, HINT);
+      // Each refusal's hint names the one line to add or move, in the block's own dialect (Cline's "+" markers or Aider's).
+      const closer = line.trim().startsWith('-') ? '+++++++ REPLACE' : '>>>>>>> REPLACE';
+      if (divider === -1)
+        throw parseError(`The block at line ${startLine} has no "=======" line between SEARCH and REPLACE.`, startLine, `Add a line "=======" between the last line to find and the first new line of the block at line ${startLine}.`, path);
+      if (end === -1) {
+        throw parseError(
+          `The block at line ${startLine} has no "${closer}" line${j < lines.length ? ` before the next block (line ${j + 1})` : ''}; its replacement may be cut off, so it is not applied.`,
+          startLine,
+          `Add a line "${closer}" right after the last new line of the block at line ${startLine}.`,
+          path,
+        );
+      }
+      if (path === undefined) {
+        throw parseError(
+          `The block at line ${startLine} names no file: put the path on the line above it (or above its code fence).`,
+          startLine,
+          'Write the file path alone on the line above the opening fence (for example "src/app.py"), with no other words on that line.',
+        );
+      }
       const head = readRooHead(lines, i + 1, divider);
       const searchLines = lines.slice(i + 1 + head.length, divider);
       const replaceLines = lines.slice(divider + 1, replaceEnd);
