@@ -1,23 +1,30 @@
 /**
- * SEARCH/REPLACE blocks as Aider and Cline write them, parsed into edit
- * requests. Pure: text in, requests out; finding the SEARCH text in the file
- * is the engine's job (with its uniqueness rule and tolerant strategies).
+ * SEARCH/REPLACE blocks as Aider, Cline and Roo Code write them, parsed into
+ * edit requests. Pure: text in, requests out; finding the SEARCH text in the
+ * file is the engine's job (with its uniqueness rule and tolerant strategies).
  *
  * Grammar (one reply; prose between blocks is ignored):
  *
  *   reply   := (prose | block)*
- *   block   := path_line? FENCE_OPEN? SEARCH LF line* DIVIDER LF line* (DIVIDER LF)? REPLACE LF FENCE_CLOSE?
+ *   block   := path_line? FENCE_OPEN? SEARCH LF roo_head? line* DIVIDER LF line* (DIVIDER LF)? end
+ *   end     := REPLACE LF FENCE_CLOSE?
+ *            | FENCE_CLOSE (CLOSING_TAG | FENCE | blank)*  — only the last block of the reply, inside a fence
+ *              (Cline: a complete reply whose final REPLACE marker was left off)
  *   path_line := the nearest non-blank line above the block's fence (or above SEARCH),
- *              stripped of "#", "*", "`" and a trailing ":"; or a fence line whose info
- *              string holds a "." or "/" ("```src/app.py", Aider's rule); a block directly
- *              after another block in the same fence reuses its path
- *   FENCE_OPEN  := "```" / "````" / "~~~" (any length ≥ 3) with or without a language,
- *                  or "<source>", "<code>", "<pre>", "<codeblock>", "<sourcecode>" with or
- *                  without a language ("<source>python": Aider's fence for files that hold "```")
+ *              stripped of "#", "*", "_", "`", a "File:" label and a trailing ":" in any nesting;
+ *              or "<path>PATH</path>" (Cline's and Roo's tool calls); or a fence line whose info
+ *              string has a word holding a "." or "/" ("```src/app.py", Aider's rule; "```python
+ *              src/app.py"; "```python title=\"src/app.py\""); a block directly after another block
+ *              in the same fence (blank lines and Aider's "..." elision lines between) reuses its path
+ *   FENCE_OPEN  := "```" / "````" / "~~~" (any length ≥ 3) with up to two info words,
+ *                  or "<source>", "<code>", "<pre>", "<codeblock>", "<sourcecode>", "<diff>" with or
+ *                  without a language ("<source>python": Aider's fence for files that hold "```";
+ *                  "<diff>": Cline's replace_in_file and Roo's apply_diff)
  *   FENCE_CLOSE := the same backticks/tildes, or the matching "</source>" … tag
  *   SEARCH  := 3+ "<" or 3+ "-", then "SEARCH", optional ">"   (Aider: "<<<<<<< SEARCH"; Cline: "------- SEARCH")
  *   DIVIDER := 5–9 "="                                          (Aider's; Cline's 3+ would take markdown "===" underlines)
  *   REPLACE := 3+ ">" or 3+ "+", then "REPLACE", optional ">"  (Aider: ">>>>>>> REPLACE"; Cline: "+++++++ REPLACE")
+ *   roo_head := ":start_line:" N / ":end_line:" N / "-------" lines (roo-dialect.ts): metadata
  *   line    := TEXT LF | NO_NEWLINE LF   ("\ No newline at end of file", an editwarden
  *                                         extension: the text above ends without a newline)
  *
@@ -26,6 +33,9 @@
  * it is never a line of the new text). An empty SEARCH creates the file when
  * it does not exist and appends to it when it does (Aider's rule); the caller
  * says which through `fileExists`. A fence or marker line is never a path.
+ * Roo's head becomes the request's `lineHint`; in a reply that speaks Roo's
+ * dialect, "\=======" and the other escaped marker lines are content without
+ * their backslash; a hint line anywhere but the head is refused.
  *
  * Each block is one item: a malformed one is reported with its index and
  * line, and the next block is read from its own header (path line, fence),

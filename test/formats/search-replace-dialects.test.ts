@@ -131,3 +131,35 @@ describe('a block whose own path line is mangled', () => {
     expect(parsed.errors[0]?.error.message).toMatch(/names no file/);
   });
 });
+
+describe("Roo Code's dialect: hints are metadata, escapes are content", () => {
+  const roo = (body: string[]): string => ['<apply_diff>', '<path>a.md</path>', '<diff>', ...body, '</diff>', '</apply_diff>', ''].join('\n');
+
+  it('a hint after content in SEARCH is refused, with where to move it', () => {
+    const parsed = parseSearchReplace(roo(['<<<<<<< SEARCH', 'one', ':start_line:3', '=======', 'two', '>>>>>>> REPLACE']));
+    expect(parsed.requests).toEqual([]);
+    expect(parsed.errors[0]?.error).toMatchObject({ code: 'E_PARSE', line: 6 });
+    expect(parsed.errors[0]?.error.hint).toMatch(/Move ":start_line:3" up to the line right after "<<<<<<< SEARCH"/);
+  });
+
+  it('an escaped hint in REPLACE is content, written without its backslash', () => {
+    const parsed = parseSearchReplace(roo(['<<<<<<< SEARCH', ':start_line:1', '-------', 'one', '=======', '\\:start_line:1', '>>>>>>> REPLACE']));
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.requests[0]).toMatchObject({ oldText: 'one\n', newText: ':start_line:1\n', lineHint: { start: 1 } });
+  });
+
+  it('escapes are undone only in a reply that speaks the dialect: an Aider reply keeps its literal backslash lines', () => {
+    const aider = parseSearchReplace(['a.md', '```', '<<<<<<< SEARCH', '\\=======', '=======', '\\======= kept', '>>>>>>> REPLACE', '```', ''].join('\n'));
+    expect(aider.requests[0]).toMatchObject({ oldText: '\\=======\n', newText: '\\======= kept\n' });
+    expect(aider.requests[0]).not.toHaveProperty('lineHint');
+    const spoken = parseSearchReplace(roo(['<<<<<<< SEARCH', '-------', '\\=======', '=======', '\\======= kept', '>>>>>>> REPLACE']));
+    expect(spoken.requests[0]).toMatchObject({ oldText: '=======\n', newText: '======= kept\n' });
+  });
+
+  it('the separator alone (no hints) opens a Roo block, and a "-------" later in SEARCH is content', () => {
+    const parsed = parseSearchReplace(roo(['<<<<<<< SEARCH', '-------', 'Title', '-------', '=======', 'Title', '=======', '>>>>>>> REPLACE']));
+    expect(parsed.errors).toEqual([]);
+    // Aider's rule: a second divider right before REPLACE ends the replacement.
+    expect(parsed.requests[0]).toMatchObject({ oldText: 'Title\n-------\n', newText: 'Title\n' });
+  });
+});
