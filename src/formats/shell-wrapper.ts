@@ -24,7 +24,12 @@ import { parseError } from './parse-result.js';
 
 export type PatchWrapper = { kind: 'none' } | { kind: 'apply_patch'; dir: string } | { kind: 'refused'; error: EditwardenError };
 
-const NAMES_APPLY_PATCH = /\bapply_?patch\b/;
+/**
+ * A line that runs apply_patch from a shell: it starts with a command word (cd, a shell, apply_patch itself) or
+ * chains apply_patch after another command. Prose that only mentions apply_patch ("Here is the apply_patch
+ * call:") is not a wrapper and refuses nothing.
+ */
+const RUNS_APPLY_PATCH = /^(?:(?:cd|bash|sh|zsh|apply_?patch)\b.*\bapply_?patch\b|.*(?:&&|\|\||;|\|)\s*apply_?patch\b)/;
 const SHELL = /^(?:bash|sh|zsh)\s+-l?c\s+(['"])(.*)$/;
 const WORD = String.raw`'[^'$\`\\]*'|"[^"$\`\\]*"|[^\s;&|<>()'"\`$\\]+`;
 const INVOCATION = new RegExp(String.raw`^(?:cd\s+(${WORD})\s*&&\s*)?(?:apply_patch|applypatch)\s*<<-?\s*(['"]?)([A-Za-z_][\w-]*)\2\s*['"]?\s*$`);
@@ -34,7 +39,7 @@ const HINT = 'Send the patch on its own ("*** Begin Patch" … "*** End Patch") 
 /** Reads the wrapper line above an envelope (`line` is its 1-based number, for errors). */
 export function readPatchWrapper(text: string, line: number): PatchWrapper {
   let command = text.trim().replace(/^\$\s+/, '');
-  if (!NAMES_APPLY_PATCH.test(command)) return { kind: 'none' };
+  if (!RUNS_APPLY_PATCH.test(command)) return { kind: 'none' };
   const shell = SHELL.exec(command);
   if (shell) command = (shell[2] as string).trim();
   const m = INVOCATION.exec(command);

@@ -34,6 +34,8 @@ describe('a cd in the wrapper is honoured', () => {
     ["cd $HOME && apply_patch <<'EOF'", 'E_PARSE'],
     ["cd a; apply_patch <<'EOF'", 'E_PARSE'],
     ["git stash && apply_patch <<'EOF'", 'E_PARSE'],
+    ["true || apply_patch <<'EOF'", 'E_PARSE'],
+    ["cd a | apply_patch <<'EOF'", 'E_PARSE'],
     ['cd "$(mktemp -d)" && apply_patch <<\'EOF\'', 'E_PARSE'],
   ])('%s → every operation refused with %s, none applied elsewhere', (wrapper, code) => {
     const parsed = parseApplyPatch(envelope(wrapper));
@@ -42,8 +44,9 @@ describe('a cd in the wrapper is honoured', () => {
     expect(parsed.errors[0]?.error.hint).toMatch(/one cd into a folder inside the root/);
   });
 
-  it('a line that does not run apply_patch is prose, as before', () => {
-    const parsed = parseApplyPatch(envelope('Here is the patch:'));
+  it.each(['Here is the patch:', 'Here is the apply_patch call:', 'I will use apply_patch to add notes.txt.'])('a line that does not run apply_patch is prose, as before: %s', (line) => {
+    const parsed = parseApplyPatch(envelope(line));
+    expect(parsed.errors).toEqual([]);
     expect(parsed.requests.map((r) => r.path)).toEqual(['notes.txt', 'lib/a.py']);
   });
 });
