@@ -90,3 +90,19 @@ describe('refusals name a missing line as a missing line', () => {
     expect(p.steps[0]?.error?.message).toMatch(/line 3 of old_text \("extra = 0"\) is not in the file/);
   });
 });
+
+describe('a one-line quote copied from the first non-blank character of an indented line', () => {
+  const TS = 'class Greeter {\n    greet() {\n        return 1;\n    }\n}\n';
+  it('new lines written from column 0 move onto the line’s indentation (tolerant match)', () => {
+    const p = plan(TS, 'return  1;', 'if (loud) {\n    return 2;\n}\nreturn 1;');
+    expect(after(p)).toBe('class Greeter {\n    greet() {\n        if (loud) {\n            return 2;\n        }\n        return 1;\n    }\n}\n');
+  });
+  it('new lines already at the file’s indentation stay where they are', () => {
+    const p = plan(TS, 'return  1;', 'log();\n        return 1;');
+    expect(after(p)).toBe('class Greeter {\n    greet() {\n        log();\n        return 1;\n    }\n}\n');
+  });
+  it('an exact match writes new_text verbatim (its inverse edit restores the file)', () => {
+    const p = plan(TS, 'return 1;', 'log();\nreturn 1;');
+    expect(after(p)).toBe('class Greeter {\n    greet() {\n        log();\nreturn 1;\n    }\n}\n');
+  });
+});
