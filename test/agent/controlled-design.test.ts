@@ -87,7 +87,9 @@ describe("the design's report template, exactly", () => {
     expect(c.report).toMatch(/- \*\*Timestamp:\*\* \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\n/);
     expect(c.report).toMatch(/- \*\*Checkpoint ID:\*\* `[^`(]+`\n/);
     expect(c.report).toContain('- **Edit Status:** SUCCESS\n- **Compilation Status:** PASSED\n- **Automatic Rollback Triggered:** NO\n');
-    expect(c.report).toMatch(/## Modification Diff Detail\n\n```diff\n[\s\S]*- {2}return 1;\n\+ {2}return 2;\n[\s\S]*```\n\n## Compilation Diagnostic Output\n/);
+    // The template's block exactly: -[old_text] / +[new_text]; the git diff follows in Details.
+    expect(c.report).toContain('## Modification Diff Detail\n\n```diff\n-return 1;\n+return 2;\n```\n\n## Compilation Diagnostic Output\n');
+    expect(c.report.slice(c.report.indexOf('## Details'))).toMatch(/### Unified diff\n\n```diff\ndiff --git a\/src\/greeting.mjs[\s\S]*- {2}return 1;\n\+ {2}return 2;\n/);
     expect(c.report.indexOf('## Details')).toBeGreaterThan(c.report.indexOf('## Compilation Diagnostic Output'));
   });
 });
