@@ -13,13 +13,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, bin, cleanup, ensureBuilt, script, tempProject } from './helpers/bin.js';
 import { defaultConfig } from '../../src/config/config.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { CHECKPOINT_DESCRIPTION, ControlledEditSession } from '../../src/agent/controlled.js';
-import { compilationExcerpt } from '../../src/verify/build-output.js';
 
 beforeAll(ensureBuilt);
 afterEach(cleanup);
@@ -72,20 +70,6 @@ describe('edit_build_output: the whole build output, the compiler error first in
     const r = bin(['run', '--mode', 'controlled', '--task', 'Return the value.', '--model', script(root, [{ tool_calls: [{ name: 'edit_file', arguments: BREAK }] }]), '--root', root, '--build', 'sh build.sh', '--json']);
     expect(r.code, r.stderr).toBe(3);
     expectWholeOutput(root, JSON.parse(r.stdout).controlled.state);
-  });
-
-  it('the excerpt: whole when short; else the error lines the parsers find, then the last 40 lines, nothing invented', () => {
-    expect(compilationExcerpt('a\nb\n')).toBe('a\nb');
-    fc.assert(
-      fc.property(fc.array(fc.stringMatching(/^[ -~]{0,30}$/), { maxLength: 200 }), fc.nat(199), (noise, at) => {
-        const lines = [...noise];
-        lines.splice(Math.min(at, lines.length), 0, 'src/x.cpp:7:3: error: boom');
-        const excerpt = compilationExcerpt(lines.join('\n')).split('\n');
-        const content = excerpt.filter((l) => !/^\[(compiler errors|last \d+ of)/.test(l));
-        // Every line shown is a line of the output; the error is always shown; the last line is always the output's last.
-        return content.every((l) => lines.includes(l)) && excerpt.includes('src/x.cpp:7:3: error: boom') && (lines.at(-1) === '' || excerpt.at(-1) === lines.at(-1));
-      }),
-    );
   });
 });
 
