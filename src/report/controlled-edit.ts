@@ -61,7 +61,7 @@ const FIRST_DIAGNOSTICS = 10;
 
 /** Why the Compilation Status is FAILED without a build: said on the line after the field. */
 function noBuildReason(outcome: ControlledEditOutcome): string {
-  if (outcome.edit_applied) return 'the build could not run';
+  if (outcome.edit_applied) return `the build could not run${outcome.error ? `: ${outcome.error.message.split('\n')[0]}` : ''}`;
   return 'the build did not run: the edit failed';
 }
 

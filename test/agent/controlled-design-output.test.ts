@@ -131,3 +131,15 @@ describe('`JSON parsing error: …` through editwarden controlled-edit --request
     expect(fs.readFileSync(path.join(root, 'main.cpp'), 'utf8')).toBe(MAIN);
   });
 });
+
+describe('Compilation Status when the edit was made but no build could run', () => {
+  it('FAILED, and why on the next line; the edit rolled back', async () => {
+    const root = tempProject({ 'notes.txt': 'one\n' });
+    const { ws } = openWorkspace(root);
+    // No build command configured and none to detect.
+    const out = await new ControlledEditSession(ws, { config: defaultConfig() }).editFile({ filename: 'notes.txt', old_text: 'one', new_text: 'two' });
+    expect(out.tool_exit_code).toBe(2);
+    expect(reportOf(root)).toMatch(/- \*\*Compilation Status:\*\* FAILED\n {2}\(the build could not run: No build command: none is configured and none was detected in [^\n]+\)\n- \*\*Automatic Rollback Triggered:\*\* YES\n/);
+    expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('one\n');
+  });
+});

@@ -40,6 +40,9 @@ describe('the loop stops after the edit attempt, regardless of whether it succee
     expect(String(c.results[0]?.output).split('\n')[0]).toMatch(/^Edit failed: The specified old_text was not found in the file\. Searched for: return 7;\. Hint: Use read_file to view current contents and find a unique anchor point\./);
     expect(String(c.results[0]?.output).split('\n')[1]).toBe('tool exit code: 1');
     expect(c.out.controlled.state).toMatchObject({ has_edited: true, build_success: false, edit_file_path: 'src/greeting.mjs' });
+    // The checkpoint came before the attempt: the refused replacement still names it.
+    expect(c.out.controlled.state.edit_checkpoint_id).toMatch(/\S/);
+    expect(c.report).toContain(`- **Checkpoint ID:** \`${c.out.controlled.state.edit_checkpoint_id}\`\n`);
     expect(c.report).toContain('- **Edit Status:** FAILURE');
     expect(c.report).toContain('- **Target File:** `src/greeting.mjs`');
   });
