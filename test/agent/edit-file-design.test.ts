@@ -11,7 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { buildEditorPrompt } from '../../src/agent/editor/prompt.js';
 import { buildSystemPrompt } from '../../src/agent/prompts/index.js';
 import { SEARCHED_FOR_MAX_CHARS, searchedFor } from '../../src/edit/errors.js';
-import { bin, cleanup, tempProject } from './helpers/bin.js';
+import { bin, cleanup, jsonl, script, tempProject } from './helpers/bin.js';
 import { call, connect } from '../mcp/helpers/server.js';
 import { execCli } from '../tools/helpers/cli.js';
 
@@ -32,6 +32,15 @@ When modifying files, follow these rules strictly:
 describe('the FILE EDITING GUIDELINES block, verbatim, in the write-mode system prompt', () => {
   it.each(['headless', 'interactive', 'controlled'] as const)('%s', (mode) => {
     expect(buildSystemPrompt({ mode, activeEdit: false, tools: ['read_file', 'edit_file'] })).toContain(DESIGN_BLOCK);
+  });
+
+  it.each([['headless'], ['controlled']])('sent to the model: a real %s run records it in its transcript', (mode) => {
+    const root = tempProject({ 'a.txt': 'a\n' });
+    const turns = mode === 'controlled' ? [{ tool_calls: [{ name: 'edit_file', arguments: { filename: 'a.txt', old_text: 'a', new_text: 'b' } }] }] : [{ tool_calls: [{ name: 'task_completion', arguments: { summary: 'nothing to do' } }] }];
+    const r = bin(['run', '--mode', mode as string, '--task', 'x', '--model', script(root, turns), '--root', root, '--build', 'true', '--json']);
+    const start = jsonl(JSON.parse(r.stdout).transcript)[0] as { type: string; system: string };
+    expect(start.type).toBe('start');
+    expect(start.system).toContain(DESIGN_BLOCK);
   });
 
   it('the Editor', () => {
