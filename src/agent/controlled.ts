@@ -23,9 +23,10 @@ import { readBuildOutput } from '../verify/build-output.js';
 import type { OutputEvent } from '../verify/runner.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { hashFiles, type FileHashes } from './hash-tree.js';
-import { writeControlledEditReport, type ControlledEditOutcome, type ControlledEditReportPaths, type ControlledSessionState } from '../report/controlled-edit.js';
+import { CHECKPOINT_DESCRIPTION, writeControlledEditReport, type ControlledEditOutcome, type ControlledEditReportPaths, type ControlledSessionState } from '../report/controlled-edit.js';
 
 export type { ControlledEditOutcome, ControlledSessionState, ControlledToolExit } from '../report/controlled-edit.js';
+export { CHECKPOINT_DESCRIPTION } from '../report/controlled-edit.js';
 
 /** The design's tool outputs, verbatim: each is the first line of what the model receives. */
 export const MESSAGES = {
@@ -36,9 +37,6 @@ export const MESSAGES = {
   missingFields: "Error: Missing required JSON fields ('filename', 'old_text')",
   jsonError: (reason: string) => `JSON parsing error: ${reason}`,
 } as const;
-
-/** The design's description of the pre-edit checkpoint (`create_checkpoint("pre_edit_" + filename, "Controlled edit baseline")`). */
-export const CHECKPOINT_DESCRIPTION = 'Controlled edit baseline';
 
 export interface ControlledSessionOptions {
   config: Config;

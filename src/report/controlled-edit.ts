@@ -59,6 +59,9 @@ export interface ControlledEditOutcome {
 
 const FIRST_DIAGNOSTICS = 10;
 
+/** The design's description of the pre-edit checkpoint (`create_checkpoint("pre_edit_" + filename, "Controlled edit baseline")`). */
+export const CHECKPOINT_DESCRIPTION = 'Controlled edit baseline';
+
 /** Why the Compilation Status is FAILED without a build: said on the line after the field. */
 function noBuildReason(outcome: ControlledEditOutcome): string {
   if (outcome.edit_applied) return `the build could not run${outcome.error ? `: ${outcome.error.message.split('\n')[0]}` : ''}`;
@@ -96,6 +99,7 @@ export function renderControlledEditMarkdown(outcome: ControlledEditOutcome, whe
   if (!v) lines.push(s.edit_build_output.trimEnd() || `(${noBuildReason(outcome)})`);
   else lines.push(compilationExcerpt(s.edit_build_output || v.tail).trimEnd() || '(no output)');
   lines.push('```', '', '## Details', '', `- **Run ID:** ${outcome.run_id}`, `- **Result:** ${outcome.message}`, `- **Tool exit code:** ${outcome.tool_exit_code}`);
+  if (s.edit_checkpoint_id && s.edit_file_path) lines.push(`- **Checkpoint:** \`pre_edit_${s.edit_file_path}\` — ${CHECKPOINT_DESCRIPTION}`);
   if (v) {
     lines.push(`- **Build command:** \`${v.command}\` (exit code ${v.exit_code ?? 'none'}${v.timed_out ? ', timed out' : ''}, ${Math.round(v.duration_ms)} ms)`);
     lines.push(`- **Build logs:** \`${v.artifact_dir}/\``);

@@ -92,6 +92,7 @@ describe('the Mandatory Pre-Edit Checkpoint comes before the replacement is atte
     const report = reportOf(root);
     expect(report).toContain(`- **Checkpoint ID:** \`${out.state.edit_checkpoint_id}\`\n`);
     expect(report).toContain('- **Edit Status:** FAILURE\n');
+    expect(report).toContain('- **Checkpoint:** `pre_edit_main.cpp` — Controlled edit baseline\n');
     // The design's field holds PASSED or FAILED; why, on the next line.
     expect(report).toContain('- **Compilation Status:** FAILED\n  (the build did not run: the edit failed)\n- **Automatic Rollback Triggered:** NO\n');
     expect(fs.readFileSync(path.join(root, 'main.cpp'), 'utf8')).toBe(MAIN);

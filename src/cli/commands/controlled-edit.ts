@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { ControlledEditSession, type ControlledEditOutcome } from '../../agent/controlled.js';
+import { CHECKPOINT_DESCRIPTION, ControlledEditSession, type ControlledEditOutcome } from '../../agent/controlled.js';
 import { loadConfigFast } from '../../config/defaults.js';
 import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { formatError, paint, paintDiff, readAll, useColor, writeJson, type Io, refuseCommand } from '../output.js';
@@ -161,7 +161,7 @@ function printOutcome(outcome: ControlledEditOutcome, json: boolean, io: Io): vo
   }
   const color = useColor(io);
   const s = outcome.state;
-  if (s.edit_checkpoint_id) io.stdout.write(`checkpoint ${s.edit_checkpoint_id} (pre_edit_${s.edit_file_path})\n`);
+  if (s.edit_checkpoint_id) io.stdout.write(`checkpoint ${s.edit_checkpoint_id} (pre_edit_${s.edit_file_path}: ${CHECKPOINT_DESCRIPTION})\n`);
   if (outcome.result?.diff) io.stdout.write(paintDiff(color, outcome.result.diff));
   const v = outcome.verification;
   if (v) {
