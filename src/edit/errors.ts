@@ -68,7 +68,8 @@ export function dramaticReduction(path: string, beforeLines: number, afterLines:
   return new EditwardenError({
     code: ErrorCode.DRAMATIC_REDUCTION,
     message: `This change would shrink ${path} from ${beforeLines} lines to ${afterLines} ` + `(below ${Math.round(ratio * 100)}% of it). Refused to protect against wiping a file by accident.`,
-    hint: "Edit only the part that must change with mode 'edit'; if removing most of the file is really intended, set force: true.",
+    // The design's Option 3: replacing the whole file is what an explicit overwrite is for (never under this guard).
+    hint: "Edit only the part that must change with mode 'edit'; to replace the whole file on purpose, send edit_file with mode 'overwrite' (explicit); if removing most of the file with an edit is really intended, set force: true.",
     path,
   });
 }

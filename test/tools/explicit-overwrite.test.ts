@@ -92,6 +92,8 @@ describe('the large-deletion heuristic stays where nobody said overwrite', () =>
     const { ws } = openWorkspace(root);
     const lib = await applyRequests(ws, [editRequestFromArgs(wipe, { format: 'tool', index: 0 })]);
     expect(lib.results[0]?.error?.code).toBe('E_DRAMATIC_REDUCTION');
+    // The hint points at the design's Option 3.
+    expect(lib.results[0]?.error?.hint).toContain("send edit_file with mode 'overwrite' (explicit)");
     const viaExec = execCli(root, `${JSON.stringify({ tool: 'edit_file', args: wipe })}\n`, ['--json']);
     expect(viaExec.stdout).toContain('E_DRAMATIC_REDUCTION');
     expect(makefile(root)).toBe(MAKEFILE);
