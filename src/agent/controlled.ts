@@ -1,7 +1,9 @@
 /**
  * Controlled Edit Mode v1: exactly one edit of one file, enforced by the
  * runner rather than by a model's good will. One `edit_file` call runs:
- * assert no edit yet → checkpoint `pre_edit_<path>` → replace (every engine
+ * assert no edit yet → checkpoint `pre_edit_<path>` ("Controlled edit
+ * baseline", taken before the replacement is attempted, so a refused
+ * replacement still names it) → replace (every engine
  * rule and the syntax guard) → build → restore the checkpoint if the build
  * fails → record → stop. No automatic repair; the session ends after the edit
  * and its build, whatever the outcome.
@@ -17,12 +19,14 @@ import { editOptionsFromConfig } from '../config/edit-options.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { newRunId } from '../runs/runs.js';
 import { verify, type VerifyResult } from '../verify/verifier.js';
+import { readBuildOutput } from '../verify/build-output.js';
 import type { OutputEvent } from '../verify/runner.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { hashFiles, type FileHashes } from './hash-tree.js';
-import { writeControlledEditReport, type ControlledEditOutcome, type ControlledEditReportPaths, type ControlledSessionState } from '../report/controlled-edit.js';
+import { CHECKPOINT_DESCRIPTION, writeControlledEditReport, type ControlledEditOutcome, type ControlledEditReportPaths, type ControlledSessionState } from '../report/controlled-edit.js';
 
 export type { ControlledEditOutcome, ControlledSessionState, ControlledToolExit } from '../report/controlled-edit.js';
+export { CHECKPOINT_DESCRIPTION } from '../report/controlled-edit.js';
 
 /** The design's tool outputs, verbatim: each is the first line of what the model receives. */
 export const MESSAGES = {
@@ -55,6 +59,7 @@ export class ControlledEditSession {
     edit_file_path: null,
     edit_checkpoint_id: null,
     edit_build_output: '',
+    edit_build_output_file: null,
   };
   readonly runId: string;
   private endedValue = false;
@@ -93,7 +98,14 @@ export class ControlledEditSession {
     const transactions = this.ws.transactions;
     const edit = editOptionsFromConfig(this.options.config);
     const before: FileHashes = hashFiles(this.ws.root, [relative]);
-    const tx = transactions.begin({ name: `pre_edit_${relative}`, reason: 'controlled edit: the state before the one edit', onFailure: 'rollback' });
+    const tx = transactions.begin({ name: `pre_edit_${relative}`, reason: CHECKPOINT_DESCRIPTION, onFailure: 'rollback' });
+    // 1. Mandatory Pre-Edit Checkpoint, before the replacement is attempted (the design's order).
+    try {
+      this.state.edit_checkpoint_id = tx.checkpointBefore([relative]);
+    } catch (error) {
+      tx.rollback();
+      return this.refused(toErrorInfo(error, relative), undefined, relative);
+    }
     let applied;
     try {
       applied = await applyRequests(this.ws, [request], { edit, ...this.options.applyHooks });
@@ -103,13 +115,12 @@ export class ControlledEditSession {
     }
     const result = applied.results[0];
     if (!applied.ok || !result) {
-      // applyRequests writes nothing unless every request succeeded (no partial here); the empty transaction ends.
+      // applyRequests writes nothing unless every request succeeded (no partial here): the rollback finds the file as the checkpoint has it.
       tx.rollback();
       return this.refused(result?.error ?? toErrorInfo(new Error('the edit was not applied'), relative), result, relative);
     }
     this.state.has_edited = true;
     this.state.edit_file_path = relative;
-    this.state.edit_checkpoint_id = tx.checkpoints[0] ?? null;
 
     let verification: VerifyResult | undefined;
     const outcome = await tx.verify(async () => {
@@ -127,7 +138,7 @@ export class ControlledEditSession {
     }, 'rollback');
     if (outcome.ok) tx.commit();
     this.state.build_success = outcome.ok;
-    this.state.edit_build_output = verification?.tail ?? (outcome.ok ? '' : ((outcome as { detail?: string }).detail ?? ''));
+    this.captureBuildOutput(verification, outcome.ok ? '' : ((outcome as { detail?: string }).detail ?? ''));
     this.endedValue = true;
 
     const after = hashFiles(this.ws.root, [relative]);
@@ -157,6 +168,20 @@ export class ControlledEditSession {
     }
     done.report = this.writeReport(done);
     return done;
+  }
+
+  /**
+   * `edit_build_output`: the build's whole output, read back from the log the runner kept (the
+   * in-memory tail loses an early compiler error); the log's path beside it. Without a build, why.
+   */
+  private captureBuildOutput(verification: VerifyResult | undefined, why: string): void {
+    if (!verification) {
+      this.state.edit_build_output = why;
+      return;
+    }
+    const whole = readBuildOutput(this.ws.root, verification.artifact_dir);
+    this.state.edit_build_output = whole?.text ?? verification.tail;
+    this.state.edit_build_output_file = whole?.file ?? null;
   }
 
   /** Guardrails: edit_file replacements only (one edit and one file are enforced before: secondEdit). */

@@ -96,7 +96,7 @@ export function planFile(path: string, before: TextDoc | null, requests: EditReq
         ...modeOpt,
         ...(step.span ? { knownPrefix: step.span.prefix, knownSuffix: step.span.suffix } : {}),
       });
-      if (before !== null && step.doc !== null && request.force !== true && netLines + d.added - d.removed < 0) {
+      if (before !== null && step.doc !== null && request.force !== true && !explicitOverwrite(request) && netLines + d.added - d.removed < 0) {
         originalLines ??= countLines(before.text);
         guardLines(path, originalLines, originalLines + netLines + d.added - d.removed, options);
       }
@@ -386,6 +386,11 @@ function respread(current: TextDoc, text: string): TextDoc['eols'] {
   const out: NonNullable<TextDoc['eols']> = [];
   for (let i = 0; i < n; i++) out.push(eols[i] ?? current.eol);
   return out;
+}
+
+/** An overwrite the request named as such: the design's "explicit, dangerous" mode, not under the large-deletion heuristic. */
+function explicitOverwrite(request: EditRequest): boolean {
+  return request.action === 'overwrite' && request.explicit === true;
 }
 
 /** The large-deletion guard: a file of ≥ min lines may not be left with less than `ratio` of them. */

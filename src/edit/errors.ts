@@ -4,6 +4,26 @@
  */
 import { EditwardenError, ErrorCode, quote } from '../errors.js';
 
+/**
+ * How much of old_text "Searched for: <old_text>" shows whole: the design quotes the anchor so a
+ * model can compare it with the file, and real anchors (a function, a config block) run to hundreds
+ * of characters. Beyond this, a pasted file would flood the error: the rest is cut and counted.
+ */
+export const SEARCHED_FOR_MAX_CHARS = 2000;
+
+/** The not-found message's searched text: whole up to SEARCHED_FOR_MAX_CHARS, then cut with the count of what was left out. */
+export function searchedFor(oldText: string): string {
+  if (oldText.length <= SEARCHED_FOR_MAX_CHARS) return oldText;
+  // Never split a surrogate pair: the cut text stays valid UTF-16.
+  const end = /[\uD800-\uDBFF]/.test(oldText.charAt(SEARCHED_FOR_MAX_CHARS - 1)) ? SEARCHED_FOR_MAX_CHARS - 1 : SEARCHED_FOR_MAX_CHARS;
+  return `${oldText.slice(0, end)}…[${oldText.length - end} more chars]`;
+}
+
+/** The safety design's not-found sentences, verbatim: the searched text, then the read_file hint. */
+export function notFoundSentences(oldText: string): string {
+  return `The specified old_text was not found in the file. Searched for: ${searchedFor(oldText)}. Hint: Use read_file to view current contents and find a unique anchor point.`;
+}
+
 export function missingOldText(path: string): EditwardenError {
   return new EditwardenError({
     code: ErrorCode.MISSING_OLD_TEXT,
@@ -65,7 +85,8 @@ export function dramaticReduction(path: string, beforeLines: number, afterLines:
   return new EditwardenError({
     code: ErrorCode.DRAMATIC_REDUCTION,
     message: `This change would shrink ${path} from ${beforeLines} lines to ${afterLines} ` + `(below ${Math.round(ratio * 100)}% of it). Refused to protect against wiping a file by accident.`,
-    hint: "Edit only the part that must change with mode 'edit'; if removing most of the file is really intended, set force: true.",
+    // The design's Option 3: replacing the whole file is what an explicit overwrite is for (never under this guard).
+    hint: "Edit only the part that must change with mode 'edit'; to replace the whole file on purpose, send edit_file with mode 'overwrite' (explicit); if removing most of the file with an edit is really intended, set force: true.",
     path,
   });
 }

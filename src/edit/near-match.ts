@@ -4,6 +4,7 @@
  * advice: a near match is never applied.
  */
 import { EditwardenError, ErrorCode, quote } from '../errors.js';
+import { notFoundSentences } from './errors.js';
 
 export interface NearMatch {
   /** 1-based line in the file where the likely intended block starts. */
@@ -184,9 +185,8 @@ export function describeDifference(fileText: string, quotedText: string): string
 
 export function notFoundError(path: string, text: string, oldText: string, strict: boolean): EditwardenError {
   const near = findNearMatch(text, oldText);
-  // The safety design's sentences, verbatim, first (the searched text as given, long ones cut); our detail follows.
-  const searched = oldText.length > 160 ? `${oldText.slice(0, 120)}…[${oldText.length - 120} more chars]` : oldText;
-  let message = `The specified old_text was not found in the file. Searched for: ${searched}. Hint: Use read_file to view current contents and find a unique anchor point.`;
+  // The safety design's sentences, verbatim, first (errors.ts); our detail follows.
+  let message = notFoundSentences(oldText);
   message += ` old_text ${quote(oldText, 60)} is not in ${path}`;
   message += strict ? ' (strict mode: exact matches only).' : ', not even allowing for whitespace, indentation or typographic quotes.';
   if (near) message += ` ${describeNearMatch(near)}`;

@@ -70,8 +70,11 @@ export function editRequestFromFields(a: EditRequestFields, source: RequestSourc
       return { ...common, action: 'edit', oldText: a.old_text ?? '', newText: text ?? '', ...(a.replace_all ? { replaceAll: true } : {}) };
     case 'remove':
       return { ...common, action: 'edit', oldText: a.old_text ?? '', newText: '', ...(a.replace_all ? { replaceAll: true } : {}) };
-    case 'create':
     case 'overwrite':
+      if (text === undefined) throw fail(where, 'mode overwrite needs new_text (or content)');
+      // Said in so many words: the large-deletion guard is edit mode's (OverwriteRequest.explicit).
+      return { ...common, action: 'overwrite', content: text, explicit: true };
+    case 'create':
     case 'append':
     case 'prepend':
       if (text === undefined) throw fail(where, `mode ${a.mode} needs new_text (or content)`);

@@ -44,6 +44,14 @@ export interface CreateRequest extends BaseRequest {
 export interface OverwriteRequest extends BaseRequest {
   action: 'overwrite';
   content: string;
+  /**
+   * The request said `mode: "overwrite"` in so many words (edit_file's JSON, `editwarden edit --mode overwrite`).
+   * The safety-features design keeps its large-deletion heuristic for `edit` mode and makes overwrite "the explicit,
+   * dangerous mode": an explicit overwrite is applied (checkpointed, undoable) however much it shrinks the file.
+   * Unset for whole-file writes nobody named an overwrite (a client's native Write, an active-edit replace of a
+   * whole file, write_file): those stay under the guard.
+   */
+  explicit?: true;
 }
 
 export interface AppendRequest extends BaseRequest {

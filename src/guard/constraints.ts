@@ -10,7 +10,7 @@
  */
 import type { ConstraintsConfig } from '../config/config.js';
 import { compilePatterns, normalizeRelative, type PathMatcher } from './patterns.js';
-import { ViolationType, type ConstraintKey, type Violation } from './violations.js';
+import { ADR_ERRORS, ViolationType, type ConstraintKey, type Violation } from './violations.js';
 
 /** Tools that need a person: always refused in headless mode (the ADR). */
 export const INTERACTIVE_TOOLS: ReadonlySet<string> = new Set(['ask_question', 'converse']);
@@ -112,6 +112,7 @@ export class ConstraintGuard {
     return this.violation(ViolationType.TIMEOUT, 'timeout', site, {
       limit: this.config.timeout,
       actual: round(elapsed / 1000, 3),
+      adr: ADR_ERRORS.timeout(elapsed, this.timeoutMs),
       message: `Timeout: the run has taken ${(elapsed / 1000).toFixed(1)} s, over the limit of ${this.config.timeout} s (constraints.timeout).`,
       hint: 'Raise constraints.timeout (or --timeout, in seconds), or give the agent a smaller task.',
     });
@@ -122,6 +123,7 @@ export class ConstraintGuard {
     return this.violation(ViolationType.TIMEOUT, 'timeout', site, {
       limit: this.config.timeout,
       actual: round(this.elapsedMs() / 1000, 3),
+      adr: ADR_ERRORS.timeout(this.elapsedMs(), this.timeoutMs),
       message: `Timeout: ${site.tool ?? 'the call'} was still running at the run's deadline of ${this.config.timeout} s (constraints.timeout) and was stopped.`,
       hint: 'Raise constraints.timeout (or --timeout, in seconds), or run shorter commands.',
     });
@@ -133,6 +135,7 @@ export class ConstraintGuard {
       return this.violation(ViolationType.TOOL_RESTRICTION, 'headless', at, {
         limit: 'headless',
         actual: name,
+        adr: ADR_ERRORS.interactive(name),
         message: `Tool restriction: ${name} needs a person and is never allowed in headless mode.`,
         hint: 'Decide without asking: make a reasonable choice, say so in task_completion, or run in interactive mode.',
       });
@@ -141,6 +144,7 @@ export class ConstraintGuard {
       return this.violation(ViolationType.TOOL_RESTRICTION, 'allowed_tools', at, {
         limit: [...this.allowedTools],
         actual: name,
+        adr: ADR_ERRORS.notAllowed(name),
         message: `Tool restriction: ${name} is not in constraints.allowed_tools (${[...this.allowedTools].join(', ')}).`,
         hint: `Use one of the allowed tools, or add ${name} to constraints.allowed_tools (or --allow-tool ${name}).`,
       });
@@ -163,6 +167,7 @@ export class ConstraintGuard {
           actual: p,
           path: p,
           prevented,
+          adr: ADR_ERRORS.pattern(p),
           message: `Pattern violation: ${p} matches the denied pattern "${verdict.pattern}" (constraints.denied_patterns).`,
           hint: `Leave ${p} alone; change files the task is about. To allow it, remove "${verdict.pattern}" from constraints.denied_patterns.`,
         },
@@ -177,6 +182,7 @@ export class ConstraintGuard {
         actual: p,
         path: p,
         prevented,
+        adr: ADR_ERRORS.pattern(p),
         message: `Pattern violation: ${p} matches none of constraints.allowed_patterns (${this.matcher.allowed.join(', ')}).`,
         hint: `Change only files under the allowed patterns, or add a pattern for ${p} (--allow GLOB).`,
       },
@@ -203,6 +209,7 @@ export class ConstraintGuard {
         actual: union.size,
         ...(fresh[0] !== undefined ? { path: fresh[0] } : {}),
         prevented,
+        adr: ADR_ERRORS.maxFiles(union.size, this.config.max_files),
         message: `File limit: this would make ${union.size} files changed in this run, over the limit of ${this.config.max_files} (constraints.max_files)${fresh.length > 0 ? `; new: ${fresh.slice(0, 5).join(', ')}` : ''}.`,
         hint: 'Finish with the files already changed, raise constraints.max_files (or --max-files), or split the task into smaller runs.',
       });
@@ -220,6 +227,7 @@ export class ConstraintGuard {
         actual: total,
         ...(changes[0] !== undefined ? { path: normalizeRelative(changes[0].path) } : {}),
         prevented,
+        adr: ADR_ERRORS.maxLines(total, this.config.max_lines_changed),
         message: `Line limit: this would make ${total} lines changed in this run (${this.linesAdded + added} added, ${this.linesRemoved + removed} removed), over the limit of ${this.config.max_lines_changed} (constraints.max_lines_changed).`,
         hint: 'Make smaller edits, raise constraints.max_lines_changed (or --max-lines), or split the task into smaller runs.',
       });
@@ -254,6 +262,7 @@ export class ConstraintGuard {
       actual: first,
       path: first,
       prevented: false,
+      adr: ADR_ERRORS.pattern(first),
       message: `Pattern violation: ${site.tool ?? 'a command'} changed ${shown}, which governs git or editwarden and is never the agent's to change; ${undone}.`,
       hint: 'Do not write inside .git/ or to the editwarden config from commands (no hooks, no git config, no moving HEAD or refs); change project files only.',
     });
@@ -272,14 +281,14 @@ export class ConstraintGuard {
     });
   }
 
-  private violation(type: Violation['type'], constraint: ConstraintKey, site: CheckSite, detail: Pick<Violation, 'limit' | 'actual' | 'message' | 'hint'> & { path?: string; prevented?: boolean }): Violation {
+  private violation(type: Violation['type'], constraint: ConstraintKey, site: CheckSite, detail: Pick<Violation, 'limit' | 'actual' | 'message' | 'hint'> & { path?: string; prevented?: boolean; adr?: string }): Violation {
     const v: Violation = {
       type,
       constraint,
       limit: detail.limit,
       actual: detail.actual,
       // The ADR's ConstraintViolation.Error(): "constraint violated: <Type> - <detail>".
-      message: violationMessage(type, detail.message),
+      message: violationMessage(type, detail.message, detail.adr),
       hint: detail.hint,
       prevented: detail.prevented ?? true,
       at: new Date().toISOString(),
@@ -288,13 +297,18 @@ export class ConstraintGuard {
     if (site.call !== undefined) v.call = site.call;
     if (site.tool !== undefined) v.tool = site.tool;
     if (detail.path !== undefined) v.path = detail.path;
+    if (detail.adr !== undefined) v.adr_error = detail.adr;
     return v;
   }
 }
 
-/** The ADR's wording first; our own label ("Pattern violation:", "Timeout:" …) is dropped from the detail. */
-export function violationMessage(type: Violation['type'], detail: string): string {
-  return `constraint violated: ${type} - ${detail.replace(/^(Pattern violation|Tool restriction|Timeout|File limit|Line limit|Token limit): /, '')}`;
+/**
+ * The ADR's `ConstraintViolation.Error()`: `constraint violated: <Type> - <err>`, where err leads with the ADR's own
+ * sentence (ADR_ERRORS) and our detail follows; our label ("Pattern violation:", "Timeout:" …) is dropped from it.
+ */
+export function violationMessage(type: Violation['type'], detail: string, adr?: string): string {
+  const ours = detail.replace(/^(Pattern violation|Tool restriction|Timeout|File limit|Line limit|Token limit): /, '');
+  return `constraint violated: ${type} - ${adr !== undefined ? `${adr} — ${ours}` : ours}`;
 }
 
 function round(x: number, digits: number): number {

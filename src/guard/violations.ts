@@ -35,7 +35,10 @@ export interface Violation {
   limit: number | string | string[];
   /** What the run reached or would have reached. */
   actual: number | string;
+  /** The ADR's `ConstraintViolation.Error()`, `constraint violated: <Type> - <err>`: the ADR's own sentence (ADR_ERRORS) first, then ours. */
   message: string;
+  /** The ADR's error text alone, verbatim (`max files limit exceeded: 11 >= 10`); absent where the ADR words none (the token budget). */
+  adr_error?: string;
   hint: string;
   /** Tool call that caused it (0-based index in the run) and its tool. */
   call?: number;
@@ -46,4 +49,40 @@ export interface Violation {
   /** ISO time. */
   at: string;
   elapsed_seconds: number;
+}
+
+/**
+ * The ADR's error texts, verbatim — its Go `fmt.Errorf` strings in
+ * RecordFileModification, ValidateToolCall and CheckTimeout. Users of that
+ * design grep their logs for exactly these, so every violation leads with
+ * one (the token budget has no sentence in the ADR; ours stands alone).
+ */
+export const ADR_ERRORS = {
+  /** The ADR counts the file being added: `len(filesModified)+1 >= MaxFiles`. */
+  maxFiles: (reached: number, max: number): string => `max files limit exceeded: ${reached} >= ${max}`,
+  maxLines: (total: number, max: number): string => `max lines changed exceeded: ${total} > ${max}`,
+  pattern: (path: string): string => `file ${path} not allowed by patterns`,
+  interactive: (tool: string): string => `interactive tool ${tool} not allowed in headless mode`,
+  notAllowed: (tool: string): string => `tool ${tool} not in allowed list`,
+  timeout: (elapsedMs: number, timeoutMs: number): string => `execution timeout exceeded: ${goDuration(elapsedMs)} > ${goDuration(timeoutMs)}`,
+} as const;
+
+/**
+ * A duration as Go's `time.Duration.String()` prints it (`%v` in the ADR's
+ * timeout error): `5m0s`, `6m0.25s`, `1h0m0s`, `1.5s`, `250ms`, `0s`. Millisecond
+ * resolution (what editwarden measures); fractions are printed without trailing zeros.
+ */
+export function goDuration(ms: number): string {
+  const total = Math.max(0, Math.round(ms));
+  if (total === 0) return '0s';
+  if (total < 1000) return `${total}ms`;
+  const hours = Math.floor(total / 3_600_000);
+  const minutes = Math.floor((total % 3_600_000) / 60_000);
+  const millis = total % 60_000;
+  const whole = Math.floor(millis / 1000);
+  const fraction = millis % 1000;
+  const seconds = fraction === 0 ? `${whole}` : `${whole}.${String(fraction).padStart(3, '0').replace(/0+$/, '')}`;
+  if (hours > 0) return `${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0) return `${minutes}m${seconds}s`;
+  return `${seconds}s`;
 }

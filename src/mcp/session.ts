@@ -26,7 +26,7 @@
 import { runProfile } from '../runs/profile.js';
 import { editOptionsFromConfig } from '../config/edit-options.js';
 import type { Config } from '../config/config.js';
-import { loadConfig } from '../config/config.js';
+import { loadConfig, TOOL_ALIASES } from '../config/config.js';
 import { ErrorCode, toErrorInfo } from '../errors.js';
 import type { RunMode } from '../guard/constraints.js';
 import { ToolRunner, type RunSummary } from '../tools/runner.js';
@@ -147,7 +147,8 @@ export class McpSession {
 
   private async callNow(name: string, rawArgs: unknown, signal?: AbortSignal): Promise<McpToolResult> {
     if (this.closed) return errorResult({ code: ErrorCode.USAGE, message: 'The MCP session is closed.', hint: 'Reconnect to the server.' });
-    const entry = this.catalog.find((e) => e.name === name);
+    // The headless ADR's tool names (apply_diff → apply_patch) are call names here too, unlisted (TOOL_ALIASES).
+    const entry = this.catalog.find((e) => e.name === name) ?? (Object.hasOwn(TOOL_ALIASES, name) ? this.catalog.find((e) => e.name === TOOL_ALIASES[name]) : undefined);
     if (!entry) {
       return errorResult({
         code: 'E_UNKNOWN_TOOL',

@@ -9,6 +9,7 @@ import type { ErrorInfo } from '../errors.js';
 import type { VerifyResult } from '../verify/verifier.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { formatDiagnostic } from '../verify/diagnostics/index.js';
+import { compilationExcerpt } from '../verify/build-output.js';
 
 export interface ControlledEditReportPaths {
   markdown: string;
@@ -22,8 +23,13 @@ export interface ControlledSessionState {
   build_success: boolean | null;
   edit_file_path: string | null;
   edit_checkpoint_id: string | null;
-  /** Last lines of the build output. */
+  /**
+   * The design's "Captured stdout/stderr of build command": the build's whole output (up to 1 MiB;
+   * beyond, its head and tail with a note), or why no build ran.
+   */
   edit_build_output: string;
+  /** The file that keeps every byte the build printed (`.editwarden/runs/<run_id>/verify/<n>/combined.log`); null when no build ran. */
+  edit_build_output_file: string | null;
 }
 
 /** Tool exit codes of the design: 0 success, 1 the edit failed (nothing written), 2 the build failed and was rolled back. */
@@ -51,8 +57,16 @@ export interface ControlledEditOutcome {
   report_error?: ErrorInfo;
 }
 
-const TAIL_LINES = 40;
 const FIRST_DIAGNOSTICS = 10;
+
+/** The design's description of the pre-edit checkpoint (`create_checkpoint("pre_edit_" + filename, "Controlled edit baseline")`). */
+export const CHECKPOINT_DESCRIPTION = 'Controlled edit baseline';
+
+/** Why the Compilation Status is FAILED without a build: said on the line after the field. */
+function noBuildReason(outcome: ControlledEditOutcome): string {
+  if (outcome.edit_applied) return `the build could not run${outcome.error ? `: ${outcome.error.message.split('\n')[0]}` : ''}`;
+  return 'the build did not run: the edit failed';
+}
 
 /**
  * The design's report template, verbatim, first (headings, bold labels, the diff block, the
@@ -63,13 +77,14 @@ export function renderControlledEditMarkdown(outcome: ControlledEditOutcome, whe
   const s = outcome.state;
   const v = outcome.verification;
   const target = s.edit_file_path ?? outcome.result?.path ?? outcome.error?.path ?? '(none)';
-  const compile = v ? (v.passed ? 'PASSED' : 'FAILED') : 'FAILED (the build did not run: the edit failed)';
+  // The design's field holds PASSED or FAILED only; when no build ran, FAILED and the reason on the next line.
+  const compile = v ? (v.passed ? 'PASSED' : 'FAILED') : `FAILED\n  (${noBuildReason(outcome)})`;
   const lines = [
     '# Controlled Edit Mode v1: Run Report',
     '',
     `- **Timestamp:** ${when.toISOString()}`,
     `- **Target File:** \`${target}\``,
-    `- **Checkpoint ID:** \`${s.edit_checkpoint_id ?? '(none: nothing was written)'}\``,
+    `- **Checkpoint ID:** \`${s.edit_checkpoint_id ?? '(none: the request was refused before a checkpoint was taken)'}\``,
     `- **Edit Status:** ${outcome.edit_applied ? 'SUCCESS' : 'FAILURE'}`,
     `- **Compilation Status:** ${compile}`,
     `- **Automatic Rollback Triggered:** ${outcome.rolled_back ? 'YES' : 'NO'}`,
@@ -78,21 +93,18 @@ export function renderControlledEditMarkdown(outcome: ControlledEditOutcome, whe
     '',
     '```diff',
   ];
-  const diff = outcome.result?.diff ?? '';
-  if (diff) lines.push(diff.trimEnd());
-  else if (outcome.requested) {
-    // Nothing was applied: the replacement that was asked for, in the design's -old/+new form.
-    for (const l of outcome.requested.old_text.replace(/\n$/, '').split('\n')) lines.push(`-${l}`);
-    if (outcome.requested.new_text !== '') for (const l of outcome.requested.new_text.replace(/\n$/, '').split('\n')) lines.push(`+${l}`);
-  }
+  // The template's block exactly: -[old_text] then +[new_text], each line marked (the git diff follows in Details).
+  if (outcome.requested) lines.push(...modificationBlock(outcome.requested.old_text, outcome.requested.new_text));
   lines.push('```', '', '## Compilation Diagnostic Output', '', '```text');
-  if (!v) lines.push('(the build did not run: the edit failed)');
-  else lines.push(v.tail.split('\n').slice(-TAIL_LINES).join('\n').trimEnd() || '(no output)');
+  if (!v) lines.push(s.edit_build_output.trimEnd() || `(${noBuildReason(outcome)})`);
+  else lines.push(compilationExcerpt(s.edit_build_output || v.tail).trimEnd() || '(no output)');
   lines.push('```', '', '## Details', '', `- **Run ID:** ${outcome.run_id}`, `- **Result:** ${outcome.message}`, `- **Tool exit code:** ${outcome.tool_exit_code}`);
+  if (s.edit_checkpoint_id && s.edit_file_path) lines.push(`- **Checkpoint:** \`pre_edit_${s.edit_file_path}\` — ${CHECKPOINT_DESCRIPTION}`);
   if (v) {
     lines.push(`- **Build command:** \`${v.command}\` (exit code ${v.exit_code ?? 'none'}${v.timed_out ? ', timed out' : ''}, ${Math.round(v.duration_ms)} ms)`);
     lines.push(`- **Build logs:** \`${v.artifact_dir}/\``);
   }
+  if (s.edit_build_output_file) lines.push(`- **Full build output:** \`${s.edit_build_output_file}\``);
   if (outcome.rollback_check) {
     const c = outcome.rollback_check;
     lines.push(`- **Rollback check:** sha256 before ${c.before.slice(0, 16)}…, after rollback ${c.after.slice(0, 16)}… — ${c.exact ? 'identical' : 'DIFFERENT'}`);
@@ -100,11 +112,25 @@ export function renderControlledEditMarkdown(outcome: ControlledEditOutcome, whe
   if (outcome.error && !outcome.edit_applied) {
     lines.push('', '### Why the edit failed', '', `\`${outcome.error.code}\`: ${outcome.error.message}`, '', `Hint: ${outcome.error.hint}`);
   }
+  const diff = outcome.result?.diff ?? '';
+  if (diff) lines.push('', '### Unified diff', '', '```diff', diff.trimEnd(), '```');
   if (v) {
     const first = v.diagnostics.slice(0, FIRST_DIAGNOSTICS).map((d) => `- ${formatDiagnostic(d)}`);
     lines.push('', '### Parsed compiler diagnostics', '', first.length > 0 ? first.join('\n') : '(none parsed)');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** `-[old_text]` / `+[new_text]`: every line of each side marked; an empty side adds no line. */
+export function modificationBlock(oldText: string, newText: string): string[] {
+  const side = (text: string, mark: string): string[] =>
+    text === ''
+      ? []
+      : text
+          .replace(/\r?\n$/, '')
+          .split(/\r?\n/)
+          .map((l) => `${mark}${l}`);
+  return [...side(oldText, '-'), ...side(newText, '+')];
 }
 
 export function controlledEditJson(outcome: ControlledEditOutcome, when: Date): unknown {

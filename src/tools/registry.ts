@@ -4,6 +4,7 @@
  * tools). Adding a tool is adding it to the list.
  */
 import { z } from 'zod';
+import { TOOL_ALIASES } from '../config/config.js';
 import { applyPatchTool } from './apply-patch.js';
 import { activeEditTool, askQuestionTool, converseTool, taskCompletionTool } from './control.js';
 import { editFileTool } from './edit-file.js';
@@ -26,8 +27,16 @@ export class ToolRegistry {
     }
   }
 
+  /**
+   * The tool a call names. The headless ADR's own names (`apply_diff`: our apply_patch, TOOL_ALIASES) work as
+   * call names too, not only in allowed_tools: a model prompted with the ADR's tool list calls them. An alias
+   * is not listed (names(), list()): models are offered one name per tool.
+   */
   get(name: string): AnyTool | undefined {
-    return this.byName.get(name);
+    const own = this.byName.get(name);
+    if (own) return own;
+    const target = Object.hasOwn(TOOL_ALIASES, name) ? TOOL_ALIASES[name] : undefined;
+    return target !== undefined ? this.byName.get(target) : undefined;
   }
 
   names(): string[] {

@@ -195,6 +195,19 @@ export class Transaction implements WriteTransaction {
     return [...this.writtenPaths].sort();
   }
 
+  /**
+   * Checkpoints `paths` now, before anything is attempted, for a mode whose contract is "checkpoint,
+   * then try" (controlled edit: a replacement that is then refused still names its checkpoint).
+   * Durable and journaled before it returns; a rollback restores it like the batches' own.
+   */
+  checkpointBefore(paths: readonly string[]): string {
+    this.assertOpen();
+    const cp = this.layer.checkpoints.createFiles(paths, this.name, this.reason || `before ${summarize([...paths])}`, { kind: 'transaction', tx: this.id });
+    this.addCheckpoint(cp);
+    this.journal();
+    return cp.id;
+  }
+
   /** @internal */
   addCheckpoint(manifest: Manifest): void {
     this.ids.push(manifest.id);

@@ -94,6 +94,8 @@ describe('a headless write to a denied pattern is a Pattern violation (exit 2)',
       expect(out.turns).toBe(1);
       expect(out.violation.type).toBe('Pattern');
       expect(out.violation.message).toMatch(/^constraint violated: Pattern - /);
+      // The ADR's own sentence leads the detail, verbatim; ours follows.
+      expect(out.violation.message.startsWith(`constraint violated: Pattern - file ${target} not allowed by patterns — `)).toBe(true);
       const after = fs.existsSync(path.join(root, target)) ? fs.readFileSync(path.join(root, target), 'utf8') : null;
       expect(after).toBe(before);
       const metrics = JSON.parse(fs.readFileSync(out.metrics, 'utf8'));
@@ -126,5 +128,57 @@ describe('the state folder is ignored by git whichever command creates it', () =
     expect(fs.existsSync(path.join(root, '.editwarden'))).toBe(true);
     const status = spawnSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: root, encoding: 'utf8' }).stdout;
     expect(status).toBe('');
+  });
+});
+
+describe("apply_diff, the ADR's tool name, works as a call name on every route", () => {
+  const PATCH = '*** Begin Patch\n*** Update File: src/main.go\n@@\n-func main() {}\n+func main() { println("hi") }\n*** End Patch\n';
+  const patched = (root: string): string => fs.readFileSync(path.join(root, 'src/main.go'), 'utf8');
+
+  it('agent: a run under the ADR YAML whose model calls apply_diff', () => {
+    const root = goProject();
+    const model = script(root, [{ tool_calls: [{ name: 'apply_diff', arguments: { patch: PATCH } }] }, done]);
+    const r = bin(['run', '--task', 'Say hi.', '--model', model, '--root', root, '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(patched(root)).toContain('println("hi")');
+  });
+
+  it('tool runner: editwarden exec of an apply_diff call', () => {
+    const root = goProject();
+    const calls = path.join(root, '..', `${path.basename(root)}-calls.jsonl`);
+    fs.writeFileSync(calls, `${JSON.stringify({ tool: 'apply_diff', args: { patch: PATCH } })}\n`);
+    try {
+      const r = bin(['exec', calls, '--root', root, '--json']);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+    } finally {
+      fs.rmSync(calls, { force: true });
+    }
+    expect(patched(root)).toContain('println("hi")');
+  });
+
+  it('a tool the ADR YAML does not allow is still refused under its alias rules (write_file removed from the list: apply_diff still works, write_file does not)', () => {
+    const root = goProject(ADR_YAML.replace('    - write_file\n', ''));
+    const model = script(root, [{ tool_calls: [{ name: 'apply_diff', arguments: { patch: PATCH } }] }, { tool_calls: [{ name: 'write_file', arguments: { path: 'src/x.go', content: 'package main\n' } }] }, done]);
+    const r = bin(['run', '--task', 'x', '--model', model, '--root', root, '--json']);
+    expect(r.code).toBe(2);
+    expect(patched(root)).toContain('println("hi")');
+    expect(JSON.parse(r.stdout).violation.message.startsWith('constraint violated: ToolRestriction - tool write_file not in allowed list — ')).toBe(true);
+  });
+});
+
+describe('apply_diff over MCP', () => {
+  it('is callable by that name (not listed: one name per tool)', async () => {
+    const { call, connect } = await import('../mcp/helpers/server.js');
+    const root = goProject('');
+    const server = await connect(['--root', root]);
+    try {
+      const { tools } = await server.client.listTools();
+      expect(tools.map((t) => t.name)).not.toContain('apply_diff');
+      const r = await call(server.client, 'apply_diff', { patch: '*** Begin Patch\n*** Update File: src/main.go\n@@\n-func main() {}\n+func main() { println("hi") }\n*** End Patch\n' });
+      expect(r.isError, r.text).toBe(false);
+    } finally {
+      await server.close();
+    }
+    expect(fs.readFileSync(path.join(root, 'src/main.go'), 'utf8')).toContain('println("hi")');
   });
 });

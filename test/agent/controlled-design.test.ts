@@ -40,6 +40,9 @@ describe('the loop stops after the edit attempt, regardless of whether it succee
     expect(String(c.results[0]?.output).split('\n')[0]).toMatch(/^Edit failed: The specified old_text was not found in the file\. Searched for: return 7;\. Hint: Use read_file to view current contents and find a unique anchor point\./);
     expect(String(c.results[0]?.output).split('\n')[1]).toBe('tool exit code: 1');
     expect(c.out.controlled.state).toMatchObject({ has_edited: true, build_success: false, edit_file_path: 'src/greeting.mjs' });
+    // The checkpoint came before the attempt: the refused replacement still names it.
+    expect(c.out.controlled.state.edit_checkpoint_id).toMatch(/\S/);
+    expect(c.report).toContain(`- **Checkpoint ID:** \`${c.out.controlled.state.edit_checkpoint_id}\`\n`);
     expect(c.report).toContain('- **Edit Status:** FAILURE');
     expect(c.report).toContain('- **Target File:** `src/greeting.mjs`');
   });
@@ -87,7 +90,9 @@ describe("the design's report template, exactly", () => {
     expect(c.report).toMatch(/- \*\*Timestamp:\*\* \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z\n/);
     expect(c.report).toMatch(/- \*\*Checkpoint ID:\*\* `[^`(]+`\n/);
     expect(c.report).toContain('- **Edit Status:** SUCCESS\n- **Compilation Status:** PASSED\n- **Automatic Rollback Triggered:** NO\n');
-    expect(c.report).toMatch(/## Modification Diff Detail\n\n```diff\n[\s\S]*- {2}return 1;\n\+ {2}return 2;\n[\s\S]*```\n\n## Compilation Diagnostic Output\n/);
+    // The template's block exactly: -[old_text] / +[new_text]; the git diff follows in Details.
+    expect(c.report).toContain('## Modification Diff Detail\n\n```diff\n-return 1;\n+return 2;\n```\n\n## Compilation Diagnostic Output\n');
+    expect(c.report.slice(c.report.indexOf('## Details'))).toMatch(/### Unified diff\n\n```diff\ndiff --git a\/src\/greeting.mjs[\s\S]*- {2}return 1;\n\+ {2}return 2;\n/);
     expect(c.report.indexOf('## Details')).toBeGreaterThan(c.report.indexOf('## Compilation Diagnostic Output'));
   });
 });

@@ -82,12 +82,14 @@ describe('editwarden edit', () => {
     expect(fs.readFileSync(path.join(root, 'Makefile'), 'utf8').startsWith('release:')).toBe(true);
   });
 
-  it('refuses wiping a file (E_DRAMATIC_REDUCTION) unless --force', () => {
-    fs.writeFileSync(path.join(root, 'big.txt'), Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n') + '\n');
-    const refused = cli(['edit', 'big.txt', '--mode', 'overwrite', '--new', 'tiny\n']);
+  it('refuses wiping a file through an edit (E_DRAMATIC_REDUCTION) unless --force; an explicit --mode overwrite is applied', () => {
+    const big = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n') + '\n';
+    fs.writeFileSync(path.join(root, 'big.txt'), big);
+    fs.writeFileSync(path.join(root, 'old.txt'), big);
+    const refused = cli(['edit', 'big.txt', '--old-file', 'old.txt', '--new', 'tiny\n']);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain('E_DRAMATIC_REDUCTION');
-    const forced = cli(['edit', 'big.txt', '--mode', 'overwrite', '--new', 'tiny\n', '--force']);
+    const forced = cli(['edit', 'big.txt', '--mode', 'overwrite', '--new', 'tiny\n']);
     expect(forced.code).toBe(0);
     expect(fs.readFileSync(path.join(root, 'big.txt'), 'utf8')).toBe('tiny\n');
   });

@@ -33,6 +33,8 @@ interface Scenario {
   constraint: string;
   /** Text the message must contain (the limit, named). */
   names: string[];
+  /** The ADR's own error text, pasted from it (its fmt.Errorf with the scenario's numbers): the message leads with it. */
+  adr?: string;
   /** Files the run wrote before the violation (kept under keep, gone under rollback). */
   kept: string[];
   /** Files that must never exist (the refused change, and calls after it). */
@@ -49,6 +51,7 @@ const scenarios: Scenario[] = [
     type: 'FileModification',
     constraint: 'max_files',
     names: ['constraints.max_files', '10'],
+    adr: 'max files limit exceeded: 11 >= 10',
     kept: Array.from({ length: 9 }, (_, i) => `src/f${i + 1}.txt`),
     never: ['src/f10.txt', 'src/after.txt'],
   },
@@ -60,6 +63,7 @@ const scenarios: Scenario[] = [
     type: 'FileModification',
     constraint: 'max_lines_changed',
     names: ['constraints.max_lines_changed', '500', '600'],
+    adr: 'max lines changed exceeded: 600 > 500',
     kept: ['a.txt'],
     never: ['b.txt', 'c.txt'],
   },
@@ -71,6 +75,7 @@ const scenarios: Scenario[] = [
     type: 'Pattern',
     constraint: 'denied_patterns',
     names: ['vendor/lib.go', 'vendor/**', 'constraints.denied_patterns'],
+    adr: 'file vendor/lib.go not allowed by patterns',
     kept: ['src/main.go'],
     never: ['vendor/lib.go', 'src/after.go'],
   },
@@ -82,8 +87,22 @@ const scenarios: Scenario[] = [
     type: 'ToolRestriction',
     constraint: 'headless',
     names: ['ask_question', 'headless'],
+    adr: 'interactive tool ask_question not allowed in headless mode',
     kept: ['a.txt'],
     never: ['b.txt'],
+  },
+  {
+    name: "tool restriction: write_file not in allowed_tools (the ADR's own list, less write_file)",
+    calls: [editReadme, { tool: 'read_file', args: { path: 'README.md' } }, write('a.txt'), write('b.txt')],
+    flags: [],
+    yaml: 'constraints:\n  allowed_tools:\n    - read_file\n    - edit_file\n    - apply_diff\n    - search_files\n    - list_files\n    - execute_command\n',
+    at: 2,
+    type: 'ToolRestriction',
+    constraint: 'allowed_tools',
+    names: ['write_file', 'constraints.allowed_tools'],
+    adr: 'tool write_file not in allowed list',
+    kept: [],
+    never: ['a.txt', 'b.txt'],
   },
   {
     name: 'token limit: 55,000 tokens with a limit of 50,000',
@@ -102,6 +121,7 @@ for (const policy of ['keep', 'rollback'] as const) {
   describe(`ADR scenarios under on_violation: ${policy}`, () => {
     for (const s of scenarios) {
       it(s.name, () => {
+        if (s.yaml) fs.writeFileSync(path.join(root, '.editwarden.yml'), s.yaml);
         const r = execCli(root, jsonl(s.calls as never), [...s.flags, '--on-violation', policy, '--json']);
         expect(r.code, r.stderr).toBe(2);
         const out = JSON.parse(r.stdout);
@@ -116,6 +136,9 @@ for (const policy of ['keep', 'rollback'] as const) {
       expect(r.code, r.stderr).toBe(2);
       const out = JSON.parse(r.stdout);
       expectAborted(out, { at: 2, type: 'Timeout', constraint: 'timeout', names: ['constraints.timeout', '1.5'] });
+      // The ADR's `execution timeout exceeded: %v > %v`, durations as Go prints them.
+      expect(out.violation.adr_error).toMatch(/^execution timeout exceeded: \d+(\.\d+)?s > 1\.5s$/);
+      expect(out.violation.message.startsWith(`constraint violated: Timeout - ${out.violation.adr_error} — `)).toBe(true);
       // The `sleep` is gone (found by its command line: a pid written inside the sandbox is of its own pid namespace).
       const pidFile = path.join(root, 'pid.txt');
       expect(sleepersRunning('60.4213')).toEqual([]);
@@ -127,7 +150,7 @@ for (const policy of ['keep', 'rollback'] as const) {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the --json report is read field by field, and each expect below checks the field it reads.
-function expectAborted(out: any, s: Pick<Scenario, 'at' | 'type' | 'constraint' | 'names'>): void {
+function expectAborted(out: any, s: Pick<Scenario, 'at' | 'type' | 'constraint' | 'names' | 'adr'>): void {
   expect(out.ok).toBe(false);
   expect(out.status).toBe('failed');
   // Caught at once: the offending call is the last one that ran.
@@ -139,6 +162,12 @@ function expectAborted(out: any, s: Pick<Scenario, 'at' | 'type' | 'constraint' 
   expect(offending.error.code).toBe('E_CONSTRAINT');
   expect(out.violation).toMatchObject({ type: s.type, constraint: s.constraint, call: s.at });
   for (const text of s.names) expect(out.violation.message).toContain(text);
+  if (s.adr !== undefined) {
+    // The ADR's sentence first, verbatim, then ours.
+    expect(out.violation.adr_error).toBe(s.adr);
+    expect(out.violation.message.startsWith(`constraint violated: ${s.type} - ${s.adr} — `)).toBe(true);
+    expect(offending.error.message).toContain(s.adr);
+  }
   // Evidence in the run folder.
   const dir = out.run_dir as string;
   expect(dir).toContain(path.join('.editwarden', 'runs', out.run_id));

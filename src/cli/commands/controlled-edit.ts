@@ -2,10 +2,12 @@
  * `editwarden controlled-edit`: one edit of one file, then the build, then
  * rollback if it fails — the ControlledEditSession, from flags or a JSON tool
  * call on stdin. Exit 0 success, 1 edit refused, 3 build failed (rolled back).
+ * A tool call that is not valid JSON is the design's `JSON parsing error: …`
+ * path: the session answers it (tool exit code 1), writes the report, exits 1.
  */
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { ControlledEditSession, type ControlledEditOutcome } from '../../agent/controlled.js';
+import { CHECKPOINT_DESCRIPTION, ControlledEditSession, type ControlledEditOutcome } from '../../agent/controlled.js';
 import { loadConfigFast } from '../../config/defaults.js';
 import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { formatError, paint, paintDiff, readAll, useColor, writeJson, type Io, refuseCommand } from '../output.js';
@@ -65,17 +67,27 @@ export function exitCodeOf(outcome: ControlledEditOutcome): number {
 async function runControlledEdit(flags: Flags, io: Io): Promise<number> {
   const root = flags.root ?? process.cwd();
   let args: unknown;
+  // Not valid JSON: the session's own answer (the design's router parses inside the tool call), not a usage error.
+  let invalidJson: string | null = null;
   let timeoutMs: number | undefined;
   try {
-    args = flags.request !== undefined ? JSON.parse(flags.request === '-' ? await readAll(io.stdin) : fs.readFileSync(flags.request, 'utf8')) : argsFromFlags(flags);
+    if (flags.request !== undefined) {
+      const raw = flags.request === '-' ? await readAll(io.stdin) : fs.readFileSync(flags.request, 'utf8');
+      try {
+        args = JSON.parse(raw);
+      } catch (error) {
+        invalidJson = (error as Error).message;
+      }
+    } else {
+      args = argsFromFlags(flags);
+    }
     if (flags.timeout !== undefined) {
       const seconds = Number(flags.timeout);
       if (!Number.isFinite(seconds) || seconds <= 0) throw usage('--timeout must be a positive number of seconds.');
       timeoutMs = seconds * 1000;
     }
   } catch (error) {
-    const info = error instanceof SyntaxError ? { code: ErrorCode.PARSE, message: `The tool call is not valid JSON: ${error.message}`, hint: 'Send {"filename", "old_text", "new_text"}.' } : toErrorInfo(error);
-    return refuseCommand(info, flags.json === true, io);
+    return refuseCommand(toErrorInfo(error), flags.json === true, io);
   }
   try {
     const config = await loadConfigFast(root, flags.config);
@@ -89,7 +101,7 @@ async function runControlledEdit(flags: Flags, io: Io): Promise<number> {
       applyHooks: opened.applyHooks,
     });
     if (!flags.json) io.stdout.write(`${paint(color, 'bold', 'controlled edit')} run ${session.runId}\n`);
-    const outcome = await session.editFile(args);
+    const outcome = invalidJson !== null ? session.invalidJson(invalidJson) : await session.editFile(args);
     printOutcome(outcome, flags.json === true, io);
     return exitCodeOf(outcome);
   } catch (error) {
@@ -149,7 +161,7 @@ function printOutcome(outcome: ControlledEditOutcome, json: boolean, io: Io): vo
   }
   const color = useColor(io);
   const s = outcome.state;
-  if (s.edit_checkpoint_id) io.stdout.write(`checkpoint ${s.edit_checkpoint_id} (pre_edit_${s.edit_file_path})\n`);
+  if (s.edit_checkpoint_id) io.stdout.write(`checkpoint ${s.edit_checkpoint_id} (pre_edit_${s.edit_file_path}: ${CHECKPOINT_DESCRIPTION})\n`);
   if (outcome.result?.diff) io.stdout.write(paintDiff(color, outcome.result.diff));
   const v = outcome.verification;
   if (v) {
@@ -165,6 +177,8 @@ function printOutcome(outcome: ControlledEditOutcome, json: boolean, io: Io): vo
   if (outcome.error && !s.has_edited) io.stdout.write(`${formatError(outcome.error, color)}\n`);
   const tone = outcome.tool_exit_code === 0 ? 'green' : 'red';
   io.stdout.write(`${paint(color, tone, outcome.message)}\n`);
+  // As the agent path tells the model (describeOutcome): the design's tool exit code under its message.
+  io.stdout.write(`tool exit code: ${outcome.tool_exit_code}\n`);
   if (outcome.report) io.stdout.write(`report: ${outcome.report.markdown} (+ ${outcome.report.json})\n`);
   if (outcome.report_error) io.stderr.write(`${formatError(outcome.report_error, useColor(io, 'stderr'))}\n`);
 }
