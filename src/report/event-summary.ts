@@ -135,13 +135,22 @@ export interface EventLine {
   route: string;
   /** The event in one line (no time, kind or route). */
   text: string;
+  /** A heading for the event where its message is shown below it (refusals, violations: without the message). */
+  title: string;
 }
 
 const paths = (p: readonly string[]): string => (p.length === 0 ? '' : p.length <= 3 ? p.join(', ') : `${p.slice(0, 3).join(', ')} and ${p.length - 3} more`);
 
 /** One event as one timeline line. */
 export function eventLine(event: EditwardenEvent): EventLine {
-  const head = { time: event.time, kind: event.kind, route: routeText(event.route) };
+  const line = fullLine(event);
+  if (event.kind === 'refusal') return { ...line, title: `${event.code} ${event.tool}${event.paths.length ? ` ${paths(event.paths)}` : ''}` };
+  if (event.kind === 'violation') return { ...line, title: `${event.type} (${event.constraint}: ${event.actual} over ${Array.isArray(event.limit) ? event.limit.join(', ') : event.limit})` };
+  return { ...line, title: line.text };
+}
+
+function fullLine(event: EditwardenEvent): EventLine {
+  const head = { time: event.time, kind: event.kind, route: routeText(event.route), title: '' };
   switch (event.kind) {
     case 'edit':
       return { ...head, severity: 'change', text: `${event.tool} ${paths(event.paths)} +${event.added} -${event.removed}${event.checkpoint ? ` (undo: ${event.checkpoint})` : ''}` };

@@ -99,7 +99,7 @@ function row(item: ReportItem, n: number): string {
   const line = eventLine(item.event);
   const classes = `ev ${item.event.kind}${line.severity === 'command-failed' ? ' failed' : ''}`;
   const undo = item.event.checkpoint ? ` · undo step <code>${esc(item.event.checkpoint)}</code>` : '';
-  return `<li class="${classes}" id="e${n}"><div class="head"><span class="n">#${n}</span><span class="kind">${esc(item.event.kind)}</span><span>${esc(line.text)}</span></div><div class="route">${esc(item.event.time)} · ${esc(routeText(item.event.route))}${undo}</div>${body(item)}</li>`;
+  return `<li class="${classes}" id="e${n}"><div class="head"><span class="n">#${n}</span><span class="kind">${esc(item.event.kind)}</span><span>${esc(line.title)}</span></div><div class="route">${esc(item.event.time)} · ${esc(routeText(item.event.route))}${undo}</div>${body(item)}</li>`;
 }
 
 function usageRow(name: string, u: Usage, unit = ''): string {

@@ -50,7 +50,7 @@ function cutDiff(diff: string): string {
 function itemMarkdown(item: ReportItem, n: number): string[] {
   const { event } = item;
   const line = eventLine(event);
-  const out = [`### ${n}. ${event.kind} — ${mdText(line.text)}`, '', `${mdText(event.time)} · ${mdText(routeText(event.route))}${event.checkpoint ? ` · undo step ${mdCode(event.checkpoint)}` : ''}`, ''];
+  const out = [`### ${n}. ${event.kind} — ${mdText(line.title)}`, '', `${mdText(event.time)} · ${mdText(routeText(event.route))}${event.checkpoint ? ` · undo step ${mdCode(event.checkpoint)}` : ''}`, ''];
   switch (event.kind) {
     case 'edit':
       out.push(`Files: ${event.paths.map(mdCode).join(', ')} (+${event.added} −${event.removed})`, '');
