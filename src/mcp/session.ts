@@ -223,6 +223,8 @@ export class McpSession {
       tools: MCP_RUNNER_TOOLS,
       transactions: open.transactions,
       apply: open.apply,
+      // The event log names the route: an MCP client's calls, whichever mode.
+      events: { via: 'mcp' },
     });
     return this.runner;
   }
