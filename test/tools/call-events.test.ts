@@ -33,7 +33,7 @@ describe('what one call adds', () => {
     expect(callEvents(base, { ...ctx, kind: 'read' })).toEqual([]);
   });
   it('a refused edit adds a refusal naming the path it asked for', () => {
-    const refused = { ...base, tool: 'edit_file', ok: false, status: 'failed' as const, error: { code: 'E_NOT_FOUND', message: 'm', hint: 'h' } };
+    const refused = { ...base, tool: 'edit_file', ok: false, status: 'failed' as const, error: { code: 'E_NOT_FOUND' as const, message: 'm', hint: 'h' } };
     expect(callEvents(refused, { ...ctx, kind: 'write' })).toEqual([{ route: ctx.route, kind: 'refusal', tool: 'edit_file', paths: ['a.txt'], code: 'E_NOT_FOUND', message: 'm', hint: 'h' }]);
   });
 });
