@@ -130,7 +130,7 @@ export class CallEventLog {
     if (options.events === false || profile.dryRun || (options.events === undefined && options.artifacts === false)) return null;
     const route: EventRoute = { via: profile.mode, ...options.events, run: runId };
     const runFolder = runDir ? path.relative(options.ws.root, runDir).split(path.sep).join('/') : null;
-    return new CallEventLog(options.ws.stateDir, route, options.config.constraints, runFolder, () => newestTransactionCheckpoint(checkpoints));
+    return new CallEventLog(options.ws.stateDir, route, options.config.constraints, runFolder, () => newestCheckpoint(checkpoints));
   }
 
   call(record: CallRecord, kind: ToolKind | undefined, args: unknown): void {
@@ -143,12 +143,14 @@ export class CallEventLog {
   }
 }
 
-/** The newest checkpoint, when a transaction made it (the one an applied write just took). */
-function newestTransactionCheckpoint(checkpoints: CheckpointService | undefined): string | null {
+/**
+ * The newest checkpoint right after a write: the one its transaction took (or, inside a run-wide rollback
+ * transaction, the run's own, which is the step that undoes it). Read from the folder listing only: parsing
+ * a manifest per call would cost a 50k-file workspace manifest's parse on every write.
+ */
+function newestCheckpoint(checkpoints: CheckpointService | undefined): string | null {
   try {
-    const ids = checkpoints?.manifests.ids() ?? [];
-    const newest = ids[ids.length - 1];
-    return newest && checkpoints?.get(newest.id).origin.kind === 'transaction' ? newest.id : null;
+    return checkpoints?.manifests.ids().at(-1)?.id ?? null;
   } catch {
     return null;
   }
