@@ -43,7 +43,7 @@ li.command{border-left-color:#0969da} li.command.failed{border-left-color:var(--
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}
 code{overflow-wrap:anywhere}
 .code{color:var(--bad);font-weight:700}
-pre.diff{margin:.4rem 0 0;padding:.4rem 0;overflow-x:auto;border:1px solid var(--line);border-radius:6px;background:#f6f8fa}
+pre.diff{display:grid;margin:.4rem 0 0;padding:.4rem 0;overflow-x:auto;border:1px solid var(--line);border-radius:6px;background:#f6f8fa}
 pre.diff span{display:block;padding:0 .6rem;white-space:pre}
 pre.diff .a{background:var(--add);color:var(--addfg)} pre.diff .d{background:var(--del);color:var(--delfg)} pre.diff .h{background:var(--hunk);color:var(--muted)} pre.diff .f{font-weight:700}
 details summary{cursor:pointer;color:var(--muted)}
