@@ -45,20 +45,39 @@ function proseOf(md: string): string {
       fence = open[1] as string;
       continue;
     }
-    // An escaped backtick opens no code span.
-    let rest = line.replace(/\\`/g, '');
-    let kept = '';
-    for (;;) {
-      const start = /`+/.exec(rest);
-      if (!start) break;
-      const close = rest.indexOf(start[0], start.index + start[0].length);
-      if (close < 0) break;
-      kept += rest.slice(0, start.index);
-      rest = rest.slice(close + start[0].length);
-    }
-    out.push(kept + rest);
+    out.push(withoutCodeSpans(line));
   }
   return out.join('\n');
+}
+
+/** A line without its code spans, scanned as CommonMark does: a backslash escapes the next character outside code; inside a span nothing is escaped. */
+function withoutCodeSpans(line: string): string {
+  let kept = '';
+  let i = 0;
+  while (i < line.length) {
+    const c = line[i] as string;
+    if (c === '\\') {
+      kept += line.slice(i, i + 2);
+      i += 2;
+      continue;
+    }
+    if (c !== '`') {
+      kept += c;
+      i++;
+      continue;
+    }
+    const run = /^`+/.exec(line.slice(i))?.[0] as string;
+    // The span ends at the next run of exactly the same length.
+    const rest = line.slice(i + run.length);
+    const close = [...rest.matchAll(/`+/g)].find((m) => m[0].length === run.length);
+    if (!close) {
+      kept += run;
+      i += run.length;
+      continue;
+    }
+    i += run.length + (close.index ?? 0) + run.length;
+  }
+  return kept;
 }
 
 describe('text from the log never becomes markup', () => {
