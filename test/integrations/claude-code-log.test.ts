@@ -60,7 +60,8 @@ describe('a Claude Code session in the event log', () => {
     expect(refusal).toMatchObject({ tool: 'Write', code: 'E_DRAMATIC_REDUCTION', path: 'big.txt', route: { via: 'hook', client: 'claude', session: native?.route.session } });
     expect(refusal?.hint).toBeTruthy();
     const mcp = events.find((e) => e.kind === 'edit' && e.route.via === 'mcp');
-    expect(mcp).toMatchObject({ tool: 'edit_file', path: 'notes.txt' });
+    // Claude Code's MCP client names itself in initialize: the route says so.
+    expect(mcp).toMatchObject({ tool: 'edit_file', path: 'notes.txt', route: { client: expect.stringMatching(/claude/i) } });
     expect(mcp?.diff).toContain('+GAMMA');
 
     // The MCP server's run ended when Claude exited: its metrics and its end are written.

@@ -68,6 +68,8 @@ function expectFinished(root: string): void {
   expect(metrics.files.map((f) => f.path)).toEqual(['a.txt']);
   const events = readEvents(path.join(root, '.editwarden')).events;
   expect(events.map((e) => `${e.kind} ${e.route.via}`)).toEqual(expect.arrayContaining(['edit mcp', 'run-end mcp']));
+  // The client's initialize name is the route's client.
+  expect(events.every((e) => e.route.client === 'test')).toBe(true);
 }
 
 describe('the MCP session writes its metrics on every exit path', () => {
