@@ -45,6 +45,8 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   hook: ['echo \'{"tool_name":"Write","tool_input":{"file_path":"a.txt","content":"x"}}\' | editwarden hook claude pre-tool-use'],
   undo: ['editwarden undo', 'editwarden undo --run <run_id>', 'editwarden undo --json'],
   redo: ['editwarden redo', 'editwarden redo --json'],
+  log: ['editwarden log', 'editwarden log --json', 'editwarden log --run <run_id>', 'editwarden log --session <session_id>'],
+  report: ['editwarden report', 'editwarden report --format html -o report.html', 'editwarden report --session <session_id> --format md', 'editwarden report --all --format html -o report.html'],
   'checkpoint repair': ['editwarden checkpoint repair', 'editwarden checkpoint repair --drop <record>', 'editwarden checkpoint repair --retry <record>'],
 };
 

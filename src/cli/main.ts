@@ -113,6 +113,16 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     description: 'Put back what the last `editwarden undo` took away.',
     load: async () => (await import('./commands/undo.js')).registerRedo,
   },
+  log: {
+    term: 'log [options]',
+    description: 'The timeline of what agents did in this root (edits, refusals, commands, violations, undo), newest last.',
+    load: async () => (await import('./commands/log.js')).registerLog,
+  },
+  report: {
+    term: 'report [options]',
+    description: 'What the agent did, for a person: a summary against the limits, then every change (with its diff), refusal, command and violation — as Markdown or one self-contained HTML page.',
+    load: async () => (await import('./commands/report.js')).registerReport,
+  },
 };
 
 /** The command `argv` runs (`help <name>` counts as `<name>`), when it is one of the table's. */

@@ -8,6 +8,7 @@
  */
 import { ErrorCode } from '../errors.js';
 import type { ClientIntegration, HookOutput } from './client.js';
+import { hookRoute, recordHookEdit, recordHookRefusal } from './hook-events.js';
 import { NativeInputError } from './native-edit.js';
 import { recordNativeEdit, vetNativeEdit } from './vet.js';
 
@@ -44,7 +45,7 @@ export async function runHook(client: ClientIntegration, event: string, stdin: s
   if (kind === 'post') {
     try {
       const { tool, call } = client.postCall(input);
-      recordNativeEdit(root, client.name, tool, call);
+      recordHookEdit(root, hookRoute(client.name, input), tool, recordNativeEdit(root, client.name, tool, call));
     } catch (error) {
       // The edit already happened; a record that fails must not turn into an error the model chases.
       return { exitCode: 0, stderr: `editwarden: could not record the change: ${error instanceof Error ? error.message : String(error)}` };
@@ -56,9 +57,13 @@ export async function runHook(client: ClientIntegration, event: string, stdin: s
   try {
     edit = client.nativeEdit(input);
   } catch (error) {
-    return client.deny((error instanceof NativeInputError ? error : new NativeInputError(String(error))).toJSON());
+    const refusal = (error instanceof NativeInputError ? error : new NativeInputError(String(error))).toJSON();
+    recordHookRefusal(root, hookRoute(client.name, input), typeof input.tool_name === 'string' ? input.tool_name : '(unknown tool)', null, refusal);
+    return client.deny(refusal);
   }
   if (!edit) return client.allow();
   const verdict = await vetNativeEdit(root, edit);
+  // Every refusal is in the event log (`editwarden log`): a person sees what the hook stopped.
+  if (!verdict.allow) recordHookRefusal(root, hookRoute(client.name, input), edit.tool, edit, verdict.error);
   return verdict.allow ? client.allow() : client.deny(verdict.error);
 }

@@ -94,7 +94,7 @@ export async function vetNativeEdit(root: string, edit: NativeEdit): Promise<Ver
 }
 
 /** After the client's tool ran: what changed since the hook's checkpoint, appended to `.editwarden/hooks/changes.jsonl`. */
-export function recordNativeEdit(root: string, client: string, tool: string, call: string | undefined): { checkpoint: string | null; changes: Array<{ path: string; change: string }> } {
+export function recordNativeEdit(root: string, client: string, tool: string, call: string | undefined): { checkpoint: string | null; changes: Array<{ path: string; change: string; patch?: string }> } {
   const config: Config = loadConfig(root);
   const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes });
   const service = opened.transactions.checkpoints;
@@ -108,8 +108,9 @@ export function recordNativeEdit(root: string, client: string, tool: string, cal
       break;
     }
   }
-  const changes = checkpoint ? service.diff(checkpoint, { patch: false }).map((c) => ({ path: c.path, change: c.change })) : [];
-  appendLog(opened.ws, { at: new Date().toISOString(), client, tool, ...(call !== undefined ? { call } : {}), checkpoint, changes });
+  // With the patch: the event log (hook-events.ts) shows the change's diff; changes.jsonl keeps its paths only.
+  const changes = checkpoint ? service.diff(checkpoint).map((c) => ({ path: c.path, change: c.change, ...(c.patch !== undefined ? { patch: c.patch } : {}) })) : [];
+  appendLog(opened.ws, { at: new Date().toISOString(), client, tool, ...(call !== undefined ? { call } : {}), checkpoint, changes: changes.map((c) => ({ path: c.path, change: c.change })) });
   return { checkpoint, changes };
 }
 

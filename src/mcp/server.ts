@@ -45,6 +45,8 @@ export function createMcpServer(session: McpSession, log: (line: string) => void
       });
 
   server.oninitialized = () => {
+    // The event log names the client (its initialize clientInfo) beside the route.
+    session.setClientName(server.getClientVersion()?.name);
     if (server.getClientCapabilities()?.roots) session.setClientRoots(askRoots());
   };
   server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {

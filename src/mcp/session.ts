@@ -85,11 +85,17 @@ export class McpSession {
   /** The root being opened, shared by calls that overlap. */
   private opening: Promise<OpenRoot> | null = null;
   private closed = false;
+  private clientName: string | undefined;
   /** Runs that have ended in this session, oldest first. */
   readonly finished: RunSummary[] = [];
 
   constructor(options: SessionOptions) {
     this.options = options;
+  }
+
+  /** The client's name from its initialize request (clientInfo.name), for the event log's route. */
+  setClientName(name: string | undefined): void {
+    if (typeof name === 'string' && name !== '') this.clientName = name.slice(0, 100);
   }
 
   /** The client's root URIs (a pending roots/list answer); undefined when it offers none. */
@@ -224,6 +230,8 @@ export class McpSession {
       tools: MCP_RUNNER_TOOLS,
       transactions: open.transactions,
       apply: open.apply,
+      // The event log names the route: an MCP client's calls, whichever mode, and the client where it said its name.
+      events: { via: 'mcp', ...(this.clientName ? { client: this.clientName } : {}) },
     });
     return this.runner;
   }

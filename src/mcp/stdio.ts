@@ -2,8 +2,10 @@
  * `editwarden mcp` over stdio: one session on this process's stdin and
  * stdout. stdout carries only protocol messages (notices go to stderr). The
  * server ends when the client closes stdin, when its reader closes stdout
- * (EPIPE: nobody is left to answer), or on SIGINT/SIGTERM, and always
- * finishes its run first (metrics and reports written).
+ * (EPIPE: nobody is left to answer), or on SIGINT/SIGTERM/SIGHUP, and
+ * always finishes its run first (metrics and reports written): a call still
+ * running is cancelled (the SDK aborts every open request when the server
+ * closes), and a second signal during the finish is absorbed.
  *
  * Nothing a client sends ends the server: a frame over MAX_MESSAGE_BYTES
  * gets an Invalid Request error under its own id (when its first bytes name
@@ -135,6 +137,9 @@ export class GuardedStdioTransport implements Transport {
   }
 }
 
+/** The signals a client (or its terminal) ends the server with: each one finishes the run first. */
+const EXIT_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
 export async function serveStdio(session: McpSession, log: (line: string) => void): Promise<void> {
   const server = createMcpServer(session, log);
   const transport = new GuardedStdioTransport(process.stdin, process.stdout);
@@ -149,16 +154,19 @@ export async function serveStdio(session: McpSession, log: (line: string) => voi
   // The transport closing itself (stdout gone) closes the server through onclose.
   process.stdin.once('end', stop);
   process.stdin.once('close', stop);
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  // SIGHUP: a client in a terminal that closes (its process group gets the hang-up) ended the server without a word.
+  for (const signal of EXIT_SIGNALS) process.on(signal, stop);
   try {
     await closed;
   } finally {
     process.stdin.off('end', stop);
     process.stdin.off('close', stop);
-    process.off('SIGTERM', stop);
-    process.off('SIGINT', stop);
-    await session.close();
+    try {
+      // The handlers stay until the run is finished: a client escalating SIGINT → SIGTERM must not kill it mid-write.
+      await session.close();
+    } finally {
+      for (const signal of EXIT_SIGNALS) process.off(signal, stop);
+    }
     // A paused stdin would keep the process alive after a signal.
     process.stdin.destroy();
   }

@@ -11,6 +11,7 @@ import { EditwardenError, ErrorCode, formatRefusal } from '../errors.js';
 import type { FileChange, RunMode } from '../guard/constraints.js';
 import type { RunMetrics, RunStatus } from '../guard/metrics.js';
 import type { Violation } from '../guard/violations.js';
+import type { EventRoute } from '../runs/event-types.js';
 import type { RunReports } from '../runs/records.js';
 import type { Config } from '../config/config.js';
 import type { RollbackResult, TransactionLayer } from '../workspace/transaction.js';
@@ -89,6 +90,12 @@ export interface ToolRunnerOptions {
   approve?: ApprovalHook;
   interaction?: Interaction;
   onEvent?: (event: RunnerEvent) => void;
+  /**
+   * The route this run's events are recorded under in the root's event log
+   * (runs/events.ts): `via` defaults to the profile's mode, `run` is the run
+   * id. false: record none (default when `artifacts` is false).
+   */
+  events?: Omit<EventRoute, 'run'> | false;
   /**
    * Config files that govern the run (absolute paths; default
    * `<root>/.editwarden.yml`): a command that changes one is a violation

@@ -14,10 +14,9 @@
  * an `Ended` with the call's fields, and the call is recorded from it.
  *
  * A constraint violation aborts the run at once: no later call runs, and
- * `finish()` keeps the partial work or rolls the whole run back
- * (`on_violation`), then writes metrics.json (once, with the mode's outcome
- * when the mode gives one) and the violation report into the run folder. Tools hold none of this logic; the runner never writes a
- * project file itself.
+ * `finish()` keeps the partial work or rolls the whole run back (`on_violation`), then writes metrics.json (once, with the mode's
+ * outcome) and the violation report into the run folder. Every recorded call and the run's end also go to the root's event log
+ * (call-events.ts). Tools hold none of this logic; the runner never writes a project file itself.
  *
  * Cancellation. `options.signal` cancels the run (Ctrl-C in `editwarden
  * run`): the running call is stopped at once (a command's whole process
@@ -37,6 +36,7 @@ import { appendCallRecord, writeRunRecords } from '../runs/records.js';
 import { ensureRunDir, newRunId } from '../runs/runs.js';
 import { transactionsOf, type RollbackResult, type Transaction, type TransactionLayer } from '../workspace/transaction.js';
 import type { FileView } from '../workspace/view.js';
+import { CallEventLog } from './call-events.js';
 import { CallSignal, settleOrAbandon } from './call-signal.js';
 import {
   approveAll,
@@ -99,6 +99,7 @@ export class ToolRunner {
   private readonly options: ToolRunnerOptions;
   private readonly transactions: TransactionLayer;
   private readonly effects: CommandEffects;
+  private readonly eventLog: CallEventLog | null;
   private readonly startedAt = new Date().toISOString();
   private readonly records: CallRecord[] = [];
   private readonly stats: Record<string, ToolStats> = {};
@@ -121,6 +122,7 @@ export class ToolRunner {
     this.runDir = options.artifacts === false ? null : ensureRunDir(options.ws, this.runId);
     this.transactions = options.transactions ?? transactionsOf(options.ws) ?? noLayer();
     this.effects = new CommandEffects(this.transactions.checkpoints, options.configFiles, !options.config.sandbox.git_writable);
+    this.eventLog = CallEventLog.for(options, this.profile, this.runId, this.runDir, this.transactions.checkpoints);
   }
 
   /**
@@ -349,6 +351,7 @@ export class ToolRunner {
     const statsOutcome = full.status === 'ok' ? 'ok' : full.status === 'failed' ? 'failed' : 'refused';
     addTiming((this.stats[full.tool] ??= emptyToolStats()), full.duration_ms, statsOutcome);
     if (this.runDir) appendCallRecord(this.runDir, full);
+    this.eventLog?.call(full, this.registry.get(full.tool)?.kind, scope.call.args);
     this.emit({ type: 'call-end', record: full });
     return full;
   }
@@ -399,6 +402,7 @@ export class ToolRunner {
       files: this.guard.changedFiles().map((f) => ({ ...f, by: [...(this.fileTools.get(f.path) ?? [])] })),
     });
     const reports = this.runDir ? writeRunRecords(this.runDir, { metrics, closing, violation: v, calls: this.records, rollback: settled.rollback, note: settled.note }) : {};
+    this.eventLog?.end(metrics, closing);
     this.summary = { runId: this.runId, runDir: this.runDir, status: metrics.status, violation: v, metrics, calls: [...this.records], rollback: settled.rollback, reports };
     return this.summary;
   }
@@ -442,6 +446,4 @@ export class ToolRunner {
   }
 }
 
-function round3(x: number): number {
-  return Math.round(x * 1000) / 1000;
-}
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;

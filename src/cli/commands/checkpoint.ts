@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
+import { recordEvent } from '../../runs/events.js';
 import { openWorkspace, type RecoveryNotice } from '../../workspace/open.js';
 import type { CheckpointService } from '../../workspace/checkpoints/service.js';
 import { parseDuration } from '../../workspace/checkpoints/prune.js';
@@ -40,6 +41,7 @@ export function registerCheckpoint(program: Command, io: Io, setExit: (code: num
       const scope = parseScope(flags.scope);
       const id = cps.create(flags.name, flags.reason, scope, { paths });
       const summary = cps.list().find((c) => c.id === id) as CheckpointSummary;
+      recordEvent(cps.ws.stateDir, { kind: 'checkpoint', route: { via: 'cli' }, label: flags.reason ? `${flags.name}: ${flags.reason}` : flags.name, paths, checkpoint: id });
       return { json: { id }, text: `checkpoint ${id} (${scope}, ${summary.files} files, ${formatBytes(summary.bytes)}; ${formatBytes(summary.uniqueBytes)} new)` };
     }),
   );
@@ -69,6 +71,8 @@ export function registerCheckpoint(program: Command, io: Io, setExit: (code: num
       run(flags, (cps) => {
         const id = resolveCheckpointRef(cps, ref);
         const r = cps.restore(id);
+        // A restore is an undo a person chose: in the event log with the checkpoint that takes it back.
+        recordEvent(cps.ws.stateDir, { kind: 'undo', route: { via: 'cli' }, label: `checkpoint restore ${id}`, written: r.written, removed: r.removed, paths: [...r.written, ...r.removed], ...(r.safety ? { checkpoint: r.safety } : {}) });
         const text = `restored ${id}: ${r.written.length} written, ${r.removed.length} removed, ${r.unchanged} unchanged` + (r.safety ? `\nundo with: editwarden checkpoint restore ${r.safety}` : '');
         return { json: { ok: true, ...r }, text };
       }),

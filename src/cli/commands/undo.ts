@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
+import { recordEvent } from '../../runs/events.js';
 import { runDir } from '../../runs/runs.js';
 import { UndoHistory, type StepResult } from '../../workspace/checkpoints/history.js';
 import { openWorkspace } from '../../workspace/open.js';
@@ -55,6 +56,9 @@ function step(io: Io, flags: Flags, body: (history: UndoHistory, root: string) =
     const color = useColor(io, 'stderr');
     if (!flags.json) for (const n of opened.recovered) io.stderr.write(`${paint(color, 'yellow', 'recovered:')} ${n.message}\n`);
     const results = body(new UndoHistory(opened.transactions.checkpoints), opened.ws.root).filter((r) => r.change !== null);
+    // In the event log too (`editwarden log`); the safety checkpoint is the step that takes this one back.
+    for (const r of results)
+      recordEvent(opened.ws.stateDir, { kind: verb, route: { via: 'cli' }, label: r.change?.label ?? '', written: r.written, removed: r.removed, paths: [...r.written, ...r.removed], ...(r.safety ? { checkpoint: r.safety } : {}) });
     if (flags.json) {
       writeJson(io, { ok: true, steps: results });
       return ExitCode.OK;

@@ -1,0 +1,137 @@
+/**
+ * The events of a root's event log (`.editwarden/events.jsonl`): what every
+ * route — editwarden's own runs (exec, run, the Editor, MCP), a client's
+ * hooks, the shell, undo/redo — did, as one closed union a person's view
+ * (`editwarden log`, `editwarden report`) reads. Types and small builders
+ * only: nothing here touches the disk (events.ts writes, events-read.ts reads).
+ *
+ * One event is one JSON object on one line. `v` is the format version; a
+ * reader ignores fields it does not know, so fields may be added, never
+ * renamed or given another meaning.
+ */
+
+export const EVENT_FORMAT = 1;
+
+/** Who did it: the route, and the client, session and run where known. */
+export interface EventRoute {
+  /** exec | run | editor | controlled | mcp | hook | shell | cli … — the entry point the change came through. */
+  via: string;
+  /** The agent client (claude, codex, gemini, cursor) where one is known. */
+  client?: string;
+  /** The client's session id (hooks), or the MCP session. */
+  session?: string;
+  /** editwarden's run id for its own runs. */
+  run?: string;
+}
+
+interface EventBase {
+  v: typeof EVENT_FORMAT;
+  /** ISO time the event was recorded. */
+  time: string;
+  route: EventRoute;
+  /** Root-relative paths the event is about (may be empty). */
+  paths: string[];
+  /** The checkpoint (undo step) the change belongs to: `editwarden checkpoint restore <id>` / `editwarden undo` puts back the state before it. */
+  checkpoint?: string;
+  /** Set on the first event appended after a torn line (a writer that crashed mid-line): the torn fragment before it is no corruption. */
+  after_torn?: true;
+}
+
+/** The change's diff, inline when small, else a pointer to a blob under `.editwarden/events-diffs/`. */
+export interface EventDiff {
+  diff?: string;
+  /** sha256 of the diff, stored as `.editwarden/events-diffs/<id>.diff`. */
+  diff_blob?: string;
+  /** The diff was longer than even a blob keeps: what is kept is its start. */
+  diff_truncated?: true;
+}
+
+/** A change applied (by an editwarden tool, or a client's own edit tool after its hook allowed it). */
+export interface EditEvent extends EventBase, EventDiff {
+  kind: 'edit';
+  tool: string;
+  added: number;
+  removed: number;
+}
+
+/** A request refused: by the edit engine, a denied path, a hook, a limit. */
+export interface RefusalEvent extends EventBase {
+  kind: 'refusal';
+  tool: string;
+  code: string;
+  message: string;
+  hint: string;
+}
+
+/** A shell command that ran, with what it changed. */
+export interface CommandEvent extends EventBase {
+  kind: 'command';
+  tool: string;
+  command: string;
+  /** null: killed (timeout, signal, cancelled) or refused before it ran. */
+  exit_code: number | null;
+  /** Lines the command added and removed over the files it changed (`paths`). */
+  changes: { added: number; removed: number };
+  /** Where the command's full logs are kept, when it kept them. */
+  artifacts?: string;
+  /** The refusal or failure, when it did not end with exit code 0. */
+  code?: string;
+  message?: string;
+}
+
+/** A constraint was violated: the run stops (exit code 2). */
+export interface ViolationEvent extends EventBase {
+  kind: 'violation';
+  type: string;
+  constraint: string;
+  limit: number | string | string[];
+  actual: number | string;
+  message: string;
+  hint: string;
+  prevented: boolean;
+  /** The violation report (violation.md) in the run folder, root-relative. */
+  report?: string;
+}
+
+/** A checkpoint taken by a person or a hook (named undo step). */
+export interface CheckpointEvent extends EventBase {
+  kind: 'checkpoint';
+  label: string;
+}
+
+/** `editwarden undo` / `redo`: which step, and the files it put back. */
+export interface UndoEvent extends EventBase {
+  kind: 'undo' | 'redo';
+  label: string;
+  written: string[];
+  removed: string[];
+}
+
+/** A run (editwarden's own) ended: its outcome and totals against the configured limits. */
+export interface RunEndEvent extends EventBase {
+  kind: 'run-end';
+  status: string;
+  /** The mode's exit code and reason, when the mode closed the run with an outcome. */
+  exit_code?: number;
+  reason?: string;
+  outcome: string;
+  started_at: string;
+  calls: number;
+  totals: { files: number; lines_added: number; lines_removed: number; tokens: number; elapsed_seconds: number };
+  limits: { max_files: number; max_lines_changed: number; max_tokens: number; timeout_seconds: number };
+}
+
+export type EditwardenEvent = EditEvent | RefusalEvent | CommandEvent | ViolationEvent | CheckpointEvent | UndoEvent | RunEndEvent;
+export type EventKind = EditwardenEvent['kind'];
+export const EVENT_KINDS: readonly EventKind[] = ['edit', 'refusal', 'command', 'violation', 'checkpoint', 'undo', 'redo', 'run-end'];
+
+/** An event as a caller hands it to appendEvent: the version and time are filled in (time may be given). */
+export type NewEvent = DistributiveOmit<EditwardenEvent, 'v' | 'time'> & { time?: string };
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** Whether an event matches a `--run` / `--session` filter. */
+export function eventMatches(event: EditwardenEvent, filter: { run?: string | undefined; session?: string | undefined }): boolean {
+  if (filter.run !== undefined && event.route.run !== filter.run) return false;
+  if (filter.session !== undefined && event.route.session !== filter.session) return false;
+  return true;
+}

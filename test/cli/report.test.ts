@@ -1,0 +1,162 @@
+/**
+ * `editwarden log` and `editwarden report` over a real scripted run (exec
+ * through the binary): every event is in `log --json`; the Markdown and HTML
+ * reports hold every diff line, refusal code and command; text from the log
+ * never becomes markup; GITHUB_STEP_SUMMARY gets the Markdown; a planted log
+ * is refused.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../temp-dirs.js';
+import { cli, SCRIPTED, scriptedRun } from '../report/scripted-run.js';
+
+let run: { root: string; runId: string };
+beforeAll(() => {
+  run = scriptedRun();
+}, 60_000);
+
+interface LoggedEvent {
+  kind: string;
+  time: string;
+  path?: string;
+  code?: string;
+  command?: string;
+  exit_code?: number | null;
+  paths: string[];
+  route: { via: string; run?: string };
+  checkpoint?: string;
+  diff?: string;
+}
+
+function logJson(...extra: string[]): LoggedEvent[] {
+  const r = cli(['log', '--root', run.root, '--json', ...extra]);
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  return r.stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as LoggedEvent);
+}
+
+describe('editwarden log', () => {
+  it('--json has one object per event of the run: the edits (time, path, diff, undo step), the refusal (code), the command (exit code, files), the violation, the end', () => {
+    const events = logJson();
+    expect(events.map((e) => e.kind)).toEqual(['edit', 'edit', 'refusal', 'command', 'violation', 'run-end']);
+    for (const e of events) {
+      expect(Date.parse(e.time)).not.toBeNaN();
+      expect(e.route).toEqual({ via: 'headless', run: run.runId });
+    }
+    const [edit, created, refusal, command, violation] = events;
+    expect(edit).toMatchObject({ path: 'a.txt', checkpoint: expect.stringMatching(/^\d{8}-/) });
+    expect(edit?.diff).toContain(SCRIPTED.diffLine);
+    expect(created).toMatchObject({ path: SCRIPTED.scriptPath });
+    expect(refusal).toMatchObject({ code: SCRIPTED.refusalCode, path: 'b.txt' });
+    expect(command).toMatchObject({ command: SCRIPTED.command, exit_code: 3, paths: ['c.txt'] });
+    expect(violation).toMatchObject({ type: SCRIPTED.violation, path: 'd.txt' });
+  });
+
+  it('filters by run and by session', () => {
+    expect(logJson('--run', run.runId)).toHaveLength(6);
+    expect(logJson('--run', '20200101T000000Z-000000')).toEqual([]);
+    expect(logJson('--session', 'nobody')).toEqual([]);
+  });
+
+  it('prints one line per event, newest last; refusals and violations in bold red on a colour terminal', () => {
+    const plain = cli(['log', '--root', run.root]);
+    const lines = plain.stdout.trim().split('\n');
+    expect(lines).toHaveLength(6);
+    expect(lines[2]).toMatch(/refusal\s+E_NOT_FOUND edit_file b\.txt/);
+    expect(lines[3]).toContain(`$ ${SCRIPTED.command} → exit 3; changed c.txt`);
+    expect(plain.stdout).not.toContain('\u001b[');
+    const colour = cli(['log', '--root', run.root], { NO_COLOR: '', FORCE_COLOR: '1' });
+    const refusal = colour.stdout.split('\n')[2] ?? '';
+    expect(refusal).toContain('\u001b[1m\u001b[31mrefusal');
+  });
+});
+
+describe('editwarden report', () => {
+  it('Markdown: a summary against the limits, then every diff line, refusal code and hint, command and violation', () => {
+    const r = cli(['report', '--root', run.root, '--format', 'md']);
+    expect(r.status).toBe(0);
+    const md = r.stdout;
+    expect(md).toContain(`## editwarden report — run ${run.runId}`);
+    expect(md).toContain('| files changed | 3 / 3 |');
+    expect(md).toMatch(/\| tokens \| 120 \/ \d+ \|/);
+    expect(md).toContain(SCRIPTED.diffLine);
+    expect(md).toContain('**`E_NOT_FOUND`**');
+    expect(md).toContain('hint: Read the file again');
+    expect(md).toContain(`Command: \`${SCRIPTED.command}\``);
+    expect(md).toContain('Exit code: 3');
+    expect(md).toContain('Changed: `c.txt`');
+    expect(md).toContain('`E_CONSTRAINT` FileModification');
+    expect(md).toContain(`Report: \`.editwarden/runs/${run.runId}/violation.md\``);
+    // Prose never carries live markup: the created file's name is in code, its `<` escaped everywhere else.
+    expect(md).toContain('`<script>x.txt`');
+    expect(md.replace(/```diff\n[\s\S]*?\n```/g, '').replace(/`[^`\n]*`/g, '')).not.toMatch(/<script/);
+  });
+
+  it('HTML: one self-contained page holding every event, with no URL in any src or href', () => {
+    const out = path.join(tempDir('ew-report-out-'), 'r.html');
+    const r = cli(['report', '--root', run.root, '--format', 'html', '-o', out]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('');
+    const html = fs.readFileSync(out, 'utf8');
+    expect(html).toMatch(/^<!DOCTYPE html>/);
+    expect(html).toContain('<meta name="viewport"');
+    expect(html).toContain('@media print');
+    expect(html).not.toMatch(/(src|href)\s*=\s*["']?\s*(https?:|\/\/)/i);
+    expect(html).not.toMatch(/<link\b/i);
+    expect(html).toContain('&lt;script&gt;x.txt');
+    expect(html).toContain('+hi &lt;/pre&gt;&lt;script&gt;alert(&quot;diff&quot;)&lt;/script&gt;');
+    // The page's only script is its own (unfold before printing).
+    expect(html.match(/<script>/g)).toHaveLength(1);
+    expect(html).toContain(SCRIPTED.refusalCode);
+    expect(html).toContain('echo made &gt; c.txt; exit 3');
+  });
+
+  it('appends the Markdown to $GITHUB_STEP_SUMMARY when it names a file (and only for Markdown)', () => {
+    const summary = path.join(tempDir('ew-step-'), 'summary.md');
+    fs.writeFileSync(summary, '# earlier step\n');
+    const r = cli(['report', '--root', run.root, '--format', 'md'], { GITHUB_STEP_SUMMARY: summary });
+    expect(r.status).toBe(0);
+    expect(fs.readFileSync(summary, 'utf8')).toBe(`# earlier step\n${r.stdout}`);
+    cli(['report', '--root', run.root, '--format', 'html', '-o', path.join(path.dirname(summary), 'r.html')], { GITHUB_STEP_SUMMARY: summary });
+    expect(fs.readFileSync(summary, 'utf8')).toBe(`# earlier step\n${r.stdout}`);
+  });
+
+  it('refuses an unknown format, two scopes, and a run with no events (with a hint)', () => {
+    expect(cli(['report', '--root', run.root, '--format', 'pdf'])).toMatchObject({ status: 64, stderr: expect.stringContaining('--format md or --format html') });
+    expect(cli(['report', '--root', run.root, '--all', '--run', run.runId]).status).toBe(64);
+    expect(cli(['report', '--root', run.root, '--run', '20200101T000000Z-000000'])).toMatchObject({ status: 1, stderr: expect.stringContaining('editwarden log') });
+  });
+
+  it('an empty root reports no events', () => {
+    const r = cli(['report', '--root', tempDir('ew-empty-')]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('No events recorded.');
+    expect(cli(['log', '--root', tempDir('ew-empty-')]).stdout).toBe('no events recorded\n');
+  });
+});
+
+describe('a planted or corrupted log is refused, not shown', () => {
+  it('refuses a symlinked events.jsonl and a corrupted line (E_UNTRUSTED_STATE), in log and report', () => {
+    const root = tempDir('ew-planted-');
+    fs.mkdirSync(path.join(root, '.editwarden'));
+    fs.writeFileSync(path.join(root, 'fake.jsonl'), '{"v":1}\n');
+    fs.symlinkSync(path.join(root, 'fake.jsonl'), path.join(root, '.editwarden', 'events.jsonl'));
+    for (const args of [['log'], ['log', '--json'], ['report'], ['report', '--format', 'html']]) {
+      const r = cli([...args, '--root', root]);
+      expect(r.status).not.toBe(0);
+      expect(`${r.stdout}${r.stderr}`).toContain('E_UNTRUSTED_STATE');
+    }
+    const corrupt = tempDir('ew-corrupt-');
+    fs.mkdirSync(path.join(corrupt, '.editwarden'));
+    fs.copyFileSync(path.join(run.root, '.editwarden', 'events.jsonl'), path.join(corrupt, '.editwarden', 'events.jsonl'));
+    fs.appendFileSync(path.join(corrupt, '.editwarden', 'events.jsonl'), 'garbage\n{"v":1,"kind":"edit"}\n');
+    const r = cli(['log', '--root', corrupt]);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/E_UNTRUSTED_STATE.*line 7/);
+  });
+});
