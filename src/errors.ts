@@ -60,6 +60,8 @@ export const ErrorCode = {
   // The agent loop's refusals (src/agent).
   MISSING_KEY: 'E_MISSING_KEY',
   MODEL_SPEC: 'E_MODEL_SPEC',
+  /** A model provider's SDK (an optional peer dependency of the library) is not installed. */
+  MISSING_SDK: 'E_MISSING_SDK',
   PROVIDER: 'E_PROVIDER',
   SCRIPT_EXHAUSTED: 'E_SCRIPT_EXHAUSTED',
   MALFORMED_CALL: 'E_MALFORMED_CALL',
@@ -149,6 +151,7 @@ const EXIT_CODE_OF: { readonly [C in ErrorCode]: ExitCode } = {
   E_CHECKPOINT_TOO_LARGE: ExitCode.REJECTED,
   E_MISSING_KEY: ExitCode.USAGE,
   E_MODEL_SPEC: ExitCode.USAGE,
+  E_MISSING_SDK: ExitCode.USAGE,
   E_PROVIDER: ExitCode.REJECTED,
   E_SCRIPT_EXHAUSTED: ExitCode.REJECTED,
   E_MALFORMED_CALL: ExitCode.REJECTED,

@@ -19,7 +19,15 @@ interface CommandEntry {
   term: string;
   description: string;
   load: () => Promise<CommandRegistrar>;
+  /** Internal: run by what `init` writes, not by a person; works, but the top-level help leaves it out. */
+  hidden?: true;
 }
+
+/**
+ * What a newcomer reaches for first leads the top-level help, in this order;
+ * the rest follow in the table's order. A name not (yet) in the table is skipped.
+ */
+export const HELP_FIRST: readonly string[] = ['init', 'undo', 'redo', 'doctor', 'log', 'report'];
 
 /**
  * Command name → its help line and its module. Only the invoked command's
@@ -102,6 +110,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     term: 'hook [options] <client> <event>',
     description: "Run a client hook (called by the settings `editwarden init` writes): vets the client's own edit on stdin.",
     load: async () => (await import('./commands/hook.js')).registerHook,
+    hidden: true,
   },
   undo: {
     term: 'undo [options]',
@@ -179,14 +188,27 @@ export function buildProgram(io: Io, setExit: (code: number) => void, registrars
   for (const [name, entry] of Object.entries(COMMANDS)) {
     if (!loaded.has(name)) stubs.add(program.command(name).description(entry.description));
   }
-  if (stubs.size > 0) {
-    const plain = new Help();
-    program.configureHelp({
-      subcommandTerm: (cmd) => (stubs.has(cmd) ? (COMMANDS[cmd.name()] as CommandEntry).term : plain.subcommandTerm(cmd)),
-    });
-  }
+  const plain = new Help();
+  program.configureHelp({
+    subcommandTerm: (cmd) => (stubs.has(cmd) ? (COMMANDS[cmd.name()] as CommandEntry).term : plain.subcommandTerm(cmd)),
+    visibleCommands: (cmd) => helpOrder(plain.visibleCommands(cmd)),
+  });
   addExamples(program);
   return program;
+}
+
+/** The top-level help's commands: HELP_FIRST first, internal ones left out (`help` itself stays last). */
+export function helpOrder(commands: readonly Command[]): Command[] {
+  const rank = (c: Command): number => {
+    const i = HELP_FIRST.indexOf(c.name());
+    return i === -1 ? HELP_FIRST.length : i;
+  };
+  const visible = commands.filter((c) => !(Object.hasOwn(COMMANDS, c.name()) && COMMANDS[c.name()]?.hidden));
+  // Array.prototype.sort is stable: within a rank the table's order stays.
+  return visible
+    .map((c, index) => ({ c, index }))
+    .sort((a, b) => rank(a.c) - rank(b.c) || a.index - b.index)
+    .map(({ c }) => c);
 }
 
 /** Runs the CLI; returns the exit code (and sets process.exitCode when run as the binary). */

@@ -60,10 +60,13 @@ describe('start-up loads only what the invocation needs', () => {
     expect(r.loaded).toEqual([]);
   });
 
-  it('--help lists every command and loads none', () => {
+  it('--help lists every command but the internal ones and loads none', () => {
     const r = traced(['--help']);
     expect(r.status).toBe(0);
-    for (const name of NAMES) expect(r.stdout).toContain(`  ${COMMANDS[name]?.term}`);
+    for (const name of NAMES) {
+      if (COMMANDS[name]?.hidden) expect(r.stdout).not.toContain(`  ${COMMANDS[name]?.term}`);
+      else expect(r.stdout).toContain(`  ${COMMANDS[name]?.term}`);
+    }
     expect(r.loaded).toEqual([]);
   });
 

@@ -153,7 +153,43 @@ describe('npm pack from a clean checkout, installed into an empty project', () =
     expect(JSON.parse(r.stdout)).toEqual({ error: 'function', code: 'E_NOT_FOUND', format: 'json', requests: 1, mcp: 'function' });
   });
 
-  it('type-checks from TypeScript with skipLibCheck: false', () => {
+  it('the model SDKs are optional peers: not installed, yet the command talks to a model with its own bundled copy', async () => {
+    for (const sdk of ['openai', '@anthropic-ai/sdk']) expect(fs.existsSync(path.join(consumer, 'node_modules', sdk))).toBe(false);
+    const { startScriptedServer } = await import('../../src/agent/providers/scripted-server.js');
+    const server = await startScriptedServer({ turns: [{ tool_calls: [{ name: 'task_completion', arguments: { summary: 'Done.' } }] }] });
+    try {
+      fs.writeFileSync(path.join(consumer, 'a.txt'), 'hello\n');
+      const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn('npx', ['--no-install', 'editwarden', 'run', '--task', 'x', '--model', 'openai-compatible:scripted', '--base-url', server.openaiBaseUrl, '--root', consumer], {
+          cwd: consumer,
+          env: { ...env, OPENAI_API_KEY: 'sk-test' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+        child.on('close', (code) => resolve({ code, out }));
+      });
+      expect(r.out).not.toContain('E_MISSING_SDK');
+      expect(r.code, r.out).toBe(0);
+      expect(server.requests.map((q) => q.protocol)).toEqual(['openai']);
+    } finally {
+      await server.close();
+    }
+    // A library caller who builds a provider without its SDK is told which package to install.
+    fs.writeFileSync(
+      path.join(consumer, 'provider.mjs'),
+      [
+        "import { createProvider } from 'editwarden';",
+        "const p = createProvider('anthropic:claude-x', { env: { ANTHROPIC_API_KEY: 'k' } });",
+        "try { await p.complete({ system: 's', messages: [{ role: 'user', content: 'hi' }], tools: [] }); } catch (e) { console.log(JSON.stringify({ code: e.code, hint: e.hint })); }",
+      ].join('\n'),
+    );
+    const lib = must(spawnSync(process.execPath, ['provider.mjs'], { cwd: consumer, encoding: 'utf8', timeout: 60_000 }), 'node provider.mjs');
+    expect(JSON.parse(lib.stdout)).toEqual({ code: 'E_MISSING_SDK', hint: expect.stringContaining('npm install @anthropic-ai/sdk@^') });
+  }, 120_000);
+
+  it('type-checks from TypeScript with skipLibCheck: false, with no @types of its own', () => {
     fs.writeFileSync(
       path.join(consumer, 'use.ts'),
       [
@@ -175,8 +211,8 @@ describe('npm pack from a clean checkout, installed into an empty project', () =
           strict: true,
           skipLibCheck: false,
           noEmit: true,
-          types: ['node'],
-          typeRoots: [path.join(REPO, 'node_modules', '@types')],
+          // No types of the consumer's own: the package's declarations use Node's (Buffer, fs.Stats,
+          // NodeJS.ProcessEnv), so it brings @types/node as a dependency, and the consumer needs nothing.
         },
         files: ['use.ts'],
       }),

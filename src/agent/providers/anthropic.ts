@@ -7,7 +7,7 @@
  * roles to alternate). It translates and nothing more.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { reportWholeReply, SdkProvider, stopReasonFrom, unknownMessage, type SdkClientSettings, type SdkProviderOptions } from './sdk-provider.js';
+import { loadSdk, reportWholeReply, SdkProvider, stopReasonFrom, unknownMessage, type SdkClientSettings, type SdkProviderOptions } from './sdk-provider.js';
 import { argumentsObject } from './arguments.js';
 import { estimateTokens, type ChatMessage, type CompleteOptions, type ModelRequest, type ModelToolCall, type ModelTurn, type StopReason } from './types.js';
 
@@ -63,7 +63,7 @@ const STOP_REASONS: Readonly<Record<string, StopReason>> = { tool_use: 'tool_cal
 
 export class AnthropicProvider extends SdkProvider<Anthropic, AnthropicProviderOptions> {
   protected async createClient(settings: SdkClientSettings): Promise<Anthropic> {
-    const { default: AnthropicClient } = await import('@anthropic-ai/sdk');
+    const { default: AnthropicClient } = await loadSdk('@anthropic-ai/sdk', '^1.12.0', () => import('@anthropic-ai/sdk'));
     return new AnthropicClient(settings);
   }
 

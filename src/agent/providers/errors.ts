@@ -13,6 +13,8 @@ export const AgentErrorCode = {
   MISSING_KEY: ErrorCode.MISSING_KEY,
   /** `--model` is not `provider:model`, or names an unknown provider. */
   MODEL_SPEC: ErrorCode.MODEL_SPEC,
+  /** The provider's SDK is not installed (the library's optional peer; the CLI carries its own copy). */
+  MISSING_SDK: ErrorCode.MISSING_SDK,
   /** The provider answered with an error (HTTP status, protocol error) or could not be reached. */
   PROVIDER: ErrorCode.PROVIDER,
   /** A replay / script ran out of recorded turns. */

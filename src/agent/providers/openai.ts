@@ -8,7 +8,7 @@
  * SDK's, no tool execution.
  */
 import type OpenAI from 'openai';
-import { reportWholeReply, SdkProvider, stopReasonFrom, unknownMessage, type SdkClientSettings, type SdkProviderOptions } from './sdk-provider.js';
+import { loadSdk, reportWholeReply, SdkProvider, stopReasonFrom, unknownMessage, type SdkClientSettings, type SdkProviderOptions } from './sdk-provider.js';
 import { argumentsObject } from './arguments.js';
 import { estimateTokens, type ChatMessage, type CompleteOptions, type ModelRequest, type ModelToolCall, type ModelTurn, type StopReason, type TokenUsage } from './types.js';
 
@@ -67,7 +67,7 @@ function usageOf(reported: { prompt_tokens?: number; completion_tokens?: number 
 
 export class OpenAiProvider extends SdkProvider<OpenAI, OpenAiProviderOptions> {
   protected async createClient(settings: SdkClientSettings): Promise<OpenAI> {
-    const { default: OpenAIClient } = await import('openai');
+    const { default: OpenAIClient } = await loadSdk('openai', '^6.49.0', () => import('openai'));
     return new OpenAIClient(settings);
   }
 

@@ -6,7 +6,7 @@
  * whole (non-streamed) reply is reported as events. Each subclass only
  * translates its wire protocol; none retries beyond its SDK or runs a tool.
  */
-import { providerFailure } from './errors.js';
+import { AgentError, AgentErrorCode, providerFailure } from './errors.js';
 import type { CompleteOptions, ModelProvider, ModelRequest, ModelToolCall, ModelTurn, StopReason } from './types.js';
 
 export interface SdkProviderOptions {
@@ -19,6 +19,27 @@ export interface SdkProviderOptions {
   maxRetries?: number;
   /** Per-request timeout in ms. */
   timeoutMs?: number;
+}
+
+/**
+ * Loads a provider's SDK. The SDKs are optional peers of the library (a third
+ * of an install, needed only to talk to a model): the `editwarden` command
+ * carries its own bundled copy, a library caller who builds a provider
+ * installs the one it uses. A missing SDK is refused by name, with the
+ * install command, instead of Node's bare "Cannot find package".
+ */
+export async function loadSdk<T>(pkg: string, range: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !String((error as Error).message).includes(pkg)) throw error;
+    throw new AgentError({
+      code: AgentErrorCode.MISSING_SDK,
+      message: `The model SDK ${pkg} is not installed: it is an optional peer dependency of the editwarden library.`,
+      hint: `Install it next to editwarden: npm install ${pkg}@${range} (the editwarden command needs nothing: it carries its own copy).`,
+    });
+  }
 }
 
 /** The options both SDKs' client constructors take, under the same names. */

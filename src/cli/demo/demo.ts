@@ -21,6 +21,7 @@ import { parseEdits } from '../../formats/index.js';
 import { paint, paintDiff, type Io } from '../output.js';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { openProject } from '../../host/project.js';
+import { detectSandbox } from '../../sandbox/detect.js';
 
 export type DemoSample = 'cmake' | 'ts';
 
@@ -114,6 +115,9 @@ export async function runDemo(io: Io, options: DemoOptions): Promise<DemoResult>
   out(paint(c, 'bold', 'editwarden demo'));
   if (sample === 'ts' && options.sample === undefined) out('cmake or a C++ compiler is missing here, so the demo runs the same story on a TypeScript sample checked with tsc.');
   out(`Sample project (${sample === 'cmake' ? 'CMake C++' : 'TypeScript'}) copied to ${dir}`);
+  // A reader must know whether the builds below were confined: the demo runs either way, and says which.
+  const sandbox = detectSandbox();
+  out(sandbox.kind === 'none' ? `${paint(c, 'yellow', 'Commands run unsandboxed here')}: ${sandbox.detail}. ${sandbox.fix ?? ''}`.trimEnd() : `Commands (builds, tests) run sandboxed: ${sandbox.detail}.`);
   if (spec.setup) {
     const r = spawnSync(spec.setup[0] as string, spec.setup.slice(1), { cwd: dir, encoding: 'utf8' });
     out(`$ ${spec.setup.join(' ')}  → exit ${r.status}`);
