@@ -4,7 +4,7 @@
 # editwarden: from npm when a version is named, else this action's own
 # checkout, built once (a runner that already holds the build skips it).
 set -euo pipefail
-: "${EW_ACTION_PATH:?the action's folder (github.action_path)}"
+: "${EW_ACTION_PATH:?the folder of the action (github.action_path)}"
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo -n "$@"; fi; }
 
 if [ "${RUNNER_OS:-$(uname -s)}" = "Linux" ]; then
