@@ -11,6 +11,7 @@ import type { Io } from './output.js';
 import { formatError, paint, useColor, writeJson } from './output.js';
 import type { OpenedProject } from '../host/project.js';
 import { runEditor, type EditorResult, type EditorRunEvent, type RunEditorOptions } from '../agent/editor/editor.js';
+import { attemptLines } from '../agent/editor/counters.js';
 
 /** What a command hands the Editor: its own options (the workspace comes from the opened project) plus how to print. */
 export interface EditorCommandOptions extends Pick<RunEditorOptions, 'config' | 'provider' | 'task' | 'dryRun' | 'retry' | 'proposal' | 'scoutProvider' | 'activeEdit' | 'maxTurns' | 'maxOutputTokens' | 'signal' | 'onStart'> {
@@ -28,7 +29,8 @@ export function describeEditorEvent(event: Exclude<EditorRunEvent, { type: 'agen
     case 'verify-end': {
       const e = event.entry;
       const verdict = e.passed ? paint(color, 'green', 'PASS') : paint(color, 'red', 'FAIL');
-      return `${verdict} run ${e.run_id} — ${e.lines.join('; ')} · consecutive_failures ${e.counters.consecutive_failures}/3 · total_verify_loops ${e.counters.total_verify_loops}/12`;
+      // The counters exactly as the specification's example writes them (attemptLines), under the verdict.
+      return [`${verdict} run ${e.run_id} — ${e.lines.join('; ')}`, ...attemptLines(e.n, e.passed, e.reached, e.decision).map((l) => `  ${l}`)].join('\n');
     }
     case 'replan':
       return paint(color, 'yellow', `REPLAN → strategy ${event.strategy} (${event.context})`);
