@@ -115,7 +115,7 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
 }
 
 /** Refuses what cannot run (before any folder exists), then names the run, its folder, its surface and its session. */
-function startEditorRun(o: RunEditorOptions, profile: RunProfile): EditorRun & { config: Config; scope: string } {
+function startEditorRun(o: RunEditorOptions, profile: RunProfile): EditorRun & { scope: string } {
   const now = o.now ?? (() => new Date());
   const startedAt = now().toISOString();
   if (profile.dryRun && o.proposal) throw usage('A proposal cannot be applied in a dry run.', 'Drop --dry-run to apply the proposal.');
@@ -152,7 +152,7 @@ function startEditorRun(o: RunEditorOptions, profile: RunProfile): EditorRun & {
     ...(o.signal ? { signal: o.signal } : {}),
   });
   const flavour = editorFlavour(profile, o.proposal !== undefined);
-  return { ws: o.ws, task: o.task, taskKey: key, flavour, provider: o.provider, seed, runId, runDir, startedAt, now, surface, recorder, session, emit, tx: null, runner: null, transcript: null, outcome: undefined, config, scope };
+  return { ws: o.ws, task: o.task, taskKey: key, flavour, provider: o.provider, seed, runId, runDir, startedAt, now, surface, recorder, session, emit, tx: null, runner: null, transcript: null, outcome: undefined, config, profile, scope };
 }
 
 type Started = ReturnType<typeof startEditorRun>;

@@ -65,6 +65,8 @@ export class EditorSession implements EditorHost {
   runner: ToolRunner | null = null;
   /** The fix-forward transaction the writes join, when the session holds one. */
   tx: Transaction | null = null;
+  /** Run ids of every verification this session started (the baseline and cancelled ones included): its evidence, which a cancel removes. */
+  readonly evidenceRuns: string[] = [];
   private toolchain: ToolVersion[] | undefined;
   private pendingTokens = 0;
 
@@ -91,7 +93,10 @@ export class EditorSession implements EditorHost {
       ...(this.deps.signal ? { signal: this.deps.signal } : {}),
     });
     this.toolchain = payload.toolchain;
-    if (run) this.baselineRunId = run.run_id;
+    if (run) {
+      this.baselineRunId = run.run_id;
+      this.evidenceRuns.push(run.run_id);
+    }
     if (!this.environment || run) this.environment = payload;
     return payload;
   }
@@ -183,6 +188,7 @@ export class EditorSession implements EditorHost {
     if (this.tx && this.tx.state === 'open') await this.tx.verify(hook, 'fix-forward');
     else await hook();
     if (!run) throw thrown ?? nothingToVerify(this.deps.ws.root);
+    this.evidenceRuns.push(run.run_id);
     if (stop?.aborted) return null;
     const step = afterVerification(this.counters, run.passed);
     this.counters = step.counters;

@@ -3,11 +3,14 @@
  * example scenario writes them (through the model's verify result, the
  * context snapshots, the stuck report and the CLI's live lines), and its
  * "Optional Scout re-query … Skip re-query" at REPLAN (the scouts are
- * re-queried only when the Editor asks).
+ * re-queried only when the Editor asks), and "Cancel — Partial changes
+ * preserved — no artifact created".
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attemptLines, afterVerification, initialCounters } from '../../../src/agent/editor/counters.js';
-import { cleanup, complete, GREETING_PROJECT, hypothesis, lastToolResult, makeProject, read, runEditorWithServer, setGreeting, VERIFY } from './helpers.js';
+import { cleanup, complete, GREETING_FILE, GREETING_PROJECT, hypothesis, lastToolResult, makeProject, read, runEditorWithServer, setGreeting, VERIFY } from './helpers.js';
 
 afterEach(cleanup);
 
@@ -92,5 +95,51 @@ describe('the counters, as the example scenario writes them', () => {
     expect(third).toContain('Skip re-query when the failures are clearly implementation logic errors with no codebase context gap.');
     expect(third).toContain('Re-query Scout A (scout_codebase) when the failures suggest wrong files targeted, missed dependencies, or violated invariants.');
     expect(third).toContain('Re-query Scout B (scout_environment with the failing run_id) when they suggest misinterpreted build/test output or undetected environment issues.');
+  });
+});
+
+describe('"Cancel — Partial changes preserved — no artifact created"', () => {
+  const runsRoot = (root: string): string => path.join(root, '.editwarden', 'runs');
+  const metrics = (runDir: string): { result?: { status: string; exit_code: number }; editor?: { status: string } } => JSON.parse(fs.readFileSync(path.join(runDir, 'metrics.json'), 'utf8'));
+
+  it('a cancel after a verification keeps the partial change and only metrics.json, which says cancelled', async () => {
+    const root = makeProject(GREETING_PROJECT);
+    const controller = new AbortController();
+    const r = await runEditorWithServer(root, { turns: [setGreeting('Hey'), VERIFY, setGreeting('Hi'), VERIFY, complete('x')] }, { editor: { signal: controller.signal, onEvent: (e) => e.type === 'verify-end' && controller.abort() } });
+    expect(r.status).toBe('cancelled');
+    expect(r.exitCode).toBe(130);
+    // Partial changes preserved.
+    expect(read(root, GREETING_FILE)).toContain("'Hey, '");
+    // No artifact: no summary, no stuck report, no context snapshot, no editor.json, transcript or calls, no verification evidence.
+    expect(fs.readdirSync(r.runDir)).toEqual(['metrics.json']);
+    expect(fs.readdirSync(runsRoot(root)).filter((d) => !d.startsWith('.'))).toEqual([r.runId]);
+    expect(fs.existsSync(path.join(root, 'agent', 'context_001.md'))).toBe(false);
+    expect(fs.existsSync(path.join(root, 'agent', 'summary.md'))).toBe(false);
+    expect(fs.existsSync(path.join(root, 'agent', 'stuck_report.md'))).toBe(false);
+    expect(r.contexts).toEqual([]);
+    expect(r.transcriptFile).toBeUndefined();
+    // The one record says what happened.
+    expect(metrics(r.runDir)).toMatchObject({ result: { status: 'cancelled', exit_code: 130 }, editor: { status: 'cancelled' } });
+  });
+
+  it('a cancel before the model loop (during the baseline) still leaves metrics.json saying cancelled, and nothing else', async () => {
+    const root = makeProject(GREETING_PROJECT);
+    const controller = new AbortController();
+    const r = await runEditorWithServer(root, { turns: [setGreeting('Hi'), complete('x')] }, { editor: { signal: controller.signal, onEvent: (e) => e.type === 'scout' && controller.abort() } });
+    expect(r.status).toBe('cancelled');
+    expect(fs.readdirSync(r.runDir)).toEqual(['metrics.json']);
+    expect(fs.readdirSync(runsRoot(root)).filter((d) => !d.startsWith('.'))).toEqual([r.runId]);
+    expect(metrics(r.runDir)).toMatchObject({ result: { status: 'cancelled', exit_code: 130 }, editor: { status: 'cancelled' } });
+    expect(fs.existsSync(path.join(root, 'agent'))).toBe(false);
+    expect(read(root, GREETING_FILE)).toContain("'Hello, '");
+  });
+
+  it('a context snapshot from an earlier session is not touched by a cancel', async () => {
+    const root = makeProject({ ...GREETING_PROJECT, 'agent/context_001.md': '# earlier\n' });
+    const controller = new AbortController();
+    const r = await runEditorWithServer(root, { turns: [setGreeting('Hey'), VERIFY, complete('x')] }, { editor: { signal: controller.signal, onEvent: (e) => e.type === 'verify-end' && controller.abort() } });
+    expect(r.status).toBe('cancelled');
+    expect(read(root, 'agent/context_001.md')).toBe('# earlier\n');
+    expect(fs.existsSync(path.join(root, 'agent', 'context_002.md'))).toBe(false);
   });
 });
