@@ -4,15 +4,26 @@
  * context snapshots, the stuck report and the CLI's live lines), and its
  * "Optional Scout re-query … Skip re-query" at REPLAN (the scouts are
  * re-queried only when the Editor asks), and "Cancel — Partial changes
- * preserved — no artifact created".
+ * preserved — no artifact created", "Network Access — Unrestricted" and
+ * "'Minimal' is a qualitative judgment — no hard size limits" (the Editor
+ * profile's defaults, which give way to what the user configured).
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../../src/config/config.js';
+import { configuredKeys } from '../../../src/config/configured.js';
+import { configUnder, runProfile } from '../../../src/runs/profile.js';
+import { bin, cleanup as cleanupBin, ensureBuilt, script } from '../helpers/bin.js';
 import { attemptLines, afterVerification, initialCounters } from '../../../src/agent/editor/counters.js';
-import { cleanup, complete, GREETING_FILE, GREETING_PROJECT, hypothesis, lastToolResult, makeProject, read, runEditorWithServer, setGreeting, VERIFY } from './helpers.js';
+import { cleanup, complete, GREETING_FILE, GREETING_PROJECT, hypothesis, lastToolResult, makeProject, read, runEditorWithServer, setGreeting, VERIFY, verifyResults } from './helpers.js';
 
-afterEach(cleanup);
+beforeAll(ensureBuilt);
+afterEach(() => {
+  cleanup();
+  cleanupBin();
+});
 
 /** The specification's "Example Scenario", verbatim. */
 const DESIGN_EXAMPLE = `Attempt 1: FAIL  → consecutive=1, total=1
@@ -141,5 +152,122 @@ describe('"Cancel — Partial changes preserved — no artifact created"', () =>
     expect(r.status).toBe('cancelled');
     expect(read(root, 'agent/context_001.md')).toBe('# earlier\n');
     expect(fs.existsSync(path.join(root, 'agent', 'context_002.md'))).toBe(false);
+  });
+});
+
+describe('"Network Access — Unrestricted": the Editor profile turns the sandbox network on by default', () => {
+  let server: net.Server;
+  let port = 0;
+  beforeAll(async () => {
+    // A listener on the host's loopback: a command in a sandbox without network (its own empty loopback) cannot reach it.
+    server = net.createServer((s) => s.end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as net.AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const probeProject = (extraConfig = ''): string =>
+    makeProject({
+      'probe.js': `require('node:net').connect(${port}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', (e) => { console.error(e.code); process.exit(1); });\n`,
+      '.editwarden.yml': `verify:\n  test: "node probe.js"\n  timeout: 60\n${extraConfig}`,
+    });
+  const baselinePassed = (root: string, runId: string | null): boolean | undefined => verifyResults(root, runId as string)[0]?.passed;
+
+  it('the profiles: editor on, every other mode off; a configured sandbox.network wins', () => {
+    const config = defaultConfig();
+    expect(runProfile('editor', { config, configured: [] }).network).toBe(true);
+    for (const mode of ['headless', 'interactive', 'controlled'] as const) expect(runProfile(mode, { config, configured: [] }).network).toBe(false);
+    const off = { ...config, sandbox: { ...config.sandbox, network: false } };
+    expect(runProfile('editor', { config: off, configured: ['sandbox.network'] }).network).toBe(false);
+    const on = { ...config, sandbox: { ...config.sandbox, network: true } };
+    expect(runProfile('headless', { config: on, configured: ['sandbox.network'] }).network).toBe(true);
+  });
+
+  it("the Editor's verification reaches the network (its baseline connects to a listener on the host)", async () => {
+    const root = probeProject();
+    const r = await runEditorWithServer(root, { turns: [complete('nothing to change')] });
+    expect(baselinePassed(root, r.record.baseline_run_id)).toBe(true);
+    expect(r.status).toBe('success');
+  });
+
+  it('sandbox.network: false set by the user keeps it off for the Editor', async () => {
+    const root = probeProject('sandbox:\n  network: false\n');
+    const r = await runEditorWithServer(root, { turns: [complete('nothing to change'), complete('still nothing', 'blocked')] }, { editor: { configured: ['sandbox.network'] } });
+    expect(baselinePassed(root, r.record.baseline_run_id)).toBe(false);
+  });
+
+  it('through the CLI: the run header says "network: on", and the config file\'s sandbox.network: false turns it off', () => {
+    const on = probeProject();
+    const a = bin(['run', '--mode', 'editor', '--task', 'Nothing to change.', '--model', script(on, [{ tool_calls: [{ name: 'task_completion', arguments: { summary: 'nothing' } }] }]), '--root', on]);
+    expect(a.stdout.split('\n')[0]).toContain('network: on');
+    expect(a.code).toBe(0);
+    const off = probeProject('sandbox:\n  network: false\n');
+    const b = bin([
+      'run',
+      '--mode',
+      'editor',
+      '--task',
+      'Nothing to change.',
+      '--model',
+      script(off, [{ tool_calls: [{ name: 'task_completion', arguments: { summary: 'nothing' } }] }, { tool_calls: [{ name: 'task_completion', arguments: { summary: 'no', status: 'blocked' } }] }]),
+      '--root',
+      off,
+    ]);
+    expect(b.stdout.split('\n')[0]).toContain('network: off (sandbox.network: false)');
+    expect(b.code).toBe(4);
+  });
+
+  it('doctor states it', () => {
+    const root = makeProject({});
+    const r = bin(['doctor', '--only', 'sandbox', '--root', root]);
+    expect(r.stdout).toContain('Network: off for headless, interactive and controlled runs; on for the Editor (run --mode editor, apply-proposal), whose specification gives it unrestricted network access');
+    const off = makeProject({ '.editwarden.yml': 'sandbox:\n  network: false\n' });
+    expect(bin(['doctor', '--only', 'sandbox', '--root', off]).stdout).toContain('off for the Editor too (sandbox.network is set in the config)');
+  });
+});
+
+describe('"\'Minimal\' is a qualitative judgment — no hard size limits"', () => {
+  /** One turn writing `n` new files, then the completion. */
+  const writeFiles = (n: number) => [
+    { tool_calls: Array.from({ length: n }, (_, i) => ({ name: 'write_file', arguments: { path: `src/part${i + 1}.js`, content: `export const part${i + 1} = ${i + 1};\n` } })) },
+    complete(`Wrote ${n} files.`),
+  ];
+  const green = { '.editwarden.yml': 'verify:\n  test: "node -e 0"\n  timeout: 60\n' };
+
+  it('the profiles: the Editor has no size limit unless the user set one; headless keeps the ADR defaults', () => {
+    const config = defaultConfig();
+    expect(runProfile('editor', { config, configured: [] }).sizeLimits).toEqual({ max_files: null, max_lines_changed: null });
+    expect(runProfile('headless', { config, configured: [] }).sizeLimits).toEqual({ max_files: 10, max_lines_changed: 500 });
+    expect(runProfile('editor', { config, configured: ['constraints.max_files'] }).sizeLimits).toEqual({ max_files: 10, max_lines_changed: null });
+    const editorConfig = configUnder(config, runProfile('editor', { config, configured: [] }));
+    expect(editorConfig.constraints.max_files).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it('configuredKeys reads what the user wrote (file and flags), not the defaults', () => {
+    const root = makeProject({ '.editwarden.yml': 'constraints:\n  max_files: 10\nsandbox:\n  network: false\n  env: [A]\n' });
+    expect(configuredKeys(root, undefined, { constraints: { max_lines_changed: 40 } })).toEqual(['constraints.max_files', 'constraints.max_lines_changed', 'sandbox.env', 'sandbox.network']);
+    expect(configuredKeys(makeProject({}))).toEqual([]);
+  });
+
+  it('an Editor run writing 11 files does not stop on the headless default max_files 10 (library)', async () => {
+    const root = makeProject(green);
+    const r = await runEditorWithServer(root, { turns: writeFiles(11) }, { editor: { configured: [] } });
+    expect(r.status).toBe('success');
+    expect(r.exitCode).toBe(0);
+    expect(r.record.files_changed).toHaveLength(11);
+  });
+
+  it('through the CLI: 11 files succeed (header "size limits: none"); a max_files: 10 the user wrote still stops the run with exit 2', () => {
+    const free = makeProject(green);
+    const a = bin(['run', '--mode', 'editor', '--task', 'Write eleven files.', '--model', script(free, writeFiles(11)), '--root', free]);
+    expect(a.stdout.split('\n')[0]).toContain('size limits: none');
+    expect(a.code).toBe(0);
+    const bound = makeProject({ '.editwarden.yml': `${green['.editwarden.yml']}constraints:\n  max_files: 10\n` });
+    const b = bin(['run', '--mode', 'editor', '--task', 'Write eleven files.', '--model', script(bound, writeFiles(11)), '--root', bound]);
+    expect(b.stdout.split('\n')[0]).toContain('size limits: max_files 10, max_lines_changed none');
+    expect(b.code).toBe(2);
+    const flagged = makeProject(green);
+    const c = bin(['run', '--mode', 'editor', '--max-files', '10', '--task', 'Write eleven files.', '--model', script(flagged, writeFiles(11)), '--root', flagged]);
+    expect(c.code).toBe(2);
   });
 });
