@@ -8,7 +8,10 @@ import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { Command, CommanderError } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
+import { applyReply } from '../../src/apply/apply-reply.js';
 import { registerApply } from '../../src/cli/commands/apply.js';
+import { defaultConfig } from '../../src/config/config.js';
+import { openProject } from '../../src/host/project.js';
 import type { Io } from '../../src/cli/output.js';
 
 const dirs: string[] = [];
@@ -137,6 +140,18 @@ describe('editwarden apply', () => {
       expect(r.code).toBe(1);
       expect(read(root, 'a.txt')).toBe('A1\n');
       expect(read(root, 'c.txt')).toBe('C1\n');
+    });
+
+    it('the library (applyReply) has the same default, and atomic: true', async () => {
+      const root = project({ 'a.txt': 'A1\n', 'b.txt': 'B1\n', 'c.txt': 'C1\n' });
+      const opened = openProject(root, defaultConfig());
+      const atomic = await applyReply(opened.ws, goodBadGood, { ...opened.applyHooks, atomic: true });
+      expect(atomic.results.map((x) => x.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      expect(read(root, 'a.txt')).toBe('A1\n');
+      const each = await applyReply(opened.ws, goodBadGood, { ...opened.applyHooks });
+      expect(each.ok).toBe(false);
+      expect(each.results.map((x) => x.status)).toEqual(['applied', 'rejected', 'applied']);
+      expect([read(root, 'a.txt'), read(root, 'b.txt'), read(root, 'c.txt')]).toEqual(['A1\nA2\n', 'B1\n', 'C0\nC1\n']);
     });
 
     it('--atomic and --partial together are a usage error', async () => {
