@@ -118,16 +118,33 @@ export function closeEditorRun(run: EditorRun, status: EditorStatus, reason: str
   return result;
 }
 
-/** The records a cancel does not keep: all but metrics.json in the run folder, the session's context snapshots, and the evidence of its verifications. */
+/**
+ * The records a cancel does not keep: all but metrics.json in the run folder,
+ * the session's context snapshots, and the evidence of its verifications.
+ * Each removal is on its own: one that fails leaves that record (more said,
+ * never less) and must not turn a clean cancel into a crash.
+ */
 function discardSessionRecords(run: EditorRun, result: EditorResult): void {
+  const attempt = (remove: () => void): boolean => {
+    try {
+      remove();
+      return true;
+    } catch {
+      // Left in place; see above.
+      return false;
+    }
+  };
   for (const id of run.session.evidenceRuns) {
     // The Verifier's evidence of this session's verifications (the baseline included), each in its own run folder.
-    if (id !== run.runId) fs.rmSync(runFolder(run.ws, id), { recursive: true, force: true });
+    if (id !== run.runId) attempt(() => fs.rmSync(runFolder(run.ws, id), { recursive: true, force: true }));
   }
-  for (const name of fs.readdirSync(run.runDir)) if (name !== METRICS_FILE) fs.rmSync(path.join(run.runDir, name), { recursive: true, force: true });
-  removeRecords(run.surface.target, run.recorder.written);
-  result.contexts = [];
-  result.record.reports.contexts = [];
+  attempt(() => {
+    for (const name of fs.readdirSync(run.runDir)) if (name !== METRICS_FILE) fs.rmSync(path.join(run.runDir, name), { recursive: true, force: true });
+  });
+  if (attempt(() => removeRecords(run.surface.target, run.recorder.written))) {
+    result.contexts = [];
+    result.record.reports.contexts = [];
+  }
 }
 
 function editorRecord(run: EditorRun, status: EditorStatus, reason: string): EditorRecord {
