@@ -3,6 +3,13 @@
  * point behind `editwarden apply`, the demo and the agent's active-edit mode:
  * items that could not be parsed become rejected results (E_PARSE, with their
  * index and line) in reply order, and never stop the other items.
+ *
+ * All or nothing is the default for every format but one: active edit
+ * directives are each applied on their own, as the Active Edit Tool design
+ * asks ("Continue processing other edits if one fails … Report success/
+ * failure for each edit directive"); `atomic: true` makes them all or
+ * nothing too, `partial: true` makes any format per request. This is the
+ * one place that default is chosen, for the CLI, the library and the demo.
  */
 import { applyRequests, type ApplyOptions, type ApplyOutcome } from './apply-requests.js';
 import { parseEdits, type FormatName } from '../formats/index.js';
@@ -10,6 +17,14 @@ import type { FileView } from '../workspace/view.js';
 
 export interface ApplyReplyOptions extends Omit<ApplyOptions, 'parseErrors'> {
   format?: FormatName | 'auto';
+  /** All or nothing whatever the format (active edit included); wins over `partial`. */
+  atomic?: boolean;
+}
+
+/** Whether the requests of a reply read as `format` are applied each on its own (see the module comment). */
+export function appliesEachOnItsOwn(format: FormatName | undefined, options: Pick<ApplyReplyOptions, 'atomic' | 'partial'>): boolean {
+  if (options.atomic === true) return false;
+  return options.partial ?? format === 'active-edit';
 }
 
 export interface ReplyOutcome extends ApplyOutcome {
@@ -18,10 +33,11 @@ export interface ReplyOutcome extends ApplyOutcome {
 }
 
 export async function applyReply(ws: FileView, text: string, options: ApplyReplyOptions = {}): Promise<ReplyOutcome> {
-  const { format: wanted, ...rest } = options;
+  const { format: wanted, atomic: _atomic, partial: _partial, ...rest } = options;
   const parsed = parseEdits(text, wanted ?? 'auto', { fileExists: (path) => ws.exists(path) });
   const outcome = await applyRequests(ws, parsed.requests, {
     ...rest,
+    partial: appliesEachOnItsOwn(parsed.format, options),
     parseErrors: parsed.errors.map((e) => ({
       index: e.index,
       line: e.line,

@@ -1,6 +1,8 @@
 /**
  * Loads tree-sitter (the wasm binding) and the prebuilt grammars of the
- * `tree-sitter-wasms` package, lazily and once per process.
+ * `tree-sitter-wasms` package, lazily and once per process. Grammars that no
+ * npm package ships (Vala) are built here and shipped in this package's own
+ * `grammars/` folder, each with its licence and how it was built.
  *
  * Each grammar gets its own instance of the web-tree-sitter runtime. The
  * grammars of tree-sitter-wasms 0.1.13 were built for an older runtime, and in
@@ -21,6 +23,7 @@
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Language, Parser } from 'web-tree-sitter';
 import { EditwardenError, ErrorCode } from '../errors.js';
 
@@ -52,7 +55,16 @@ export function grammarDirectory(): string {
   return path.join(path.dirname(require.resolve('tree-sitter-wasms/package.json')), 'out');
 }
 
+/**
+ * Grammars this package ships itself, in `grammars/<id>/` at the package root
+ * (found from this module's own URL, which the CLI bundle keeps): no npm
+ * package has them. Each folder holds the wasm, the grammar's licence and a
+ * README naming the upstream commit and the build command.
+ */
+const SHIPPED_GRAMMARS: ReadonlySet<string> = new Set(['vala']);
+
 export function grammarFile(grammar: string): string {
+  if (SHIPPED_GRAMMARS.has(grammar)) return fileURLToPath(new URL(`../../grammars/${grammar}/tree-sitter-${grammar}.wasm`, import.meta.url));
   return path.join(grammarDirectory(), `tree-sitter-${grammar}.wasm`);
 }
 

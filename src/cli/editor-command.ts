@@ -4,16 +4,17 @@
  * terminal, Ctrl-C as a clean cancel, and the closing lines — or one JSON
  * object with --json. Thin: options in, runEditor, print, exit code out.
  */
-import { runProfile } from '../runs/profile.js';
+import { runProfile, type RunProfile } from '../runs/profile.js';
 import type { Config } from '../config/config.js';
 import { exitCodeFor, formatRefusal, refusalEnvelope, toErrorInfo, type ErrorInfo } from '../errors.js';
 import type { Io } from './output.js';
 import { formatError, paint, useColor, writeJson } from './output.js';
 import type { OpenedProject } from '../host/project.js';
 import { runEditor, type EditorResult, type EditorRunEvent, type RunEditorOptions } from '../agent/editor/editor.js';
+import { attemptLines } from '../agent/editor/counters.js';
 
 /** What a command hands the Editor: its own options (the workspace comes from the opened project) plus how to print. */
-export interface EditorCommandOptions extends Pick<RunEditorOptions, 'config' | 'provider' | 'task' | 'dryRun' | 'retry' | 'proposal' | 'scoutProvider' | 'activeEdit' | 'maxTurns' | 'maxOutputTokens' | 'signal' | 'onStart'> {
+export interface EditorCommandOptions extends Pick<RunEditorOptions, 'config' | 'configured' | 'provider' | 'task' | 'dryRun' | 'retry' | 'proposal' | 'scoutProvider' | 'activeEdit' | 'maxTurns' | 'maxOutputTokens' | 'signal' | 'onStart'> {
   opened: OpenedProject;
   json?: boolean;
 }
@@ -28,7 +29,8 @@ export function describeEditorEvent(event: Exclude<EditorRunEvent, { type: 'agen
     case 'verify-end': {
       const e = event.entry;
       const verdict = e.passed ? paint(color, 'green', 'PASS') : paint(color, 'red', 'FAIL');
-      return `${verdict} run ${e.run_id} — ${e.lines.join('; ')} · consecutive_failures ${e.counters.consecutive_failures}/3 · total_verify_loops ${e.counters.total_verify_loops}/12`;
+      // The counters exactly as the specification's example writes them (attemptLines), under the verdict.
+      return [`${verdict} run ${e.run_id} — ${e.lines.join('; ')}`, ...attemptLines(e.n, e.passed, e.reached, e.decision).map((l) => `  ${l}`)].join('\n');
     }
     case 'replan':
       return paint(color, 'yellow', `REPLAN → strategy ${event.strategy} (${event.context})`);
@@ -99,17 +101,21 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
   };
   // The command's own fields pass through as they are; the project, the signal and the printing are added here.
   const { opened, json: _json, onStart: _onStart, ...editor } = o;
+  const profile = runProfile('editor', { config: o.config, dryRun: o.dryRun, configured: o.configured });
   const options: RunEditorOptions = {
     ...editor,
     ws: opened.ws,
     transactions: opened.transactions,
     applyHooks: opened.applyHooks,
-    profile: runProfile('editor', { config: o.config, dryRun: o.dryRun }),
+    profile,
     ...(signal ? { signal } : {}),
     onEvent,
     onStart: (info) => {
       o.onStart?.(info);
-      if (!json) io.stdout.write(`${paint(color, 'bold', 'editwarden editor')} ${info.runId}${o.provider ? ` · ${o.provider.id}` : ''}${o.dryRun ? ' · dry run' : ''}${o.proposal ? ` · apply-proposal ${o.proposal.file}` : ''}\n`);
+      if (!json)
+        io.stdout.write(
+          `${paint(color, 'bold', 'editwarden editor')} ${info.runId}${o.provider ? ` · ${o.provider.id}` : ''}${o.dryRun ? ' · dry run' : ''}${o.proposal ? ` · apply-proposal ${o.proposal.file}` : ''} · ${networkNote(profile)} · ${limitsNote(profile)}\n`,
+        );
     },
   };
   try {
@@ -132,6 +138,17 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
       process.removeListener('SIGTERM', onInterrupt);
     }
   }
+}
+
+/** The run header's word on the network (the Editor's specification: "Network Access — Unrestricted"). */
+export function networkNote(profile: RunProfile): string {
+  return profile.network ? 'network: on' : 'network: off (sandbox.network: false)';
+}
+
+function limitsNote(profile: RunProfile): string {
+  const { max_files, max_lines_changed } = profile.sizeLimits;
+  if (max_files === null && max_lines_changed === null) return 'size limits: none';
+  return `size limits: max_files ${max_files ?? 'none'}, max_lines_changed ${max_lines_changed ?? 'none'}`;
 }
 
 function closingLines(r: EditorResult, color: boolean): string[] {

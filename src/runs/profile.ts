@@ -14,8 +14,17 @@
  * back (controlled mode; headless under on_violation: rollback), `keep`
  * leaves the partial work (on_violation: keep; a dry run, which has nothing
  * on disk), `fix-forward` keeps the work and lets the Editor repair it.
+ *
+ * The Editor's specification also sets two defaults of its own: "Network
+ * Access — Unrestricted" (its commands may reach package registries and
+ * documentation: the sandbox's network is on) and "'Minimal' is a
+ * qualitative judgment — no hard size limits" (max_files and
+ * max_lines_changed apply only when the user set them). Both give way to
+ * what the user configured; the other modes keep the network off and the
+ * headless limits, as the constraint ADR wants.
  */
 import type { Config } from '../config/config.js';
+import { DEFAULTS } from '../config/defaults.js';
 import type { FailurePolicy } from '../workspace/transaction.js';
 
 export type { FailurePolicy };
@@ -30,27 +39,82 @@ export interface RunProfile {
   readonly approval: ApprovalPolicy;
   /** Nothing reaches the project's files: the Editor works on an overlay and leaves a proposal. */
   readonly dryRun: boolean;
+  /** The commands of the run (verification, scouts, execute_command) may reach the network. */
+  readonly network: boolean;
+  /** The size limits in force; null: none (the Editor's, unless the user set one). */
+  readonly sizeLimits: SizeLimits;
+}
+
+export interface SizeLimits {
+  max_files: number | null;
+  max_lines_changed: number | null;
 }
 
 export interface ProfileChoice {
-  config: Pick<Config, 'constraints'>;
+  config: Pick<Config, 'constraints'> & { sandbox?: Pick<Config['sandbox'], 'network'> | undefined };
   dryRun?: boolean | undefined;
+  /**
+   * The config keys the user set, dotted (`constraints.max_files`,
+   * `sandbox.network`): from the config file and the flags
+   * (config/configured.ts reads them). Without the list, a key whose value
+   * differs from the default counts as set.
+   */
+  configured?: readonly string[] | undefined;
+}
+
+/** The keys the Editor's own defaults give way to. */
+const EDITOR_YIELDS_TO = ['sandbox.network', 'constraints.max_files', 'constraints.max_lines_changed'] as const;
+type YieldingKey = (typeof EDITOR_YIELDS_TO)[number];
+
+function valueOf(config: ProfileChoice['config'], key: YieldingKey): unknown {
+  switch (key) {
+    case 'sandbox.network':
+      return config.sandbox?.network ?? DEFAULTS.sandbox.network;
+    case 'constraints.max_files':
+      return config.constraints.max_files;
+    case 'constraints.max_lines_changed':
+      return config.constraints.max_lines_changed;
+    default: {
+      const never: never = key;
+      throw new Error(`unknown key ${String(never)}`);
+    }
+  }
+}
+
+function userSet(choice: ProfileChoice, key: YieldingKey): boolean {
+  if (choice.configured) return choice.configured.includes(key);
+  return valueOf(choice.config, key) !== valueOf(DEFAULTS, key);
 }
 
 /** The profile of a mode under a config: the one place a mode's policies are chosen. */
 export function runProfile(mode: ProfileMode, choice: ProfileChoice): RunProfile {
   const dryRun = choice.dryRun === true;
-  const onViolation = choice.config.constraints.on_violation;
+  const c = choice.config.constraints;
+  const onViolation = c.on_violation;
+  // Every mode but the Editor: the network as configured (default off), the limits as configured (default: the ADR's).
+  const configured = { network: choice.config.sandbox?.network ?? DEFAULTS.sandbox.network, sizeLimits: { max_files: c.max_files, max_lines_changed: c.max_lines_changed } };
   switch (mode) {
     case 'headless':
-      return { mode, failure: onViolation, approval: 'constraints', dryRun: false };
+      return { mode, failure: onViolation, approval: 'constraints', dryRun: false, ...configured };
     case 'interactive':
-      return { mode, failure: onViolation, approval: 'person', dryRun: false };
+      return { mode, failure: onViolation, approval: 'person', dryRun: false, ...configured };
     case 'controlled':
       // Exactly one edit; a failed build restores the file.
-      return { mode, failure: 'rollback', approval: 'constraints', dryRun: false };
+      return { mode, failure: 'rollback', approval: 'constraints', dryRun: false, ...configured };
     case 'editor':
-      return { mode, failure: dryRun ? 'keep' : 'fix-forward', approval: 'constraints', dryRun };
+      return {
+        mode,
+        failure: dryRun ? 'keep' : 'fix-forward',
+        approval: 'constraints',
+        dryRun,
+        // "Network Access: Unrestricted", unless the user turned it off.
+        network: userSet(choice, 'sandbox.network') ? configured.network : true,
+        // "no hard size limits": only a limit the user set.
+        sizeLimits: {
+          max_files: userSet(choice, 'constraints.max_files') ? c.max_files : null,
+          max_lines_changed: userSet(choice, 'constraints.max_lines_changed') ? c.max_lines_changed : null,
+        },
+      };
     default: {
       const never: never = mode;
       throw new Error(`unknown run mode ${String(never)}`);
@@ -64,4 +128,13 @@ export type EditorFlavour = 'editor' | 'dry-run' | 'apply-proposal';
 export function editorFlavour(profile: RunProfile, applyingProposal: boolean): EditorFlavour {
   if (profile.dryRun) return 'dry-run';
   return applyingProposal ? 'apply-proposal' : 'editor';
+}
+
+/** The config a run under `profile` works with: its network and size limits (no limit: Infinity, which every check passes). */
+export function configUnder<T extends Pick<Config, 'constraints' | 'sandbox'>>(config: T, profile: RunProfile): T {
+  return {
+    ...config,
+    sandbox: { ...config.sandbox, network: profile.network },
+    constraints: { ...config.constraints, max_files: profile.sizeLimits.max_files ?? Number.POSITIVE_INFINITY, max_lines_changed: profile.sizeLimits.max_lines_changed ?? Number.POSITIVE_INFINITY },
+  };
 }

@@ -13,9 +13,12 @@ describe('the language table in docs/editing.md', () => {
     for (const spec of LANGUAGES) expect(DOC).toContain(`\`${spec.grammar}\``);
   });
 
-  it('says which shipped grammars do not load, and that Vala has no grammar', () => {
+  it('says which shipped grammars do not load', () => {
     expect(UNLOADABLE_GRAMMARS).toEqual(['yaml', 'elm', 'ql']);
     expect(DOC).toMatch(/YAML, Elm, CodeQL/);
-    expect(DOC).toMatch(/\*\*Vala\*\*.*no tree-sitter grammar for Vala exists on the npm registry/);
+  });
+
+  it('says where the Vala grammar comes from and under which licence', () => {
+    expect(DOC).toMatch(/\| Vala \|.*vala-lang\/tree-sitter-vala, LGPL-2\.1.*`grammars\/vala\/`/);
   });
 });

@@ -14,12 +14,12 @@ const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 
 
 describe('tree-sitter is initialised only for code files', () => {
   it('preparing hooks for text files initialises nothing, and the hooks still answer', async () => {
-    const hooks = await prepareAstHooks(['README.md', 'notes.txt', 'config.yaml', 'x.vala'], 'refuse');
+    const hooks = await prepareAstHooks(['README.md', 'notes.txt', 'config.yaml', 'x.nim'], 'refuse');
     expect(hooks.newSyntaxErrors('notes.txt', 'a', 'b {')).toEqual([]);
     expect(treeSitterState()).toEqual({ initialised: false, grammars: [] });
-    const error = catchError(() => hooks.applyAst('x.vala', 'class A {}', { action: 'ast', path: 'x.vala', astPath: 'A', astAction: 'remove', content: '' }));
+    const error = catchError(() => hooks.applyAst('x.nim', 'proc a() = discard', { action: 'ast', path: 'x.nim', astPath: 'A', astAction: 'remove', content: '' }));
     expect(error.code).toBe('E_PARSE');
-    expect(error.message).toContain('.vala');
+    expect(error.message).toContain('.nim');
     expect(treeSitterState().initialised).toBe(false);
   });
 

@@ -81,9 +81,9 @@ describe('editor on the command line', () => {
     expect(read(root, GREETING_FILE)).toContain('Hello');
   });
 
-  it('the live transcript names each verification with its run_id and counters, and ends with the summary path', async () => {
+  it("the live transcript names each verification with its run_id and the counters in the specification's words, and ends with the summary path", async () => {
     const root = makeProject(GREETING_PROJECT);
-    const server = await startScriptedServer({ turns: [setGreeting('Hey'), VERIFY, setGreeting('Hi'), VERIFY, complete('Hi it is.')] });
+    const server = await startScriptedServer({ turns: [setGreeting('Hey'), VERIFY, setGreeting('Yo'), VERIFY, setGreeting('Nah'), VERIFY, setGreeting('Hi'), VERIFY, complete('Hi it is.')] });
     const io = testIo();
     try {
       const config = loadConfig(root);
@@ -93,8 +93,16 @@ describe('editor on the command line', () => {
       await server.close();
     }
     const out = io.out();
-    expect(out).toMatch(/FAIL run \S+ — build: no command; test `node --test` FAILED \(exit 1\) · consecutive_failures 1\/3 · total_verify_loops 1\/12/);
-    expect(out).toMatch(/PASS run \S+ — .*consecutive_failures 0\/3 · total_verify_loops 0\/12/);
+    expect(out).toMatch(/FAIL run \S+ — build: no command; test `node --test` FAILED \(exit 1\)\n {2}Attempt 1: FAIL {2}→ consecutive=1, total=1\n/);
+    // The example scenario's first lines, each indented under its verdict.
+    const attempts = out
+      .split('\n')
+      .filter((l) => l.startsWith('  Attempt') || l.startsWith('                     '))
+      .map((l) => l.slice(2));
+    expect(attempts.slice(0, 4).join('\n')).toBe(
+      'Attempt 1: FAIL  → consecutive=1, total=1\nAttempt 2: FAIL  → consecutive=2, total=2\nAttempt 3: FAIL  → consecutive=3, total=3 → REPLAN triggered\n                   consecutive resets to 0',
+    );
+    expect(out).toMatch(/PASS run \S+ — .*\n {2}Attempt 4: PASS {2}→ consecutive=0, total=4 → full green\n/);
     expect(out).toContain(`summary: ${root}/agent/summary.md`);
     expect(out).toContain('The changes are left uncommitted for you to review.');
   });

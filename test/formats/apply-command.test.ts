@@ -8,7 +8,10 @@ import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { Command, CommanderError } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
+import { applyReply } from '../../src/apply/apply-reply.js';
 import { registerApply } from '../../src/cli/commands/apply.js';
+import { defaultConfig } from '../../src/config/config.js';
+import { openProject } from '../../src/host/project.js';
 import type { Io } from '../../src/cli/output.js';
 
 const dirs: string[] = [];
@@ -63,9 +66,9 @@ describe('editwarden apply', () => {
     expect(r.stdout).toMatch(/applied append a.txt \+1 -0 \[#1, line 2\]/);
   });
 
-  it('is all or nothing: a malformed directive rejects the reply, nothing is written, and every result says why', async () => {
+  it('--atomic is all or nothing: a malformed directive rejects the reply, nothing is written, and every result says why', async () => {
     const root = project({ 'a.txt': 'A1\n', 'b.txt': 'B1\n' });
-    const r = await run(['apply', '-', '--root', root, '--json'], twoDirectives('explode'));
+    const r = await run(['apply', '-', '--atomic', '--root', root, '--json'], twoDirectives('explode'));
     expect(r.code).toBe(1);
     expect(read(root, 'a.txt')).toBe('A1\n');
     const json = JSON.parse(r.stdout) as { ok: boolean; format: string; results: Array<{ path: string; status: string; error?: { code: string; line?: number }; source?: { index: number; line?: number } }> };
@@ -77,6 +80,86 @@ describe('editwarden apply', () => {
     ]);
     expect(json.results[1]?.source).toEqual({ format: 'active-edit', index: 1, line: 8 });
     expect(json.results[1]?.error?.line).toBe(8);
+  });
+
+  describe('active edit directives: "Continue processing other edits if one fails" (Active Edit Tool design, phase 6)', () => {
+    /** A good, a bad (unknown action) and a good directive, on three files. */
+    const goodBadGood = `---BEGIN---\nEdit: a.txt\naction: append\n---START---\nA2\n---END---\n---BEGIN---\nEdit: b.txt\naction: explode\n---START---\nB2\n---END---\n---BEGIN---\nEdit: c.txt\naction: prepend\n---START---\nC0\n---END---\n`;
+    /** The same on one file: the bad one is an AST path that does not exist (planning fails, not parsing). */
+    const oneFile = `---BEGIN---\nEdit: a.ts\nast-path: A-one\naction: append\n---START---\ntwo(): number {\n  return 2;\n}\n---END---\n---BEGIN---\nEdit: a.ts\nast-path: A-missing\naction: remove\n---END---\n---BEGIN---\nEdit: a.ts\naction: append\n---START---\nexport const tail = 1;\n---END---\n`;
+
+    it('good, bad, good: two applied, one rejected, exit 1 (a request was rejected)', async () => {
+      const root = project({ 'a.txt': 'A1\n', 'b.txt': 'B1\n', 'c.txt': 'C1\n' });
+      const r = await run(['apply', '-', '--root', root, '--json'], goodBadGood);
+      expect(r.code).toBe(1);
+      const json = JSON.parse(r.stdout) as { ok: boolean; results: Array<{ path: string; status: string; error?: { code: string } }> };
+      expect(json.ok).toBe(false);
+      expect(json.results.map((x) => [x.path, x.status, x.error?.code])).toEqual([
+        ['a.txt', 'applied', undefined],
+        ['b.txt', 'rejected', 'E_PARSE'],
+        ['c.txt', 'applied', undefined],
+      ]);
+      expect(read(root, 'a.txt')).toBe('A1\nA2\n');
+      expect(read(root, 'b.txt')).toBe('B1\n');
+      expect(read(root, 'c.txt')).toBe('C0\nC1\n');
+    });
+
+    it('good, bad, good in one file: the good ones are written, the bad one is reported on its own', async () => {
+      const root = project({ 'a.ts': 'export class A {\n  one(): number {\n    return 1;\n  }\n}\n' });
+      const r = await run(['apply', '-', '--root', root, '--json'], oneFile);
+      expect(r.code).toBe(1);
+      const json = JSON.parse(r.stdout) as { results: Array<{ status: string; error?: { code: string } }> };
+      expect(json.results.map((x) => [x.status, x.error?.code])).toEqual([
+        ['applied', undefined],
+        ['rejected', 'E_AST_NOT_FOUND'],
+        ['applied', undefined],
+      ]);
+      expect(read(root, 'a.ts')).toContain('  two(): number {');
+      expect(read(root, 'a.ts')).toContain('export const tail = 1;');
+    });
+
+    it('--atomic keeps all or nothing: the same reply writes nothing', async () => {
+      const root = project({ 'a.txt': 'A1\n', 'b.txt': 'B1\n', 'c.txt': 'C1\n' });
+      const r = await run(['apply', '-', '--atomic', '--root', root, '--json'], goodBadGood);
+      expect(r.code).toBe(1);
+      const json = JSON.parse(r.stdout) as { results: Array<{ status: string }> };
+      expect(json.results.map((x) => x.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      expect([read(root, 'a.txt'), read(root, 'b.txt'), read(root, 'c.txt')]).toEqual(['A1\n', 'B1\n', 'C1\n']);
+    });
+
+    it('every directive applied: exit 0', async () => {
+      const root = project({ 'a.txt': 'A1\n', 'b.txt': 'B1\n' });
+      const r = await run(['apply', '-', '--root', root], twoDirectives('prepend'));
+      expect(r.code).toBe(0);
+    });
+
+    it('other formats stay all or nothing by default (a JSON array with a bad item writes nothing)', async () => {
+      const root = project({ 'a.txt': 'A1\n', 'c.txt': 'C1\n' });
+      const reply = '[{"path": "a.txt", "mode": "append", "content": "A2\\n"}, {"path": "b.txt", "bogus": 1}, {"path": "c.txt", "mode": "append", "content": "C2\\n"}]';
+      const r = await run(['apply', '-', '--root', root, '--json'], reply);
+      expect(r.code).toBe(1);
+      expect(read(root, 'a.txt')).toBe('A1\n');
+      expect(read(root, 'c.txt')).toBe('C1\n');
+    });
+
+    it('the library (applyReply) has the same default, and atomic: true', async () => {
+      const root = project({ 'a.txt': 'A1\n', 'b.txt': 'B1\n', 'c.txt': 'C1\n' });
+      const opened = openProject(root, defaultConfig());
+      const atomic = await applyReply(opened.ws, goodBadGood, { ...opened.applyHooks, atomic: true });
+      expect(atomic.results.map((x) => x.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      expect(read(root, 'a.txt')).toBe('A1\n');
+      const each = await applyReply(opened.ws, goodBadGood, { ...opened.applyHooks });
+      expect(each.ok).toBe(false);
+      expect(each.results.map((x) => x.status)).toEqual(['applied', 'rejected', 'applied']);
+      expect([read(root, 'a.txt'), read(root, 'b.txt'), read(root, 'c.txt')]).toEqual(['A1\nA2\n', 'B1\n', 'C0\nC1\n']);
+    });
+
+    it('--atomic and --partial together are a usage error', async () => {
+      const root = project({ 'a.txt': 'A1\n' });
+      const r = await run(['apply', '-', '--atomic', '--partial', '--root', root], twoDirectives('prepend'));
+      expect(r.code).toBe(64);
+      expect(read(root, 'a.txt')).toBe('A1\n');
+    });
   });
 
   it('--partial applies what succeeds and reports the rest in reply order', async () => {

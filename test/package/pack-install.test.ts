@@ -92,11 +92,26 @@ describe('npm pack from a clean checkout, installed into an empty project', () =
         'package/dist/cli/main.js',
         'package/dist/cli-bundle/cli.mjs',
         'package/bin/editwarden',
+        // The Vala grammar no npm package ships: the wasm with its licence and source (grammars/vala/README.md).
+        'package/grammars/vala/tree-sitter-vala.wasm',
+        'package/grammars/vala/COPYING',
+        'package/grammars/vala/grammar.js',
+        'package/grammars/vala/README.md',
       ]),
     );
     expect(listing.filter((f) => f.endsWith('.map') || f.endsWith('.tsbuildinfo'))).toEqual([]);
     expect(listing.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/'))).toEqual([]);
     expect(fs.readFileSync(path.join(installed(), 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+  });
+
+  it('the installed CLI resolves a Vala AST path with the shipped grammar', () => {
+    fs.mkdirSync(path.join(consumer, 'vala'), { recursive: true });
+    fs.writeFileSync(path.join(consumer, 'vala', 'Client.vala'), 'namespace OLLMchat {\n\tpublic class Client : Object {\n\t\tpublic void oldMethod () {\n\t\t}\n\t}\n}\n');
+    const reply = '---BEGIN---\nEdit: vala/Client.vala\nast-path: OLLMchat-Client-oldMethod\naction: remove\n---END---\n';
+    const r = spawnSync('npx', ['--no-install', 'editwarden', 'apply', '-', '--root', consumer], { cwd: consumer, env, encoding: 'utf8', input: reply, timeout: 60_000 });
+    expect(r.stderr + r.stdout).not.toContain('E_PARSE');
+    expect(r.status).toBe(0);
+    expect(fs.readFileSync(path.join(consumer, 'vala', 'Client.vala'), 'utf8')).not.toContain('oldMethod');
   });
 
   it('npx editwarden --help', () => {

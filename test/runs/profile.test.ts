@@ -10,8 +10,9 @@ const config = (on_violation: 'keep' | 'rollback') => {
 
 describe('a mode is one RunProfile value', () => {
   it('headless and interactive fail by on_violation; only interactive asks a person', () => {
-    expect(runProfile('headless', { config: config('rollback') })).toEqual({ mode: 'headless', failure: 'rollback', approval: 'constraints', dryRun: false });
-    expect(runProfile('interactive', { config: config('keep') })).toEqual({ mode: 'interactive', failure: 'keep', approval: 'person', dryRun: false });
+    const limits = { network: false, sizeLimits: { max_files: 10, max_lines_changed: 500 } };
+    expect(runProfile('headless', { config: config('rollback') })).toEqual({ mode: 'headless', failure: 'rollback', approval: 'constraints', dryRun: false, ...limits });
+    expect(runProfile('interactive', { config: config('keep') })).toEqual({ mode: 'interactive', failure: 'keep', approval: 'person', dryRun: false, ...limits });
   });
 
   it('controlled always rolls back; the editor fixes forward, and a dry run keeps (nothing is on disk)', () => {

@@ -5,12 +5,23 @@
  * the stop event, and metrics.json — all from one RunOutcome, through the
  * ToolRunner's finish (the one writer of metrics.json). It decides nothing
  * about how the session ended: `judge` in verdict.ts does.
+ *
+ * A cancel is the specification's "Partial changes preserved — no artifact
+ * created" (docs/designs.md says how we read it): the project's files keep
+ * what the session did (undoable like any change), and of the session's own
+ * records only metrics.json stays, saying cancelled; its editor.json,
+ * transcript, calls, context snapshots and the Verifier's evidence of its
+ * verifications are removed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { METRICS_FILE } from '../../guard/report.js';
+import type { Config } from '../../config/config.js';
 import type { ErrorInfo } from '../../errors.js';
 import type { RunOutcome } from '../../runs/outcome.js';
-import type { ToolRunner } from '../../tools/runner.js';
+import type { RunProfile } from '../../runs/profile.js';
+import { runDir as runFolder } from '../../runs/runs.js';
+import { ToolRunner } from '../../tools/runner.js';
 import type { Transaction } from '../../workspace/transaction.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import type { AgentEvent, AgentOutcome } from '../loop.js';
@@ -18,7 +29,7 @@ import type { ModelProvider } from '../providers/types.js';
 import type { Transcript } from '../transcript.js';
 import type { ContextRecorder } from './context.js';
 import { renderProposal } from './proposal.js';
-import { writeRecord } from './records.js';
+import { removeRecords, writeRecord } from './records.js';
 import { renderStuckReport, renderSummary } from './reports.js';
 import { PROPOSAL_FILE, saveRecord, STUCK_REPORT_FILE, SUMMARY_FILE, type StuckSeed } from './retry.js';
 import type { EditorEvent, EditorSession } from './session.js';
@@ -69,6 +80,9 @@ export interface EditorRun {
   readonly recorder: ContextRecorder;
   readonly session: EditorSession;
   readonly emit: (event: EditorRunEvent) => void;
+  /** The config and profile the session runs under (a cancel before the model loop still records its metrics under them). */
+  readonly config: Config;
+  readonly profile: RunProfile;
   tx: Transaction | null;
   runner: ToolRunner | null;
   transcript: Transcript | null;
@@ -78,6 +92,8 @@ export interface EditorRun {
 /** Ends the session with this status: every record of it written from the one outcome. */
 export function closeEditorRun(run: EditorRun, status: EditorStatus, reason: string, error?: ErrorInfo): EditorResult {
   const final: RunOutcome = { status, reason, exit_code: EXIT_CODES[status] };
+  // A cancel before the model loop had a runner still leaves its one record, metrics.json, through a runner (its one writer) that runs nothing.
+  if (status === 'cancelled' && !run.runner) run.runner = ToolRunner.start({ ws: run.surface.ws, config: run.config, profile: run.profile, runId: run.runId, tools: [], transactions: run.ws.transactions });
   // The runner finishes first (a run under on_violation: rollback is put back before the changed files are counted); metrics.json is written here, once.
   const summary = run.runner?.finish({ outcome: final, sections: metricsSections(run, final) });
   const record = editorRecord(run, status, reason);
@@ -90,15 +106,45 @@ export function closeEditorRun(run: EditorRun, status: EditorStatus, reason: str
       if (status === 'success') run.tx.commit();
       else run.tx.keep();
     }
-    saveRecord(run.runDir, record);
+    if (status === 'cancelled') discardSessionRecords(run, result);
+    else saveRecord(run.runDir, record);
   }
   // One outcome for every record: editor.json (above), the transcript's end line, the stop line on the terminal, metrics.json and the exit code.
-  if (run.transcript) run.transcript.write({ type: 'end', ...final });
+  if (run.transcript && status !== 'cancelled') run.transcript.write({ type: 'end', ...final });
   if (run.outcome) run.emit({ type: 'agent', event: { type: 'stop', status, reason } });
   if (summary) result.metricsFile = summary.reports.metrics ?? null;
   if (run.outcome) result.agent = run.outcome;
-  if (run.transcript) result.transcriptFile = run.transcript.file;
+  if (run.transcript && status !== 'cancelled') result.transcriptFile = run.transcript.file;
   return result;
+}
+
+/**
+ * The records a cancel does not keep: all but metrics.json in the run folder,
+ * the session's context snapshots, and the evidence of its verifications.
+ * Each removal is on its own: one that fails leaves that record (more said,
+ * never less) and must not turn a clean cancel into a crash.
+ */
+function discardSessionRecords(run: EditorRun, result: EditorResult): void {
+  const attempt = (remove: () => void): boolean => {
+    try {
+      remove();
+      return true;
+    } catch {
+      // Left in place; see above.
+      return false;
+    }
+  };
+  for (const id of run.session.evidenceRuns) {
+    // The Verifier's evidence of this session's verifications (the baseline included), each in its own run folder.
+    if (id !== run.runId) attempt(() => fs.rmSync(runFolder(run.ws, id), { recursive: true, force: true }));
+  }
+  attempt(() => {
+    for (const name of fs.readdirSync(run.runDir)) if (name !== METRICS_FILE) fs.rmSync(path.join(run.runDir, name), { recursive: true, force: true });
+  });
+  if (attempt(() => removeRecords(run.surface.target, run.recorder.written))) {
+    result.contexts = [];
+    result.record.reports.contexts = [];
+  }
 }
 
 function editorRecord(run: EditorRun, status: EditorStatus, reason: string): EditorRecord {

@@ -17,7 +17,7 @@ import type { ApplyOptions } from '../../apply/apply-requests.js';
 import type { Config } from '../../config/config.js';
 import { editOptionsFromConfig } from '../../config/edit-options.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../../errors.js';
-import { editorFlavour, runProfile, type RunProfile } from '../../runs/profile.js';
+import { configUnder, editorFlavour, runProfile, type RunProfile } from '../../runs/profile.js';
 import { ensureRunDir, newRunId } from '../../runs/runs.js';
 import { readFileTool } from '../../tools/read-file.js';
 import { BUILTIN_TOOLS } from '../../tools/registry.js';
@@ -50,8 +50,10 @@ export interface RunEditorOptions {
   /** The Editor model. Required, except for apply-proposal, which then only verifies. */
   provider?: ModelProvider;
   task: string;
-  /** How the session runs (mode editor); built from `dryRun` when omitted. */
+  /** How the session runs (mode editor); built from `dryRun` and `configured` when omitted. */
   profile?: RunProfile;
+  /** The config keys the user set (config/configured.ts), for the profile built when `profile` is omitted. */
+  configured?: readonly string[];
   /** Work against an overlay; the result is a proposal (one unified diff) in the run folder. Ignored when `profile` is given. */
   dryRun?: boolean;
   /** Seed the session with the latest stuck report of the same task (refused when there is none). */
@@ -74,11 +76,21 @@ export interface RunEditorOptions {
 /** The file tools the Editor gets: reading and writing, no commands (only the Verifier's run), nobody to ask. */
 const FILE_TOOLS = ['read_file', 'list_files', 'search_files', 'edit_file', 'write_file', 'apply_patch'];
 
-/** The config the Editor runs under: its own tools are always allowed; a dry run has nothing on disk to roll back. */
-export function editorConfig(config: Config, dryRun: boolean): Config {
-  const allowed = config.constraints.allowed_tools;
+/**
+ * The config the Editor runs under: its profile's network and size limits
+ * (runs/profile.ts: network on and no size limits unless the user set them),
+ * its own tools always allowed, and in a dry run nothing on disk to roll back.
+ */
+export function editorConfig(config: Config, profile: RunProfile): Config {
+  const under = configUnder(config, profile);
+  const allowed = under.constraints.allowed_tools;
   const tools = allowed.length === 0 ? allowed : [...new Set([...allowed, ...EDITOR_TOOL_NAMES])];
-  return { ...config, constraints: { ...config.constraints, allowed_tools: tools, ...(dryRun ? { on_violation: 'keep' as const } : {}) } };
+  return { ...under, constraints: { ...under.constraints, allowed_tools: tools, ...(profile.dryRun ? { on_violation: 'keep' as const } : {}) } };
+}
+
+/** A limit for people and the model: "none" where the Editor has no size limit. */
+function limit(n: number): string {
+  return Number.isFinite(n) ? String(n) : 'none';
 }
 
 function scopeOf(task: string, config: Config, dryRun: boolean): string {
@@ -93,7 +105,7 @@ function scopeOf(task: string, config: Config, dryRun: boolean): string {
     '',
     quoted,
     '',
-    `Constraints: max_files ${c.max_files}, max_lines_changed ${c.max_lines_changed}, allowed_patterns ${JSON.stringify(c.allowed_patterns)}, denied_patterns ${JSON.stringify(c.denied_patterns)}, max_tokens ${c.max_tokens}, timeout ${c.timeout} s.`,
+    `Constraints: max_files ${limit(c.max_files)}, max_lines_changed ${limit(c.max_lines_changed)}, allowed_patterns ${JSON.stringify(c.allowed_patterns)}, denied_patterns ${JSON.stringify(c.denied_patterns)}, max_tokens ${c.max_tokens}, timeout ${c.timeout} s.`,
     `Mode: editor${dryRun ? ' (dry run: overlay, no verification)' : ' (fix forward)'}.`,
   ].join('\n');
 }
@@ -103,7 +115,7 @@ function usage(message: string, hint: string): EditwardenError {
 }
 
 export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
-  const profile = o.profile ?? runProfile('editor', { config: o.config, dryRun: o.dryRun });
+  const profile = o.profile ?? runProfile('editor', { config: o.config, dryRun: o.dryRun, configured: o.configured });
   const run = startEditorRun(o, profile);
   try {
     return await driveSession(run, o, profile);
@@ -115,7 +127,7 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
 }
 
 /** Refuses what cannot run (before any folder exists), then names the run, its folder, its surface and its session. */
-function startEditorRun(o: RunEditorOptions, profile: RunProfile): EditorRun & { config: Config; scope: string } {
+function startEditorRun(o: RunEditorOptions, profile: RunProfile): EditorRun & { scope: string } {
   const now = o.now ?? (() => new Date());
   const startedAt = now().toISOString();
   if (profile.dryRun && o.proposal) throw usage('A proposal cannot be applied in a dry run.', 'Drop --dry-run to apply the proposal.');
@@ -134,7 +146,7 @@ function startEditorRun(o: RunEditorOptions, profile: RunProfile): EditorRun & {
       // A display must not break the session it displays.
     }
   };
-  const config = editorConfig(o.config, profile.dryRun);
+  const config = editorConfig(o.config, profile);
   const surface = profile.dryRun ? overlaySurface(o.ws, runDir) : diskSurface(o.ws, o.transactions);
   const recorder = new ContextRecorder(surface.target, now);
   const scope = scopeOf(o.task, config, profile.dryRun);
@@ -152,7 +164,7 @@ function startEditorRun(o: RunEditorOptions, profile: RunProfile): EditorRun & {
     ...(o.signal ? { signal: o.signal } : {}),
   });
   const flavour = editorFlavour(profile, o.proposal !== undefined);
-  return { ws: o.ws, task: o.task, taskKey: key, flavour, provider: o.provider, seed, runId, runDir, startedAt, now, surface, recorder, session, emit, tx: null, runner: null, transcript: null, outcome: undefined, config, scope };
+  return { ws: o.ws, task: o.task, taskKey: key, flavour, provider: o.provider, seed, runId, runDir, startedAt, now, surface, recorder, session, emit, tx: null, runner: null, transcript: null, outcome: undefined, config, profile, scope };
 }
 
 type Started = ReturnType<typeof startEditorRun>;

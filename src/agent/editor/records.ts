@@ -64,6 +64,32 @@ export function writeRecord(target: RecordTarget, name: string, text: string): s
   }
 }
 
+/** Removes records this session wrote (`written`: what writeRecord answered), through the workspace for the project. */
+export function removeRecords(target: RecordTarget, written: readonly string[]): void {
+  if (written.length === 0) return;
+  switch (target.kind) {
+    case 'project': {
+      const ws = target.ws;
+      // Each name is checked again as writeRecord checked it: only plain files directly inside agent/ are removed.
+      const paths = written.map((rel) => agentPath(ws, path.posix.basename(rel)));
+      ws.transact((tx) =>
+        ws.commit(
+          tx,
+          paths.map((p) => ({ kind: 'delete' as const, path: p })),
+        ),
+      );
+      return;
+    }
+    case 'run-folder':
+      for (const rel of written) fs.rmSync(path.join(target.root, rel), { force: true });
+      return;
+    default: {
+      const never: never = target;
+      throw new Error(`unknown record target ${JSON.stringify(never)}`);
+    }
+  }
+}
+
 /** Names already present (to number versioned records after them). */
 export function existingRecords(target: RecordTarget): string[] {
   const dir = target.kind === 'project' ? path.join(target.ws.root, AGENT_DIR) : path.join(target.runDir, AGENT_DIR);

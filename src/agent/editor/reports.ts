@@ -10,6 +10,7 @@
  *   order it had them, and the run_id of every failed verification with
  *   what failed — all a next session needs (and all `--retry` gives it).
  */
+import { attemptLines } from './counters.js';
 import type { EditorRecord, FileChangeEntry, VerificationEntry } from './state.js';
 
 function files(changed: readonly FileChangeEntry[]): string {
@@ -83,6 +84,10 @@ export function renderStuckReport(r: EditorRecord): string {
       out.push(`| ${v.n} | \`${v.run_id}\` | ${v.strategy} | ${v.lines.join('; ')} | ${errors.replace(/\|/g, '\\|')} |`);
     }
     out.push('', `Evidence of each: \`.editwarden/runs/<run_id>/verify/\`.`);
+  }
+  if (r.verifications.length > 0) {
+    // The debug loop as the specification's example writes it, attempt by attempt.
+    out.push('', '## Debug loop', '', '```', ...r.verifications.flatMap((v) => attemptLines(v.n, v.passed, v.reached, v.decision)), '```');
   }
   out.push('', '## Files changed', '', `The session changed ${files(r.files_changed)}.`, '');
   if (r.reports.contexts.length > 0) out.push('## Context snapshots', '', r.reports.contexts.map((c) => `\`${c}\``).join(', '), '');

@@ -2,8 +2,8 @@
  * The Editor session's state machine, as the host of the Editor's tools:
  * scouts (answered from the repository, recorded raw in the current context
  * snapshot), verification with the debug loop (counters, fix forward,
- * REPLAN with a new snapshot and re-queried scouts, hard stop), the
- * hypotheses, and completion only on green. It decides nothing about the
+ * REPLAN with a new snapshot, the scouts re-queried only when the Editor
+ * asks, hard stop), the hypotheses, and completion only on green. It decides nothing about the
  * model's turns (the agent loop does) and writes no project file except
  * its records through records.ts; verifications write only evidence.
  */
@@ -13,7 +13,7 @@ import type { ToolResult } from '../../tools/types.js';
 import type { Transaction } from '../../workspace/transaction.js';
 import type { FileView } from '../../workspace/view.js';
 import type { ModelProvider } from '../providers/types.js';
-import { afterVerification, HARD_STOP_AFTER, initialCounters, REPLAN_AFTER, type DebugCounters, type LoopDecision } from './counters.js';
+import { afterVerification, attemptLines, HARD_STOP_AFTER, initialCounters, REPLAN_AFTER, type DebugCounters, type LoopDecision } from './counters.js';
 import type { ContextRecorder, ScoutRecord } from './context.js';
 import type { FileSource } from './file-source.js';
 import { scoutCodebase, type CodebasePayload } from '../scouts/codebase.js';
@@ -65,6 +65,8 @@ export class EditorSession implements EditorHost {
   runner: ToolRunner | null = null;
   /** The fix-forward transaction the writes join, when the session holds one. */
   tx: Transaction | null = null;
+  /** Run ids of every verification this session started (the baseline and cancelled ones included): its evidence, which a cancel removes. */
+  readonly evidenceRuns: string[] = [];
   private toolchain: ToolVersion[] | undefined;
   private pendingTokens = 0;
 
@@ -91,7 +93,10 @@ export class EditorSession implements EditorHost {
       ...(this.deps.signal ? { signal: this.deps.signal } : {}),
     });
     this.toolchain = payload.toolchain;
-    if (run) this.baselineRunId = run.run_id;
+    if (run) {
+      this.baselineRunId = run.run_id;
+      this.evidenceRuns.push(run.run_id);
+    }
     if (!this.environment || run) this.environment = payload;
     return payload;
   }
@@ -183,6 +188,7 @@ export class EditorSession implements EditorHost {
     if (this.tx && this.tx.state === 'open') await this.tx.verify(hook, 'fix-forward');
     else await hook();
     if (!run) throw thrown ?? nothingToVerify(this.deps.ws.root);
+    this.evidenceRuns.push(run.run_id);
     if (stop?.aborted) return null;
     const step = afterVerification(this.counters, run.passed);
     this.counters = step.counters;
@@ -193,6 +199,7 @@ export class EditorSession implements EditorHost {
       strategy: this.strategy,
       trigger,
       counters: { ...step.counters },
+      reached: { ...step.reached },
       decision: step.decision.action,
       lines: describeSteps(run),
       first_errors: firstErrors(run),
@@ -222,7 +229,13 @@ export class EditorSession implements EditorHost {
     return { entry, run, context };
   }
 
-  /** REPLAN: a new strategy, a new snapshot, the scouts re-queried around what failed; the scope stays. */
+  /**
+   * REPLAN: a new strategy and a new snapshot; the scope stays. The scouts
+   * are not re-queried here: the specification makes that the Editor's call
+   * ("Optional Scout re-query … Skip re-query: failures are clearly
+   * implementation logic errors"), so the model is told the choice and what
+   * it asks (scout_codebase, scout_environment) is recorded in this snapshot.
+   */
   private async replan(run: Verification): Promise<string> {
     this.strategy++;
     const failing = [
@@ -235,12 +248,8 @@ export class EditorSession implements EditorHost {
     ]
       .map((f) => relativeTo(this.deps.ws.root, f))
       .filter((f) => f !== null) as string[];
-    const code = await this.codebase(this.deps.task, failing.slice(0, 10));
-    const interpretation = interpretRun(this.deps.ws, run.run_id);
-    const file = this.deps.recorder.snapshot({ reason: 'replan', runId: this.deps.runId, scope: this.deps.scope, strategy: this.strategy, body: this.stateBody() }, [
-      { scout: 'codebase', request: `re-query at REPLAN (files in the failing run: ${failing.slice(0, 10).join(', ') || 'none'})`, payload: code },
-      { scout: 'environment', request: `interpret run ${run.run_id} (the failure that triggered the REPLAN)`, payload: interpretation },
-    ]);
+    const trigger = ['## The failure that triggered this REPLAN', '', `Verification run ${run.run_id}; files named by its diagnostics: ${failing.slice(0, 10).join(', ') || 'none'}.`, ''].join('\n');
+    const file = this.deps.recorder.snapshot({ reason: 'replan', runId: this.deps.runId, scope: this.deps.scope, strategy: this.strategy, body: `${this.stateBody()}\n\n${trigger}` });
     this.deps.emit({ type: 'context', file });
     this.deps.emit({ type: 'replan', strategy: this.strategy, context: file });
     return file;
@@ -251,7 +260,9 @@ export class EditorSession implements EditorHost {
     const out: string[] = ['## Strategy', ''];
     out.push(`Strategy ${this.strategy}.${this.strategy > 1 ? ` Strategies 1–${this.strategy - 1} were abandoned after ${REPLAN_AFTER} consecutive failed verifications each; do not continue them.` : ''}`, '');
     for (const h of this.hypotheses.filter((x) => x.approach)) out.push(`- strategy ${h.strategy} approach: ${h.approach}`);
-    out.push('', '## Debug loop', '', `consecutive_failures: ${this.counters.consecutive_failures} of ${REPLAN_AFTER} · total_verify_loops: ${this.counters.total_verify_loops} of ${HARD_STOP_AFTER}`, '');
+    out.push('', '## Debug loop', '');
+    if (this.verifications.length > 0) out.push('```', ...this.verifications.flatMap((v) => attemptLines(v.n, v.passed, v.reached, v.decision)), '```', '');
+    out.push(`Now: consecutive_failures ${this.counters.consecutive_failures} (REPLAN at ${REPLAN_AFTER}) · total_verify_loops ${this.counters.total_verify_loops} (hard stop at ${HARD_STOP_AFTER})`, '');
     const files = this.runner?.guard.changedFiles() ?? [];
     out.push(`Files changed so far: ${files.length === 0 ? 'none' : files.map((f) => `${f.path} (+${f.added} −${f.removed})`).join(', ')}`, '');
     out.push('## Verifications so far', '');
@@ -280,7 +291,7 @@ export class EditorSession implements EditorHost {
         lines.push(`Log tail (${s.kind}, full log in the evidence of run ${entry.run_id}; scout_environment can interpret it):`, tail.trimEnd() || '(no output)');
       }
     }
-    lines.push(`consecutive_failures: ${entry.counters.consecutive_failures} of ${REPLAN_AFTER} · total_verify_loops: ${entry.counters.total_verify_loops} of ${HARD_STOP_AFTER}`);
+    lines.push(...attemptLines(entry.n, entry.passed, entry.reached, entry.decision), `(REPLAN at consecutive=${REPLAN_AFTER}, hard stop at total=${HARD_STOP_AFTER})`);
     lines.push(...decisionText(entry.decision, this.strategy, result.context, this.deps.task));
     return lines.join('\n');
   }
@@ -340,7 +351,11 @@ function decisionText(decision: LoopDecision['action'], strategy: number, contex
     case 'replan':
       return [
         `REPLAN — ${REPLAN_AFTER} consecutive failed verifications. Strategy ${strategy} starts now; the scope is unchanged: ${JSON.stringify(task.trim().split('\n')[0])}.`,
-        `The approach so far did not work: do not continue it. Read ${context ?? 'the new context snapshot'} (the scouts were re-queried around the failure), record a new approach with record_hypothesis, then go on.`,
+        `The approach so far did not work: do not continue it. The new context snapshot is ${context ?? 'written'}. Re-query the scouts only if it is warranted (what they answer is recorded in that snapshot):`,
+        '- Re-query Scout A (scout_codebase) when the failures suggest wrong files targeted, missed dependencies, or violated invariants.',
+        '- Re-query Scout B (scout_environment with the failing run_id) when they suggest misinterpreted build/test output or undetected environment issues.',
+        '- Skip re-query when the failures are clearly implementation logic errors with no codebase context gap.',
+        'Then record a new approach with record_hypothesis, and go on.',
       ];
     case 'hard-stop':
       return [`HARD STOP — ${HARD_STOP_AFTER} verifications without a green one. The session ends here; your changes are kept and a stuck report is written from your hypotheses.`];

@@ -48,7 +48,10 @@ export interface VerificationEntry {
   strategy: number;
   /** What asked for it: the model's verify call, its task_completion, or apply-proposal. */
   trigger: 'verify' | 'completion' | 'proposal';
+  /** The counters after this verification (a REPLAN's reset done). */
   counters: DebugCounters;
+  /** The counters it reached before any reset: the specification's "consecutive=3, total=3 → REPLAN triggered". */
+  reached: DebugCounters;
   decision: LoopDecision['action'];
   lines: string[];
   first_errors: string[];

@@ -4,7 +4,7 @@
  * always, and the active edit instructions only when active edit is
  * enabled. Pure: options in, text out.
  */
-import { ACTIVE_EDIT_INSTRUCTIONS } from './active-edit.js';
+import { ACTIVE_EDIT_INSTRUCTIONS, ACTIVE_EDIT_TEMPLATE } from './active-edit.js';
 import { AGENT_PROMPT, HEADLESS_NOTE, INTERACTIVE_NOTE } from './agent.js';
 import { CONTROLLED_PROMPT } from './controlled.js';
 import { EDIT_GUIDELINES } from './edit-guidelines.js';
@@ -44,9 +44,12 @@ export function buildSystemPrompt(options: PromptOptions): string {
   return parts.join('\n');
 }
 
-/** The design's system-message block: the instructions inside <active_edit>…</active_edit>. */
+/**
+ * The design's system-message block, as its `system_message()` builds it:
+ * `<active_edit>\n` + the template + `\n</active_edit>`; our details follow it.
+ */
 export function activeEditSection(): string {
-  return `<active_edit>\n${ACTIVE_EDIT_INSTRUCTIONS.trimEnd()}\n</active_edit>`;
+  return `<active_edit>\n${ACTIVE_EDIT_TEMPLATE}\n</active_edit>\n\n${ACTIVE_EDIT_INSTRUCTIONS}`;
 }
 
-export { ACTIVE_EDIT_INSTRUCTIONS, AGENT_PROMPT, CONTROLLED_PROMPT, EDIT_GUIDELINES };
+export { ACTIVE_EDIT_INSTRUCTIONS, ACTIVE_EDIT_TEMPLATE, AGENT_PROMPT, CONTROLLED_PROMPT, EDIT_GUIDELINES };

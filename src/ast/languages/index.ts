@@ -8,9 +8,10 @@ import { cFamilyLanguages } from './c-family.js';
 import { compiledLanguages } from './compiled.js';
 import { dataLanguages } from './data.js';
 import { scriptingLanguages } from './scripting.js';
+import { valaLanguages } from './vala.js';
 import { webLanguages } from './web.js';
 
-export const LANGUAGES: readonly LanguageSpec[] = [...webLanguages, ...scriptingLanguages, ...compiledLanguages, ...cFamilyLanguages, ...dataLanguages];
+export const LANGUAGES: readonly LanguageSpec[] = [...webLanguages, ...scriptingLanguages, ...compiledLanguages, ...cFamilyLanguages, ...valaLanguages, ...dataLanguages];
 
 /**
  * Grammars tree-sitter-wasms 0.1.13 ships that do not load with

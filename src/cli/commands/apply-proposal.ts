@@ -99,9 +99,11 @@ async function applyProposalCommand(file: string, flags: ApplyProposalFlags, io:
   const { readProposalHeader } = await import('../../agent/editor/proposal.js');
   const { runEditorCommand } = await import('../editor-command.js');
   const header = readProposalHeader(text);
+  const { configuredKeys } = await import('../../config/configured.js');
   return runEditorCommand(io, {
     opened,
     config,
+    configured: configuredKeys(root, flags.config),
     ...(provider ? { provider } : {}),
     task: header.task ?? `Apply the proposal ${file}.`,
     proposal: { text, file },

@@ -4,6 +4,9 @@
  * diff) applied as one transaction. Thin: parse with formats/, apply with
  * applyRequests, print. Items that could not be parsed are results too
  * (status "rejected", E_PARSE, with their index and line), in reply order.
+ * Active edit directives are applied each on its own unless --atomic
+ * (apply-reply.ts chooses that default); the exit code is 1 whenever one
+ * request was rejected, whatever was applied beside it.
  */
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
@@ -19,6 +22,7 @@ interface ApplyFlags {
   config?: string;
   dryRun?: boolean;
   partial?: boolean;
+  atomic?: boolean;
   strict?: boolean;
   json?: boolean;
 }
@@ -28,13 +32,14 @@ export { applyReply, type ApplyReplyOptions, type ReplyOutcome } from '../../app
 export function registerApply(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('apply')
-    .description('Apply the edits in a model reply (JSON, active edit, SEARCH/REPLACE, apply_patch, unified diff) as one transaction.')
+    .description('Apply the edits in a model reply (JSON, active edit, SEARCH/REPLACE, apply_patch, unified diff) as one transaction (active edit directives: each on its own unless --atomic).')
     .argument('[file]', "the reply to apply; '-' or nothing reads stdin")
     .addOption(new Option('--format <format>', 'how the reply is written').choices(['auto', ...FORMAT_NAMES]).default('auto'))
     .option('--root <dir>', 'workspace root (default: current folder)')
     .option('--config <file>', 'config file (default: <root>/.editwarden.yml)')
     .option('--dry-run', 'print one combined diff, write nothing')
-    .option('--partial', 'apply the requests that succeed and report the rest (default: all or nothing)')
+    .addOption(new Option('--partial', 'apply the requests that succeed and report the rest (default: all or nothing, except active edit directives: each on its own)').conflicts('atomic'))
+    .option('--atomic', 'all or nothing for every format, active edit directives included (one bad directive writes nothing)')
     .option('--strict', 'exact matching: git-apply semantics for diffs, no whitespace tolerance')
     .option('--json', 'print the JSON result')
     .action(async (file: string | undefined, flags: ApplyFlags) => {
@@ -45,7 +50,7 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
 function runApply(file: string | undefined, flags: ApplyFlags, io: Io): Promise<number> {
   return runWriteCommand(flags, io, {
     input: async () => (file === undefined || file === '-' ? readAll(io.stdin) : readReply(file)),
-    apply: (opened, text, edit) => applyReply(opened.ws, text, { format: flags.format, dryRun: flags.dryRun === true, partial: flags.partial === true, edit, ...opened.applyHooks }),
+    apply: (opened, text, edit) => applyReply(opened.ws, text, { format: flags.format, dryRun: flags.dryRun === true, ...(flags.partial ? { partial: true } : {}), atomic: flags.atomic === true, edit, ...opened.applyHooks }),
     print: (outcome) => print(outcome, flags, io),
   });
 }

@@ -12,6 +12,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { CONFIG_FILE, loadConfig } from '../../config/config.js';
+import { configuredKeys } from '../../config/configured.js';
+import { DEFAULTS } from '../../config/defaults.js';
 import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { JOURNAL_DIR } from '../../workspace/journal.js';
 import { LOCK_FILE, isGone, readLockOwner } from '../../workspace/lock.js';
@@ -155,10 +157,33 @@ export function doctorChecks(context: DoctorContext): DoctorCheck[] {
             fix: info.fix ?? 'Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap).',
           };
         }
-        return { ok: true, detail: `Commands run in ${info.kind}: ${info.detail}.` };
+        return { ok: true, detail: `Commands run in ${info.kind}: ${info.detail}. ${networkLine(context)}` };
       },
     },
   ];
+}
+
+/**
+ * The sandbox's network per mode, as this project's config leaves it: off
+ * for headless, interactive and controlled runs unless sandbox.network is
+ * true; on for the Editor (its specification: "Network Access —
+ * Unrestricted") unless the config sets sandbox.network.
+ */
+export function networkLine(context: Pick<DoctorContext, 'root' | 'configFile'>): string {
+  let network = DEFAULTS.sandbox.network;
+  let configured: string[] = [];
+  try {
+    network = loadConfig(context.root, context.configFile).sandbox.network;
+    configured = configuredKeys(context.root, context.configFile);
+  } catch {
+    // The config check reports a config that does not load; the defaults are described here.
+  }
+  const setByUser = configured.includes('sandbox.network');
+  const others = `Network: ${network ? 'on' : 'off'} for headless, interactive and controlled runs`;
+  const editor = setByUser
+    ? `${network ? 'on' : 'off'} for the Editor too (sandbox.network is set in the config)`
+    : 'on for the Editor (run --mode editor, apply-proposal), whose specification gives it unrestricted network access; set sandbox.network: false to turn it off';
+  return `${others}; ${editor}.`;
 }
 
 /** `.editwarden/`: a real, writable folder that git ignores, with no unfinished transaction or stale lock. Reads only. */

@@ -95,6 +95,8 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   }
   let task: string;
   let config: Config;
+  /** The keys the user set (file and flags): the Editor's own defaults give way to them. */
+  let configured: string[] = [];
   let maxTurns: number | undefined;
   let maxOutputTokens: number | undefined;
   let buildTimeout: number | undefined;
@@ -102,7 +104,9 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
     task = flags.task ?? fs.readFileSync(flags.taskFile as string, 'utf8');
     if (task.trim() === '') throw Object.assign(new Error('The task is empty.'), { usage: true });
     const base = loadConfig(root, flags.config);
-    config = withOverrides(base, { ...constraintOverrides(base, flags), ...(flags.activeEdit ? { active_edit_enabled: true } : {}) });
+    const overrides = { ...constraintOverrides(base, flags), ...(flags.activeEdit ? { active_edit_enabled: true } : {}) };
+    config = withOverrides(base, overrides);
+    configured = (await import('../../config/configured.js')).configuredKeys(root, flags.config, overrides);
     maxTurns = positive(flags.maxTurns, '--max-turns');
     maxOutputTokens = positive(flags.maxOutputTokens, '--max-output-tokens');
     buildTimeout = positive(flags.buildTimeout, '--build-timeout');
@@ -155,6 +159,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
       ...(scoutProvider ? { scoutProvider } : {}),
       opened,
       config,
+      configured,
       provider,
       task: flags.context ? taskWithContext(opened.ws, task, flags.context) : task,
       retry: flags.retry === true,

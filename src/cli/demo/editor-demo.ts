@@ -116,7 +116,8 @@ export async function runEditorDemo(io: Io, options: EditorDemoOptions): Promise
       if (event.event.type === 'call-start') say(`  ${paint(c, 'dim', '→')} ${event.event.description}`);
       return;
     }
-    say(`  ${describeEditorEvent(event, c)}`);
+    // A verification's line is followed by the counters' lines: each one indented like the first.
+    say(`  ${describeEditorEvent(event, c).replace(/\n/g, '\n  ')}`);
   };
   const session = async (script: Script, task: string, extra: { profile?: RunProfile; proposal?: { text: string; file: string } }): Promise<EditorResult> => {
     const server = await startScriptedServer(script);

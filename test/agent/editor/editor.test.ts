@@ -58,7 +58,7 @@ describe('the debug loop, fix forward', () => {
     expect(r.record.counters).toEqual({ consecutive_failures: 0, total_verify_loops: 0 });
     // Fix forward: the second attempt was made on top of the first failed state (the file said "Hey" when it failed).
     expect(lastToolResult(r.server, 2)).toContain("+ 'Hey, Ada!'");
-    expect(lastToolResult(r.server, 2)).toContain('consecutive_failures: 1 of 3 · total_verify_loops: 1 of 12');
+    expect(lastToolResult(r.server, 2)).toContain('Attempt 1: FAIL  → consecutive=1, total=1');
     expect(lastToolResult(r.server, 6)).toMatch(/^PASS — verification 3/);
     expect(lastToolResult(r.server, 6)).toContain('both counters are reset');
     // The summary names the failed runs and the green one; the net change is one line.
@@ -104,7 +104,7 @@ describe('the debug loop, fix forward', () => {
     };
     for (const f of r.contexts) expect(scope(f)).toBe(scope('agent/context_001.md'));
     expect(read(root, 'agent/context_002.md')).toContain('REPLAN (strategy 2)');
-    expect(read(root, 'agent/context_002.md')).toContain(`interpret run ${v[2]?.run_id}`);
+    expect(read(root, 'agent/context_002.md')).toContain(`Verification run ${v[2]?.run_id}`);
     expect(lastToolResult(r.server, 6)).toContain('REPLAN — 3 consecutive failed verifications. Strategy 2 starts now');
     expect(lastToolResult(r.server, 6)).toContain('agent/context_002.md');
     // The changes are kept (fix forward), and the stuck report names every failed run and every hypothesis.

@@ -1,0 +1,38 @@
+/**
+ * Which config keys the user set — in the config file or with flags — as
+ * opposed to values that are only defaults. A mode with defaults of its own
+ * needs the difference: the Editor's network is on and its size limits are
+ * off by default (runs/profile.ts), and a value the user wrote wins over
+ * those defaults even when it equals the general default (`max_files: 10`
+ * written down is a limit; the same 10 as a default is not).
+ *
+ * It reads the file loadConfig reads (after loadConfig has validated it) and
+ * never judges a value; must never fail on a file loadConfig accepted.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { CONFIG_FILE } from './names.js';
+
+/** The dotted paths of the leaves of a config-shaped value (`{constraints: {max_files: 3}}` → `constraints.max_files`); lists are leaves. */
+export function leafKeys(data: unknown, prefix = ''): string[] {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return prefix === '' ? [] : [prefix];
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(data)) {
+    if (value === undefined) continue;
+    out.push(...leafKeys(value, prefix === '' ? key : `${prefix}.${key}`));
+  }
+  return out;
+}
+
+/** The keys set in the config file (`<root>/.editwarden.yml` or the explicit one) and in the flags' overrides, sorted. */
+export function configuredKeys(root: string, explicitFile?: string, overrides: unknown = {}): string[] {
+  const file = explicitFile ? path.resolve(explicitFile) : path.join(root, CONFIG_FILE);
+  let data: unknown = {};
+  try {
+    data = YAML.parse(fs.readFileSync(file, 'utf8')) ?? {};
+  } catch {
+    // No file (defaults only), or one loadConfig has already refused: nothing set there.
+  }
+  return [...new Set([...leafKeys(data), ...leafKeys(overrides)])].sort();
+}
