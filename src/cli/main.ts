@@ -103,6 +103,11 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     description: "Run a client hook (called by the settings `editwarden init` writes): vets the client's own edit on stdin.",
     load: async () => (await import('./commands/hook.js')).registerHook,
   },
+  shell: {
+    term: 'shell [options] <command...>',
+    description: "Run one shell command of a hooked client (Claude Code's Bash, Gemini CLI's run_shell_command) sandboxed, checkpointed as one undo step and counted against the session's limits.",
+    load: async () => (await import('./commands/shell.js')).registerShell,
+  },
   undo: {
     term: 'undo [options]',
     description: 'Restore the state before the most recent change editwarden recorded (its own writes and hooked native edits); again to go further back.',

@@ -18,7 +18,10 @@ import { addOnce, arrayAt, jsonText, mcpServer, objectAt, parseJsonObject, refus
 import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
 
 export const CLAUDE_EDIT_TOOLS = ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'] as const;
-const MATCHER = CLAUDE_EDIT_TOOLS.join('|');
+export const CLAUDE_SHELL_TOOLS = ['Bash'] as const;
+/** PreToolUse: the edit tools are vetted, Bash is rewritten to run through `editwarden shell`. PostToolUse records edits only. */
+const PRE_MATCHER = [...CLAUDE_EDIT_TOOLS, ...CLAUDE_SHELL_TOOLS].join('|');
+const POST_MATCHER = CLAUDE_EDIT_TOOLS.join('|');
 const SERVER = 'editwarden';
 
 function editOf(file: string, e: Record<string, unknown>, index: number): EditRequest {
@@ -72,6 +75,12 @@ export const claude: ClientIntegration = {
   postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...(typeof input.tool_use_id === 'string' ? { call: input.tool_use_id } : {}) }),
   deny,
   allow: () => ({ exitCode: 0 }),
+  shell: {
+    tools: CLAUDE_SHELL_TOOLS,
+    commandOf: (ti) => stringField(ti, 'command'),
+    // Claude Code runs `updatedInput` instead of the model's input (seen with 2.1.197); no permission decision, so the person's own Bash rules still apply.
+    rewrite: (ti, line) => ({ exitCode: 0, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { ...ti, command: line } } }) }),
+  },
   configFiles(root, command) {
     const hook = (event: string): string => shellLine([...command, 'hook', 'claude', event]);
     return [
@@ -80,8 +89,8 @@ export const claude: ClientIntegration = {
         render(existing) {
           const data = parseJsonObject(existing, '.claude/settings.json');
           const hooks = objectAt(data, 'hooks');
-          upsertHookGroup(arrayAt(hooks, 'PreToolUse'), ' hook claude pre-tool-use', { matcher: MATCHER, hooks: [{ type: 'command', command: hook('pre-tool-use'), timeout: 60 }] });
-          upsertHookGroup(arrayAt(hooks, 'PostToolUse'), ' hook claude post-tool-use', { matcher: MATCHER, hooks: [{ type: 'command', command: hook('post-tool-use'), timeout: 60 }] });
+          upsertHookGroup(arrayAt(hooks, 'PreToolUse'), ' hook claude pre-tool-use', { matcher: PRE_MATCHER, hooks: [{ type: 'command', command: hook('pre-tool-use'), timeout: 60 }] });
+          upsertHookGroup(arrayAt(hooks, 'PostToolUse'), ' hook claude post-tool-use', { matcher: POST_MATCHER, hooks: [{ type: 'command', command: hook('post-tool-use'), timeout: 60 }] });
           addOnce(arrayAt(data, 'enabledMcpjsonServers'), SERVER);
           // editwarden's own tools are the guarded way to edit: allowed without a prompt (every call is still vetted by the server).
           addOnce(arrayAt(objectAt(data, 'permissions'), 'allow'), `mcp__${SERVER}`);

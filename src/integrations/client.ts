@@ -40,6 +40,29 @@ export interface ClientIntegration {
   configFiles(root: string, command: readonly string[]): ConfigFile[];
   /** What the protection covers and what it does not, printed by init. */
   coverage: string;
+  /** The client's shell tool, where its pre-tool hook can rewrite the tool's input (absent: the client's shell is not wrapped). */
+  shell?: ShellRewrite;
+}
+
+/** How a client's shell tool call is turned into the same call running `editwarden shell … -- '<command>'` (shell.ts). */
+export interface ShellRewrite {
+  tools: readonly string[];
+  /** The command line the model asked for (throws NativeInputError when the input holds none). */
+  commandOf(toolInput: Record<string, unknown>): string;
+  /** The hook's answer that makes the client run `line` instead (every other input field kept). */
+  rewrite(toolInput: Record<string, unknown>, line: string): HookOutput;
+}
+
+/**
+ * The command line that runs `command` through the guarded shell: this
+ * editwarden (absolute: the hook runs on this machine, so this path exists
+ * when the client runs the line), the root and the session, and the
+ * command as ONE single-quoted argument — whatever quotes, `$`, backticks,
+ * newlines or `--` it holds, the shell hands it over byte for byte.
+ */
+export function shellRunnerLine(self: readonly string[], opts: { root: string; client: string; tool: string; session?: string }, command: string): string {
+  const argv = [...self, 'shell', '--client', opts.client, '--tool', opts.tool, '--root', opts.root, ...(opts.session !== undefined ? ['--session', opts.session] : []), '--', command];
+  return argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
 }
 
 /** The text a model reads when its edit is refused: the code first, so it can act on it. */

@@ -12,6 +12,7 @@ import { arrayAt, jsonText, mcpServer, objectAt, parseJsonObject, refusalText, s
 import { objectOf, stringField, type NativeEdit } from './native-edit.js';
 
 const EDIT_TOOLS = ['write_file', 'replace'];
+const SHELL_TOOLS = ['run_shell_command'];
 
 export function geminiNativeEdit(input: Record<string, unknown>): NativeEdit | null {
   const tool = typeof input.tool_name === 'string' ? input.tool_name : '';
@@ -37,6 +38,12 @@ export const gemini: ClientIntegration = {
   postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '' }),
   deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),
   allow: () => ({ exitCode: 0, stdout: '{}' }),
+  shell: {
+    tools: SHELL_TOOLS,
+    commandOf: (ti) => stringField(ti, 'command'),
+    // Gemini CLI runs the hook's `tool_input` instead of the model's (seen with 0.61.0) and tells the model the input was changed.
+    rewrite: (ti, line) => ({ exitCode: 0, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { ...ti, command: line } } }) }),
+  },
   configFiles(root, command) {
     return [
       {
@@ -46,7 +53,8 @@ export const gemini: ClientIntegration = {
           objectAt(data, 'mcpServers').editwarden = mcpServer(command);
           const hooks = objectAt(data, 'hooks');
           const group = (event: string): { [key: string]: Json } => ({
-            matcher: EDIT_TOOLS.join('|'),
+            // BeforeTool also rewrites run_shell_command to run through `editwarden shell`; AfterTool records edits only.
+            matcher: (event === 'before-tool' ? [...EDIT_TOOLS, ...SHELL_TOOLS] : EDIT_TOOLS).join('|'),
             hooks: [{ type: 'command', name: `editwarden-${event}`, command: shellLine([...command, 'hook', 'gemini', event]), timeout: 60000 }],
           });
           upsertHookGroup(arrayAt(hooks, 'BeforeTool'), ' hook gemini before-tool', group('before-tool'));

@@ -7,8 +7,9 @@
  * guards nothing.
  */
 import { ErrorCode } from '../errors.js';
-import type { ClientIntegration, HookOutput } from './client.js';
-import { NativeInputError } from './native-edit.js';
+import { selfCommand, shellRunnerLine, type ClientIntegration, type HookOutput, type ShellRewrite } from './client.js';
+import { NativeInputError, objectOf } from './native-edit.js';
+import { sessionOf } from './session-ledger.js';
 import { recordNativeEdit, vetNativeEdit } from './vet.js';
 
 export interface HookContext {
@@ -16,6 +17,8 @@ export interface HookContext {
   root?: string;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** argv of the editwarden a rewritten shell command runs (default: this one). */
+  self?: readonly string[];
 }
 
 export function hookRoot(client: ClientIntegration, input: Record<string, unknown>, ctx: HookContext): string {
@@ -24,6 +27,12 @@ export function hookRoot(client: ClientIntegration, input: Record<string, unknow
   if (fromEnv) return fromEnv;
   if (typeof input.cwd === 'string' && input.cwd !== '') return input.cwd;
   return ctx.cwd;
+}
+
+/** The tool input of a call to the client's shell tool, or null for any other tool. */
+function shellCall(client: ClientIntegration, input: Record<string, unknown>): Record<string, unknown> | null {
+  if (!client.shell || typeof input.tool_name !== 'string' || !client.shell.tools.includes(input.tool_name)) return null;
+  return objectOf(input.tool_input, 'tool_input');
 }
 
 export async function runHook(client: ClientIntegration, event: string, stdin: string, ctx: HookContext): Promise<HookOutput> {
@@ -52,6 +61,20 @@ export async function runHook(client: ClientIntegration, event: string, stdin: s
     return client.allow();
   }
 
+  const shell = shellCall(client, input);
+  if (shell) {
+    try {
+      const command = client.shell?.commandOf(shell) ?? '';
+      // A NUL cannot travel in an argument: such a command could not be run as the model wrote it.
+      if (command.includes('\0')) throw new NativeInputError('the command holds a NUL byte');
+      const session = sessionOf(client.name, input);
+      const line = shellRunnerLine(ctx.self ?? selfCommand(), { root, client: client.name, tool: String(input.tool_name), ...(session ? { session: session.session } : {}) }, command);
+      return (client.shell as ShellRewrite).rewrite(shell, line);
+    } catch (error) {
+      return client.deny((error instanceof NativeInputError ? error : new NativeInputError(String(error))).toJSON());
+    }
+  }
+
   let edit;
   try {
     edit = client.nativeEdit(input);
@@ -59,6 +82,7 @@ export async function runHook(client: ClientIntegration, event: string, stdin: s
     return client.deny((error instanceof NativeInputError ? error : new NativeInputError(String(error))).toJSON());
   }
   if (!edit) return client.allow();
-  const verdict = await vetNativeEdit(root, edit);
+  const session = sessionOf(client.name, input);
+  const verdict = await vetNativeEdit(root, session ? { ...edit, session } : edit);
   return verdict.allow ? client.allow() : client.deny(verdict.error);
 }
