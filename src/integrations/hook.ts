@@ -61,6 +61,13 @@ export async function runHook(client: ClientIntegration, event: string, stdin: s
     return client.allow();
   }
 
+  if (typeof input.tool_name === 'string' && client.shellRefused?.includes(input.tool_name)) {
+    return client.deny({
+      code: ErrorCode.SHELL_NOT_GUARDED,
+      message: `${client.name}'s own shell (${input.tool_name}) cannot run through editwarden's sandbox, undo and limits, so it is refused.`,
+      hint: 'Run the same command with the editwarden MCP tool execute_command (arguments: command, and cwd relative to the project); its output and exit code come back the same way.',
+    });
+  }
   const shell = shellCall(client, input);
   if (shell) {
     try {
