@@ -82,11 +82,6 @@ export function selfCommand(): string[] {
   return [process.execPath, path.resolve(bin)];
 }
 
-/** POSIX shell quoting for a hook command line (clients run hook commands through a shell). */
-export function shellLine(argv: readonly string[]): string {
-  return argv.map((a) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
-
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 export function parseJsonObject(text: string | null, file: string): { [key: string]: Json } {
@@ -190,6 +185,8 @@ export function guardedHookCommand(client: string, event: string, projectDir: st
     `[ -x "$ew" ] || { echo '${why('editwarden is not installed on this machine')}' >&2; echo '${hint}' >&2; exit 2; }`,
     `"$ew" hook ${client} ${event}`,
     `s=$?; [ $s -eq 0 ] || [ $s -eq 2 ] || { echo "${why('the editwarden hook failed (exit $s)')}" >&2; echo '${hint}' >&2; exit 2; }`,
+    // The hook's own answer (0, or 2 = refused in exit-code protocols) is the wrapper's: without this the test above would exit 0.
+    'exit $s',
   ].join('; ');
 }
 

@@ -147,7 +147,7 @@ export function functionResponses(requests: readonly RecordedRequest[]): string[
 }
 
 /** Runs `gemini -p` (non-interactive, edits auto-approved) in `root` against the scripted server playing the Gemini API. */
-export async function runGemini(root: string, calls: ScriptedCall[], timeoutMs = 120_000, options: ClientOptions & { extraArgs?: string[] } = {}): Promise<Ran & { requests: RecordedRequest[] }> {
+export async function runGemini(root: string, calls: ScriptedCall[], timeoutMs = 120_000, options: ClientOptions & { approval?: 'auto_edit' | 'yolo' } = {}): Promise<Ran & { requests: RecordedRequest[] }> {
   const server = await startScriptedServer((req) => {
     const body = req.body as GeminiBody;
     const offered = (body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name));
@@ -162,7 +162,7 @@ export async function runGemini(root: string, calls: ScriptedCall[], timeoutMs =
   fs.mkdirSync(path.join(home, '.gemini'));
   fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
   try {
-    const ran = await runClient(process.execPath, [GEMINI, '-p', 'Make the change.', '--output-format', 'json', '--approval-mode', 'auto_edit', ...(options.extraArgs ?? [])], root, timeoutMs, {
+    const ran = await runClient(process.execPath, [GEMINI, '-p', 'Make the change.', '--output-format', 'json', '--approval-mode', options.approval ?? 'auto_edit'], root, timeoutMs, {
       PATH: clientPath(options.installed ?? true),
       HOME: home,
       // The client's own temp files go where cleanup() removes them.
