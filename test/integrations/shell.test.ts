@@ -28,8 +28,8 @@ function preHook(client: 'claude' | 'gemini', root: string, command: string, ses
 }
 
 /** Runs the rewritten line as the client does: through a shell, in the client's working folder. */
-function asClient(line: string, cwd: string): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync('/bin/sh', ['-c', line], { cwd, encoding: 'utf8', timeout: 60_000 });
+function asClient(line: string, cwd: string, env: NodeJS.ProcessEnv = process.env): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync('/bin/sh', ['-c', line], { cwd, env, encoding: 'utf8', timeout: 60_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -58,6 +58,24 @@ describe('a hooked shell command runs through editwarden', () => {
     expect(r.code).toBe(7);
     expect(r.stdout).toBe(`out "q"\n${path.join(root, 'sub')}\n`);
     expect(r.stderr.startsWith('err\n')).toBe(true);
+  });
+
+  it('a failed command without network gets a note naming the switch; with sandbox.network: true it does not', () => {
+    const root = project({});
+    const r = asClient(preHook('claude', root, 'exit 3'), root);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('sandbox.network: true');
+    fs.writeFileSync(path.join(root, '.editwarden.yml'), 'sandbox:\n  network: true\n');
+    expect(asClient(preHook('claude', root, 'exit 3'), root).stderr).not.toContain('sandbox.network');
+  });
+
+  it('where no sandbox can be had, the command is not run: E_UNSANDBOXED with the hint', () => {
+    const root = project({});
+    const r = asClient(preHook('claude', root, 'echo ran > ran.txt'), root, { ...process.env, EDITWARDEN_BWRAP: path.join(root, 'no-such-bwrap') });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('E_UNSANDBOXED');
+    expect(r.stderr).toContain('hint:');
+    expect(fs.existsSync(path.join(root, 'ran.txt'))).toBe(false);
   });
 
   it('rm -rf src is one undo step named by the command line; undo restores it byte-exact', () => {
