@@ -15,7 +15,7 @@ import { parse, stringify } from 'smol-toml';
 import type { ErrorInfo } from '../errors.js';
 import { parseApplyPatch } from '../formats/apply-patch.js';
 import { refusalText, mcpServer, settingsError, guardedHookCommand, type ClientIntegration } from './client.js';
-import { NativeInputError, objectOf, type NativeEdit } from './native-edit.js';
+import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
 
 const EDIT_TOOLS = ['apply_patch'];
 
@@ -67,8 +67,10 @@ function parseToml(existing: string | null): Table {
   }
 }
 
-/** Codex names its shell tool Bash in hook inputs (exec_command, local_shell and shell are the names it has used). */
-const CODEX_SHELL_TOOLS = ['Bash', 'shell', 'exec_command', 'local_shell'];
+/** Codex names its shell tool (exec_command) Bash in hook inputs: that one is rewritten, as Claude Code's. */
+const CODEX_SHELL_TOOLS = ['Bash'];
+/** Names Codex has used for its shell in other releases, whose hook input shape is unknown here: refused, never passed. */
+const CODEX_OTHER_SHELLS = ['shell', 'exec_command', 'local_shell', 'unified_exec'];
 
 function upsert(list: unknown[], marker: string, group: Table): void {
   const at = list.findIndex((g) => isOurs(g, marker));
@@ -98,8 +100,8 @@ export const codex: ClientIntegration = {
           const hooks = tableAt(data, 'hooks');
           for (const [event, name] of EVENTS) {
             const list = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : (hooks[event] = []);
-            // PreToolUse also sees Codex's shell (Bash): refused with the way through editwarden's execute_command.
-            const matcher = (event === 'PreToolUse' ? [...EDIT_TOOLS, ...CODEX_SHELL_TOOLS] : EDIT_TOOLS).join('|');
+            // PreToolUse also sees Codex's shell (Bash): rewritten to run through `editwarden shell`.
+            const matcher = (event === 'PreToolUse' ? [...EDIT_TOOLS, ...CODEX_SHELL_TOOLS, ...CODEX_OTHER_SHELLS] : EDIT_TOOLS).join('|');
             upsert(list as unknown[], MARK(name), { matcher, hooks: [{ type: 'command', command: guardedHookCommand('codex', name, '.'), timeout: 60 }] });
           }
           return `${stringify(data)}\n`;
@@ -125,9 +127,15 @@ export const codex: ClientIntegration = {
       },
     ];
   },
-  shellRefused: CODEX_SHELL_TOOLS,
+  shell: {
+    tools: CODEX_SHELL_TOOLS,
+    commandOf: (ti) => stringField(ti, 'command'),
+    // Codex 0.171 runs `updatedInput` only together with permissionDecision "allow" (without it the hook "failed" and the original command ran — seen here).
+    rewrite: (ti, line) => ({ exitCode: 0, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { ...ti, command: line } } }) }),
+  },
+  shellRefused: CODEX_OTHER_SHELLS,
   coverage: [
-    "Covered: Codex's apply_patch is vetted by editwarden before it runs and checkpointed for `editwarden undo` (once Codex trusts the project and its hooks); Codex's own shell is refused, with the model told to run the command through editwarden's MCP tool execute_command (sandboxed, counted); the editwarden MCP tools are registered. If editwarden cannot run, the tool call is blocked.",
-    "Not covered: Codex's shell is not rewritten (its hooks are not relied on to run a changed command: refused instead); limits count per call, not per Codex session; a project Codex does not trust (its .codex/config.toml is then not loaded — trust it, or copy the [hooks] and [mcp_servers] tables into ~/.codex/config.toml). Never driven here with the real Codex CLI.",
+    "Covered (once Codex trusts the project and its hooks — review them with /hooks): Codex's apply_patch is vetted by editwarden before it runs and checkpointed for `editwarden undo`; every shell command (Codex's Bash) runs through `editwarden shell` (sandbox, one undo step per command that changed files, counted against this session's limits); a shell tool under another name is refused with the way through editwarden's MCP tool execute_command; limits count per Codex session; the editwarden MCP tools are registered. If editwarden cannot run, the tool call is blocked.",
+    "Not covered: hooks Codex has not been told to trust (it then runs none — `codex exec` needs --dangerously-bypass-hook-trust or hooks reviewed in the TUI); a project Codex does not trust (its .codex/config.toml is not loaded — trust it, or copy the [hooks] and [mcp_servers] tables into ~/.codex/config.toml); `cd` carried between commands; a rewritten command is approved by the hook (Codex's own approval prompt is skipped for it; it runs in editwarden's sandbox).",
   ].join('\n'),
 };

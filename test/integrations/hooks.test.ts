@@ -102,11 +102,18 @@ describe('Claude Code hook', () => {
     expect(claudeDenial(stdout)).toContain('E_GUARD_UNAVAILABLE');
   }, 30_000);
 
-  it("Codex's own shell is refused with the way through editwarden's MCP execute_command", () => {
-    const r = hook('codex', 'pre-tool-use', project({}), { tool_name: 'Bash', tool_input: { command: 'rm -rf src' } });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('E_SHELL_NOT_GUARDED');
-    expect(r.stderr).toContain('execute_command');
+  it("Codex's Bash is rewritten with an allow decision (Codex runs updatedInput only with it); a shell under another name is refused toward MCP execute_command", () => {
+    const root = project({});
+    const bash = hook('codex', 'pre-tool-use', root, { session_id: 's', tool_name: 'Bash', tool_input: { command: 'rm -rf src' } });
+    expect(bash.code).toBe(0);
+    const out = JSON.parse(bash.stdout) as { hookSpecificOutput: { permissionDecision: string; updatedInput: { command: string } } };
+    expect(out.hookSpecificOutput.permissionDecision).toBe('allow');
+    expect(out.hookSpecificOutput.updatedInput.command).toContain("'shell' '--client' 'codex' '--tool' 'Bash'");
+    expect(out.hookSpecificOutput.updatedInput.command).toMatch(/'--' 'rm -rf src'$/);
+    const other = hook('codex', 'pre-tool-use', root, { tool_name: 'local_shell', tool_input: { command: ['rm', '-rf', 'src'] } });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('E_SHELL_NOT_GUARDED');
+    expect(other.stderr).toContain('execute_command');
   });
 
   it('an unknown client blocks (exit 2) rather than letting the edit through', () => {
