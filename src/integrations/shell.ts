@@ -20,13 +20,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../config/config.js';
+import { loadConfig, type ConstraintsConfig } from '../config/config.js';
 import { modelKeyEnvNames } from '../config/env-names.js';
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { CommandEffects, type CommandEffectsResult } from '../guard/command-effects.js';
 import { ConstraintGuard } from '../guard/constraints.js';
 import { commandSandbox, sandboxInForce, unsandboxedRefusal } from '../sandbox/for-workspace.js';
 import { runCommand } from '../verify/runner.js';
+import type { RootLock } from '../workspace/lock.js';
 import { openWorkspace } from '../workspace/open.js';
 import { PROTECTED_CONFIG_FILES } from './protected.js';
 import { SessionLedger, type SessionKey } from './session-ledger.js';
@@ -148,7 +149,8 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   return exitCode;
 }
 
-function chargeLimits(req: ShellRequest, constraints: ReturnType<typeof loadConfig>['constraints'], found: CommandEffectsResult, stateDir: string, lock: ConstructorParameters<typeof SessionLedger>[1]): ErrorInfo | null {
+/** The command's effects against the session's limits (or this call's alone, without a session id); null when they fit. */
+function chargeLimits(req: ShellRequest, constraints: ConstraintsConfig, found: CommandEffectsResult, stateDir: string, lock: RootLock): ErrorInfo | null {
   if (found.changes.length === 0) return null;
   if (req.session) return new SessionLedger(stateDir, lock, req.session).charge(constraints, found.changes, req.tool);
   const v = new ConstraintGuard(constraints).checkChanges(found.changes, { tool: req.tool }, false);
