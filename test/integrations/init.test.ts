@@ -189,3 +189,19 @@ describe('init never follows a symbolic link', () => {
     expect(fs.readFileSync(path.join(outside, 'mcp.json'), 'utf8')).toContain('secret');
   });
 });
+
+describe('init says per client what is covered and what is not', () => {
+  it.each([
+    ['claude', 'every Bash command runs through `editwarden shell`'],
+    ['gemini', 'every run_shell_command runs through `editwarden shell`'],
+    ['codex', "every shell command (Codex's Bash) runs through `editwarden shell`"],
+    ['cursor', "Cursor's terminal commands are not wrapped"],
+  ])('%s', (client, line) => {
+    const r = editwarden(['init', client, '--root', project({})]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Covered/m);
+    expect(r.stdout).toMatch(/^Not covered: /m);
+    expect(r.stdout).toContain(line);
+    expect(r.stdout).toContain(`Take this out again with: editwarden init ${client} --remove`);
+  });
+});
