@@ -82,6 +82,13 @@ export const ErrorCode = {
   // Rendering a change in an edit format (src/formats/render.ts).
   /** The format cannot express this change (a deletion in SEARCH/REPLACE, a line that reads as a marker). */
   INEXPRESSIBLE: 'E_INEXPRESSIBLE',
+  // A client's hooks (src/integrations).
+  /** The client's hook could not run editwarden (not installed, crashed, too slow): the tool call is blocked, never let through. */
+  GUARD_UNAVAILABLE: 'E_GUARD_UNAVAILABLE',
+  /** A client settings file or folder `init` would write is a symbolic link: followed, it would read or rewrite a file outside the project. */
+  SETTINGS_SYMLINK: 'E_SETTINGS_SYMLINK',
+  /** The client's own shell cannot be run through editwarden (its hook can refuse, not rewrite): use the MCP tool execute_command. */
+  SHELL_NOT_GUARDED: 'E_SHELL_NOT_GUARDED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -162,6 +169,9 @@ const EXIT_CODE_OF: { readonly [C in ErrorCode]: ExitCode } = {
   E_UNTRUSTED_STATE: ExitCode.REJECTED,
   E_INEXPRESSIBLE: ExitCode.REJECTED,
   E_INVOCATION_SPENT: ExitCode.REJECTED,
+  E_GUARD_UNAVAILABLE: ExitCode.REJECTED,
+  E_SETTINGS_SYMLINK: ExitCode.USAGE,
+  E_SHELL_NOT_GUARDED: ExitCode.REJECTED,
 };
 
 /** The process exit code of a command that stopped on this refusal. */

@@ -112,6 +112,12 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     load: async () => (await import('./commands/hook.js')).registerHook,
     hidden: true,
   },
+  shell: {
+    term: 'shell [options] <command...>',
+    description: "Run one shell command of a hooked client (Claude Code's Bash, Gemini CLI's run_shell_command) sandboxed, checkpointed as one undo step and counted against the session's limits.",
+    load: async () => (await import('./commands/shell.js')).registerShell,
+    hidden: true,
+  },
   undo: {
     term: 'undo [options]',
     description: 'Restore the state before the most recent change editwarden recorded (its own writes and hooked native edits); again to go further back.',

@@ -20,7 +20,7 @@
  */
 import path from 'node:path';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
-import type { CheckpointChange, Manifest } from '../workspace/checkpoints/types.js';
+import type { CheckpointChange, CheckpointOrigin, Manifest } from '../workspace/checkpoints/types.js';
 import { readExcludeFile } from '../workspace/checkpoints/walk.js';
 import { governingChanges, revertGoverning, snapshotGoverning, type GoverningChange, type GoverningSnapshot } from '../workspace/governing.js';
 import type { FileChange } from './constraints.js';
@@ -48,22 +48,25 @@ export class CommandEffects {
     private readonly watchGit = true,
   ) {}
 
-  before(label: string): EffectsMark {
+  /** `origin` other than manual makes the checkpoint an undo step (a hooked client's shell command: `{ kind: 'hook', … }`). */
+  before(label: string, origin: CheckpointOrigin = { kind: 'manual' }, reason = 'index of the workspace before a command, to charge what it changes'): EffectsMark {
     const root = this.checkpoints.ws.root;
     // The rules first: what the command finds is what it may not change.
     const exclude = readExcludeFile(root);
     const governing = snapshotGoverning(root, this.configFiles, this.watchGit);
-    const manifest = this.checkpoints.createWorkspace(`before ${label}`, 'index of the workspace before a command, to charge what it changes', { kind: 'manual' });
+    const manifest = this.checkpoints.createWorkspace(`before ${label}`, reason, origin);
     return { checkpoint: manifest.id, exclude, governing };
   }
 
-  after(mark: EffectsMark): CommandEffectsResult {
+  /** `keepIfChanged`: a command that changed files keeps its checkpoint (it is that command's undo step); one that changed nothing drops it. */
+  after(mark: EffectsMark, options: { keepIfChanged?: boolean } = {}): CommandEffectsResult {
     // Undo changes to what governs the run before anything else reads it.
     const governing = revertGoverning(mark.governing, governingChanges(mark.governing));
     const governed = new Set(governing.map((g) => g.path));
     const diff = this.checkpoints.diff(mark.checkpoint, { rules: { only: 'checkpoint', exclude: mark.exclude } });
     const manifest = this.checkpoints.get(mark.checkpoint);
     const changes = diff.filter((c) => !governed.has(c.path)).map((c) => toFileChange(c, sidesOf(this.checkpoints, manifest)));
+    if (options.keepIfChanged && changes.length > 0) return { changes, governing };
     try {
       this.checkpoints.drop(mark.checkpoint);
     } catch {

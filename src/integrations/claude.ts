@@ -14,11 +14,30 @@
 import path from 'node:path';
 import type { EditRequest } from '../edit/types.js';
 import type { ErrorInfo } from '../errors.js';
-import { addOnce, arrayAt, jsonText, mcpServer, objectAt, parseJsonObject, refusalText, shellLine, upsertHookGroup, type ClientIntegration, type HookOutput } from './client.js';
+import {
+  addOnce,
+  arrayAt,
+  dropIfEmpty,
+  isOurGroup,
+  jsonOrNothing,
+  jsonText,
+  removeFromList,
+  mcpServer,
+  objectAt,
+  parseJsonObject,
+  refusalText,
+  guardedHookCommand,
+  upsertHookGroup,
+  type ClientIntegration,
+  type HookOutput,
+} from './client.js';
 import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
 
 export const CLAUDE_EDIT_TOOLS = ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'] as const;
-const MATCHER = CLAUDE_EDIT_TOOLS.join('|');
+export const CLAUDE_SHELL_TOOLS = ['Bash'] as const;
+/** PreToolUse: the edit tools are vetted, Bash is rewritten to run through `editwarden shell`. PostToolUse records edits only. */
+const PRE_MATCHER = [...CLAUDE_EDIT_TOOLS, ...CLAUDE_SHELL_TOOLS].join('|');
+const POST_MATCHER = CLAUDE_EDIT_TOOLS.join('|');
 const SERVER = 'editwarden';
 
 function editOf(file: string, e: Record<string, unknown>, index: number): EditRequest {
@@ -58,6 +77,13 @@ export function claudeNativeEdit(input: Record<string, unknown>): NativeEdit | n
   }
 }
 
+/** `disableAllHooks: true` turns every hook off, editwarden's included. */
+function claudeSwitches(existing: string | null, file: string): string[] {
+  if (existing === null) return [];
+  const data = parseJsonObject(existing, file);
+  return data.disableAllHooks === undefined || data.disableAllHooks === false ? [] : [`${file}: disableAllHooks`];
+}
+
 function deny(error: ErrorInfo): HookOutput {
   return {
     exitCode: 0,
@@ -72,34 +98,78 @@ export const claude: ClientIntegration = {
   postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...(typeof input.tool_use_id === 'string' ? { call: input.tool_use_id } : {}) }),
   deny,
   allow: () => ({ exitCode: 0 }),
-  configFiles(root, command) {
-    const hook = (event: string): string => shellLine([...command, 'hook', 'claude', event]);
+  shell: {
+    tools: CLAUDE_SHELL_TOOLS,
+    commandOf: (ti) => stringField(ti, 'command'),
+    // Claude Code runs `updatedInput` instead of the model's input (seen with 2.1.197); no permission decision, so the person's own Bash rules still apply.
+    rewrite: (ti, line) => ({ exitCode: 0, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { ...ti, command: line } } }) }),
+  },
+  configFiles(root) {
+    const hook = (event: string): string => guardedHookCommand('claude', event, '${CLAUDE_PROJECT_DIR:-.}');
+    const PRE = ' hook claude pre-tool-use';
+    const POST = ' hook claude post-tool-use';
     return [
       {
         path: path.join(root, '.claude', 'settings.json'),
         render(existing) {
           const data = parseJsonObject(existing, '.claude/settings.json');
+          // Attack: a repository that ships `disableAllHooks` would keep the guard off while init says "Covered".
+          delete data.disableAllHooks;
           const hooks = objectAt(data, 'hooks');
-          upsertHookGroup(arrayAt(hooks, 'PreToolUse'), ' hook claude pre-tool-use', { matcher: MATCHER, hooks: [{ type: 'command', command: hook('pre-tool-use'), timeout: 60 }] });
-          upsertHookGroup(arrayAt(hooks, 'PostToolUse'), ' hook claude post-tool-use', { matcher: MATCHER, hooks: [{ type: 'command', command: hook('post-tool-use'), timeout: 60 }] });
+          upsertHookGroup(arrayAt(hooks, 'PreToolUse'), PRE, { matcher: PRE_MATCHER, hooks: [{ type: 'command', command: hook('pre-tool-use'), timeout: 60 }] });
+          upsertHookGroup(arrayAt(hooks, 'PostToolUse'), POST, { matcher: POST_MATCHER, hooks: [{ type: 'command', command: hook('post-tool-use'), timeout: 60 }] });
           addOnce(arrayAt(data, 'enabledMcpjsonServers'), SERVER);
           // editwarden's own tools are the guarded way to edit: allowed without a prompt (every call is still vetted by the server).
           addOnce(arrayAt(objectAt(data, 'permissions'), 'allow'), `mcp__${SERVER}`);
           return jsonText(data);
         },
+        remove(existing) {
+          if (existing === null) return null;
+          const data = parseJsonObject(existing, '.claude/settings.json');
+          const hooks = objectAt(data, 'hooks');
+          removeFromList(hooks, 'PreToolUse', (g) => !isOurGroup(g, PRE));
+          removeFromList(hooks, 'PostToolUse', (g) => !isOurGroup(g, POST));
+          dropIfEmpty(data, 'hooks');
+          removeFromList(data, 'enabledMcpjsonServers', (v) => v !== SERVER);
+          removeFromList(objectAt(data, 'permissions'), 'allow', (v) => v !== `mcp__${SERVER}`);
+          dropIfEmpty(data, 'permissions');
+          return jsonOrNothing(data);
+        },
+        switches: (existing) => claudeSwitches(existing, '.claude/settings.json'),
+      },
+      {
+        // Not written by init except to take out a switch that turns every hook off (it is each person's own file).
+        path: path.join(root, '.claude', 'settings.local.json'),
+        render(existing) {
+          if (existing === null) return null;
+          const data = parseJsonObject(existing, '.claude/settings.local.json');
+          if (!('disableAllHooks' in data)) return existing;
+          delete data.disableAllHooks;
+          return jsonText(data);
+        },
+        remove: (existing) => existing,
+        switches: (existing) => claudeSwitches(existing, '.claude/settings.local.json'),
       },
       {
         path: path.join(root, '.mcp.json'),
         render(existing) {
           const data = parseJsonObject(existing, '.mcp.json');
-          objectAt(data, 'mcpServers')[SERVER] = { type: 'stdio', ...mcpServer(command) };
+          objectAt(data, 'mcpServers')[SERVER] = { type: 'stdio', ...mcpServer() };
           return jsonText(data);
         },
+        remove(existing) {
+          if (existing === null) return null;
+          const data = parseJsonObject(existing, '.mcp.json');
+          delete objectAt(data, 'mcpServers')[SERVER];
+          dropIfEmpty(data, 'mcpServers');
+          return jsonOrNothing(data);
+        },
+        switches: () => [],
       },
     ];
   },
   coverage: [
-    "Covered: Claude Code's Edit, Write, MultiEdit and NotebookEdit are vetted by editwarden before they run (boundary, .git/, .editwarden/, the config files, constraints, large-deletion/size/binary/syntax guards) and checkpointed, so `editwarden undo` restores them; the editwarden MCP tools are registered.",
-    'Not covered: files changed by Bash commands; NotebookEdit content (path rules and undo only).',
+    "Covered: Claude Code's Edit, Write, MultiEdit and NotebookEdit are vetted by editwarden before they run (boundary, .git/, .editwarden/, the config files, constraints, large-deletion/size/binary/syntax guards) and checkpointed, so `editwarden undo` restores them; every Bash command runs through `editwarden shell` (sandbox: writes only inside the project, protected files read-only, secrets hidden, network per sandbox.network; one undo step per command that changed files; counted against this session's limits); limits count per Claude session; the editwarden MCP tools are registered. If editwarden cannot run (not installed, crashed), the tool call is blocked.",
+    'Not covered: NotebookEdit content (path rules and undo only); a `cd` inside a Bash command does not carry to the next command; Bash commands need a sandbox (bubblewrap on Linux, sandbox-exec on macOS) or sandbox.allow_unsandboxed: true; settings outside the project (~/.claude, managed policy) that turn hooks off.',
   ].join('\n'),
 };

@@ -22,8 +22,12 @@ export type HookEventKind = 'pre' | 'post';
 export interface ConfigFile {
   /** Absolute path. */
   path: string;
-  /** The new text, given the current text (null: no file yet). Must keep what it does not own. */
-  render(existing: string | null): string;
+  /** The new text, given the current text (null: no file yet); null: leave the file absent. Must keep what it does not own, and take out every switch that turns the hooks off. */
+  render(existing: string | null): string | null;
+  /** The text without what `render` added (null: remove the file — it held nothing else). Every other setting stays as it was. */
+  remove(existing: string | null): string | null;
+  /** The settings in this text that turn editwarden's hooks off (`disableAllHooks`, a disabled hook list…), described for a person. */
+  switches(existing: string | null): string[];
 }
 
 export interface ClientIntegration {
@@ -36,10 +40,35 @@ export interface ClientIntegration {
   postCall(input: Record<string, unknown>): { tool: string; call?: string };
   deny(error: ErrorInfo): HookOutput;
   allow(): HookOutput;
-  /** The settings init writes; `command` is the argv that runs this editwarden. */
-  configFiles(root: string, command: readonly string[]): ConfigFile[];
+  /** The settings init writes (portable: no path of this machine's install). */
+  configFiles(root: string): ConfigFile[];
   /** What the protection covers and what it does not, printed by init. */
   coverage: string;
+  /** The client's shell tool, where its pre-tool hook can rewrite the tool's input (absent: the client's shell is not wrapped). */
+  shell?: ShellRewrite;
+  /** Shell tools a hook can only refuse (no rewrite relied on): refused, with the way through editwarden's MCP execute_command. */
+  shellRefused?: readonly string[];
+}
+
+/** How a client's shell tool call is turned into the same call running `editwarden shell … -- '<command>'` (shell.ts). */
+export interface ShellRewrite {
+  tools: readonly string[];
+  /** The command line the model asked for (throws NativeInputError when the input holds none). */
+  commandOf(toolInput: Record<string, unknown>): string;
+  /** The hook's answer that makes the client run `line` instead (every other input field kept). */
+  rewrite(toolInput: Record<string, unknown>, line: string): HookOutput;
+}
+
+/**
+ * The command line that runs `command` through the guarded shell: this
+ * editwarden (absolute: the hook runs on this machine, so this path exists
+ * when the client runs the line), the root and the session, and the
+ * command as ONE single-quoted argument — whatever quotes, `$`, backticks,
+ * newlines or `--` it holds, the shell hands it over byte for byte.
+ */
+export function shellRunnerLine(self: readonly string[], opts: { root: string; client: string; tool: string; session?: string }, command: string): string {
+  const argv = [...self, 'shell', '--client', opts.client, '--tool', opts.tool, '--root', opts.root, ...(opts.session !== undefined ? ['--session', opts.session] : []), '--', command];
+  return argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
 }
 
 /** The text a model reads when its edit is refused: the code first, so it can act on it. */
@@ -51,11 +80,6 @@ export function refusalText(error: ErrorInfo): string {
 export function selfCommand(): string[] {
   const bin = fileURLToPath(new URL('../../bin/editwarden', import.meta.url));
   return [process.execPath, path.resolve(bin)];
-}
-
-/** POSIX shell quoting for a hook command line (clients run hook commands through a shell). */
-export function shellLine(argv: readonly string[]): string {
-  return argv.map((a) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -88,6 +112,32 @@ export function arrayAt(parent: { [key: string]: Json }, key: string): Json[] {
   return fresh;
 }
 
+/** Takes `value` out of `parent[key]`'s list, and the list itself when that leaves it empty. */
+export function removeFromList(parent: { [key: string]: Json }, key: string, keep: (v: Json) => boolean): void {
+  const list = parent[key];
+  if (!Array.isArray(list)) return;
+  const left = list.filter(keep);
+  if (left.length === list.length) return;
+  if (left.length === 0) delete parent[key];
+  else parent[key] = left;
+}
+
+/** Deletes `parent[key]` when it is an empty object (a container only editwarden's entries lived in). */
+export function dropIfEmpty(parent: { [key: string]: Json }, key: string): void {
+  const v = parent[key];
+  if (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0) delete parent[key];
+}
+
+/** Whether a hook group (`{matcher, hooks: [{command}]}`) runs editwarden's hook (recognised by `marker` in its command). */
+export function isOurGroup(g: Json, marker: string): boolean {
+  return typeof g === 'object' && g !== null && !Array.isArray(g) && Array.isArray(g.hooks) && g.hooks.some((h) => typeof h === 'object' && h !== null && !Array.isArray(h) && typeof h.command === 'string' && h.command.includes(marker));
+}
+
+/** A JSON settings text after removal: null when nothing is left (the file was editwarden's alone). */
+export function jsonOrNothing(data: { [key: string]: Json }): string | null {
+  return Object.keys(data).length === 0 ? null : jsonText(data);
+}
+
 /** Adds `value` to a list once. */
 export function addOnce(list: Json[], value: string): void {
   if (!list.includes(value)) list.push(value);
@@ -100,9 +150,7 @@ export function addOnce(list: Json[], value: string): void {
  * entry stays as it was.
  */
 export function upsertHookGroup(list: Json[], marker: string, group: { [key: string]: Json }): void {
-  const isOurs = (g: Json): boolean =>
-    typeof g === 'object' && g !== null && !Array.isArray(g) && Array.isArray(g.hooks) && g.hooks.some((h) => typeof h === 'object' && h !== null && !Array.isArray(h) && typeof h.command === 'string' && h.command.includes(marker));
-  const at = list.findIndex(isOurs);
+  const at = list.findIndex((g) => isOurGroup(g, marker));
   if (at >= 0) list[at] = group;
   else list.push(group);
 }
@@ -111,9 +159,40 @@ export function jsonText(data: Json): string {
   return `${JSON.stringify(data, null, 2)}\n`;
 }
 
-/** The MCP server entry every client gets: this Node running this editwarden's `mcp`. */
-export function mcpServer(command: readonly string[]): { command: string; args: string[] } {
-  return { command: command[0] as string, args: [...command.slice(1), 'mcp'] };
+/**
+ * How the committed settings find editwarden: on PATH (a global install),
+ * else the project's own `node_modules/.bin` (a devDependency). Never an
+ * absolute path of the machine that ran `init`: the settings are committed
+ * and run on a teammate's machine and in CI.
+ */
+const FIND_EDITWARDEN = (projectDir: string): string => `ew=$(command -v editwarden || echo "${projectDir}/node_modules/.bin/editwarden")`;
+
+/**
+ * The hook command `init` writes: a few POSIX sh words (no process of their
+ * own before editwarden's) that fail closed. Clients treat a hook that
+ * exits 1 or 127 as a non-blocking error and run the tool anyway; so a
+ * missing editwarden, a crash or any exit other than 0 (answered) and 2
+ * (refused) becomes exit 2 — "blocked" in Claude Code, Gemini CLI, Codex and
+ * Cursor alike — with the reason (code and hint) on stderr for the model.
+ * `projectDir` is how the client names the project folder in the hook's
+ * environment (braced, so Gemini's textual $VAR expansion leaves it alone).
+ */
+export function guardedHookCommand(client: string, event: string, projectDir: string): string {
+  const why = (what: string): string => `editwarden refused this tool call: ${ErrorCode.GUARD_UNAVAILABLE}: ${what}, so nothing can be vetted and the call is blocked.`;
+  const hint = 'hint: a person installs editwarden (npm install -g editwarden, or as a devDependency of the project) or removes the hooks with: editwarden init ' + client + ' --remove';
+  return [
+    FIND_EDITWARDEN(projectDir),
+    `[ -x "$ew" ] || { echo '${why('editwarden is not installed on this machine')}' >&2; echo '${hint}' >&2; exit 2; }`,
+    `"$ew" hook ${client} ${event}`,
+    `s=$?; [ $s -eq 0 ] || [ $s -eq 2 ] || { echo "${why('the editwarden hook failed (exit $s)')}" >&2; echo '${hint}' >&2; exit 2; }`,
+    // The hook's own answer (0, or 2 = refused in exit-code protocols) is the wrapper's: without this the test above would exit 0.
+    'exit $s',
+  ].join('; ');
+}
+
+/** The MCP server entry every client gets: editwarden found as the hooks find it, serving `mcp` (the client starts it in the project folder). */
+export function mcpServer(): { command: string; args: string[] } {
+  return { command: 'sh', args: ['-c', `${FIND_EDITWARDEN('.')}; exec "$ew" mcp`] };
 }
 
 /** A client settings file init cannot merge into: nothing is written (every file is rendered before any is written). */

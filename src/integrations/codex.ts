@@ -14,8 +14,8 @@ import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import type { ErrorInfo } from '../errors.js';
 import { parseApplyPatch } from '../formats/apply-patch.js';
-import { refusalText, mcpServer, settingsError, shellLine, type ClientIntegration } from './client.js';
-import { NativeInputError, objectOf, type NativeEdit } from './native-edit.js';
+import { refusalText, mcpServer, settingsError, guardedHookCommand, type ClientIntegration } from './client.js';
+import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
 
 const EDIT_TOOLS = ['apply_patch'];
 
@@ -54,11 +54,26 @@ function tableAt(parent: Table, key: string): Table {
   return fresh;
 }
 
+function isOurs(g: unknown, marker: string): boolean {
+  const hooks = (g as Table | null)?.hooks;
+  return Array.isArray(hooks) && hooks.some((h) => typeof (h as Table | null)?.command === 'string' && ((h as Table).command as string).includes(marker));
+}
+
+function parseToml(existing: string | null): Table {
+  try {
+    return existing === null || existing.trim() === '' ? {} : (parse(existing) as Table);
+  } catch {
+    throw settingsError('.codex/config.toml', 'is not valid TOML');
+  }
+}
+
+/** Codex names its shell tool (exec_command) Bash in hook inputs: that one is rewritten, as Claude Code's. */
+const CODEX_SHELL_TOOLS = ['Bash'];
+/** Names Codex has used for its shell in other releases, whose hook input shape is unknown here: refused, never passed. */
+const CODEX_OTHER_SHELLS = ['shell', 'exec_command', 'local_shell', 'unified_exec'];
+
 function upsert(list: unknown[], marker: string, group: Table): void {
-  const at = list.findIndex((g) => {
-    const hooks = (g as Table | null)?.hooks;
-    return Array.isArray(hooks) && hooks.some((h) => typeof (h as Table | null)?.command === 'string' && ((h as Table).command as string).includes(marker));
-  });
+  const at = list.findIndex((g) => isOurs(g, marker));
   if (at >= 0) list[at] = group;
   else list.push(group);
 }
@@ -70,33 +85,57 @@ export const codex: ClientIntegration = {
   postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...(typeof input.tool_use_id === 'string' ? { call: input.tool_use_id } : {}) }),
   deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),
   allow: () => ({ exitCode: 0 }),
-  configFiles(root, command) {
+  configFiles(root) {
+    const MARK = (name: string): string => ` hook codex ${name}`;
+    const EVENTS = [
+      ['PreToolUse', 'pre-tool-use'],
+      ['PostToolUse', 'post-tool-use'],
+    ] as const;
     return [
       {
         path: path.join(root, '.codex', 'config.toml'),
         render(existing) {
-          let data: Table;
-          try {
-            data = existing === null || existing.trim() === '' ? {} : (parse(existing) as Table);
-          } catch {
-            throw settingsError('.codex/config.toml', 'is not valid TOML');
-          }
-          tableAt(data, 'mcp_servers').editwarden = mcpServer(command);
+          const data = parseToml(existing);
+          tableAt(data, 'mcp_servers').editwarden = mcpServer();
           const hooks = tableAt(data, 'hooks');
-          for (const [event, name] of [
-            ['PreToolUse', 'pre-tool-use'],
-            ['PostToolUse', 'post-tool-use'],
-          ] as const) {
+          for (const [event, name] of EVENTS) {
             const list = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : (hooks[event] = []);
-            upsert(list as unknown[], ` hook codex ${name}`, { matcher: EDIT_TOOLS.join('|'), hooks: [{ type: 'command', command: shellLine([...command, 'hook', 'codex', name]), timeout: 60 }] });
+            // PreToolUse also sees Codex's shell (Bash): rewritten to run through `editwarden shell`.
+            const matcher = (event === 'PreToolUse' ? [...EDIT_TOOLS, ...CODEX_SHELL_TOOLS, ...CODEX_OTHER_SHELLS] : EDIT_TOOLS).join('|');
+            upsert(list as unknown[], MARK(name), { matcher, hooks: [{ type: 'command', command: guardedHookCommand('codex', name, '.'), timeout: 60 }] });
           }
           return `${stringify(data)}\n`;
         },
+        remove(existing) {
+          if (existing === null) return null;
+          const data = parseToml(existing);
+          const servers = tableAt(data, 'mcp_servers');
+          delete servers.editwarden;
+          if (Object.keys(servers).length === 0) delete data.mcp_servers;
+          const hooks = tableAt(data, 'hooks');
+          for (const [event, name] of EVENTS) {
+            const list = hooks[event];
+            if (!Array.isArray(list)) continue;
+            const left = list.filter((g) => !isOurs(g, MARK(name)));
+            if (left.length === 0) delete hooks[event];
+            else hooks[event] = left;
+          }
+          if (Object.keys(hooks).length === 0) delete data.hooks;
+          return Object.keys(data).length === 0 ? null : `${stringify(data)}\n`;
+        },
+        switches: () => [],
       },
     ];
   },
+  shell: {
+    tools: CODEX_SHELL_TOOLS,
+    commandOf: (ti) => stringField(ti, 'command'),
+    // Codex 0.171 runs `updatedInput` only together with permissionDecision "allow" (without it the hook "failed" and the original command ran — seen here).
+    rewrite: (ti, line) => ({ exitCode: 0, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { ...ti, command: line } } }) }),
+  },
+  shellRefused: CODEX_OTHER_SHELLS,
   coverage: [
-    "Covered: Codex's apply_patch is vetted by editwarden before it runs and checkpointed for `editwarden undo` (once Codex trusts the project and its hooks); the editwarden MCP tools are registered.",
-    'Not covered: files changed by shell commands Codex runs; a project Codex does not trust (its .codex/config.toml is then not loaded — trust it, or copy the [hooks] and [mcp_servers] tables into ~/.codex/config.toml).',
+    "Covered (once Codex trusts the project and its hooks — review them with /hooks): Codex's apply_patch is vetted by editwarden before it runs and checkpointed for `editwarden undo`; every shell command (Codex's Bash) runs through `editwarden shell` (sandbox, one undo step per command that changed files, counted against this session's limits); a shell tool under another name is refused with the way through editwarden's MCP tool execute_command; limits count per Codex session; the editwarden MCP tools are registered. If editwarden cannot run, the tool call is blocked.",
+    "Not covered: hooks Codex has not been told to trust (it then runs none — `codex exec` needs --dangerously-bypass-hook-trust or hooks reviewed in the TUI); a project Codex does not trust (its .codex/config.toml is not loaded — trust it, or copy the [hooks] and [mcp_servers] tables into ~/.codex/config.toml); `cd` carried between commands; a rewritten command is approved by the hook (Codex's own approval prompt is skipped for it; it runs in editwarden's sandbox).",
   ].join('\n'),
 };

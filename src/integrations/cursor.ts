@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import type { ErrorInfo } from '../errors.js';
-import { arrayAt, jsonText, mcpServer, objectAt, parseJsonObject, refusalText, shellLine, type ClientIntegration, type Json } from './client.js';
+import { arrayAt, dropIfEmpty, jsonOrNothing, jsonText, removeFromList, mcpServer, objectAt, parseJsonObject, refusalText, guardedHookCommand, type ClientIntegration, type Json } from './client.js';
 
 export const cursor: ClientIntegration = {
   name: 'cursor',
@@ -17,16 +17,24 @@ export const cursor: ClientIntegration = {
   postCall: () => ({ tool: 'afterFileEdit' }),
   deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),
   allow: () => ({ exitCode: 0, stdout: '{}' }),
-  configFiles(root, command) {
-    const line = shellLine([...command, 'hook', 'cursor', 'after-file-edit']);
+  configFiles(root) {
+    const line = guardedHookCommand('cursor', 'after-file-edit', '${CURSOR_PROJECT_DIR:-.}');
     return [
       {
         path: path.join(root, '.cursor', 'mcp.json'),
         render(existing) {
           const data = parseJsonObject(existing, '.cursor/mcp.json');
-          objectAt(data, 'mcpServers').editwarden = mcpServer(command);
+          objectAt(data, 'mcpServers').editwarden = mcpServer();
           return jsonText(data);
         },
+        remove(existing) {
+          if (existing === null) return null;
+          const data = parseJsonObject(existing, '.cursor/mcp.json');
+          delete objectAt(data, 'mcpServers').editwarden;
+          dropIfEmpty(data, 'mcpServers');
+          return jsonOrNothing(data);
+        },
+        switches: () => [],
       },
       {
         path: path.join(root, '.cursor', 'hooks.json'),
@@ -39,11 +47,21 @@ export const cursor: ClientIntegration = {
           else list.push({ command: line });
           return jsonText(data);
         },
+        remove(existing) {
+          if (existing === null) return null;
+          const data = parseJsonObject(existing, '.cursor/hooks.json');
+          const hooks = objectAt(data, 'hooks');
+          removeFromList(hooks, 'afterFileEdit', (h: Json) => !(typeof h === 'object' && h !== null && !Array.isArray(h) && typeof h.command === 'string' && h.command.includes(' hook cursor after-file-edit')));
+          dropIfEmpty(data, 'hooks');
+          // `version` is init's only when nothing else is left.
+          return Object.keys(data).length === 1 && data.version === 1 ? null : jsonOrNothing(data);
+        },
+        switches: () => [],
       },
     ];
   },
   coverage: [
     "Covered: the editwarden MCP tools are registered (edits through them are vetted and undoable); Cursor's own edits are recorded in .editwarden/hooks/changes.jsonl.",
-    "Not covered: Cursor's own edits are not vetted and `editwarden undo` cannot restore them — Cursor's documented afterFileEdit hook runs after the write and cannot refuse it.",
+    "Not covered: Cursor's own edits are not vetted and `editwarden undo` cannot restore them — Cursor's documented afterFileEdit hook runs after the write and cannot refuse it; Cursor's terminal commands are not wrapped.",
   ].join('\n'),
 };

@@ -8,10 +8,11 @@
 import path from 'node:path';
 import type { EditRequest } from '../edit/types.js';
 import type { ErrorInfo } from '../errors.js';
-import { arrayAt, jsonText, mcpServer, objectAt, parseJsonObject, refusalText, shellLine, upsertHookGroup, type ClientIntegration, type Json } from './client.js';
+import { arrayAt, dropIfEmpty, isOurGroup, jsonOrNothing, jsonText, removeFromList, mcpServer, objectAt, parseJsonObject, refusalText, guardedHookCommand, upsertHookGroup, type ClientIntegration, type Json } from './client.js';
 import { objectOf, stringField, type NativeEdit } from './native-edit.js';
 
 const EDIT_TOOLS = ['write_file', 'replace'];
+const SHELL_TOOLS = ['run_shell_command'];
 
 export function geminiNativeEdit(input: Record<string, unknown>): NativeEdit | null {
   const tool = typeof input.tool_name === 'string' ? input.tool_name : '';
@@ -30,6 +31,18 @@ export function geminiNativeEdit(input: Record<string, unknown>): NativeEdit | n
   return { client: 'gemini', tool, requests: [request], pathsOnly: [] };
 }
 
+/** A `hooksConfig.disabled` entry (a hook's name or command) that switches editwarden's hook off. */
+const namesOurs = (v: Json): boolean => typeof v === 'string' && v.includes('editwarden');
+
+/** Attack: a repository that ships `hooksConfig.enabled: false`, or disables editwarden's hook by name, keeps the guard off while init says "Covered". */
+function disarm(data: { [key: string]: Json }): void {
+  const hc = data.hooksConfig;
+  if (typeof hc !== 'object' || hc === null || Array.isArray(hc)) return;
+  if (hc.enabled === false) delete hc.enabled;
+  removeFromList(hc, 'disabled', (v) => !namesOurs(v));
+  dropIfEmpty(data, 'hooksConfig');
+}
+
 export const gemini: ClientIntegration = {
   name: 'gemini',
   events: { 'before-tool': 'pre', 'after-tool': 'post' },
@@ -37,27 +50,59 @@ export const gemini: ClientIntegration = {
   postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '' }),
   deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),
   allow: () => ({ exitCode: 0, stdout: '{}' }),
-  configFiles(root, command) {
+  shell: {
+    tools: SHELL_TOOLS,
+    commandOf: (ti) => stringField(ti, 'command'),
+    // Gemini CLI runs the hook's `tool_input` instead of the model's (seen with 0.61.0) and tells the model the input was changed.
+    rewrite: (ti, line) => ({ exitCode: 0, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { ...ti, command: line } } }) }),
+  },
+  configFiles(root) {
+    const PRE = ' hook gemini before-tool';
+    const POST = ' hook gemini after-tool';
     return [
       {
         path: path.join(root, '.gemini', 'settings.json'),
         render(existing) {
           const data = parseJsonObject(existing, '.gemini/settings.json');
-          objectAt(data, 'mcpServers').editwarden = mcpServer(command);
+          disarm(data);
+          objectAt(data, 'mcpServers').editwarden = mcpServer();
           const hooks = objectAt(data, 'hooks');
           const group = (event: string): { [key: string]: Json } => ({
-            matcher: EDIT_TOOLS.join('|'),
-            hooks: [{ type: 'command', name: `editwarden-${event}`, command: shellLine([...command, 'hook', 'gemini', event]), timeout: 60000 }],
+            // BeforeTool also rewrites run_shell_command to run through `editwarden shell`; AfterTool records edits only.
+            matcher: (event === 'before-tool' ? [...EDIT_TOOLS, ...SHELL_TOOLS] : EDIT_TOOLS).join('|'),
+            hooks: [{ type: 'command', name: `editwarden-${event}`, command: guardedHookCommand('gemini', event, '${GEMINI_PROJECT_DIR:-.}'), timeout: 60000 }],
           });
-          upsertHookGroup(arrayAt(hooks, 'BeforeTool'), ' hook gemini before-tool', group('before-tool'));
-          upsertHookGroup(arrayAt(hooks, 'AfterTool'), ' hook gemini after-tool', group('after-tool'));
+          upsertHookGroup(arrayAt(hooks, 'BeforeTool'), PRE, group('before-tool'));
+          upsertHookGroup(arrayAt(hooks, 'AfterTool'), POST, group('after-tool'));
           return jsonText(data);
+        },
+        remove(existing) {
+          if (existing === null) return null;
+          const data = parseJsonObject(existing, '.gemini/settings.json');
+          const servers = objectAt(data, 'mcpServers');
+          delete servers.editwarden;
+          dropIfEmpty(data, 'mcpServers');
+          const hooks = objectAt(data, 'hooks');
+          removeFromList(hooks, 'BeforeTool', (g) => !isOurGroup(g, PRE));
+          removeFromList(hooks, 'AfterTool', (g) => !isOurGroup(g, POST));
+          dropIfEmpty(data, 'hooks');
+          return jsonOrNothing(data);
+        },
+        switches(existing) {
+          if (existing === null) return [];
+          const data = parseJsonObject(existing, '.gemini/settings.json');
+          const hc = data.hooksConfig;
+          if (typeof hc !== 'object' || hc === null || Array.isArray(hc)) return [];
+          const out: string[] = [];
+          if (hc.enabled === false) out.push('.gemini/settings.json: hooksConfig.enabled: false');
+          if (Array.isArray(hc.disabled) && hc.disabled.some(namesOurs)) out.push(".gemini/settings.json: hooksConfig.disabled names editwarden's hook");
+          return out;
         },
       },
     ];
   },
   coverage: [
-    "Covered: Gemini CLI's write_file and replace are vetted by editwarden before they run (BeforeTool hook) and checkpointed for `editwarden undo`; the editwarden MCP tools are registered.",
-    'Not covered: files changed by run_shell_command; a Gemini CLI version without hooks (then add "excludeTools": ["write_file", "replace"] to .gemini/settings.json so only editwarden\'s tools can edit).',
+    "Covered: Gemini CLI's write_file and replace are vetted by editwarden before they run (BeforeTool hook) and checkpointed for `editwarden undo`; every run_shell_command runs through `editwarden shell` (sandbox, one undo step per command that changed files, counted against this session's limits); limits count per Gemini session; the editwarden MCP tools are registered. If editwarden cannot run, the tool call is blocked.",
+    'Not covered: a `cd` inside a command does not carry to the next one; commands need a sandbox (bubblewrap, sandbox-exec) or sandbox.allow_unsandboxed: true; a Gemini CLI version without hooks (then add "excludeTools": ["write_file", "replace", "run_shell_command"] to .gemini/settings.json so only editwarden\'s tools can edit and run commands); settings outside the project (~/.gemini) that turn hooks off.',
   ].join('\n'),
 };

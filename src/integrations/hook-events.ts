@@ -60,3 +60,25 @@ export function diffLines(diff: string): { added: number; removed: number } {
   }
   return { added, removed };
 }
+
+/** A command the client's shell tool ran through `editwarden shell`: its exit code, the files it changed and their undo step. */
+export function recordHookCommand(
+  root: string,
+  route: EventRoute,
+  tool: string,
+  run: { command: string; exitCode: number | null; changes: ReadonlyArray<{ path: string; added: number; removed: number }>; checkpoint: string | null; refusal: ErrorInfo | null },
+): Error | null {
+  const added = run.changes.reduce((n, c) => n + c.added, 0);
+  const removed = run.changes.reduce((n, c) => n + c.removed, 0);
+  return recordEvent(path.join(root, STATE_DIR), {
+    kind: 'command',
+    route,
+    tool,
+    command: run.command,
+    exit_code: run.exitCode,
+    paths: run.changes.map((c) => c.path),
+    changes: { added, removed },
+    ...(run.checkpoint ? { checkpoint: run.checkpoint } : {}),
+    ...(run.refusal ? { code: run.refusal.code, message: run.refusal.message } : {}),
+  });
+}

@@ -7,9 +7,10 @@
  * guards nothing.
  */
 import { ErrorCode } from '../errors.js';
-import type { ClientIntegration, HookOutput } from './client.js';
+import { selfCommand, shellRunnerLine, type ClientIntegration, type HookOutput, type ShellRewrite } from './client.js';
 import { hookRoute, recordHookEdit, recordHookRefusal } from './hook-events.js';
-import { NativeInputError } from './native-edit.js';
+import { NativeInputError, objectOf } from './native-edit.js';
+import { sessionOf } from './session-ledger.js';
 import { recordNativeEdit, vetNativeEdit } from './vet.js';
 
 export interface HookContext {
@@ -17,6 +18,8 @@ export interface HookContext {
   root?: string;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** argv of the editwarden a rewritten shell command runs (default: this one). */
+  self?: readonly string[];
 }
 
 export function hookRoot(client: ClientIntegration, input: Record<string, unknown>, ctx: HookContext): string {
@@ -25,6 +28,12 @@ export function hookRoot(client: ClientIntegration, input: Record<string, unknow
   if (fromEnv) return fromEnv;
   if (typeof input.cwd === 'string' && input.cwd !== '') return input.cwd;
   return ctx.cwd;
+}
+
+/** The tool input of a call to the client's shell tool, or null for any other tool. */
+function shellCall(client: ClientIntegration, input: Record<string, unknown>): Record<string, unknown> | null {
+  if (!client.shell || typeof input.tool_name !== 'string' || !client.shell.tools.includes(input.tool_name)) return null;
+  return objectOf(input.tool_input, 'tool_input');
 }
 
 export async function runHook(client: ClientIntegration, event: string, stdin: string, ctx: HookContext): Promise<HookOutput> {
@@ -53,6 +62,31 @@ export async function runHook(client: ClientIntegration, event: string, stdin: s
     return client.allow();
   }
 
+  if (typeof input.tool_name === 'string' && client.shellRefused?.includes(input.tool_name)) {
+    const refusal = {
+      code: ErrorCode.SHELL_NOT_GUARDED,
+      message: `${client.name}'s own shell (${input.tool_name}) cannot run through editwarden's sandbox, undo and limits, so it is refused.`,
+      hint: 'Run the same command with the editwarden MCP tool execute_command (arguments: command, and cwd relative to the project); its output and exit code come back the same way.',
+    };
+    recordHookRefusal(root, hookRoute(client.name, input), input.tool_name, null, refusal);
+    return client.deny(refusal);
+  }
+  const shell = shellCall(client, input);
+  if (shell) {
+    try {
+      const command = client.shell?.commandOf(shell) ?? '';
+      // A NUL cannot travel in an argument: such a command could not be run as the model wrote it.
+      if (command.includes('\0')) throw new NativeInputError('the command holds a NUL byte');
+      const session = sessionOf(client.name, input);
+      const line = shellRunnerLine(ctx.self ?? selfCommand(), { root, client: client.name, tool: String(input.tool_name), ...(session ? { session: session.session } : {}) }, command);
+      return (client.shell as ShellRewrite).rewrite(shell, line);
+    } catch (error) {
+      const refusal = (error instanceof NativeInputError ? error : new NativeInputError(String(error))).toJSON();
+      recordHookRefusal(root, hookRoute(client.name, input), String(input.tool_name), null, refusal);
+      return client.deny(refusal);
+    }
+  }
+
   let edit;
   try {
     edit = client.nativeEdit(input);
@@ -62,7 +96,8 @@ export async function runHook(client: ClientIntegration, event: string, stdin: s
     return client.deny(refusal);
   }
   if (!edit) return client.allow();
-  const verdict = await vetNativeEdit(root, edit);
+  const session = sessionOf(client.name, input);
+  const verdict = await vetNativeEdit(root, session ? { ...edit, session } : edit);
   // Every refusal is in the event log (`editwarden log`): a person sees what the hook stopped.
   if (!verdict.allow) recordHookRefusal(root, hookRoute(client.name, input), edit.tool, edit, verdict.error);
   return verdict.allow ? client.allow() : client.deny(verdict.error);

@@ -3,12 +3,16 @@
  * a client, computed as (file, before, after) so a dry run can show the
  * diff and a real run writes only what differs. Merging keeps every key it
  * does not own; editwarden's own entries are replaced in place, so a second
- * run changes nothing. It writes only the client's settings files, never a
- * project file.
+ * run changes nothing; `--remove` takes out exactly those entries. Switches
+ * a repository ships to turn hooks off (`disableAllHooks`, Gemini's
+ * `hooksConfig`) are taken out and named, so "Covered" is never printed
+ * over a guard that will not run. It writes only the client's settings
+ * files, never a project file, and never through a symbolic link.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
+import { EditwardenError, ErrorCode } from '../errors.js';
 import { atomicWriteFile } from '../workspace/atomic.js';
 import type { ClientIntegration } from './client.js';
 
@@ -17,31 +21,92 @@ export interface SettingsChange {
   /** Relative to the root, for messages. */
   relative: string;
   before: string | null;
-  after: string;
+  /** null: the file is (or stays) absent. */
+  after: string | null;
   changed: boolean;
+  /** Switches that turned the hooks off in `before`, taken out in `after` (init) — or still there (remove leaves them). */
+  switchesRemoved: string[];
 }
 
-export function planInit(client: ClientIntegration, root: string, command: readonly string[]): SettingsChange[] {
-  return client.configFiles(root, command).map((file) => {
+export type InitMode = 'add' | 'remove';
+
+export function planInit(client: ClientIntegration, root: string, mode: InitMode = 'add'): SettingsChange[] {
+  return client.configFiles(root).map((file) => {
+    const relative = path.relative(root, file.path).split(path.sep).join('/');
+    refuseSymlinks(root, relative);
     let before: string | null = null;
     try {
       before = fs.readFileSync(file.path, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    const after = file.render(before);
-    return { path: file.path, relative: path.relative(root, file.path).split(path.sep).join('/'), before, after, changed: after !== before };
+    const after = mode === 'add' ? file.render(before) : file.remove(before);
+    const switchesRemoved = mode === 'add' ? file.switches(before).filter((s) => !file.switches(after).includes(s)) : [];
+    return { path: file.path, relative, before, after, changed: after !== before, switchesRemoved };
   });
+}
+
+/** The switches in a project's settings that turn the client's hooks (editwarden's included) off — for `doctor`. */
+export function hookSwitches(client: ClientIntegration, root: string): string[] {
+  const out: string[] = [];
+  for (const file of client.configFiles(root)) {
+    let text: string | null = null;
+    try {
+      // lstat first: doctor does not follow a planted link either.
+      if (fs.lstatSync(file.path).isFile()) text = fs.readFileSync(file.path, 'utf8');
+    } catch {
+      continue;
+    }
+    try {
+      out.push(...file.switches(text));
+    } catch {
+      out.push(`${path.relative(root, file.path)}: not valid settings (the client may ignore it)`);
+    }
+  }
+  return out;
 }
 
 export function applyInit(changes: readonly SettingsChange[]): void {
   for (const c of changes) {
     if (!c.changed) continue;
+    if (c.after === null) {
+      fs.rmSync(c.path, { force: true });
+      continue;
+    }
     fs.mkdirSync(path.dirname(c.path), { recursive: true });
     atomicWriteFile(c.path, Buffer.from(c.after), { mode: 0o644 });
   }
 }
 
 export function diffOf(c: SettingsChange): string {
-  return createTwoFilesPatch(c.before === null ? '/dev/null' : `a/${c.relative}`, `b/${c.relative}`, c.before ?? '', c.after, '', '', { context: 3 });
+  return createTwoFilesPatch(c.before === null ? '/dev/null' : `a/${c.relative}`, c.after === null ? '/dev/null' : `b/${c.relative}`, c.before ?? '', c.after ?? '', '', '', { context: 3 });
+}
+
+/**
+ * Attack: a repository ships `.mcp.json` or `.claude/` as a symbolic link to
+ * a file elsewhere; followed, init would copy that file's contents (secrets)
+ * into the project or rewrite settings outside it. Every component from the
+ * root down to the settings file must be a real folder or file.
+ */
+function refuseSymlinks(root: string, relative: string): void {
+  let at = root;
+  for (const part of relative.split('/')) {
+    at = path.join(at, part);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(at);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    if (st.isSymbolicLink()) {
+      const shown = path.relative(root, at).split(path.sep).join('/');
+      throw new EditwardenError({
+        code: ErrorCode.SETTINGS_SYMLINK,
+        message: `${shown} is a symbolic link (to ${fs.readlinkSync(at)}); editwarden init does not follow it, so nothing was changed.`,
+        hint: `Look at where it points. If it should be a settings file of this project, replace the link with a real file or folder and run editwarden init again.`,
+        path: shown,
+      });
+    }
+  }
 }

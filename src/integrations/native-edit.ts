@@ -7,6 +7,7 @@
  */
 import type { EditRequest } from '../edit/types.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import type { SessionKey } from './session-ledger.js';
 
 export interface NativeEdit {
   /** Which client (claude, codex, gemini, cursor). */
@@ -19,6 +20,8 @@ export interface NativeEdit {
   requests: EditRequest[];
   /** Paths written without a content model (vetted as paths only). */
   pathsOnly: string[];
+  /** The client session this call belongs to: its limits count across the session (session-ledger.ts). */
+  session?: SessionKey;
 }
 
 /** A tool input that is not an edit editwarden guards (a read, a shell command): the hook lets it pass untouched. */

@@ -24,6 +24,7 @@ import { openWorkspace } from '../workspace/open.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { NativeEdit } from './native-edit.js';
 import { isProtectedConfig } from './protected.js';
+import { SessionLedger } from './session-ledger.js';
 
 export type Verdict = { allow: true; changes: FileChange[]; diff: string; checkpoint: string | null } | { allow: false; error: ErrorInfo };
 
@@ -77,6 +78,11 @@ export async function vetNativeEdit(root: string, edit: NativeEdit): Promise<Ver
     // 3. Constraints: patterns and limits, on the real diff.
     const violation = guard.checkChanges(changes, { tool });
     if (violation) return deny(violationError(violation));
+    // …and on top of what this client session already changed (each hook call is its own process).
+    if (edit.session) {
+      const refused = new SessionLedger(ws.stateDir, opened.transactions.checkpoints.lock, edit.session).charge(config.constraints, changes, tool);
+      if (refused) return deny(refused);
+    }
 
     // 4. Allowed: checkpoint what the client is about to write.
     const unique = [...new Set(relative)];
@@ -110,11 +116,12 @@ export function recordNativeEdit(root: string, client: string, tool: string, cal
   }
   // With the patch: the event log (hook-events.ts) shows the change's diff; changes.jsonl keeps its paths only.
   const changes = checkpoint ? service.diff(checkpoint).map((c) => ({ path: c.path, change: c.change, ...(c.patch !== undefined ? { patch: c.patch } : {}) })) : [];
-  appendLog(opened.ws, { at: new Date().toISOString(), client, tool, ...(call !== undefined ? { call } : {}), checkpoint, changes: changes.map((c) => ({ path: c.path, change: c.change })) });
+  appendHookRecord(opened.ws, { at: new Date().toISOString(), client, tool, ...(call !== undefined ? { call } : {}), checkpoint, changes: changes.map((c) => ({ path: c.path, change: c.change })) });
   return { checkpoint, changes };
 }
 
-function appendLog(ws: Workspace, entry: Record<string, unknown>): void {
+/** One line in `.editwarden/hooks/changes.jsonl`: a native edit's or a guarded shell command's record. */
+export function appendHookRecord(ws: Workspace, entry: Record<string, unknown>): void {
   const dir = ensureStateSubdir(ws.stateDir, 'hooks');
   // O_NOFOLLOW: a planted `changes.jsonl` symlink must not make the hook append to a file outside the root.
   const fd = fs.openSync(path.join(dir, 'changes.jsonl'), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o644);

@@ -11,6 +11,7 @@ import { DEFAULT_ALLOWED_TOOLS, type Config } from '../config/config.js';
 import { ErrorCode } from '../errors.js';
 import { applyPatchTool } from '../tools/apply-patch.js';
 import { editFileTool } from '../tools/edit-file.js';
+import { executeCommandTool } from '../tools/execute-command.js';
 import { listFilesTool } from '../tools/list-files.js';
 import { readFileTool } from '../tools/read-file.js';
 import { searchFilesTool } from '../tools/search-files.js';
@@ -151,6 +152,8 @@ export function buildCatalog(): McpToolEntry[] {
     passThrough(checkpointRestore, { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }),
     passThrough(verifyTool, { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }),
     passThrough(detectTool, readOnly),
+    // The guarded shell for clients whose own shell editwarden can only refuse (Codex): sandboxed, its effects charged to the limits.
+    passThrough(executeCommandTool, { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true }),
   ];
 }
 

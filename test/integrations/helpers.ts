@@ -28,6 +28,24 @@ export function cleanup(): void {
   for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 }
 
+/**
+ * PATH for a client: a folder holding `editwarden` (a link to this build)
+ * first, as after `npm install -g editwarden` — the settings init writes
+ * find editwarden on PATH. `installed: false` leaves it out (a teammate's
+ * machine without editwarden).
+ */
+export function clientPath(installed: boolean): string {
+  if (!installed) return process.env.PATH ?? '';
+  const dir = tempDir('ew-path-');
+  fs.symlinkSync(BIN, path.join(dir, 'editwarden'));
+  return `${dir}${path.delimiter}${process.env.PATH ?? ''}`;
+}
+
+export interface ClientOptions {
+  /** Whether editwarden is installed where the client runs (default true). */
+  installed?: boolean;
+}
+
 export const THIRTY_LINES = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
 
 export function project(files: Record<string, string>): string {
@@ -80,7 +98,7 @@ export function toolResults(requests: readonly RecordedRequest[]): string[] {
  * (its servers connect in the background) is waited for by reading a file
  * again, at most 5 times. Killed after `timeoutMs`.
  */
-export async function runClaude(root: string, calls: ScriptedCall[], extraArgs: string[] = [], timeoutMs = 90_000): Promise<Ran & { requests: RecordedRequest[] }> {
+export async function runClaude(root: string, calls: ScriptedCall[], extraArgs: string[] = [], timeoutMs = 90_000, options: ClientOptions = {}): Promise<Ran & { requests: RecordedRequest[] }> {
   let step = 0;
   let waits = 0;
   const filler = calls.find((c) => c.name === 'Read');
@@ -101,7 +119,7 @@ export async function runClaude(root: string, calls: ScriptedCall[], extraArgs: 
   const home = tempDir('ew-home-');
   try {
     const ran = await runClient(CLAUDE, ['-p', 'Make the change.', '--output-format', 'json', '--permission-mode', 'acceptEdits', ...extraArgs], root, timeoutMs, {
-      PATH: process.env.PATH ?? '',
+      PATH: clientPath(options.installed ?? true),
       HOME: home,
       // The client's own temp files go where cleanup() removes them.
       TMPDIR: tempDir('ew-clienttmp-'),
@@ -129,7 +147,7 @@ export function functionResponses(requests: readonly RecordedRequest[]): string[
 }
 
 /** Runs `gemini -p` (non-interactive, edits auto-approved) in `root` against the scripted server playing the Gemini API. */
-export async function runGemini(root: string, calls: ScriptedCall[], timeoutMs = 120_000): Promise<Ran & { requests: RecordedRequest[] }> {
+export async function runGemini(root: string, calls: ScriptedCall[], timeoutMs = 120_000, options: ClientOptions & { approval?: 'auto_edit' | 'yolo' } = {}): Promise<Ran & { requests: RecordedRequest[] }> {
   const server = await startScriptedServer((req) => {
     const body = req.body as GeminiBody;
     const offered = (body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name));
@@ -144,8 +162,8 @@ export async function runGemini(root: string, calls: ScriptedCall[], timeoutMs =
   fs.mkdirSync(path.join(home, '.gemini'));
   fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
   try {
-    const ran = await runClient(process.execPath, [GEMINI, '-p', 'Make the change.', '--output-format', 'json', '--approval-mode', 'auto_edit'], root, timeoutMs, {
-      PATH: process.env.PATH ?? '',
+    const ran = await runClient(process.execPath, [GEMINI, '-p', 'Make the change.', '--output-format', 'json', '--approval-mode', options.approval ?? 'auto_edit'], root, timeoutMs, {
+      PATH: clientPath(options.installed ?? true),
       HOME: home,
       // The client's own temp files go where cleanup() removes them.
       TMPDIR: tempDir('ew-clienttmp-'),

@@ -4,10 +4,11 @@
  * JSON, Codex's apply_patch carrying the patch text; Gemini CLI: write_file
  * / replace), answering in each client's protocol.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { THIRTY_LINES, cleanup, editwarden, project, tempDir } from './helpers.js';
+import { BIN, THIRTY_LINES, cleanup, editwarden, project, tempDir } from './helpers.js';
 
 afterAll(cleanup);
 
@@ -84,8 +85,35 @@ describe('Claude Code hook', () => {
     const root = project({});
     expect(claudeDenial(hook('claude', 'pre-tool-use', root, 'not json').stdout)).toContain('E_PARSE');
     expect(claudeDenial(hook('claude', 'pre-tool-use', root, { tool_name: 'Edit', tool_input: { file_path: 'x' } }).stdout)).toContain('E_PARSE');
-    const bash = hook('claude', 'pre-tool-use', root, { tool_name: 'Bash', tool_input: { command: 'ls' } });
-    expect(bash).toMatchObject({ code: 0, stdout: '' });
+    const read = hook('claude', 'pre-tool-use', root, { tool_name: 'Read', tool_input: { file_path: 'x' } });
+    expect(read).toMatchObject({ code: 0, stdout: '' });
+    // A Bash call without a command string cannot be wrapped: refused, not run as it is.
+    expect(claudeDenial(hook('claude', 'pre-tool-use', root, { tool_name: 'Bash', tool_input: { cmd: 'ls' } }).stdout)).toContain('E_PARSE');
+  });
+
+  it('a hook that cannot decide in time answers with a refusal before the client would time it out', async () => {
+    // The client never finishes sending its input: the hook must not wait past its deadline (the client would then run the tool).
+    const child = spawn(process.execPath, [BIN, 'hook', 'claude', 'pre-tool-use', '--root', project({}), '--deadline', '300'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.destroy();
+    expect(code).toBe(0);
+    expect(claudeDenial(stdout)).toContain('E_GUARD_UNAVAILABLE');
+  }, 30_000);
+
+  it("Codex's Bash is rewritten with an allow decision (Codex runs updatedInput only with it); a shell under another name is refused toward MCP execute_command", () => {
+    const root = project({});
+    const bash = hook('codex', 'pre-tool-use', root, { session_id: 's', tool_name: 'Bash', tool_input: { command: 'rm -rf src' } });
+    expect(bash.code).toBe(0);
+    const out = JSON.parse(bash.stdout) as { hookSpecificOutput: { permissionDecision: string; updatedInput: { command: string } } };
+    expect(out.hookSpecificOutput.permissionDecision).toBe('allow');
+    expect(out.hookSpecificOutput.updatedInput.command).toContain("'shell' '--client' 'codex' '--tool' 'Bash'");
+    expect(out.hookSpecificOutput.updatedInput.command).toMatch(/'--' 'rm -rf src'$/);
+    const other = hook('codex', 'pre-tool-use', root, { tool_name: 'local_shell', tool_input: { command: ['rm', '-rf', 'src'] } });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('E_SHELL_NOT_GUARDED');
+    expect(other.stderr).toContain('execute_command');
   });
 
   it('an unknown client blocks (exit 2) rather than letting the edit through', () => {

@@ -1,13 +1,15 @@
 /**
  * `editwarden init <client>` through the real binary: idempotent, keeps
- * every existing setting, --dry-run shows a diff and writes nothing, and
- * the commands it writes run this editwarden by absolute path (no PATH).
+ * every existing setting, --dry-run shows a diff and writes nothing, the
+ * commands it writes name no path of this machine (the settings are
+ * committed), hostile switches are taken out, symbolic links are never
+ * followed, and --remove takes out exactly what init added.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, cleanup, editwarden, project } from './helpers.js';
+import { BIN, cleanup, editwarden, project, tempDir } from './helpers.js';
 
 afterAll(cleanup);
 
@@ -50,7 +52,7 @@ describe.each(Object.keys(FILES))('editwarden init %s', (client) => {
     const after = snapshot(root, FILES[client] as string[]);
     const second = editwarden(['init', client, '--root', root]);
     expect(second.code).toBe(0);
-    expect(second.stdout.match(/^unchanged /gm)).toHaveLength((FILES[client] as string[]).length);
+    expect(second.stdout).not.toMatch(/^(created|updated|removed) /m);
     expect(snapshot(root, FILES[client] as string[])).toEqual(after);
     const text = Object.values(after).join('\n');
     // Every existing setting is still there.
@@ -66,9 +68,29 @@ describe.each(Object.keys(FILES))('editwarden init %s', (client) => {
         expect(keeps(JSON.parse(before), JSON.parse(now)), `${file} lost a setting:\n${now}`).toBe(true);
       }
     }
-    // The command is this Node and this binary, by absolute path: it works without editwarden on PATH.
-    expect(text).toContain(process.execPath);
-    expect(text).toContain(BIN);
+    // Committed settings name no path of this machine's install: they find editwarden on PATH or in the project's node_modules.
+    expect(text).not.toContain(process.execPath);
+    expect(text).not.toContain(path.dirname(BIN));
+    expect(text).toContain('command -v editwarden');
+  });
+
+  it('--remove after init gives back the same settings value, and files init created are gone', () => {
+    const root = project(EXISTING[client] as Record<string, string>);
+    const before = snapshot(root, FILES[client] as string[]);
+    expect(editwarden(['init', client, '--root', root]).code).toBe(0);
+    const removed = editwarden(['init', client, '--remove', '--root', root]);
+    expect(removed.code, removed.stderr).toBe(0);
+    const now = snapshot(root, FILES[client] as string[]);
+    for (const [file, text] of Object.entries(before)) {
+      if (text === null) expect(now[file], file).toBeNull();
+      else if (file.endsWith('.toml')) expect(parse(now[file] as string)).toEqual(parse(text));
+      else expect(JSON.parse(now[file] as string)).toEqual(JSON.parse(text));
+    }
+    // On a project with no settings at all, --remove leaves none.
+    const bare = project({});
+    expect(editwarden(['init', client, '--root', bare]).code).toBe(0);
+    expect(editwarden(['init', client, '--remove', '--root', bare]).code).toBe(0);
+    for (const file of FILES[client] as string[]) expect(fs.existsSync(path.join(bare, file)), file).toBe(false);
   });
 
   it('--dry-run prints the diff and writes nothing', () => {
@@ -90,12 +112,13 @@ describe('what init writes for Claude Code', () => {
       hooks: Record<string, Array<{ matcher: string; hooks: Array<{ command: string }> }>>;
       enabledMcpjsonServers: string[];
     };
-    expect(settings.hooks.PreToolUse?.[0]?.matcher).toBe('Edit|Write|MultiEdit|NotebookEdit');
-    expect(settings.hooks.PreToolUse?.[0]?.hooks[0]?.command).toMatch(/ hook claude pre-tool-use$/);
-    expect(settings.hooks.PostToolUse?.[0]?.hooks[0]?.command).toMatch(/ hook claude post-tool-use$/);
+    expect(settings.hooks.PreToolUse?.[0]?.matcher).toBe('Edit|Write|MultiEdit|NotebookEdit|Bash');
+    expect(settings.hooks.PostToolUse?.[0]?.matcher).toBe('Edit|Write|MultiEdit|NotebookEdit');
+    expect(settings.hooks.PreToolUse?.[0]?.hooks[0]?.command).toContain('"$ew" hook claude pre-tool-use;');
+    expect(settings.hooks.PostToolUse?.[0]?.hooks[0]?.command).toContain('"$ew" hook claude post-tool-use;');
     expect(settings.enabledMcpjsonServers).toContain('editwarden');
     const mcp = JSON.parse(fs.readFileSync(path.join(root, '.mcp.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> };
-    expect(mcp.mcpServers.editwarden).toMatchObject({ command: process.execPath, args: [BIN, 'mcp'] });
+    expect(mcp.mcpServers.editwarden).toMatchObject({ command: 'sh', args: ['-c', 'ew=$(command -v editwarden || echo "./node_modules/.bin/editwarden"); exec "$ew" mcp'] });
   });
 
   it('refuses to merge into a settings file that is not JSON, and changes nothing', () => {
@@ -111,5 +134,74 @@ describe('what init writes for Claude Code', () => {
     const r = editwarden(['init', 'vim', '--root', project({})]);
     expect(r.code).toBe(64);
     expect(r.stderr).toContain('E_USAGE');
+  });
+});
+
+describe('a repository that ships switches turning the hooks off', () => {
+  it('init takes out disableAllHooks from .claude/settings.json and settings.local.json, and says so', () => {
+    const root = project({ '.claude/settings.json': JSON.stringify({ disableAllHooks: true, model: 'opus' }), '.claude/settings.local.json': JSON.stringify({ disableAllHooks: true, env: { A: '1' } }) });
+    const r = editwarden(['init', 'claude', '--root', root]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('took out .claude/settings.json: disableAllHooks');
+    expect(r.stdout).toContain('took out .claude/settings.local.json: disableAllHooks');
+    const settings = JSON.parse(fs.readFileSync(path.join(root, '.claude/settings.json'), 'utf8')) as Record<string, unknown>;
+    expect(settings.disableAllHooks).toBeUndefined();
+    expect(settings.model).toBe('opus');
+    expect(JSON.parse(fs.readFileSync(path.join(root, '.claude/settings.local.json'), 'utf8'))).toEqual({ env: { A: '1' } });
+  });
+
+  it("init takes out Gemini's hooksConfig.enabled: false and a disabled list naming editwarden's hook, keeping other names", () => {
+    const root = project({ '.gemini/settings.json': JSON.stringify({ hooksConfig: { enabled: false, disabled: ['editwarden-before-tool', 'their-hook'] } }) });
+    const r = editwarden(['init', 'gemini', '--root', root]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('took out .gemini/settings.json: hooksConfig.enabled: false');
+    const settings = JSON.parse(fs.readFileSync(path.join(root, '.gemini/settings.json'), 'utf8')) as { hooksConfig: Record<string, unknown> };
+    expect(settings.hooksConfig).toEqual({ disabled: ['their-hook'] });
+  });
+
+  it('doctor names a switch put back after init', () => {
+    const root = project({});
+    expect(editwarden(['init', 'claude', '--root', root]).code).toBe(0);
+    fs.writeFileSync(path.join(root, '.claude/settings.local.json'), JSON.stringify({ disableAllHooks: true }));
+    const r = editwarden(['doctor', '--root', root]);
+    expect(r.stdout + r.stderr).toContain('.claude/settings.local.json: disableAllHooks');
+  });
+});
+
+describe('init never follows a symbolic link', () => {
+  it('refuses a symlinked .mcp.json (its secrets are not copied in) and a symlinked .claude folder, writing nothing', () => {
+    const outside = tempDir('ew-outside-');
+    fs.writeFileSync(path.join(outside, 'mcp.json'), JSON.stringify({ mcpServers: { x: { env: { TOKEN: 'secret' } } } }));
+    fs.mkdirSync(path.join(outside, 'claude'));
+    for (const [link, target] of [
+      ['.mcp.json', path.join(outside, 'mcp.json')],
+      ['.claude', path.join(outside, 'claude')],
+    ] as const) {
+      const root = project({});
+      fs.symlinkSync(target, path.join(root, link));
+      const r = editwarden(['init', 'claude', '--root', root]);
+      expect(r.code).toBe(64);
+      expect(r.stderr).toContain('E_SETTINGS_SYMLINK');
+      expect(r.stderr).toContain('hint:');
+      expect(fs.readdirSync(path.join(outside, 'claude'))).toEqual([]);
+      expect(fs.existsSync(path.join(root, '.claude', 'settings.json'))).toBe(false);
+    }
+    expect(fs.readFileSync(path.join(outside, 'mcp.json'), 'utf8')).toContain('secret');
+  });
+});
+
+describe('init says per client what is covered and what is not', () => {
+  it.each([
+    ['claude', 'every Bash command runs through `editwarden shell`'],
+    ['gemini', 'every run_shell_command runs through `editwarden shell`'],
+    ['codex', "every shell command (Codex's Bash) runs through `editwarden shell`"],
+    ['cursor', "Cursor's terminal commands are not wrapped"],
+  ])('%s', (client, line) => {
+    const r = editwarden(['init', client, '--root', project({})]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Covered/m);
+    expect(r.stdout).toMatch(/^Not covered: /m);
+    expect(r.stdout).toContain(line);
+    expect(r.stdout).toContain(`Take this out again with: editwarden init ${client} --remove`);
   });
 });

@@ -4,6 +4,9 @@
  * are the settings that govern the agent.
  */
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { claudeNativeEdit } from '../../src/integrations/claude.js';
@@ -11,7 +14,7 @@ import { codexNativeEdit } from '../../src/integrations/codex.js';
 import { geminiNativeEdit } from '../../src/integrations/gemini.js';
 import { NativeInputError } from '../../src/integrations/native-edit.js';
 import { isProtectedConfig } from '../../src/integrations/protected.js';
-import { shellLine } from '../../src/integrations/client.js';
+import { guardedHookCommand } from '../../src/integrations/client.js';
 import { changesOf } from '../../src/workspace/checkpoints/history.js';
 import type { CheckpointOrigin, CheckpointSummary } from '../../src/workspace/checkpoints/types.js';
 
@@ -99,19 +102,31 @@ describe('the settings that govern the agent', () => {
     for (const p of ['src/.editwarden.yml.bak', 'claude/settings.json', 'README.md']) expect(isProtectedConfig(p)).toBe(false);
   });
 
-  it('hook command lines reach the program as the same words through a real shell', () => {
-    fc.assert(
-      fc.property(
-        fc.array(
-          fc.string({ minLength: 1 }).filter((a) => !a.includes('\0')),
-          { minLength: 1, maxLength: 4 },
-        ),
-        (argv) => {
-          const out = spawnSync('/bin/sh', ['-c', `printf '%s\\0' ${shellLine(argv)}`], { encoding: 'utf8' });
-          expect(out.stdout.split('\0').slice(0, -1)).toEqual(argv);
-        },
-      ),
-      { numRuns: 60 },
-    );
+  it('the hook command init writes passes the answer through and blocks (exit 2) on every failure to run the guard', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-wrap-'));
+    try {
+      const fake = path.join(dir, 'editwarden');
+      const line = guardedHookCommand('gemini', 'before-tool', '${GEMINI_PROJECT_DIR:-.}');
+      const run = (pathVar: string) => spawnSync('/bin/sh', ['-c', line], { encoding: 'utf8', env: { PATH: pathVar }, cwd: dir });
+      const cases: Array<[string, number, string]> = [
+        ['echo "{\\"ok\\":1}"; exit 0', 0, ''],
+        ['echo refused >&2; exit 2', 2, 'refused'],
+        ['echo boom >&2; exit 1', 2, 'E_GUARD_UNAVAILABLE'],
+        ['exit 137', 2, 'the editwarden hook failed (exit 137)'],
+      ];
+      for (const [body, code, stderr] of cases) {
+        fs.writeFileSync(fake, `#!/bin/sh\ncat >/dev/null\n${body}\n`, { mode: 0o755 });
+        const r = run(`${dir}:/usr/bin:/bin`);
+        expect(r.status, body).toBe(code);
+        expect(r.stderr).toContain(stderr);
+      }
+      fs.rmSync(fake);
+      const missing = run('/usr/bin:/bin');
+      expect(missing.status).toBe(2);
+      expect(missing.stderr).toContain('E_GUARD_UNAVAILABLE: editwarden is not installed on this machine');
+      expect(missing.stderr).toContain('hint:');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -34,10 +34,11 @@ describe('the CLI bundle', () => {
     }
   });
 
-  it('keeps paths relative to the package: init points the hooks at this bin/editwarden', () => {
-    const r = spawnSync(process.execPath, [BIN, 'init', 'claude', '--dry-run', '--root', dir], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+  it('keeps paths relative to the package: the hook rewrites a Bash call to run this bin/editwarden', () => {
+    const input = JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'true' } });
+    const r = spawnSync(process.execPath, [BIN, 'hook', 'claude', 'pre-tool-use', '--root', dir], { cwd: dir, input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`${BIN} hook claude pre-tool-use`);
+    expect(r.stdout).toContain(`'${BIN}' 'shell'`);
   });
 
   it('keeps paths relative to the package: doctor reads the engines of this package.json', () => {

@@ -160,6 +160,20 @@ export function doctorChecks(context: DoctorContext): DoctorCheck[] {
         return { ok: true, detail: `Commands run in ${info.kind}: ${info.detail}. ${networkLine(context)}` };
       },
     },
+    {
+      name: 'client hooks',
+      run: async () => {
+        const { CLIENTS } = await import('../../integrations/index.js');
+        const { hookSwitches } = await import('../../integrations/init.js');
+        const found = Object.values(CLIENTS).flatMap((client) => hookSwitches(client, context.root));
+        if (found.length === 0) return { ok: true, detail: "No project setting turns the clients' hooks off." };
+        return {
+          ok: false,
+          detail: `A project setting turns the clients' hooks (editwarden's guard) off: ${found.join('; ')}.`,
+          fix: 'Run editwarden init <client> again (it takes the switch out), or remove it by hand.',
+        };
+      },
+    },
   ];
 }
 

@@ -6,9 +6,12 @@
 import type { Command } from 'commander';
 import { CLIENTS } from '../../integrations/index.js';
 import { runHook } from '../../integrations/hook.js';
-import { refusalText } from '../../integrations/client.js';
+import { refusalText, type HookOutput } from '../../integrations/client.js';
 import { ErrorCode, ExitCode } from '../../errors.js';
 import type { Io } from '../output.js';
+
+/** Below Claude Code's and Gemini CLI's 60 s hook timeout that init writes. */
+const HOOK_DEADLINE_MS = 50_000;
 
 async function readStdin(io: Io): Promise<string> {
   const chunks: Buffer[] = [];
@@ -23,7 +26,8 @@ export function registerHook(program: Command, io: Io, setExit: (code: number) =
     .argument('<client>', Object.keys(CLIENTS).join(' | '))
     .argument('<event>', 'the hook event, e.g. pre-tool-use')
     .option('--root <dir>', "project folder (default: the client's project folder)")
-    .action(async (name: string, event: string, flags: { root?: string }) => {
+    .option('--deadline <ms>', "answer with a refusal if the call is not decided by then (below the client's own hook timeout)", String(HOOK_DEADLINE_MS))
+    .action(async (name: string, event: string, flags: { root?: string; deadline: string }) => {
       const client = CLIENTS[name];
       if (!client) {
         // Exit 2 blocks in every client's protocol: an unknown client name must not let an edit through.
@@ -31,9 +35,36 @@ export function registerHook(program: Command, io: Io, setExit: (code: number) =
         setExit(ExitCode.CONSTRAINT);
         return;
       }
-      const out = await runHook(client, event, await readStdin(io), { ...(flags.root ? { root: flags.root } : {}), env: io.env, cwd: process.cwd() });
-      if (out.stdout) io.stdout.write(out.stdout.endsWith('\n') ? out.stdout : `${out.stdout}\n`);
-      if (out.stderr) io.stderr.write(out.stderr.endsWith('\n') ? out.stderr : `${out.stderr}\n`);
+      const write = (out: HookOutput): void => {
+        if (out.stdout) io.stdout.write(out.stdout.endsWith('\n') ? out.stdout : `${out.stdout}\n`);
+        if (out.stderr) io.stderr.write(out.stderr.endsWith('\n') ? out.stderr : `${out.stderr}\n`);
+      };
+      // A client that times a hook out runs the tool anyway: decide "refused" ourselves before its timeout does.
+      const deadline = Number(flags.deadline) > 0 ? Number(flags.deadline) : HOOK_DEADLINE_MS;
+      const watchdog = setTimeout(() => {
+        const out = client.deny({
+          code: ErrorCode.GUARD_UNAVAILABLE,
+          message: `editwarden could not decide this call within ${Math.round(deadline / 1000)} s, so it is blocked.`,
+          hint: 'Try again; if it keeps happening the machine is overloaded or the project is very large (see editwarden doctor).',
+        });
+        write(out);
+        process.exit(out.exitCode);
+      }, deadline);
+      watchdog.unref();
+      let out: HookOutput;
+      try {
+        out = await runHook(client, event, await readStdin(io), { ...(flags.root ? { root: flags.root } : {}), env: io.env, cwd: process.cwd() });
+      } catch (error) {
+        // A crash is a refusal, in the client's own protocol (a crash exit code would be a non-blocking error to the client).
+        out = client.deny({
+          code: ErrorCode.GUARD_UNAVAILABLE,
+          message: `editwarden failed while vetting this call: ${error instanceof Error ? error.message : String(error)}.`,
+          hint: 'Try again; if it keeps failing, run editwarden doctor.',
+        });
+      } finally {
+        clearTimeout(watchdog);
+      }
+      write(out);
       setExit(out.exitCode);
     });
 }

@@ -7,7 +7,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
-import { selfCommand } from '../../integrations/client.js';
 import { CLIENTS } from '../../integrations/index.js';
 import { applyInit, diffOf, planInit } from '../../integrations/init.js';
 import { paintDiff, useColor, writeJson, type Io, refuseCommand } from '../output.js';
@@ -19,26 +18,38 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
     .argument('<client>', Object.keys(CLIENTS).join(' | '))
     .option('--root <dir>', 'project folder (default: current folder)')
     .option('--dry-run', 'print the diff of the settings; write nothing')
+    .option('--remove', 'take out exactly what init added (every other setting stays)')
     .option('--json', 'print JSON')
-    .action((name: string, flags: { root?: string; dryRun?: boolean; json?: boolean }) => {
+    .action((name: string, flags: { root?: string; dryRun?: boolean; json?: boolean; remove?: boolean }) => {
       try {
         const client = CLIENTS[name];
         if (!client) throw new EditwardenError({ code: ErrorCode.USAGE, message: `Unknown client ${JSON.stringify(name)}.`, hint: `Use one of: ${Object.keys(CLIENTS).join(', ')}.` });
         const root = path.resolve(flags.root ?? process.cwd());
-        const changes = planInit(client, root, selfCommand());
+        const changes = planInit(client, root, flags.remove ? 'remove' : 'add');
+        const switches = changes.flatMap((c) => c.switchesRemoved);
         if (!flags.dryRun) applyInit(changes);
         if (flags.json) {
-          writeJson(io, { ok: true, client: name, root, dry_run: flags.dryRun === true, files: changes.map((c) => ({ path: c.relative, changed: c.changed, ...(flags.dryRun && c.changed ? { diff: diffOf(c) } : {}) })) });
+          writeJson(io, {
+            ok: true,
+            client: name,
+            root,
+            dry_run: flags.dryRun === true,
+            removed: flags.remove === true,
+            hook_switches_removed: switches,
+            files: changes.map((c) => ({ path: c.relative, changed: c.changed, ...(flags.dryRun && c.changed ? { diff: diffOf(c) } : {}) })),
+          });
         } else {
           const color = useColor(io);
           const out: string[] = [];
           for (const c of changes) {
             if (!c.changed) out.push(`unchanged ${c.relative}`);
             else if (flags.dryRun) out.push(paintDiff(color, diffOf(c).trimEnd()));
-            else out.push(`${c.before === null ? 'created' : 'updated'} ${c.relative}`);
+            else out.push(`${c.before === null ? 'created' : c.after === null ? 'removed' : 'updated'} ${c.relative}`);
           }
+          for (const s of switches) out.push(`took out ${s}: it turned every hook off, editwarden's included`);
           if (flags.dryRun) out.push('dry run: nothing was written.');
-          out.push('', client.coverage, 'Undo the last change with: editwarden undo');
+          if (flags.remove) out.push('', `editwarden no longer guards ${name} in this project: its hooks and MCP entry are gone; every other setting is as it was.`);
+          else out.push('', client.coverage, 'Undo the last change with: editwarden undo', `Take this out again with: editwarden init ${name} --remove`);
           io.stdout.write(`${out.join('\n')}\n`);
         }
         setExit(ExitCode.OK);

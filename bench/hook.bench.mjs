@@ -1,0 +1,111 @@
+// A hooked client's native edit costs a pre-tool and a post-tool hook, each
+// its own process; a hooked shell command costs the pre-tool hook (the
+// rewrite) plus the guarded runner around the command. Measured side by side
+// with `node -e 0`, interleaved round by round so load hits every variant
+// alike; wall time and CPU (user + sys, from bash's `time`), medians of N
+// rounds (EW_BENCH_HOOK_N, default 15).
+//   hook pre+post (Edit):   `editwarden hook claude pre-tool-use` then
+//                           `post-tool-use` for an Edit of a 2-line .txt, through
+//                           the command init writes (the POSIX sh wrapper included).
+//                           Goal ≤ 2.5× one `node -e 0` (wall and CPU).
+//   wrapper alone:          the sh wrapper's own cost (`command -v`, the exit-code
+//                           test) around `true` instead of editwarden.
+//   shell `true` (bare):    `true` as the client would run it (sh -c true).
+//   shell `true` (guarded): the same through `editwarden shell` in a 5k-file
+//                           project (sandbox, checkpoint before, effects after).
+//                           Goal: ≤ 50 ms added over the bare command.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median } from './stats.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..');
+const N = Number(process.env.EW_BENCH_HOOK_N ?? 15);
+const HOOK_GOAL = 2.5;
+const SHELL_GOAL_MS = 50;
+
+/** Wall and CPU ms of one `sh -c line` with `input` on stdin; it must exit 0. */
+function measure(line, cwd, input, env) {
+  const t0 = performance.now();
+  const r = spawnSync('bash', ['-c', 'TIMEFORMAT="%3U %3S"; { time sh -c "$1" >/dev/null 2>/dev/null; } 2>&1; exit ${PIPESTATUS[0]}', 'bash', line], { cwd, input, encoding: 'utf8', env });
+  const wall = performance.now() - t0;
+  const m = r.stdout
+    .trim()
+    .split('\n')
+    .pop()
+    .match(/^([\d.]+) ([\d.]+)$/);
+  if (r.status !== 0 || !m) throw new Error(`${line} failed (${r.status}): ${r.stdout}${r.stderr}`);
+  return { wall, cpu: (Number(m[1]) + Number(m[2])) * 1000 };
+}
+
+export async function run() {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-hookbench-'));
+  try {
+    const bin = path.join(tmp, 'bin');
+    fs.mkdirSync(bin);
+    fs.symlinkSync(path.join(repo, 'bin', 'editwarden'), path.join(bin, 'editwarden'));
+    const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+    const small = path.join(tmp, 'small');
+    fs.mkdirSync(small);
+    spawnSync('git', ['init', '-q'], { cwd: small });
+    fs.writeFileSync(path.join(small, 'a.txt'), 'hello\nworld\n');
+    const big = path.join(tmp, 'big');
+    for (let d = 0; d < 50; d++) {
+      fs.mkdirSync(path.join(big, `d${d}`), { recursive: true });
+      for (let f = 0; f < 100; f++) fs.writeFileSync(path.join(big, `d${d}`, `f${f}.txt`), `file ${d}/${f}\n`);
+    }
+    spawnSync('git', ['init', '-q'], { cwd: big });
+
+    const { guardedHookCommand } = await import(path.join(repo, 'dist', 'integrations', 'client.js'));
+    const pre = guardedHookCommand('claude', 'pre-tool-use', '${CLAUDE_PROJECT_DIR:-.}');
+    const post = guardedHookCommand('claude', 'post-tool-use', '${CLAUDE_PROJECT_DIR:-.}');
+    const wrapperOnly = pre.replace('"$ew" hook claude pre-tool-use', 'true');
+    let flip = false;
+    const editInput = () => {
+      flip = !flip;
+      const [o, n] = flip ? ['world', 'there'] : ['there', 'world'];
+      return JSON.stringify({ session_id: 'bench', tool_name: 'Edit', tool_use_id: `t${flip}`, tool_input: { file_path: path.join(small, 'a.txt'), old_string: o, new_string: n }, cwd: small });
+    };
+    const { shellRunnerLine } = await import(path.join(repo, 'dist', 'integrations', 'client.js'));
+    const guarded = shellRunnerLine([process.execPath, path.join(repo, 'bin', 'editwarden')], { root: big, client: 'claude', tool: 'Bash', session: 'bench' }, 'true');
+
+    const s = { node: [], hook: [], wrapper: [], bare: [], shell: [] };
+    for (let i = 0; i < N; i++) {
+      s.node.push(measure(`${JSON.stringify(process.execPath)} -e 0`, small, '', env));
+      const input = editInput();
+      const a = measure(pre, small, input, { ...env, CLAUDE_PROJECT_DIR: small });
+      // The client writes between the hooks: the post hook records a real change.
+      const text = fs.readFileSync(path.join(small, 'a.txt'), 'utf8');
+      const { old_string: o, new_string: n } = JSON.parse(input).tool_input;
+      fs.writeFileSync(path.join(small, 'a.txt'), text.replace(o, n));
+      const b = measure(post, small, input, { ...env, CLAUDE_PROJECT_DIR: small });
+      s.hook.push({ wall: a.wall + b.wall, cpu: a.cpu + b.cpu });
+      s.wrapper.push(measure(wrapperOnly, small, '', env));
+      s.bare.push(measure('true', big, '', env));
+      s.shell.push(measure(guarded, big, '', env));
+    }
+    const med = (k, f) => median(s[k].map((x) => x[f]));
+    const rows = [];
+    for (const f of ['wall', 'cpu']) {
+      const node = med('node', f);
+      const hook = med('hook', f);
+      rows.push({ case: `hook pre+post (Edit), ${f}`, value: `${hook.toFixed(1)} ms`, baseline: `node -e 0: ${node.toFixed(1)} ms`, ratio: `${(hook / node).toFixed(2)}x`, goal: `<= ${HOOK_GOAL}x`, met: hook / node <= HOOK_GOAL });
+    }
+    rows.push({ case: 'hook sh wrapper alone', value: `${med('wrapper', 'cpu').toFixed(1)} ms CPU, ${med('wrapper', 'wall').toFixed(1)} ms wall`, note: 'sh, command -v and the exit-code test around `true`' });
+    const added = med('shell', 'wall') - med('bare', 'wall');
+    rows.push({
+      case: 'shell `true` guarded (5k files), wall',
+      value: `${med('shell', 'wall').toFixed(1)} ms`,
+      baseline: `bare: ${med('bare', 'wall').toFixed(1)} ms`,
+      ratio: `+${added.toFixed(1)} ms`,
+      goal: `<= +${SHELL_GOAL_MS} ms`,
+      met: added <= SHELL_GOAL_MS,
+    });
+    return rows;
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}

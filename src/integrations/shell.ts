@@ -1,0 +1,189 @@
+/**
+ * The guarded shell: what a hooked client's shell command (Claude Code's
+ * Bash, Gemini CLI's run_shell_command) runs as, once the pre-tool hook has
+ * rewritten it to `editwarden shell … -- '<command>'`. The same command
+ * runner as `execute_command`: the OS sandbox (root writable, the protected
+ * set read-only, secrets out of the environment, network per config), a
+ * checkpoint of the workspace before it — kept as ONE undo step named by
+ * the command line when the command changed files — its effects charged to
+ * the client session's limits after it, changes to the files that govern
+ * the agent put back, and one record in `.editwarden/hooks/changes.jsonl`.
+ *
+ * The command's own stdout and stderr are passed through as they arrive,
+ * unchanged; its exit code is this process's. editwarden speaks only on
+ * stderr, only when it has something to say (a refusal, a put-back, a
+ * network note), and always with a code and a hint.
+ *
+ * It must never run the command outside the sandbox unless the config lets
+ * it, and never let effects over the session's limits stay: they are put
+ * back (the native-edit hook refuses the same change before it lands).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig, type ConstraintsConfig } from '../config/config.js';
+import { modelKeyEnvNames } from '../config/env-names.js';
+import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
+import { CommandEffects, type CommandEffectsResult } from '../guard/command-effects.js';
+import { ConstraintGuard } from '../guard/constraints.js';
+import { commandSandbox, sandboxInForce, unsandboxedRefusal } from '../sandbox/for-workspace.js';
+import { runCommand } from '../verify/runner.js';
+import type { RootLock } from '../workspace/lock.js';
+import { openWorkspace } from '../workspace/open.js';
+import { PROTECTED_CONFIG_FILES } from './protected.js';
+import { SessionLedger, type SessionKey } from './session-ledger.js';
+import { recordHookCommand } from './hook-events.js';
+import { appendHookRecord } from './vet.js';
+
+export interface ShellRequest {
+  root: string;
+  /** The client's working folder for this command (the hook input's cwd). */
+  cwd: string;
+  command: string;
+  client: string;
+  /** The client's tool (Bash, run_shell_command), for the undo label and the record. */
+  tool: string;
+  session: SessionKey | null;
+}
+
+export interface ShellIo {
+  stdout(chunk: Buffer): void;
+  stderr(chunk: Buffer): void;
+  /** Aborted when the client stops the command (its timeout, Ctrl-C): the whole sandboxed tree is ended. */
+  signal?: AbortSignal;
+}
+
+/** What the process exits with: the command's own code, or 1 (not run) / 2 (effects refused) with the refusal on stderr. */
+export const SHELL_NOT_RUN = 1;
+export const SHELL_REFUSED = 2;
+
+export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<number> {
+  const say = (text: string): void => io.stderr(Buffer.from(text.endsWith('\n') ? text : `${text}\n`));
+  const route = { via: 'shell', client: req.client, ...(req.session ? { session: req.session.session } : {}) };
+  const refuse = (error: ErrorInfo, code: number, what = 'editwarden refused this command'): number => {
+    say(`${what}: ${error.code}: ${error.message}\nhint: ${error.hint}`);
+    // Refused before it ran: still a line in the event log (a log that cannot be written changes nothing here).
+    if (code === SHELL_NOT_RUN) recordHookCommand(req.root, route, req.tool, { command: req.command, exitCode: null, changes: [], checkpoint: null, refusal: error });
+    return code;
+  };
+  let opened: ReturnType<typeof openWorkspace>;
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(req.root);
+    opened = openWorkspace(req.root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last });
+  } catch (error) {
+    return refuse(toErrorInfo(error), SHELL_NOT_RUN);
+  }
+  const ws = opened.ws;
+  const configFiles = PROTECTED_CONFIG_FILES.map((rel) => path.join(ws.root, ...rel.split('/')));
+  const sandbox = commandSandbox(ws, config, { configFiles, envDeny: modelKeyEnvNames() });
+  // Nobody approves each command of a hooked session: without a sandbox it would have the user's full rights.
+  if (sandboxInForce(sandbox) === 'none' && !(config.sandbox?.allow_unsandboxed ?? false)) return refuse(unsandboxedRefusal(sandbox).toJSON(), SHELL_NOT_RUN);
+  const cwd = isDirectory(req.cwd) ? req.cwd : ws.root;
+
+  const effects = new CommandEffects(opened.transactions.checkpoints, configFiles, !(config.sandbox?.git_writable ?? false));
+  let mark: ReturnType<CommandEffects['before']>;
+  try {
+    mark = effects.before(`${req.client} ${req.tool}`, { kind: 'hook', client: req.client, tool: req.tool }, `${req.client} ${req.tool}: ${oneLine(req.command)}`);
+  } catch (error) {
+    // No checkpoint, no undo: the command is not run (fail closed).
+    return refuse(toErrorInfo(error), SHELL_NOT_RUN);
+  }
+
+  const result = await runCommand({
+    command: req.command,
+    cwd,
+    sandbox,
+    timeoutMs: 0,
+    env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])),
+    onOutput: (e) => (e.stream === 'stdout' ? io.stdout(e.chunk) : io.stderr(e.chunk)),
+    ...(io.signal ? { signal: io.signal } : {}),
+  });
+  const exitCode = result.exit_code ?? (result.spawn_error ? 127 : 128 + signalNumber(result.signal));
+
+  let found: CommandEffectsResult;
+  try {
+    found = effects.after(mark, { keepIfChanged: true });
+  } catch (error) {
+    return refuse(toErrorInfo(error), SHELL_REFUSED, 'editwarden could not count what this command changed');
+  }
+  let refusal: ErrorInfo | null = null;
+  let undone = false;
+  if (found.governing.length > 0) {
+    const v = new ConstraintGuard(config.constraints).governingChanged(
+      found.governing.map((g) => g.path),
+      found.governing.filter((g) => !g.reverted).map((g) => g.path),
+      { tool: req.tool },
+    );
+    refusal = { code: ErrorCode.DENIED_PATH, message: v.message, hint: v.hint };
+  }
+  const limits = chargeLimits(req, config.constraints, found, ws.stateDir, opened.transactions.checkpoints.lock);
+  if (limits) {
+    // Over the session's limits: the command's changes are put back, as a native edit would have been refused before it landed.
+    try {
+      opened.transactions.checkpoints.restore(mark.checkpoint, { safety: false, rules: { only: 'checkpoint', exclude: mark.exclude } });
+      opened.transactions.checkpoints.drop(mark.checkpoint);
+      undone = true;
+    } catch (error) {
+      say(`editwarden could not put this command's changes back: ${toErrorInfo(error).message}`);
+    }
+    refusal = { ...limits, message: `${limits.message} ${undone ? "The command's file changes were put back." : 'Its changes could NOT be put back; run `editwarden undo`.'}` };
+  }
+  try {
+    appendHookRecord(ws, {
+      at: new Date().toISOString(),
+      client: req.client,
+      tool: req.tool,
+      ...(req.session ? { session: req.session.session } : {}),
+      command: req.command,
+      cwd,
+      exit_code: result.exit_code,
+      sandbox: result.sandbox,
+      checkpoint: found.changes.length > 0 && !undone ? mark.checkpoint : null,
+      changes: found.changes,
+      governing: found.governing,
+      ...(refusal ? { refused: refusal.code } : {}),
+    });
+  } catch (error) {
+    say(`editwarden could not record this command: ${toErrorInfo(error).message}`);
+  }
+  // The event log (`editwarden log` / `report`): the command, what it changed and the undo step that takes it back.
+  const logged = recordHookCommand(ws.root, route, req.tool, {
+    command: req.command,
+    exitCode: result.exit_code,
+    changes: found.changes,
+    checkpoint: found.changes.length > 0 && !undone ? mark.checkpoint : null,
+    refusal,
+  });
+  if (logged) say(`editwarden could not log this command: ${logged.message}`);
+  if (refusal) return refuse(refusal, SHELL_REFUSED, `editwarden: the command ran (exit code ${exitCode}) but its effects were refused`);
+  if (exitCode !== 0 && !sandbox.network) {
+    say('[editwarden] note: this command ran in a sandbox without network access; if it needs the network (an install, a download), a person can set sandbox.network: true in .editwarden.yml.');
+  }
+  return exitCode;
+}
+
+/** The command's effects against the session's limits (or this call's alone, without a session id); null when they fit. */
+function chargeLimits(req: ShellRequest, constraints: ConstraintsConfig, found: CommandEffectsResult, stateDir: string, lock: RootLock): ErrorInfo | null {
+  if (found.changes.length === 0) return null;
+  if (req.session) return new SessionLedger(stateDir, lock, req.session).charge(constraints, found.changes, req.tool);
+  const v = new ConstraintGuard(constraints).checkChanges(found.changes, { tool: req.tool }, false);
+  return v ? { code: ErrorCode.CONSTRAINT, message: v.message, hint: v.hint, ...(v.path !== undefined ? { path: v.path } : {}) } : null;
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function oneLine(command: string): string {
+  const flat = command.replace(/\s+/g, ' ').trim();
+  return flat.length <= 200 ? flat : `${flat.slice(0, 197)}...`;
+}
+
+const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13 };
+function signalNumber(signal: string | null): number {
+  return signal ? (SIGNALS[signal] ?? 1) : 1;
+}

@@ -1,0 +1,159 @@
+/**
+ * The guarded shell through the real binary: a client's shell call is
+ * rewritten by the pre-tool hook into `editwarden shell … -- '<command>'`,
+ * and that line, run by a real /bin/sh as the client would, runs the
+ * model's command in the sandbox, as one undo step, counted against the
+ * session's limits, with its output and exit code unchanged.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { shellRunnerLine } from '../../src/integrations/client.js';
+import { readEvents } from '../../src/runs/events-read.js';
+import { cleanup, editwarden, project, tempDir } from './helpers.js';
+
+afterAll(cleanup);
+
+function preHook(client: 'claude' | 'gemini', root: string, command: string, session = 'session-1'): string {
+  const tool = client === 'claude' ? 'Bash' : 'run_shell_command';
+  const r = editwarden(['hook', client, client === 'claude' ? 'pre-tool-use' : 'before-tool', '--root', root], {
+    input: JSON.stringify({ session_id: session, tool_name: tool, tool_input: { command, description: 'kept' }, cwd: root }),
+  });
+  expect(r.code, r.stderr).toBe(0);
+  const out = JSON.parse(r.stdout) as { hookSpecificOutput: { updatedInput?: { command: string; description: string }; tool_input?: { command: string; description: string } } };
+  const rewritten = out.hookSpecificOutput.updatedInput ?? out.hookSpecificOutput.tool_input;
+  expect(rewritten?.description).toBe('kept');
+  return rewritten?.command as string;
+}
+
+/** Runs the rewritten line as the client does: through a shell, in the client's working folder. */
+function asClient(line: string, cwd: string, env: NodeJS.ProcessEnv = process.env): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync('/bin/sh', ['-c', line], { cwd, env, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('the runner line carries the command byte for byte', () => {
+  it('any command text (quotes, $, backticks, newlines, --) arrives as the one last argument', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\0')),
+        (command) => {
+          const line = shellRunnerLine(['/bin/printf', '%s\\0'], { root: '/r', client: 'claude', tool: 'Bash', session: "it's" }, command);
+          const out = spawnSync('/bin/sh', ['-c', line], { encoding: 'buffer' }).stdout.toString('utf8').split('\0');
+          expect(out.at(-2)).toBe(command);
+          expect(out.slice(0, 10)).toEqual(['shell', '--client', 'claude', '--tool', 'Bash', '--root', '/r', '--session', "it's", '--']);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('a hooked shell command runs through editwarden', () => {
+  it("passes the command's stdout, stderr, exit code and working folder through unchanged", () => {
+    const root = project({ 'sub/x.txt': 'x\n' });
+    const line = preHook('claude', root, `printf 'out "q"\\n'; pwd; echo err >&2; exit 7`);
+    const r = asClient(line, path.join(root, 'sub'));
+    expect(r.code).toBe(7);
+    expect(r.stdout).toBe(`out "q"\n${path.join(root, 'sub')}\n`);
+    expect(r.stderr.startsWith('err\n')).toBe(true);
+  });
+
+  it('a failed command without network gets a note naming the switch; with sandbox.network: true it does not', () => {
+    const root = project({});
+    const r = asClient(preHook('claude', root, 'exit 3'), root);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('sandbox.network: true');
+    fs.writeFileSync(path.join(root, '.editwarden.yml'), 'sandbox:\n  network: true\n');
+    expect(asClient(preHook('claude', root, 'exit 3'), root).stderr).not.toContain('sandbox.network');
+  });
+
+  it('where no sandbox can be had, the command is not run: E_UNSANDBOXED with the hint', () => {
+    const root = project({});
+    const r = asClient(preHook('claude', root, 'echo ran > ran.txt'), root, { ...process.env, EDITWARDEN_BWRAP: path.join(root, 'no-such-bwrap') });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('E_UNSANDBOXED');
+    expect(r.stderr).toContain('hint:');
+    expect(fs.existsSync(path.join(root, 'ran.txt'))).toBe(false);
+    // The refusal is in the event log, with the command the model wrote.
+    const logged = readEvents(path.join(root, '.editwarden')).events.filter((e) => e.kind === 'command');
+    expect(logged).toEqual([expect.objectContaining({ command: 'echo ran > ran.txt', exit_code: null, code: 'E_UNSANDBOXED', route: expect.objectContaining({ via: 'shell', client: 'claude', session: 'session-1' }) })]);
+  });
+
+  it('rm -rf src is one undo step named by the command line; undo restores it byte-exact', () => {
+    const files = { 'src/a.ts': 'export const a = 1;\n', 'src/deep/b.bin': '\u0000\u0001binary\n', 'keep.txt': 'keep\n' };
+    const root = project(files);
+    const r = asClient(preHook('claude', root, 'rm -rf src'), root);
+    expect(r.code, r.stderr).toBe(0);
+    expect(fs.existsSync(path.join(root, 'src'))).toBe(false);
+    const undo = editwarden(['undo', '--root', root]);
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.stdout).toContain('claude Bash: rm -rf src');
+    // `editwarden log` shows the command, the files it deleted and the undo step it belongs to.
+    const command = readEvents(path.join(root, '.editwarden')).events.find((e) => e.kind === 'command');
+    expect(command).toEqual(expect.objectContaining({ command: 'rm -rf src', exit_code: 0, paths: expect.arrayContaining(['src/a.ts', 'src/deep/b.bin']), checkpoint: expect.any(String) }));
+    const log = editwarden(['log', '--root', root, '--json']);
+    expect(log.stdout).toContain('rm -rf src');
+    for (const [rel, text] of Object.entries(files)) expect(fs.readFileSync(path.join(root, rel), 'utf8')).toBe(text);
+  });
+
+  it('a command that changes nothing leaves no undo step', () => {
+    const root = project({ 'a.txt': 'a\n' });
+    expect(asClient(preHook('claude', root, 'cat a.txt'), root).stdout).toBe('a\n');
+    expect(editwarden(['undo', '--root', root]).stdout).toContain('nothing to undo');
+  });
+
+  it('a write outside the root is blocked by the sandbox', () => {
+    const root = project({});
+    const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
+    const r = asClient(preHook('gemini', root, `echo out > ${outside}`), root);
+    expect(r.code).not.toBe(0);
+    expect(fs.existsSync(outside)).toBe(false);
+  });
+
+  it('a rewrite of the config or the client settings is refused, and the files stay as they were', () => {
+    const config = 'constraints:\n  max_files: 5\n';
+    const root = project({ '.editwarden.yml': config });
+    const r = asClient(preHook('claude', root, "echo 'constraints: {}' > .editwarden.yml; mkdir -p .claude; echo '{\"disableAllHooks\":true}' > .claude/settings.local.json"), root);
+    expect(r.code).not.toBe(0);
+    expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe(config);
+    expect(fs.existsSync(path.join(root, '.claude/settings.local.json'))).toBe(false);
+    expect(r.stderr).toContain('E_DENIED_PATH');
+  });
+
+  it('limits count across the session: under max_files 1 the second file is refused, its change put back, the usage named', () => {
+    const root = project({ '.editwarden.yml': 'constraints:\n  max_files: 1\n' });
+    expect(asClient(preHook('claude', root, 'echo 1 > a.txt'), root).code).toBe(0);
+    const second = asClient(preHook('claude', root, 'echo 2 > b.txt'), root);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain('E_CONSTRAINT');
+    expect(second.stderr).toContain('2 of 1 files used in this session: a.txt, b.txt');
+    expect(second.stderr).toContain('hint:');
+    expect(fs.existsSync(path.join(root, 'b.txt'))).toBe(false);
+    // Another session starts from zero.
+    expect(asClient(preHook('claude', root, 'echo 3 > c.txt', 'session-2'), root).code).toBe(0);
+  });
+});
+
+describe("a session's native edits share one ledger", () => {
+  it('three Writes under max_files 1 in one session: the second is refused with the usage', () => {
+    const root = project({ '.editwarden.yml': 'constraints:\n  max_files: 1\n' });
+    const write = (name: string) => editwarden(['hook', 'claude', 'pre-tool-use', '--root', root], { input: JSON.stringify({ session_id: 's', tool_name: 'Write', tool_input: { file_path: path.join(root, name), content: 'x\n' } }) });
+    expect(write('a.txt').stdout).toBe('');
+    fs.writeFileSync(path.join(root, 'a.txt'), 'x\n');
+    const second = write('b.txt');
+    expect(second.stdout).toContain('"permissionDecision":"deny"');
+    expect(second.stdout).toContain('2 of 1 files used in this session: a.txt, b.txt');
+  });
+
+  it('a damaged ledger refuses (fail closed) instead of counting from zero', () => {
+    const root = project({ '.editwarden.yml': 'constraints:\n  max_files: 1\n' });
+    const write = (name: string) => editwarden(['hook', 'claude', 'pre-tool-use', '--root', root], { input: JSON.stringify({ session_id: 's', tool_name: 'Write', tool_input: { file_path: path.join(root, name), content: 'x\n' } }) });
+    expect(write('a.txt').stdout).toBe('');
+    const dir = path.join(root, '.editwarden', 'sessions');
+    for (const f of fs.readdirSync(dir)) fs.writeFileSync(path.join(dir, f), '{"format":1,"files":[]}');
+    expect(write('a.txt').stdout).toContain('not a valid session ledger');
+  });
+});
