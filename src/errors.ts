@@ -80,6 +80,9 @@ export const ErrorCode = {
   // Rendering a change in an edit format (src/formats/render.ts).
   /** The format cannot express this change (a deletion in SEARCH/REPLACE, a line that reads as a marker). */
   INEXPRESSIBLE: 'E_INEXPRESSIBLE',
+  // Trust (SECURITY.md): a repository's config may only tighten the guard until a person trusts it.
+  /** A repository config file sets a key that loosens the guard, and the person has not trusted that file (or it changed since). */
+  UNTRUSTED_CONFIG: 'E_UNTRUSTED_CONFIG',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -158,6 +161,8 @@ const EXIT_CODE_OF: { readonly [C in ErrorCode]: ExitCode } = {
   E_HARD_LINK: ExitCode.REJECTED,
   E_UNTRUSTED_STATE: ExitCode.REJECTED,
   E_INEXPRESSIBLE: ExitCode.REJECTED,
+  // A configuration a person fixes (by trusting the file or moving the keys), like E_CONFIG: nothing ran.
+  E_UNTRUSTED_CONFIG: ExitCode.USAGE,
   E_INVOCATION_SPENT: ExitCode.REJECTED,
 };
 

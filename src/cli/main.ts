@@ -103,6 +103,11 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     description: "Run a client hook (called by the settings `editwarden init` writes): vets the client's own edit on stdin.",
     load: async () => (await import('./commands/hook.js')).registerHook,
   },
+  trust: {
+    term: 'trust [options] [file]',
+    description: "Trust this repository's config by its content hash, so keys that loosen the guard count (--revoke, --list); any change voids it.",
+    load: async () => (await import('./commands/trust.js')).registerTrust,
+  },
   undo: {
     term: 'undo [options]',
     description: 'Restore the state before the most recent change editwarden recorded (its own writes and hooked native edits); again to go further back.',

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../config/config.js';
+import { loadConfig } from '../config/load.js';
 import { EditwardenError, ErrorCode, ExitCode, toErrorInfo } from '../errors.js';
 import { McpSession, serveHttp, serveStdio, type SessionOptions } from '../mcp/index.js';
 import { formatError, useColor, type Io } from './output.js';

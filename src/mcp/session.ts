@@ -26,7 +26,7 @@
 import { runProfile } from '../runs/profile.js';
 import { editOptionsFromConfig } from '../config/edit-options.js';
 import type { Config } from '../config/config.js';
-import { loadConfig } from '../config/config.js';
+import { loadConfig } from '../config/load.js';
 import { ErrorCode, toErrorInfo } from '../errors.js';
 import type { RunMode } from '../guard/constraints.js';
 import { ToolRunner, type RunSummary } from '../tools/runner.js';

@@ -11,6 +11,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bin, cleanup, ensureBuilt, jsonl, script, tempProject } from './helpers/bin.js';
 import { parseActiveEdit } from '../../src/formats/active-edit.js';
 import { toolInputSchema, BUILTIN_TOOLS } from '../../src/tools/registry.js';
+import { trustRepoConfig } from '../trust-config.js';
 
 beforeAll(ensureBuilt);
 afterEach(cleanup);
@@ -71,6 +72,8 @@ describe('a remove needs no content block', () => {
 describe('the active_edit tool and the <active_edit> system block', () => {
   const run = (enabled: boolean) => {
     const root = tempProject({ 'a.txt': 'a\n', ...(enabled ? { '.editwarden.yml': 'active_edit_enabled: true\n' } : {}) });
+    // Turning active edit on opens a route to writes: the person trusts the file.
+    if (enabled) trustRepoConfig(root);
     const r = bin(['run', '--task', 'x', '--model', script(root, [{ tool_calls: [{ name: 'task_completion', arguments: { summary: 'ok' } }] }]), '--root', root]);
     const dir = path.join(root, '.editwarden/runs', fs.readdirSync(path.join(root, '.editwarden/runs')).filter((d) => !d.startsWith('.'))[0] as string);
     const start = jsonl(path.join(dir, 'transcript.jsonl'))[0] as { tools: string[]; system: string };
