@@ -48,6 +48,8 @@ export interface SessionOptions {
   /** --config, as an absolute path. */
   configFile?: string;
   mode: RunMode;
+  /** Over HTTP: the client's roots count only inside the server's own root (roots.ts `confine`). */
+  confineRoots?: boolean;
   /** --unsandboxed: commands may run where no OS sandbox is available (sandbox.allow_unsandboxed). */
   unsandboxed?: boolean;
   /** Where notices go (stderr: stdout belongs to the protocol). */
@@ -257,7 +259,7 @@ export class McpSession {
   /** Opens (and recovers) the root on first use or after a change of the client's roots. */
   private async openWorkspace(): Promise<OpenRoot> {
     const clientRoots = await this.clientRoots;
-    const choice = chooseRoot({ clientRoots, cliRoot: this.options.cliRoot, cliRootExplicit: this.options.cliRootExplicit });
+    const choice = chooseRoot({ clientRoots, cliRoot: this.options.cliRoot, cliRootExplicit: this.options.cliRootExplicit, confine: this.options.confineRoots === true });
     if (this.open && this.open.root === choice.root) return this.open;
     if (this.open) {
       this.options.log(`editwarden mcp: the client's roots changed; workspace ${this.open.root} → ${choice.root}`);

@@ -26,7 +26,7 @@ interface TrustFlags {
 export function registerTrust(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('trust')
-    .description("Trust this repository's config file (default <root>/.editwarden.yml) by its content hash, so its keys that loosen the guard count.")
+    .description("Trust this repository's config by its content hash, so keys that loosen the guard count (--revoke, --list); any change voids it.")
     .argument('[file]', `config file to trust (default: <root>/${CONFIG_FILE})`)
     .option('--root <dir>', 'workspace root (default: current folder)')
     .option('--revoke', 'forget the trust given to the file')
