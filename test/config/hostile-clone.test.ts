@@ -103,4 +103,16 @@ describe('a hostile clone', () => {
     expect(fs.existsSync(path.join(s.clone, 'a.txt'))).toBe(true);
     expect(fs.existsSync(path.join(s.clone, 'b.txt'))).toBe(false);
   });
+
+  it("the person's own config applies on every route, the fast one too (a command with no repository file)", () => {
+    const s = hostileClone(() => 'constraints:\n  max_files: 5\n');
+    fs.rmSync(path.join(s.clone, '.editwarden.yml'));
+    fs.writeFileSync(path.join(s.clone, 'big.txt'), 'x'.repeat(100));
+    const own = path.join(s.env.XDG_CONFIG_HOME as string, 'editwarden', 'config.yml');
+    fs.mkdirSync(path.dirname(own), { recursive: true });
+    fs.writeFileSync(own, 'edit:\n  max_file_bytes: 50\n');
+    const r = cli(s, ['edit', 'big.txt', '--old', 'x', '--new', 'y', '--replace-all', '--root', s.clone, '--json']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('E_TOO_LARGE');
+  });
 });
