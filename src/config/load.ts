@@ -18,7 +18,7 @@ import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { type Config, mergeRaw, parseYaml, validateConfig } from './config.js';
 import { CONFIG_FILE } from './names.js';
-import { type Loosening, loosenings } from './trust-keys.js';
+import { type Loosening, loosenings, withBaselineDenials } from './trust-keys.js';
 import { type TrustState, trustStateOf, userConfigFile } from './trust-store.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -97,11 +97,14 @@ export function inspectConfig(root: string, explicitFile?: string, env: Env = pr
   const source = explicitFile ?? CONFIG_FILE;
   const raw = parseYaml(bytes.toString('utf8'), source);
   validateConfig(raw, source);
-  const config = validateConfig(mergeRaw(userRaw, raw), source);
-  const found = loosenings(baseline, config);
+  const merged = validateConfig(mergeRaw(userRaw, raw), source);
   // A --config outside the root is the person's own file; anything inside is the repository's.
   const trust: TrustState | 'own' = explicitFile && !isInside(real(file), real(root)) ? 'own' : trustStateOf(file, bytes, env);
-  const refused = found.length > 0 && trust !== 'own' && trust !== 'trusted' ? refusal(root, source, trust, found, userFile) : null;
+  const believed = trust === 'own' || trust === 'trusted';
+  // Untrusted, a deny list adds to the person's (it can deny more, never less); believed, it replaces.
+  const config = believed ? merged : withBaselineDenials(baseline, merged);
+  const found = loosenings(baseline, config);
+  const refused = found.length > 0 && !believed ? refusal(root, source, trust, found, userFile) : null;
   return { config, user, repository: { file, trust }, loosenings: found, refusal: refused };
 }
 

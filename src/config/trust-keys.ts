@@ -23,7 +23,9 @@ import { TOOL_ALIASES } from './tool-aliases.js';
  * - `stays-on`  a guard that is on by default: switching it off loosens.
  * - `stays-off` a door that is shut by default (network, unsandboxed, hard links): opening it loosens.
  * - `subset`    a list of what is granted (tools, environment names, host paths): adding an entry loosens.
- * - `superset`  a list of what is denied: dropping an entry loosens.
+ * - `superset`  a list of what is denied: dropping an entry loosens. From an untrusted file the list ADDS to
+ *               the person's (withBaselineDenials), so it is never refused: the headless ADR's own example
+ *               lists three of the four default denials and means "also deny these", not "allow vendor/**".
  * - `narrows`   an allow-list where empty means "everything" (allowed_patterns): widening it loosens.
  * - `ranked`    an enum from strictest to loosest: moving right loosens.
  * - `person`    no direction is safe (retention of undo history, a second model that sees the code): any change loosens.
@@ -162,6 +164,24 @@ export function loosenings(baseline: Config, effective: Config): Loosening[] {
     const value = valueAt(effective, key);
     const base = valueAt(baseline, key);
     if (loosens(rule, value, base, key)) out.push({ key, value: show(value), baseline: show(base) });
+  }
+  return out;
+}
+
+/**
+ * `config` with every `superset` list (the denials) holding the baseline's entries too: how an untrusted
+ * repository file's deny lists are read — it can deny more, never less. A trusted file's lists replace.
+ */
+export function withBaselineDenials(baseline: Config, config: Config): Config {
+  const out = structuredClone(config);
+  for (const [key, rule] of Object.entries(TRUST_RULES)) {
+    if (rule.kind !== 'superset') continue;
+    const mine = list(valueAt(out, key));
+    const merged = [...mine, ...list(valueAt(baseline, key)).filter((b) => !mine.includes(b))];
+    const parts = key.split('.');
+    let node = out as unknown as Record<string, unknown>;
+    for (const part of parts.slice(0, -1)) node = node[part] as Record<string, unknown>;
+    node[parts.at(-1) as string] = merged;
   }
   return out;
 }

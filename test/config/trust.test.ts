@@ -57,7 +57,8 @@ const SAMPLES: Record<string, { tight: unknown[]; loose: unknown[] }> = {
   'constraints.max_files': { tight: [0, 1, 10], loose: [11, 1000] },
   'constraints.max_lines_changed': { tight: [1, 500], loose: [501] },
   'constraints.allowed_patterns': { tight: [['src/**'], []], loose: [] },
-  'constraints.denied_patterns': { tight: [[...defaultConfig().constraints.denied_patterns, 'secret/**']], loose: [['secret/**'], []] },
+  // Untrusted, a deny list adds to the person's: no value of it loosens (pinned on its own below).
+  'constraints.denied_patterns': { tight: [[...defaultConfig().constraints.denied_patterns, 'secret/**'], ['secret/**'], []], loose: [] },
   'constraints.allowed_tools': { tight: [['read_file'], ['read_file', 'apply_diff']], loose: [['read_file', 'checkpoint_restore'], ['verify']] },
   'constraints.max_tokens': { tight: [100], loose: [50_001] },
   'constraints.timeout': { tight: [1, 300], loose: [301] },
@@ -144,6 +145,20 @@ describe('an untrusted repository config may only tighten', () => {
     const config = loadConfig(root, undefined, env);
     expect(config.constraints.max_files).toBe(2);
     expect(config.constraints.denied_patterns).toContain('secret/**');
+  });
+});
+
+describe('deny lists from an untrusted file', () => {
+  it("add to the person's (the ADR's example lists three of the four defaults); trusted, the file's list replaces them", () => {
+    const { env, root, write } = world();
+    const file = write('constraints:\n  denied_patterns: ["vendor/**", ".git/**", "**/*_generated.go", "secret/**"]\n');
+    const untrusted = inspectConfig(root, undefined, env);
+    expect(untrusted.refusal).toBeNull();
+    expect(untrusted.config.constraints.denied_patterns).toEqual(['vendor/**', '.git/**', '**/*_generated.go', 'secret/**', 'node_modules/**', '**/*_generated.*']);
+    trustFile(file, env);
+    const trusted = inspectConfig(root, undefined, env);
+    expect(trusted.config.constraints.denied_patterns).toEqual(['vendor/**', '.git/**', '**/*_generated.go', 'secret/**']);
+    expect(trusted.loosenings.map((l) => l.key)).toEqual(['constraints.denied_patterns']);
   });
 });
 

@@ -170,7 +170,7 @@ describe('config precedence: defaults < file < CLI flags', () => {
 
   it('list flags extend the lists of the file (a flag never drops a deny rule)', () => {
     const root = rootWith('constraints:\n  denied_patterns: ["secrets/**"]\n');
-    // The list replaces the default denials (vendor/** …): dropping them loosens, so the person trusts the file.
+    // Trusted, the file's list replaces the default denials (untrusted, it would only add to them).
     trustRepoConfig(root);
     const base = loadConfig(root);
     const merged = withOverrides(base, constraintOverrides(base, { deny: ['build/**'], allow: ['src/**'], allowTool: ['ask_question'] }));

@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { THIRTY_LINES, cleanup, editwarden, project, tempDir } from './helpers.js';
-import { trustRepoConfig } from '../trust-config.js';
 
 afterAll(cleanup);
 
@@ -64,8 +63,6 @@ describe('Claude Code hook', () => {
 
   it('refuses paths the constraints deny, and edits to the client settings that hold the hook', () => {
     const root = project({ '.editwarden.yml': 'constraints:\n  denied_patterns: ["secrets/**"]\n', 'secrets/k.txt': 'k\n', '.claude/settings.json': '{}\n' });
-    // The list replaces the default denials (vendor/** …): dropping them loosens, so the person trusts the file.
-    trustRepoConfig(root);
     const denied = hook('claude', 'pre-tool-use', root, { tool_name: 'Edit', tool_input: { file_path: path.join(root, 'secrets/k.txt'), old_string: 'k', new_string: 'K' } });
     expect(claudeDenial(denied.stdout)).toContain('E_CONSTRAINT');
     const settings = hook('claude', 'pre-tool-use', root, { tool_name: 'Write', tool_input: { file_path: path.join(root, '.claude/settings.json'), content: '{"hooks":{}}\n' } });

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, connect, spawnRaw, tempRoot, type Connected } from './helpers/server.js';
-import { trustRepoConfig } from '../trust-config.js';
 
 const ALL_TOOLS = ['read_file', 'list_files', 'search_files', 'edit_file', 'write_file', 'apply_patch', 'checkpoint_create', 'checkpoint_list', 'checkpoint_restore', 'verify', 'detect'];
 
@@ -225,8 +224,6 @@ describe('editwarden mcp over stdio: the sandbox', () => {
 describe('editwarden mcp over stdio: constraints', () => {
   it('refuses a write to a denied pattern with E_CONSTRAINT and the violation; interactive: the next call runs in a new run', async () => {
     const root = tempRoot({ 'a.txt': 'a\n', 'secret/key.txt': 'k\n', '.editwarden.yml': 'constraints:\n  denied_patterns: ["secret/**"]\n' });
-    // The list replaces the default denials (vendor/** …): dropping them loosens, so the person trusts the file.
-    trustRepoConfig(root);
     const server = await connect(['--root', root]);
     try {
       const r = await call(server.client, 'edit_file', { path: 'secret/key.txt', old_text: 'k', new_text: 'K' });
