@@ -69,12 +69,13 @@ export function trustCommand(root: string, file: string): string {
   return `editwarden trust --root ${shellWord(path.resolve(root))}${defaultFile ? '' : ` ${shellWord(path.resolve(file))}`}`;
 }
 
-function refusal(root: string, file: string, trust: TrustState, found: Loosening[], userFile: string | null): EditwardenError {
+/** `source`: the file as the person named it (for the message); `file`: its absolute path (for the command). */
+function refusal(root: string, source: string, file: string, trust: TrustState, found: Loosening[], userFile: string | null): EditwardenError {
   const keys = found.map((l) => `${l.key}: ${l.value} (yours: ${l.baseline})`).join('; ');
   const why = trust === 'changed' ? 'it changed since you trusted it' : 'you have not trusted it';
   return new EditwardenError({
     code: ErrorCode.UNTRUSTED_CONFIG,
-    message: `${file} loosens the guard, and ${why}: ${keys}. A repository's config may only tighten the guard (lower limits, more denied patterns, fewer tools) until a person trusts it.`,
+    message: `${source} loosens the guard, and ${why}: ${keys}. A repository's config may only tighten the guard (lower limits, more denied patterns, fewer tools) until a person trusts it.`,
     hint: `If you wrote this file and accept these settings, trust it: ${trustCommand(root, file)} (recorded by content hash outside the repository; any change to the file voids it). Or set the keys in your own config${userFile ? ` (${userFile})` : ''} or pass them as flags, or remove them. Nothing ran.`,
   });
 }
@@ -104,7 +105,7 @@ export function inspectConfig(root: string, explicitFile?: string, env: Env = pr
   // Untrusted, a deny list adds to the person's (it can deny more, never less); believed, it replaces.
   const config = believed ? merged : withBaselineDenials(baseline, merged);
   const found = loosenings(baseline, config);
-  const refused = found.length > 0 && !believed ? refusal(root, source, trust, found, userFile) : null;
+  const refused = found.length > 0 && !believed ? refusal(root, source, file, trust, found, userFile) : null;
   return { config, user, repository: { file, trust }, loosenings: found, refusal: refused };
 }
 

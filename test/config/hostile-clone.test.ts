@@ -62,7 +62,8 @@ describe('a hostile clone', () => {
     expect(refused.json?.error).toMatchObject({ code: 'E_UNTRUSTED_CONFIG' });
     expect(refused.json?.error?.message).toContain('sandbox.enabled: false (yours: true)');
     expect(refused.json?.error?.message).toContain('sandbox.allow_unsandboxed: true (yours: false)');
-    expect(refused.json?.error?.hint).toContain(`editwarden trust --root ${s.clone}`);
+    // The exact command, run from anywhere: the default file needs no name.
+    expect(refused.json?.error?.hint).toContain(`trust it: editwarden trust --root ${s.clone} (recorded`);
     expect(fs.existsSync(path.join(s.outside, 'x.txt'))).toBe(false);
 
     const trusted = cli(s, ['trust', '--root', s.clone]);
