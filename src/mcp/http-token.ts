@@ -8,10 +8,10 @@
  * The token is 32 random bytes (hex), made fresh at every start unless the
  * person names a token file that already holds one (`--token-file`, so a
  * client's settings survive a restart). It is written with mode 0600 into a
- * folder only the person can enter: `$XDG_RUNTIME_DIR/editwarden/` (a tmpfs
- * of the person's own on systemd machines), else `<tmp>/editwarden-<uid>/`,
- * created 0700 and refused when it is someone else's or others may enter it
- * (a folder planted by another user could be read or swapped). Comparison
+ * folder of the person's own: `$XDG_RUNTIME_DIR/editwarden/` (a tmpfs of the
+ * person's own on systemd machines), else `<tmp>/editwarden-<uid>/`, created
+ * 0700 and refused when it is someone else's, a link, or writable by others
+ * (a folder planted by another user could be read or the file swapped). Comparison
  * is constant-time over SHA-256 digests, so neither the length nor a prefix
  * of the token leaks through timing.
  */
@@ -37,14 +37,18 @@ export function tokenDir(env: Env = process.env): string {
   return path.join(os.tmpdir(), `editwarden-${uid() ?? 'user'}`);
 }
 
-/** Refuses a path that is someone else's, or that group or others may read, write or enter. */
+/**
+ * Refuses a path that is someone else's or a link, a file that group or others may read or write, or a
+ * folder they may write (where a token file could be swapped).
+ */
 function ensurePrivate(p: string, what: string): void {
   const st = fs.lstatSync(p);
   const mine = uid() === null || st.uid === uid();
-  if (st.isSymbolicLink() || !mine || (st.mode & 0o077) !== 0) {
+  const open = st.isDirectory() ? st.mode & 0o022 : st.mode & 0o077;
+  if (st.isSymbolicLink() || !mine || open !== 0) {
     throw new EditwardenError({
       code: ErrorCode.USAGE,
-      message: `The ${what} ${p} is not private (it must be yours, not a link, and closed to group and others: mode 0700 for a folder, 0600 for a file).`,
+      message: `The ${what} ${p} is not private (it must be yours, not a link, ${st.isDirectory() ? 'and not writable by group or others' : 'and closed to group and others (mode 0600)'}).`,
       hint: `Remove it or fix it (chown to you; chmod ${st.isDirectory() ? '700' : '600'}), or name another file with --token-file. Nothing was served.`,
     });
   }

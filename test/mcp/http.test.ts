@@ -169,6 +169,13 @@ describe('editwarden mcp --http --token-file', () => {
     const weak = await start(['--token-file', short]);
     expect(weak.code).toBe(64);
     expect(weak.stderr).toContain('shorter than 32 characters');
+    // A token folder others may write: a token file there could be swapped.
+    const shared = path.join(dir, 'shared');
+    fs.mkdirSync(shared);
+    fs.chmodSync(shared, 0o777);
+    const swapped = await start(['--token-file', path.join(shared, 'mcp.token')]);
+    expect(swapped.code).toBe(64);
+    expect(swapped.stderr).toContain('not writable by group or others');
     const stdio = spawnSync(process.execPath, [mcpProgram(), 'mcp', '--token-file', short], { encoding: 'utf8', input: '' });
     expect(stdio.status).toBe(64);
     expect(stdio.stderr).toContain('--token-file applies to --http only');
