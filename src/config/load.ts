@@ -76,7 +76,7 @@ function refusal(root: string, source: string, file: string, trust: TrustState, 
   return new EditwardenError({
     code: ErrorCode.UNTRUSTED_CONFIG,
     message: `${source} loosens the guard, and ${why}: ${keys}. A repository's config may only tighten the guard (lower limits, more denied patterns, fewer tools) until a person trusts it.`,
-    hint: `If you wrote this file and accept these settings, trust it: ${trustCommand(root, file)} (recorded by content hash outside the repository; any change to the file voids it). Or set the keys in your own config${userFile ? ` (${userFile})` : ''} or pass them as flags, or remove them. Nothing ran.`,
+    hint: `If you wrote this file and accept these settings, trust it: ${trustCommand(root, file)} (recorded by content hash outside the repository; any change to the file voids it). Or set the keys in your own config${userFile ? ` (${userFile})` : ''} or with the command-line flags that set them, or remove them. Nothing ran.`,
   });
 }
 
