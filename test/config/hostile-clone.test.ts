@@ -96,6 +96,15 @@ describe('a hostile clone', () => {
     expect(escape(s).code).toBe(64);
   });
 
+  it('editwarden trust refuses to keep its records inside the repository (they would not be believed there)', () => {
+    const s = hostileClone(() => 'sandbox:\n  network: true\n');
+    s.env.XDG_DATA_HOME = path.join(s.clone, 'data');
+    const r = cli(s, ['trust', '--root', s.clone]);
+    expect(r.code).toBe(64);
+    expect(r.stderr).toContain('would live inside the repository');
+    expect(fs.existsSync(path.join(s.clone, 'data'))).toBe(false);
+  });
+
   it('tightening keys are obeyed untrusted: max_files: 1 stops the second file (exit 2)', () => {
     const s = hostileClone(() => 'constraints:\n  max_files: 1\n');
     const calls = ['a.txt', 'b.txt'].map((p) => JSON.stringify({ tool: 'write_file', args: { path: p, content: 'x\n' } })).join('\n');

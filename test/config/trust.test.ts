@@ -196,6 +196,16 @@ describe('trust by content hash', () => {
     fs.chmodSync(dir, 0o700);
   });
 
+  it('records kept inside the root (XDG_DATA_HOME in the project) are not believed: the repository could write them', () => {
+    const { env, root, write } = world();
+    const inside = { ...env, XDG_DATA_HOME: path.join(root, '.local', 'share') };
+    const file = write('sandbox:\n  network: true\n');
+    trustFile(file, inside);
+    expect(codeOf(() => loadConfig(root, undefined, inside))).toBe('E_UNTRUSTED_CONFIG');
+    trustFile(file, env);
+    expect(loadConfig(root, undefined, env).sandbox.network).toBe(true);
+  });
+
   it('a record for another file (same content) does not trust this one', () => {
     const { env, root, write } = world();
     const other = path.join(env.HOME, 'other.yml');

@@ -52,6 +52,14 @@ function runTrust(file: string | undefined, flags: TrustFlags, io: Io): number {
     if (!fs.existsSync(target)) {
       throw new EditwardenError({ code: ErrorCode.CONFIG, message: `${target} does not exist: there is nothing to trust.`, hint: 'Name the config file to trust, or run from the repository root (--root DIR).' });
     }
+    const store = trustDir();
+    if (store !== null && isInside(path.resolve(store), root)) {
+      throw new EditwardenError({
+        code: ErrorCode.CONFIG,
+        message: `The trust records (${store}) would live inside the repository ${root}, where the repository could write them; they are not believed there.`,
+        hint: 'Set XDG_DATA_HOME (or HOME) to a folder outside the repository, then run editwarden trust again.',
+      });
+    }
     // Validated first: trusting a file no command can load would only hide the error until later.
     const before = inspectConfig(root, file === undefined ? undefined : target);
     const record = trustFile(target);
@@ -66,6 +74,11 @@ function runTrust(file: string | undefined, flags: TrustFlags, io: Io): number {
   } catch (error) {
     return refuseCommand(toErrorInfo(error), json, io);
   }
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 function list(io: Io, json: boolean): number {
