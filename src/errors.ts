@@ -89,6 +89,9 @@ export const ErrorCode = {
   SETTINGS_SYMLINK: 'E_SETTINGS_SYMLINK',
   /** The client's own shell cannot be run through editwarden (its hook can refuse, not rewrite): use the MCP tool execute_command. */
   SHELL_NOT_GUARDED: 'E_SHELL_NOT_GUARDED',
+  // Trust (SECURITY.md): a repository's config may only tighten the guard until a person trusts it.
+  /** A repository config file sets a key that loosens the guard, and the person has not trusted that file (or it changed since). */
+  UNTRUSTED_CONFIG: 'E_UNTRUSTED_CONFIG',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -168,6 +171,8 @@ const EXIT_CODE_OF: { readonly [C in ErrorCode]: ExitCode } = {
   E_HARD_LINK: ExitCode.REJECTED,
   E_UNTRUSTED_STATE: ExitCode.REJECTED,
   E_INEXPRESSIBLE: ExitCode.REJECTED,
+  // A configuration a person fixes (by trusting the file or moving the keys), like E_CONFIG: nothing ran.
+  E_UNTRUSTED_CONFIG: ExitCode.USAGE,
   E_INVOCATION_SPENT: ExitCode.REJECTED,
   E_GUARD_UNAVAILABLE: ExitCode.REJECTED,
   E_SETTINGS_SYMLINK: ExitCode.USAGE,

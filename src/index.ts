@@ -70,7 +70,9 @@ export { applyRequests, type ApplyOptions, type ApplyOutcome } from './apply/app
 export { applyReply, type ApplyReplyOptions, type ReplyOutcome } from './apply/apply-reply.js';
 
 // Configuration.
-export { loadConfig, defaultConfig, parseConfig, type Config } from './config/config.js';
+export { defaultConfig, parseConfig, type Config } from './config/config.js';
+export { loadConfig, inspectConfig, type ConfigInspection } from './config/load.js';
+export { trustFile, revokeFile, listTrusted, type TrustRecord, type TrustState } from './config/trust-store.js';
 
 // Verification.
 export { runCommand, type RunCommandOptions, type CommandResult } from './verify/runner.js';

@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 export const RUN_PREFIX = 'editwarden-test-run-';
+export const XDG_PREFIX = 'editwarden-test-xdg-';
 
 /** The entries left in `dir`, sorted, each with `/` after a folder. */
 export function leftovers(dir: string): string[] {
@@ -40,6 +41,16 @@ export function describeLeftovers(names: readonly string[]): string {
 
 export default function setup(): () => void {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), RUN_PREFIX)));
+  // The person's own config and trust records (XDG folders) are never the real user's: a run has its own, empty
+  // ones beside its temp folder (not in it: a trust record a test leaves is not a leftover of that test's files).
+  const xdg = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), XDG_PREFIX)));
+  for (const [name, sub] of [
+    ['XDG_CONFIG_HOME', 'config'],
+    ['XDG_DATA_HOME', 'data'],
+  ] as const) {
+    fs.mkdirSync(path.join(xdg, sub), { mode: 0o700 });
+    process.env[name] = path.join(xdg, sub);
+  }
   process.env.TMPDIR = dir;
   // npm (and any Node tool) on Node >= 22.1 turns on Node's module compile
   // cache, which lives in os.tmpdir()/node-compile-cache: a tool's cache, not
@@ -48,6 +59,7 @@ export default function setup(): () => void {
   process.env.NODE_DISABLE_COMPILE_CACHE = '1';
   return () => {
     const left = leftovers(dir);
+    fs.rmSync(xdg, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     // A killed build may still be finishing its last writes: retry the removal.
     fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     if (left.length === 0) return;

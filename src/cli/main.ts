@@ -118,6 +118,11 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     load: async () => (await import('./commands/shell.js')).registerShell,
     hidden: true,
   },
+  trust: {
+    term: 'trust [options] [file]',
+    description: "Trust this repository's config by its content hash, so keys that loosen the guard count (--revoke, --list); any change voids it.",
+    load: async () => (await import('./commands/trust.js')).registerTrust,
+  },
   undo: {
     term: 'undo [options]',
     description: 'Restore the state before the most recent change editwarden recorded (its own writes and hooked native edits); again to go further back.',

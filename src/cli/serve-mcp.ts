@@ -7,8 +7,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../config/config.js';
+import { loadConfig } from '../config/load.js';
 import { EditwardenError, ErrorCode, ExitCode, toErrorInfo } from '../errors.js';
+import { defaultTokenFile, newToken, readTokenFile, writeTokenFile } from '../mcp/http-token.js';
 import { McpSession, serveHttp, serveStdio, type SessionOptions } from '../mcp/index.js';
 import { formatError, useColor, type Io } from './output.js';
 
@@ -18,6 +19,7 @@ export interface McpFlags {
   headless?: boolean;
   http?: string;
   unsandboxed?: boolean;
+  tokenFile?: string;
 }
 
 export async function runMcp(flags: McpFlags, io: Io): Promise<number> {
@@ -26,9 +28,13 @@ export async function runMcp(flags: McpFlags, io: Io): Promise<number> {
   };
   let options: SessionOptions;
   let port: number | null;
+  let kept: string | null = null;
   try {
     port = parsePort(flags.http);
-    options = sessionOptions(flags, log);
+    if (flags.tokenFile !== undefined && port === null) throw new EditwardenError({ code: ErrorCode.USAGE, message: '--token-file applies to --http only.', hint: 'Add --http PORT, or drop --token-file (stdio needs no token).' });
+    if (flags.tokenFile !== undefined) kept = readTokenFile(path.resolve(flags.tokenFile));
+    // Over HTTP, client-offered roots count only inside the server's own root (--root, or the working folder).
+    options = sessionOptions(flags, log, port !== null);
   } catch (error) {
     io.stderr.write(`${formatError(toErrorInfo(error), useColor(io, 'stderr'))}\n`);
     return ExitCode.USAGE;
@@ -39,13 +45,27 @@ export async function runMcp(flags: McpFlags, io: Io): Promise<number> {
     return ExitCode.OK;
   }
   let handle;
+  const token = kept ?? newToken();
   try {
-    handle = await serveHttp({ port, makeSession: () => new McpSession(options), log });
+    handle = await serveHttp({ port, makeSession: () => new McpSession(options), log, token });
   } catch (error) {
     io.stderr.write(`${formatError({ code: ErrorCode.USAGE, message: `Cannot listen on 127.0.0.1:${port}: ${(error as Error).message}.`, hint: 'Pick another port (0 picks a free one).' }, useColor(io, 'stderr'))}\n`);
     return ExitCode.USAGE;
   }
+  // The file is named after the port actually bound (--http 0 picks one), so it is written once listening.
+  const tokenFile = flags.tokenFile !== undefined ? path.resolve(flags.tokenFile) : defaultTokenFile(handle.port);
+  if (kept === null) {
+    try {
+      writeTokenFile(tokenFile, token);
+    } catch (error) {
+      await handle.close();
+      io.stderr.write(`${formatError(toErrorInfo(error), useColor(io, 'stderr'))}\n`);
+      return ExitCode.USAGE;
+    }
+  }
   log(`editwarden mcp: listening on ${handle.url}`);
+  // Printed once, here: clients send it as `Authorization: Bearer <token>`; the file (0600) is for clients that read it.
+  log(`editwarden mcp: token ${token} (in ${tokenFile}; send it as Authorization: Bearer <token>)`);
   const stop = (): void => {
     handle.close().catch(() => undefined);
   };
@@ -54,6 +74,8 @@ export async function runMcp(flags: McpFlags, io: Io): Promise<number> {
   await handle.closed;
   process.off('SIGINT', stop);
   process.off('SIGTERM', stop);
+  // A token this start made dies with the server; one the person keeps in --token-file stays.
+  if (kept === null && flags.tokenFile === undefined) fs.rmSync(tokenFile, { force: true });
   return ExitCode.OK;
 }
 
@@ -67,7 +89,7 @@ function parsePort(value: string | undefined): number | null {
 }
 
 /** Flags → session options; an explicit --root or --config that cannot be used is refused now, not at the first call. */
-function sessionOptions(flags: McpFlags, log: (line: string) => void): SessionOptions {
+function sessionOptions(flags: McpFlags, log: (line: string) => void, confineRoots: boolean): SessionOptions {
   const cliRoot = path.resolve(flags.root ?? process.cwd());
   if (flags.root !== undefined && !isDir(cliRoot)) {
     throw new EditwardenError({ code: ErrorCode.USAGE, message: `--root ${flags.root} is not an existing folder.`, hint: 'Pass the project folder.' });
@@ -75,7 +97,15 @@ function sessionOptions(flags: McpFlags, log: (line: string) => void): SessionOp
   const configFile = flags.config !== undefined ? path.resolve(flags.config) : undefined;
   // Validated once up front so a typo in the config is seen by the person starting the server.
   if (configFile !== undefined) loadConfig(cliRoot, configFile);
-  return { cliRoot, cliRootExplicit: flags.root !== undefined, ...(configFile ? { configFile } : {}), mode: flags.headless ? 'headless' : 'interactive', ...(flags.unsandboxed ? { unsandboxed: true } : {}), log };
+  return {
+    cliRoot,
+    cliRootExplicit: flags.root !== undefined,
+    ...(configFile ? { configFile } : {}),
+    mode: flags.headless ? 'headless' : 'interactive',
+    ...(flags.unsandboxed ? { unsandboxed: true } : {}),
+    ...(confineRoots ? { confineRoots: true } : {}),
+    log,
+  };
 }
 
 function isDir(p: string): boolean {

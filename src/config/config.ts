@@ -3,8 +3,6 @@
  * with the offending key named before anything runs. The `constraints:`
  * section is spelled exactly as the headless-mode ADR spells it.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import YAML from 'yaml';
 import picomatch from 'picomatch';
@@ -15,6 +13,7 @@ import { globProblem } from './glob-bounds.js';
 
 import { CONFIG_FILE } from './names.js';
 import { DEFAULT_ALLOWED_TOOLS, DEFAULTS } from './defaults.js';
+import { TOOL_ALIASES } from './tool-aliases.js';
 
 export { CONFIG_FILE };
 
@@ -76,8 +75,7 @@ export const KNOWN_TOOL_NAMES: readonly string[] = [
 /** The ADR's loop-breaking tool: always allowed, whatever allowed_tools lists ("loop-breaking tools always allowed"). */
 export const ALWAYS_ALLOWED_TOOLS: readonly string[] = ['task_completion'];
 
-/** The ADR's names for our tools. */
-export const TOOL_ALIASES: Readonly<Record<string, string>> = { apply_diff: 'apply_patch' };
+export { TOOL_ALIASES };
 
 const toolName = z
   .string()
@@ -253,9 +251,13 @@ export function defaultConfig(): Config {
 
 /** Parses config text; `source` names the file in errors. */
 export function parseConfig(text: string, source = CONFIG_FILE): Config {
-  let data: unknown;
+  return validateConfig(parseYaml(text, source), source);
+}
+
+/** The YAML of a config file, not yet validated (an empty file is `{}`); `source` names the file in errors. */
+export function parseYaml(text: string, source = CONFIG_FILE): unknown {
   try {
-    data = YAML.parse(text) ?? {};
+    return YAML.parse(text) ?? {};
   } catch (error) {
     throw new EditwardenError({
       code: ErrorCode.CONFIG,
@@ -263,7 +265,6 @@ export function parseConfig(text: string, source = CONFIG_FILE): Config {
       hint: 'Fix the YAML syntax; docs/config.md has a complete example.',
     });
   }
-  return validateConfig(data, source);
 }
 
 export function validateConfig(data: unknown, source = CONFIG_FILE): Config {
@@ -320,38 +321,20 @@ function configKeyOf(issue: z.core.$ZodIssue): string {
   return base || '(root)';
 }
 
-/** Loads `<root>/.editwarden.yml` (or an explicit file); defaults when there is none. */
-export function loadConfig(root: string, explicitFile?: string): Config {
-  const file = explicitFile ? path.resolve(explicitFile) : path.join(root, CONFIG_FILE);
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    if (explicitFile) {
-      throw new EditwardenError({
-        code: ErrorCode.CONFIG,
-        message: `Config file ${explicitFile} cannot be read.`,
-        hint: 'Check the --config path.',
-      });
-    }
-    return defaultConfig();
-  }
-  return parseConfig(text, explicitFile ?? CONFIG_FILE);
-}
-
 /** Deep-merges CLI overrides over a config and validates the result. */
 export function withOverrides(config: Config, overrides: DeepPartial<Config>): Config {
-  return validateConfig(merge(config, overrides), 'command-line flags');
+  return validateConfig(mergeRaw(config, overrides), 'command-line flags');
 }
 
 export type DeepPartial<T> = { [K in keyof T]?: T[K] extends (infer U)[] ? U[] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
-function merge(base: unknown, over: unknown): unknown {
+/** `over` deep-merged onto `base`: objects key by key, a list or a scalar replaces. */
+export function mergeRaw(base: unknown, over: unknown): unknown {
   if (over === undefined) return base;
   if (Array.isArray(over) || typeof over !== 'object' || over === null) return over;
   const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
   for (const [k, v] of Object.entries(over)) {
-    if (v !== undefined) out[k] = merge(out[k], v);
+    if (v !== undefined) out[k] = mergeRaw(out[k], v);
   }
   return out;
 }

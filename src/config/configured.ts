@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { CONFIG_FILE } from './names.js';
+import { userConfigFile } from './trust-store.js';
 
 /** The dotted paths of the leaves of a config-shaped value (`{constraints: {max_files: 3}}` → `constraints.max_files`); lists are leaves. */
 export function leafKeys(data: unknown, prefix = ''): string[] {
@@ -25,14 +26,21 @@ export function leafKeys(data: unknown, prefix = ''): string[] {
   return out;
 }
 
-/** The keys set in the config file (`<root>/.editwarden.yml` or the explicit one) and in the flags' overrides, sorted. */
-export function configuredKeys(root: string, explicitFile?: string, overrides: unknown = {}): string[] {
+/**
+ * The keys set in the person's own config (`$XDG_CONFIG_HOME/editwarden/config.yml`), in the
+ * repository's file (`<root>/.editwarden.yml` or the explicit one) and in the flags' overrides, sorted.
+ */
+export function configuredKeys(root: string, explicitFile?: string, overrides: unknown = {}, env: NodeJS.ProcessEnv = process.env): string[] {
   const file = explicitFile ? path.resolve(explicitFile) : path.join(root, CONFIG_FILE);
-  let data: unknown = {};
+  const user = userConfigFile(env);
+  return [...new Set([...(user === null ? [] : leafKeys(readYaml(user))), ...leafKeys(readYaml(file)), ...leafKeys(overrides)])].sort();
+}
+
+function readYaml(file: string): unknown {
   try {
-    data = YAML.parse(fs.readFileSync(file, 'utf8')) ?? {};
+    return YAML.parse(fs.readFileSync(file, 'utf8')) ?? {};
   } catch {
     // No file (defaults only), or one loadConfig has already refused: nothing set there.
+    return {};
   }
-  return [...new Set([...leafKeys(data), ...leafKeys(overrides)])].sort();
 }

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
 import { DEFAULT_EDIT_OPTIONS } from '../edit/types.js';
+import { userConfigFile } from './trust-store.js';
 
 /** The tools a run may use when the config names none. */
 export const DEFAULT_ALLOWED_TOOLS = ['read_file', 'list_files', 'search_files', 'edit_file', 'write_file', 'apply_patch', 'execute_command', 'task_completion'] as const;
@@ -47,7 +48,9 @@ export const DEFAULT_CONFIG: Config = DEFAULTS;
 
 /** Loads the config, touching the schema only when there is a file to validate. */
 export async function loadConfigFast(root: string, explicitFile?: string): Promise<Config> {
-  if (explicitFile === undefined && !fs.existsSync(path.join(root, '.editwarden.yml'))) return structuredClone(DEFAULT_CONFIG);
-  const { loadConfig } = await import('./config.js');
+  // The person's own config (outside the repository) counts too: without either file, the defaults are the config.
+  const userFile = userConfigFile();
+  if (explicitFile === undefined && !fs.existsSync(path.join(root, '.editwarden.yml')) && (userFile === null || !fs.existsSync(userFile))) return structuredClone(DEFAULT_CONFIG);
+  const { loadConfig } = await import('./load.js');
   return loadConfig(root, explicitFile);
 }

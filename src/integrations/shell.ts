@@ -20,7 +20,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig, type ConstraintsConfig } from '../config/config.js';
+import type { ConstraintsConfig } from '../config/config.js';
+import { loadConfig } from '../config/load.js';
 import { modelKeyEnvNames } from '../config/env-names.js';
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { CommandEffects, type CommandEffectsResult } from '../guard/command-effects.js';

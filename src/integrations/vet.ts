@@ -13,7 +13,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { applyRequests } from '../apply/apply-requests.js';
-import { loadConfig, type Config } from '../config/config.js';
+import type { Config } from '../config/config.js';
+import { loadConfig } from '../config/load.js';
 import { editOptionsFromConfig } from '../config/edit-options.js';
 import type { EngineHooks } from '../edit/types.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';

@@ -5,13 +5,17 @@
  * only (nothing on the network can connect), refuses a Host header other
  * than 127.0.0.1/localhost:PORT (DNS rebinding: a page on evil.example
  * whose name now resolves to 127.0.0.1), and refuses browser Origins other
- * than its own (a page calling http://127.0.0.1:PORT directly).
+ * than its own (a page calling http://127.0.0.1:PORT directly). And it
+ * defends against the other accounts of the machine, to which 127.0.0.1 is
+ * just as open: every request must carry `Authorization: Bearer <token>`
+ * (http-token.ts), checked before anything else is read; without it, 401.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { authorized } from './http-token.js';
 import { createMcpServer, MAX_MESSAGE_BYTES } from './server.js';
 import type { McpSession } from './session.js';
 
@@ -22,6 +26,8 @@ export interface HttpOptions {
   port: number;
   makeSession: () => McpSession;
   log: (line: string) => void;
+  /** The bearer token every request must carry (http-token.ts). */
+  token: string;
 }
 
 export interface HttpServerHandle {
@@ -54,6 +60,10 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServerHandle>
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', `http://${HTTP_HOST}`);
     if (url.pathname !== HTTP_PATH) return jsonRpcError(res, 404, -32000, `Not found: the MCP endpoint is ${HTTP_PATH}`);
+    if (!authorized(req.headers.authorization, options.token)) {
+      res.setHeader('www-authenticate', 'Bearer realm="editwarden"');
+      return jsonRpcError(res, 401, -32001, "Unauthorized: send the server's token as `Authorization: Bearer <token>` (printed at start and kept in its 0600 token file)");
+    }
     if (!allowedHosts().includes(req.headers.host ?? '')) return jsonRpcError(res, 403, -32000, 'Forbidden: unexpected Host header');
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins().includes(origin)) return jsonRpcError(res, 403, -32000, 'Forbidden: unexpected Origin');

@@ -4,6 +4,12 @@
  * has none; the answer is always one existing real folder that lies inside
  * every boundary the person set. It never widens a boundary: a `--root`
  * outside the client's roots is refused, not honoured.
+ *
+ * Over HTTP the client is not the person's own process by construction (any
+ * holder of the token may connect), so `confine` makes the server's root
+ * (`--root`, or the working folder) a boundary too: a client-offered root
+ * outside it is refused, never opened — a client cannot steer the server
+ * into a folder only the server's account may read.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,6 +24,8 @@ export interface RootChoiceInput {
   cliRoot: string;
   /** Whether `--root` was given explicitly (a working folder is a weaker wish than a flag). */
   cliRootExplicit: boolean;
+  /** The server's root bounds the client's roots even when it is only the working folder (HTTP). */
+  confine?: boolean;
 }
 
 export type RootSource = 'client' | 'flag' | 'cwd';
@@ -77,9 +85,10 @@ export function chooseRoot(input: RootChoiceInput): RootChoice {
     return { root, source: input.cliRootExplicit ? 'flag' : 'cwd', ignored };
   }
 
-  if (!input.cliRootExplicit) return { root: usable[0] as string, source: 'client', ignored };
+  if (!input.cliRootExplicit && !input.confine) return { root: usable[0] as string, source: 'client', ignored };
 
   const flag = realDir(input.cliRoot);
+  if (!input.cliRootExplicit) refuseTooBroad(flag);
   // --root inside a client root: the narrower of the two is the flag.
   if (usable.some((dir) => isInside(dir, flag))) return { root: flag, source: 'flag', ignored };
   // A client root inside --root: the narrower is the client's.
@@ -87,8 +96,10 @@ export function chooseRoot(input: RootChoiceInput): RootChoice {
   if (nested) return { root: nested, source: 'client', ignored };
   throw new EditwardenError({
     code: ErrorCode.OUTSIDE_ROOT,
-    message: `--root ${flag} lies outside every root the client offers (${usable.join(', ')}).`,
-    hint: "Point --root at a folder inside the project the client has open, or leave --root out to use the client's root.",
+    message: `${input.cliRootExplicit ? '--root' : "The server's root"} ${flag} lies outside every root the client offers (${usable.join(', ')}).`,
+    hint: input.confine
+      ? "Offer a root inside the server's root, or start the server with --root set to the project the client has open."
+      : "Point --root at a folder inside the project the client has open, or leave --root out to use the client's root.",
   });
 }
 

@@ -26,7 +26,8 @@
 import { runProfile } from '../runs/profile.js';
 import { editOptionsFromConfig } from '../config/edit-options.js';
 import type { Config } from '../config/config.js';
-import { loadConfig, TOOL_ALIASES } from '../config/config.js';
+import { TOOL_ALIASES } from '../config/config.js';
+import { loadConfig } from '../config/load.js';
 import { ErrorCode, toErrorInfo } from '../errors.js';
 import type { RunMode } from '../guard/constraints.js';
 import { ToolRunner, type RunSummary } from '../tools/runner.js';
@@ -48,6 +49,8 @@ export interface SessionOptions {
   /** --config, as an absolute path. */
   configFile?: string;
   mode: RunMode;
+  /** Over HTTP: the client's roots count only inside the server's own root (roots.ts `confine`). */
+  confineRoots?: boolean;
   /** --unsandboxed: commands may run where no OS sandbox is available (sandbox.allow_unsandboxed). */
   unsandboxed?: boolean;
   /** Where notices go (stderr: stdout belongs to the protocol). */
@@ -266,7 +269,7 @@ export class McpSession {
   /** Opens (and recovers) the root on first use or after a change of the client's roots. */
   private async openWorkspace(): Promise<OpenRoot> {
     const clientRoots = await this.clientRoots;
-    const choice = chooseRoot({ clientRoots, cliRoot: this.options.cliRoot, cliRootExplicit: this.options.cliRootExplicit });
+    const choice = chooseRoot({ clientRoots, cliRoot: this.options.cliRoot, cliRootExplicit: this.options.cliRootExplicit, confine: this.options.confineRoots === true });
     if (this.open && this.open.root === choice.root) return this.open;
     if (this.open) {
       this.options.log(`editwarden mcp: the client's roots changed; workspace ${this.open.root} → ${choice.root}`);

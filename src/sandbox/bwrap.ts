@@ -10,6 +10,7 @@
  */
 import path from 'node:path';
 import type { SandboxPolicy } from './policy.js';
+import type { RootOnlyEntry } from './root-only.js';
 
 /** Where the command's private temporary folder is inside the sandbox. */
 export const SANDBOX_TMP = '/tmp';
@@ -19,8 +20,11 @@ function isInside(child: string, parent: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
-/** The bwrap arguments that run `command` (an argv) in `cwd` under `policy`. */
-export function bwrapArgs(policy: SandboxPolicy, cwd: string, command: readonly string[], isDir: (p: string) => boolean): string[] {
+/**
+ * The bwrap arguments that run `command` (an argv) in `cwd` under `policy`. `rootOnly`: when editwarden runs as
+ * root, the system files only root may read (root-only.ts), masked so that uid 0 inside gives nothing.
+ */
+export function bwrapArgs(policy: SandboxPolicy, cwd: string, command: readonly string[], isDir: (p: string) => boolean, rootOnly: readonly RootOnlyEntry[] = []): string[] {
   const a: string[] = [
     // A command must not outlive editwarden (SIGKILL of editwarden kills the sandbox's pid 1, and with it every process inside).
     '--die-with-parent',
@@ -52,6 +56,12 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, command: readonly 
   ];
   // Home folders hidden: ~/.ssh, ~/.aws, ~/.config/gh … are not even readable.
   for (const h of policy.hidden) a.push('--tmpfs', h);
+  // Run as root, the command would still read root's 0600/0640 files through their owner bits (/etc/shadow): masked.
+  // None of them lies inside or holds an exposed path, so no later bind uncovers them.
+  for (const m of rootOnly) {
+    if (m.dir) a.push('--tmpfs', m.path, '--remount-ro', m.path);
+    else a.push('--ro-bind', '/dev/null', m.path);
+  }
   a.push('--dir', policy.home);
   // ssh-agent, keyrings, the docker socket: connect() ignores read-only mounts, so hide them.
   for (const s of policy.sockets) {

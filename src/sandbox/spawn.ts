@@ -13,6 +13,7 @@ import { bwrapArgs, SANDBOX_TMP } from './bwrap.js';
 import { detectSandbox, type SandboxInfo, type SandboxKind } from './detect.js';
 import { commandEnv } from './env.js';
 import type { SandboxPolicy } from './policy.js';
+import { rootOnlyMasks } from './root-only.js';
 import { sandboxExecArgs } from './sbpl.js';
 
 /** What the runner is told: a policy to enforce, or 'none' (no sandbox; the environment allowlist still applies). */
@@ -50,7 +51,10 @@ export function sandboxedSpawn(argv: readonly string[], cwd: string, sandbox: Co
   if (info.kind === 'bwrap') {
     // bwrap's own environment becomes that of the sandbox's pid 1 (readable in /proc/1/environ): it gets the filtered one.
     const env = commandEnv(process.env, { ...envOptions, set: { HOME: policy.home, TMPDIR: SANDBOX_TMP, ...callerEnv } });
-    return { file: info.program, args: bwrapArgs(policy, cwd, argv, isDir), env, sandbox: 'bwrap' };
+    // As root, uid 0 inside still owns root's files: what only root may read is masked (root-only.ts).
+    const asRoot = typeof process.geteuid === 'function' && process.geteuid() === 0;
+    const rootOnly = asRoot ? rootOnlyMasks([policy.root, ...policy.readable, ...policy.writable]) : [];
+    return { file: info.program, args: bwrapArgs(policy, cwd, argv, isDir, rootOnly), env, sandbox: 'bwrap' };
   }
   return { file: info.program, args: sandboxExecArgs(policy, argv), env: commandEnv(process.env, { ...envOptions, set: callerEnv }), sandbox: 'sandbox-exec' };
 }

@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../errors.js';
-import { loadConfig, type Config } from '../config/config.js';
+import type { Config } from '../config/config.js';
+import { loadConfig } from '../config/load.js';
 import { claimNumberedDir, ensureRunDir, newRunId } from '../runs/runs.js';
 import { commandSandbox } from '../sandbox/for-workspace.js';
 import { commandPassed, displayCommand, runCommand, type CommandRecord, type OutputEvent } from './runner.js';

@@ -18,6 +18,7 @@ import { openProject } from '../../src/host/project.js';
 import { buildSystemPrompt } from '../../src/agent/prompts/index.js';
 import { buildEditorPrompt } from '../../src/agent/editor/prompt.js';
 import { toolInputSchema, BUILTIN_TOOLS } from '../../src/tools/registry.js';
+import { trustRepoConfig } from '../trust-config.js';
 
 beforeAll(ensureBuilt);
 afterEach(cleanup);
@@ -258,6 +259,8 @@ describe('the system-message template of phase 2, word for word', () => {
 describe('the active_edit tool and the <active_edit> system block', () => {
   const run = (enabled: boolean) => {
     const root = tempProject({ 'a.txt': 'a\n', ...(enabled ? { '.editwarden.yml': 'active_edit_enabled: true\n' } : {}) });
+    // Turning active edit on opens a route to writes: the person trusts the file.
+    if (enabled) trustRepoConfig(root);
     const r = bin(['run', '--task', 'x', '--model', script(root, [{ tool_calls: [{ name: 'task_completion', arguments: { summary: 'ok' } }] }]), '--root', root]);
     const dir = path.join(root, '.editwarden/runs', fs.readdirSync(path.join(root, '.editwarden/runs')).filter((d) => !d.startsWith('.'))[0] as string);
     const start = jsonl(path.join(dir, 'transcript.jsonl'))[0] as { tools: string[]; system: string };

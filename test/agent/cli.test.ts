@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedServer } from '../../src/agent/providers/scripted-server.js';
 import { lines } from './helpers/project.js';
+import { trustRepoConfig } from '../trust-config.js';
 
 const REPO = path.resolve(__dirname, '../..');
 const BIN = path.join(REPO, 'bin/editwarden');
@@ -145,6 +146,7 @@ describe('editwarden run', () => {
     const pgidFile = path.join(pids, 'pgid');
     // The command writes its start marker outside the root: the sandbox must allow that folder.
     fs.writeFileSync(path.join(root, '.editwarden.yml'), `sandbox:\n  writable: ['${pids}']\n`);
+    trustRepoConfig(root);
     const server = await startScriptedServer({
       turns: [
         { tool_calls: [{ name: 'edit_file', arguments: { path: 'src/greeting.js', old_text: 'Hello', new_text: 'Hi' } }] },

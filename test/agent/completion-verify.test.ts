@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bin, cleanup, ensureBuilt, jsonl, script, tempProject } from './helpers/bin.js';
+import { trustRepoConfig } from '../trust-config.js';
 
 beforeAll(ensureBuilt);
 afterEach(cleanup);
@@ -33,6 +34,8 @@ describe('headless task_completion verifies first', () => {
 
   it('verify.on_completion: false turns it off', () => {
     const root = tempProject({ '.editwarden.yml': 'verify:\n  build: "node -e process.exit(1)"\n  on_completion: false\n' });
+    // Switching a guard off loosens it: the person trusts the file.
+    trustRepoConfig(root);
     const r = bin(['run', '--task', 'x', '--model', script(root, [done]), '--root', root, '--json']);
     expect(r.code).toBe(0);
   });

@@ -34,7 +34,7 @@ function doctor(only?: string, env: NodeJS.ProcessEnv = process.env): { code: nu
 describe('editwarden doctor', () => {
   it('a healthy project passes every check, and the doctor creates nothing', () => {
     const r = doctor();
-    expect(Object.keys(r.checks)).toEqual(['node', 'git', 'grammars', 'config', 'state folder', 'sandbox', 'client hooks']);
+    expect(Object.keys(r.checks)).toEqual(['node', 'git', 'grammars', 'config', 'trust', 'state folder', 'sandbox', 'client hooks']);
     expect(r.checks.sandbox!.detail).toMatch(/^Commands run in bwrap: /);
     expect(r.code).toBe(0);
     expect(r.ok).toBe(true);
@@ -103,12 +103,34 @@ describe('doctor: the sandbox check', () => {
   });
 });
 
+describe('the trust check', () => {
+  it("shows the person's config path, and whether the repository's config is trusted, untrusted or changed, with its loosening keys", () => {
+    const none = doctor('trust');
+    expect(none.checks.trust).toMatchObject({ ok: true, detail: expect.stringContaining(`Your own config: ${path.join(process.env.XDG_CONFIG_HOME as string, 'editwarden', 'config.yml')}`) });
+    expect(none.checks.trust!.detail).toContain('No repository config.');
+
+    fs.writeFileSync(path.join(root, '.editwarden.yml'), 'constraints:\n  max_files: 2\n');
+    expect(doctor('trust').checks.trust).toMatchObject({ ok: true, detail: expect.stringContaining('.editwarden.yml is untrusted; it only tightens the guard.') });
+
+    fs.writeFileSync(path.join(root, '.editwarden.yml'), 'sandbox:\n  network: true\n');
+    const untrusted = doctor('trust');
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.checks.trust).toMatchObject({ ok: false, detail: expect.stringContaining('is untrusted and loosens the guard (sandbox.network: true)'), fix: expect.stringContaining(`editwarden trust --root ${root}`) });
+
+    expect(spawnSync(process.execPath, [BIN, 'trust', '--root', root], { encoding: 'utf8' }).status).toBe(0);
+    expect(doctor('trust').checks.trust).toMatchObject({ ok: true, detail: expect.stringContaining('.editwarden.yml is trusted; loosening keys in effect: sandbox.network: true.') });
+
+    fs.appendFileSync(path.join(root, '.editwarden.yml'), '# one more line\n');
+    expect(doctor('trust').checks.trust).toMatchObject({ ok: false, detail: expect.stringContaining('is changed since you trusted it and loosens the guard') });
+  });
+});
+
 describe('doctor --only', () => {
   it('runs just the named checks, and refuses an unknown name with the list (exit 64)', () => {
     expect(Object.keys(doctor('git,config').checks)).toEqual(['git', 'config']);
     const r = spawnSync(process.execPath, [BIN, 'doctor', '--root', root, '--only', 'gti', '--json'], { encoding: 'utf8' });
     expect(r.status).toBe(64);
-    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'E_USAGE', hint: 'The checks are: node, git, grammars, config, state folder, sandbox, client hooks.' });
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'E_USAGE', hint: 'The checks are: node, git, grammars, config, trust, state folder, sandbox, client hooks.' });
   });
 });
 

@@ -9,7 +9,7 @@ import { startScriptedServer } from '../../src/agent/providers/scripted-server.j
 import { registerApplyProposal } from '../../src/cli/commands/apply-proposal.js';
 import type { Io } from '../../src/cli/output.js';
 import { openForCommand } from '../../src/cli/workspace.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { hashTree } from '../../src/agent/hash-tree.js';
 import { cleanup, complete, GREETING_FILE, GREETING_PROJECT, makeProject, read, setGreeting, VERIFY } from '../agent/editor/helpers.js';
 

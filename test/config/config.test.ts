@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultConfig, loadConfig, parseConfig, withOverrides } from '../../src/config/config.js';
+import { defaultConfig, parseConfig, withOverrides } from '../../src/config/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { DEFAULT_CONFIG, loadConfigFast } from '../../src/config/defaults.js';
 
 describe('configuration', () => {

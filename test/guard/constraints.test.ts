@@ -1,13 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultConfig, loadConfig, withOverrides, type ConstraintsConfig } from '../../src/config/config.js';
+import { defaultConfig, withOverrides, type ConstraintsConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { ConstraintGuard } from '../../src/guard/constraints.js';
 import { buildMetrics, utilization } from '../../src/guard/metrics.js';
 import { countPatchLines } from '../../src/guard/command-effects.js';
 import { renderViolationMarkdown } from '../../src/guard/report.js';
 import { constraintOverrides } from '../../src/cli/constraint-flags.js';
 import { tempDir } from '../temp-dirs.js';
+import { trustRepoConfig } from '../trust-config.js';
 
 function constraints(over: Partial<ConstraintsConfig> = {}): ConstraintsConfig {
   return { ...defaultConfig().constraints, ...over };
@@ -167,7 +169,10 @@ describe('config precedence: defaults < file < CLI flags', () => {
   });
 
   it('list flags extend the lists of the file (a flag never drops a deny rule)', () => {
-    const base = loadConfig(rootWith('constraints:\n  denied_patterns: ["secrets/**"]\n'));
+    const root = rootWith('constraints:\n  denied_patterns: ["secrets/**"]\n');
+    // Trusted, the file's list replaces the default denials (untrusted, it would only add to them).
+    trustRepoConfig(root);
+    const base = loadConfig(root);
     const merged = withOverrides(base, constraintOverrides(base, { deny: ['build/**'], allow: ['src/**'], allowTool: ['ask_question'] }));
     expect(merged.constraints.denied_patterns).toEqual(['secrets/**', 'build/**']);
     expect(merged.constraints.allowed_patterns).toEqual(['src/**']);

@@ -23,7 +23,7 @@ function protectedProject(files: Record<string, string>): string {
 
 describe('Claude Code native edits go through editwarden', () => {
   it('refuses a Write that wipes a 30-line file, a Write outside the root and an Edit of .editwarden.yml, with the code reaching the model', async () => {
-    const config = 'constraints:\n  max_files: 20\n';
+    const config = 'constraints:\n  max_files: 5\n';
     const root = protectedProject({ 'big.txt': THIRTY_LINES, '.editwarden.yml': config });
     const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
     const run = await runClaude(root, [
@@ -31,7 +31,7 @@ describe('Claude Code native edits go through editwarden', () => {
       { name: 'Write', args: { file_path: path.join(root, 'big.txt'), content: 'gone\n' } },
       { name: 'Write', args: { file_path: outside, content: 'out\n' } },
       { name: 'Read', args: { file_path: path.join(root, '.editwarden.yml') } },
-      { name: 'Edit', args: { file_path: path.join(root, '.editwarden.yml'), old_string: 'max_files: 20', new_string: 'max_files: 100000' } },
+      { name: 'Edit', args: { file_path: path.join(root, '.editwarden.yml'), old_string: 'max_files: 5', new_string: 'max_files: 100000' } },
     ]);
     expect(run.code, run.stderr).toBe(0);
     const results = toolResults(run.requests);

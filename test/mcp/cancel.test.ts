@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pidRunning } from '../../src/verify/process-group.js';
 import { call, connect, tempRoot, type Connected } from './helpers/server.js';
+import { trustRepoConfig } from '../trust-config.js';
 
 const cleanup: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -33,6 +34,8 @@ describe('editwarden mcp: a cancelled request', () => {
         // The start marker is written outside the root: a sandbox.writable folder.
         '.editwarden.yml': `verify:\n  build: "echo $$ > ${pgidFile}; sleep 30.6${flags.length}91"\n  test: "true"\nsandbox:\n  writable: ['${pids}']\n`,
       });
+      // A writable host folder loosens the sandbox: the person trusts the file.
+      trustRepoConfig(root);
       cleanup.push(() => {
         fs.rmSync(root, { recursive: true, force: true });
         fs.rmSync(pids, { recursive: true, force: true });

@@ -29,6 +29,14 @@ describe('chooseRoot: the client offers roots', () => {
     expect(() => chooseRoot({ clientRoots: [uri(project)], cliRoot: other, cliRootExplicit: true })).toThrow(expect.objectContaining({ code: 'E_OUTSIDE_ROOT' }));
   });
 
+  it("confined (HTTP): a client root outside the server's working folder is refused, one inside narrows it, a wider one is narrowed to it", () => {
+    expect(() => chooseRoot({ clientRoots: [uri(other)], cliRoot: project, cliRootExplicit: false, confine: true })).toThrow(expect.objectContaining({ code: 'E_OUTSIDE_ROOT', message: expect.stringContaining("The server's root") }));
+    expect(chooseRoot({ clientRoots: [uri(path.join(project, 'sub'))], cliRoot: project, cliRootExplicit: false, confine: true })).toMatchObject({ root: path.join(project, 'sub'), source: 'client' });
+    expect(chooseRoot({ clientRoots: [uri(path.dirname(project))], cliRoot: project, cliRootExplicit: false, confine: true })).toMatchObject({ root: project });
+    // Unconfined (stdio: the client is the person's own process), the client's root wins as before.
+    expect(chooseRoot({ clientRoots: [uri(other)], cliRoot: project, cliRootExplicit: false })).toMatchObject({ root: other, source: 'client' });
+  });
+
   it('does not take a sibling with a common prefix for a folder inside', () => {
     const evil = `${project}-evil`;
     fs.mkdirSync(evil);

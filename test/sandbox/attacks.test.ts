@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { trustRepoConfig } from '../trust-config.js';
 
 const REPO = path.resolve(__dirname, '../..');
 const BIN = path.join(REPO, 'bin/editwarden');
@@ -45,6 +46,8 @@ function project(files: Record<string, string> = {}): string {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
     fs.writeFileSync(path.join(root, rel), text);
   }
+  // These tests are the person's own configs (network, git_writable, sandbox off): trusted, as `editwarden trust` would.
+  trustRepoConfig(root);
   roots.push(root);
   return root;
 }

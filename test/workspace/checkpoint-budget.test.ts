@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { trustRepoConfig } from '../trust-config.js';
 
 const REPO = path.resolve(__dirname, '../..');
 const BIN = path.join(REPO, 'bin/editwarden');
@@ -16,6 +17,8 @@ function project(files: Record<string, string | Buffer>, config?: string): strin
   roots.push(root);
   for (const [rel, body] of Object.entries(files)) fs.writeFileSync(path.join(root, rel), body);
   if (config !== undefined) fs.writeFileSync(path.join(root, '.editwarden.yml'), config);
+  // Checkpoint limits are the person's (raising one, or shrinking the store, loosens): trusted, as `editwarden trust` would.
+  if (config !== undefined) trustRepoConfig(root);
   spawnSync('git', ['init', '-q'], { cwd: root });
   return root;
 }

@@ -12,7 +12,8 @@
  */
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { loadConfig, type Config } from '../../config/config.js';
+import type { Config } from '../../config/config.js';
+import { loadConfig } from '../../config/load.js';
 import { toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { ExitCode } from '../../errors.js';
 import { formatError, refuseCommand, useColor, writeJson, type Io } from '../output.js';

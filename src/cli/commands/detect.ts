@@ -3,7 +3,7 @@
  * build and test it — what `editwarden verify` will run. Reads only.
  */
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/config.js';
+import { loadConfig } from '../../config/load.js';
 import { toErrorInfo, ErrorCode, ExitCode } from '../../errors.js';
 import { openReadOnly } from '../../workspace/open.js';
 import { detectProject } from '../../verify/detect.js';

@@ -11,9 +11,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { CONFIG_FILE, loadConfig } from '../../config/config.js';
+import { CONFIG_FILE } from '../../config/config.js';
 import { configuredKeys } from '../../config/configured.js';
 import { DEFAULTS } from '../../config/defaults.js';
+import { inspectConfig, loadConfig } from '../../config/load.js';
 import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { JOURNAL_DIR } from '../../workspace/journal.js';
 import { LOCK_FILE, isGone, readLockOwner } from '../../workspace/lock.js';
@@ -133,13 +134,17 @@ export function doctorChecks(context: DoctorContext): DoctorCheck[] {
         const file = context.configFile ?? path.join(context.root, CONFIG_FILE);
         if (!context.configFile && !fs.existsSync(file)) return { ok: true, detail: `No ${CONFIG_FILE}: the defaults apply.` };
         try {
-          loadConfig(context.root, context.configFile);
+          inspectConfig(context.root, context.configFile);
           return { ok: true, detail: `${path.relative(context.root, file) || file} is valid.` };
         } catch (error) {
           const info = toErrorInfo(error);
           return { ok: false, detail: info.message, fix: info.hint };
         }
       },
+    },
+    {
+      name: 'trust',
+      run: async () => trustCheck(context),
     },
     {
       name: 'state folder',
@@ -198,6 +203,28 @@ export function networkLine(context: Pick<DoctorContext, 'root' | 'configFile'>)
     ? `${network ? 'on' : 'off'} for the Editor too (sandbox.network is set in the config)`
     : 'on for the Editor (run --mode editor, apply-proposal), whose specification gives it unrestricted network access; set sandbox.network: false to turn it off';
   return `${others}; ${editor}.`;
+}
+
+/**
+ * Who configures the guard: the person's own config (its path, whether it exists), the repository's file
+ * (trusted, untrusted, or changed since it was trusted) and the loosening keys in effect or refused.
+ */
+export function trustCheck(context: DoctorContext): CheckResult {
+  let inspection: ReturnType<typeof inspectConfig>;
+  try {
+    inspection = inspectConfig(context.root, context.configFile);
+  } catch {
+    return { ok: true, detail: 'Not judged: the config check names what is wrong with the file.' };
+  }
+  const { user, repository, loosenings, refusal } = inspection;
+  const userLine = user.file === null ? 'Your own config: none (no HOME or XDG_CONFIG_HOME).' : `Your own config: ${user.file}${user.exists ? '' : ' (none yet)'}.`;
+  if (repository === null) return { ok: true, detail: `${userLine} No repository config.` };
+  const name = path.relative(context.root, repository.file) || repository.file;
+  const state = repository.trust === 'own' ? 'yours (outside the repository)' : repository.trust === 'changed' ? 'changed since you trusted it' : repository.trust;
+  const keys = loosenings.map((l) => `${l.key}: ${l.value}`).join(', ');
+  if (refusal !== null) return { ok: false, detail: `${userLine} ${name} is ${state} and loosens the guard (${keys}): every command refuses it.`, fix: refusal.hint };
+  const effect = loosenings.length === 0 ? 'it only tightens the guard.' : `loosening keys in effect: ${keys}.`;
+  return { ok: true, detail: `${userLine} ${name} is ${state}; ${effect}` };
 }
 
 /** `.editwarden/`: a real, writable folder that git ignores, with no unfinished transaction or stale lock. Reads only. */

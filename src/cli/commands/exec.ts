@@ -76,7 +76,7 @@ export function parseCallLines(text: string): CallLine[] {
 
 async function runExec(file: string, flags: ExecFlags, io: Io): Promise<number> {
   // Loaded here, not at the top: every other command would pay for the schemas and tools at start-up.
-  const [{ loadConfig, withOverrides }, { ToolRunner }, { openForCommand }] = await Promise.all([import('../../config/config.js'), import('../../tools/runner.js'), import('../workspace.js')]);
+  const [{ withOverrides }, { loadConfig }, { ToolRunner }, { openForCommand }] = await Promise.all([import('../../config/config.js'), import('../../config/load.js'), import('../../tools/runner.js'), import('../workspace.js')]);
   const root = flags.root ?? process.cwd();
   let config: Config;
   let lines: CallLine[];

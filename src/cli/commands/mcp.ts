@@ -13,6 +13,7 @@ interface McpCommandFlags {
   headless?: boolean;
   http?: string;
   unsandboxed?: boolean;
+  tokenFile?: string;
 }
 
 export function registerMcp(program: Command, io: Io, setExit: (code: number) => void): void {
@@ -23,7 +24,8 @@ export function registerMcp(program: Command, io: Io, setExit: (code: number) =>
     .option('--config <file>', 'config file (default: <root>/.editwarden.yml)')
     .option('--headless', 'the session is one run: after a constraint violation every later call is refused')
     .option('--unsandboxed', 'sandbox.allow_unsandboxed: a --headless session may run commands where no OS sandbox is available')
-    .option('--http <port>', 'serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio (0 picks a free port)')
+    .option('--http <port>', 'serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio (0 picks a free port); every request needs the bearer token printed at start')
+    .option('--token-file <file>', 'with --http: the bearer token is read from FILE (0600, yours) when it exists, else written there')
     .action(async (flags: McpCommandFlags) => {
       const { runMcp } = await import('../serve-mcp.js');
       setExit(await runMcp(flags, io));

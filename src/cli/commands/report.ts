@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/config.js';
+import { loadConfig } from '../../config/load.js';
 import { EditwardenError, ErrorCode, ExitCode } from '../../errors.js';
 import { renderHtml } from '../../report/html.js';
 import { renderMarkdown } from '../../report/markdown.js';

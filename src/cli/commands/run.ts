@@ -86,7 +86,7 @@ function positive(value: string | undefined, flag: string): number | undefined {
 
 async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   // Everything heavy loads here, so registering `run` costs the other commands nothing at start-up.
-  const [{ loadConfig, withOverrides }, { formatStatus }, { openForCommand }] = await Promise.all([import('../../config/config.js'), import('../run-status.js'), import('../workspace.js')]);
+  const [{ withOverrides }, { loadConfig }, { formatStatus }, { openForCommand }] = await Promise.all([import('../../config/config.js'), import('../../config/load.js'), import('../run-status.js'), import('../workspace.js')]);
   const root = flags.root ?? process.cwd();
   const usageHint = 'Run `editwarden run --help`.';
   if (!flags.model) return refuse({ code: 'E_USAGE', message: 'run needs --model provider:model.', hint: usageHint }, flags, io);

@@ -4,7 +4,8 @@
  * failed. Thin: resolves which steps to run, calls the verifier, prints.
  */
 import type { Command } from 'commander';
-import { loadConfig, type Config } from '../../config/config.js';
+import type { Config } from '../../config/config.js';
+import { loadConfig } from '../../config/load.js';
 import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { newRunId, isRunId } from '../../runs/runs.js';
 import { openReadOnly } from '../../workspace/open.js';

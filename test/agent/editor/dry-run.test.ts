@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashTree } from '../../../src/agent/hash-tree.js';
 import { runEditor } from '../../../src/agent/editor/editor.js';
-import { loadConfig } from '../../../src/config/config.js';
+import { loadConfig } from '../../../src/config/load.js';
 import { openWorkspace } from '../../../src/workspace/open.js';
 import { cleanup, complete, GREETING_FILE, GREETING_PROJECT, lastToolResult, makeProject, read, runEditorWithServer, setGreeting, verifyResults } from './helpers.js';
 

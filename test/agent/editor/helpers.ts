@@ -73,7 +73,7 @@ export async function runEditorWithServer(root: string, script: ScriptSource, op
   const server = await startScriptedServer(script, { chunk: 11 });
   try {
     const provider = createProvider('openai-compatible:scripted', { baseUrl: server.openaiBaseUrl, env: {}, stream: true, maxRetries: 0 });
-    const { loadConfig } = await import('../../../src/config/config.js');
+    const { loadConfig } = await import('../../../src/config/load.js');
     const config: Config = withOverrides(fs.existsSync(path.join(root, '.editwarden.yml')) ? loadConfig(root) : defaultConfig(), options.config ?? {});
     const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes });
     const events: EditorRunEvent[] = [];

@@ -7,7 +7,8 @@ import { OverlayView } from '../../../src/workspace/overlay.js';
 import { queryTerms, scoutCodebase } from '../../../src/agent/scouts/codebase.js';
 import { interpretRun, scoutEnvironment } from '../../../src/agent/scouts/environment.js';
 import { runVerification } from '../../../src/agent/editor/verification.js';
-import { defaultConfig, loadConfig, withOverrides } from '../../../src/config/config.js';
+import { defaultConfig, withOverrides } from '../../../src/config/config.js';
+import { loadConfig } from '../../../src/config/load.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
 import { cleanup, copyFixture, makeProject } from '../editor/helpers.js';
 

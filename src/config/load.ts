@@ -1,0 +1,126 @@
+/**
+ * Reading the configuration: the one function every route uses (the CLI
+ * commands, the MCP server, the hooks, the demo, the library's
+ * `loadConfig`). Layers, lowest first:
+ *
+ *   defaults < the person's own config (outside the repository) < the repository's file < flags
+ *
+ * Defends against: a cloned repository configuring its own guard. The
+ * repository's `.editwarden.yml` (or a `--config` file inside the root) may
+ * only tighten what the layers below it set, key by key (trust-keys.ts), until
+ * the person trusts that file by its content hash (`editwarden trust`). A
+ * loosening from an untrusted file is refused before anything runs, with
+ * every such key named and the command that trusts the file. A `--config`
+ * file outside the root is the person's own, like their user config.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { EditwardenError, ErrorCode } from '../errors.js';
+import { type Config, mergeRaw, parseYaml, validateConfig } from './config.js';
+import { CONFIG_FILE } from './names.js';
+import { type Loosening, loosenings, withBaselineDenials } from './trust-keys.js';
+import { type TrustState, trustDir, trustStateOf, userConfigFile } from './trust-store.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** What was read and how far each file is trusted: `doctor` prints it, `loadConfig` acts on it. */
+export interface ConfigInspection {
+  /** The merged, validated config (the repository file's loosenings included: check `refusal` before using it). */
+  config: Config;
+  /** The person's config file, and whether it exists. */
+  user: { file: string | null; exists: boolean };
+  /** The repository's (or `--config`) file, when one was read; `own` when it lies outside the root. */
+  repository: { file: string; trust: TrustState | 'own' } | null;
+  /** Keys of the repository file that loosen the person's baseline (in effect when trusted or own). */
+  loosenings: Loosening[];
+  /** The refusal `loadConfig` throws: an untrusted file loosens the guard. */
+  refusal: EditwardenError | null;
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+function real(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+function readBytes(file: string): Buffer | null {
+  try {
+    return fs.readFileSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/** Trust records kept inside the root (a HOME that is the project) are the repository's to write: not believed. */
+function storeOutside(root: string, env: Env): boolean {
+  const dir = trustDir(env);
+  return dir !== null && !isInside(real(dir), real(root));
+}
+
+/** A shell word a person can paste (single-quoted when it holds anything but safe characters). */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command that trusts `file` of `root`, as the refusal and `doctor` print it. */
+export function trustCommand(root: string, file: string): string {
+  const defaultFile = real(path.join(root, CONFIG_FILE)) === real(file);
+  return `editwarden trust --root ${shellWord(path.resolve(root))}${defaultFile ? '' : ` ${shellWord(path.resolve(file))}`}`;
+}
+
+/** `source`: the file as the person named it (for the message); `file`: its absolute path (for the command). */
+function refusal(root: string, source: string, file: string, trust: TrustState, found: Loosening[], userFile: string | null): EditwardenError {
+  const keys = found.map((l) => `${l.key}: ${l.value} (yours: ${l.baseline})`).join('; ');
+  const why = trust === 'changed' ? 'it changed since you trusted it' : 'you have not trusted it';
+  return new EditwardenError({
+    code: ErrorCode.UNTRUSTED_CONFIG,
+    message: `${source} loosens the guard, and ${why}: ${keys}. A repository's config may only tighten the guard (lower limits, more denied patterns, fewer tools) until a person trusts it.`,
+    hint: `If you wrote this file and accept these settings, trust it: ${trustCommand(root, file)} (recorded by content hash outside the repository; any change to the file voids it). Or set the keys in your own config${userFile ? ` (${userFile})` : ''} or with the command-line flags that set them, or remove them. Nothing ran.`,
+  });
+}
+
+/** Reads and validates the layers of `root`'s config (`explicitFile`: `--config`), and judges the repository file's trust. */
+export function inspectConfig(root: string, explicitFile?: string, env: Env = process.env): ConfigInspection {
+  const userFile = userConfigFile(env);
+  const userBytes = userFile === null ? null : readBytes(userFile);
+  const userRaw = userBytes === null ? {} : parseYaml(userBytes.toString('utf8'), userFile as string);
+  // Validated alone first, so an error names the file it is in.
+  const baseline = validateConfig(userRaw, userFile ?? 'your config');
+  const user = { file: userFile, exists: userBytes !== null };
+
+  const file = explicitFile ? path.resolve(explicitFile) : path.join(root, CONFIG_FILE);
+  const bytes = readBytes(file);
+  if (bytes === null) {
+    if (explicitFile) throw new EditwardenError({ code: ErrorCode.CONFIG, message: `Config file ${explicitFile} cannot be read.`, hint: 'Check the --config path.' });
+    return { config: baseline, user, repository: null, loosenings: [], refusal: null };
+  }
+  const source = explicitFile ?? CONFIG_FILE;
+  const raw = parseYaml(bytes.toString('utf8'), source);
+  validateConfig(raw, source);
+  const merged = validateConfig(mergeRaw(userRaw, raw), source);
+  // A --config outside the root is the person's own file; anything inside is the repository's.
+  const trust: TrustState | 'own' = explicitFile && !isInside(real(file), real(root)) ? 'own' : storeOutside(root, env) ? trustStateOf(file, bytes, env) : 'untrusted';
+  const believed = trust === 'own' || trust === 'trusted';
+  // Untrusted, a deny list adds to the person's (it can deny more, never less); believed, it replaces.
+  const config = believed ? merged : withBaselineDenials(baseline, merged);
+  const found = loosenings(baseline, config);
+  const refused = found.length > 0 && !believed ? refusal(root, source, file, trust, found, userFile) : null;
+  return { config, user, repository: { file, trust }, loosenings: found, refusal: refused };
+}
+
+/**
+ * The config of `root` (or an explicit `--config` file) over the person's own, defaults when there is none.
+ * Throws E_CONFIG for an invalid file and E_UNTRUSTED_CONFIG when an untrusted repository file loosens the guard.
+ */
+export function loadConfig(root: string, explicitFile?: string, env: Env = process.env): Config {
+  const inspection = inspectConfig(root, explicitFile, env);
+  if (inspection.refusal) throw inspection.refusal;
+  return inspection.config;
+}
