@@ -158,7 +158,9 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   if (logged) say(`editwarden could not log this command: ${logged.message}`);
   if (refusal) return refuse(refusal, SHELL_REFUSED, `editwarden: the command ran (exit code ${exitCode}) but its effects were refused`);
   if (exitCode !== 0 && !sandbox.network) {
-    say('[editwarden] note: this command ran in a sandbox without network access; if it needs the network (an install, a download), a person can set sandbox.network: true in .editwarden.yml.');
+    say(
+      '[editwarden] note: this command ran in a sandbox without network access; if it needs the network (an install, a download), a person can set sandbox.network: true in their own config (~/.config/editwarden/config.yml), or in .editwarden.yml and then trust that file with `editwarden trust`.',
+    );
   }
   return exitCode;
 }

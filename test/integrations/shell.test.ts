@@ -12,6 +12,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { shellRunnerLine } from '../../src/integrations/client.js';
 import { readEvents } from '../../src/runs/events-read.js';
+import { trustRepoConfig } from '../trust-config.js';
 import { cleanup, editwarden, project, tempDir } from './helpers.js';
 
 afterAll(cleanup);
@@ -67,6 +68,9 @@ describe('a hooked shell command runs through editwarden', () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('sandbox.network: true');
     fs.writeFileSync(path.join(root, '.editwarden.yml'), 'sandbox:\n  network: true\n');
+    // Network loosens the guard: a repository's file gets it only once a person trusts it.
+    expect(asClient(preHook('claude', root, 'exit 3'), root).stderr).toContain('E_UNTRUSTED_CONFIG');
+    trustRepoConfig(root);
     expect(asClient(preHook('claude', root, 'exit 3'), root).stderr).not.toContain('sandbox.network');
   });
 
