@@ -80,6 +80,11 @@ export const ErrorCode = {
   // Rendering a change in an edit format (src/formats/render.ts).
   /** The format cannot express this change (a deletion in SEARCH/REPLACE, a line that reads as a marker). */
   INEXPRESSIBLE: 'E_INEXPRESSIBLE',
+  // Undo (docs/undo.md).
+  /** An undo would overwrite files changed since the step it undoes (a person's own later change): refused unless forced. */
+  CHANGED_SINCE: 'E_CHANGED_SINCE',
+  /** No editwarden root here or in any folder above (no `.editwarden/` state folder, no git root). */
+  NO_ROOT: 'E_NO_ROOT',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -158,6 +163,8 @@ const EXIT_CODE_OF: { readonly [C in ErrorCode]: ExitCode } = {
   E_HARD_LINK: ExitCode.REJECTED,
   E_UNTRUSTED_STATE: ExitCode.REJECTED,
   E_INEXPRESSIBLE: ExitCode.REJECTED,
+  E_CHANGED_SINCE: ExitCode.REJECTED,
+  E_NO_ROOT: ExitCode.USAGE,
   E_INVOCATION_SPENT: ExitCode.REJECTED,
 };
 

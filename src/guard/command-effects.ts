@@ -17,9 +17,17 @@
  * no NUL byte makes a change free. `.git/` and the config files are
  * snapshotted too: any change a command makes to them is reported and put
  * back at once (governing.ts).
+ *
+ * Undo: when the command is named (`before(label, { command })`), what it
+ * changed becomes one undo step named by its command line before the index
+ * checkpoint is dropped: a files checkpoint of exactly the changed paths as
+ * they were before it, sharing the index's blobs (steps.ts
+ * `recordCommandStep`). Changes to the governing files are not in it: they
+ * were put back already.
  */
 import path from 'node:path';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
+import { recordCommandStep, type CommandOrigin } from '../workspace/checkpoints/steps.js';
 import type { CheckpointChange, Manifest } from '../workspace/checkpoints/types.js';
 import { readExcludeFile } from '../workspace/checkpoints/walk.js';
 import { governingChanges, revertGoverning, snapshotGoverning, type GoverningChange, type GoverningSnapshot } from '../workspace/governing.js';
@@ -31,12 +39,16 @@ export interface EffectsMark {
   /** .git/info/exclude as it was before the command. */
   exclude: string | null;
   governing: GoverningSnapshot;
+  /** The undo step to record after the command: its command line and run (absent: counted only, no step). */
+  step?: Omit<CommandOrigin, 'kind'>;
 }
 
 export interface CommandEffectsResult {
   changes: FileChange[];
   /** Changes to `.git/` or a config file, already put back (see `reverted` of each). */
   governing: GoverningChange[];
+  /** The undo step recorded for the command (null: it changed nothing, or it was not asked for). */
+  step: string | null;
 }
 
 export class CommandEffects {
@@ -48,13 +60,14 @@ export class CommandEffects {
     private readonly watchGit = true,
   ) {}
 
-  before(label: string): EffectsMark {
+  /** Takes the index before a command; with `step`, `after` records what the command changed as one undo step. */
+  before(label: string, step?: Omit<CommandOrigin, 'kind'>): EffectsMark {
     const root = this.checkpoints.ws.root;
     // The rules first: what the command finds is what it may not change.
     const exclude = readExcludeFile(root);
     const governing = snapshotGoverning(root, this.configFiles, this.watchGit);
     const manifest = this.checkpoints.createWorkspace(`before ${label}`, 'index of the workspace before a command, to charge what it changes', { kind: 'manual' });
-    return { checkpoint: manifest.id, exclude, governing };
+    return { checkpoint: manifest.id, exclude, governing, ...(step ? { step } : {}) };
   }
 
   after(mark: EffectsMark): CommandEffectsResult {
@@ -63,14 +76,31 @@ export class CommandEffects {
     const governed = new Set(governing.map((g) => g.path));
     const diff = this.checkpoints.diff(mark.checkpoint, { rules: { only: 'checkpoint', exclude: mark.exclude } });
     const manifest = this.checkpoints.get(mark.checkpoint);
-    const changes = diff.filter((c) => !governed.has(c.path)).map((c) => toFileChange(c, sidesOf(this.checkpoints, manifest)));
+    const kept = diff.filter((c) => !governed.has(c.path));
+    const changes = kept.map((c) => toFileChange(c, sidesOf(this.checkpoints, manifest)));
+    // Before the index is dropped: the step shares its blobs, so the collector keeps them.
+    const step =
+      mark.step && kept.length > 0
+        ? recordCommandStep(
+            this.checkpoints,
+            manifest,
+            kept.map((c) => c.path),
+            { kind: 'command', ...mark.step },
+          )
+        : null;
     try {
       this.checkpoints.drop(mark.checkpoint);
     } catch {
       // Keeping one checkpoint too many is harmless; losing the count is not.
     }
-    return { changes, governing };
+    return { changes, governing, step: step?.id ?? null };
   }
+}
+
+/** The undo step of a command tool's call: named by its command line (the `command` argument every command tool takes). */
+export function commandStep(args: unknown, run: string): Omit<CommandOrigin, 'kind'> {
+  const command = typeof args === 'object' && args !== null && typeof (args as { command?: unknown }).command === 'string' ? (args as { command: string }).command : 'a command';
+  return { command, run };
 }
 
 /** Where the old and new bytes of a changed path are: the checkpoint's blob (or inline bytes) and the file on disk. */

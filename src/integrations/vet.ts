@@ -19,6 +19,7 @@ import type { EngineHooks } from '../edit/types.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { ConstraintGuard, type FileChange } from '../guard/constraints.js';
 import { changesOf } from '../tools/edits.js';
+import { StepRecords } from '../workspace/checkpoints/steps.js';
 import { ensureStateSubdir } from '../workspace/state-dir.js';
 import { openWorkspace } from '../workspace/open.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -109,6 +110,12 @@ export function recordNativeEdit(root: string, client: string, tool: string, cal
     }
   }
   const changes = checkpoint ? service.diff(checkpoint, { patch: false }).map((c) => ({ path: c.path, change: c.change })) : [];
+  // The edit happened: only now is the pre-hook checkpoint an undo step, with the state it left recorded (steps.ts).
+  if (checkpoint && changes.length > 0)
+    new StepRecords(service).confirm(
+      checkpoint,
+      service.get(checkpoint).entries.map((e) => e.path),
+    );
   appendLog(opened.ws, { at: new Date().toISOString(), client, tool, ...(call !== undefined ? { call } : {}), checkpoint, changes });
   return { checkpoint, changes };
 }

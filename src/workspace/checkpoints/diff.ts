@@ -17,6 +17,8 @@ export interface DiffOptions {
   maxPatchBytes?: number;
   /** Which ignore rules decide what counts as created since (default: then or now). */
   rules?: IgnoreRules;
+  /** Patches from the disk now to the checkpoint (what a restore would do) instead of from the checkpoint to the disk. */
+  reverse?: boolean;
 }
 
 function stateOfEntry(entry: ManifestEntry): EntryState | undefined {
@@ -66,6 +68,7 @@ function diffWith(resolver: ReturnType<typeof asResolver>, dirs: DirCache, manif
       after = now?.bytes ?? null;
     }
     if ((before && !isText(before, maxPatch)) || (after && !isText(after, maxPatch))) return undefined;
+    if (options.reverse) return createTwoFilesPatch(after ? `a/${rel}` : '/dev/null', before ? `b/${rel}` : '/dev/null', after?.toString('utf8') ?? '', before?.toString('utf8') ?? '');
     return createTwoFilesPatch(before ? `a/${rel}` : '/dev/null', after ? `b/${rel}` : '/dev/null', before?.toString('utf8') ?? '', after?.toString('utf8') ?? '');
   };
 
