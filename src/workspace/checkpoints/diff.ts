@@ -57,7 +57,8 @@ function diffWith(resolver: ReturnType<typeof asResolver>, dirs: DirCache, manif
   const wantPatch = options.patch ?? true;
   const maxPatch = options.maxPatchBytes ?? 1024 * 1024;
   const changes: CheckpointChange[] = [];
-  const readBefore = (entry: ManifestEntry): Buffer | null => (entry.type === 'file' ? bytesOf(entry, blobs) : null);
+  // Only for a patch: an after record (steps.ts) names hashes whose bytes were never stored.
+  const readBefore = (entry: ManifestEntry): Buffer | null => (wantPatch && entry.type === 'file' ? bytesOf(entry, blobs) : null);
   const patchOf = (rel: string, before: Buffer | null, at: { parent: DirHandle | null; name: string } | null): string | undefined => {
     if (!wantPatch) return undefined;
     let after: Buffer | null = null;
