@@ -6,8 +6,8 @@
  * + inode per file; unchanged files reuse the previous checkpoint's blobs
  * without being read) and its blobs hold the old bytes. After the command,
  * the checkpoint's diff names every file added, deleted or modified. The
- * checkpoint is dropped once counted; the run-level checkpoint, if any, is
- * what rollback uses.
+ * checkpoint is kept as the base of the next command's index
+ * (command-index.ts); the run-level checkpoint, if any, is what rollback uses.
  *
  * Measured against rules the command cannot change: "ignored" means ignored
  * by the .gitignore files and .git/info/exclude as they were BEFORE the
@@ -27,6 +27,8 @@
  */
 import path from 'node:path';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
+import { CommandIndex } from '../workspace/checkpoints/command-index.js';
+import { diffIndex } from '../workspace/checkpoints/index-diff.js';
 import { recordCommandStep, type CommandOrigin } from '../workspace/checkpoints/steps.js';
 import type { CheckpointChange, Manifest } from '../workspace/checkpoints/types.js';
 import { readExcludeFile } from '../workspace/checkpoints/walk.js';
@@ -66,7 +68,7 @@ export class CommandEffects {
     // The rules first: what the command finds is what it may not change.
     const exclude = readExcludeFile(root);
     const governing = snapshotGoverning(root, this.configFiles, this.watchGit);
-    const manifest = this.checkpoints.createWorkspace(`before ${label}`, 'index of the workspace before a command, to charge what it changes', { kind: 'manual' });
+    const manifest = new CommandIndex(this.checkpoints).take(label);
     return { checkpoint: manifest.id, exclude, governing, ...(step ? { step } : {}) };
   }
 
@@ -74,8 +76,9 @@ export class CommandEffects {
     // Undo changes to what governs the run before anything else reads it.
     const governing = revertGoverning(mark.governing, governingChanges(mark.governing));
     const governed = new Set(governing.map((g) => g.path));
-    const diff = this.checkpoints.diff(mark.checkpoint, { rules: { only: 'checkpoint', exclude: mark.exclude } });
     const manifest = this.checkpoints.get(mark.checkpoint);
+    // One walk: files whose stat is unchanged are passed by it, the rest diffed exactly (index-diff.ts).
+    const diff = diffIndex(this.checkpoints.ws.resolver, manifest, this.checkpoints.blobs, { only: 'checkpoint', exclude: mark.exclude });
     const kept = diff.filter((c) => !governed.has(c.path));
     const changes = kept.map((c) => toFileChange(c, sidesOf(this.checkpoints, manifest)));
     // Before the index is dropped: the step shares its blobs, so the collector keeps them.
@@ -89,7 +92,8 @@ export class CommandEffects {
           )
         : null;
     try {
-      this.checkpoints.drop(mark.checkpoint);
+      // Kept as the next command's base (command-index.ts): dropping it would make every command re-read and re-copy the tree.
+      new CommandIndex(this.checkpoints).release(mark.checkpoint);
     } catch {
       // Keeping one checkpoint too many is harmless; losing the count is not.
     }

@@ -356,6 +356,7 @@ export function changesOf(summaries: readonly CheckpointSummary[], own: Readonly
         label = `restore of checkpoint ${c.origin.before}`;
         break;
       case 'manual':
+      case 'index':
         continue;
       default: {
         const never: never = c.origin;

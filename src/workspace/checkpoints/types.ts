@@ -46,7 +46,13 @@ export type CheckpointOrigin =
    * (steps.ts `recordCommandStep`): written after the command ran, from the
    * workspace index taken before it. One undo step, named by the command line.
    */
-  | { kind: 'command'; command: string; run?: string; session?: string };
+  | { kind: 'command'; command: string; run?: string; session?: string }
+  /**
+   * The workspace index a command's effects are measured against
+   * (command-index.ts): kept after the command as the base of the next one
+   * (its blobs back the stat cache), replaced by the next. Never an undo step.
+   */
+  | { kind: 'index' };
 
 export interface Manifest {
   format: 1;
