@@ -11,7 +11,10 @@
  * effect): a file recorded within RACY_MS before the index's scan began is
  * never trusted by its stat (a rewrite of the same size in the same
  * timestamp tick keeps mtime and ctime: git's "racy clean" problem); it is
- * hashed. Read-only.
+ * hashed. (Linux ≥ 6.13 gives a file whose ctime was read a fine-grained
+ * next ctime, so the case cannot be produced on this project's test kernel;
+ * the guard is for older kernels and coarser file systems. The property
+ * test pins that the one walk finds what the full diff finds.) Read-only.
  */
 import { manifestIgnoreSource, type IgnoreRules } from './restore.js';
 import type { BlobStore } from './blob-store.js';
