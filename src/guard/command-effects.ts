@@ -41,6 +41,8 @@ export interface EffectsMark {
   /** .git/info/exclude as it was before the command. */
   exclude: string | null;
   governing: GoverningSnapshot;
+  /** The index itself, kept in memory: reading its manifest back (a JSON of every file) cost as much as the walk. */
+  index?: Manifest;
   /** The undo step to record after the command: its command line and run (absent: counted only, no step). */
   step?: Omit<CommandOrigin, 'kind'>;
 }
@@ -69,14 +71,14 @@ export class CommandEffects {
     const exclude = readExcludeFile(root);
     const governing = snapshotGoverning(root, this.configFiles, this.watchGit);
     const manifest = new CommandIndex(this.checkpoints).take(label);
-    return { checkpoint: manifest.id, exclude, governing, ...(step ? { step } : {}) };
+    return { checkpoint: manifest.id, exclude, governing, index: manifest, ...(step ? { step } : {}) };
   }
 
   after(mark: EffectsMark): CommandEffectsResult {
     // Undo changes to what governs the run before anything else reads it.
     const governing = revertGoverning(mark.governing, governingChanges(mark.governing));
     const governed = new Set(governing.map((g) => g.path));
-    const manifest = this.checkpoints.get(mark.checkpoint);
+    const manifest = mark.index ?? this.checkpoints.get(mark.checkpoint);
     // One walk: files whose stat is unchanged are passed by it, the rest diffed exactly (index-diff.ts).
     const diff = diffIndex(this.checkpoints.ws.resolver, manifest, this.checkpoints.blobs, { only: 'checkpoint', exclude: mark.exclude });
     const kept = diff.filter((c) => !governed.has(c.path));
