@@ -47,7 +47,7 @@ export class CommandIndex {
       if (previous === null || previous === id) return;
       try {
         // Only an index: a pointer edited to name another checkpoint must not remove it.
-        if (this.service.get(previous).origin.kind === 'index') this.service.manifests.remove(previous);
+        if (this.service.manifests.isIndex(previous)) this.service.manifests.remove(previous);
       } catch {
         // Already gone (pruned, dropped): nothing to do.
       }
