@@ -7,9 +7,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cleanup as cleanupScripts, script } from '../agent/helpers/bin.js';
 import { cleanup, editwarden, project } from '../integrations/helpers.js';
 
-afterAll(cleanup);
+afterAll(() => {
+  cleanup();
+  cleanupScripts();
+});
 
 const read = (root: string, file: string): string => fs.readFileSync(path.join(root, file), 'utf8');
 
@@ -72,6 +76,17 @@ describe('undo steps back over what a command did', () => {
     editwarden(['redo', '--root', root]);
     expect(read(root, 'c.txt')).toBe('new\n');
     expect(fs.existsSync(path.join(root, 'b.txt'))).toBe(false);
+  });
+
+  it('the agent loop (`run`): a command of the model is one step, and `undo --run <id>` of the run restores it', () => {
+    const root = project({ '.editwarden.yml': 'verify:\n  on_completion: false\n', 'src/a.ts': 'export const a = 1;\n' });
+    const turns = [{ tool_calls: [{ name: 'execute_command', arguments: { command: 'rm -rf src' } }] }, { tool_calls: [{ name: 'task_completion', arguments: { summary: 'Done.', status: 'done' } }] }];
+    const r = editwarden(['run', '--task', 'clean up', '--model', script(root, turns), '--root', root]);
+    expect(fs.existsSync(path.join(root, 'src'))).toBe(false);
+    const id = /undo this run: editwarden undo --run (\S+)/.exec(r.stdout)?.[1];
+    expect(id, r.stdout + r.stderr).toBeDefined();
+    expect(editwarden(['undo', '--run', id as string, '--root', root]).code).toBe(0);
+    expect(read(root, 'src/a.ts')).toBe('export const a = 1;\n');
   });
 
   it('a command that changed nothing leaves no step', () => {
