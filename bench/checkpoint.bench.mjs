@@ -5,7 +5,9 @@
 // shadow-git checkpoint, and flat from 5k to 50k files; an incremental
 // workspace checkpoint (what every command's side-effect accounting pays)
 // at most half the time of a later shadow-git checkpoint with the same
-// 1-file change (rounds interleaved, medians).
+// 1-file change (rounds interleaved, medians); a command's added cost (its
+// index before, the one-walk diff after: what a wrapped `true` pays on top
+// of the bare command), goal ≤ 50 ms at 5k files.
 // Run: npm run build && node bench/run.mjs checkpoint   (a few minutes)
 // EW_BENCH_SIZES=5000,50000 overrides the sizes.
 import fs from 'node:fs';
@@ -131,6 +133,15 @@ async function measure(n) {
   }
   rows.wsSecond = median(ours);
   rows.shadowPaired = median(theirs);
+  // What a command run through editwarden adds over the bare command: its index before (kept as the next one's base) and the one-walk diff after.
+  const { CommandEffects } = await dist('guard/command-effects.js');
+  const effects = new CommandEffects(cps);
+  effects.after(effects.before('warm', { command: 'true', run: 'bench' }));
+  rows.wrapped = median(
+    timeIt(() => {
+      effects.after(effects.before('bench', { command: 'true', run: 'bench' }));
+    }, ROUNDS),
+  );
   // The floor of any checkpoint that must notice an edit without a file watcher: one lstat per file (what git does too).
   const files = Array.from({ length: n }, (_, i) => path.join(root, `pkg${Math.floor(i / 1000)}`, `mod${Math.floor(i / 100) % 10}`, `file${i}.ts`));
   rows.lstatFloor = median(
@@ -173,6 +184,15 @@ export async function run() {
         goal: '≤ 0.5×',
         met: r.wsSecond <= 0.5 * r.shadowPaired ? 'met' : 'not met',
         note: `time ratio ours/git; medians of ${ROUNDS} interleaved rounds, same 1-file change; stat cache; load ${os.loadavg()[0].toFixed(1)}`,
+      },
+      {
+        case: `wrapped command overhead (index before + diff after), ${k(n)} files`,
+        value: ms(r.wrapped),
+        baseline: `floor: lstat per file ×2 ${ms(2 * r.lstatFloor)}`,
+        ratio: ratio(r.wrapped, 2 * r.lstatFloor),
+        goal: n <= 5000 ? '≤ 50 ms' : '',
+        met: n <= 5000 ? (r.wrapped <= 50 ? 'met' : 'not met') : '',
+        note: `added over the bare command (a wrapped \`true\`), median of ${ROUNDS}; the floor is two stat passes (before and after); load ${os.loadavg()[0].toFixed(1)}`,
       },
       {
         case: `floor: one lstat per file (Node, by path), ${k(n)} files`,

@@ -92,6 +92,11 @@ export const ErrorCode = {
   // Trust (SECURITY.md): a repository's config may only tighten the guard until a person trusts it.
   /** A repository config file sets a key that loosens the guard, and the person has not trusted that file (or it changed since). */
   UNTRUSTED_CONFIG: 'E_UNTRUSTED_CONFIG',
+  // Undo (docs/undo.md).
+  /** An undo would overwrite files changed since the step it undoes (a person's own later change): refused unless forced. */
+  CHANGED_SINCE: 'E_CHANGED_SINCE',
+  /** No editwarden root here or in any folder above (no `.editwarden/` state folder, no git root). */
+  NO_ROOT: 'E_NO_ROOT',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -173,6 +178,8 @@ const EXIT_CODE_OF: { readonly [C in ErrorCode]: ExitCode } = {
   E_INEXPRESSIBLE: ExitCode.REJECTED,
   // A configuration a person fixes (by trusting the file or moving the keys), like E_CONFIG: nothing ran.
   E_UNTRUSTED_CONFIG: ExitCode.USAGE,
+  E_CHANGED_SINCE: ExitCode.REJECTED,
+  E_NO_ROOT: ExitCode.USAGE,
   E_INVOCATION_SPENT: ExitCode.REJECTED,
   E_GUARD_UNAVAILABLE: ExitCode.REJECTED,
   E_SETTINGS_SYMLINK: ExitCode.USAGE,

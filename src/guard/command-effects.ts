@@ -6,8 +6,8 @@
  * + inode per file; unchanged files reuse the previous checkpoint's blobs
  * without being read) and its blobs hold the old bytes. After the command,
  * the checkpoint's diff names every file added, deleted or modified. The
- * checkpoint is dropped once counted; the run-level checkpoint, if any, is
- * what rollback uses.
+ * checkpoint is kept as the base of the next command's index
+ * (command-index.ts); the run-level checkpoint, if any, is what rollback uses.
  *
  * Measured against rules the command cannot change: "ignored" means ignored
  * by the .gitignore files and .git/info/exclude as they were BEFORE the
@@ -17,10 +17,20 @@
  * no NUL byte makes a change free. `.git/` and the config files are
  * snapshotted too: any change a command makes to them is reported and put
  * back at once (governing.ts).
+ *
+ * Undo: when the command is named (`before(label, { command })`), what it
+ * changed becomes one undo step named by its command line before the index
+ * checkpoint is dropped: a files checkpoint of exactly the changed paths as
+ * they were before it, sharing the index's blobs (steps.ts
+ * `recordCommandStep`). Changes to the governing files are not in it: they
+ * were put back already.
  */
 import path from 'node:path';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
-import type { CheckpointChange, CheckpointOrigin, Manifest } from '../workspace/checkpoints/types.js';
+import { CommandIndex } from '../workspace/checkpoints/command-index.js';
+import { diffIndex } from '../workspace/checkpoints/index-diff.js';
+import { recordCommandStep, type CommandOrigin } from '../workspace/checkpoints/steps.js';
+import type { CheckpointChange, Manifest } from '../workspace/checkpoints/types.js';
 import { readExcludeFile } from '../workspace/checkpoints/walk.js';
 import { governingChanges, revertGoverning, snapshotGoverning, type GoverningChange, type GoverningSnapshot } from '../workspace/governing.js';
 import type { FileChange } from './constraints.js';
@@ -31,12 +41,18 @@ export interface EffectsMark {
   /** .git/info/exclude as it was before the command. */
   exclude: string | null;
   governing: GoverningSnapshot;
+  /** The index itself, kept in memory: reading its manifest back (a JSON of every file) cost as much as the walk. */
+  index?: Manifest;
+  /** The undo step to record after the command: its command line and run (absent: counted only, no step). */
+  step?: Omit<CommandOrigin, 'kind'>;
 }
 
 export interface CommandEffectsResult {
   changes: FileChange[];
   /** Changes to `.git/` or a config file, already put back (see `reverted` of each). */
   governing: GoverningChange[];
+  /** The undo step recorded for the command (null: it changed nothing, or it was not asked for). */
+  step: string | null;
 }
 
 export class CommandEffects {
@@ -48,32 +64,50 @@ export class CommandEffects {
     private readonly watchGit = true,
   ) {}
 
-  /** `origin` other than manual makes the checkpoint an undo step (a hooked client's shell command: `{ kind: 'hook', … }`). */
-  before(label: string, origin: CheckpointOrigin = { kind: 'manual' }, reason = 'index of the workspace before a command, to charge what it changes'): EffectsMark {
+  /** Takes the index before a command; with `step`, `after` records what the command changed as one undo step. */
+  before(label: string, step?: Omit<CommandOrigin, 'kind'>): EffectsMark {
     const root = this.checkpoints.ws.root;
     // The rules first: what the command finds is what it may not change.
     const exclude = readExcludeFile(root);
     const governing = snapshotGoverning(root, this.configFiles, this.watchGit);
-    const manifest = this.checkpoints.createWorkspace(`before ${label}`, reason, origin);
-    return { checkpoint: manifest.id, exclude, governing };
+    const manifest = new CommandIndex(this.checkpoints).take(label);
+    return { checkpoint: manifest.id, exclude, governing, index: manifest, ...(step ? { step } : {}) };
   }
 
-  /** `keepIfChanged`: a command that changed files keeps its checkpoint (it is that command's undo step); one that changed nothing drops it. */
-  after(mark: EffectsMark, options: { keepIfChanged?: boolean } = {}): CommandEffectsResult {
+  /** The command's effects; with a `step` given to `before`, what it changed is recorded as one undo step (`step` in the result). */
+  after(mark: EffectsMark): CommandEffectsResult {
     // Undo changes to what governs the run before anything else reads it.
     const governing = revertGoverning(mark.governing, governingChanges(mark.governing));
     const governed = new Set(governing.map((g) => g.path));
-    const diff = this.checkpoints.diff(mark.checkpoint, { rules: { only: 'checkpoint', exclude: mark.exclude } });
-    const manifest = this.checkpoints.get(mark.checkpoint);
-    const changes = diff.filter((c) => !governed.has(c.path)).map((c) => toFileChange(c, sidesOf(this.checkpoints, manifest)));
-    if (options.keepIfChanged && changes.length > 0) return { changes, governing };
+    const manifest = mark.index ?? this.checkpoints.get(mark.checkpoint);
+    // One walk: files whose stat is unchanged are passed by it, the rest diffed exactly (index-diff.ts).
+    const diff = diffIndex(this.checkpoints.ws.resolver, manifest, this.checkpoints.blobs, { only: 'checkpoint', exclude: mark.exclude });
+    const kept = diff.filter((c) => !governed.has(c.path));
+    const changes = kept.map((c) => toFileChange(c, sidesOf(this.checkpoints, manifest)));
+    // Before the index is dropped: the step shares its blobs, so the collector keeps them.
+    const step =
+      mark.step && kept.length > 0
+        ? recordCommandStep(
+            this.checkpoints,
+            manifest,
+            kept.map((c) => c.path),
+            { kind: 'command', ...mark.step },
+          )
+        : null;
     try {
-      this.checkpoints.drop(mark.checkpoint);
+      // Kept as the next command's base (command-index.ts): dropping it would make every command re-read and re-copy the tree.
+      new CommandIndex(this.checkpoints).release(mark.checkpoint);
     } catch {
       // Keeping one checkpoint too many is harmless; losing the count is not.
     }
-    return { changes, governing };
+    return { changes, governing, step: step?.id ?? null };
   }
+}
+
+/** The undo step of a command tool's call: named by its command line (the `command` argument every command tool takes). */
+export function commandStep(args: unknown, run: string): Omit<CommandOrigin, 'kind'> {
+  const command = typeof args === 'object' && args !== null && typeof (args as { command?: unknown }).command === 'string' ? (args as { command: string }).command : 'a command';
+  return { command, run };
 }
 
 /** Where the old and new bytes of a changed path are: the checkpoint's blob (or inline bytes) and the file on disk. */

@@ -84,7 +84,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   const effects = new CommandEffects(opened.transactions.checkpoints, configFiles, !(config.sandbox?.git_writable ?? false));
   let mark: ReturnType<CommandEffects['before']>;
   try {
-    mark = effects.before(`${req.client} ${req.tool}`, { kind: 'hook', client: req.client, tool: req.tool }, `${req.client} ${req.tool}: ${oneLine(req.command)}`);
+    mark = effects.before(`${req.client} ${req.tool}`, { command: req.command, client: req.client, tool: req.tool, ...(req.session ? { session: req.session.session } : {}) });
   } catch (error) {
     // No checkpoint, no undo: the command is not run (fail closed).
     return refuse(toErrorInfo(error), SHELL_NOT_RUN);
@@ -103,7 +103,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
 
   let found: CommandEffectsResult;
   try {
-    found = effects.after(mark, { keepIfChanged: true });
+    found = effects.after(mark);
   } catch (error) {
     return refuse(toErrorInfo(error), SHELL_REFUSED, 'editwarden could not count what this command changed');
   }
@@ -121,9 +121,12 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   if (limits) {
     // Over the session's limits: the command's changes are put back, as a native edit would have been refused before it landed.
     try {
-      opened.transactions.checkpoints.restore(mark.checkpoint, { safety: false, rules: { only: 'checkpoint', exclude: mark.exclude } });
-      opened.transactions.checkpoints.drop(mark.checkpoint);
-      undone = true;
+      // The command's undo step holds the before-state of exactly what it changed: restore it, and it is no step any more.
+      if (found.step) {
+        opened.transactions.checkpoints.restore(found.step, { safety: false });
+        opened.transactions.checkpoints.drop(found.step);
+      }
+      undone = found.step !== null;
     } catch (error) {
       say(`editwarden could not put this command's changes back: ${toErrorInfo(error).message}`);
     }
@@ -139,7 +142,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
       cwd,
       exit_code: result.exit_code,
       sandbox: result.sandbox,
-      checkpoint: found.changes.length > 0 && !undone ? mark.checkpoint : null,
+      checkpoint: undone ? null : found.step,
       changes: found.changes,
       governing: found.governing,
       ...(refusal ? { refused: refusal.code } : {}),
@@ -152,7 +155,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     command: req.command,
     exitCode: result.exit_code,
     changes: found.changes,
-    checkpoint: found.changes.length > 0 && !undone ? mark.checkpoint : null,
+    checkpoint: undone ? null : found.step,
     refusal,
   });
   if (logged) say(`editwarden could not log this command: ${logged.message}`);
@@ -179,11 +182,6 @@ function isDirectory(p: string): boolean {
   } catch {
     return false;
   }
-}
-
-function oneLine(command: string): string {
-  const flat = command.replace(/\s+/g, ' ').trim();
-  return flat.length <= 200 ? flat : `${flat.slice(0, 197)}...`;
 }
 
 const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13 };

@@ -20,6 +20,7 @@ import type { EngineHooks } from '../edit/types.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { ConstraintGuard, type FileChange } from '../guard/constraints.js';
 import { changesOf } from '../tools/edits.js';
+import { StepRecords } from '../workspace/checkpoints/steps.js';
 import { ensureStateSubdir } from '../workspace/state-dir.js';
 import { openWorkspace } from '../workspace/open.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -117,6 +118,12 @@ export function recordNativeEdit(root: string, client: string, tool: string, cal
   }
   // With the patch: the event log (hook-events.ts) shows the change's diff; changes.jsonl keeps its paths only.
   const changes = checkpoint ? service.diff(checkpoint).map((c) => ({ path: c.path, change: c.change, ...(c.patch !== undefined ? { patch: c.patch } : {}) })) : [];
+  // The edit happened: only now is the pre-hook checkpoint an undo step, with the state it left recorded (steps.ts).
+  if (checkpoint && changes.length > 0)
+    new StepRecords(service).confirm(
+      checkpoint,
+      service.get(checkpoint).entries.map((e) => e.path),
+    );
   appendHookRecord(opened.ws, { at: new Date().toISOString(), client, tool, ...(call !== undefined ? { call } : {}), checkpoint, changes: changes.map((c) => ({ path: c.path, change: c.change })) });
   return { checkpoint, changes };
 }

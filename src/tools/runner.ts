@@ -27,7 +27,7 @@
  */
 import type { Config } from '../config/config.js';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
-import { CommandEffects } from '../guard/command-effects.js';
+import { CommandEffects, commandStep } from '../guard/command-effects.js';
 import { ConstraintGuard, type CheckSite, type ConstraintTotals, type FileChange, type RunMode } from '../guard/constraints.js';
 import { addTiming, buildMetrics, emptyToolStats, type RunMetrics, type ToolStats } from '../guard/metrics.js';
 import type { Violation } from '../guard/violations.js';
@@ -277,7 +277,7 @@ export class ToolRunner {
 
   /** Runs the invocation, stopped at the deadline (a command's effects are measured from a mark taken just before). */
   private async execute(scope: CallScope, tool: AnyTool, invocation: Invocation, stop: CallSignal): Promise<Execution> {
-    const mark = tool.kind === 'command' ? this.effects.before(`${tool.name} (call ${scope.index + 1} of run ${this.runId})`) : null;
+    const mark = tool.kind === 'command' ? this.effects.before(`${tool.name} (call ${scope.index + 1} of run ${this.runId})`, commandStep(scope.call.args, this.runId)) : null;
     const result = await settleOrAbandon(invocation.run(), stop.signal, this.options.stopGraceMs ?? 10_000);
     return { result, cause: stop.stoppedBy(), mark };
   }

@@ -52,6 +52,8 @@ describe('Claude Code hook', () => {
     expect(checkpoints(root)[0]?.origin).toMatchObject({ kind: 'hook', client: 'claude' });
     fs.mkdirSync(path.join(root, 'src'));
     fs.writeFileSync(path.join(root, 'src/new.ts'), 'export const x = 1;\n');
+    // The post hook confirms the write: only then is the checkpoint an undo step (steps.ts).
+    expect(hook('claude', 'post-tool-use', root, { tool_name: 'Write', tool_use_id: 'toolu_1', tool_input: {} }).code).toBe(0);
     expect(editwarden(['undo', '--root', root]).code).toBe(0);
     expect(fs.existsSync(path.join(root, 'src/new.ts'))).toBe(false);
   });

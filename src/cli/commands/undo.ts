@@ -1,7 +1,10 @@
 /**
- * `editwarden undo [--run ID]` and `editwarden redo`: step back and forth
- * through the changes editwarden recorded — its own writes and the native
- * edits a client hook checkpointed (workspace/checkpoints/history.ts).
+ * `editwarden undo [--run ID] [--list] [--dry-run] [--force]` and
+ * `editwarden redo`: step back and forth through the changes editwarden
+ * recorded — its own writes, the native edits a client hook confirmed, and
+ * the shell commands run through it (workspace/checkpoints/history.ts).
+ * Without --root the root is found from the current folder upward
+ * (find-root.ts); nothing is created in a subfolder.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,7 +12,8 @@ import type { Command } from 'commander';
 import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { recordEvent } from '../../runs/events.js';
 import { runDir } from '../../runs/runs.js';
-import { UndoHistory, type StepResult } from '../../workspace/checkpoints/history.js';
+import { findHistoryRoot } from '../../workspace/checkpoints/find-root.js';
+import { UndoHistory, type StepResult, type StepView, type UndoPreview } from '../../workspace/checkpoints/history.js';
 import { openWorkspace } from '../../workspace/open.js';
 import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 
@@ -17,42 +21,99 @@ interface Flags {
   root?: string;
   json?: boolean;
   run?: string;
+  list?: boolean;
+  dryRun?: boolean;
+  force?: boolean;
 }
 
 export function registerUndo(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('undo')
     .description('Restore the state before the most recent change editwarden recorded (its own writes and hooked native edits); again to go further back.')
-    .option('--root <dir>', 'workspace root (default: current folder)')
+    .option('--root <dir>', 'workspace root (default: the nearest folder upward holding editwarden history, else the git root)')
     .option('--run <id>', 'undo every change of this run (and any made after it)')
+    .option('--list', 'list the steps, newest first (kind, time, label, files), without undoing')
+    .option('--dry-run', 'show the unified diff the next undo would restore, without writing')
+    .option('--force', 'undo even files changed since the step (a later change of yours is overwritten; redo puts it back)')
     .option('--json', 'print JSON')
-    .action((flags: Flags) =>
+    .action((flags: Flags) => {
+      if (flags.list || flags.dryRun) {
+        setExit(inspect(io, flags));
+        return;
+      }
       setExit(
         step(
           io,
           flags,
           (history, root) => {
-            if (flags.run === undefined) return [history.undo()];
-            return history.undoSince(runStart(root, flags.run));
+            const options = { force: flags.force === true };
+            if (flags.run === undefined) return [history.undo(options)];
+            return history.undoSince(runStart(root, flags.run), options);
           },
           'undo',
         ),
-      ),
-    );
+      );
+    });
 }
 
 export function registerRedo(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('redo')
     .description('Put back what the last `editwarden undo` took away.')
-    .option('--root <dir>', 'workspace root (default: current folder)')
+    .option('--root <dir>', 'workspace root (default: the nearest folder upward holding editwarden history, else the git root)')
     .option('--json', 'print JSON')
     .action((flags: Flags) => setExit(step(io, flags, (history) => [history.redo()], 'redo')));
 }
 
+/** `--list` and `--dry-run`: read the history, write nothing. */
+function inspect(io: Io, flags: Flags): number {
+  try {
+    if (flags.list && flags.dryRun) throw usage('--list and --dry-run are two views; pass one of them.');
+    if (flags.run !== undefined) throw usage('--run undoes a whole run; --list and --dry-run look at single steps.');
+    const opened = openWorkspace(flags.root ?? findHistoryRoot(process.cwd()));
+    const history = new UndoHistory(opened.transactions.checkpoints);
+    if (flags.list) {
+      const steps = history.list();
+      if (flags.json) writeJson(io, { ok: true, steps });
+      else io.stdout.write(formatList(steps));
+      return ExitCode.OK;
+    }
+    const preview = history.preview();
+    if (flags.json) writeJson(io, { ok: true, ...preview });
+    else io.stdout.write(formatPreview(preview));
+    return ExitCode.OK;
+  } catch (error) {
+    return refuseCommand(toErrorInfo(error), flags.json === true, io);
+  }
+}
+
+function formatList(steps: StepView[]): string {
+  if (steps.length === 0) return 'no steps recorded\n';
+  const out = steps.map((s) => {
+    const shown = s.files.slice(0, 3).join(', ') + (s.files.length > 3 ? `, +${s.files.length - 3} more` : '');
+    return `${s.createdAt}  ${s.kind.padEnd(7)}  ${s.label}  [${s.by}${s.run ? `, run ${s.run}` : ''}; ${s.files.length} file(s): ${shown}]${s.undone ? '  (undone)' : ''}`;
+  });
+  return `${out.join('\n')}\n`;
+}
+
+function formatPreview(p: UndoPreview): string {
+  if (p.change === null) return 'nothing to undo\n';
+  const out = [`undo would take back: ${p.change.kind} ${p.change.label} (${p.change.createdAt}) — nothing written (dry run)`];
+  for (const c of p.changes) {
+    if (c.patch) out.push(c.patch.trimEnd());
+    else out.push(`${c.change === 'added' ? 'would remove' : 'would restore'} ${c.path} (${c.change}; no text diff)`);
+  }
+  if (p.changedSince.length > 0) out.push(`refused without --force: changed since that step: ${p.changedSince.join(', ')}`);
+  return `${out.join('\n')}\n`;
+}
+
+function usage(message: string): EditwardenError {
+  return new EditwardenError({ code: ErrorCode.USAGE, message, hint: 'See `editwarden undo --help`.' });
+}
+
 function step(io: Io, flags: Flags, body: (history: UndoHistory, root: string) => StepResult[], verb: 'undo' | 'redo'): number {
   try {
-    const opened = openWorkspace(flags.root ?? process.cwd());
+    const opened = openWorkspace(flags.root ?? findHistoryRoot(process.cwd()));
     const color = useColor(io, 'stderr');
     if (!flags.json) for (const n of opened.recovered) io.stderr.write(`${paint(color, 'yellow', 'recovered:')} ${n.message}\n`);
     const results = body(new UndoHistory(opened.transactions.checkpoints), opened.ws.root).filter((r) => r.change !== null);

@@ -17,6 +17,8 @@ export interface DiffOptions {
   maxPatchBytes?: number;
   /** Which ignore rules decide what counts as created since (default: then or now). */
   rules?: IgnoreRules;
+  /** Patches from the disk now to the checkpoint (what a restore would do) instead of from the checkpoint to the disk. */
+  reverse?: boolean;
 }
 
 function stateOfEntry(entry: ManifestEntry): EntryState | undefined {
@@ -55,7 +57,8 @@ function diffWith(resolver: ReturnType<typeof asResolver>, dirs: DirCache, manif
   const wantPatch = options.patch ?? true;
   const maxPatch = options.maxPatchBytes ?? 1024 * 1024;
   const changes: CheckpointChange[] = [];
-  const readBefore = (entry: ManifestEntry): Buffer | null => (entry.type === 'file' ? bytesOf(entry, blobs) : null);
+  // Only for a patch: an after record (steps.ts) names hashes whose bytes were never stored.
+  const readBefore = (entry: ManifestEntry): Buffer | null => (wantPatch && entry.type === 'file' ? bytesOf(entry, blobs) : null);
   const patchOf = (rel: string, before: Buffer | null, at: { parent: DirHandle | null; name: string } | null): string | undefined => {
     if (!wantPatch) return undefined;
     let after: Buffer | null = null;
@@ -66,6 +69,7 @@ function diffWith(resolver: ReturnType<typeof asResolver>, dirs: DirCache, manif
       after = now?.bytes ?? null;
     }
     if ((before && !isText(before, maxPatch)) || (after && !isText(after, maxPatch))) return undefined;
+    if (options.reverse) return createTwoFilesPatch(after ? `a/${rel}` : '/dev/null', before ? `b/${rel}` : '/dev/null', after?.toString('utf8') ?? '', before?.toString('utf8') ?? '');
     return createTwoFilesPatch(before ? `a/${rel}` : '/dev/null', after ? `b/${rel}` : '/dev/null', before?.toString('utf8') ?? '', after?.toString('utf8') ?? '');
   };
 

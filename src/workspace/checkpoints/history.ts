@@ -1,7 +1,12 @@
 /**
  * Undo and redo over the checkpoints: the "changes" of a root are the
  * transactions editwarden wrote (grouped by transaction), the native edits
- * a client hook checkpointed, and checkpoint restores a person ran. `undo`
+ * a client hook checkpointed AND its post hook confirmed (steps.ts), the
+ * shell commands run through editwarden (one step per command, named by its
+ * command line: steps.ts `recordCommandStep`), and checkpoint restores a
+ * person ran. An undo that would overwrite a file changed since its step
+ * (the step's after record says what the step left) is refused naming the
+ * files, unless forced. `undo`
  * puts back the state before the newest change not yet undone (each of its
  * checkpoints restored, newest first, each restore journaled and preceded by
  * a safety checkpoint); `redo` restores that safety checkpoint. A change
@@ -19,7 +24,8 @@ import { EditwardenError, ErrorCode } from '../../errors.js';
 import { atomicWriteFile } from '../atomic.js';
 import { ensureStateDir } from '../lock.js';
 import type { CheckpointService } from './service.js';
-import type { CheckpointSummary } from './types.js';
+import { StepRecords } from './steps.js';
+import type { CheckpointChange, CheckpointSummary } from './types.js';
 
 export const UNDO_STATE_FILE = 'undo.json';
 const ID = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
@@ -27,8 +33,8 @@ const ID = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
 /** One undoable change: the checkpoints that hold the state before it, oldest first. */
 export interface Change {
   key: string;
-  kind: 'transaction' | 'hook' | 'restore';
-  /** Human label: the transaction's reason, the hook's tool, the restored id. */
+  kind: 'transaction' | 'hook' | 'command' | 'restore';
+  /** Human label: the transaction's reason, the hook's tool, the command line, the restored id. */
   label: string;
   checkpoints: string[];
   createdAt: string;
@@ -55,22 +61,79 @@ export interface StepResult {
   safety: string | null;
 }
 
+export interface UndoOptions {
+  /** Undo even when files were changed since the step (a person's later change is overwritten; redo puts it back). */
+  force?: boolean;
+}
+
+/** One line of `undo --list`. */
+export interface StepView {
+  key: string;
+  /** edit: editwarden's own write or a client's native edit; command: a shell command run through editwarden; restore: a checkpoint restore. */
+  kind: 'edit' | 'command' | 'restore';
+  /** Who made it: `editwarden`, or the client whose hook recorded it. */
+  by: string;
+  label: string;
+  createdAt: string;
+  /** The paths the step recorded (a workspace checkpoint of a transaction: every file, shown as ["(workspace)"]). */
+  files: string[];
+  undone: boolean;
+  /** The run it belongs to, where known (commands). */
+  run?: string;
+}
+
+/** What the next undo would do, without doing it. */
+export interface UndoPreview {
+  change: StepView | null;
+  /** Per path: the change from the disk now to what the undo restores, with a unified diff for text. */
+  changes: CheckpointChange[];
+  /** Files changed since the step: the undo would refuse them without force. */
+  changedSince: string[];
+}
+
 const EMPTY: UndoState = { format: 1, undone: [], redo: [], own: [], at: '' };
 
 export class UndoHistory {
   private readonly file: string;
+  readonly steps: StepRecords;
 
   constructor(private readonly service: CheckpointService) {
     this.file = path.join(service.ws.stateDir, UNDO_STATE_FILE);
+    this.steps = new StepRecords(service);
   }
 
   /** Every change, oldest first, from the checkpoint store. */
   changes(): Change[] {
-    return this.service.lock.with(() => changesOf(this.service.list(), new Set(this.read().own)));
+    return this.service.lock.with(() => this.all(this.read()));
+  }
+
+  /** Every step, newest first, with what it recorded and whether it is undone (what `undo --list` shows). */
+  list(): StepView[] {
+    return this.service.lock.with(() => {
+      const state = this.read();
+      const undone = new Set(state.undone);
+      return this.all(state)
+        .reverse()
+        .map((c) => this.view(c, undone.has(c.key)));
+    });
+  }
+
+  /** What the next `undo` would restore (a diff from the disk now to the state before the step); nothing is written. */
+  preview(): UndoPreview {
+    return this.service.lock.with(() => {
+      const state = this.fresh();
+      const target = this.nextTarget(state);
+      if (!target) return { change: null, changes: [], changedSince: [] };
+      const byPath = new Map<string, CheckpointChange>();
+      // Oldest last wins, as in undoOne: the oldest checkpoint's record of a path is what stands at the end.
+      for (const id of [...target.checkpoints].reverse()) for (const c of this.service.diff(id, { reverse: true })) byPath.set(c.path, c);
+      const changes = [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      return { change: this.view(target, false), changes, changedSince: this.changedSince(target, new Set()) };
+    });
   }
 
   /** Restores the state before the newest change not yet undone. */
-  undo(): StepResult {
+  undo(options: UndoOptions = {}): StepResult {
     return this.service.lock.with(() => {
       const state = this.fresh();
       const target = this.nextTarget(state);
@@ -78,6 +141,7 @@ export class UndoHistory {
         this.write(state);
         return { change: null, written: [], removed: [], safety: null };
       }
+      if (!options.force) refuseChanged(target, this.changedSince(target, new Set()));
       return this.undoOne(state, target);
     });
   }
@@ -87,8 +151,9 @@ export class UndoHistory {
    * afterwards the files are as they were before it. Changes made after it
    * are undone too — restoring the run's files under them would lose them silently.
    */
-  undoSince(sinceIso: string): StepResult[] {
+  undoSince(sinceIso: string, options: UndoOptions = {}): StepResult[] {
     return this.service.lock.with(() => {
+      if (!options.force) this.checkSince(sinceIso);
       const out: StepResult[] = [];
       for (;;) {
         const state = this.fresh();
@@ -112,7 +177,7 @@ export class UndoHistory {
       if (r.safety) state.own.push(r.safety);
       state.undone = state.undone.filter((k) => k !== entry.change);
       this.write({ ...state, at: this.newestId() });
-      const change = changesOf(this.service.list(), new Set(state.own)).find((c) => c.key === entry.change);
+      const change = this.all(state).find((c) => c.key === entry.change);
       return {
         change: { key: entry.change, kind: change?.kind ?? 'transaction', label: entry.label, createdAt: change?.createdAt ?? '' },
         written: r.written,
@@ -129,7 +194,7 @@ export class UndoHistory {
    * passed over: an undo that changes nothing would only confuse.
    */
   private nextTarget(state: UndoState, sinceIso = ''): Change | null {
-    const all = changesOf(this.service.list(), new Set(state.own));
+    const all = this.all(state);
     const undone = new Set(state.undone);
     for (const c of [...all].reverse()) {
       if (undone.has(c.key)) continue;
@@ -164,9 +229,66 @@ export class UndoHistory {
   private fresh(): UndoState {
     const state = this.read();
     if (state.redo.length === 0) return state;
-    const own = new Set(state.own);
-    const newer = changesOf(this.service.list(), own).some((c) => c.checkpoints.some((id) => id > state.at));
+    const newer = this.all(state).some((c) => c.checkpoints.some((id) => id > state.at));
     return newer ? { ...state, redo: [] } : state;
+  }
+
+  /** The changes, oldest first: a client hook's checkpoint counts only once its post hook confirmed the edit. */
+  private all(state: UndoState): Change[] {
+    return changesOf(this.service.list(), new Set(state.own), this.steps.ids());
+  }
+
+  /**
+   * Paths of `target` that differ from what it left (its after records),
+   * except `resetBy`: paths a later step of the same batch restores first,
+   * so they will be back as this step left them.
+   */
+  private changedSince(target: Change, resetBy: ReadonlySet<string>): string[] {
+    const out = new Set<string>();
+    for (const id of target.checkpoints) for (const c of this.steps.changedSince(id)) if (!resetBy.has(c.path)) out.add(c.path);
+    return [...out].sort();
+  }
+
+  /** Before `undo --run`: every step it would undo, newest first, checked against what the steps after it in the batch put back. */
+  private checkSince(sinceIso: string): void {
+    const state = this.fresh();
+    const undone = new Set(state.undone);
+    const later = new Set<string>();
+    for (const c of [...this.all(state)].reverse()) {
+      if (undone.has(c.key)) continue;
+      if (c.createdAt < sinceIso) return;
+      refuseChanged(c, this.changedSince(c, later));
+      for (const id of c.checkpoints) for (const p of this.pathsOf(id)) later.add(p);
+    }
+  }
+
+  private pathsOf(id: string): string[] {
+    try {
+      const m = this.service.get(id);
+      return m.entries.map((e) => e.path);
+    } catch {
+      return [];
+    }
+  }
+
+  private view(c: Change, undone: boolean): StepView {
+    const files = new Set<string>();
+    let run: string | undefined;
+    let by = 'editwarden';
+    for (const id of c.checkpoints) {
+      let m: ReturnType<CheckpointService['get']>;
+      try {
+        m = this.service.get(id);
+      } catch {
+        continue;
+      }
+      if (m.origin.kind === 'command' && m.origin.run !== undefined) run = m.origin.run;
+      if (m.origin.kind === 'hook') by = m.origin.client;
+      if (m.scope === 'workspace') files.add('(workspace)');
+      else for (const e of m.entries) files.add(e.path);
+    }
+    const kind = c.kind === 'command' ? 'command' : c.kind === 'restore' ? 'restore' : 'edit';
+    return { key: c.key, kind, by, label: c.label, createdAt: c.createdAt, files: [...files].sort(), undone, ...(run !== undefined ? { run } : {}) };
   }
 
   private newestId(): string {
@@ -203,7 +325,7 @@ export class UndoHistory {
  * checkpoints form one change; a hook's checkpoint one; a restore's safety
  * checkpoint (unless undo/redo made it) one — undoing it undoes the restore.
  */
-export function changesOf(summaries: readonly CheckpointSummary[], own: ReadonlySet<string>): Change[] {
+export function changesOf(summaries: readonly CheckpointSummary[], own: ReadonlySet<string>, confirmed?: ReadonlySet<string>): Change[] {
   const byKey = new Map<string, Change>();
   for (const c of [...summaries].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
     let key: string;
@@ -216,9 +338,16 @@ export function changesOf(summaries: readonly CheckpointSummary[], own: Readonly
         label = c.reason || c.name;
         break;
       case 'hook':
+        // A pre-hook checkpoint of an edit the client never applied is no step (steps.ts): only a confirmed one is.
+        if (confirmed !== undefined && !confirmed.has(c.id)) continue;
         key = `hook:${c.id}`;
         kind = 'hook';
         label = c.reason || `${c.origin.client} ${c.origin.tool}`;
+        break;
+      case 'command':
+        key = `command:${c.id}`;
+        kind = 'command';
+        label = c.name;
         break;
       case 'safety':
         if (own.has(c.id)) continue;
@@ -227,6 +356,7 @@ export function changesOf(summaries: readonly CheckpointSummary[], own: Readonly
         label = `restore of checkpoint ${c.origin.before}`;
         break;
       case 'manual':
+      case 'index':
         continue;
       default: {
         const never: never = c.origin;
@@ -258,6 +388,18 @@ function isUndoState(data: unknown): data is UndoState {
       return r !== null && typeof r === 'object' && typeof r.change === 'string' && typeof r.label === 'string' && typeof r.safety === 'string' && ID.test(r.safety);
     })
   );
+}
+
+/** Refuses an undo that would overwrite files changed since the step, naming them. */
+function refuseChanged(target: Change, paths: string[]): void {
+  if (paths.length === 0) return;
+  const shown = paths.slice(0, 10).join(', ') + (paths.length > 10 ? ` and ${paths.length - 10} more` : '');
+  throw new EditwardenError({
+    code: ErrorCode.CHANGED_SINCE,
+    message: `Undoing "${target.label}" would overwrite ${paths.length} file(s) changed since that step: ${shown}.`,
+    hint: 'Those changes were not made by that step (a person or another tool changed the files since). See them with `editwarden undo --dry-run`; keep them and leave the step, or pass --force to undo anyway (`editwarden redo` puts them back).',
+    ...(paths.length === 1 ? { path: paths[0] as string } : {}),
+  });
 }
 
 function damaged(file: string): EditwardenError {

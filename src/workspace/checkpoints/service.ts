@@ -111,7 +111,7 @@ export class CheckpointService {
   }
 
   /** Workspace scope: every non-ignored file, reusing unchanged blobs of the last workspace checkpoint; `extra` paths are recorded even if ignored. */
-  createWorkspace(name: string, reason: string, origin: CheckpointOrigin, extra: Iterable<string> = [], exact = false): Manifest {
+  createWorkspace(name: string, reason: string, origin: CheckpointOrigin, extra: Iterable<string> = [], exact = false, durable = true): Manifest {
     const relative = this.relativePaths(extra, exact);
     return this.lock.with(() => {
       ensureStateDir(this.ws.stateDir);
@@ -120,7 +120,8 @@ export class CheckpointService {
       const clock = this.statCache.clock();
       const cache = this.statCache.load((id) => this.manifests.scopeOf(id) === 'workspace');
       const captured = this.withRoom(() => captureWorkspace(this.ws.resolver, this.blobs, cache, relative));
-      const manifest = this.save('workspace', name, reason, origin, scanStartedMs, captured);
+      // Not durable (a command's index): its blobs are flushed by the capture; losing the manifest in a crash only costs the next scan its cache.
+      const manifest = this.save('workspace', name, reason, origin, scanStartedMs, captured, durable ? undefined : []);
       // After the manifest, which names every blob of the cache: a crash in between leaves the older, still valid, cache.
       if (clock !== null && captured.rows) this.statCache.save(manifest.id, clock, captured.rows);
       return manifest;

@@ -40,7 +40,19 @@ export type CheckpointOrigin =
   | { kind: 'transaction'; tx: string }
   | { kind: 'safety'; before: string }
   /** Taken by a client hook (`editwarden hook`) before an agent's own edit tool wrote these files. */
-  | { kind: 'hook'; client: string; tool: string; call?: string };
+  | { kind: 'hook'; client: string; tool: string; call?: string }
+  /**
+   * The state before a shell command, of exactly the paths it changed
+   * (steps.ts `recordCommandStep`): written after the command ran, from the
+   * workspace index taken before it. One undo step, named by the command line.
+   */
+  | { kind: 'command'; command: string; run?: string; session?: string; client?: string; tool?: string }
+  /**
+   * The workspace index a command's effects are measured against
+   * (command-index.ts): kept after the command as the base of the next one
+   * (its blobs back the stat cache), replaced by the next. Never an undo step.
+   */
+  | { kind: 'index' };
 
 export interface Manifest {
   format: 1;

@@ -1,0 +1,54 @@
+/**
+ * What changed since a workspace index, in one walk: the fast twin of
+ * `diffManifest` for a command's effects (command-index.ts). `diffManifest`
+ * of a workspace checkpoint stats every recorded entry and then walks the
+ * tree again for files created since; this walks once (the walk's own lstat
+ * per file), keeps every file whose stat (size, mtime, ctime, inode, mode)
+ * is the recorded one, and hands only the rest — changed, created, deleted,
+ * replaced — to `diffManifest` for the exact verdict and the patch.
+ *
+ * It must never miss a change (a missed change is an uncharged, un-undoable
+ * effect): a file recorded within RACY_MS before the index's scan began is
+ * never trusted by its stat (a rewrite of the same size in the same
+ * timestamp tick keeps mtime and ctime: git's "racy clean" problem); it is
+ * hashed. (Linux ≥ 6.13 gives a file whose ctime was read a fine-grained
+ * next ctime, so the case cannot be produced on this project's test kernel;
+ * the guard is for older kernels and coarser file systems. The property
+ * test pins that the one walk finds what the full diff finds.) Read-only.
+ */
+import { manifestIgnoreSource, type IgnoreRules } from './restore.js';
+import type { BlobStore } from './blob-store.js';
+import { diffManifest, type DiffOptions } from './diff.js';
+import { compareByPath, type CheckpointChange, type Manifest, type ManifestEntry } from './types.js';
+import { walkWorkspace } from './walk.js';
+import type { Resolver } from '../resolver.js';
+
+/** Margin for the file system's coarse clock against the wall clock the scan start was read from. */
+export const RACY_MS = 2000;
+
+export function diffIndex(resolver: Resolver, index: Manifest, blobs: BlobStore, rules: IgnoreRules & { only: 'checkpoint' }, options: Omit<DiffOptions, 'rules'> = {}): CheckpointChange[] {
+  const walked = walkWorkspace(resolver, [manifestIgnoreSource(index, blobs)], rules.exclude);
+  const recorded = new Map<string, ManifestEntry>(index.entries.map((e) => [e.path, e]));
+  const trustBefore = index.scanStartedMs - RACY_MS;
+  const candidates: ManifestEntry[] = [];
+  const seen = new Set<string>();
+  for (const w of walked.entries) {
+    const e = recorded.get(w.path);
+    if (e === undefined || e.type === 'absent') {
+      candidates.push({ path: w.path, type: 'absent' }); // Created since.
+      continue;
+    }
+    seen.add(w.path);
+    if (e.type === 'symlink' && w.type === 'symlink' && w.target === e.target) continue;
+    if (e.type === 'file' && w.type === 'file' && w.stat !== null && e.mtimeMs < trustBefore && e.ctimeMs < trustBefore) {
+      const st = w.stat;
+      if (st.isFile() && st.size === e.size && st.mtimeMs === e.mtimeMs && st.ctimeMs === e.ctimeMs && st.ino === e.ino && (st.mode & 0o7777) === e.mode) continue;
+    }
+    candidates.push(e);
+  }
+  // Recorded but not walked: deleted, or its folder replaced (diffManifest reads through opened folders and says which).
+  for (const e of index.entries) if (e.type !== 'absent' && !seen.has(e.path)) candidates.push(e);
+  if (candidates.length === 0) return [];
+  const narrowed: Manifest = { ...index, scope: 'files', entries: candidates.sort(compareByPath), dirs: [], absentDirs: [] };
+  return diffManifest(resolver, narrowed, blobs, options);
+}
