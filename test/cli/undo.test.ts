@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanup as cleanupScripts, script } from '../agent/helpers/bin.js';
 import { cleanup, editwarden, project } from '../integrations/helpers.js';
+import { trustRepoConfig } from '../trust-config.js';
 
 afterAll(() => {
   cleanup();
@@ -80,6 +81,7 @@ describe('undo steps back over what a command did', () => {
 
   it('the agent loop (`run`): a command of the model is one step, and `undo --run <id>` of the run restores it', () => {
     const root = project({ '.editwarden.yml': 'verify:\n  on_completion: false\n', 'src/a.ts': 'export const a = 1;\n' });
+    trustRepoConfig(root); // verify.on_completion: false switches a guard off: the person trusts it.
     const turns = [{ tool_calls: [{ name: 'execute_command', arguments: { command: 'rm -rf src' } }] }, { tool_calls: [{ name: 'task_completion', arguments: { summary: 'Done.', status: 'done' } }] }];
     const r = editwarden(['run', '--task', 'clean up', '--model', script(root, turns), '--root', root]);
     expect(fs.existsSync(path.join(root, 'src'))).toBe(false);
