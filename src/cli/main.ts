@@ -43,7 +43,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   },
   apply: {
     term: 'apply [options] [file]',
-    description: 'Apply the edits in a model reply (JSON, active edit, SEARCH/REPLACE, apply_patch, unified diff) as one transaction.',
+    description: 'Apply the edits in a model reply (JSON, active edit, SEARCH/REPLACE, apply_patch, unified diff) as one transaction (active edit directives: each on its own unless --atomic).',
     load: async () => (await import('./commands/apply.js')).registerApply,
   },
   verify: {

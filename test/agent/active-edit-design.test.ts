@@ -188,9 +188,10 @@ describe("the design's three examples on libollmchat/Client.vala, verbatim", () 
 
   it("an agent's reply (the design's usage flow, step 2) edits the Vala file when active edit is on", () => {
     const root = tempProject({ [CLIENT]: CLIENT_VALA, '.editwarden.yml': 'active_edit_enabled: true\n' });
+    trustRepoConfig(root); // a tool more than the defaults: the person trusts the file that turns it on
     const r = bin(['run', '--task', 'Add error handling to chat.', '--model', script(root, [{ text: DESIGN_REPLY }, { tool_calls: [{ name: 'task_completion', arguments: { summary: 'chat handles errors' } }] }]), '--root', root]);
     expect(r.stderr).not.toContain('no grammar');
-    expect(r.code).toBe(0);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
     const text = client(root);
     expect(text).toContain('\t\t    try {\n\t\t        // existing code with error handling\n\t\t    } catch (Error e) {');
     expect(text).toContain('public void oldMethod()');

@@ -87,6 +87,8 @@ describe('editor on the command line', () => {
     const io = testIo();
     try {
       const config = loadConfig(root);
+      // Nine turns of the Editor's full prompt (the designs' guidelines and templates) pass the default 50,000-token budget.
+      config.constraints.max_tokens = 200_000;
       const provider = createProvider('openai-compatible:scripted', { baseUrl: server.openaiBaseUrl, env: {}, maxRetries: 0 });
       expect(await runEditorCommand(io, { opened: await openForCommand(root, config, io, false), config, provider, task: 'Make the greeting say Hi.' })).toBe(0);
     } finally {

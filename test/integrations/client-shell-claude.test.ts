@@ -24,7 +24,7 @@ function protectedProject(files: Record<string, string>): string {
 
 describe("Claude Code's Bash runs through editwarden", () => {
   it('a write outside the root is blocked, a config rewrite is refused, and rm -rf src is undone byte-exact', async () => {
-    const config = 'constraints:\n  max_files: 20\n';
+    const config = 'constraints:\n  max_files: 5\n';
     const src = { 'src/a.ts': 'export const a = 1;\n', 'src/lib/b.ts': 'export const b = "b";\n' };
     const root = protectedProject({ ...src, '.editwarden.yml': config });
     const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
