@@ -87,9 +87,29 @@ export function lexicalParts(realRoot: string, requested: string): { parts: stri
     throw outside(requested, DenialReason.WINDOWS_PATH, 'a Windows drive or UNC path');
   }
   const lexical = path.resolve(realRoot, requested);
+  // Read as text first: whatever climbs out as text is refused, even where the kernel would land inside.
   if (!isInside(realRoot, lexical)) throw outside(requested, DenialReason.ESCAPES_ROOT, `it resolves to ${lexical}`);
   const rel = path.relative(realRoot, lexical);
-  return { parts: rel === '' ? [] : rel.split(path.sep), lexicalRelative: toPosix(rel) };
+  return { parts: kernelParts(realRoot, requested, rel), lexicalRelative: toPosix(rel) };
+}
+
+/**
+ * The components the kernel will walk, "." and ".." kept: `up/../x` is the
+ * parent of wherever `up` really leads, not `x` (the resolver walks ".."
+ * from the real folder). An absolute path counts only when it spells the
+ * real root literally; otherwise its ".." would be taken from folders
+ * outside the root, so it is refused unless it has none.
+ */
+function kernelParts(realRoot: string, requested: string, lexicalRel: string): string[] {
+  const raw = requested.replace(/\/+/g, '/');
+  let below: string;
+  if (path.isAbsolute(raw)) {
+    if (raw === realRoot || raw === `${realRoot}/`) return [];
+    if (raw.startsWith(`${realRoot}/`)) below = raw.slice(realRoot.length + 1);
+    else if (raw.split('/').includes('..')) throw outside(requested, DenialReason.ESCAPES_ROOT, 'an absolute path with ".." that does not name the root literally');
+    else below = lexicalRel;
+  } else below = raw;
+  return below.split('/').filter((p) => p !== '' && p !== '.');
 }
 
 /**
