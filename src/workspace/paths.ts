@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../errors.js';
-import { CONFIG_FILE_NAMES } from '../config/names.js';
+import type { ProtectedMember } from '../config/protected-set.js';
 import { Resolver, type Located, type LocateOptions } from './resolver.js';
 
 export const DenialReason = {
@@ -21,8 +21,9 @@ export const DenialReason = {
 } as const;
 export type DenialReason = (typeof DenialReason)[keyof typeof DenialReason];
 
-/** Folders no agent may touch, whatever the configuration says. */
-export const STATE_DIR = '.editwarden';
+/** Folders no agent may touch, whatever the configuration says (the state folder; its name lives with the protected set). */
+export { STATE_DIR } from '../config/protected-set.js';
+import { STATE_DIR } from '../config/protected-set.js';
 
 export interface ResolvedPath {
   /** Absolute real location (symlinks inside the root followed). */
@@ -31,6 +32,8 @@ export interface ResolvedPath {
   relative: string;
   /** Whether something exists there now. */
   exists: boolean;
+  /** The protected-set member covering this path as spelled or as the kernel reaches it (workspace/policy.ts): readable, never writable. */
+  protectedBy?: ProtectedMember;
 }
 
 function outside(requested: string, reason: DenialReason, detail: string): EditwardenError {
@@ -129,27 +132,6 @@ export function locateInRoot(resolver: Resolver, requested: string, options: Loc
     throw error;
   }
   return located;
-}
-
-/**
- * Writes only: the configuration files that govern the agent (limits,
- * denied paths, allowed commands) are never written by an agent, whatever
- * the format or tool (an agent that rewrites them lifts its own limits).
- * `relative` is the real root-relative path; `extra` more root-relative
- * names (an explicit --config file inside the root).
- */
-export function checkWritableRelative(requested: string, relative: string, extra: readonly string[] = []): void {
-  const lower = relative.toLowerCase();
-  for (const name of [...CONFIG_FILE_NAMES, ...extra]) {
-    if (lower === name.toLowerCase()) {
-      throw new EditwardenError({
-        code: ErrorCode.DENIED_PATH,
-        message: `${JSON.stringify(requested)} is editwarden's configuration (${name}), which agents may read but never write.`,
-        hint: `Leave ${name} alone: it sets the limits of this run. Ask the person running editwarden to change it if it must change.`,
-        path: requested,
-      });
-    }
-  }
 }
 
 /**
