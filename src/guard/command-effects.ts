@@ -14,8 +14,8 @@
  * command (a command that writes `*` into .gitignore does not hide the files
  * it creates). Lines are counted from the real diff where one exists (text
  * up to 1 MiB), else by streaming both versions (line-count.ts): no size and
- * no NUL byte makes a change free. `.git/` and the config files are
- * snapshotted too: any change a command makes to them is reported and put
+ * no NUL byte makes a change free. The protected set (`.git/`, the config
+ * files, client settings: the workspace's Policy) is snapshotted too: any change a command makes to them is reported and put
  * back at once (governing.ts).
  */
 import path from 'node:path';
@@ -40,19 +40,19 @@ export interface CommandEffectsResult {
 }
 
 export class CommandEffects {
-  constructor(
-    private readonly checkpoints: CheckpointService,
-    /** Config files that govern the run (absolute paths); `.editwarden.yml` at the root when not given. */
-    private readonly configFiles: readonly string[] = [path.join(checkpoints.ws.root, '.editwarden.yml')],
-    /** false when `sandbox.git_writable` lets commands commit: `.git/` is then theirs to change. */
-    private readonly watchGit = true,
-  ) {}
+  /** What a command may not change: the project's protected set, as its Policy lists it (one value, computed when the project was opened). */
+  private readonly governed: readonly string[];
+
+  constructor(private readonly checkpoints: CheckpointService) {
+    const policy = checkpoints.ws.policy;
+    this.governed = [...policy.governedPaths(), ...policy.outsideConfigFiles];
+  }
 
   before(label: string): EffectsMark {
     const root = this.checkpoints.ws.root;
     // The rules first: what the command finds is what it may not change.
     const exclude = readExcludeFile(root);
-    const governing = snapshotGoverning(root, this.configFiles, this.watchGit);
+    const governing = snapshotGoverning(root, this.governed);
     const manifest = this.checkpoints.createWorkspace(`before ${label}`, 'index of the workspace before a command, to charge what it changes', { kind: 'manual' });
     return { checkpoint: manifest.id, exclude, governing };
   }
