@@ -58,10 +58,13 @@ export class Policy {
       else if (memberCovering(rel.split(path.sep).join('/'), members) === null) members.push({ path: rel.split(path.sep).join('/'), folder: false, reason: `editwarden's configuration for this run (--config ${file})` });
     }
     // A governing file is protected by its real target as well as by its name: the kernel writes the target.
+    // The links inside a protected folder count too (`.claude/settings.json -> ../config/claude.json`).
     for (const m of [...members]) {
-      if (m.path === STATE_DIR) continue; // a real folder by construction (state-dir.ts refuses a link there)
-      const target = realTargetOf(resolver, m.path);
-      if (target !== null && target !== '' && memberCovering(target, members) === null) members.push({ path: target, folder: m.folder, reason: `${m.reason} — the real target of ${m.path}` });
+      if (m.path === STATE_DIR || m === GIT_MEMBER) continue; // a real folder by construction (state-dir.ts); .git's links lead into .git
+      for (const link of [m, ...(m.folder ? linksBelow(root, m.path) : [])]) {
+        const target = realTargetOf(resolver, link.path);
+        if (target !== null && target !== '' && memberCovering(target, members) === null) members.push({ path: target, folder: link.folder, reason: `${m.reason} — the real target of ${link.path}` });
+      }
     }
     this.members = members;
     this.outsideConfigFiles = outside;
@@ -99,6 +102,38 @@ export class Policy {
     }
     return out;
   }
+}
+
+/** How far the links inside a protected folder are looked for (client settings folders are small; a huge one is not walked whole). */
+const LINK_SCAN = { depth: 4, entries: 2000 } as const;
+
+/** The symlinks below the protected folder `rel` (not followed), root-relative; a link to a folder protects that folder. */
+function linksBelow(root: string, rel: string): Array<{ path: string; folder: boolean }> {
+  const out: Array<{ path: string; folder: boolean }> = [];
+  let budget: number = LINK_SCAN.entries;
+  const walk = (dir: string, depth: number): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(path.join(root, ...dir.split('/')), { withFileTypes: true });
+    } catch {
+      return; // absent, a file, or a link (the member itself is handled as a link)
+    }
+    for (const e of entries) {
+      if (--budget < 0) return;
+      const child = `${dir}/${e.name}`;
+      if (e.isSymbolicLink()) {
+        let folder = false;
+        try {
+          folder = fs.statSync(path.join(root, ...child.split('/'))).isDirectory();
+        } catch {
+          // dangling: protects the file it would create
+        }
+        out.push({ path: child, folder });
+      } else if (e.isDirectory() && depth < LINK_SCAN.depth) walk(child, depth + 1);
+    }
+  };
+  walk(rel, 1);
+  return out;
 }
 
 /** The root-relative path the kernel reaches for `rel` (links followed physically), or null when it leaves the root or cannot be walked. */
