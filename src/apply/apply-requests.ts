@@ -16,7 +16,8 @@ import { planFile, type FilePlan } from '../edit/engine.js';
 import { decodeText } from '../edit/text.js';
 import { tryFastExactEdit } from '../edit/fast-edit.js';
 import { DEFAULT_EDIT_OPTIONS, type EditOptions, type EditRequest, type EditResult, type EngineHooks, type RequestSource } from '../edit/types.js';
-import type { FileView, WriteTransaction } from '../workspace/view.js';
+import { protectedRefusal } from '../workspace/policy.js';
+import { entryRelative, type FileView, type WriteTransaction } from '../workspace/view.js';
 import type { FileWrite } from '../workspace/workspace.js';
 
 export interface ApplyOptions {
@@ -64,9 +65,15 @@ export async function applyRequests(ws: FileView, requests: EditRequest[], optio
   // 1. Sandbox: resolve every path before reading anything.
   for (const slot of slots) {
     try {
-      slot.path = ws.resolve(slot.request.path).relative;
+      // The protected set first, before any other verdict: whatever the request, these paths are never an agent's to write.
+      const resolved = ws.resolve(slot.request.path);
+      if (resolved.protectedBy) throw protectedRefusal(slot.request.path, resolved.protectedBy);
+      // A delete names the entry (a link is removed as a link); everything else acts on what the path reaches.
+      slot.path = slot.request.action === 'delete' ? entryRelative(ws, slot.request.path) : resolved.relative;
       if (slot.request.action === 'patch' && slot.request.moveTo !== undefined) {
-        slot.moveTo = ws.resolve(slot.request.moveTo).relative;
+        const target = ws.resolve(slot.request.moveTo);
+        if (target.protectedBy) throw protectedRefusal(slot.request.moveTo, target.protectedBy);
+        slot.moveTo = target.relative;
       }
     } catch (error) {
       slot.error = asEditwardenError(error, slot.request.path);

@@ -14,8 +14,8 @@
  * command (a command that writes `*` into .gitignore does not hide the files
  * it creates). Lines are counted from the real diff where one exists (text
  * up to 1 MiB), else by streaming both versions (line-count.ts): no size and
- * no NUL byte makes a change free. `.git/` and the config files are
- * snapshotted too: any change a command makes to them is reported and put
+ * no NUL byte makes a change free. The protected set (`.git/`, the config
+ * files, client settings: the workspace's Policy) is snapshotted too: any change a command makes to them is reported and put
  * back at once (governing.ts).
  *
  * Undo: when the command is named (`before(label, { command })`), what it
@@ -56,20 +56,20 @@ export interface CommandEffectsResult {
 }
 
 export class CommandEffects {
-  constructor(
-    private readonly checkpoints: CheckpointService,
-    /** Config files that govern the run (absolute paths); `.editwarden.yml` at the root when not given. */
-    private readonly configFiles: readonly string[] = [path.join(checkpoints.ws.root, '.editwarden.yml')],
-    /** false when `sandbox.git_writable` lets commands commit: `.git/` is then theirs to change. */
-    private readonly watchGit = true,
-  ) {}
+  /** What a command may not change: the project's protected set, as its Policy lists it (one value, computed when the project was opened). */
+  private readonly governed: readonly string[];
+
+  constructor(private readonly checkpoints: CheckpointService) {
+    const policy = checkpoints.ws.policy;
+    this.governed = [...policy.governedPaths(), ...policy.outsideConfigFiles];
+  }
 
   /** Takes the index before a command; with `step`, `after` records what the command changed as one undo step. */
   before(label: string, step?: Omit<CommandOrigin, 'kind'>): EffectsMark {
     const root = this.checkpoints.ws.root;
     // The rules first: what the command finds is what it may not change.
     const exclude = readExcludeFile(root);
-    const governing = snapshotGoverning(root, this.configFiles, this.watchGit);
+    const governing = snapshotGoverning(root, this.governed);
     const manifest = new CommandIndex(this.checkpoints).take(label);
     return { checkpoint: manifest.id, exclude, governing, index: manifest, ...(step ? { step } : {}) };
   }

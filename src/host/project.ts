@@ -1,27 +1,41 @@
 /**
  * Opening a project: the one composition every entry point uses (the CLI
  * commands, the MCP server, the demo, a library caller). It opens the
- * workspace with the config's limits, rolls back transactions a killed
- * process left unfinished, installs the transactional committer and wires
- * the language hooks (AST paths, syntax guard), so no caller can forget a
- * step. It must never print or prompt: what it found (the rolled-back
- * transactions) is returned for the caller to show in its own way.
+ * workspace with the config's limits and the project's one `Policy` (the
+ * protected set: workspace/policy.ts, computed here once, never per call),
+ * rolls back transactions a killed process left unfinished, installs the
+ * transactional committer and wires the language hooks (AST paths, syntax
+ * guard), so no caller can forget a step. It must never print or prompt:
+ * what it found (the rolled-back transactions) is returned for the caller
+ * to show in its own way.
  */
 import type { ApplyOptions } from '../apply/apply-requests.js';
 import type { Config } from '../config/config.js';
+import { editOptionsFromConfig } from '../config/edit-options.js';
 import { openWorkspace, type RecoveryNotice } from '../workspace/open.js';
+import type { Policy } from '../workspace/policy.js';
 import type { TransactionLayer } from '../workspace/transaction.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { prepareLanguageHooks, SessionLanguageHooks } from './language-hooks.js';
 
-export interface OpenedProject {
+/** An opened project: everything a run needs, built once at the door. */
+export interface Project {
   ws: Workspace;
   transactions: TransactionLayer;
+  /** The config the project was opened with. */
+  config: Config;
+  /** The protected set of this project (the same value as `ws.policy`): every layer reads it. */
+  policy: Policy;
   /** Transactions of dead processes that were rolled back; the caller shows them (`message`). */
   recovered: RecoveryNotice[];
-  /** Options for applyRequests that wire language support (AST paths, syntax guard). */
+  /** The options every applyRequests of this project takes: the config's edit options and the language hooks. */
+  applyOptions: Pick<ApplyOptions, 'edit' | 'prepareHooks'>;
+  /** Only the language hooks (for callers that build their own edit options, e.g. with --strict). */
   applyHooks: Pick<ApplyOptions, 'prepareHooks'>;
 }
+
+/** The name callers knew first. */
+export type OpenedProject = Project;
 
 export interface OpenProjectOptions {
   /**
@@ -29,16 +43,27 @@ export interface OpenProjectOptions {
    * `session`: one cached service and the last verdict kept, for a long-lived server (MCP).
    */
   languageHooks?: 'fresh' | 'session' | undefined;
+  /** Configuration files read besides the default name (an explicit --config): protected like it. */
+  configFiles?: readonly string[] | undefined;
 }
 
-export function openProject(root: string, config: Config, options: OpenProjectOptions = {}): OpenedProject {
+export function openProject(root: string, config: Config, options: OpenProjectOptions = {}): Project {
   const opened = openWorkspace(root, {
     maxFileBytes: config.edit.max_file_bytes,
     keepLast: config.checkpoints.keep_last,
     allowHardLinks: config.workspace.allow_hardlinks,
     checkpointLimits: { maxFileBytes: config.checkpoints.max_file_bytes, maxTotalBytes: config.checkpoints.max_total_bytes },
+    policy: { gitWritable: config.sandbox.git_writable, ...(options.configFiles ? { configFiles: options.configFiles } : {}) },
   });
-  const policy = config.edit.syntax_guard;
-  const prepareHooks = options.languageHooks === 'session' ? new SessionLanguageHooks(policy).prepare : (paths: string[]) => prepareLanguageHooks(paths, policy);
-  return { ws: opened.ws, transactions: opened.transactions, recovered: opened.recovered, applyHooks: { prepareHooks } };
+  const guard = config.edit.syntax_guard;
+  const prepareHooks = options.languageHooks === 'session' ? new SessionLanguageHooks(guard).prepare : (paths: string[]) => prepareLanguageHooks(paths, guard);
+  return {
+    ws: opened.ws,
+    transactions: opened.transactions,
+    config,
+    policy: opened.ws.policy,
+    recovered: opened.recovered,
+    applyOptions: { edit: editOptionsFromConfig(config), prepareHooks },
+    applyHooks: { prepareHooks },
+  };
 }

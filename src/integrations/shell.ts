@@ -30,7 +30,6 @@ import { commandSandbox, sandboxInForce, unsandboxedRefusal } from '../sandbox/f
 import { runCommand } from '../verify/runner.js';
 import type { RootLock } from '../workspace/lock.js';
 import { openWorkspace } from '../workspace/open.js';
-import { PROTECTED_CONFIG_FILES } from './protected.js';
 import { SessionLedger, type SessionKey } from './session-ledger.js';
 import { recordHookCommand } from './hook-events.js';
 import { appendHookRecord } from './vet.js';
@@ -70,18 +69,18 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig(req.root);
-    opened = openWorkspace(req.root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last });
+    // The project's one protected set (workspace/policy.ts): bound read-only in the sandbox, put back after the command.
+    opened = openWorkspace(req.root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, policy: { gitWritable: config.sandbox.git_writable } });
   } catch (error) {
     return refuse(toErrorInfo(error), SHELL_NOT_RUN);
   }
   const ws = opened.ws;
-  const configFiles = PROTECTED_CONFIG_FILES.map((rel) => path.join(ws.root, ...rel.split('/')));
-  const sandbox = commandSandbox(ws, config, { configFiles, envDeny: modelKeyEnvNames() });
+  const sandbox = commandSandbox(ws, config, { envDeny: modelKeyEnvNames() });
   // Nobody approves each command of a hooked session: without a sandbox it would have the user's full rights.
   if (sandboxInForce(sandbox) === 'none' && !(config.sandbox?.allow_unsandboxed ?? false)) return refuse(unsandboxedRefusal(sandbox).toJSON(), SHELL_NOT_RUN);
   const cwd = isDirectory(req.cwd) ? req.cwd : ws.root;
 
-  const effects = new CommandEffects(opened.transactions.checkpoints, configFiles, !(config.sandbox?.git_writable ?? false));
+  const effects = new CommandEffects(opened.transactions.checkpoints);
   let mark: ReturnType<CommandEffects['before']>;
   try {
     mark = effects.before(`${req.client} ${req.tool}`, { command: req.command, client: req.client, tool: req.tool, ...(req.session ? { session: req.session.session } : {}) });

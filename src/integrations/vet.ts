@@ -17,15 +17,15 @@ import type { Config } from '../config/config.js';
 import { loadConfig } from '../config/load.js';
 import { editOptionsFromConfig } from '../config/edit-options.js';
 import type { EngineHooks } from '../edit/types.js';
-import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
+import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { ConstraintGuard, type FileChange } from '../guard/constraints.js';
 import { changesOf } from '../tools/edits.js';
 import { StepRecords } from '../workspace/checkpoints/steps.js';
 import { ensureStateSubdir } from '../workspace/state-dir.js';
 import { openWorkspace } from '../workspace/open.js';
+import { protectedRefusal } from '../workspace/policy.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { NativeEdit } from './native-edit.js';
-import { isProtectedConfig } from './protected.js';
 import { SessionLedger } from './session-ledger.js';
 
 export type Verdict = { allow: true; changes: FileChange[]; diff: string; checkpoint: string | null } | { allow: false; error: ErrorInfo };
@@ -39,18 +39,20 @@ function toolOf(edit: NativeEdit): string {
 export async function vetNativeEdit(root: string, edit: NativeEdit): Promise<Verdict> {
   try {
     const config = loadConfig(root);
-    const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last });
+    // The project's protected set (workspace/policy.ts), the same value the file tools and the sandbox read.
+    const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, policy: { gitWritable: config.sandbox.git_writable } });
     const ws = opened.ws;
     const guard = new ConstraintGuard(config.constraints, { mode: 'interactive' });
     const tool = toolOf(edit);
     const restricted = guard.checkTool(tool, { tool });
     if (restricted) return deny(violationError(restricted));
 
-    // 1. Paths: the one resolver (outside the root, .git/, .editwarden/, symlink escapes), then the files that govern the agent.
+    // 1. Paths: the one resolver, on the path the kernel will walk (outside the root, .git/, .editwarden/, symlink escapes), then the protected set.
+    // Attack: a prompt-injected agent rewrites the config or the client's hook settings to switch editwarden off.
     const relative: string[] = [];
     for (const p of [...edit.requests.map((r) => r.path), ...edit.pathsOnly]) {
       const resolved = ws.resolve(p);
-      checkNotProtected(p, resolved.relative);
+      if (resolved.protectedBy) throw protectedRefusal(p, resolved.protectedBy);
       relative.push(resolved.relative);
     }
 
@@ -71,7 +73,7 @@ export async function vetNativeEdit(root: string, edit: NativeEdit): Promise<Ver
         const first = outcome.results.find((r) => r.error && r.error.code !== ErrorCode.ABORTED)?.error ?? outcome.results.find((r) => r.error)?.error;
         return deny(first ?? { code: ErrorCode.INTERNAL, message: 'The edit was refused.', hint: 'Read the file again and retry.' });
       }
-      for (const f of outcome.files) checkNotProtected(f, f);
+      for (const f of outcome.files) ws.policy.checkWrite(f, f);
       changes = [...changesOf(outcome), ...changes];
       relative.push(...outcome.files);
       diff = outcome.diff;
@@ -146,18 +148,6 @@ async function languageHooks(paths: string[], policy: 'refuse' | 'warn' | 'off')
   if (!paths.some((p) => languageForPath(p) !== undefined)) return {};
   const { prepareAstHooks } = await import('../ast/hooks.js');
   return prepareAstHooks(paths, policy);
-}
-
-function checkNotProtected(requested: string, relative: string): void {
-  // Attack: a prompt-injected agent rewrites the config or the client's hook settings to switch editwarden off.
-  if (isProtectedConfig(relative)) {
-    throw new EditwardenError({
-      code: ErrorCode.DENIED_PATH,
-      message: `${relative} configures editwarden or this agent's hooks; agents may not change it.`,
-      hint: 'Leave it alone and edit project files. A person can change it by hand (or with `editwarden init`).',
-      path: requested,
-    });
-  }
 }
 
 function violationError(v: { message: string; hint: string; path?: string }): ErrorInfo {

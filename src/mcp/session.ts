@@ -24,7 +24,6 @@
  * It never writes a file itself and never runs a tool outside the runner.
  */
 import { runProfile } from '../runs/profile.js';
-import { editOptionsFromConfig } from '../config/edit-options.js';
 import type { Config } from '../config/config.js';
 import { TOOL_ALIASES } from '../config/config.js';
 import { loadConfig } from '../config/load.js';
@@ -277,18 +276,17 @@ export class McpSession {
     }
     const loaded = mcpConfig(loadConfig(choice.root, this.options.configFile));
     const config = this.options.unsandboxed ? { ...loaded, sandbox: { ...loaded.sandbox, allow_unsandboxed: true } } : loaded;
-    const opened = openProject(choice.root, config, { languageHooks: 'session' });
+    const opened = openProject(choice.root, config, { languageHooks: 'session', configFiles: this.options.configFile !== undefined ? [this.options.configFile] : undefined });
     for (const notice of opened.recovered) this.options.log(`editwarden mcp: recovered: ${notice.message}`);
     for (const bad of choice.ignored) this.options.log(`editwarden mcp: ignored client root ${bad}`);
     this.options.log(`editwarden mcp: workspace ${choice.root} (${choice.source === 'client' ? "the client's root" : choice.source === 'flag' ? '--root' : 'working folder'})`);
-    const edit = editOptionsFromConfig(config);
     this.open = {
       root: choice.root,
       choice,
       ws: opened.ws,
       transactions: opened.transactions,
       config,
-      apply: { edit, ...opened.applyHooks },
+      apply: opened.applyOptions,
     };
     return this.open;
   }

@@ -7,7 +7,9 @@
  * It must never report a sandbox that will not be in force.
  */
 import { CONFIG_FILE_NAMES } from '../config/names.js';
+import fs from 'node:fs';
 import path from 'node:path';
+import { PROTECTED_MEMBERS } from '../config/protected-set.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { detectSandbox, type SandboxInfo, type SandboxKind } from './detect.js';
 import { DEFAULT_SANDBOX_CONFIG, sandboxPolicy, type SandboxConfig, type SandboxPolicy } from './policy.js';
@@ -15,9 +17,22 @@ import { DEFAULT_SANDBOX_CONFIG, sandboxPolicy, type SandboxConfig, type Sandbox
 export interface SandboxWorkspace {
   readonly root: string;
   readonly stateDir: string;
+  /** The project's protected set (workspace/policy.ts): its existing members are bound read-only. Absent: the fixed members. */
+  readonly policy?: { existingProtectedPaths(): string[] };
 }
 
-/** The config file names src/config reads at the root. */
+/** The fixed members of the protected set that exist under `root` (a bare root without a project's Policy). */
+function fixedProtectedPaths(root: string): string[] {
+  return PROTECTED_MEMBERS.map((m) => path.join(root, m.path)).filter((p) => fs.existsSync(p) || isLink(p));
+}
+
+function isLink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
 
 /** `config.sandbox` may be absent in a config built by hand (an older caller): then the defaults, never "off". */
 export function commandSandbox(ws: SandboxWorkspace, config: { sandbox?: SandboxConfig }, extra: { configFiles?: readonly string[]; envDeny?: readonly string[] } = {}): SandboxPolicy {
@@ -26,6 +41,8 @@ export function commandSandbox(ws: SandboxWorkspace, config: { sandbox?: Sandbox
     stateDir: ws.stateDir,
     config: config.sandbox ?? DEFAULT_SANDBOX_CONFIG,
     configFiles: [...CONFIG_FILE_NAMES.map((n) => path.join(ws.root, n)), ...(extra.configFiles ?? [])],
+    // Every existing member of the one protected set, read-only inside; a missing one is removed again after the command (governing.ts).
+    protectedPaths: ws.policy ? ws.policy.existingProtectedPaths() : fixedProtectedPaths(ws.root),
     ...(extra.envDeny ? { envDeny: extra.envDeny } : {}),
   });
 }

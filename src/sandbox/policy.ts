@@ -7,7 +7,8 @@
  *
  * Path classes (docs/sandbox.md explains each):
  *   root                              writable
- *   .git/, .editwarden/, config file  read-only inside (governs the agent; §4 of the threat model)
+ *   the protected set                 read-only inside: .git/, .editwarden/, the config, client settings
+ *                                     (config/protected-set.ts; §4 of the threat model)
  *   the system (/usr, /etc, /opt …)   read-only
  *   /tmp, /var/tmp, /dev/shm          private, empty, discarded after the command
  *   home folders (/home, /root, HOME) hidden (an empty, throw-away HOME), except
@@ -170,6 +171,8 @@ export interface PolicyInput {
   config: SandboxConfig;
   /** Config files that govern the run (read-only inside when they are in the root). */
   configFiles?: readonly string[];
+  /** The existing members of the project's protected set (absolute): read-only inside. `.git` among them is dropped with git_writable. */
+  protectedPaths?: readonly string[];
   /** Default: os.homedir(). */
   home?: string;
   /** Environment names never passed on (model keys). */
@@ -224,7 +227,9 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const home = path.resolve(input.home ?? os.homedir());
   const cfg = input.config;
   const readOnly: string[] = [];
-  const candidates = [...(cfg.git_writable ? [] : [path.join(root, '.git')]), input.stateDir, ...(input.configFiles ?? [path.join(root, '.editwarden.yml')])];
+  const gitDir = path.join(root, '.git');
+  const members = (input.protectedPaths ?? []).filter((p) => !(cfg.git_writable && path.resolve(root, p) === gitDir));
+  const candidates = [...(cfg.git_writable ? [] : [gitDir]), input.stateDir, ...(input.configFiles ?? [path.join(root, '.editwarden.yml')]), ...members];
   const stateDir = path.resolve(root, input.stateDir);
   // A missing state folder directly under the root (its usual place) is kept empty and read-only inside.
   const absentState = !exists(stateDir) && path.dirname(stateDir) === root ? stateDir : null;

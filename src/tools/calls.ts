@@ -96,12 +96,6 @@ export interface ToolRunnerOptions {
    * id. false: record none (default when `artifacts` is false).
    */
   events?: Omit<EventRoute, 'run'> | false;
-  /**
-   * Config files that govern the run (absolute paths; default
-   * `<root>/.editwarden.yml`): a command that changes one is a violation
-   * and the change is put back, like any change inside `.git/`.
-   */
-  configFiles?: string[];
   /** The transaction layer (default: the disk workspace's own); required when `ws` is an overlay (a dry run). */
   transactions?: TransactionLayer;
   /** Milliseconds clock for the constraint guard (tests). */

@@ -121,7 +121,7 @@ export class ToolRunner {
     this.runId = options.runId ?? newRunId();
     this.runDir = options.artifacts === false ? null : ensureRunDir(options.ws, this.runId);
     this.transactions = options.transactions ?? transactionsOf(options.ws) ?? noLayer();
-    this.effects = new CommandEffects(this.transactions.checkpoints, options.configFiles, !options.config.sandbox.git_writable);
+    this.effects = new CommandEffects(this.transactions.checkpoints);
     this.eventLog = CallEventLog.for(options, this.profile, this.runId, this.runDir, this.transactions.checkpoints);
   }
 

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { atomicWriteAt } from './atomic.js';
 import { observe, syncGroup } from './durable.js';
-import { checkWritableRelative, lexicalParts } from './paths.js';
+import { lexicalParts } from './paths.js';
 import { notAFile, notRegular, type FileWrite, type Workspace } from './workspace.js';
 
 /** How writeAll orders durability (see writeAll). */
@@ -49,11 +49,12 @@ export class DiskWriter {
   private writeOne(write: FileWrite, durableFirst: readonly string[]): void {
     const ws = this.files;
     const followFinal = write.kind === 'write';
-    // The configuration that governs the agent is never written by it, whatever the spelling.
-    checkWritableRelative(write.path, lexicalParts(ws.root, write.path).lexicalRelative, ws.protectedFiles);
+    // The protected set (config, client settings, .git, state) is never written by an agent, whatever the spelling.
+    ws.policy.checkWrite(write.path, lexicalParts(ws.root, write.path).lexicalRelative);
     const loc = ws.locate(write.path, { followFinal, createParents: followFinal });
     try {
-      checkWritableRelative(write.path, loc.relative, ws.protectedFiles);
+      // ...nor through a link to it: the path the kernel reaches is checked too.
+      ws.policy.checkWrite(write.path, loc.relative);
       const st = loc.stat;
       if (write.kind === 'delete') {
         if (st === null || loc.parent === null) return;

@@ -1,11 +1,14 @@
 /**
  * The files that govern the agent and git rather than hold project content:
- * the root's `.git/` (hooks, config, HEAD, refs, info/ — everything but the
- * object store, the index and the reflogs) and editwarden's config file(s).
- * Workspace checkpoints never record them, so a command's changes to them
- * would be invisible to the limits and survive every rollback. Here they are
- * snapshotted before a command, compared after it, and each change is put
- * back exactly — whatever the run's on_violation says.
+ * the members of the project's protected set (workspace/policy.ts) — the
+ * root's `.git/` (hooks, config, HEAD, refs, info/ — everything but the
+ * object store, the index and the reflogs), editwarden's config file(s),
+ * every client's settings — as the Policy lists them. A command's changes
+ * to them would be invisible to the limits (workspace checkpoints never
+ * record `.git/`) or would outlive it (a client reads its settings at the
+ * next start). Here they are snapshotted before a command, compared after
+ * it, and each change is put back exactly — a member that did not exist is
+ * removed again — whatever the run's on_violation says.
  *
  * It never follows a symlink (a folder swapped for a link is removed and
  * made again, never written through) and never writes outside the root: a
@@ -42,9 +45,9 @@ export interface GoverningChange {
   error?: string;
 }
 
-/** What to watch: `.git` at the root (unless the person let commands write it: `sandbox.git_writable`) and each config file (absolute paths). */
-export function snapshotGoverning(root: string, configFiles: readonly string[], watchGit = true): GoverningSnapshot {
-  const watched = [...(watchGit ? ['.git'] : []), ...configFiles.map((f) => keyOf(root, f))];
+/** What to watch: the Policy's governed paths (root-relative; `.git` only when commands may not write it) and config files outside the root (absolute). */
+export function snapshotGoverning(root: string, paths: readonly string[]): GoverningSnapshot {
+  const watched = paths.map((f) => keyOf(root, f));
   const entries = new Map<string, Entry>();
   for (const top of new Set(watched)) scan(root, top, entries);
   return { root, entries, watched: [...new Set(watched)] };

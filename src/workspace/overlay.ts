@@ -17,7 +17,8 @@ import { decodeText } from '../edit/text.js';
 import { unifiedDiff } from '../edit/diff.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import type { ResolvedPath } from './paths.js';
-import type { FileView, WriteTransaction } from './view.js';
+import { entryRelative, type FileView, type WriteTransaction } from './view.js';
+import { protectedRefusal } from './policy.js';
 import { fileSnapshot, type FileSnapshot, type FileWrite, type PathInfo } from './workspace.js';
 
 /** A held file: its new bytes and mode, or null when the overlay deletes it. */
@@ -117,10 +118,14 @@ export class OverlayView implements FileView {
     // Defends against a disk transaction handed to a dry run (or another overlay's): it never carries writes here.
     if (tx !== this.tx) throw foreignTransaction();
     const resolved = writes.map((w) => ({ write: w, rel: this.base.resolve(w.path) }));
+    // A dry run or a plan refuses a protected path exactly as the disk commit would (the hook's verdict is this plan's).
+    for (const { write, rel } of resolved) if (rel.protectedBy) throw protectedRefusal(write.path, rel.protectedBy);
     for (const { write, rel } of resolved) {
       if (write.kind === 'delete') {
-        if (this.base.resolve(rel.relative).exists) this.entries.set(rel.relative, null);
-        else this.entries.delete(rel.relative);
+        // The entry is deleted, a link as a link (as the disk writer's unlink does).
+        const entry = entryRelative(this.base, write.path);
+        if (this.base.info(entry).type !== 'absent') this.entries.set(entry, null);
+        else this.entries.delete(entry);
         continue;
       }
       const mode = write.mode ?? this.modeOf(rel.relative);

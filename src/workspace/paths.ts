@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../errors.js';
-import { CONFIG_FILE_NAMES } from '../config/names.js';
+import type { ProtectedMember } from '../config/protected-set.js';
 import { Resolver, type Located, type LocateOptions } from './resolver.js';
 
 export const DenialReason = {
@@ -21,8 +21,9 @@ export const DenialReason = {
 } as const;
 export type DenialReason = (typeof DenialReason)[keyof typeof DenialReason];
 
-/** Folders no agent may touch, whatever the configuration says. */
-export const STATE_DIR = '.editwarden';
+/** Folders no agent may touch, whatever the configuration says (the state folder; its name lives with the protected set). */
+export { STATE_DIR } from '../config/protected-set.js';
+import { STATE_DIR } from '../config/protected-set.js';
 
 export interface ResolvedPath {
   /** Absolute real location (symlinks inside the root followed). */
@@ -31,6 +32,8 @@ export interface ResolvedPath {
   relative: string;
   /** Whether something exists there now. */
   exists: boolean;
+  /** The protected-set member covering this path as spelled or as the kernel reaches it (workspace/policy.ts): readable, never writable. */
+  protectedBy?: ProtectedMember;
 }
 
 function outside(requested: string, reason: DenialReason, detail: string): EditwardenError {
@@ -87,9 +90,29 @@ export function lexicalParts(realRoot: string, requested: string): { parts: stri
     throw outside(requested, DenialReason.WINDOWS_PATH, 'a Windows drive or UNC path');
   }
   const lexical = path.resolve(realRoot, requested);
+  // Read as text first: whatever climbs out as text is refused, even where the kernel would land inside.
   if (!isInside(realRoot, lexical)) throw outside(requested, DenialReason.ESCAPES_ROOT, `it resolves to ${lexical}`);
   const rel = path.relative(realRoot, lexical);
-  return { parts: rel === '' ? [] : rel.split(path.sep), lexicalRelative: toPosix(rel) };
+  return { parts: kernelParts(realRoot, requested, rel), lexicalRelative: toPosix(rel) };
+}
+
+/**
+ * The components the kernel will walk, "." and ".." kept: `up/../x` is the
+ * parent of wherever `up` really leads, not `x` (the resolver walks ".."
+ * from the real folder). An absolute path counts only when it spells the
+ * real root literally; otherwise its ".." would be taken from folders
+ * outside the root, so it is refused unless it has none.
+ */
+function kernelParts(realRoot: string, requested: string, lexicalRel: string): string[] {
+  const raw = requested.replace(/\/+/g, '/');
+  let below: string;
+  if (path.isAbsolute(raw)) {
+    if (raw === realRoot || raw === `${realRoot}/`) return [];
+    if (raw.startsWith(`${realRoot}/`)) below = raw.slice(realRoot.length + 1);
+    else if (raw.split('/').includes('..')) throw outside(requested, DenialReason.ESCAPES_ROOT, 'an absolute path with ".." that does not name the root literally');
+    else below = lexicalRel;
+  } else below = raw;
+  return below.split('/').filter((p) => p !== '' && p !== '.');
 }
 
 /**
@@ -109,27 +132,6 @@ export function locateInRoot(resolver: Resolver, requested: string, options: Loc
     throw error;
   }
   return located;
-}
-
-/**
- * Writes only: the configuration files that govern the agent (limits,
- * denied paths, allowed commands) are never written by an agent, whatever
- * the format or tool (an agent that rewrites them lifts its own limits).
- * `relative` is the real root-relative path; `extra` more root-relative
- * names (an explicit --config file inside the root).
- */
-export function checkWritableRelative(requested: string, relative: string, extra: readonly string[] = []): void {
-  const lower = relative.toLowerCase();
-  for (const name of [...CONFIG_FILE_NAMES, ...extra]) {
-    if (lower === name.toLowerCase()) {
-      throw new EditwardenError({
-        code: ErrorCode.DENIED_PATH,
-        message: `${JSON.stringify(requested)} is editwarden's configuration (${name}), which agents may read but never write.`,
-        hint: `Leave ${name} alone: it sets the limits of this run. Ask the person running editwarden to change it if it must change.`,
-        path: requested,
-      });
-    }
-  }
 }
 
 /**

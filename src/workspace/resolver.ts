@@ -183,6 +183,28 @@ export class Resolver {
       }
       for (;;) {
         const part = queue.shift() as string;
+        // "." and ".." are walked as the kernel walks them: ".." from the folder reached so far (a real folder, since
+        // every link restarts the walk from the root), never as text inside a link's target. Attack: `a -> .` and
+        // `up -> a/..`: read as text, `up/x` is the root's x; the kernel writes the root's PARENT's x.
+        if (part === '.' || part === '..') {
+          if (part === '..') {
+            if (curParts.length === 0) throw refuse('escape', `${[...curParts, part, ...queue].join('/')} climbs above the root`);
+            curParts.pop();
+          }
+          // Re-open the folder reached (walked exactly from the root: its components are real folders).
+          if (queue.length === 0 && curParts.length === 0) {
+            cur.close();
+            cur = this.openRoot();
+            const out: Located = { parent: cur, name: '', relative: '', absolute: this.root, stat: fs.fstatSync(cur.fd) };
+            cur = null as unknown as DirHandle;
+            return out;
+          }
+          queue.unshift(...curParts);
+          cur.close();
+          cur = this.openRoot();
+          curParts = [];
+          continue;
+        }
         const last = queue.length === 0;
         const entry = cur.at(part);
         if (last) {
@@ -232,8 +254,8 @@ export class Resolver {
               if (++hops > MAX_HOPS * 4) throw refuse('loop', 'the path kept changing while it was walked');
               continue;
             }
-            // The rest does not exist: it would be created under `cur`.
-            const relative = [...curParts, part, ...queue].join('/');
+            // The rest does not exist: it would be created under `cur` ("missing/../x" is plain text below a real folder).
+            const relative = belowMissing(curParts, [part, ...queue], refuse);
             cur.close();
             cur = null as unknown as DirHandle;
             return { parent: null, name: queue[queue.length - 1] ?? part, relative, absolute: path.join(this.root, relative), stat: null };
@@ -254,7 +276,7 @@ export class Resolver {
             continue;
           }
           // A file where a folder is needed: nothing below it exists.
-          const relative = [...curParts, part, ...queue].join('/');
+          const relative = belowMissing(curParts, [part, ...queue], refuse);
           cur.close();
           cur = null as unknown as DirHandle;
           if (options.createParents) {
@@ -288,13 +310,25 @@ export class Resolver {
       if ((error as NodeJS.ErrnoException).code === 'EINVAL' || (error as NodeJS.ErrnoException).code === 'ENOENT') return [...curParts, part];
       throw error;
     }
-    const here = path.join(this.root, ...curParts);
-    const resolved = path.resolve(here, target);
-    const rel = path.relative(this.root, resolved);
-    if (rel === '..' || rel.startsWith('..' + path.sep) || path.isAbsolute(rel)) {
-      throw refuse('escape', `${[...curParts, part].join('/')} links to ${resolved}`);
+    const linkName = [...curParts, part].join('/');
+    if (target.length === 0) throw refuse('escape', `${linkName} is an empty link`);
+    let start: string[];
+    let rest: string;
+    if (path.isAbsolute(target)) {
+      // An absolute target counts only when it names the root's real path literally: "/elsewhere/../root/x" is walked
+      // by the kernel from "/", through folders editwarden cannot vouch for.
+      const normalisedRoot = this.root.endsWith('/') ? this.root : `${this.root}/`;
+      const collapsed = target.replace(/\/+/g, '/');
+      if (collapsed !== this.root && collapsed !== this.root + '/' && !collapsed.startsWith(normalisedRoot)) throw refuse('escape', `${linkName} links to ${target}`);
+      start = [];
+      rest = collapsed.slice(this.root.length);
+    } else {
+      start = [...curParts];
+      rest = target;
     }
-    return rel === '' ? [] : rel.split(path.sep);
+    // The target's components, unresolved: the walk takes "." and ".." physically from the link's real folder.
+    const parts = [...start, ...rest.split('/').filter((p) => p !== '' && p !== '.')];
+    return parts;
   }
 
   /**
@@ -334,6 +368,13 @@ export class Resolver {
     const name = slash < 0 ? rel : rel.slice(slash + 1);
     return { parent: this.openDirExact(dir, options), name };
   }
+}
+
+/** The root-relative path of something that does not exist yet below the real folder `real`; ".." there is text (nothing below is a link). */
+function belowMissing(real: readonly string[], rest: readonly string[], refuse: (kind: 'escape' | 'loop' | 'link', detail: string) => EditwardenError): string {
+  const normal = path.posix.normalize([...real, ...rest].join('/'));
+  if (normal === '..' || normal.startsWith('../') || normal.startsWith('/')) throw refuse('escape', `${[...real, ...rest].join('/')} climbs above the root`);
+  return normal === '.' ? '' : normal.replace(/\/$/, '');
 }
 
 function exactRefusal(rel: string): (kind: 'escape' | 'loop' | 'link', detail: string) => EditwardenError {

@@ -58,3 +58,21 @@ export type ReadView = Omit<FileView, 'transact' | 'commit'>;
 
 /** The FileView methods, by name: tests prove every view implements each one itself. */
 export const FILE_VIEW_METHODS = ['resolve', 'read', 'exists', 'info', 'transact', 'commit'] as const satisfies ReadonlyArray<keyof FileView>;
+
+/**
+ * The root-relative path of the ENTRY `requested` names: its folders
+ * resolved (links followed as the kernel follows them), its last component
+ * kept as it is. A delete acts on the entry: `*** Delete File: lnk.txt`
+ * where lnk.txt -> a.txt removes the link, as unlink(2) does, never a.txt.
+ * The full path is resolved too, for its refusals (escapes, loops, the
+ * protected set as spelled and as reached).
+ */
+export function entryRelative(view: Pick<FileView, 'resolve'>, requested: string): string {
+  const full = view.resolve(requested);
+  const trimmed = requested.replace(/\/+$/, '');
+  const slash = trimmed.lastIndexOf('/');
+  const name = slash < 0 ? trimmed : trimmed.slice(slash + 1);
+  if (name === '' || name === '.' || name === '..') return full.relative;
+  const folder = view.resolve(slash < 0 ? '.' : trimmed.slice(0, slash) || '/').relative;
+  return folder === '' ? name : `${folder}/${name}`;
+}

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import type { FileData } from './atomic.js';
-import { locateInRoot, resolveInRoot, STATE_DIR, type ResolvedPath } from './paths.js';
+import { lexicalParts, locateInRoot, resolveInRoot, STATE_DIR, type ResolvedPath } from './paths.js';
+import { Policy, type PolicyOptions } from './policy.js';
 import { READ_FLAGS, Resolver, type Located, type LocateOptions } from './resolver.js';
 import type { TransactionLayer } from './transaction.js';
 import type { FileView, WriteTransaction } from './view.js';
@@ -35,8 +36,8 @@ export interface WorkspaceOptions {
   maxFileBytes?: number;
   /** Read regular files that have more than one hard link (`workspace.allow_hardlinks`; default false: E_HARD_LINK). */
   allowHardLinks?: boolean;
-  /** More root-relative files no agent write may change (an explicit --config file inside the root). */
-  protectedFiles?: string[];
+  /** What the protected set adds for this project (an explicit --config, git_writable): workspace/policy.ts. */
+  policy?: PolicyOptions;
 }
 
 /** What is at a path, as the resolver found it (symlinks inside the root followed). */
@@ -70,7 +71,8 @@ export class Workspace implements FileView {
   readonly root: string;
   readonly maxFileBytes: number;
   readonly allowHardLinks: boolean;
-  readonly protectedFiles: readonly string[];
+  /** The protected set of this project, computed once when it is opened (workspace/policy.ts). */
+  readonly policy: Policy;
   /** The one race-free resolver of this root (resolver.ts): every file operation goes through it. */
   readonly resolver: Resolver;
   /** This root's transaction layer (checkpoints, journal, lock): every commit goes through it. */
@@ -82,8 +84,8 @@ export class Workspace implements FileView {
     this.root = realRoot;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_EDIT_OPTIONS.maxFileBytes;
     this.allowHardLinks = options.allowHardLinks ?? false;
-    this.protectedFiles = options.protectedFiles ?? [];
     this.resolver = new Resolver(realRoot);
+    this.policy = new Policy(realRoot, this.resolver, options.policy);
     this.transactions = layerOf(this);
   }
 
@@ -118,7 +120,10 @@ export class Workspace implements FileView {
   }
 
   resolve(requested: string): ResolvedPath {
-    return resolveInRoot(this.root, requested, this.resolver);
+    const resolved = resolveInRoot(this.root, requested, this.resolver);
+    // Protected as spelled ("x/../.claude/settings.json") and as the kernel reaches it (a link's real target).
+    const member = this.policy.protectedBy(resolved.relative) ?? this.policy.protectedBy(lexicalParts(this.root, requested).lexicalRelative);
+    return member ? { ...resolved, protectedBy: member } : resolved;
   }
 
   /** Walks to `requested` and keeps its parent folder open (resolver.ts); the caller closes `parent`. */

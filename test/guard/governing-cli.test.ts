@@ -12,8 +12,17 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-it('exec --config policy.yml: a command rewriting policy.yml exits 2 with a Pattern violation and the file is put back', () => {
+it('exec --config policy.yml: a sandboxed command cannot write policy.yml (bound read-only as a member of the protected set)', () => {
   const policy = 'constraints:\n  max_files: 5\n  allowed_tools: [execute_command]\n';
+  fs.writeFileSync(path.join(root, 'policy.yml'), policy);
+  fs.writeFileSync(path.join(root, 'calls.jsonl'), `${JSON.stringify({ tool: 'execute_command', args: { command: "printf 'constraints: {}\\n' > policy.yml" } })}\n`);
+  const r = spawnSync(process.execPath, [BIN, 'exec', 'calls.jsonl', '--root', root, '--config', path.join(root, 'policy.yml'), '--json'], { cwd: root, encoding: 'utf8' });
+  expect(r.stdout).toContain('Read-only file system');
+  expect(fs.readFileSync(path.join(root, 'policy.yml'), 'utf8')).toBe(policy);
+});
+
+it('exec --config policy.yml without a sandbox: a command rewriting policy.yml exits 2 with a Pattern violation and the file is put back', () => {
+  const policy = 'constraints:\n  max_files: 5\n  allowed_tools: [execute_command]\nsandbox:\n  enabled: false\n  allow_unsandboxed: true\n';
   fs.writeFileSync(path.join(root, 'policy.yml'), policy);
   fs.writeFileSync(path.join(root, 'calls.jsonl'), `${JSON.stringify({ tool: 'execute_command', args: { command: "printf 'constraints: {}\\n' > policy.yml" } })}\n`);
   const r = spawnSync(process.execPath, [BIN, 'exec', 'calls.jsonl', '--root', root, '--config', path.join(root, 'policy.yml'), '--json'], { cwd: root, encoding: 'utf8' });

@@ -74,4 +74,35 @@ describe('Claude Code native edits go through editwarden', () => {
     expect(editwarden(['redo', '--root', root]).code).toBe(0);
     expect(fs.readFileSync(file, 'utf8')).toBe('alpha\nBETA\ngamma\n');
   }, 120_000);
+
+  it('the link-graph and symlinked-config attacks: native Writes to up/x, cfgdir/.editwarden.yml and the config’s real target are denied; so is MCP write_file of the target', async () => {
+    const config = 'constraints:\n  max_files: 20\n';
+    const root = protectedProject({ 'tools/editwarden.yml': config, 'deep/keep.txt': 'k\n', 'sub/keep.txt': 's\n' });
+    fs.symlinkSync('tools/editwarden.yml', path.join(root, '.editwarden.yml'));
+    fs.symlinkSync('.', path.join(root, 'a'));
+    fs.symlinkSync('a/..', path.join(root, 'up'));
+    fs.symlinkSync('../sub', path.join(root, 'deep', 'X'));
+    fs.symlinkSync('deep/X/..', path.join(root, 'cfgdir'));
+    const parentX = path.join(path.dirname(root), 'x');
+    const run = await runClaude(
+      root,
+      [
+        { name: 'Write', args: { file_path: path.join(root, 'up', 'x'), content: 'out\n' } },
+        // Claude Code writes an existing file only after reading it.
+        { name: 'Read', args: { file_path: path.join(root, 'cfgdir', '.editwarden.yml') } },
+        { name: 'Write', args: { file_path: path.join(root, 'cfgdir', '.editwarden.yml'), content: 'constraints: {}\n' } },
+        { name: 'Read', args: { file_path: path.join(root, 'tools', 'editwarden.yml') } },
+        { name: 'Write', args: { file_path: path.join(root, 'tools', 'editwarden.yml'), content: 'constraints: {}\n' } },
+        { name: 'mcp__editwarden__write_file', args: { path: 'tools/editwarden.yml', content: 'constraints: {}\n', overwrite: true } },
+      ],
+      ['--allowedTools', 'mcp__editwarden__*'],
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const results = toolResults(run.requests);
+    expect(results).toHaveLength(6);
+    expect(results[0]).toMatch(/E_OUTSIDE_ROOT|E_DENIED_PATH/);
+    for (const i of [2, 4, 5]) expect(results[i]).toContain('E_DENIED_PATH');
+    expect(fs.existsSync(parentX)).toBe(false);
+    expect(fs.readFileSync(path.join(root, 'tools', 'editwarden.yml'), 'utf8')).toBe(config);
+  }, 120_000);
 });

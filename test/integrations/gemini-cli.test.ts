@@ -29,4 +29,28 @@ describe('Gemini CLI native edits go through editwarden', () => {
     expect(editwarden(['undo', '--root', root]).code).toBe(0);
     expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\n');
   }, 150_000);
+
+  it('the link-graph and symlinked-config attacks: write_file to up/x, cfgdir/.editwarden.yml and the config’s real target are refused', async () => {
+    const config = 'constraints:\n  max_files: 20\n';
+    const root = project({ 'tools/editwarden.yml': config, 'deep/keep.txt': 'k\n', 'sub/keep.txt': 's\n' });
+    expect(editwarden(['init', 'gemini', '--root', root]).code).toBe(0);
+    fs.symlinkSync('tools/editwarden.yml', path.join(root, '.editwarden.yml'));
+    fs.symlinkSync('.', path.join(root, 'a'));
+    fs.symlinkSync('a/..', path.join(root, 'up'));
+    fs.symlinkSync('../sub', path.join(root, 'deep', 'X'));
+    fs.symlinkSync('deep/X/..', path.join(root, 'cfgdir'));
+    const run = await runGemini(root, [
+      { name: 'write_file', args: { file_path: path.join(root, 'up', 'x'), content: 'out\n' } },
+      { name: 'write_file', args: { file_path: path.join(root, 'cfgdir', '.editwarden.yml'), content: 'constraints: {}\n' } },
+      { name: 'write_file', args: { file_path: path.join(root, 'tools', 'editwarden.yml'), content: 'constraints: {}\n' } },
+    ]);
+    const responses = functionResponses(run.requests);
+    expect(responses.length, `${run.stdout}\n${run.stderr}`).toBe(3);
+    // up/x: editwarden's E_OUTSIDE_ROOT, or Gemini's own workspace check (it resolves paths with realpath) first.
+    expect(responses[0]).toMatch(/E_OUTSIDE_ROOT|outside|workspace/i);
+    expect(responses[1]).toContain('E_DENIED_PATH');
+    expect(responses[2]).toContain('E_DENIED_PATH');
+    expect(fs.existsSync(path.join(path.dirname(root), 'x'))).toBe(false);
+    expect(fs.readFileSync(path.join(root, 'tools', 'editwarden.yml'), 'utf8')).toBe(config);
+  }, 150_000);
 });

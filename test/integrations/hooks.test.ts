@@ -194,3 +194,40 @@ describe('Cursor hook (afterFileEdit)', () => {
     expect(fs.readFileSync(path.join(root, '.editwarden/hooks/changes.jsonl'), 'utf8')).toContain('"client":"cursor"');
   });
 });
+
+describe('every hook decides on the path the kernel will walk (a -> ., up -> a/.., cfgdir -> deep/X/..)', () => {
+  /** A repository whose links make the text and the kernel disagree: `up/` is the root's parent, `cfgdir/` the root. */
+  function linkGraph(): string {
+    const root = project({ '.editwarden.yml': 'constraints:\n  max_files: 5\n', 'deep/keep.txt': 'k\n', 'sub/keep.txt': 's\n' });
+    fs.symlinkSync('.', path.join(root, 'a'));
+    fs.symlinkSync('a/..', path.join(root, 'up'));
+    fs.symlinkSync('../sub', path.join(root, 'deep', 'X'));
+    fs.symlinkSync('deep/X/..', path.join(root, 'cfgdir'));
+    return root;
+  }
+
+  it('Claude Code: Write to up/x (outside) and to cfgdir/.editwarden.yml (the config) are denied', () => {
+    const root = linkGraph();
+    const up = hook('claude', 'pre-tool-use', root, { tool_name: 'Write', tool_input: { file_path: path.join(root, 'up/x'), content: 'x\n' } });
+    expect(claudeDenial(up.stdout)).toContain('E_OUTSIDE_ROOT');
+    const cfg = hook('claude', 'pre-tool-use', root, { tool_name: 'Write', tool_input: { file_path: path.join(root, 'cfgdir/.editwarden.yml'), content: 'constraints: {}\n' } });
+    expect(claudeDenial(cfg.stdout)).toContain('E_DENIED_PATH');
+  });
+
+  it('Gemini CLI: write_file to up/x and cfgdir/.editwarden.yml exit 2', () => {
+    const root = linkGraph();
+    for (const target of ['up/x', 'cfgdir/.editwarden.yml']) {
+      const r = hook('gemini', 'before-tool', root, { tool_name: 'write_file', tool_input: { file_path: path.join(root, target), content: 'constraints: {}\n' } });
+      expect(r.code, `${target}: ${r.stdout}${r.stderr}`).toBe(2);
+    }
+  });
+
+  it('Codex: *** Add File: a/../x and up/x are refused (a/.. is the root’s parent for the kernel)', () => {
+    const root = linkGraph();
+    for (const target of ['a/../x', 'up/x', 'cfgdir/.editwarden.yml']) {
+      const r = hook('codex', 'pre-tool-use', root, { tool_name: 'apply_patch', tool_input: { command: `*** Begin Patch\n*** Add File: ${target}\n+x\n*** End Patch\n` } });
+      expect(r.code, `${target}: ${r.stderr}`).toBe(2);
+    }
+    expect(fs.existsSync(path.join(path.dirname(root), 'x'))).toBe(false);
+  });
+});

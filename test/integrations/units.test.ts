@@ -13,8 +13,10 @@ import { claudeNativeEdit } from '../../src/integrations/claude.js';
 import { codexNativeEdit } from '../../src/integrations/codex.js';
 import { geminiNativeEdit } from '../../src/integrations/gemini.js';
 import { NativeInputError } from '../../src/integrations/native-edit.js';
-import { isProtectedConfig } from '../../src/integrations/protected.js';
 import { guardedHookCommand } from '../../src/integrations/client.js';
+import { memberCovering, PROTECTED_MEMBERS } from '../../src/config/protected-set.js';
+
+const isProtectedConfig = (p: string): boolean => memberCovering(p, PROTECTED_MEMBERS) !== null;
 import { changesOf } from '../../src/workspace/checkpoints/history.js';
 import type { CheckpointOrigin, CheckpointSummary } from '../../src/workspace/checkpoints/types.js';
 

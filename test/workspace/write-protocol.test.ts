@@ -222,3 +222,29 @@ describe("a dead writer's lock note is untrusted data", () => {
     ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('b\n') }]));
   });
 });
+
+describe('a write killed while its temp file sits in a folder the transaction created: recovery removes the temp first, then the folders', () => {
+  for (const step of [
+    { op: 'group', n: 1 },
+    { op: 'fsync', n: 2 },
+  ]) {
+    it(`killed after ${step.op} #${step.n} writing new/dir/f.txt: nothing of new/ is left`, async () => {
+      const r = root();
+      write(r, 'a.txt', 'kept\n');
+      const out = await new Promise<string>((resolve, reject) => {
+        const p = spawn(process.execPath, [CHILD, 'die-at', r, step.op, String(step.n), 'new/dir/f.txt', 'doomed\n'], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let text = '';
+        p.stdout.on('data', (d) => (text += d));
+        p.on('error', reject);
+        p.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve(text) : reject(new Error(`not killed: ${text}`))));
+      });
+      expect(out).toContain('dying after');
+      // The planted state is the real one: the temp file is in the folder the dead transaction made.
+      expect(fs.readdirSync(path.join(r, 'new', 'dir')).some((n) => n.startsWith('.ew-tmp-'))).toBe(true);
+      const { recovered } = openWorkspace(r, { lock: { timeoutMs: 2_000 } });
+      expect(recovered).toHaveLength(1);
+      expect(fs.existsSync(path.join(r, 'new'))).toBe(false);
+      expect(fs.readFileSync(path.join(r, 'a.txt'), 'utf8')).toBe('kept\n');
+    });
+  }
+});

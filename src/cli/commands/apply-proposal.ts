@@ -93,7 +93,7 @@ async function applyProposalCommand(file: string, flags: ApplyProposalFlags, io:
 
   let opened;
   try {
-    opened = await openForCommand(root, config, io, json);
+    opened = await openForCommand(root, config, io, json, flags.config);
   } catch (error) {
     return refuse(toErrorInfo(error), json, io);
   }

@@ -91,7 +91,7 @@ async function runControlledEdit(flags: Flags, io: Io): Promise<number> {
   }
   try {
     const config = await loadConfigFast(root, flags.config);
-    const opened = await openForCommand(root, config, io, flags.json === true);
+    const opened = await openForCommand(root, config, io, flags.json === true, flags.config);
     const color = useColor(io);
     const session = new ControlledEditSession(opened.ws, {
       config,

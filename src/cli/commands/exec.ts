@@ -8,9 +8,7 @@
  * Thin: flags → config, lines → runner.call, records → text or JSON.
  */
 import { runProfile } from '../../runs/profile.js';
-import { editOptionsFromConfig } from '../../config/edit-options.js';
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
 import type { Config } from '../../config/config.js';
@@ -87,18 +85,16 @@ async function runExec(file: string, flags: ExecFlags, io: Io): Promise<number> 
   } catch (error) {
     return refuseBeforeRun(error, flags, io);
   }
-  const edit = editOptionsFromConfig(config);
   let runner: ToolRunner;
   try {
-    const opened = await openForCommand(root, config, io, flags.json === true);
+    // --config is part of the protected set: no tool writes it, a command that changes it is put back.
+    const opened = await openForCommand(root, config, io, flags.json === true, flags.config);
     runner = ToolRunner.start({
       ws: opened.ws,
       config,
       profile: runProfile('headless', { config }),
       transactions: opened.transactions,
-      apply: { edit, ...opened.applyHooks },
-      // The config this run is governed by: a command that changes it is a violation and is put back.
-      configFiles: [path.join(opened.ws.root, '.editwarden.yml'), ...(flags.config !== undefined ? [path.resolve(flags.config)] : [])],
+      apply: opened.applyOptions,
     });
   } catch (error) {
     return refuseBeforeRun(error, flags, io);

@@ -138,7 +138,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   const color = useColor(io);
   let opened;
   try {
-    opened = await openForCommand(root, config, io, json);
+    opened = await openForCommand(root, config, io, json, flags.config);
   } catch (error) {
     return refuse(toErrorInfo(error), flags, io);
   }

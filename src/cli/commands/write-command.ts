@@ -43,7 +43,7 @@ export async function runWriteCommand<I, O extends { ok: boolean }>(flags: Write
   const edit = editOptionsFromConfig(config, { strict: flags.strict === true });
   let outcome: O;
   try {
-    outcome = await steps.apply(await openForCommand(root, config, io, json), input, edit);
+    outcome = await steps.apply(await openForCommand(root, config, io, json, flags.config), input, edit);
   } catch (error) {
     return refuseCommand(error, json, io, { results: [] });
   }

@@ -10,8 +10,8 @@
  * The caller holds the root lock and takes the safety checkpoint; this
  * module only applies.
  */
-import { CONFIG_FILE_NAMES } from '../../config/names.js';
 import fs from 'node:fs';
+import { inGitDir, memberCovering, PROTECTED_MEMBERS } from '../../config/protected-set.js';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { atomicWriteAt, isTempFor, TEMP_PREFIX, tempNameFor } from '../atomic.js';
@@ -62,21 +62,21 @@ export function extrasOf(rootArg: RootArg, manifest: Manifest, blobs: BlobStore,
 }
 
 /**
- * The configuration that governs the agent is never changed by a restore:
- * an agent that may call checkpoint_restore (or undo) could otherwise bring
- * back an older, looser `.editwarden.yml`. Only a person edits it.
+ * The protected set is never changed by a restore: an agent that may call
+ * checkpoint_restore (or undo) could otherwise bring back an older, looser
+ * `.editwarden.yml` or `.claude/settings.json`. Only a person edits them.
+ * `isProtected` is the project's Policy (workspace/policy.ts); the default
+ * protects the fixed members, for a caller that restores a bare root.
  */
-function isConfigFile(rel: string): boolean {
-  const lower = rel.toLowerCase();
-  return CONFIG_FILE_NAMES.some((name) => name.toLowerCase() === lower);
-}
+export type ProtectedTest = (rel: string) => boolean;
+const fixedMembers: ProtectedTest = (rel) => memberCovering(rel, PROTECTED_MEMBERS) !== null || inGitDir(rel);
 
 /** A special file the restore left alone (never deleted, replaced or recreated). */
 function skip(result: { skipped: string[] }, rel: string): void {
   if (!result.skipped.includes(rel)) result.skipped.push(rel);
 }
 
-export function applyManifest(rootArg: RootArg, manifest: Manifest, blobs: BlobStore, rules: IgnoreRules = {}): Omit<RestoreResult, 'id' | 'safety'> {
+export function applyManifest(rootArg: RootArg, manifest: Manifest, blobs: BlobStore, rules: IgnoreRules = {}, isConfigFile: ProtectedTest = fixedMembers): Omit<RestoreResult, 'id' | 'safety'> {
   const resolver = asResolver(rootArg);
   const result = { written: [] as string[], removed: [] as string[], dirsCreated: [] as string[], dirsRemoved: [] as string[], unchanged: 0, skipped: [] as string[] };
   const touchedDirs = new Set<string>();

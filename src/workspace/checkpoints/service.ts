@@ -56,6 +56,9 @@ export class CheckpointService {
   readonly statCache: StatCacheStore;
   private readonly now: () => Date;
 
+  /** A restore never changes a member of the project's protected set (workspace/policy.ts). */
+  private readonly isProtected = (rel: string): boolean => this.ws.policy.protectedBy(rel) !== null;
+
   constructor(ws: Workspace, options: CheckpointServiceOptions = {}) {
     this.ws = ws;
     this.lock = options.lock ?? new RootLock(ws.stateDir, options.lockOptions);
@@ -231,7 +234,7 @@ export class CheckpointService {
   restore(id: string, options: RestoreOptions = {}): RestoreResult {
     const manifest = this.manifests.read(id);
     return this.lock.with(() => {
-      if (options.safety === false) return { id, ...applyManifest(this.ws.resolver, manifest, this.blobs, options.rules) };
+      if (options.safety === false) return { id, ...applyManifest(this.ws.resolver, manifest, this.blobs, options.rules, this.isProtected) };
       const reason = `state before restoring checkpoint ${id}`;
       const origin: CheckpointOrigin = { kind: 'safety', before: id };
       const paths = manifest.entries.map((e) => e.path);
@@ -250,10 +253,10 @@ export class CheckpointService {
       });
       let applied: Omit<RestoreResult, 'id' | 'safety'>;
       try {
-        applied = applyManifest(this.ws.resolver, manifest, this.blobs, options.rules);
+        applied = applyManifest(this.ws.resolver, manifest, this.blobs, options.rules, this.isProtected);
       } catch (error) {
         // All or nothing: put back what the restore had already changed. If even that fails, the record stays for recovery.
-        applyManifest(this.ws.resolver, safety, this.blobs);
+        applyManifest(this.ws.resolver, safety, this.blobs, {}, this.isProtected);
         this.journal.close(tx);
         throw error;
       }

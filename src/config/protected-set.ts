@@ -1,0 +1,67 @@
+/**
+ * The protected set: every path that governs the agent, the guard or what
+ * runs with the person's rights, rather than holding project content. An
+ * agent that could write one of them could switch its own guard off, make a
+ * client start a command of its choosing, or plant a hook that runs at the
+ * person's next commit, outside every sandbox. This table is the one list;
+ * `workspace/policy.ts` turns it into the project's `Policy`, which the file
+ * tools, every edit format, restores and undo, the hooks, the sandbox's
+ * read-only binds and the command-effects revert all read. No layer keeps a
+ * list of its own.
+ *
+ * Pure data: it must never read the disk. A configuration may add to the
+ * set (an explicit `--config`), never remove from it, except `.git/` with
+ * `sandbox.git_writable`.
+ */
+import { CONFIG_FILE } from './names.js';
+
+/** editwarden's own state folder at the root (checkpoints, journal, runs). */
+export const STATE_DIR = '.editwarden';
+
+/**
+ * Each member: a root-relative path ('/' separators), whether it is a
+ * folder (everything below it is protected too) and why. Matched
+ * case-insensitively (on macOS and Windows `.Claude/Settings.json` is the
+ * same file).
+ *
+ * Left out on purpose: the instruction files (`CLAUDE.md`, `GEMINI.md`,
+ * `AGENTS.md`, `.cursorrules`, `.cursor/rules` is inside `.cursor/`) are read
+ * as text by a model, run nothing and loosen nothing, and agents are asked
+ * to keep them current; build files (`package.json` scripts, Makefiles) are
+ * project content every build edits — a command they run is sandboxed, and
+ * SECURITY.md lists them as not defended.
+ */
+export const PROTECTED_MEMBERS = [
+  { path: STATE_DIR, folder: true, reason: "editwarden's own state: checkpoints, the journal and run records it trusts after a crash" },
+  { path: '.git', folder: true, reason: 'git metadata: hooks run at the next commit with your rights, config can name programs git runs (every repository, nested ones included)' },
+  { path: CONFIG_FILE, folder: false, reason: "editwarden's configuration: the limits, patterns and sandbox of this run" },
+  { path: '.claude', folder: true, reason: 'Claude Code project settings: hooks and permissions (settings.json, settings.local.json), commands, agents and skills it loads' },
+  { path: '.mcp.json', folder: false, reason: 'Claude Code project MCP servers: commands the client starts with your rights' },
+  { path: '.gemini', folder: true, reason: 'Gemini CLI project settings: hooks, MCP servers, tool discovery commands, extensions and custom commands' },
+  { path: '.codex', folder: true, reason: 'Codex project config (config.toml): hooks and MCP servers it starts' },
+  { path: '.cursor', folder: true, reason: 'Cursor project settings: hooks.json, mcp.json, environment.json and rules it loads' },
+  { path: '.vscode', folder: true, reason: 'VS Code workspace settings: tasks.json (tasks can run on folder open), settings.json (programs the editor and extensions run), launch.json, extensions.json' },
+  { path: '.devcontainer', folder: true, reason: 'dev container definition: postCreateCommand and friends run when the folder is opened in a container' },
+  { path: '.envrc', folder: false, reason: 'direnv runs it in your shell on entering the folder (once allowed)' },
+  { path: '.husky', folder: true, reason: 'git hooks (core.hooksPath) that run at your next commit, outside every sandbox' },
+] as const satisfies ReadonlyArray<{ path: string; folder: boolean; reason: string }>;
+
+export type ProtectedMember = { readonly path: string; readonly folder: boolean; readonly reason: string };
+
+/** The member that covers `relative` (a root-relative path, '/' separators) among `members`, or null. */
+export function memberCovering(relative: string, members: readonly ProtectedMember[]): ProtectedMember | null {
+  const lower = relative.replace(/^\.\//, '').toLowerCase();
+  for (const m of members) {
+    const name = m.path.toLowerCase();
+    if (lower === name || (m.folder && lower.startsWith(`${name}/`))) return m;
+  }
+  return null;
+}
+
+/** Whether `relative` is inside (or is) a `.git` of any repository, the root's or a nested one (or a `.git` gitdir-link file). */
+export function inGitDir(relative: string): boolean {
+  return relative
+    .toLowerCase()
+    .split('/')
+    .some((segment) => segment === '.git');
+}

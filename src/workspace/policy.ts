@@ -1,0 +1,158 @@
+/**
+ * The project's `Policy`: the protected set (config/protected-set.ts) made
+ * concrete for one root, once, when the project is opened — the fixed
+ * members, every configuration file editwarden reads (an explicit
+ * `--config` included) and the REAL target of each member that is a link
+ * (`.editwarden.yml -> tools/editwarden.yml` protects tools/editwarden.yml
+ * too; `.claude/settings.json -> ../config/claude.json` protects
+ * config/claude.json). Every layer asks this one value: the write check of
+ * every file tool and format (disk-writer.ts, overlay.ts through
+ * `ResolvedPath.protectedBy`), restores and undo (checkpoints/restore.ts),
+ * the hooks (integrations/vet.ts), the sandbox's read-only binds
+ * (sandbox/for-workspace.ts) and the command-effects revert (governing.ts).
+ *
+ * It must never shrink the set: a configuration adds members, never removes
+ * one (only `sandbox.git_writable` lets COMMANDS write `.git/`; the file
+ * tools never do).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { inGitDir, memberCovering, PROTECTED_MEMBERS, STATE_DIR, type ProtectedMember } from '../config/protected-set.js';
+import { EditwardenError, ErrorCode } from '../errors.js';
+import { lexicalParts } from './paths.js';
+import type { Resolver } from './resolver.js';
+
+export interface PolicyOptions {
+  /** Configuration files editwarden reads beyond the default name (an explicit --config), absolute or root-relative. */
+  configFiles?: readonly string[];
+  /** `sandbox.git_writable`: commands may write `.git/` (the file tools still may not). */
+  gitWritable?: boolean;
+}
+
+const GIT_MEMBER = PROTECTED_MEMBERS.find((m) => m.path === '.git') as ProtectedMember;
+
+export class Policy {
+  /** Every protected root-relative path: the fixed members, config files in the root, and the real targets of linked members. */
+  readonly members: readonly ProtectedMember[];
+  /** Configuration files outside the root (absolute): watched by the command-effects check, never written by editwarden. */
+  readonly outsideConfigFiles: readonly string[];
+  readonly gitWritable: boolean;
+  /*
+   * Room for the trust state of the repository's own configuration (who may
+   * loosen the guard, issue 25 §3): added beside the protected set, read by
+   * the same layers.
+   */
+
+  constructor(
+    readonly root: string,
+    resolver: Resolver,
+    options: PolicyOptions = {},
+  ) {
+    this.gitWritable = options.gitWritable ?? false;
+    const members: ProtectedMember[] = [...PROTECTED_MEMBERS];
+    const outside: string[] = [];
+    for (const file of options.configFiles ?? []) {
+      const abs = path.resolve(root, file);
+      const rel = path.relative(root, abs);
+      if (rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) outside.push(abs);
+      else if (memberCovering(rel.split(path.sep).join('/'), members) === null) members.push({ path: rel.split(path.sep).join('/'), folder: false, reason: `editwarden's configuration for this run (--config ${file})` });
+    }
+    // A governing file is protected by its real target as well as by its name: the kernel writes the target.
+    // The links inside a protected folder count too (`.claude/settings.json -> ../config/claude.json`).
+    for (const m of [...members]) {
+      if (m.path === STATE_DIR || m === GIT_MEMBER) continue; // a real folder by construction (state-dir.ts); .git's links lead into .git
+      for (const link of [m, ...(m.folder ? linksBelow(root, m.path) : [])]) {
+        const target = realTargetOf(resolver, link.path);
+        if (target !== null && target !== '' && memberCovering(target, members) === null) members.push({ path: target, folder: link.folder, reason: `${m.reason} — the real target of ${link.path}` });
+      }
+    }
+    this.members = members;
+    this.outsideConfigFiles = outside;
+  }
+
+  /** The member that protects `relative` (a root-relative path, '/' separators), or null. */
+  protectedBy(relative: string): ProtectedMember | null {
+    return memberCovering(relative, this.members) ?? (inGitDir(relative) ? GIT_MEMBER : null);
+  }
+
+  /** Refuses a write to a protected path; `relative` is checked as spelled and `real` as the kernel reaches it. */
+  checkWrite(requested: string, ...relatives: string[]): void {
+    for (const relative of relatives) {
+      const member = this.protectedBy(relative);
+      if (member) throw protectedRefusal(requested, member);
+    }
+  }
+
+  /** The root-relative paths a command may not change (reverted after it): every member but the state folder (read-only in the sandbox), `.git` unless git_writable. */
+  governedPaths(): string[] {
+    return this.members.filter((m) => m.path !== STATE_DIR && !(this.gitWritable && m === GIT_MEMBER)).map((m) => m.path);
+  }
+
+  /** Absolute real paths of the members that exist now, for the sandbox's read-only binds (a missing one is reverted after the command instead). */
+  existingProtectedPaths(): string[] {
+    const out: string[] = [];
+    for (const rel of this.governedPaths()) {
+      const abs = path.join(this.root, ...rel.split('/'));
+      try {
+        fs.lstatSync(abs);
+        out.push(abs);
+      } catch {
+        // Absent: nothing to bind; a command that creates it has it removed (governing.ts).
+      }
+    }
+    return out;
+  }
+}
+
+/** How far the links inside a protected folder are looked for (client settings folders are small; a huge one is not walked whole). */
+const LINK_SCAN = { depth: 4, entries: 2000 } as const;
+
+/** The symlinks below the protected folder `rel` (not followed), root-relative; a link to a folder protects that folder. */
+function linksBelow(root: string, rel: string): Array<{ path: string; folder: boolean }> {
+  const out: Array<{ path: string; folder: boolean }> = [];
+  let budget: number = LINK_SCAN.entries;
+  const walk = (dir: string, depth: number): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(path.join(root, ...dir.split('/')), { withFileTypes: true });
+    } catch {
+      return; // absent, a file, or a link (the member itself is handled as a link)
+    }
+    for (const e of entries) {
+      if (--budget < 0) return;
+      const child = `${dir}/${e.name}`;
+      if (e.isSymbolicLink()) {
+        let folder = false;
+        try {
+          folder = fs.statSync(path.join(root, ...child.split('/'))).isDirectory();
+        } catch {
+          // dangling: protects the file it would create
+        }
+        out.push({ path: child, folder });
+      } else if (e.isDirectory() && depth < LINK_SCAN.depth) walk(child, depth + 1);
+    }
+  };
+  walk(rel, 1);
+  return out;
+}
+
+/** The root-relative path the kernel reaches for `rel` (links followed physically), or null when it leaves the root or cannot be walked. */
+function realTargetOf(resolver: Resolver, rel: string): string | null {
+  try {
+    const { parts } = lexicalParts(resolver.root, rel);
+    const located = resolver.locate(parts, (_kind, detail) => new EditwardenError({ code: ErrorCode.OUTSIDE_ROOT, message: detail, hint: '' }), { followFinal: true });
+    located.parent?.close();
+    return located.relative === rel ? null : located.relative;
+  } catch {
+    return null;
+  }
+}
+
+export function protectedRefusal(requested: string, member: ProtectedMember): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.DENIED_PATH,
+    message: `${JSON.stringify(requested)} is protected (${member.path}${member.folder ? '/' : ''}: ${member.reason}); agents may read it but never write it.`,
+    hint: `Leave ${member.path} alone and edit project files. A person changes it by hand (client settings: \`editwarden init\`).`,
+    path: requested,
+  });
+}

@@ -1,0 +1,205 @@
+/**
+ * The protected set × every layer: for EACH member of the one set
+ * (config/protected-set.ts, plus an explicit --config file), every route to a
+ * write refuses or reverts it — the runner's write_file and edit_file (the
+ * project opened by openProject), every edit format through applyRequests,
+ * the CLI `editwarden edit`, MCP edit_file over stdio, the hooks of Claude
+ * Code, Gemini CLI and Codex, a command in the real bubblewrap sandbox, and
+ * a checkpoint restore (undo). The members are enumerated from the table, so
+ * a member added later is covered by every layer at once.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyReply } from '../../src/apply/apply-reply.js';
+import { defaultConfig } from '../../src/config/config.js';
+import { PROTECTED_MEMBERS } from '../../src/config/protected-set.js';
+import { openProject, type Project } from '../../src/host/project.js';
+import { claude } from '../../src/integrations/claude.js';
+import { codex } from '../../src/integrations/codex.js';
+import { gemini } from '../../src/integrations/gemini.js';
+import { vetNativeEdit } from '../../src/integrations/vet.js';
+import { ToolRunner } from '../../src/tools/runner.js';
+import { call, connect, type Connected } from '../mcp/helpers/server.js';
+import { tempDir } from '../temp-dirs.js';
+
+const BIN = path.resolve('bin/editwarden');
+const ORIGINAL = 'original\n';
+/** An explicit --config inside the root: a member of the set for this project. */
+const EXTRA_CONFIG = 'policy/ew.yml';
+
+/** A file each member protects (the member itself, or a file in it). */
+function fileOf(member: { path: string; folder: boolean }): string {
+  if (!member.folder) return member.path;
+  return member.path === '.git' ? '.git/config' : `${member.path}/settings.json`;
+}
+
+/** Every protected file, by the member that protects it. */
+const FILES = [...PROTECTED_MEMBERS.map((m) => ({ member: m.path, file: fileOf(m) })), { member: '--config', file: EXTRA_CONFIG }];
+/** The state folder is also unreadable to agents; its files are refused with the same code. */
+const REFUSED = /E_DENIED_PATH|E_CONSTRAINT/;
+
+function plant(root: string): void {
+  for (const { file } of FILES) {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.writeFileSync(path.join(root, file), file === '.editwarden.yml' || file === EXTRA_CONFIG ? 'constraints:\n  max_files: 50\n' : ORIGINAL);
+  }
+}
+
+function contents(root: string): Record<string, string> {
+  return Object.fromEntries(FILES.map(({ file }) => [file, fs.readFileSync(path.join(root, file), 'utf8')]));
+}
+
+let root: string;
+let project: Project;
+let before: Record<string, string>;
+
+beforeAll(() => {
+  root = tempDir('ew-protected-');
+  plant(root);
+  project = openProject(root, defaultConfig(), { configFiles: [path.join(root, EXTRA_CONFIG)] });
+  before = contents(root);
+});
+afterAll(() => expect(contents(root)).toEqual(before));
+
+describe('the set is one table with a reason per member', () => {
+  it('lists the state folder, .git, the config and every client’s settings and run-on-start files, each with its reason', () => {
+    const names = PROTECTED_MEMBERS.map((m) => m.path);
+    for (const must of ['.editwarden', '.git', '.editwarden.yml', '.claude', '.mcp.json', '.gemini', '.codex', '.cursor', '.vscode', '.devcontainer', '.envrc', '.husky']) expect(names).toContain(must);
+    for (const m of PROTECTED_MEMBERS) expect(m.reason.length).toBeGreaterThan(20);
+    expect(project.policy.protectedBy(EXTRA_CONFIG)?.reason).toContain('--config');
+    expect(project.policy).toBe(project.ws.policy);
+  });
+});
+
+describe.each(FILES)('$file ($member) is refused by every layer', ({ file }) => {
+  it('the runner: write_file and edit_file', async () => {
+    // A fresh run per call: a refused protected path may end a headless run (a violation), which is not what is measured here.
+    const runner = (): ToolRunner => ToolRunner.start({ ws: project.ws, config: project.config, transactions: project.transactions, apply: project.applyOptions, artifacts: false });
+    const write = await runner().call({ tool: 'write_file', args: { path: file, content: 'agent\n' } });
+    const edit = await runner().call({ tool: 'edit_file', args: { path: file, old_text: 'original', new_text: 'agent' } });
+    expect(write.ok).toBe(false);
+    expect(write.error?.code, write.output).toMatch(REFUSED);
+    expect(edit.ok).toBe(false);
+    expect(edit.error?.code, edit.output).toMatch(REFUSED);
+  });
+
+  it('every format through applyRequests (apply_patch update and delete, udiff, SEARCH/REPLACE)', async () => {
+    const replies = {
+      'apply-patch': `*** Begin Patch\n*** Update File: ${file}\n@@\n-original\n+agent\n*** End Patch\n`,
+      udiff: `--- a/${file}\n+++ b/${file}\n@@ -1 +1 @@\n-original\n+agent\n`,
+      'search-replace': `${file}\n<<<<<<< SEARCH\noriginal\n=======\nagent\n>>>>>>> REPLACE\n`,
+    } as const;
+    for (const [format, text] of Object.entries(replies)) {
+      const outcome = await applyReply(project.ws, text, { format: format as keyof typeof replies, ...project.applyOptions });
+      expect(outcome.ok, `${format}: ${JSON.stringify(outcome.results)}`).toBe(false);
+    }
+    const del = await applyReply(project.ws, `*** Begin Patch\n*** Delete File: ${file}\n*** End Patch\n`, { format: 'apply-patch' });
+    expect(del.ok).toBe(false);
+    expect(del.results[0]?.error?.code).toMatch(REFUSED);
+  });
+
+  it('a restore (undo) never brings back an older version', () => {
+    const service = project.transactions.checkpoints;
+    const checkpoint = service.create('before the person edits', 'test', 'workspace');
+    const abs = path.join(root, file);
+    fs.writeFileSync(abs, 'changed by the person\n');
+    try {
+      service.restore(checkpoint);
+      expect(fs.readFileSync(abs, 'utf8')).toBe('changed by the person\n');
+    } finally {
+      fs.writeFileSync(abs, before[file] as string);
+    }
+  });
+});
+
+// A hook runs in the client's process and reads the default config only: an explicit --config of another process is not its to know.
+describe.each(FILES.filter((f) => f.file !== EXTRA_CONFIG))('$file ($member)', ({ file }) => {
+  it('is refused by the hooks of Claude Code, Gemini CLI and Codex', async () => {
+    const abs = path.join(root, file);
+    const inputs = [
+      claude.nativeEdit({ tool_name: 'Write', tool_input: { file_path: abs, content: 'agent\n' } }),
+      gemini.nativeEdit({ tool_name: 'write_file', tool_input: { file_path: abs, content: 'agent\n' } }),
+      codex.nativeEdit({ tool_name: 'apply_patch', tool_input: { command: `*** Begin Patch\n*** Add File: ${file}.new\n+x\n*** Update File: ${file}\n@@\n-original\n+agent\n*** End Patch\n` } }),
+    ];
+    for (const edit of inputs) {
+      if (edit === null) throw new Error('not an edit');
+      const verdict = await vetNativeEdit(root, edit);
+      expect(verdict.allow, `${edit.client}: ${JSON.stringify(verdict)}`).toBe(false);
+    }
+  });
+});
+
+describe('the CLI and MCP over stdio refuse every member', () => {
+  it('editwarden edit (the CLI) refuses each, with --config naming the extra file', () => {
+    for (const { file } of FILES) {
+      const r = spawnSync(process.execPath, [BIN, 'edit', file, '--mode', 'overwrite', '--new', 'agent\n', '--root', root, '--config', path.join(root, EXTRA_CONFIG), '--json'], { cwd: root, encoding: 'utf8' });
+      expect(r.status, `${file}: ${r.stdout}${r.stderr}`).toBe(1);
+      expect(r.stdout).toMatch(REFUSED);
+    }
+  });
+
+  it('MCP edit_file and write_file refuse each', async () => {
+    let server: Connected | null = null;
+    try {
+      server = await connect(['--root', root, '--config', path.join(root, EXTRA_CONFIG)]);
+      for (const { file } of FILES) {
+        const write = await call(server.client, 'write_file', { path: file, content: 'agent\n' });
+        const edit = await call(server.client, 'edit_file', { path: file, old_text: 'original', new_text: 'agent' });
+        expect(write.isError, `${file}: ${write.text}`).toBe(true);
+        expect(write.text).toMatch(REFUSED);
+        expect(edit.isError, `${file}: ${edit.text}`).toBe(true);
+      }
+    } finally {
+      await server?.close();
+    }
+  });
+});
+
+describe('a command in the real sandbox cannot change or create a member', () => {
+  it('writes to existing members fail read-only; members it creates are removed again', async () => {
+    const fresh = tempDir('ew-protected-sandbox-');
+    plant(fresh);
+    // Absent members: the command may try to create them.
+    fs.rmSync(path.join(fresh, '.envrc'));
+    fs.rmSync(path.join(fresh, '.vscode'), { recursive: true });
+    const opened = openProject(fresh, defaultConfig(), { configFiles: [path.join(fresh, EXTRA_CONFIG)] });
+    const runner = ToolRunner.start({ ws: opened.ws, config: opened.config, transactions: opened.transactions, apply: opened.applyOptions, artifacts: false });
+    const writes = FILES.map(({ file }) => `(mkdir -p "$(dirname '${file}')" 2>/dev/null; printf 'agent\\n' > '${file}') 2>/dev/null`).join('; ');
+    const record = await runner.call({ tool: 'execute_command', args: { command: `${writes}; true` } });
+    expect(record.data, record.output).toMatchObject({ sandbox: 'bwrap' });
+    for (const { file } of FILES) {
+      const abs = path.join(fresh, file);
+      if (file === '.envrc' || file.startsWith('.vscode/')) expect(fs.existsSync(abs), file).toBe(false);
+      else expect(fs.readFileSync(abs, 'utf8'), file).not.toBe('agent\n');
+    }
+    expect(fs.existsSync(path.join(fresh, '.vscode'))).toBe(false);
+  });
+});
+
+describe('a governing file is protected by its real target as well as its name', () => {
+  it('.editwarden.yml -> tools/editwarden.yml and .claude/settings.json -> ../config/claude.json: the targets are refused to edit_file and to the hook', async () => {
+    const dir = tempDir('ew-protected-linked-');
+    fs.mkdirSync(path.join(dir, 'tools'));
+    fs.mkdirSync(path.join(dir, 'config'));
+    fs.mkdirSync(path.join(dir, '.claude'));
+    fs.writeFileSync(path.join(dir, 'tools', 'editwarden.yml'), 'constraints:\n  max_files: 1\n');
+    fs.writeFileSync(path.join(dir, 'config', 'claude.json'), '{}\n');
+    fs.symlinkSync('tools/editwarden.yml', path.join(dir, '.editwarden.yml'));
+    fs.symlinkSync('../config/claude.json', path.join(dir, '.claude', 'settings.json'));
+    const opened = openProject(dir, defaultConfig());
+    for (const target of ['tools/editwarden.yml', 'config/claude.json']) {
+      const runner = ToolRunner.start({ ws: opened.ws, config: opened.config, transactions: opened.transactions, apply: opened.applyOptions, artifacts: false });
+      const record = await runner.call({ tool: 'write_file', args: { path: target, content: 'agent\n', overwrite: true } });
+      expect(record.error?.code, record.output).toBe('E_DENIED_PATH');
+      expect(record.output).toContain('the real target of');
+      const edit = claude.nativeEdit({ tool_name: 'Write', tool_input: { file_path: path.join(dir, target), content: 'agent\n' } });
+      if (edit === null) throw new Error('not an edit');
+      const verdict = await vetNativeEdit(dir, edit);
+      expect(verdict.allow).toBe(false);
+    }
+    expect(fs.readFileSync(path.join(dir, 'tools', 'editwarden.yml'), 'utf8')).toContain('max_files: 1');
+    expect(fs.readFileSync(path.join(dir, 'config', 'claude.json'), 'utf8')).toBe('{}\n');
+  });
+});
