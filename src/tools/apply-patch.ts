@@ -28,6 +28,8 @@ function pipeline(args: z.output<typeof ApplyPatchArgs>, ctx: ToolContext): Work
 export const applyPatchTool = defineTool({
   name: 'apply_patch',
   kind: 'write',
+  // The headless ADR's name for applying a diff: a model prompted with the ADR's tool list calls it.
+  aliases: ['apply_diff'],
   description: [
     'Apply a multi-file patch. Preferred format: "*** Begin Patch" / "*** Update File: path" / "@@ context" / lines starting with " " (context), "-" (remove), "+" (add) / "*** End Patch";',
     'unified diffs and SEARCH/REPLACE blocks work too. Context and removed lines must be copied exactly from the file.',

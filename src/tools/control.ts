@@ -18,6 +18,8 @@ export const TaskCompletionArgs = z
 export const taskCompletionTool = defineTool({
   name: 'task_completion',
   kind: 'control',
+  // The ADR's loop-breaking tool: "loop-breaking tools always allowed", whatever allowed_tools lists.
+  implicit: 'always',
   description: 'Call once when the task is finished (or cannot be finished): give a short summary of the changes, how they were verified, and what is left. Ends the run; no tool call after it runs.',
   schema: TaskCompletionArgs,
   async execute(args) {
@@ -47,6 +49,8 @@ function interactionOf(ctx: ToolContext): Interaction | undefined {
 export const askQuestionTool = defineTool({
   name: 'ask_question',
   kind: 'interactive',
+  // A person at the terminal may be asked, whatever allowed_tools lists (converse stays as listed).
+  implicit: 'person',
   description: 'Ask the person a question and wait for the answer. Interactive mode only: in headless runs it is refused and ends the run, so decide yourself when nobody is watching.',
   schema: AskQuestionArgs,
   async execute(args, ctx) {
@@ -84,6 +88,8 @@ export const converseTool = defineTool({
 export const activeEditTool = defineTool({
   name: 'active_edit',
   kind: 'control',
+  // An explicit allowed_tools list cannot have foreseen it: with active edit on it is allowed like task_completion.
+  implicit: 'active-edit',
   description:
     'Active edit is on for this run: you may edit files directly in your replies with ---BEGIN--- … ---END--- directives (see <active_edit> in the system message). This tool takes no parameters; calling it returns the directive format.',
   schema: z.object({}).strict(),

@@ -144,6 +144,8 @@ export const checkpointRestoreTool = defineTool({
   name: 'checkpoint_restore',
   // A restore rewrites project files, so it is planned and gated like any edit (patterns, file and line limits).
   kind: 'write',
+  // It puts files back as they were, dropping later work; restoring twice gives the same files.
+  annotations: { destructiveHint: true, idempotentHint: true },
   description: [
     'Put the workspace back exactly as a checkpoint recorded it (files written since are put back, files created since are removed).',
     'A safety checkpoint of the current state is taken first; its id is in the result, so a restore can itself be undone.',
@@ -173,6 +175,8 @@ export const verifyTool = defineTool({
   name: 'verify',
   // The build may rewrite tracked files (generated sources): the runner charges what it changed, as for any command.
   kind: 'command',
+  // The project's own build or test: it changes no source file, and running it again judges the same tree.
+  annotations: { destructiveHint: false, idempotentHint: true },
   description: [
     "Run the project's build (or tests) and judge it by exit code: the configured verify.build / verify.test command, else the one `detect` finds.",
     'Returns pass/fail, the compiler diagnostics (file:line: message) and the last lines of output; full logs are kept as artifacts.',
@@ -247,4 +251,4 @@ export const detectTool = defineTool({
   execute: (_args, ctx) => guarded(() => detectionResult(ctx)),
 });
 
-export const EXTRA_TOOLS: readonly AnyTool[] = [checkpointCreateTool, checkpointListTool, checkpointRestoreTool, verifyTool, detectTool];
+export const SERVICE_TOOLS: readonly AnyTool[] = [checkpointCreateTool, checkpointListTool, checkpointRestoreTool, verifyTool, detectTool];

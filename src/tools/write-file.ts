@@ -39,6 +39,8 @@ function pipeline(args: WriteArgs, ctx: ToolContext): WorkspacePipeline {
 export const writeFileTool = defineTool({
   name: 'write_file',
   kind: 'write',
+  // It replaces a whole file (destructive); the same call twice leaves the same file.
+  annotations: { destructiveHint: true, idempotentHint: true },
   description: [
     'Create a new file with the given content. To replace an existing file completely, set overwrite: true — but to change part of a file use edit_file,',
     'which keeps everything you did not mean to touch. Overwriting most of a large file away is refused unless force is true.',
