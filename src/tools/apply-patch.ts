@@ -9,6 +9,7 @@ import { applyReply } from '../apply/apply-reply.js';
 import { FORMAT_NAMES, type FormatName } from '../formats/index.js';
 import { prepareWrites, type WorkspacePipeline } from './edits.js';
 import { defineTool, type ToolContext } from './types.js';
+import { applyPatchDescription } from './descriptions/apply_patch.js';
 
 export const ApplyPatchArgs = z
   .object({
@@ -30,11 +31,7 @@ export const applyPatchTool = defineTool({
   kind: 'write',
   // The headless ADR's name for applying a diff: a model prompted with the ADR's tool list calls it.
   aliases: ['apply_diff'],
-  description: [
-    'Apply a multi-file patch. Preferred format: "*** Begin Patch" / "*** Update File: path" / "@@ context" / lines starting with " " (context), "-" (remove), "+" (add) / "*** End Patch";',
-    'unified diffs and SEARCH/REPLACE blocks work too. Context and removed lines must be copied exactly from the file.',
-    'All or nothing: if one hunk does not apply, nothing is written and the error says which one and why.',
-  ].join(' '),
+  description: applyPatchDescription,
   schema: ApplyPatchArgs,
   prepare: (args, ctx) => prepareWrites(pipeline(args, ctx), ctx),
 });

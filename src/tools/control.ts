@@ -7,6 +7,10 @@
 import { z } from 'zod';
 import { ACTIVE_EDIT_FORMAT } from '../formats/active-edit.js';
 import { defineTool, failure, ToolErrorCode, type Interaction, type ToolContext } from './types.js';
+import { taskCompletionDescription } from './descriptions/task_completion.js';
+import { askQuestionDescription } from './descriptions/ask_question.js';
+import { converseDescription } from './descriptions/converse.js';
+import { activeEditDescription } from './descriptions/active_edit.js';
 
 export const TaskCompletionArgs = z
   .object({
@@ -20,7 +24,7 @@ export const taskCompletionTool = defineTool({
   kind: 'control',
   // The ADR's loop-breaking tool: "loop-breaking tools always allowed", whatever allowed_tools lists.
   implicit: 'always',
-  description: 'Call once when the task is finished (or cannot be finished): give a short summary of the changes, how they were verified, and what is left. Ends the run; no tool call after it runs.',
+  description: taskCompletionDescription,
   schema: TaskCompletionArgs,
   async execute(args) {
     return { ok: true, output: `Task marked ${args.status}.`, data: { summary: args.summary, status: args.status }, endsRun: true };
@@ -51,7 +55,7 @@ export const askQuestionTool = defineTool({
   kind: 'interactive',
   // A person at the terminal may be asked, whatever allowed_tools lists (converse stays as listed).
   implicit: 'person',
-  description: 'Ask the person a question and wait for the answer. Interactive mode only: in headless runs it is refused and ends the run, so decide yourself when nobody is watching.',
+  description: askQuestionDescription,
   schema: AskQuestionArgs,
   async execute(args, ctx) {
     const interaction = interactionOf(ctx);
@@ -70,7 +74,7 @@ export const ConverseArgs = z
 export const converseTool = defineTool({
   name: 'converse',
   kind: 'interactive',
-  description: 'Say something to the person and get their reply. Interactive mode only: refused in headless runs.',
+  description: converseDescription,
   schema: ConverseArgs,
   async execute(args, ctx) {
     const interaction = interactionOf(ctx);
@@ -90,8 +94,7 @@ export const activeEditTool = defineTool({
   kind: 'control',
   // An explicit allowed_tools list cannot have foreseen it: with active edit on it is allowed like task_completion.
   implicit: 'active-edit',
-  description:
-    'Active edit is on for this run: you may edit files directly in your replies with ---BEGIN--- … ---END--- directives (see <active_edit> in the system message). This tool takes no parameters; calling it returns the directive format.',
+  description: activeEditDescription,
   schema: z.object({}).strict(),
   async execute() {
     return { ok: true, output: ACTIVE_EDIT_FORMAT };
