@@ -51,7 +51,10 @@ export { DEFAULT_ALLOWED_TOOLS };
 /**
  * Every tool name allowed_tools may list: the agent's and the Editor's tools, the MCP server's, and the
  * ADR's own names (`apply_diff` is the ADR's name for applying a diff: our apply_patch; `converse`
- * is an interactive tool the ADR names). A test pins this list against the registries.
+ * is an interactive tool the ADR names). The config floor parses a file before any tool exists, so it
+ * keeps this copy of the names (and the defaults, the aliases, the loop-breaking tools); everything
+ * else reads the tools' metadata through tools/toolset.ts, and test/tools/toolset.test.ts pins this
+ * copy equal to what the toolset derives.
  */
 export const KNOWN_TOOL_NAMES: readonly string[] = [
   ...DEFAULT_ALLOWED_TOOLS,
@@ -73,7 +76,7 @@ export const KNOWN_TOOL_NAMES: readonly string[] = [
 ];
 
 /** The ADR's loop-breaking tool: always allowed, whatever allowed_tools lists ("loop-breaking tools always allowed"). */
-export const ALWAYS_ALLOWED_TOOLS: readonly string[] = ['task_completion'];
+const ALWAYS_ALLOWED_TOOLS: readonly string[] = ['task_completion'];
 
 export { TOOL_ALIASES };
 

@@ -12,9 +12,6 @@ import type { ConstraintsConfig } from '../config/config.js';
 import { compilePatterns, normalizeRelative, type PathMatcher } from './patterns.js';
 import { ADR_ERRORS, ViolationType, type ConstraintKey, type Violation } from './violations.js';
 
-/** Tools that need a person: always refused in headless mode (the ADR). */
-export const INTERACTIVE_TOOLS: ReadonlySet<string> = new Set(['ask_question', 'converse']);
-
 export type RunMode = 'headless' | 'interactive';
 
 /** One file a change touches, with the lines it adds and removes (from the real diff). */
@@ -129,9 +126,10 @@ export class ConstraintGuard {
     });
   }
 
-  checkTool(name: string, site: CheckSite = {}): Violation | null {
+  /** `needsPerson`: the tool is interactive (its kind, tools/types.ts): always refused in headless mode (the ADR). */
+  checkTool(name: string, site: CheckSite, needsPerson: boolean): Violation | null {
     const at = { ...site, tool: name };
-    if (this.mode === 'headless' && INTERACTIVE_TOOLS.has(name)) {
+    if (this.mode === 'headless' && needsPerson) {
       return this.violation(ViolationType.TOOL_RESTRICTION, 'headless', at, {
         limit: 'headless',
         actual: name,

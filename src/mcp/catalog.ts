@@ -7,26 +7,20 @@
  * call goes to the ToolRunner.
  */
 import { z } from 'zod';
-import { DEFAULT_ALLOWED_TOOLS, type Config } from '../config/config.js';
 import { ErrorCode } from '../errors.js';
 import { applyPatchTool } from '../tools/apply-patch.js';
+import { dryRunName } from '../tools/dry-run.js';
 import { editFileTool } from '../tools/edit-file.js';
 import { executeCommandTool } from '../tools/execute-command.js';
 import { listFilesTool } from '../tools/list-files.js';
 import { readFileTool } from '../tools/read-file.js';
 import { searchFilesTool } from '../tools/search-files.js';
-import type { AnyTool, ToolError } from '../tools/types.js';
+import { checkpointCreateTool, checkpointListTool, checkpointRestoreTool, detectTool, verifyTool } from '../tools/service-tools.js';
+import { annotationsOf } from '../tools/toolset.js';
+import type { AnyTool, ToolAnnotations, ToolError } from '../tools/types.js';
 import { writeFileTool } from '../tools/write-file.js';
-import { dryRunName, dryRunOf } from '../tools/dry-run.js';
-import { EXTRA_TOOLS } from '../tools/service-tools.js';
 
-/** MCP tool annotations (hints a client may use to decide what needs a person's approval). */
-export interface ToolAnnotations {
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
-  openWorldHint: boolean;
-}
+export type { ToolAnnotations };
 
 export interface McpToolEntry {
   name: string;
@@ -40,15 +34,6 @@ export interface McpToolEntry {
 }
 
 export type Routed = { ok: true; tool: string; args: Record<string, unknown>; read?: { lineNumbers: boolean } } | { ok: false; error: ToolError };
-
-const WRITE_TOOLS: readonly AnyTool[] = [editFileTool, writeFileTool, applyPatchTool];
-const DRY_RUN_TOOLS: readonly AnyTool[] = WRITE_TOOLS.map((t) => dryRunOf(t));
-
-/** Every tool the MCP server's runner knows: the built-ins it offers, their dry-run twins, the extra tools. */
-export const MCP_RUNNER_TOOLS: readonly AnyTool[] = [readFileTool, listFilesTool, searchFilesTool, ...WRITE_TOOLS, ...DRY_RUN_TOOLS, ...EXTRA_TOOLS];
-
-/** Tools only the MCP server has: allowed by default unless the config lists allowed_tools itself. */
-export const MCP_EXTRA_TOOL_NAMES: readonly string[] = EXTRA_TOOLS.map((t) => t.name);
 
 const DryRunField = z.boolean().default(false).describe('Show the diff this call would make and write nothing (default false).');
 
@@ -79,15 +64,13 @@ function parseError(tool: string, message: string, hint: string): Routed {
   return { ok: false, error: { code: ErrorCode.PARSE, message: `${tool} arguments: ${message}.`, hint } };
 }
 
-const readOnly: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-
-function passThrough(tool: AnyTool, annotations: ToolAnnotations, extraDescription = ''): McpToolEntry {
+function passThrough(tool: AnyTool): McpToolEntry {
   return {
     name: tool.name,
     tool,
-    description: extraDescription ? `${tool.description} ${extraDescription}` : tool.description,
+    description: tool.description,
     inputSchema: jsonSchemaOf(tool.schema),
-    annotations,
+    annotations: annotationsOf(tool),
     route: (args) => ({ ok: true, tool: tool.name, args }),
   };
 }
@@ -99,7 +82,7 @@ function readFileEntry(): McpToolEntry {
     tool: readFileTool,
     description: `${readFileTool.description} Page through long files with offset and limit; each page stays within the size a client accepts, and next_offset says where to read on.`,
     inputSchema: jsonSchemaOf(extend(readFileTool, ReadPagingFields)),
-    annotations: readOnly,
+    annotations: annotationsOf(readFileTool),
     route(args) {
       const { offset, limit, ...rest } = args;
       const paging = Paging.safeParse({ offset, limit });
@@ -121,13 +104,13 @@ function readFileEntry(): McpToolEntry {
   };
 }
 
-function writeEntry(tool: AnyTool, annotations: ToolAnnotations, extraDescription: string): McpToolEntry {
+function writeEntry(tool: AnyTool, extraDescription: string): McpToolEntry {
   return {
     name: tool.name,
     tool,
     description: `${tool.description} ${extraDescription}`,
     inputSchema: jsonSchemaOf(extend(tool, { dry_run: DryRunField })),
-    annotations,
+    annotations: annotationsOf(tool),
     route(args) {
       const { dry_run: dryRun, ...rest } = args;
       if (dryRun !== undefined && typeof dryRun !== 'boolean') return parseError(tool.name, 'field "dry_run": expected a boolean', 'Send dry_run: true to preview, or leave it out.');
@@ -136,46 +119,24 @@ function writeEntry(tool: AnyTool, annotations: ToolAnnotations, extraDescriptio
   };
 }
 
-const [checkpointCreate, checkpointList, checkpointRestore, verifyTool, detectTool] = EXTRA_TOOLS as [AnyTool, AnyTool, AnyTool, AnyTool, AnyTool];
-
-/** The tools the server offers, in the order a model should meet them. */
+/**
+ * Every tool the server can describe, in the order a model should meet them;
+ * which of them a client sees is the toolset's answer (`toolsetFor`, client mcp).
+ */
 export function buildCatalog(): McpToolEntry[] {
   return [
     readFileEntry(),
-    passThrough(listFilesTool, readOnly),
-    passThrough(searchFilesTool, readOnly),
-    writeEntry(editFileTool, { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }, SAFE_EDITING),
-    writeEntry(writeFileTool, { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }, 'Set dry_run: true to see the diff without writing anything.'),
-    writeEntry(applyPatchTool, { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }, 'Set dry_run: true to check that every hunk applies and see the diff, without writing anything.'),
-    passThrough(checkpointCreate, { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }),
-    passThrough(checkpointList, readOnly),
-    passThrough(checkpointRestore, { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }),
-    passThrough(verifyTool, { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }),
-    passThrough(detectTool, readOnly),
+    passThrough(listFilesTool),
+    passThrough(searchFilesTool),
+    writeEntry(editFileTool, SAFE_EDITING),
+    writeEntry(writeFileTool, 'Set dry_run: true to see the diff without writing anything.'),
+    writeEntry(applyPatchTool, 'Set dry_run: true to check that every hunk applies and see the diff, without writing anything.'),
+    passThrough(checkpointCreateTool),
+    passThrough(checkpointListTool),
+    passThrough(checkpointRestoreTool),
+    passThrough(verifyTool),
+    passThrough(detectTool),
     // The guarded shell for clients whose own shell editwarden can only refuse (Codex): sandboxed, its effects charged to the limits.
-    passThrough(executeCommandTool, { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true }),
+    passThrough(executeCommandTool),
   ];
-}
-
-/**
- * The config the MCP runner uses. allowed_tools names runner tools: a
- * config that keeps the default list also allows the MCP-only tools (it
- * never chose against them); a dry run is allowed wherever its write tool
- * is (it writes nothing). An explicit list is otherwise taken as written.
- */
-export function mcpConfig(config: Config): Config {
-  const allowed = config.constraints.allowed_tools;
-  if (allowed.length === 0) return config;
-  const isDefault = allowed.length === DEFAULT_ALLOWED_TOOLS.length && DEFAULT_ALLOWED_TOOLS.every((t) => allowed.includes(t));
-  const names = new Set(allowed);
-  if (isDefault) for (const name of MCP_EXTRA_TOOL_NAMES) names.add(name);
-  for (const tool of WRITE_TOOLS) if (names.has(tool.name)) names.add(dryRunName(tool.name));
-  return { ...config, constraints: { ...config.constraints, allowed_tools: [...names] } };
-}
-
-/** The entries a client should see: those the constraints allow (calling another is still gated, and refused). */
-export function offeredTools(catalog: readonly McpToolEntry[], config: Config): McpToolEntry[] {
-  const allowed = config.constraints.allowed_tools;
-  if (allowed.length === 0) return [...catalog];
-  return catalog.filter((entry) => allowed.includes(entry.name));
 }

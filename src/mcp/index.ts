@@ -11,4 +11,5 @@ export { McpSession, type SessionOptions } from './session.js';
 export { serveHttp, type HttpServerHandle } from './http.js';
 export { serveStdio } from './stdio.js';
 export { chooseRoot } from './roots.js';
-export { buildCatalog, mcpConfig, MCP_RUNNER_TOOLS } from './catalog.js';
+export { buildCatalog } from './catalog.js';
+export { toolsetFor, type Toolset } from '../tools/toolset.js';

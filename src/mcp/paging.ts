@@ -6,10 +6,9 @@
  * module maps `offset`/`limit` onto the runner's `start_line`/`end_line`
  * and cuts a page that is still too large at a line boundary, saying where
  * the next page starts. Pure: it reshapes what the runner read, never reads.
+ * The page's size is the one output rule's (tools/output.ts).
  */
-
-/** Characters of file text in one page: ~15k tokens, well under every client's limit for one tool result. */
-export const DEFAULT_PAGE_CHARS = 60_000;
+import { OUTPUT_LIMITS } from '../tools/output.js';
 
 /** Where a read's lines sit in the file: the runner's read_file data and a page's metadata share it. */
 interface LineWindow {
@@ -45,7 +44,7 @@ export function isReadData(value: unknown): value is ReadData {
  * The page to send for one read: the runner's own text when it fits the
  * budget, else the same format cut at the last whole line that fits.
  */
-export function pageOf(output: string, data: ReadData, lineNumbers: boolean, budget = DEFAULT_PAGE_CHARS): Page {
+export function pageOf(output: string, data: ReadData, lineNumbers: boolean, budget: number = OUTPUT_LIMITS.page): Page {
   const meta = { path: data.path, hash: data.hash, total_lines: data.total_lines, start_line: data.start_line };
   if (output.length <= budget) {
     return {

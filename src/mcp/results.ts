@@ -8,10 +8,8 @@
 import { ErrorCode, formatRefusal, refusalEnvelope, type ErrorInfo } from '../errors.js';
 import type { CallRecord } from '../tools/runner.js';
 import type { ToolError } from '../tools/types.js';
-import { DEFAULT_PAGE_CHARS, isReadData, pageOf } from './paging.js';
-
-/** Upper bound on the text of any one result: far below the SDK's 10 MiB stdio buffer and what clients show. */
-export const MAX_RESULT_CHARS = 200_000;
+import { cutOutput, OUTPUT_LIMITS } from '../tools/output.js';
+import { isReadData, pageOf } from './paging.js';
 
 /** The CallToolResult shape of the MCP spec, as this server fills it. */
 export interface McpToolResult {
@@ -22,9 +20,8 @@ export interface McpToolResult {
 }
 
 export function textResult(text: string, structured: Record<string, unknown> | undefined, isError: boolean): McpToolResult {
-  const capped = text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}\n…[result cut at ${MAX_RESULT_CHARS} characters]` : text;
   return {
-    content: [{ type: 'text', text: capped }],
+    content: [{ type: 'text', text: cutOutput(text, 'result') }],
     ...(isError ? { isError: true } : {}),
     ...(structured ? { structuredContent: structured } : {}),
   };
@@ -55,7 +52,7 @@ export function recordResult(record: CallRecord, options: ResultOptions = {}): M
     return textResult(text, structured, true);
   }
   if (options.read && isReadData(record.data)) {
-    const page = pageOf(record.output, record.data, options.read.lineNumbers, options.pageChars ?? DEFAULT_PAGE_CHARS);
+    const page = pageOf(record.output, record.data, options.read.lineNumbers, options.pageChars ?? OUTPUT_LIMITS.page);
     return textResult(page.text, { ...base, ...page.structured }, false);
   }
   const data = slimData(record.tool, record.data);

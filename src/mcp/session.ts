@@ -3,7 +3,7 @@
  * workspace root (from the client's roots or --root), its config, and the
  * ToolRunner that every call goes through. Calls run in arrival order, one
  * at a time, so a write is always planned and applied against the state the
- * previous call left — except that read-only calls (READ_ONLY_TOOLS) run
+ * previous call left — except that read-only calls (a tool whose readOnlyHint is true) run
  * alongside the read-only calls next to them in the queue: a slow search
  * (a regular expression running to its budget) must not hold up a
  * read_file. A write still waits for every call before it.
@@ -25,21 +25,18 @@
  */
 import { runProfile } from '../runs/profile.js';
 import type { Config } from '../config/config.js';
-import { TOOL_ALIASES } from '../config/config.js';
 import { loadConfig } from '../config/load.js';
 import { ErrorCode, toErrorInfo } from '../errors.js';
 import type { RunMode } from '../guard/constraints.js';
 import { ToolRunner, type RunSummary } from '../tools/runner.js';
+import { toolAliases, toolsetFor, type Toolset } from '../tools/toolset.js';
 import type { ToolContext } from '../tools/types.js';
 import { openProject } from '../host/project.js';
 import type { TransactionLayer } from '../workspace/transaction.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { buildCatalog, mcpConfig, MCP_RUNNER_TOOLS, offeredTools, type McpToolEntry } from './catalog.js';
+import { buildCatalog, type McpToolEntry } from './catalog.js';
 import { chooseRoot, type RootChoice } from './roots.js';
 import { errorResult, recordResult, type McpToolResult } from './results.js';
-
-/** Calls that never change the disk, so they may overlap with each other (never with a write). */
-export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['read_file', 'list_files', 'search_files']);
 
 export interface SessionOptions {
   /** --root, or the working folder. */
@@ -72,6 +69,8 @@ interface OpenRoot {
   ws: Workspace;
   transactions: TransactionLayer;
   config: Config;
+  /** What this root's config offers and serves (tools/toolset.ts, client mcp). */
+  toolset: Toolset;
   apply: ToolContext['apply'];
 }
 
@@ -120,14 +119,14 @@ export class McpSession {
   }
 
   async listTools(): Promise<ListedTool[]> {
-    let config: Config | null = null;
+    let offered: readonly string[] | null = null;
     try {
       // Read-only: listing the tools must not wait behind a slow search.
-      config = (await this.enqueueShared(() => this.workspace())).config;
+      offered = (await this.enqueueShared(() => this.workspace())).toolset.offered;
     } catch {
       // No usable root yet: list everything; each call then explains what is wrong with the root.
     }
-    const entries = config ? offeredTools(this.catalog, config) : this.catalog;
+    const entries = offered ? this.catalog.filter((e) => offered.includes(e.name)) : this.catalog;
     return entries.map((e) => ({ name: e.name, description: e.description, inputSchema: e.inputSchema, annotations: e.annotations }));
   }
 
@@ -142,7 +141,8 @@ export class McpSession {
         return errorResult(toErrorInfo(error));
       }
     };
-    return READ_ONLY_TOOLS.has(name) ? this.enqueueShared(work) : this.enqueue(work);
+    // Calls that never change the disk may overlap with each other (never with a write).
+    return this.entry(name)?.annotations.readOnlyHint ? this.enqueueShared(work) : this.enqueue(work);
   }
 
   /** Ends the current run (metrics and reports written). Idempotent. */
@@ -153,10 +153,15 @@ export class McpSession {
     });
   }
 
+  /** The catalog entry a call names; the headless ADR's tool names (apply_diff → apply_patch) are call names here too, unlisted. */
+  private entry(name: string): McpToolEntry | undefined {
+    const aliases = toolAliases();
+    return this.catalog.find((e) => e.name === name) ?? (Object.hasOwn(aliases, name) ? this.catalog.find((e) => e.name === aliases[name]) : undefined);
+  }
+
   private async callNow(name: string, rawArgs: unknown, signal?: AbortSignal): Promise<McpToolResult> {
     if (this.closed) return errorResult({ code: ErrorCode.USAGE, message: 'The MCP session is closed.', hint: 'Reconnect to the server.' });
-    // The headless ADR's tool names (apply_diff → apply_patch) are call names here too, unlisted (TOOL_ALIASES).
-    const entry = this.catalog.find((e) => e.name === name) ?? (Object.hasOwn(TOOL_ALIASES, name) ? this.catalog.find((e) => e.name === TOOL_ALIASES[name]) : undefined);
+    const entry = this.entry(name);
     if (!entry) {
       return errorResult({
         code: 'E_UNKNOWN_TOOL',
@@ -229,7 +234,7 @@ export class McpSession {
       ws: open.ws,
       config: open.config,
       profile: runProfile(this.options.mode, { config: open.config }),
-      tools: MCP_RUNNER_TOOLS,
+      tools: open.toolset.tools,
       transactions: open.transactions,
       apply: open.apply,
       // The event log names the route: an MCP client's calls, whichever mode, and the client where it said its name.
@@ -274,7 +279,9 @@ export class McpSession {
       this.options.log(`editwarden mcp: the client's roots changed; workspace ${this.open.root} → ${choice.root}`);
       this.release();
     }
-    const loaded = mcpConfig(loadConfig(choice.root, this.options.configFile));
+    const file = loadConfig(choice.root, this.options.configFile);
+    const toolset = toolsetFor(runProfile(this.options.mode, { config: file }), file, { client: 'mcp' });
+    const loaded = toolset.config;
     const config = this.options.unsandboxed ? { ...loaded, sandbox: { ...loaded.sandbox, allow_unsandboxed: true } } : loaded;
     const opened = openProject(choice.root, config, { languageHooks: 'session', configFiles: this.options.configFile !== undefined ? [this.options.configFile] : undefined });
     for (const notice of opened.recovered) this.options.log(`editwarden mcp: recovered: ${notice.message}`);
@@ -286,6 +293,7 @@ export class McpSession {
       ws: opened.ws,
       transactions: opened.transactions,
       config,
+      toolset,
       apply: opened.applyOptions,
     };
     return this.open;

@@ -9,6 +9,7 @@ import { applyReply } from '../apply/apply-reply.js';
 import { FORMAT_NAMES, type FormatName } from '../formats/index.js';
 import { prepareWrites, type WorkspacePipeline } from './edits.js';
 import { defineTool, type ToolContext } from './types.js';
+import { applyPatchDescription } from './descriptions/apply_patch.js';
 
 export const ApplyPatchArgs = z
   .object({
@@ -28,11 +29,9 @@ function pipeline(args: z.output<typeof ApplyPatchArgs>, ctx: ToolContext): Work
 export const applyPatchTool = defineTool({
   name: 'apply_patch',
   kind: 'write',
-  description: [
-    'Apply a multi-file patch. Preferred format: "*** Begin Patch" / "*** Update File: path" / "@@ context" / lines starting with " " (context), "-" (remove), "+" (add) / "*** End Patch";',
-    'unified diffs and SEARCH/REPLACE blocks work too. Context and removed lines must be copied exactly from the file.',
-    'All or nothing: if one hunk does not apply, nothing is written and the error says which one and why.',
-  ].join(' '),
+  // The headless ADR's name for applying a diff: a model prompted with the ADR's tool list calls it.
+  aliases: ['apply_diff'],
+  description: applyPatchDescription,
   schema: ApplyPatchArgs,
   prepare: (args, ctx) => prepareWrites(pipeline(args, ctx), ctx),
 });

@@ -7,6 +7,10 @@
 import { z } from 'zod';
 import { ACTIVE_EDIT_FORMAT } from '../formats/active-edit.js';
 import { defineTool, failure, ToolErrorCode, type Interaction, type ToolContext } from './types.js';
+import { taskCompletionDescription } from './descriptions/task_completion.js';
+import { askQuestionDescription } from './descriptions/ask_question.js';
+import { converseDescription } from './descriptions/converse.js';
+import { activeEditDescription } from './descriptions/active_edit.js';
 
 export const TaskCompletionArgs = z
   .object({
@@ -18,7 +22,9 @@ export const TaskCompletionArgs = z
 export const taskCompletionTool = defineTool({
   name: 'task_completion',
   kind: 'control',
-  description: 'Call once when the task is finished (or cannot be finished): give a short summary of the changes, how they were verified, and what is left. Ends the run; no tool call after it runs.',
+  // The ADR's loop-breaking tool: "loop-breaking tools always allowed", whatever allowed_tools lists.
+  implicit: 'always',
+  description: taskCompletionDescription,
   schema: TaskCompletionArgs,
   async execute(args) {
     return { ok: true, output: `Task marked ${args.status}.`, data: { summary: args.summary, status: args.status }, endsRun: true };
@@ -47,7 +53,9 @@ function interactionOf(ctx: ToolContext): Interaction | undefined {
 export const askQuestionTool = defineTool({
   name: 'ask_question',
   kind: 'interactive',
-  description: 'Ask the person a question and wait for the answer. Interactive mode only: in headless runs it is refused and ends the run, so decide yourself when nobody is watching.',
+  // A person at the terminal may be asked, whatever allowed_tools lists (converse stays as listed).
+  implicit: 'person',
+  description: askQuestionDescription,
   schema: AskQuestionArgs,
   async execute(args, ctx) {
     const interaction = interactionOf(ctx);
@@ -66,7 +74,7 @@ export const ConverseArgs = z
 export const converseTool = defineTool({
   name: 'converse',
   kind: 'interactive',
-  description: 'Say something to the person and get their reply. Interactive mode only: refused in headless runs.',
+  description: converseDescription,
   schema: ConverseArgs,
   async execute(args, ctx) {
     const interaction = interactionOf(ctx);
@@ -84,8 +92,9 @@ export const converseTool = defineTool({
 export const activeEditTool = defineTool({
   name: 'active_edit',
   kind: 'control',
-  description:
-    'Active edit is on for this run: you may edit files directly in your replies with ---BEGIN--- … ---END--- directives (see <active_edit> in the system message). This tool takes no parameters; calling it returns the directive format.',
+  // An explicit allowed_tools list cannot have foreseen it: with active edit on it is allowed like task_completion.
+  implicit: 'active-edit',
+  description: activeEditDescription,
   schema: z.object({}).strict(),
   async execute() {
     return { ok: true, output: ACTIVE_EDIT_FORMAT };

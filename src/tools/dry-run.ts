@@ -8,11 +8,9 @@
  */
 import { toErrorInfo } from '../errors.js';
 import { defineTool, failure, type AnyTool, type ToolDefinition } from './types.js';
+import { cutOutput } from './output.js';
 
 export const DRY_RUN_SUFFIX = '_dry_run';
-
-/** Longest diff text returned to a model in one preview (the write tools cut theirs at the same length). */
-const MAX_DIFF_CHARS = 20_000;
 
 export function dryRunName(tool: string): string {
   return `${tool}${DRY_RUN_SUFFIX}`;
@@ -32,7 +30,7 @@ export function dryRunOf(tool: AnyTool): ToolDefinition {
         const prepared = await prepare(args, ctx);
         if (!prepared.ok) return prepared.result;
         const planned = prepared.invocation;
-        const diff = planned.diff.length > MAX_DIFF_CHARS ? `${planned.diff.slice(0, MAX_DIFF_CHARS)}\n…[diff cut at ${MAX_DIFF_CHARS} chars]` : planned.diff.trimEnd();
+        const diff = cutOutput(planned.diff.trimEnd(), 'diff');
         const summary = planned.changes.map((c) => `dry-run ${c.path} +${c.added} -${c.removed}`);
         return {
           ok: true,

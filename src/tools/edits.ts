@@ -26,6 +26,7 @@ import { OverlayView, type Observation } from '../workspace/overlay.js';
 import type { FileView } from '../workspace/view.js';
 import { EditwardenError, ErrorCode, formatRefusal } from '../errors.js';
 import { failure, Invocation, type Preparation, type ToolContext, type ToolResult } from './types.js';
+import { cutOutput } from './output.js';
 
 /**
  * Runs the edit pipeline for real (not as a dry run) against `ws`: the
@@ -35,9 +36,6 @@ export type WorkspacePipeline = (ws: FileView, extra?: PipelineExtra) => Promise
 
 /** What an invocation's run adds to a re-plan: the admit hook that compares it with the checked plan. */
 export type PipelineExtra = Pick<ApplyOptions, 'admit'>;
-
-/** Longest diff text returned to a model in one result. */
-const MAX_DIFF_CHARS = 20_000;
 
 export function changesOf(outcome: ApplyOutcome): FileChange[] {
   const byPath = new Map<string, FileChange>();
@@ -91,7 +89,7 @@ function appliedResult(outcome: ApplyOutcome, replanned: string[] = []): ToolRes
     for (const note of r.notes ?? []) lines.push(`  note: ${note}`);
   }
   if (outcome.diff) {
-    lines.push(outcome.diff.length > MAX_DIFF_CHARS ? `${outcome.diff.slice(0, MAX_DIFF_CHARS)}\n…[diff cut at ${MAX_DIFF_CHARS} chars]` : outcome.diff.trimEnd());
+    lines.push(cutOutput(outcome.diff.trimEnd(), 'diff'));
   }
   const data = replanned.length > 0 ? { results: outcome.results, files: outcome.files, replanned } : { results: outcome.results, files: outcome.files };
   return { ok: true, output: lines.join('\n'), data, changes: changesOf(outcome) };

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { walkFiles } from './file-walk.js';
 import { defineTool, failure } from './types.js';
+import { listFilesDescription } from './descriptions/list_files.js';
 
 export const ListFilesArgs = z
   .object({
@@ -19,7 +20,7 @@ export const ListFilesArgs = z
 export const listFilesTool = defineTool({
   name: 'list_files',
   kind: 'read',
-  description: 'List files and folders of the workspace (folders end with "/"), skipping what .gitignore ignores. Paths are relative to the workspace root; use them as-is with read_file and edit_file.',
+  description: listFilesDescription,
   schema: ListFilesArgs,
   async execute(args, ctx) {
     try {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { decodeText } from '../edit/text.js';
 import { defineTool, failure } from './types.js';
+import { readFileDescription } from './descriptions/read_file.js';
 
 /** Lines returned when no range is asked for: enough to see most files, not enough to flood a context. */
 export const DEFAULT_READ_LINES = 2000;
@@ -29,13 +30,7 @@ export const ReadFileArgs = z
 export const readFileTool = defineTool({
   name: 'read_file',
   kind: 'read',
-  description: [
-    'Read a text file of the workspace, with line numbers.',
-    "Returns the lines (or the range start_line..end_line) and the file's sha256 hash.",
-    'Before editing a file, read it and copy old_text EXACTLY from what you read — without the line-number prefix.',
-    'Pass the hash as expected_hash to edit_file/write_file so the edit is refused if the file changed since you read it.',
-    `Long files are returned ${DEFAULT_READ_LINES} lines at a time; ask for the next range with start_line.`,
-  ].join(' '),
+  description: readFileDescription(DEFAULT_READ_LINES),
   schema: ReadFileArgs,
   async execute(args, ctx) {
     try {

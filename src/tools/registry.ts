@@ -1,41 +1,38 @@
 /**
- * The tools, as one plain list, and their export as JSON Schema for model
- * APIs (OpenAI-style `function` tools and Anthropic-style `input_schema`
- * tools). Adding a tool is adding it to the list.
+ * The tools a runner serves, looked up by name or alias, and their export
+ * as JSON Schema for model APIs (OpenAI-style `function` tools and
+ * Anthropic-style `input_schema` tools). Which tools a run gets is
+ * tools/toolset.ts's answer.
  */
 import { z } from 'zod';
-import { TOOL_ALIASES } from '../config/config.js';
-import { applyPatchTool } from './apply-patch.js';
-import { activeEditTool, askQuestionTool, converseTool, taskCompletionTool } from './control.js';
-import { editFileTool } from './edit-file.js';
-import { executeCommandTool } from './execute-command.js';
-import { listFilesTool } from './list-files.js';
-import { readFileTool } from './read-file.js';
-import { searchFilesTool } from './search-files.js';
+import { AGENT_TOOLS, toolAliases } from './toolset.js';
 import type { AnyTool } from './types.js';
-import { writeFileTool } from './write-file.js';
 
-export const BUILTIN_TOOLS: readonly AnyTool[] = [readFileTool, listFilesTool, searchFilesTool, editFileTool, writeFileTool, applyPatchTool, executeCommandTool, taskCompletionTool, askQuestionTool, converseTool, activeEditTool];
+/** The agent's tools (built in tools/toolset.ts, exported by the library under this name). */
+export const BUILTIN_TOOLS: readonly AnyTool[] = AGENT_TOOLS;
 
 export class ToolRegistry {
   private readonly byName = new Map<string, AnyTool>();
+  private readonly aliases: Record<string, string>;
 
   constructor(tools: readonly AnyTool[] = BUILTIN_TOOLS) {
     for (const tool of tools) {
       if (this.byName.has(tool.name)) throw new Error(`two tools are named ${tool.name}`);
       this.byName.set(tool.name, tool);
     }
+    // The aliases every tool of tools/ declares: a stand-in served under a tool's name (headless task_completion) answers to them too.
+    this.aliases = toolAliases();
   }
 
   /**
-   * The tool a call names. The headless ADR's own names (`apply_diff`: our apply_patch, TOOL_ALIASES) work as
+   * The tool a call names. The headless ADR's own names (`apply_diff`: our apply_patch, its `aliases`) work as
    * call names too, not only in allowed_tools: a model prompted with the ADR's tool list calls them. An alias
    * is not listed (names(), list()): models are offered one name per tool.
    */
   get(name: string): AnyTool | undefined {
     const own = this.byName.get(name);
     if (own) return own;
-    const target = Object.hasOwn(TOOL_ALIASES, name) ? TOOL_ALIASES[name] : undefined;
+    const target = Object.hasOwn(this.aliases, name) ? this.aliases[name] : undefined;
     return target !== undefined ? this.byName.get(target) : undefined;
   }
 

@@ -217,7 +217,7 @@ export class ToolRunner {
     if (late) return this.refuse(late);
     if (!tool) return new Ended(unknownToolFields(call.tool, this.registry.names()));
     // Headless: a tool that needs a person is refused here too.
-    const restricted = this.guard.checkTool(tool.name, site);
+    const restricted = this.guard.checkTool(tool.name, site, tool.kind === 'interactive');
     if (restricted) return this.refuse(restricted);
     const parsed = tool.schema.safeParse(call.args ?? {});
     if (!parsed.success) return new Ended(endedWith(argumentError(tool, parsed.error)));

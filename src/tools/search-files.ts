@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { SearchPool } from './search-worker.js';
 import { defineTool, failure } from './types.js';
+import { searchFilesDescription } from './descriptions/search_files.js';
 
 /**
  * One pool for the process, as libuv keeps one thread pool: its threads are
@@ -32,8 +33,7 @@ export const SearchFilesArgs = z
 export const searchFilesTool = defineTool({
   name: 'search_files',
   kind: 'read',
-  description:
-    'Search the workspace files for text (or a regex with regex: true); returns path:line:text for each matching line, skipping ignored and binary files. Use it to find where something is defined or used before editing; then read_file the lines around the match.',
+  description: searchFilesDescription,
   schema: SearchFilesArgs,
   async execute(args, ctx) {
     try {

@@ -23,6 +23,11 @@ import type { CheckpointService } from '../workspace/checkpoints/service.js';
 import { transactionsOf } from '../workspace/transaction.js';
 import type { CheckpointChange } from '../workspace/checkpoints/types.js';
 import { listNewestFirst, resolveCheckpointRef } from '../workspace/checkpoints/refs.js';
+import { checkpointCreateDescription } from './descriptions/checkpoint_create.js';
+import { checkpointListDescription } from './descriptions/checkpoint_list.js';
+import { checkpointRestoreDescription } from './descriptions/checkpoint_restore.js';
+import { verifyDescription } from './descriptions/verify.js';
+import { detectDescription } from './descriptions/detect.js';
 
 /** Longest list of diagnostics returned to a model in one result. */
 const MAX_DIAGNOSTICS = 50;
@@ -52,10 +57,7 @@ export const checkpointCreateTool = defineTool({
   name: 'checkpoint_create',
   // It writes only editwarden's own state (.editwarden/), never a project file: nothing to plan or charge.
   kind: 'control',
-  description: [
-    'Take a checkpoint: a snapshot of every non-ignored file of the workspace (or just `paths`) that checkpoint_restore puts back exactly — bytes, file modes, and files created since removed.',
-    'Take one before a risky series of edits; it is cheap (unchanged files are shared with earlier checkpoints). Returns its id.',
-  ].join(' '),
+  description: checkpointCreateDescription,
   schema: CheckpointCreateArgs,
   execute: (args, ctx) =>
     guarded(() => {
@@ -81,7 +83,7 @@ export const CheckpointListArgs = z
 export const checkpointListTool = defineTool({
   name: 'checkpoint_list',
   kind: 'read',
-  description: "List the workspace's checkpoints, newest first: id, name, scope, time, number of files and why it was taken (manual, before a transaction, or the safety checkpoint a restore leaves).",
+  description: checkpointListDescription,
   schema: CheckpointListArgs,
   execute: (args, ctx) =>
     guarded(() => {
@@ -144,10 +146,9 @@ export const checkpointRestoreTool = defineTool({
   name: 'checkpoint_restore',
   // A restore rewrites project files, so it is planned and gated like any edit (patterns, file and line limits).
   kind: 'write',
-  description: [
-    'Put the workspace back exactly as a checkpoint recorded it (files written since are put back, files created since are removed).',
-    'A safety checkpoint of the current state is taken first; its id is in the result, so a restore can itself be undone.',
-  ].join(' '),
+  // It puts files back as they were, dropping later work; restoring twice gives the same files.
+  annotations: { destructiveHint: true, idempotentHint: true },
+  description: checkpointRestoreDescription,
   schema: CheckpointRestoreArgs,
   async prepare(args, ctx): Promise<Preparation> {
     try {
@@ -173,11 +174,9 @@ export const verifyTool = defineTool({
   name: 'verify',
   // The build may rewrite tracked files (generated sources): the runner charges what it changed, as for any command.
   kind: 'command',
-  description: [
-    "Run the project's build (or tests) and judge it by exit code: the configured verify.build / verify.test command, else the one `detect` finds.",
-    'Returns pass/fail, the compiler diagnostics (file:line: message) and the last lines of output; full logs are kept as artifacts.',
-    'Verify after a series of edits, fix what it reports, and verify again. It never runs any other command.',
-  ].join(' '),
+  // The project's own build or test: it changes no source file, and running it again judges the same tree.
+  annotations: { destructiveHint: false, idempotentHint: true },
+  description: verifyDescription,
   schema: VerifyArgs,
   async execute(args, ctx) {
     const refused = refuseUnsandboxed(ctx, commandSandbox(ctx.ws, ctx.config));
@@ -242,9 +241,9 @@ function detectionResult(ctx: ToolContext): ToolResult {
 export const detectTool = defineTool({
   name: 'detect',
   kind: 'read',
-  description: 'Detect what kind of project this is (cmake, cargo, go, node, typescript, python, make…) and the build and test commands `verify` would run. Reads files only.',
+  description: detectDescription,
   schema: DetectArgs,
   execute: (_args, ctx) => guarded(() => detectionResult(ctx)),
 });
 
-export const EXTRA_TOOLS: readonly AnyTool[] = [checkpointCreateTool, checkpointListTool, checkpointRestoreTool, verifyTool, detectTool];
+export const SERVICE_TOOLS: readonly AnyTool[] = [checkpointCreateTool, checkpointListTool, checkpointRestoreTool, verifyTool, detectTool];

@@ -153,10 +153,35 @@ export interface ToolContext {
   interaction?: Interaction;
 }
 
+/**
+ * MCP tool annotations (hints a client may use to decide what needs a
+ * person's approval). A tool states only where it differs from its kind's
+ * defaults (`tools/toolset.ts` `annotationsOf`).
+ */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/**
+ * When a tool is allowed without being listed in allowed_tools: `always` (the
+ * ADR's loop-breaking task_completion), `person` (a run with a person may be
+ * asked: ask_question), `active-edit` (offered, and allowed, only while active
+ * edit is on). `tools/toolset.ts` reads it; no other module lists such names.
+ */
+export type ImplicitGrant = 'always' | 'person' | 'active-edit';
+
 interface ToolBase<S extends z.ZodType> {
   name: string;
   description: string;
   schema: S;
+  /** Overrides of the kind's default MCP annotations. */
+  annotations?: Partial<ToolAnnotations>;
+  /** Other names a call (and allowed_tools) may use for this tool: the headless ADR's own names (apply_diff). Never offered. */
+  aliases?: readonly string[];
+  implicit?: ImplicitGrant;
 }
 
 /** A tool that only looks, runs a command, asks a person or talks to the run: nothing to plan, so it is one function. */

@@ -8,6 +8,7 @@ import { applyRequests } from '../apply/apply-requests.js';
 import type { EditRequest } from '../edit/types.js';
 import { prepareWrites, type WorkspacePipeline } from './edits.js';
 import { defineTool, type ToolContext } from './types.js';
+import { writeFileDescription } from './descriptions/write_file.js';
 
 export const WriteFileArgs = z
   .object({
@@ -39,11 +40,9 @@ function pipeline(args: WriteArgs, ctx: ToolContext): WorkspacePipeline {
 export const writeFileTool = defineTool({
   name: 'write_file',
   kind: 'write',
-  description: [
-    'Create a new file with the given content. To replace an existing file completely, set overwrite: true — but to change part of a file use edit_file,',
-    'which keeps everything you did not mean to touch. Overwriting most of a large file away is refused unless force is true.',
-    'The result carries the diff.',
-  ].join(' '),
+  // It replaces a whole file (destructive); the same call twice leaves the same file.
+  annotations: { destructiveHint: true, idempotentHint: true },
+  description: writeFileDescription,
   schema: WriteFileArgs,
   prepare: (args, ctx) => prepareWrites(pipeline(args, ctx), ctx),
 });

@@ -26,7 +26,7 @@ describe("the ADR's sentences, verbatim", () => {
     expect(v?.message).toMatch(/^constraint violated: Pattern - file vendor\/lib\.go not allowed by patterns — vendor\/lib\.go matches the denied pattern "vendor\/\*\*"/);
     const files = Array.from({ length: 11 }, (_, i) => ({ path: `src/f${i}.go`, added: 1, removed: 0 }));
     expect(guard.checkChanges(files)?.message).toMatch(/^constraint violated: FileModification - max files limit exceeded: 11 >= 10 — /);
-    expect(guard.checkTool('ask_question')?.message).toMatch(/^constraint violated: ToolRestriction - interactive tool ask_question not allowed in headless mode — /);
+    expect(guard.checkTool('ask_question', {}, true)?.message).toMatch(/^constraint violated: ToolRestriction - interactive tool ask_question not allowed in headless mode — /);
     // The token budget has no sentence in the ADR: ours alone.
     const tokens = guard.recordTokens(55_000);
     expect(tokens?.adr_error).toBeUndefined();

@@ -60,22 +60,22 @@ describe('patterns are checked before limits', () => {
 describe('tools', () => {
   it('ask_question and converse are refused headless even when listed as allowed', () => {
     const g = new ConstraintGuard(constraints({ allowed_tools: ['ask_question', 'converse'] }));
-    expect(g.checkTool('ask_question')).toMatchObject({ type: 'ToolRestriction', constraint: 'headless' });
-    expect(g.checkTool('converse')).toMatchObject({ type: 'ToolRestriction', constraint: 'headless' });
+    expect(g.checkTool('ask_question', {}, true)).toMatchObject({ type: 'ToolRestriction', constraint: 'headless' });
+    expect(g.checkTool('converse', {}, true)).toMatchObject({ type: 'ToolRestriction', constraint: 'headless' });
   });
   it('interactive mode allows them when listed', () => {
     const g = new ConstraintGuard(constraints({ allowed_tools: ['ask_question'] }), { mode: 'interactive' });
-    expect(g.checkTool('ask_question')).toBeNull();
-    expect(g.checkTool('converse')).toMatchObject({ constraint: 'allowed_tools' });
+    expect(g.checkTool('ask_question', {}, true)).toBeNull();
+    expect(g.checkTool('converse', {}, true)).toMatchObject({ constraint: 'allowed_tools' });
   });
   it('a tool outside allowed_tools is refused, naming the list', () => {
     const g = new ConstraintGuard(constraints({ allowed_tools: ['read_file'] }));
-    const v = g.checkTool('execute_command');
+    const v = g.checkTool('execute_command', {}, false);
     expect(v).toMatchObject({ type: 'ToolRestriction', constraint: 'allowed_tools', actual: 'execute_command' });
     expect(v?.message).toContain('read_file');
   });
   it('the default list includes task_completion', () => {
-    expect(new ConstraintGuard(constraints()).checkTool('task_completion')).toBeNull();
+    expect(new ConstraintGuard(constraints()).checkTool('task_completion', {}, false)).toBeNull();
   });
 });
 

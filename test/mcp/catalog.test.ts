@@ -1,30 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/config/config.js';
-import { buildCatalog, mcpConfig, offeredTools } from '../../src/mcp/catalog.js';
+import { defaultConfig, type Config } from '../../src/config/config.js';
+import { buildCatalog } from '../../src/mcp/catalog.js';
+import { runProfile } from '../../src/runs/profile.js';
+import { toolsetFor } from '../../src/tools/toolset.js';
 
 const withTools = (tools: string[]) => {
   const c = defaultConfig();
   return { ...c, constraints: { ...c.constraints, allowed_tools: tools } };
 };
+const mcp = (config: Config) => toolsetFor(runProfile('headless', { config }), config, { client: 'mcp' });
 
 describe('which tools the MCP runner allows', () => {
   it('a config that keeps the default allowed_tools also allows the MCP-only tools and the dry runs', () => {
-    const allowed = mcpConfig(defaultConfig()).constraints.allowed_tools;
+    const allowed = mcp(defaultConfig()).config.constraints.allowed_tools;
     expect(allowed).toEqual(expect.arrayContaining(['checkpoint_create', 'checkpoint_list', 'checkpoint_restore', 'verify', 'detect', 'edit_file_dry_run', 'write_file_dry_run', 'apply_patch_dry_run']));
   });
 
   it('an explicit list is taken as written, plus the dry run of each write tool it allows', () => {
-    const allowed = mcpConfig(withTools(['read_file', 'edit_file'])).constraints.allowed_tools;
+    const allowed = mcp(withTools(['read_file', 'edit_file'])).config.constraints.allowed_tools;
     expect([...allowed].sort()).toEqual(['edit_file', 'edit_file_dry_run', 'read_file']);
   });
 
   it('an empty list (everything allowed) stays empty', () => {
-    expect(mcpConfig(withTools([])).constraints.allowed_tools).toEqual([]);
+    expect(mcp(withTools([])).config.constraints.allowed_tools).toEqual([]);
   });
 
-  it('offers only what is allowed', () => {
-    const names = offeredTools(buildCatalog(), mcpConfig(withTools(['read_file', 'verify']))).map((e) => e.name);
-    expect(names).toEqual(['read_file', 'verify']);
+  it('offers only what is allowed, never a dry-run twin', () => {
+    expect(mcp(withTools(['read_file', 'verify'])).offered).toEqual(['read_file', 'verify']);
+    expect(mcp(withTools([])).offered).toEqual(buildCatalog().map((e) => e.name));
   });
 });
 

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { KNOWN_TOOL_NAMES } from '../../src/config/config.js';
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
 
@@ -196,5 +197,68 @@ describe('source files stay small', () => {
       return !f || f.text.split('\n').length - 1 <= MAX_LINES;
     });
     expect(stale, 'remove these from BEING_SPLIT').toEqual([]);
+  });
+});
+
+/**
+ * What a run is offered is built in one place, `toolsetFor` (src/tools/toolset.ts),
+ * from the tools' own metadata. The config floor parses a file before any tool
+ * exists and keeps its copy of the names (pinned equal to the toolset's by
+ * test/tools/toolset.test.ts); nothing else lists tool names or rewrites
+ * allowed_tools. Found in the syntax tree, so a list in a comment or a prompt's
+ * prose is not one.
+ */
+const TOOLSET_MODULE = 'tools/toolset.ts';
+const NAME_COPIES = new Set(['config/config.ts', 'config/defaults.ts']);
+
+describe('only toolsetFor builds a toolset', () => {
+  const toolNames = new Set<string>(KNOWN_TOOL_NAMES);
+  const trees = new Map(files.map((f) => [f.rel, ts.createSourceFile(f.rel, f.text, ts.ScriptTarget.Latest, true)] as const));
+  const offenders = (visit: (node: ts.Node, rel: string, out: string[]) => void, exempt: ReadonlySet<string>): string[] => {
+    const out: string[] = [];
+    for (const [rel, source] of trees) {
+      if (exempt.has(rel)) continue;
+      const f = { rel };
+      const walk = (node: ts.Node): void => {
+        visit(node, f.rel, out);
+        ts.forEachChild(node, walk);
+      };
+      walk(source);
+    }
+    return out;
+  };
+
+  it('no module but the config floor writes a list of tool names (two or more in one array or set)', () => {
+    const found = offenders(
+      (node, rel, out) => {
+        if (!ts.isArrayLiteralExpression(node)) return;
+        const names = node.elements.filter((e) => ts.isStringLiteralLike(e) && toolNames.has(e.text));
+        if (names.length >= 2) out.push(`${rel}:${ts.getLineAndCharacterOfPosition(node.getSourceFile(), node.getStart()).line + 1}: ${node.getText().slice(0, 80)}`);
+      },
+      new Set([TOOLSET_MODULE, ...NAME_COPIES]),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('no module but the toolset rewrites allowed_tools of a config ({ ...constraints, allowed_tools })', () => {
+    const found = offenders(
+      (node, rel, out) => {
+        if (!ts.isObjectLiteralExpression(node)) return;
+        const rewrites = node.properties.some((p) => ts.isSpreadAssignment(p)) && node.properties.some((p) => p.name !== undefined && ts.isIdentifier(p.name) && p.name.text === 'allowed_tools');
+        if (rewrites) out.push(`${rel}:${ts.getLineAndCharacterOfPosition(node.getSourceFile(), node.getStart()).line + 1}`);
+      },
+      new Set([TOOLSET_MODULE]),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('only the toolset module defines toolsetFor, and no module defines an offeredTools of its own', () => {
+    const found = offenders(
+      (node, rel, out) => {
+        if ((ts.isFunctionDeclaration(node) || ts.isVariableDeclaration(node)) && node.name && ts.isIdentifier(node.name) && ['toolsetFor', 'offeredTools'].includes(node.name.text)) out.push(`${rel}: ${node.name.text}`);
+      },
+      new Set([TOOLSET_MODULE]),
+    );
+    expect(found).toEqual([]);
   });
 });

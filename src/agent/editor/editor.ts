@@ -20,8 +20,8 @@ import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../../e
 import { configUnder, editorFlavour, runProfile, type RunProfile } from '../../runs/profile.js';
 import { ensureRunDir, newRunId } from '../../runs/runs.js';
 import { readFileTool } from '../../tools/read-file.js';
-import { BUILTIN_TOOLS } from '../../tools/registry.js';
 import { ToolRunner, type RunnerEvent } from '../../tools/runner.js';
+import { toolsetFor } from '../../tools/toolset.js';
 import type { AnyTool } from '../../tools/types.js';
 import type { TransactionLayer } from '../../workspace/transaction.js';
 import type { Workspace } from '../../workspace/workspace.js';
@@ -37,7 +37,7 @@ import { latestStuckReport, noStuckReport } from './retry.js';
 import { EditorSession } from './session.js';
 import { taskKey } from './state.js';
 import { diskSurface, overlaySurface } from './surface.js';
-import { editorTools, EDITOR_TOOL_NAMES } from './tools.js';
+import { editorToolNames, editorTools } from './tools.js';
 import { askForHypotheses, judge, messageHistory } from './verdict.js';
 
 export type { EditorResult, EditorRunEvent } from './closing.js';
@@ -73,19 +73,15 @@ export interface RunEditorOptions {
   now?: () => Date;
 }
 
-/** The file tools the Editor gets: reading and writing, no commands (only the Verifier's run), nobody to ask. */
-const FILE_TOOLS = ['read_file', 'list_files', 'search_files', 'edit_file', 'write_file', 'apply_patch'];
-
 /**
  * The config the Editor runs under: its profile's network and size limits
  * (runs/profile.ts: network on and no size limits unless the user set them),
- * its own tools always allowed, and in a dry run nothing on disk to roll back.
+ * what its toolset allows (its own tools always), and in a dry run nothing on
+ * disk to roll back.
  */
 export function editorConfig(config: Config, profile: RunProfile): Config {
-  const under = configUnder(config, profile);
-  const allowed = under.constraints.allowed_tools;
-  const tools = allowed.length === 0 ? allowed : [...new Set([...allowed, ...EDITOR_TOOL_NAMES])];
-  return { ...under, constraints: { ...under.constraints, allowed_tools: tools, ...(profile.dryRun ? { on_violation: 'keep' as const } : {}) } };
+  const ruled = toolsetFor(profile, configUnder(config, profile), { own: editorToolNames() }).config;
+  return profile.dryRun ? { ...ruled, constraints: { ...ruled.constraints, on_violation: 'keep' } } : ruled;
 }
 
 /** A limit for people and the model: "none" where the Editor has no size limit. */
@@ -241,9 +237,9 @@ async function applyProposalFirst(run: Started, o: RunEditorOptions, proposal: {
 }
 
 /** The tools the Editor's model gets: the file tools the constraints allow (read_file with the Verifier's evidence), the surface's read tools, and its own. */
-function editorToolset(run: Started, o: RunEditorOptions): AnyTool[] {
-  const allowed = run.config.constraints.allowed_tools;
-  const fileTools = BUILTIN_TOOLS.filter((t) => FILE_TOOLS.includes(t.name) && (allowed.length === 0 || allowed.includes(t.name)));
+function editorToolset(run: Started, o: RunEditorOptions, profile: RunProfile): AnyTool[] {
+  // Reading and writing, no commands (only the Verifier's run), nobody to ask: the toolset's file tools.
+  const fileTools = toolsetFor(profile, run.config, { own: editorToolNames() }).tools;
   const readTools = run.surface.readTools();
   // The Editor reads the Verifier's evidence (read-only, the design's write-authority table) with its read_file.
   const withArtifacts = fileTools.map((t) => (t.name === 'read_file' ? editorReadFile(readFileTool, o.ws) : t));
@@ -254,7 +250,7 @@ function editorToolset(run: Started, o: RunEditorOptions): AnyTool[] {
 async function runModelLoop(run: Started, o: RunEditorOptions, profile: RunProfile, message: string, prompt: Pick<Parameters<typeof buildEditorPrompt>[0], 'environment' | 'layoutHint'>): Promise<string> {
   const { config, session, surface } = run;
   const provider = o.provider as ModelProvider;
-  const tools = editorToolset(run, o);
+  const tools = editorToolset(run, o, profile);
   const runner = ToolRunner.start({
     ws: surface.ws,
     config,

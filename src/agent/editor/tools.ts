@@ -21,8 +21,6 @@ import { SearchFilesArgs } from '../../tools/search-files.js';
 import { defineTool, guarded, type AnyTool, type ToolResult } from '../../tools/types.js';
 import type { FileSource } from './file-source.js';
 
-export const EDITOR_TOOL_NAMES = ['scout_codebase', 'scout_environment', 'verify', 'record_hypothesis', 'task_completion'] as const;
-
 export const ScoutCodebaseArgs = z
   .object({
     query: z.string().min(1).describe('What you are looking for, in words or identifiers ("where the greeting is built", "parseConfig").'),
@@ -114,6 +112,18 @@ export function editorTools(host: EditorHost): AnyTool[] {
     );
   }
   return tools;
+}
+
+/**
+ * The names of the Editor's own tools, read from their definitions (a
+ * definition reaches its host only when it runs). All of them: a dry run
+ * leaves verify out of the model's list, not out of allowed_tools.
+ */
+export function editorToolNames(): string[] {
+  const unreachable = (): never => {
+    throw new Error('an Editor tool built for its name was run');
+  };
+  return editorTools({ dryRun: false, scoutCodebase: unreachable, scoutEnvironment: unreachable, verify: unreachable, recordHypothesis: unreachable, complete: unreachable }).map((t) => t.name);
 }
 
 /** list_files and search_files over a FileSource (the dry-run overlay's view), with the built-in tools' schemas. */

@@ -10,9 +10,10 @@ import { runProfile } from '../../runs/profile.js';
 import { editOptionsFromConfig } from '../../config/edit-options.js';
 import type { ApplyOptions } from '../../apply/apply-requests.js';
 import type { Config } from '../../config/config.js';
-import { INTERACTIVE_TOOLS, type ConstraintTotals } from '../../guard/constraints.js';
+import type { ConstraintTotals } from '../../guard/constraints.js';
 import { newRunId } from '../../runs/runs.js';
-import { BUILTIN_TOOLS } from '../../tools/registry.js';
+import { editFileTool } from '../../tools/edit-file.js';
+import { toolsetFor } from '../../tools/toolset.js';
 import { ToolRunner, type ApprovalHook, type ApprovalRequest, type RunSummary, type RunnerEvent } from '../../tools/runner.js';
 import type { Interaction } from '../../tools/types.js';
 import type { TransactionLayer } from '../../workspace/transaction.js';
@@ -65,32 +66,6 @@ export interface AgentSessionResult {
   metricsFile: string | null;
 }
 
-/** The config a mode runs under: a person at the terminal may be asked questions. */
-export function configForMode(config: Config, mode: AgentMode): Config {
-  if (mode !== 'interactive' || config.constraints.allowed_tools.length === 0 || config.constraints.allowed_tools.includes('ask_question')) return config;
-  return { ...config, constraints: { ...config.constraints, allowed_tools: [...config.constraints.allowed_tools, 'ask_question'] } };
-}
-
-/** Tools offered to the model: the built-in tools the constraints allow (no interactive ones headless); active_edit only when enabled. */
-export function offeredTools(config: Config, mode: AgentMode, activeEdit = false): string[] {
-  if (mode === 'controlled') return ['edit_file'];
-  const allowed = config.constraints.allowed_tools;
-  return BUILTIN_TOOLS.map((t) => t.name).filter((name) => {
-    // The design's parameterless active_edit tool: present when active edit is on, absent when off.
-    if (name === 'active_edit') return activeEdit;
-    if (allowed.length > 0 && !allowed.includes(name)) return false;
-    if (mode === 'headless' && INTERACTIVE_TOOLS.has(name)) return false;
-    return true;
-  });
-}
-
-/** With active edit on, its tool is allowed like the loop-breaking ones (an explicit allowed_tools list cannot have foreseen it). */
-function withActiveEditTool(config: Config, activeEdit: boolean): Config {
-  const allowed = config.constraints.allowed_tools;
-  if (!activeEdit || allowed.length === 0 || allowed.includes('active_edit')) return config;
-  return { ...config, constraints: { ...config.constraints, allowed_tools: [...allowed, 'active_edit'] } };
-}
-
 /** The task text, with the context files appended (each read through the sandbox). */
 export function taskWithContext(ws: Workspace, task: string, files: readonly string[] = []): string {
   const parts = [task.trim()];
@@ -104,8 +79,11 @@ export function taskWithContext(ws: Workspace, task: string, files: readonly str
 
 export async function runAgentSession(options: AgentSessionOptions): Promise<AgentSessionResult> {
   const activeEdit = options.mode !== 'controlled' && (options.activeEdit ?? options.config.active_edit_enabled);
-  const config = withActiveEditTool(configForMode(options.config, options.mode), activeEdit);
-  const tools = offeredTools(config, options.mode, activeEdit);
+  const profile = runProfile(options.mode, { config: options.config });
+  // Controlled mode's one tool stands in for edit_file; the toolset says what the mode offers and allows.
+  const toolset = toolsetFor(profile, options.config, { activeEdit, own: options.mode === 'controlled' ? [editFileTool.name] : [] });
+  const config = toolset.config;
+  const tools = [...toolset.offered];
   const task = taskWithContext(options.ws, options.task, options.contextFiles);
 
   let controlled: ReturnType<typeof controlledEditTool> | undefined;
@@ -132,19 +110,19 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
       ...(options.applyHooks ? { applyHooks: options.applyHooks } : {}),
     });
     controlled = controlledEditTool(session);
-    runner = ToolRunner.start({ ...common, profile: runProfile('controlled', { config }), runId, tools: [controlled.tool] });
+    runner = ToolRunner.start({ ...common, profile, runId, tools: [controlled.tool] });
   } else {
     // Approvals and answers go into the transcript; the transcript opens once the run folder exists.
     const approve = options.approve;
     const interaction = options.interaction;
     const runId = options.runId ?? newRunId();
     // Headless: task_completion verifies first when the project has a build or test command (verify.on_completion).
-    const registry = options.mode === 'headless' ? BUILTIN_TOOLS.map((t) => (t.name === 'task_completion' ? verifyingTaskCompletion(options.ws, config, runId) : t)) : undefined;
+    const registry = options.mode === 'headless' ? toolset.tools.map((t) => (t.name === 'task_completion' ? verifyingTaskCompletion(options.ws, config, runId) : t)) : toolset.tools;
     runner = ToolRunner.start({
       ...common,
-      profile: runProfile(options.mode, { config }),
+      profile,
       runId,
-      ...(registry ? { tools: registry } : {}),
+      tools: registry,
       ...(approve
         ? {
             approve: async (request: ApprovalRequest) => {
