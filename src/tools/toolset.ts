@@ -35,8 +35,12 @@ const isFileTool = (t: AnyTool): boolean => t.kind === 'read' || t.kind === 'wri
 const FILE_TOOLS = AGENT_TOOLS.filter(isFileTool);
 const WRITE_TOOLS = FILE_TOOLS.filter((t) => t.kind === 'write');
 
-/** Every tool the MCP server's runner knows: the file tools, the dry-run twin of each write tool, the service tools. */
-const MCP_TOOLS: readonly AnyTool[] = [...FILE_TOOLS, ...WRITE_TOOLS.map((t) => dryRunOf(t)), ...SERVICE_TOOLS];
+/**
+ * Every tool the MCP server's runner knows: the file tools, the dry-run twin of each write tool, the service
+ * tools, and the guarded shell (for a client whose own shell editwarden can only refuse, Codex: sandboxed,
+ * its effects charged to the limits, one undo step).
+ */
+const MCP_TOOLS: readonly AnyTool[] = [...FILE_TOOLS, ...WRITE_TOOLS.map((t) => dryRunOf(t)), ...SERVICE_TOOLS, executeCommandTool];
 
 const names = (tools: readonly AnyTool[]): string[] => tools.map((t) => t.name);
 const granted = (tools: readonly AnyTool[], grant: ImplicitGrant): string[] => names(tools.filter((t) => t.implicit === grant));
