@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { trustRepoConfig } from '../trust-config.js';
 
 const BIN = path.resolve(__dirname, '../../bin/editwarden');
 let root: string;
@@ -24,6 +25,7 @@ it('exec --config policy.yml: a sandboxed command cannot write policy.yml (bound
 it('exec --config policy.yml without a sandbox: a command rewriting policy.yml exits 2 with a Pattern violation and the file is put back', () => {
   const policy = 'constraints:\n  max_files: 5\n  allowed_tools: [execute_command]\nsandbox:\n  enabled: false\n  allow_unsandboxed: true\n';
   fs.writeFileSync(path.join(root, 'policy.yml'), policy);
+  trustRepoConfig(root, 'policy.yml'); // sandbox off loosens the guard: the person trusts this file
   fs.writeFileSync(path.join(root, 'calls.jsonl'), `${JSON.stringify({ tool: 'execute_command', args: { command: "printf 'constraints: {}\\n' > policy.yml" } })}\n`);
   const r = spawnSync(process.execPath, [BIN, 'exec', 'calls.jsonl', '--root', root, '--config', path.join(root, 'policy.yml'), '--json'], { cwd: root, encoding: 'utf8' });
   expect(r.status, r.stdout + r.stderr).toBe(2);

@@ -43,7 +43,7 @@ const REFUSED = /E_DENIED_PATH|E_CONSTRAINT/;
 function plant(root: string): void {
   for (const { file } of FILES) {
     fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-    fs.writeFileSync(path.join(root, file), file === '.editwarden.yml' || file === EXTRA_CONFIG ? 'constraints:\n  max_files: 50\n' : ORIGINAL);
+    fs.writeFileSync(path.join(root, file), file === '.editwarden.yml' || file === EXTRA_CONFIG ? 'constraints:\n  max_files: 5\n' : ORIGINAL);
   }
 }
 

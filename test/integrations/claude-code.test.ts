@@ -76,7 +76,7 @@ describe('Claude Code native edits go through editwarden', () => {
   }, 120_000);
 
   it('the link-graph and symlinked-config attacks: native Writes to up/x, cfgdir/.editwarden.yml and the config’s real target are denied; so is MCP write_file of the target', async () => {
-    const config = 'constraints:\n  max_files: 20\n';
+    const config = 'constraints:\n  max_files: 5\n';
     const root = protectedProject({ 'tools/editwarden.yml': config, 'deep/keep.txt': 'k\n', 'sub/keep.txt': 's\n' });
     fs.symlinkSync('tools/editwarden.yml', path.join(root, '.editwarden.yml'));
     fs.symlinkSync('.', path.join(root, 'a'));

@@ -31,7 +31,7 @@ describe('Gemini CLI native edits go through editwarden', () => {
   }, 150_000);
 
   it('the link-graph and symlinked-config attacks: write_file to up/x, cfgdir/.editwarden.yml and the config’s real target are refused', async () => {
-    const config = 'constraints:\n  max_files: 20\n';
+    const config = 'constraints:\n  max_files: 5\n';
     const root = project({ 'tools/editwarden.yml': config, 'deep/keep.txt': 'k\n', 'sub/keep.txt': 's\n' });
     expect(editwarden(['init', 'gemini', '--root', root]).code).toBe(0);
     fs.symlinkSync('tools/editwarden.yml', path.join(root, '.editwarden.yml'));
