@@ -34,6 +34,8 @@ export default defineConfig({
     // Real processes and real disks: keep parallelism modest on a 2-core machine.
     maxWorkers: 2,
     sequence: { sequencer: LongestFirst },
+    // vitest's own report, then one line with each tier's counts and time (test/tier-summary.ts; .ci/run prints it).
+    reporters: ['default', './test/tier-summary.ts'],
     // Inline projects inherit nothing from this config: each tier states its own options.
     projects: TIERS.filter((tier) => byTier[tier].length > 0).map((tier) => ({
       test: {

@@ -5,8 +5,9 @@
  * unit file that starts a process; the run order. Then through vitest
  * itself: the projects it runs are those tiers, and in nested runs of the
  * real configuration on a made-up tree, the global setup runs once per run
- * and the temp check fails a run whichever tier leaves a file, a unit-only
- * run skips the build, and a unit test that starts a process fails.
+ * and the temp check fails a run whichever tier leaves a file, the run ends
+ * with a line of counts by tier, a unit-only run skips the build, and a unit
+ * test that starts a process fails.
  * (This file spawns vitest, so it is an integration test.)
  */
 import { spawnSync } from 'node:child_process';
@@ -240,7 +241,7 @@ describe('vitest runs the tiers as its projects', () => {
    */
   function madeUpRepo(staleDist: boolean): string {
     const root = tempDir('ew-tiers-repo-');
-    for (const file of ['vitest.config.ts', 'test/tiers.ts', 'test/unit-guard.ts', 'test/global-setup.ts', 'test/global-temp.ts']) {
+    for (const file of ['vitest.config.ts', 'test/tiers.ts', 'test/tier-summary.ts', 'test/unit-guard.ts', 'test/global-setup.ts', 'test/global-temp.ts']) {
       fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
       fs.copyFileSync(path.join(REPO, file), path.join(root, file));
     }
@@ -280,6 +281,8 @@ describe('vitest runs the tiers as its projects', () => {
     expect(r.output).toMatch(/\|integration\| test\/stray\/integration\.test\.ts/);
     expect(r.output).toMatch(/\|e2e\| test\/cli\/demo-stray\.test\.ts/);
     expect(r.output).toMatch(/Tests +3 passed \(3\)/);
+    // The line after vitest's summary that .ci/run prints: each tier's counts, in tier order.
+    expect(r.output).toMatch(/\n {3}Tiers {2}unit 1 passed \(1 file, \d+ s\) · integration 1 passed \(1 file, \d+ s\) · e2e 1 passed \(1 file, \d+ s\)\n/);
     expect(r.output.match(/tests left 3 entries in the temp folder/g)).toHaveLength(1);
     for (const stray of ['stray-from-unit', 'stray-from-integ*', 'stray-from-e2e']) expect(r.output).toContain(`${stray}  ×1`);
     expect(r.status).toBe(1);
