@@ -98,6 +98,8 @@ describe('the tier of a file follows from its name and what its imports reach', 
     expect(tierIn({ 'test/a.test.ts': "import { parseEdits } from 'editwarden';" }).reasons).toEqual(['test/a.test.ts imports the built package (editwarden)']);
     expect(tierIn({ 'test/a.test.ts': "import { McpSession } from 'editwarden/mcp';" }).tier).toBe('integration');
     expect(tierIn({ 'test/a.test.ts': 'const m = await import(name);' }).reasons).toEqual(['test/a.test.ts imports a computed module name']);
+    // The product's own computed loads (a fresh copy of a resolved package) are not the build: not followed, not counted.
+    expect(tierIn({ 'test/a.test.ts': "import { p } from '../src/p.js';", 'src/p.ts': 'const mod = require(entry);' }).tier).toBe('unit');
     expect(tierIn({ 'test/a.test.ts': "import { x } from './gone.js';" }).reasons).toEqual(['test/a.test.ts imports ./gone.js, which does not resolve']);
   });
 
