@@ -290,21 +290,20 @@ describe('vitest runs the tiers as its projects', () => {
     expect(r.status).toBe(1);
   }, 150_000);
 
-  it('a run of the unit tier alone does not build; one that includes another tier does, once', () => {
+  it('a run of the unit tier alone does not build, and a unit test that starts a process (through a dependency) fails, told why', () => {
     const root = madeUpRepo(true);
-    const unit = vitest(root, ['run', '--project', 'unit', 'test/clean/unit'], tempDir('ew-tiers-tmp-'));
+    const unit = vitest(root, ['run', '--project', 'unit', 'test/clean/unit', 'test/clean/spawns'], tempDir('ew-tiers-tmp-'));
     expect(unit.output).not.toContain('build failed');
-    expect(unit.status, unit.output).toBe(0);
-    const integration = vitest(root, ['run', 'test/clean/unit', 'test/clean/integration'], tempDir('ew-tiers-tmp-'));
-    expect(integration.output.match(/dist\/ is older than src\/ and the build failed/g), integration.output).toHaveLength(1);
-    expect(integration.status).toBe(1);
+    expect(unit.output).toMatch(/Tests +1 failed \| 1 passed \(2\)/);
+    expect(unit.output).toMatch(/FAIL +\|unit\| test\/clean\/spawns\.test\.ts/);
+    expect(unit.output).toContain('a unit test started a process (child_process.spawnSync)');
+    expect(unit.status).toBe(1);
   }, 150_000);
 
-  it('a unit test that starts a process, through a dependency, fails and is told why', () => {
-    const root = madeUpRepo(false);
-    const r = vitest(root, ['run', 'test/clean/spawns'], tempDir('ew-tiers-tmp-'));
-    expect(r.output).toMatch(/\|unit\| test\/clean\/spawns\.test\.ts/);
-    expect(r.output).toContain('a unit test started a process (child_process.spawnSync)');
-    expect(r.status).toBe(1);
+  it('a run that includes another tier builds first, once', () => {
+    const root = madeUpRepo(true);
+    const run = vitest(root, ['run', 'test/clean/unit', 'test/clean/integration'], tempDir('ew-tiers-tmp-'));
+    expect(run.output.match(/dist\/ is older than src\/ and the build failed/g), run.output).toHaveLength(1);
+    expect(run.status).toBe(1);
   }, 150_000);
 });
