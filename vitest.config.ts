@@ -1,14 +1,51 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { classifyTests, longestFirst, TIERS, type Tier } from './test/tiers.js';
+
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
+
+// The three tiers (docs/architecture.md, "Test tiers"), decided by test/tiers.ts from each file's name and imports:
+// a new test file lands in its tier without anyone editing a list. `--project unit` (npm run test:unit) runs one.
+const byTier = classifyTests(ROOT);
+
+/**
+ * The longest files first, so the two workers finish together (a long file started last is the run's whole tail):
+ * by the duration vitest recorded for each file on this machine, and on a fresh clone (no record yet) end-to-end
+ * first, then integration, then unit, each larger file first.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const facts = (spec: TestSpecification) => {
+      const key = `${spec.project.name}:${path.relative(ROOT, spec.moduleId)}`;
+      return { tier: spec.project.name as Tier, duration: this.ctx.cache.getFileTestResults(key)?.duration, size: this.ctx.cache.getFileStats(key)?.size ?? 0 };
+    };
+    return [...files].sort((a, b) => longestFirst(facts(a), facts(b)));
+  }
+}
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // Run once per `vitest run`, whichever tiers it runs (a project of its own would run them once per project):
     // global-setup: builds dist/ when it is older than src/, so the binary the tests drive is never stale.
     // global-temp: a private TMPDIR for the run; the run fails when a test leaves anything in it.
     globalSetup: ['test/global-setup.ts', 'test/global-temp.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
     // Real processes and real disks: keep parallelism modest on a 2-core machine.
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
+    // vitest's own report, then one line with each tier's counts and time (test/tier-summary.ts; .ci/run prints it).
+    reporters: ['default', './test/tier-summary.ts'],
+    // Inline projects inherit nothing from this config: each tier states its own options.
+    projects: TIERS.filter((tier) => byTier[tier].length > 0).map((tier) => ({
+      test: {
+        name: tier,
+        include: byTier[tier],
+        testTimeout: 60_000,
+        hookTimeout: 60_000,
+        // The unit tier's promise kept at run time too: a process started there fails the test (test/unit-guard.ts).
+        ...(tier === 'unit' ? { setupFiles: ['test/unit-guard.ts'] } : {}),
+      },
+    })),
   },
 });

@@ -8,10 +8,16 @@
  * rebuilt whenever it is missing or older than the tsc build, the bundling
  * script or package.json (whose version it inlines). A failing build fails
  * the run instead of testing old code.
+ *
+ * A run of the unit tier alone (`npm run test:unit`, `vitest run --project
+ * unit`) skips the build: no unit test drives the binary or imports the
+ * built package (test/tiers.ts keeps such files out of the tier), so a
+ * developer editing src/ gets feedback without waiting for a compile.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { TestProject } from 'vitest/node';
 
 const REPO = path.resolve(__dirname, '..');
 const BUILD_INFO = path.join(REPO, 'dist', 'build.tsbuildinfo');
@@ -41,7 +47,13 @@ export function bundleIsStale(repo = REPO): boolean {
   return inputs.some((input) => fs.existsSync(input) && fs.statSync(input).mtimeMs > built);
 }
 
-export default function setup(): void {
+/** Whether the tiers a run includes (by project name) drive the build: every tier but `unit` does. */
+export function runNeedsBuild(projectNames: readonly string[]): boolean {
+  return projectNames.some((name) => name !== 'unit');
+}
+
+export default function setup(project: TestProject): void {
+  if (!runNeedsBuild(project.vitest.projects.map((p) => p.name))) return;
   if (distIsStale()) buildDist();
   if (bundleIsStale()) {
     const bundle = spawnSync(process.execPath, [path.join(REPO, 'scripts', 'bundle-cli.mjs')], { cwd: REPO, encoding: 'utf8' });
