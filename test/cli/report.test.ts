@@ -46,7 +46,7 @@ describe('editwarden log', () => {
     expect(events.map((e) => e.kind)).toEqual(['edit', 'edit', 'refusal', 'command', 'violation', 'run-end']);
     for (const e of events) {
       expect(Date.parse(e.time)).not.toBeNaN();
-      expect(e.route).toEqual({ via: 'headless', run: run.runId });
+      expect(e.route).toEqual({ via: 'exec', run: run.runId });
     }
     const [edit, created, refusal, command, violation] = events;
     expect(edit).toMatchObject({ path: 'a.txt', checkpoint: expect.stringMatching(/^\d{8}-/) });

@@ -95,6 +95,8 @@ async function runExec(file: string, flags: ExecFlags, io: Io): Promise<number> 
       profile: runProfile('headless', { config }),
       transactions: opened.transactions,
       apply: opened.applyOptions,
+      // `editwarden log` tells an exec of recorded calls from an agent's own run.
+      events: { via: 'exec' },
     });
   } catch (error) {
     return refuseBeforeRun(error, flags, io);
