@@ -45,7 +45,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   hook: ['echo \'{"tool_name":"Write","tool_input":{"file_path":"a.txt","content":"x"}}\' | editwarden hook claude pre-tool-use'],
   trust: ['editwarden trust', 'editwarden trust --root ~/src/app', 'editwarden trust --list', 'editwarden trust --revoke'],
   undo: ['editwarden undo', 'editwarden undo --list', 'editwarden undo --dry-run', 'editwarden undo --run <run_id>', 'editwarden undo --json'],
-  shell: ["editwarden shell --client claude --tool Bash --root \"$PWD\" --session <session_id> -- 'npm test'"],
+  shell: ['editwarden shell --client claude --tool Bash --root "$PWD" --session <session_id> -- \'npm test\''],
   redo: ['editwarden redo', 'editwarden redo --json'],
   log: ['editwarden log', 'editwarden log --json', 'editwarden log --run <run_id>', 'editwarden log --session <session_id>'],
   report: ['editwarden report', 'editwarden report --format html -o report.html', 'editwarden report --session <session_id> --format md', 'editwarden report --all --format html -o report.html'],

@@ -45,7 +45,7 @@ function apply(root: string, o: Op): void {
       return;
     default: {
       const never: never = o;
-      return never;
+      throw new Error(`unknown operation ${JSON.stringify(never)}`);
     }
   }
 }
