@@ -1,0 +1,124 @@
+/**
+ * `editwarden hook …` as the binary runs it: a thin client that loads only
+ * Node's built-ins, hands the call (argv, stdin, environment, working
+ * folder, umask) to this user's warm hook server (hook-server.ts) over a
+ * unix socket, and prints its answer. A native edit costs a pre and a post
+ * hook, each its own process: loading the CLI bundle, the config schema and
+ * the grammars in each of them cost ~6× one `node -e 0` (docs/benchmarks.md).
+ *
+ * Fails closed, never open: when no server can be believed (none yet, a
+ * stale socket, a folder or socket of another user or open to others, a
+ * server of another build, a server that dies mid-call or answers nonsense)
+ * the hook decides by itself, in this process, exactly as before — the same
+ * command of the CLI bundle. The server only ever saves time.
+ * `EDITWARDEN_HOOK_SERVER=off` always decides in-process.
+ */
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { Readable } from 'node:stream';
+import { binPath, buildId, ensurePrivateDir, type HookReply, type HookRequest, socketDir, socketPath, unsafeSocket } from './hook-socket.js';
+
+/** The hook's own deadline (`--deadline`, as the hook command reads it): after it, the call is refused. */
+function deadlineOf(argv: readonly string[]): number {
+  const at = argv.findIndex((a) => a === '--deadline' || a.startsWith('--deadline='));
+  const raw = at < 0 ? undefined : argv[at]?.includes('=') ? argv[at]?.slice('--deadline='.length) : argv[at + 1];
+  const n = Number(raw);
+  return n > 0 ? n : 50_000;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks);
+}
+
+/** The server's answer to `request`, or null when it cannot be believed (then the hook decides by itself). */
+export function askServer(socket: string, request: HookRequest | { build: string; ping: true }, timeoutMs: number): Promise<HookReply | null> {
+  return new Promise((resolve) => {
+    let text = '';
+    let done = false;
+    const finish = (reply: HookReply | null): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      conn.destroy();
+      resolve(reply);
+    };
+    const conn = net.connect(socket);
+    const timer = setTimeout(() => finish(null), timeoutMs);
+    conn.setEncoding('utf8');
+    conn.on('connect', () => conn.end(`${JSON.stringify(request)}\n`));
+    conn.on('data', (d: string) => {
+      text += d;
+    });
+    conn.on('error', () => finish(null));
+    conn.on('close', () => {
+      try {
+        const reply = JSON.parse(text) as HookReply;
+        // Another build's server (or anything else on the socket) is not believed.
+        finish(reply && reply.build === request.build ? reply : null);
+      } catch {
+        finish(null);
+      }
+    });
+  });
+}
+
+/** Starts this user's server for this build in the background (it ends itself when idle). */
+function startServer(socket: string, build: string): void {
+  try {
+    const child = spawn(process.execPath, [binPath(), 'hook-server', '--socket', socket, '--build', build], { detached: true, stdio: 'ignore', cwd: '/' });
+    child.on('error', () => undefined);
+    child.unref();
+  } catch {
+    // No server: every hook keeps deciding by itself.
+  }
+}
+
+/** What the server must answer for the call to count: an exit code and text, nothing else. */
+function answered(reply: HookReply | null): reply is HookReply & { exitCode: number } {
+  return reply !== null && reply.fallback === undefined && typeof reply.exitCode === 'number' && Number.isInteger(reply.exitCode);
+}
+
+/** Runs `editwarden hook …` (argv as process.argv) and exits with its code. */
+export async function hookMain(argv: string[]): Promise<void> {
+  const stdin = await readAll(process.stdin);
+  const deadline = deadlineOf(argv);
+  const started = Date.now();
+  if (process.env.EDITWARDEN_HOOK_SERVER !== 'off') {
+    const build = buildId();
+    const socket = socketPath(process.env, build);
+    if (ensurePrivateDir(socketDir(process.env)) === null) {
+      const why = unsafeSocket(socket);
+      if (why === null) {
+        const env: Record<string, string> = {};
+        for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+        const request: HookRequest = { build, argv: argv.slice(2), stdin: stdin.toString('utf8'), env, cwd: process.cwd(), umask: process.umask() };
+        const reply = await askServer(socket, request, deadline);
+        if (answered(reply)) {
+          if (reply.stdout) process.stdout.write(reply.stdout);
+          if (reply.stderr) process.stderr.write(reply.stderr);
+          process.exitCode = reply.exitCode;
+          return;
+        }
+        if (reply === null) startServer(socket, build);
+      } else if (why === 'missing') {
+        startServer(socket, build);
+      }
+    }
+  }
+  // Decide by itself: the CLI's own hook command, in this process, within what is left of the deadline.
+  const rest = Math.max(1, deadline - (Date.now() - started));
+  const args = argv.filter((_, i) => !(argv[i] === '--deadline' || argv[i - 1] === '--deadline')).filter((a) => !a.startsWith('--deadline='));
+  const cli = (await import(new URL('../cli-bundle/cli.mjs', import.meta.url).href)) as {
+    run(argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; stdin: NodeJS.ReadableStream; env: NodeJS.ProcessEnv }): Promise<number>;
+    tolerateClosedReaders(): void;
+  };
+  cli.tolerateClosedReaders();
+  const code = await cli.run([...args, '--deadline', String(rest)], { stdout: process.stdout, stderr: process.stderr, stdin: Readable.from([stdin]), env: process.env });
+  process.exitCode = code;
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+  await new Promise<void>((resolve) => process.stderr.write('', () => resolve()));
+  // Wasm compile jobs of the grammars can keep Node alive after the answer (see main.ts): the answer is out, end.
+  process.exit(code);
+}
