@@ -13,9 +13,9 @@
  * command of the CLI bundle. The server only ever saves time.
  * `EDITWARDEN_HOOK_SERVER=off` always decides in-process.
  */
-import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
-import { Readable } from 'node:stream';
+import path from 'node:path';
 import { binPath, buildId, ensurePrivateDir, type HookReply, type HookRequest, socketDir, socketPath, unsafeSocket } from './hook-socket.js';
 
 /** The hook's own deadline (`--deadline`, as the hook command reads it): after it, the call is refused. */
@@ -26,10 +26,31 @@ function deadlineOf(argv: readonly string[]): number {
   return n > 0 ? n : 50_000;
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+/**
+ * The hook input. Read from fd 0 directly: setting up process.stdin costs the
+ * thin client ~4 ms; a non-blocking stdin (EAGAIN) is read through the stream.
+ */
+async function readStdin(): Promise<Buffer> {
+  try {
+    return fs.readFileSync(0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+  }
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks);
+}
+
+/** Writes all of `text` to fd (process.stdout's set-up costs the thin client ~3 ms); a full non-blocking pipe goes through the stream. */
+function writeOut(fd: 1 | 2, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  let at = 0;
+  try {
+    while (at < bytes.length) at += fs.writeSync(fd, bytes, at);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+    (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(at));
+  }
 }
 
 /** The server's answer to `request`, or null when it cannot be believed (then the hook decides by itself). */
@@ -65,8 +86,10 @@ export function askServer(socket: string, request: HookRequest | { build: string
 }
 
 /** Starts this user's server for this build in the background (it ends itself when idle). */
-function startServer(socket: string, build: string): void {
+async function startServer(socket: string, build: string): Promise<void> {
   try {
+    // Loaded only here: a hook that finds its server pays for no child_process.
+    const { spawn } = await import('node:child_process');
     const child = spawn(process.execPath, [binPath(), 'hook-server', '--socket', socket, '--build', build], { detached: true, stdio: 'ignore', cwd: '/' });
     child.on('error', () => undefined);
     child.unref();
@@ -82,7 +105,7 @@ function answered(reply: HookReply | null): reply is HookReply & { exitCode: num
 
 /** Runs `editwarden hook …` (argv as process.argv) and exits with its code. */
 export async function hookMain(argv: string[]): Promise<void> {
-  const stdin = await readAll(process.stdin);
+  const stdin = await readStdin();
   const deadline = deadlineOf(argv);
   const started = Date.now();
   if (process.env.EDITWARDEN_HOOK_SERVER !== 'off') {
@@ -96,25 +119,28 @@ export async function hookMain(argv: string[]): Promise<void> {
         const request: HookRequest = { build, argv: argv.slice(2), stdin: stdin.toString('utf8'), env, cwd: process.cwd(), umask: process.umask() };
         const reply = await askServer(socket, request, deadline);
         if (answered(reply)) {
-          if (reply.stdout) process.stdout.write(reply.stdout);
-          if (reply.stderr) process.stderr.write(reply.stderr);
-          process.exitCode = reply.exitCode;
-          return;
+          if (reply.stdout) writeOut(1, reply.stdout);
+          if (reply.stderr) writeOut(2, reply.stderr);
+          process.exit(reply.exitCode);
         }
-        if (reply === null) startServer(socket, build);
+        if (reply === null) await startServer(socket, build);
       } else if (why === 'missing') {
-        startServer(socket, build);
+        await startServer(socket, build);
       }
     }
   }
   // Decide by itself: the CLI's own hook command, in this process, within what is left of the deadline.
   const rest = Math.max(1, deadline - (Date.now() - started));
   const args = argv.filter((_, i) => !(argv[i] === '--deadline' || argv[i - 1] === '--deadline')).filter((a) => !a.startsWith('--deadline='));
-  const cli = (await import(new URL('../cli-bundle/cli.mjs', import.meta.url).href)) as {
+  // As bin/editwarden does for every one-shot command: baseline wasm tier only for the grammars (see there).
+  (await import('node:v8')).setFlagsFromString('--liftoff-only');
+  const { pathToFileURL } = await import('node:url');
+  const cli = (await import(pathToFileURL(path.join(import.meta.dirname, '../cli-bundle/cli.mjs')).href)) as {
     run(argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; stdin: NodeJS.ReadableStream; env: NodeJS.ProcessEnv }): Promise<number>;
     tolerateClosedReaders(): void;
   };
   cli.tolerateClosedReaders();
+  const { Readable } = await import('node:stream');
   const code = await cli.run([...args, '--deadline', String(rest)], { stdout: process.stdout, stderr: process.stderr, stdin: Readable.from([stdin]), env: process.env });
   process.exitCode = code;
   await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));

@@ -17,15 +17,19 @@
  * editwarden version or build, and the server checks the build again on
  * every call.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+
+/**
+ * Paths next to this module come from `import.meta.dirname` (the bundles
+ * rewrite it to this module's tsc output folder): URL helpers cost the thin
+ * client ~4 ms on first use.
+ */
 
 /** The binary a server is started with (this package's bin script). */
 export function binPath(): string {
-  return fileURLToPath(new URL('../../bin/editwarden', import.meta.url));
+  return path.join(import.meta.dirname, '../../bin/editwarden');
 }
 
 /**
@@ -36,13 +40,29 @@ export function buildId(): string {
   const parts = [process.version, process.execPath];
   for (const rel of ['../cli-bundle/cli.mjs', '../../package.json', './hook-client.js']) {
     try {
-      const s = fs.statSync(fileURLToPath(new URL(rel, import.meta.url)));
+      const s = fs.statSync(path.join(import.meta.dirname, rel));
       parts.push(`${rel}:${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`);
     } catch {
       parts.push(`${rel}:missing`);
     }
   }
-  return createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 24);
+  return fnv1a(parts.join('\n'));
+}
+
+/**
+ * FNV-1a, 2 × 32 bits: names the socket of a build. Not a security check
+ * (the folder is) — node:crypto is not loaded for it, it costs the thin
+ * client ~5 ms per hook.
+ */
+function fnv1a(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x811c9dc5 | 1) >>> 0;
+  }
+  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
 }
 
 function uid(): number {
@@ -76,6 +96,7 @@ export function unsafeDir(dir: string): string | null {
 
 /** Makes the private folder if it is missing; returns why it cannot be used, or null. */
 export function ensurePrivateDir(dir: string): string | null {
+  if (fs.existsSync(dir)) return unsafeDir(dir);
   try {
     fs.mkdirSync(dir, { mode: 0o700 });
   } catch (error) {
