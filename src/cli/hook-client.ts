@@ -27,18 +27,36 @@ function deadlineOf(argv: readonly string[]): number {
 }
 
 /**
- * The hook input. Read from fd 0 directly: setting up process.stdin costs the
- * thin client ~4 ms; a non-blocking stdin (EAGAIN) is read through the stream.
+ * The hook input, read from fd 0 directly (setting up process.stdin costs
+ * the thin client ~4 ms), without blocking the event loop: a client that
+ * never finishes its input must still get an answer by the deadline.
+ * null: the deadline passed first (what was read is in `partial`).
  */
-async function readStdin(): Promise<Buffer> {
-  try {
-    return fs.readFileSync(0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-  }
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks);
+function readStdin(deadlineMs: number, partial: Buffer[]): Promise<Buffer | null> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(null), deadlineMs);
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    const next = (): void =>
+      fs.read(0, buf, 0, buf.length, null, (error, n) => {
+        if (error) {
+          // A non-blocking pipe with nothing yet: try again shortly; anything else ends the input as read so far.
+          if (error.code === 'EAGAIN') setTimeout(next, 2);
+          else {
+            clearTimeout(timer);
+            resolve(Buffer.concat(partial));
+          }
+          return;
+        }
+        if (n === 0) {
+          clearTimeout(timer);
+          resolve(Buffer.concat(partial));
+          return;
+        }
+        partial.push(Buffer.from(buf.subarray(0, n)));
+        next();
+      });
+    next();
+  });
 }
 
 /** Writes all of `text` to fd (process.stdout's set-up costs the thin client ~3 ms); a full non-blocking pipe goes through the stream. */
@@ -105,10 +123,11 @@ function answered(reply: HookReply | null): reply is HookReply & { exitCode: num
 
 /** Runs `editwarden hook …` (argv as process.argv) and exits with its code. */
 export async function hookMain(argv: string[]): Promise<void> {
-  const stdin = await readStdin();
   const deadline = deadlineOf(argv);
   const started = Date.now();
-  if (process.env.EDITWARDEN_HOOK_SERVER !== 'off') {
+  const partial: Buffer[] = [];
+  const stdin = await readStdin(deadline, partial);
+  if (stdin !== null && process.env.EDITWARDEN_HOOK_SERVER !== 'off') {
     const build = buildId();
     const socket = socketPath(process.env, build);
     if (ensurePrivateDir(socketDir(process.env)) === null) {
@@ -117,7 +136,8 @@ export async function hookMain(argv: string[]): Promise<void> {
         const env: Record<string, string> = {};
         for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
         const request: HookRequest = { build, argv: argv.slice(2), stdin: stdin.toString('utf8'), env, cwd: process.cwd(), umask: process.umask() };
-        const reply = await askServer(socket, request, deadline);
+        // A server that hangs leaves a fifth of the deadline for deciding here.
+        const reply = await askServer(socket, request, Math.max(1, deadline * 0.8 - (Date.now() - started)));
         if (answered(reply)) {
           if (reply.stdout) writeOut(1, reply.stdout);
           if (reply.stderr) writeOut(2, reply.stderr);
@@ -141,7 +161,10 @@ export async function hookMain(argv: string[]): Promise<void> {
   };
   cli.tolerateClosedReaders();
   const { Readable } = await import('node:stream');
-  const code = await cli.run([...args, '--deadline', String(rest)], { stdout: process.stdout, stderr: process.stderr, stdin: Readable.from([stdin]), env: process.env });
+  // Input that never ended by the deadline: the hook command gets what came and no end, and refuses at once.
+  const input = stdin === null ? new Readable({ read: () => undefined }) : Readable.from([stdin]);
+  if (stdin === null) for (const chunk of partial) input.push(chunk);
+  const code = await cli.run([...args, '--deadline', String(stdin === null ? 1 : rest)], { stdout: process.stdout, stderr: process.stderr, stdin: input, env: process.env });
   process.exitCode = code;
   await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
   await new Promise<void>((resolve) => process.stderr.write('', () => resolve()));

@@ -75,6 +75,7 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
   let queue: Promise<unknown> = Promise.resolve();
   let idle: NodeJS.Timeout | undefined;
   let ours = -1;
+  let calls = 0;
   const server = net.createServer({ allowHalfOpen: true }, (conn) => {
     let text = '';
     conn.setEncoding('utf8');
@@ -95,9 +96,12 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
         const asked = parsed as { build?: unknown; ping?: unknown } | null;
         if (asked?.build !== build) reply = { build, fallback: 'another build' };
         else if (buildId() !== build) reply = { build: 'gone', fallback: 'this server was rebuilt under it' };
-        else if (asked.ping === true) reply = { build, pid: process.pid, cpu: Object.values(process.cpuUsage()).reduce((a, b) => a + b, 0) };
+        else if (asked.ping === true) reply = { build, pid: process.pid, calls, cpu: Object.values(process.cpuUsage()).reduce((a, b) => a + b, 0) };
         else if (!isRequest(parsed)) reply = { build, fallback: 'not a hook call' };
-        else reply = await runCall(parsed);
+        else {
+          calls++;
+          reply = await runCall(parsed);
+        }
         conn.end(`${JSON.stringify(reply)}\n`);
         if (reply.build === 'gone') process.exit(0);
       });

@@ -137,5 +137,6 @@ export interface HookReply {
   fallback?: string;
   /** To a ping: the server's pid and CPU so far (µs), for the bench and the tests. */
   pid?: number;
+  calls?: number;
   cpu?: number;
 }
