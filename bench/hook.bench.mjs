@@ -89,7 +89,7 @@ export async function run() {
     measure(pre, small, editInput(), { ...env, CLAUDE_PROJECT_DIR: small });
     for (let t = 0; t < 50 && !fs.existsSync(socket); t++) await new Promise((r) => setTimeout(r, 100));
     flip = false;
-    const s = { node: [], hook: [], wrapper: [], bare: [], shell: [], server: [] };
+    const s = { node: [], hook: [], alone: [], wrapper: [], bare: [], shell: [], server: [] };
     for (let i = 0; i < N; i++) {
       s.node.push(measure(`${JSON.stringify(process.execPath)} -e 0`, small, '', env));
       const input = editInput();
@@ -102,6 +102,15 @@ export async function run() {
       const b = measure(post, small, input, { ...env, CLAUDE_PROJECT_DIR: small });
       s.hook.push({ wall: a.wall + b.wall, cpu: a.cpu + b.cpu });
       s.server.push({ cpu: ((await serverCpu()).cpu - before.cpu) / 1000 });
+      // The same edit decided in the hook's own process (no server: the first hook, or a server that cannot be believed).
+      const input2 = editInput();
+      const own = { ...env, CLAUDE_PROJECT_DIR: small, EDITWARDEN_HOOK_SERVER: 'off' };
+      const c = measure(pre, small, input2, own);
+      const t2 = fs.readFileSync(path.join(small, 'a.txt'), 'utf8');
+      const e2 = JSON.parse(input2).tool_input;
+      fs.writeFileSync(path.join(small, 'a.txt'), t2.replace(e2.old_string, e2.new_string));
+      const d = measure(post, small, input2, own);
+      s.alone.push({ wall: c.wall + d.wall, cpu: c.cpu + d.cpu });
       s.wrapper.push(measure(wrapperOnly, small, '', env));
       s.bare.push(measure('true', big, '', env));
       s.shell.push(measure(guarded, big, '', env));
@@ -112,6 +121,17 @@ export async function run() {
       const node = med('node', f);
       const hook = med('hook', f);
       rows.push({ case: `hook pre+post (Edit), ${f}`, value: `${hook.toFixed(1)} ms`, baseline: `node -e 0: ${node.toFixed(1)} ms`, ratio: `${(hook / node).toFixed(2)}x`, goal: `<= ${HOOK_GOAL}x`, met: hook / node <= HOOK_GOAL });
+    }
+    for (const f of ['wall', 'cpu']) {
+      const node = med('node', f);
+      const alone = med('alone', f);
+      rows.push({
+        case: `hook pre+post deciding by itself (no server), ${f}`,
+        value: `${alone.toFixed(1)} ms`,
+        baseline: `node -e 0: ${node.toFixed(1)} ms`,
+        ratio: `${(alone / node).toFixed(2)}x`,
+        note: 'EDITWARDEN_HOOK_SERVER=off: the whole CLI loaded in each hook',
+      });
     }
     rows.push({ case: 'hook server CPU per pre+post', value: `${med('server', 'cpu').toFixed(1)} ms CPU`, note: 'the warm server’s own CPU for the two calls (not in the rows above: another process)' });
     const last = await serverCpu();
