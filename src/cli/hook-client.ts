@@ -142,8 +142,8 @@ export async function hookMain(argv: string[]): Promise<void> {
     }
   }
   // Decide by itself: the CLI's own hook command, in this process, within what is left of the deadline.
-  const rest = Math.max(1, deadline - (Date.now() - started));
-  const args = argv.filter((_, i) => !(argv[i] === '--deadline' || argv[i - 1] === '--deadline')).filter((a) => !a.startsWith('--deadline='));
+  // The time already spent counts against the deadline (all of it when the input never ended).
+  const waited = stdin === null ? deadline : Date.now() - started;
   // As bin/editwarden does for every one-shot command: baseline wasm tier only for the grammars (see there).
   (await import('node:v8')).setFlagsFromString('--liftoff-only');
   const { pathToFileURL } = await import('node:url');
@@ -156,7 +156,7 @@ export async function hookMain(argv: string[]): Promise<void> {
   // Input that never ended by the deadline: the hook command gets what came and no end, and refuses at once.
   const input = stdin === null ? new Readable({ read: () => undefined }) : Readable.from([stdin]);
   if (stdin === null) for (const chunk of partial) input.push(chunk);
-  const code = await cli.run([...args, '--deadline', String(stdin === null ? 1 : rest)], { stdout: process.stdout, stderr: process.stderr, stdin: input, env: process.env });
+  const code = await cli.run([...argv, '--waited', String(waited)], { stdout: process.stdout, stderr: process.stderr, stdin: input, env: process.env });
   process.exitCode = code;
   await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
   await new Promise<void>((resolve) => process.stderr.write('', () => resolve()));

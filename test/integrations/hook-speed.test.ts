@@ -268,3 +268,19 @@ describe('a hook never believes a server it cannot trust: it decides by itself',
     expectOutsideDenied(r);
   }, 30_000);
 });
+
+describe('the deadline', () => {
+  it('input that never ends is refused by the deadline, and the refusal names the whole deadline, not what was left', async () => {
+    const env = runtimeEnv();
+    const child = spawn(process.execPath, [BIN, 'hook', 'claude', 'pre-tool-use', '--root', project({}), '--deadline', '2600'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const started = Date.now();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.destroy();
+    expect(code).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2600);
+    expect(stdout).toContain('E_GUARD_UNAVAILABLE');
+    expect(stdout).toContain('within 3 s');
+  }, 30_000);
+});
