@@ -122,7 +122,8 @@ export async function hookMain(argv: string[]): Promise<void> {
   if (stdin !== null && process.env.EDITWARDEN_HOOK_SERVER !== 'off') {
     const build = buildId();
     const socket = socketPath(process.env, build);
-    if (ensurePrivateDir(socketDir(process.env)) === null) {
+    // A socket path longer than sun_path (108 bytes, less on some systems) cannot be bound: no server is tried.
+    if (Buffer.byteLength(socket) <= 100 && ensurePrivateDir(socketDir(process.env)) === null) {
       const why = unsafeSocket(socket);
       if (why === null) {
         const env: Record<string, string> = {};

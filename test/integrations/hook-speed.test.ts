@@ -145,8 +145,11 @@ describe('the hook server gives the same answers as the hook deciding by itself'
         const i = c.input(root);
         return typeof i === 'string' ? i : JSON.stringify(i);
       };
+      const first = (await ping(env))?.calls ?? -1;
       const slow = await hookAsync([c.client, c.event, '--root', slowRoot], text(slowRoot), { ...env, EDITWARDEN_HOOK_SERVER: 'off' });
       const before = (await ping(env))?.calls ?? -1;
+      // EDITWARDEN_HOOK_SERVER=off decided in the hook's own process.
+      expect(before, c.name).toBe(first);
       const fast = await hookAsync([c.client, c.event, '--root', fastRoot], text(fastRoot), env);
       // The server answered this call (not a fallback that happens to agree).
       expect((await ping(env))?.calls, c.name).toBe(before + 1);
@@ -266,6 +269,18 @@ describe('a hook never believes a server it cannot trust: it decides by itself',
     const r = await hookAsync(['claude', 'pre-tool-use', '--root', root], DENY_OUTSIDE(root), env);
     server.close();
     expectOutsideDenied(r);
+  }, 30_000);
+});
+
+describe('where no socket can be bound', () => {
+  it('a runtime folder whose socket path would be too long: no server is tried, the hook decides by itself', async () => {
+    const runtime = path.join(tempDir('ew-rt-'), 'r'.repeat(120));
+    fs.mkdirSync(runtime, { mode: 0o700 });
+    const env = { ...process.env, XDG_RUNTIME_DIR: runtime };
+    const root = project({});
+    const r = await hookAsync(['claude', 'pre-tool-use', '--root', root], JSON.stringify({ tool_name: 'Write', tool_input: { file_path: '/etc/ew-nope', content: 'x' } }), env);
+    expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(fs.readdirSync(runtime)).toEqual([]);
   }, 30_000);
 });
 
