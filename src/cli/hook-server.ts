@@ -100,24 +100,31 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
         else if (!isRequest(parsed)) reply = { build, fallback: 'not a hook call' };
         else {
           calls++;
-          reply = await runCall(parsed);
+          try {
+            reply = await runCall(parsed);
+          } catch {
+            // Unexpected: the hook decides by itself, and this server, in a state it cannot vouch for, ends.
+            reply = { build: 'gone', fallback: 'the server failed' };
+          }
         }
-        conn.end(`${JSON.stringify(reply)}\n`);
-        if (reply.build === 'gone') process.exit(0);
+        conn.end(`${JSON.stringify(reply)}\n`, () => {
+          if (reply.build === 'gone') leave();
+        });
       });
     });
   });
+  const leave = (): never => {
+    // Only our own socket goes: another server may have taken the name since.
+    try {
+      if (fs.lstatSync(socket).ino === ours) fs.rmSync(socket);
+    } catch {
+      // Already gone.
+    }
+    process.exit(0);
+  };
   const rearm = (): void => {
     clearTimeout(idle);
-    idle = setTimeout(() => {
-      // Only our own socket goes: another server may have taken the name since.
-      try {
-        if (fs.lstatSync(socket).ino === ours) fs.rmSync(socket);
-      } catch {
-        // Already gone.
-      }
-      process.exit(0);
-    }, idleMs);
+    idle = setTimeout(leave, idleMs);
   };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -64,7 +64,7 @@ afterEach(() => {
 function runtimeEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const runtime = tempDir('ew-rt-');
   fs.chmodSync(runtime, 0o700);
-  return { ...process.env, XDG_RUNTIME_DIR: runtime, EDITWARDEN_HOOK_SERVER_IDLE_MS: '60000', ...extra };
+  return { ...process.env, XDG_RUNTIME_DIR: runtime, EDITWARDEN_HOOK_SERVER_IDLE_MS: '20000', ...extra };
 }
 
 async function ping(env: NodeJS.ProcessEnv): Promise<{ pid?: number; calls?: number } | null> {
@@ -269,6 +269,34 @@ describe('a hook never believes a server it cannot trust: it decides by itself',
     const r = await hookAsync(['claude', 'pre-tool-use', '--root', root], DENY_OUTSIDE(root), env);
     server.close();
     expectOutsideDenied(r);
+  }, 30_000);
+});
+
+describe('a rebuild', () => {
+  it('a server whose build changed on disk answers nothing more and ends, taking its socket with it', async () => {
+    const env = runtimeEnv();
+    const build = sockets.buildId();
+    const socket = sockets.socketPath(env, build);
+    const pid = await warmServer(env);
+    const bundle = path.join(REPO, 'dist', 'cli-bundle', 'cli.mjs');
+    const { atime, mtime } = fs.statSync(bundle);
+    try {
+      fs.utimesSync(bundle, atime, new Date(mtime.getTime() + 1000));
+      expect(await client.askServer(socket, { build, ping: true }, 3000)).toBeNull();
+    } finally {
+      fs.utimesSync(bundle, atime, mtime);
+    }
+    const alive = (): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(alive()).toBe(false);
+    expect(fs.existsSync(socket)).toBe(false);
   }, 30_000);
 });
 
