@@ -41,7 +41,7 @@ export function buildId(): string {
   for (const rel of ['../cli-bundle/cli.mjs', '../../package.json', './hook-client.js']) {
     try {
       const s = fs.statSync(path.join(import.meta.dirname, rel));
-      parts.push(`${rel}:${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`);
+      parts.push(`${rel}:${s.dev}:${s.ino}:${s.size}:${Math.trunc(s.mtimeMs)}`);
     } catch {
       parts.push(`${rel}:missing`);
     }
