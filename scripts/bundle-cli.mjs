@@ -10,7 +10,7 @@
  * grammar from the require cache) and the grammar files of tree-sitter-wasms,
  * both loaded from node_modules at run time.
  *
- * Code that finds files next to itself (`new URL('../..', import.meta.url)`:
+ * Code that finds files next to itself (`new URL('../..', import.meta.url)`, `import.meta.dirname`:
  * the package root, bin/, samples/, the search worker, package.json) keeps
  * its meaning: each module's `import.meta.url` is rewritten to the URL its
  * tsc output has, computed from the bundle's own URL and a relative path, so
@@ -41,10 +41,11 @@ export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitt
       b.onLoad({ filter: /\.js$/ }, async (args) => {
         if (!args.path.startsWith(dist + path.sep)) return undefined;
         const source = await fs.promises.readFile(args.path, 'utf8');
-        if (!source.includes('import.meta.url')) return { contents: source, loader: 'js' };
+        if (!source.includes('import.meta.url') && !source.includes('import.meta.dirname')) return { contents: source, loader: 'js' };
         const relative = path.relative(outdir, args.path).split(path.sep).join('/');
         const own = `new URL(${JSON.stringify(relative)}, import.meta.url).href`;
-        return { contents: source.replaceAll('import.meta.url', own), loader: 'js' };
+        const ownDir = `require('node:url').fileURLToPath(new URL(${JSON.stringify(`${path.dirname(relative)}/`)}, import.meta.url))`;
+        return { contents: source.replaceAll('import.meta.dirname', ownDir).replaceAll('import.meta.url', own), loader: 'js' };
       });
     },
   };
@@ -69,5 +70,47 @@ export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitt
   });
 }
 
+/**
+ * Bundles the thin hook client (dist/cli/hook-client.js and hook-socket.js,
+ * Node built-ins only) into ONE CommonJS file, dist/hook-client/hook.cjs,
+ * which bin/editwarden require()s for `editwarden hook`. CommonJS, one file:
+ * every ES module the binary imports costs ~5 ms (the ESM loader reads it
+ * through fs/promises, and `import 'node:fs'` builds a facade that loads
+ * fs streams), twice per native edit. `import.meta.url` becomes the URL of
+ * the module's tsc output, computed from `__dirname`, as in the CLI bundle.
+ */
+export async function bundleHookClient({ outdir = path.join(dist, 'hook-client') } = {}) {
+  const ownUrl = {
+    name: 'own-import-meta-url-cjs',
+    setup(b) {
+      b.onLoad({ filter: /\.js$/ }, async (args) => {
+        const source = await fs.promises.readFile(args.path, 'utf8');
+        const relative = path.relative(outdir, args.path).split(path.sep).join('/');
+        const ownDir = `require('node:path').join(__dirname, ${JSON.stringify(path.dirname(relative))})`;
+        const own = `require('node:url').pathToFileURL(require('node:path').join(__dirname, ${JSON.stringify(relative)})).href`;
+        return { contents: source.replaceAll('import.meta.dirname', ownDir).replaceAll('import.meta.url', own), loader: 'js' };
+      });
+    },
+  };
+  fs.rmSync(outdir, { recursive: true, force: true });
+  await build({
+    entryPoints: { hook: path.join(dist, 'cli', 'hook-client.js') },
+    outdir,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    outExtension: { '.js': '.cjs' },
+    // Only Node's built-ins: anything else here would be loaded by every hook.
+    external: ['../cli-bundle/cli.mjs'],
+    plugins: [ownUrl],
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+}
+
 // Run as a script (not imported by the bench): Node gives the main module its real path, so compare real paths.
-if (process.argv[1] && fs.realpathSync(path.resolve(process.argv[1])) === fileURLToPath(import.meta.url)) await bundleCli();
+if (process.argv[1] && fs.realpathSync(path.resolve(process.argv[1])) === fileURLToPath(import.meta.url)) {
+  await bundleCli();
+  await bundleHookClient();
+}

@@ -43,6 +43,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   doctor: ['editwarden doctor', 'editwarden doctor --only config,git --json'],
   init: ['editwarden init claude --dry-run', 'editwarden init claude', 'editwarden init gemini --root ~/src/app'],
   hook: ['echo \'{"tool_name":"Write","tool_input":{"file_path":"a.txt","content":"x"}}\' | editwarden hook claude pre-tool-use'],
+  'hook-server': ['editwarden hook-server --socket "$XDG_RUNTIME_DIR/editwarden-$(id -u)/hook-<build>.sock" --build <build>   # started by the hooks themselves'],
   trust: ['editwarden trust', 'editwarden trust --root ~/src/app', 'editwarden trust --list', 'editwarden trust --revoke'],
   undo: ['editwarden undo', 'editwarden undo --list', 'editwarden undo --dry-run', 'editwarden undo --run <run_id>', 'editwarden undo --json'],
   shell: ['editwarden shell --client claude --tool Bash --root "$PWD" --session <session_id> -- \'npm test\''],

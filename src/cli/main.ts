@@ -112,6 +112,12 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     load: async () => (await import('./commands/hook.js')).registerHook,
     hidden: true,
   },
+  'hook-server': {
+    term: 'hook-server [options]',
+    description: 'Serve hook calls for this user and build over a private unix socket (started by the hooks themselves).',
+    load: async () => (await import('./hook-server.js')).registerHookServer,
+    hidden: true,
+  },
   shell: {
     term: 'shell [options] <command...>',
     description: "Run one shell command of a hooked client (Claude Code's Bash, Gemini CLI's run_shell_command) sandboxed, checkpointed as one undo step and counted against the session's limits.",

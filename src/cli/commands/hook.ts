@@ -3,7 +3,7 @@
  * hook runs (written by `editwarden init`). Reads the hook input on stdin,
  * answers on stdout/stderr with the exit code the client's protocol wants.
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { CLIENTS } from '../../integrations/index.js';
 import { runHook } from '../../integrations/hook.js';
 import { refusalText, type HookOutput } from '../../integrations/client.js';
@@ -27,7 +27,9 @@ export function registerHook(program: Command, io: Io, setExit: (code: number) =
     .argument('<event>', 'the hook event, e.g. pre-tool-use')
     .option('--root <dir>', "project folder (default: the client's project folder)")
     .option('--deadline <ms>', "answer with a refusal if the call is not decided by then (below the client's own hook timeout)", String(HOOK_DEADLINE_MS))
-    .action(async (name: string, event: string, flags: { root?: string; deadline: string }) => {
+    // The thin client (hook-client.ts) that decides here after trying a server: the time it already spent.
+    .addOption(new Option('--waited <ms>').hideHelp())
+    .action(async (name: string, event: string, flags: { root?: string; deadline: string; waited?: string }) => {
       const client = CLIENTS[name];
       if (!client) {
         // Exit 2 blocks in every client's protocol: an unknown client name must not let an edit through.
@@ -41,15 +43,19 @@ export function registerHook(program: Command, io: Io, setExit: (code: number) =
       };
       // A client that times a hook out runs the tool anyway: decide "refused" ourselves before its timeout does.
       const deadline = Number(flags.deadline) > 0 ? Number(flags.deadline) : HOOK_DEADLINE_MS;
-      const watchdog = setTimeout(() => {
-        const out = client.deny({
-          code: ErrorCode.GUARD_UNAVAILABLE,
-          message: `editwarden could not decide this call within ${Math.round(deadline / 1000)} s, so it is blocked.`,
-          hint: 'Try again; if it keeps happening the machine is overloaded or the project is very large (see editwarden doctor).',
-        });
-        write(out);
-        process.exit(out.exitCode);
-      }, deadline);
+      const waited = Math.max(0, Number(flags.waited) || 0);
+      const watchdog = setTimeout(
+        () => {
+          const out = client.deny({
+            code: ErrorCode.GUARD_UNAVAILABLE,
+            message: `editwarden could not decide this call within ${Math.round(deadline / 1000)} s, so it is blocked.`,
+            hint: 'Try again; if it keeps happening the machine is overloaded or the project is very large (see editwarden doctor).',
+          });
+          write(out);
+          process.exit(out.exitCode);
+        },
+        Math.max(1, deadline - waited),
+      );
       watchdog.unref();
       let out: HookOutput;
       try {

@@ -1,0 +1,149 @@
+/**
+ * `editwarden hook-server --socket FILE --build ID` (hidden; started in the
+ * background by the first hook, see hook-client.ts): keeps the CLI, the
+ * config schema and the grammars loaded, and runs each hook call it is
+ * handed through the same `editwarden hook …` command the hook would have
+ * run in its own process — with that hook's environment, working folder and
+ * umask put in place for the call, one call at a time — and sends back the
+ * exit code and output. It holds no project state between calls: every call
+ * opens its project, reads its config and its trust records afresh.
+ *
+ * It answers only over a socket in this user's private folder
+ * (hook-socket.ts), only callers of its own build, and ends itself when a
+ * rebuild changed the build under it or after EDITWARDEN_HOOK_SERVER_IDLE_MS
+ * (default 10 minutes) without a call.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import { Writable } from 'node:stream';
+import { Readable } from 'node:stream';
+import type { Command } from 'commander';
+import type { Io } from './output.js';
+import { buildId, type HookReply, type HookRequest, unsafeDir, unsafeSocket } from './hook-socket.js';
+import { askServer } from './hook-client.js';
+import path from 'node:path';
+
+const DEFAULT_IDLE_MS = 10 * 60_000;
+
+function collector(): { stream: Writable; text(): string } {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _enc, done) {
+      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      done();
+    },
+  });
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+function isRequest(v: unknown): v is HookRequest {
+  if (typeof v !== 'object' || v === null) return false;
+  const r = v as Record<string, unknown>;
+  return Array.isArray(r.argv) && r.argv.every((a) => typeof a === 'string') && r.argv[0] === 'hook' && typeof r.stdin === 'string' && typeof r.cwd === 'string' && typeof r.umask === 'number' && typeof r.env === 'object' && r.env !== null;
+}
+
+/** Runs one hook call as the hook's own process would have: its env, cwd and umask in place, the CLI's hook command. */
+async function runCall(request: HookRequest): Promise<HookReply> {
+  const { run } = await import('./main.js');
+  const build = request.build;
+  try {
+    process.chdir(request.cwd);
+  } catch {
+    return { build, fallback: 'the working folder is gone' };
+  }
+  for (const key of Object.keys(process.env)) delete process.env[key];
+  Object.assign(process.env, request.env);
+  process.umask(request.umask);
+  const out = collector();
+  const err = collector();
+  const io: Io = { stdout: out.stream, stderr: err.stream, stdin: Readable.from([Buffer.from(request.stdin, 'utf8')]), env: process.env };
+  const exitCode = await run(['node', 'editwarden', ...request.argv], io);
+  return { build, exitCode, stdout: out.text(), stderr: err.text() };
+}
+
+export async function serveHooks(socket: string, build: string, idleMs: number): Promise<void> {
+  const dir = path.dirname(socket);
+  if (unsafeDir(dir) !== null || build !== buildId()) return;
+  const existing = unsafeSocket(socket);
+  if (existing === null) {
+    // A live server of this build already answers: this one is not needed.
+    if ((await askServer(socket, { build, ping: true }, 2000)) !== null) return;
+    fs.rmSync(socket, { force: true });
+  } else if (existing !== 'missing') {
+    return;
+  }
+  let queue: Promise<unknown> = Promise.resolve();
+  let idle: NodeJS.Timeout | undefined;
+  let ours = -1;
+  let calls = 0;
+  const server = net.createServer({ allowHalfOpen: true }, (conn) => {
+    let text = '';
+    conn.setEncoding('utf8');
+    conn.on('error', () => undefined);
+    conn.on('data', (d: string) => {
+      text += d;
+    });
+    conn.on('end', () => {
+      queue = queue.then(async () => {
+        rearm();
+        let reply: HookReply;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = null;
+        }
+        const asked = parsed as { build?: unknown; ping?: unknown } | null;
+        if (asked?.build !== build) reply = { build, fallback: 'another build' };
+        else if (buildId() !== build) reply = { build: 'gone', fallback: 'this server was rebuilt under it' };
+        else if (asked.ping === true) reply = { build, pid: process.pid, calls, cpu: Object.values(process.cpuUsage()).reduce((a, b) => a + b, 0) };
+        else if (!isRequest(parsed)) reply = { build, fallback: 'not a hook call' };
+        else {
+          calls++;
+          try {
+            reply = await runCall(parsed);
+          } catch {
+            // Unexpected: the hook decides by itself, and this server, in a state it cannot vouch for, ends.
+            reply = { build: 'gone', fallback: 'the server failed' };
+          }
+        }
+        conn.end(`${JSON.stringify(reply)}\n`, () => {
+          if (reply.build === 'gone') leave();
+        });
+      });
+    });
+  });
+  const leave = (): never => {
+    // Only our own socket goes: another server may have taken the name since.
+    try {
+      if (fs.lstatSync(socket).ino === ours) fs.rmSync(socket);
+    } catch {
+      // Already gone.
+    }
+    process.exit(0);
+  };
+  const rearm = (): void => {
+    clearTimeout(idle);
+    idle = setTimeout(leave, idleMs);
+  };
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socket, () => resolve());
+  }).catch(() => process.exit(0));
+  fs.chmodSync(socket, 0o600);
+  ours = fs.lstatSync(socket).ino;
+  rearm();
+  await new Promise(() => undefined);
+}
+
+export function registerHookServer(program: Command, _io: Io, _setExit: (code: number) => void): void {
+  program
+    .command('hook-server')
+    .description('Serve hook calls for this user and build over a private unix socket (started by the hooks themselves).')
+    .requiredOption('--socket <file>', 'the socket, in the private folder')
+    .requiredOption('--build <id>', 'the build the hooks run')
+    .action(async (flags: { socket: string; build: string }) => {
+      const idle = Number(process.env.EDITWARDEN_HOOK_SERVER_IDLE_MS);
+      await serveHooks(flags.socket, flags.build, idle > 0 ? idle : DEFAULT_IDLE_MS);
+    });
+}

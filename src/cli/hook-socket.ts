@@ -1,0 +1,142 @@
+/**
+ * Where the warm hook server listens, and whether a hook may believe it.
+ * Shared by the thin hook client (hook-client.ts, loaded without the CLI
+ * bundle) and the server (hook-server.ts): imports only Node's built-ins.
+ *
+ * The socket lives in a private folder of this user: `$XDG_RUNTIME_DIR`
+ * (made 0700 and user-owned by the login session) or the temp folder, in
+ * `editwarden-<uid>/`. Node exposes no SO_PEERCRED, so a server cannot ask
+ * who is on the other end and a client cannot ask who listens: the folder's
+ * permissions are the whole check. A folder that is a symlink, owned by
+ * another user, or open to group or others is not used; neither is a socket
+ * file owned by another user. Inside a 0700 folder of ours nobody else can
+ * plant or swap a socket between the check and the connect.
+ *
+ * The socket's name carries the build (package version, the bundle's
+ * identity on disk, this Node): a hook never talks to a server of another
+ * editwarden version or build, and the server checks the build again on
+ * every call.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Paths next to this module come from `import.meta.dirname` (the bundles
+ * rewrite it to this module's tsc output folder): URL helpers cost the thin
+ * client ~4 ms on first use.
+ */
+
+/** The binary a server is started with (this package's bin script). */
+export function binPath(): string {
+  return path.join(import.meta.dirname, '../../bin/editwarden');
+}
+
+/**
+ * This build's identity: what a rebuild or an upgrade changes (the bundle's
+ * inode, size and time, package.json's too), and the Node running it.
+ */
+export function buildId(): string {
+  const parts = [process.version, process.execPath];
+  for (const rel of ['../cli-bundle/cli.mjs', '../../package.json', './hook-client.js']) {
+    try {
+      const s = fs.statSync(path.join(import.meta.dirname, rel));
+      parts.push(`${rel}:${s.dev}:${s.ino}:${s.size}:${Math.trunc(s.mtimeMs)}`);
+    } catch {
+      parts.push(`${rel}:missing`);
+    }
+  }
+  return fnv1a(parts.join('\n'));
+}
+
+/**
+ * FNV-1a, 2 × 32 bits: names the socket of a build. Not a security check
+ * (the folder is) — node:crypto is not loaded for it, it costs the thin
+ * client ~5 ms per hook.
+ */
+function fnv1a(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x811c9dc5 | 1) >>> 0;
+  }
+  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
+}
+
+function uid(): number {
+  return typeof process.getuid === 'function' ? process.getuid() : -1;
+}
+
+/** The folder the socket lives in (not checked: see privateDir). */
+export function socketDir(env: NodeJS.ProcessEnv): string {
+  const base = env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR) ? env.XDG_RUNTIME_DIR : os.tmpdir();
+  return path.join(base, `editwarden-${uid()}`);
+}
+
+/** The socket of this user's server for this build. */
+export function socketPath(env: NodeJS.ProcessEnv, build: string): string {
+  return path.join(socketDir(env), `hook-${build}.sock`);
+}
+
+/** Why `dir` cannot hold a socket a hook believes, or null when it is a private folder of this user. */
+export function unsafeDir(dir: string): string | null {
+  let s: fs.Stats;
+  try {
+    s = fs.lstatSync(dir);
+  } catch {
+    return `${dir} does not exist`;
+  }
+  if (s.isSymbolicLink() || !s.isDirectory()) return `${dir} is not a folder`;
+  if (s.uid !== uid()) return `${dir} belongs to uid ${s.uid}`;
+  if ((s.mode & 0o077) !== 0) return `${dir} is open to other users (mode ${(s.mode & 0o777).toString(8)})`;
+  return null;
+}
+
+/** Makes the private folder if it is missing; returns why it cannot be used, or null. */
+export function ensurePrivateDir(dir: string): string | null {
+  if (fs.existsSync(dir)) return unsafeDir(dir);
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return `${dir} cannot be made`;
+  }
+  return unsafeDir(dir);
+}
+
+/** Why the socket file cannot be believed (not a socket, another user's), or null. Missing is reported as 'missing'. */
+export function unsafeSocket(file: string): string | null {
+  let s: fs.Stats;
+  try {
+    s = fs.lstatSync(file);
+  } catch {
+    return 'missing';
+  }
+  if (!s.isSocket()) return `${file} is not a socket`;
+  if (s.uid !== uid()) return `${file} belongs to uid ${s.uid}`;
+  return null;
+}
+
+/** One call from a hook to the server: the hook's argv, its stdin, and the process state the slow path reads. */
+export interface HookRequest {
+  build: string;
+  argv: string[];
+  stdin: string;
+  env: Record<string, string>;
+  cwd: string;
+  umask: number;
+}
+
+/** The server's answer: the hook's output, or `fallback` (the hook decides by itself). */
+export interface HookReply {
+  build: string;
+  exitCode?: number;
+  stdout?: string;
+  stderr?: string;
+  fallback?: string;
+  /** To a ping: the server's pid and CPU so far (µs), for the bench and the tests. */
+  pid?: number;
+  calls?: number;
+  cpu?: number;
+}
