@@ -44,14 +44,18 @@ export default function setup(): () => void {
   // The person's own config and trust records (XDG folders) are never the real user's: a run has its own, empty
   // ones beside its temp folder (not in it: a trust record a test leaves is not a leftover of that test's files).
   const xdg = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), XDG_PREFIX)));
+  // XDG_RUNTIME_DIR too: the hook server's socket folder and the MCP HTTP token live there, not in the run's TMPDIR.
   for (const [name, sub] of [
     ['XDG_CONFIG_HOME', 'config'],
     ['XDG_DATA_HOME', 'data'],
+    ['XDG_RUNTIME_DIR', 'runtime'],
   ] as const) {
     fs.mkdirSync(path.join(xdg, sub), { mode: 0o700 });
     process.env[name] = path.join(xdg, sub);
   }
   process.env.TMPDIR = dir;
+  // A hook server a test's hook started ends itself soon after the run, not ten minutes later.
+  process.env.EDITWARDEN_HOOK_SERVER_IDLE_MS ??= '20000';
   // npm (and any Node tool) on Node >= 22.1 turns on Node's module compile
   // cache, which lives in os.tmpdir()/node-compile-cache: a tool's cache, not
   // a test's leftover. The run keeps it off, so the folder proves only what

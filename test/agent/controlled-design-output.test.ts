@@ -24,7 +24,8 @@ afterEach(cleanup);
 
 const MAIN = 'int main() {\n  return 0;\n}\n';
 // A real g++ error, then 300 lines of build progress (as a large CMake build prints after the first failure).
-const BUILD_SH = 'g++ -fsyntax-only main.cpp\nstatus=$?\ni=1\nwhile [ $i -le 300 ]; do echo "[ $i/300] Building CXX object step_$i.o"; i=$((i+1)); done\nexit $status\n';
+// One stream (2>&1, as make and CMake hand it on): two pipes read under load interleave in any order.
+const BUILD_SH = 'g++ -fsyntax-only main.cpp 2>&1\nstatus=$?\ni=1\nwhile [ $i -le 300 ]; do echo "[ $i/300] Building CXX object step_$i.o"; i=$((i+1)); done\nexit $status\n';
 const GPP_ERROR = /^main\.cpp:2:10: error: .missing_value. was not declared in this scope$/m;
 const BREAK = { filename: 'main.cpp', old_text: 'return 0;', new_text: 'return missing_value;' };
 
