@@ -61,6 +61,9 @@ async function runCall(request: HookRequest): Promise<HookReply> {
   return { build, exitCode, stdout: out.text(), stderr: err.text() };
 }
 
+/** How often a server checks that its socket is still its own. */
+const SOCKET_CHECK_MS = 2000;
+
 export async function serveHooks(socket: string, build: string, idleMs: number): Promise<void> {
   const dir = path.dirname(socket);
   if (unsafeDir(dir) !== null || build !== buildId()) return;
@@ -133,6 +136,16 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
   fs.chmodSync(socket, 0o600);
   ours = fs.lstatSync(socket).ino;
   rearm();
+  // No hook can reach a server whose socket is gone (its folder removed, the name taken by another): it ends now, not after the idle time.
+  setInterval(() => {
+    let ino: number | null = null;
+    try {
+      ino = fs.lstatSync(socket).ino;
+    } catch {
+      ino = null;
+    }
+    if (ino !== ours) process.exit(0);
+  }, SOCKET_CHECK_MS).unref();
   await new Promise(() => undefined);
 }
 

@@ -223,6 +223,23 @@ describe('a hook never believes a server it cannot trust: it decides by itself',
     expectOutsideDenied(await hookAsync(['claude', 'pre-tool-use', '--root', root], DENY_OUTSIDE(root), env));
   }, 60_000);
 
+  it('a server whose socket folder is removed ends within seconds, not after its idle time', async () => {
+    const env = runtimeEnv();
+    const pid = await warmServer(env);
+    fs.rmSync(path.dirname(sockets.socketPath(env, sockets.buildId())), { recursive: true, force: true });
+    const alive = (): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const deadline = Date.now() + 15_000;
+    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(alive()).toBe(false);
+  }, 60_000);
+
   it('a server of another build', async () => {
     const env = runtimeEnv();
     const server = await lyingServer(sockets.socketPath(env, sockets.buildId()), { build: 'another-build' });
