@@ -20,10 +20,18 @@ export const RUN_PREFIX = 'editwarden-test-run-';
 export const XDG_PREFIX = 'editwarden-test-xdg-';
 
 /** The entries left in `dir`, sorted, each with `/` after a folder. */
+/**
+ * Node's own module compile cache (Node >= 22.1, written by npm and any tool that enables it): a runtime's cache,
+ * not a test's leftover. The run turns it off (NODE_DISABLE_COMPILE_CACHE below), but a child whose environment is
+ * an allowlist (a sandboxed command's, a client's hook) does not carry that switch and still writes it there.
+ */
+const RUNTIME_CACHES = new Set(['node-compile-cache/']);
+
 export function leftovers(dir: string): string[] {
   return fs
     .readdirSync(dir, { withFileTypes: true })
     .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
+    .filter((name) => !RUNTIME_CACHES.has(name))
     .sort();
 }
 
