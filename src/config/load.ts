@@ -20,6 +20,7 @@ import { type Config, mergeRaw, parseYaml, validateConfig } from './config.js';
 import { CONFIG_FILE } from './names.js';
 import { type Loosening, loosenings, withBaselineDenials } from './trust-keys.js';
 import { type TrustState, trustDir, trustStateOf, userConfigFile } from './trust-store.js';
+import { isWithin } from './path-within.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -35,11 +36,6 @@ export interface ConfigInspection {
   loosenings: Loosening[];
   /** The refusal `loadConfig` throws: an untrusted file loosens the guard. */
   refusal: EditwardenError | null;
-}
-
-function isInside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 function real(p: string): string {
@@ -61,7 +57,7 @@ function readBytes(file: string): Buffer | null {
 /** Trust records kept inside the root (a HOME that is the project) are the repository's to write: not believed. */
 function storeOutside(root: string, env: Env): boolean {
   const dir = trustDir(env);
-  return dir !== null && !isInside(real(dir), real(root));
+  return dir !== null && !isWithin(real(dir), real(root));
 }
 
 /** A shell word a person can paste (single-quoted when it holds anything but safe characters). */
@@ -106,7 +102,7 @@ export function inspectConfig(root: string, explicitFile?: string, env: Env = pr
   validateConfig(raw, source);
   const merged = validateConfig(mergeRaw(userRaw, raw), source);
   // A --config outside the root is the person's own file; anything inside is the repository's.
-  const trust: TrustState | 'own' = explicitFile && !isInside(real(file), real(root)) ? 'own' : storeOutside(root, env) ? trustStateOf(file, bytes, env) : 'untrusted';
+  const trust: TrustState | 'own' = explicitFile && !isWithin(real(file), real(root)) ? 'own' : storeOutside(root, env) ? trustStateOf(file, bytes, env) : 'untrusted';
   const believed = trust === 'own' || trust === 'trusted';
   // Untrusted, a deny list adds to the person's (it can deny more, never less); believed, it replaces.
   const config = believed ? merged : withBaselineDenials(baseline, merged);

@@ -8,17 +8,12 @@
  * It must never bind a path writable that the policy does not list as
  * writable, and never emit a mount after the secret masks.
  */
-import path from 'node:path';
 import type { SandboxPolicy } from './policy.js';
 import type { RootOnlyEntry } from './root-only.js';
+import { isWithin } from '../config/path-within.js';
 
 /** Where the command's private temporary folder is inside the sandbox. */
 export const SANDBOX_TMP = '/tmp';
-
-function isInside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
 
 /**
  * The bwrap arguments that run `command` (an argv) in `cwd` under `policy`. `rootOnly`: when editwarden runs as
@@ -78,7 +73,7 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, command: readonly 
   // Secrets under an exposed path (the root holds HOME, a `readable` entry holds ~/.ssh) are hidden again, last.
   const exposed = [policy.root, ...policy.readable, ...policy.writable];
   for (const s of policy.secrets) {
-    if (!exposed.some((e) => isInside(s, e) || isInside(e, s))) continue;
+    if (!exposed.some((e) => isWithin(s, e) || isWithin(e, s))) continue;
     if (isDir(s)) a.push('--tmpfs', s);
     else a.push('--ro-bind', '/dev/null', s);
   }

@@ -23,6 +23,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isWithin } from '../config/path-within.js';
 
 /** The part of `.editwarden.yml` the sandbox reads (config.ts validates it). */
 export interface SandboxConfig {
@@ -123,7 +124,7 @@ export function selfInstallPaths(home: string, execPath: string = process.execPa
   const packageRoot = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
   const nodePrefix = path.dirname(path.dirname(realOr(execPath)));
   // Never a folder that holds a home or the temp folders whole (a node in ~/bin would otherwise expose all of HOME).
-  const tooWide = (p: string): boolean => ['/', '/tmp', '/var/tmp', '/home', '/root', '/Users', home].some((wide) => isInside(wide, p));
+  const tooWide = (p: string): boolean => ['/', '/tmp', '/var/tmp', '/home', '/root', '/Users', home].some((wide) => isWithin(wide, p));
   return [...new Set([packageRoot, nodePrefix])].filter((p) => !tooWide(p) && exists(p));
 }
 
@@ -184,11 +185,6 @@ function expandHome(p: string, home: string): string {
   return p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : p;
 }
 
-function isInside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
 function exists(p: string): boolean {
   try {
     fs.lstatSync(p);
@@ -211,7 +207,7 @@ function protectedPath(p: string, root: string): string | null {
   } catch {
     return null;
   }
-  return isInside(real, root) ? real : null;
+  return isWithin(real, root) ? real : null;
 }
 
 function realOr(p: string): string {
@@ -240,7 +236,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
 
   // Home folders: every user's, ours included, wherever HOME is.
   const hidden = ['/home', '/root', '/Users'].filter((p) => exists(p));
-  if (!hidden.some((h) => isInside(home, h))) hidden.push(home);
+  if (!hidden.some((h) => isWithin(home, h))) hidden.push(home);
 
   const readable = [...HOME_TOOLCHAINS.map((t) => path.join(home, t)).filter(exists), ...selfInstallPaths(home), ...cfg.readable.map((p) => expandHome(p, home))];
   const writable = cfg.writable.map((p) => expandHome(p, home));

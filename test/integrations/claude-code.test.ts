@@ -6,20 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE, THIRTY_LINES, cleanup, editwarden, project, runClaude, tempDir, toolResults } from './helpers.js';
+import { CLAUDE, THIRTY_LINES, cleanup, editwarden, protectedProject, runClaude, tempDir, toolResults } from './helpers.js';
 
 beforeAll(() => {
   // A missing client is a failure, not a skip: `npm ci` installs it (devDependency).
   expect(fs.existsSync(CLAUDE), `${CLAUDE} is missing; run npm ci`).toBe(true);
 });
 afterAll(cleanup);
-
-function protectedProject(files: Record<string, string>): string {
-  const root = project(files);
-  const init = editwarden(['init', 'claude', '--root', root]);
-  expect(init.code, init.stderr).toBe(0);
-  return root;
-}
 
 describe('Claude Code native edits go through editwarden', () => {
   it('refuses a Write that wipes a 30-line file, a Write outside the root and an Edit of .editwarden.yml, with the code reaching the model', async () => {

@@ -8,19 +8,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE, THIRTY_LINES, cleanup, editwarden, project, runClaude, tempDir, toolResults } from './helpers.js';
+import { CLAUDE, THIRTY_LINES, cleanup, editwarden, project, protectedProject, runClaude, tempDir, toolResults } from './helpers.js';
 
 beforeAll(() => {
   expect(fs.existsSync(CLAUDE), `${CLAUDE} is missing; run npm ci`).toBe(true);
 });
 afterAll(cleanup);
-
-function protectedProject(files: Record<string, string>): string {
-  const root = project(files);
-  const init = editwarden(['init', 'claude', '--root', root]);
-  expect(init.code, init.stderr).toBe(0);
-  return root;
-}
 
 describe("Claude Code's Bash runs through editwarden", () => {
   it('a write outside the root is blocked, a config rewrite is refused, and rm -rf src is undone byte-exact', async () => {

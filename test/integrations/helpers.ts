@@ -70,6 +70,14 @@ export function editwarden(args: string[], options: { cwd?: string; input?: stri
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** A project `editwarden init claude` protects, as a person would set it up before starting Claude Code. */
+export function protectedProject(files: Record<string, string>): string {
+  const root = project(files);
+  const init = editwarden(['init', 'claude', '--root', root]);
+  if (init.code !== 0) throw new Error(`editwarden init claude exited ${init.code}: ${init.stderr}`);
+  return root;
+}
+
 export interface ScriptedCall {
   name: string;
   args: Record<string, unknown>;

@@ -15,6 +15,7 @@ import { inspectConfig } from '../../config/load.js';
 import { listTrusted, revokeFile, trustDir, trustFile } from '../../config/trust-store.js';
 import { EditwardenError, ErrorCode, ExitCode, toErrorInfo } from '../../errors.js';
 import { refuseCommand, writeJson, type Io } from '../output.js';
+import { isWithin } from '../../config/path-within.js';
 
 interface TrustFlags {
   root?: string;
@@ -53,7 +54,7 @@ function runTrust(file: string | undefined, flags: TrustFlags, io: Io): number {
       throw new EditwardenError({ code: ErrorCode.CONFIG, message: `${target} does not exist: there is nothing to trust.`, hint: 'Name the config file to trust, or run from the repository root (--root DIR).' });
     }
     const store = trustDir();
-    if (store !== null && isInside(path.resolve(store), root)) {
+    if (store !== null && isWithin(path.resolve(store), root)) {
       throw new EditwardenError({
         code: ErrorCode.CONFIG,
         message: `The trust records (${store}) would live inside the repository ${root}, where the repository could write them; they are not believed there.`,
@@ -74,11 +75,6 @@ function runTrust(file: string | undefined, flags: TrustFlags, io: Io): number {
   } catch (error) {
     return refuseCommand(toErrorInfo(error), json, io);
   }
-}
-
-function isInside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 function list(io: Io, json: boolean): number {
