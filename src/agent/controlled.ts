@@ -17,10 +17,12 @@ import { editRequestFromArgs } from '../edit/request-json.js';
 import type { EditRequest, EditResult } from '../edit/types.js';
 import { editOptionsFromConfig } from '../config/edit-options.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
-import { newRunId } from '../runs/runs.js';
+import { runProfile } from '../runs/profile.js';
+import { Run } from '../runs/run.js';
 import { verify, type VerifyResult } from '../verify/verifier.js';
 import { readBuildOutput } from '../verify/build-output.js';
 import type { OutputEvent } from '../verify/runner.js';
+import type { Transaction } from '../workspace/transaction.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { hashFiles, type FileHashes } from './hash-tree.js';
 import { CHECKPOINT_DESCRIPTION, writeControlledEditReport, type ControlledEditOutcome, type ControlledEditReportPaths, type ControlledSessionState } from '../report/controlled-edit.js';
@@ -43,6 +45,12 @@ export interface ControlledSessionOptions {
   /** Overrides config and detection (`--build CMD`). */
   buildCommand?: string;
   buildTimeoutMs?: number;
+  /**
+   * The run this session is (the agent's controlled mode shares it with its runner): its id names the build
+   * logs' folder, and it owns the edit's transaction — opened at the edit, settled by the run's failure policy
+   * (the controlled profile's: rollback). Default: a run of its own under the controlled profile, with `runId`.
+   */
+  run?: Run;
   runId?: string;
   /** Language hooks (syntax guard). */
   applyHooks?: Pick<ApplyOptions, 'prepareHooks' | 'hooks'>;
@@ -62,13 +70,15 @@ export class ControlledEditSession {
     edit_build_output_file: null,
   };
   readonly runId: string;
+  private readonly run: Run;
   private endedValue = false;
 
   constructor(
     private readonly ws: Workspace,
     private readonly options: ControlledSessionOptions,
   ) {
-    this.runId = options.runId ?? newRunId();
+    this.run = options.run ?? new Run({ profile: runProfile('controlled', { config: options.config }), ...(options.runId ? { id: options.runId } : {}), opener: 'mode' });
+    this.runId = this.run.id;
   }
 
   get ended(): boolean {
@@ -95,11 +105,15 @@ export class ControlledEditSession {
     } catch (error) {
       return this.refused(toErrorInfo(error), undefined, fields.path);
     }
-    const transactions = this.ws.transactions;
     const edit = editOptionsFromConfig(this.options.config);
     const before: FileHashes = hashFiles(this.ws.root, [relative]);
-    const tx = transactions.begin({ name: `pre_edit_${relative}`, reason: CHECKPOINT_DESCRIPTION, onFailure: 'rollback' });
-    // 1. Mandatory Pre-Edit Checkpoint, before the replacement is attempted (the design's order).
+    let tx: Transaction;
+    // 1. Mandatory Pre-Edit Checkpoint, before the replacement is attempted (the design's order), in the run's transaction.
+    try {
+      tx = this.runTransaction(relative);
+    } catch (error) {
+      return this.refused(toErrorInfo(error, relative), undefined, relative);
+    }
     try {
       this.state.edit_checkpoint_id = tx.checkpointBefore([relative]);
     } catch (error) {
@@ -135,8 +149,9 @@ export class ControlledEditSession {
         ...(this.options.onBuildOutput ? { onOutput: this.options.onBuildOutput } : {}),
       });
       return { ok: verification.passed };
-    }, 'rollback');
-    if (outcome.ok) tx.commit();
+    }, this.run.profile.failure);
+    // A passing build settles the run as a success (its transaction committed); a failed one the policy already settled.
+    if (outcome.ok) this.run.settle({ violated: false, succeeded: true });
     this.state.build_success = outcome.ok;
     this.captureBuildOutput(verification, outcome.ok ? '' : ((outcome as { detail?: string }).detail ?? ''));
     this.endedValue = true;
@@ -168,6 +183,22 @@ export class ControlledEditSession {
     }
     done.report = this.writeReport(done);
     return done;
+  }
+
+  /**
+   * The run's transaction, opened for this one file (the checkpoint is named `pre_edit_<path>`). Design 000
+   * promises "a failed build restores the file": a run under another failure policy cannot keep that promise,
+   * so it is refused before anything is written.
+   */
+  private runTransaction(relative: string): Transaction {
+    const tx = this.run.profile.failure === 'rollback' ? this.run.open(this.ws.transactions, { name: `pre_edit_${relative}`, reason: CHECKPOINT_DESCRIPTION, scope: 'files' }) : null;
+    if (tx) return tx;
+    throw new EditwardenError({
+      code: ErrorCode.USAGE,
+      message: `Controlled edit mode rolls a failed build back; this run's failure policy is "${this.run.profile.failure}".`,
+      hint: 'Run the controlled edit under the controlled profile (runProfile("controlled"), failure policy rollback).',
+      path: relative,
+    });
   }
 
   /**

@@ -8,57 +8,36 @@
  * tool, bad arguments — returned to the model as errors it can fix, and
  * counted), the stop on 3 identical failing calls in a row, active-edit
  * directives (parsed while the text streams, applied through the runner),
- * controlled mode's "no further turn after the edit and its build", and the
- * transcript. What it never does: run a tool itself, check a constraint
- * itself, or write a project file — the runner and the workspace do.
+ * and the transcript of the turns. What it never does: run a tool itself,
+ * check a constraint itself, write a project file (the runner and the
+ * workspace do), or know which mode it serves: a mode speaks through one
+ * extension point, `afterCall` (loop/after-call.ts), and the run's closer —
+ * not the loop — writes the transcript's end line from the final outcome.
  */
 import type { Config } from '../config/config.js';
 import { ExitCode, type ErrorInfo, formatRefusal } from '../errors.js';
 import type { Violation } from '../guard/violations.js';
 import { exportToolSchemas } from '../tools/registry.js';
 import type { CallRecord, ToolRunner } from '../tools/runner.js';
-import type { ControlledEditOutcome } from './controlled.js';
+import type { RunOutcome, RunStatus } from '../runs/outcome.js';
+import type { AfterCall } from './loop/after-call.js';
 import { DirectiveCollector, type Directive } from './loop/active-edits.js';
 import { callKey, checkCall, describeCall, REPEAT_LIMIT, RepeatTracker } from './loop/calls.js';
-import type { AgentMode } from './prompts/index.js';
 import { AgentError, AgentErrorCode } from './providers/errors.js';
 import type { ChatMessage, ModelProvider, ModelToolCall, ModelTurn, ToolResultMessage, ToolSpec } from './providers/types.js';
 import type { TranscriptSink } from './transcript.js';
 import type { FileView } from '../workspace/view.js';
 
-/** How a run ended. */
-export type AgentStatus =
-  /** task_completion was called. */
-  | 'completed'
-  /** A constraint was violated (exit 2). */
-  | 'violation'
-  /** controlled mode: the edit and its build happened (or the edit was refused to the end). */
-  | 'controlled'
-  /** The same failing call 3 times in a row. */
-  | 'stuck'
-  /** The model stopped calling tools without task_completion. */
-  | 'no-completion'
-  /** --max-turns reached. */
-  | 'turn-limit'
-  /** Ctrl-C / abort signal. */
-  | 'interrupted'
-  /** The person chose "quit" at an approval prompt. */
-  | 'quit'
-  /** The provider failed (HTTP error, unreachable, script exhausted). */
-  | 'provider-error';
+/** How the loop itself ends a run (an `afterCall` stop names its own status: runs/outcome.ts has every one). */
+export type AgentStatus = Extract<RunStatus, 'completed' | 'violation' | 'stuck' | 'no-completion' | 'turn-limit' | 'interrupted' | 'quit' | 'provider-error'>;
 
 /** The exit code of a run per how it ended (DESIGN.md); the numbers are errors.ts's ExitCode, the one table. */
-export function exitCodeForStatus(status: AgentStatus, detail: { completion?: string; controlled?: ControlledEditOutcome } = {}): ExitCode {
+export function exitCodeForStatus(status: AgentStatus, detail: { completion?: string } = {}): ExitCode {
   switch (status) {
     case 'completed':
       return detail.completion === undefined || detail.completion === 'done' ? ExitCode.OK : ExitCode.REJECTED;
     case 'violation':
       return ExitCode.CONSTRAINT;
-    case 'controlled': {
-      // controlled mode's tool exit codes (design 000): 0 success, 2 build failed and rolled back, else refused.
-      const code = detail.controlled?.tool_exit_code;
-      return code === 0 ? ExitCode.OK : code === 2 ? ExitCode.VERIFY_FAILED : ExitCode.REJECTED;
-    }
     case 'stuck':
     case 'turn-limit':
       return ExitCode.HARD_STOP;
@@ -90,10 +69,8 @@ export type AgentEvent =
 
 export interface AgentRunOptions {
   provider: ModelProvider;
+  /** The run's runner: every call goes through it, and its workspace is what active edits are parsed against. */
   runner: ToolRunner;
-  ws: FileView;
-  config: Config;
-  mode: AgentMode;
   task: string;
   system: string;
   /** Tool names offered to the model (their schemas come from the runner's registry). */
@@ -102,26 +79,33 @@ export interface AgentRunOptions {
   transcript: TranscriptSink;
   signal?: AbortSignal;
   onEvent?: (event: AgentEvent) => void;
+  limits?: LoopLimits;
+  /** The one extension point: how a mode reads each call and ends the run (loop/after-call.ts). Default: continue. */
+  afterCall?: AfterCall;
+  /** A person at the other end (interactive mode). */
+  person?: LoopPerson;
+}
+
+export interface LoopLimits {
   /** Model requests before the run stops (default 50). */
   maxTurns?: number;
   maxOutputTokens?: number;
-  /** controlled mode: the session's outcome (the loop stops once it says the session ended). */
-  controlledOutcome?: () => ControlledEditOutcome | undefined;
-  /** controlled mode: an edit_file call with malformed arguments is the session's attempt too (`JSON parsing error: …`). */
-  controlledMalformed?: (rawArguments: string) => Promise<{ output: string; outcome: ControlledEditOutcome }>;
-  /** interactive mode: asked when the model replies without a tool call; null or "" ends the run. */
-  followUp?: (text: string) => Promise<string | null>;
-  /** interactive mode: set when the person chose "quit". */
-  quitRequested?: () => boolean;
-  /**
-   * false: the caller judges the run's outcome (the Editor) and writes the transcript's end line
-   * and the stop event itself, from that one outcome (default true: the loop's outcome is final).
-   */
-  recordEnd?: boolean;
 }
 
+export interface LoopPerson {
+  /** Asked when the model replies without a tool call; null or "" ends the run. */
+  followUp?: (text: string) => Promise<string | null>;
+  /** Set when the person chose "quit" at an approval prompt. */
+  quitRequested?: () => boolean;
+}
+
+/**
+ * How the run ended, as the loop saw it. `status`, `reason` and `exitCode` are the loop's own verdict, or the
+ * ending an `afterCall` stop gave; the run's closer may still judge the run differently (the Editor does), and
+ * writes the transcript's end line from whatever it settles on (`endTranscript`).
+ */
 export interface AgentOutcome {
-  status: AgentStatus;
+  status: RunStatus;
   reason: string;
   exitCode: number;
   turns: number;
@@ -131,8 +115,17 @@ export interface AgentOutcome {
   activeEdits: { applied: number; failed: number };
   completion?: { summary: string; status: string };
   violation?: Violation;
-  controlled?: ControlledEditOutcome;
   error?: ErrorInfo;
+}
+
+/** The transcript's end line and the stop event, from the run's final outcome: written once, by whoever closes the run. */
+export function endTranscript(transcript: TranscriptSink, outcome: RunOutcome, onEvent?: (event: AgentEvent) => void): void {
+  transcript.write({ type: 'end', status: outcome.status, reason: outcome.reason, exit_code: outcome.exit_code });
+  try {
+    onEvent?.({ type: 'stop', status: outcome.status, reason: outcome.reason });
+  } catch {
+    // A display must not break the run it displays.
+  }
 }
 
 /** Text-only replies in a row (headless) before the run stops without completion. */
@@ -153,17 +146,20 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
   const messages: ChatMessage[] = [{ role: 'user', content: options.task }];
   transcript.write({ type: 'user', content: options.task });
   const repeats = new RepeatTracker();
-  const maxTurns = options.maxTurns ?? 50;
+  const maxTurns = options.limits?.maxTurns ?? 50;
+  const maxOutputTokens = options.limits?.maxOutputTokens;
+  const afterCall: AfterCall = options.afterCall ?? (() => ({ next: 'continue' }));
   const stats = { turns: 0, toolCalls: 0, malformed: 0, input: 0, output: 0, estimated: false, aeApplied: 0, aeFailed: 0 };
   let silentTurns = 0;
 
-  const finish = (status: AgentStatus, reason: string, extra: Partial<AgentOutcome> = {}): AgentOutcome => {
+  /** The outcome of the loop's own ending (its exit code from exitCodeForStatus), or of the ending an afterCall stop gave. */
+  const finish = (stop: Stop, extra: Partial<AgentOutcome> = {}): AgentOutcome => {
     const completion = completionOf(runner);
-    const controlled = options.controlledOutcome?.();
-    const outcome: AgentOutcome = {
-      status,
-      reason,
-      exitCode: exitCodeForStatus(status, { ...(completion ? { completion: completion.status } : {}), ...(controlled ? { controlled } : {}) }),
+    const ending: RunOutcome = 'ending' in stop ? stop.ending : { status: stop.status, reason: stop.reason, exit_code: exitCodeForStatus(stop.status, completion ? { completion: completion.status } : {}) };
+    return {
+      status: ending.status,
+      reason: ending.reason,
+      exitCode: ending.exit_code,
       turns: stats.turns,
       usage: { input: stats.input, output: stats.output, estimated: stats.estimated },
       toolCalls: stats.toolCalls,
@@ -171,33 +167,27 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
       activeEdits: { applied: stats.aeApplied, failed: stats.aeFailed },
       ...(completion ? { completion } : {}),
       ...(runner.violation ? { violation: runner.violation } : {}),
-      ...(controlled ? { controlled } : {}),
       ...extra,
     };
-    if (options.recordEnd !== false) {
-      transcript.write({ type: 'end', status, reason, exit_code: outcome.exitCode });
-      emit({ type: 'stop', status, reason });
-    }
-    return outcome;
   };
   const violationStop = (v: Violation): AgentOutcome => {
     emit({ type: 'violation', violation: v });
-    return finish('violation', v.message);
+    return finish(own('violation', v.message));
   };
-  const interrupted = (): AgentOutcome => finish('interrupted', 'Interrupted (Ctrl-C): stopped before the next step; the work so far is kept.');
+  const interrupted = (): AgentOutcome => finish(own('interrupted', 'Interrupted (Ctrl-C): stopped before the next step; the work so far is kept.'));
 
   for (;;) {
     if (options.signal?.aborted) return interrupted();
-    if (stats.turns >= maxTurns) return finish('turn-limit', `The run reached ${maxTurns} model turns without finishing (--max-turns).`);
+    if (stats.turns >= maxTurns) return finish(own('turn-limit', `The run reached ${maxTurns} model turns without finishing (--max-turns).`));
     const turnNo = ++stats.turns;
     emit({ type: 'turn-start', turn: turnNo });
 
     // 1. One model turn, streamed; active-edit directives are recognised as the text arrives.
-    const collector = options.activeEdit ? new DirectiveCollector(options.ws, (d) => emit({ type: 'directive', directive: d })) : null;
+    const collector = options.activeEdit ? new DirectiveCollector(runner.ws, (d) => emit({ type: 'directive', directive: d })) : null;
     let turn: ModelTurn;
     try {
       turn = await provider.complete(
-        { system: options.system, messages, tools: specs, ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}) },
+        { system: options.system, messages, tools: specs, ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}) },
         {
           ...(options.signal ? { signal: options.signal } : {}),
           onEvent: (e) => {
@@ -216,7 +206,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
       const info: ErrorInfo =
         error instanceof AgentError ? error.toJSON() : { code: AgentErrorCode.PROVIDER, message: `The model provider ${provider.id} failed: ${(error as Error)?.message ?? String(error)}`, hint: 'Check the provider and run again.' };
       transcript.write({ type: 'note', text: `${info.code}: ${info.message}` });
-      return finish('provider-error', info.message, { error: info });
+      return finish(own('provider-error', info.message), { error: info });
     }
     const directives = collector ? collector.end() : [];
     stats.input += turn.usage.input;
@@ -263,13 +253,19 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
           for (const call of turn.toolCalls) skipped(transcript, turnNo, call, 'not run: a constraint was violated');
           return violationStop(record.violation);
         }
+        // A directive is an edit_file call like any other: the mode sees it too.
+        const verdict = await afterCall({ call: { id: `active-edit-${d.index + 1}`, name: 'edit_file', arguments: JSON.stringify(d.args) }, record, malformed: null });
+        if (verdict.next === 'stop') {
+          for (const call of turn.toolCalls) skipped(transcript, turnNo, call, 'not run: the run is over');
+          return finish({ ending: verdict.ending });
+        }
       }
       notes.push(report.join('\n'));
     }
 
     // 4. Tool calls, in order.
     const results: ToolResultMessage[] = [];
-    let stop: { status: AgentStatus; reason: string } | null = null;
+    let stop: Stop | null = null;
     for (const call of turn.toolCalls) {
       if (stop || options.signal?.aborted) {
         const why = stop ? 'not run: the run is over' : 'not run: interrupted';
@@ -282,22 +278,18 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
       emit({ type: 'call-start', tool: call.name, description, source: 'tool-call' });
       stats.toolCalls++;
       let failed: boolean;
-      if (!checked.ok && options.controlledMalformed && call.name === 'edit_file') {
-        // Controlled Edit Mode v1: the attempt counts whatever its arguments; the session answers and ends.
-        const { output } = await options.controlledMalformed(call.arguments);
+      if (!checked.ok) {
         failed = true;
-        transcript.write({ type: 'tool_result', turn: turnNo, call_id: call.id, tool: call.name, status: 'failed', output });
-        emit({ type: 'call-end', tool: call.name, description, status: 'failed', output });
-        results.push({ callId: call.id, name: call.name, content: output, isError: true });
-        const controlled = options.controlledOutcome?.();
-        if (controlled?.ended) stop = { status: 'controlled', reason: controlled.message };
-      } else if (!checked.ok) {
-        stats.malformed++;
-        failed = true;
-        const content = formatRefusal(checked.error);
-        transcript.write({ type: 'tool_result', turn: turnNo, call_id: call.id, tool: call.name, status: 'malformed', output: content, error: checked.error });
-        emit({ type: 'call-end', tool: call.name, description, status: 'malformed', output: content, error: checked.error });
+        const verdict = await afterCall({ call, record: null, malformed: checked.error });
+        // A malformed call the mode answered is an attempt that failed on its merits (controlled mode: it is the one edit), not a malformed call.
+        const answered = verdict.answer !== undefined;
+        if (!answered) stats.malformed++;
+        const content = verdict.answer ?? formatRefusal(checked.error);
+        const status = answered ? 'failed' : 'malformed';
+        transcript.write({ type: 'tool_result', turn: turnNo, call_id: call.id, tool: call.name, status, output: content, ...(answered ? {} : { error: checked.error }) });
+        emit({ type: 'call-end', tool: call.name, description, status, output: content, ...(answered ? {} : { error: checked.error }) });
         results.push({ callId: call.id, name: call.name, content, isError: true });
+        if (verdict.next === 'stop') stop = { ending: verdict.ending };
       } else {
         const record = await runner.call({ tool: call.name, args: checked.args });
         failed = !record.ok;
@@ -317,16 +309,16 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
           for (const rest of turn.toolCalls.slice(turn.toolCalls.indexOf(call) + 1)) skipped(transcript, turnNo, rest, 'not run: a constraint was violated');
           return violationStop(record.violation);
         }
-        const controlled = options.controlledOutcome?.();
-        if (controlled?.ended) stop = { status: 'controlled', reason: controlled.message };
-        else if (runner.state === 'completed') stop = { status: 'completed', reason: `Task marked ${completionOf(runner)?.status ?? 'done'} by the agent.` };
-        else if (record.status === 'declined' && options.quitRequested?.()) stop = { status: 'quit', reason: 'The person chose to quit; the work so far is kept.' };
+        const verdict = await afterCall({ call, record, malformed: null });
+        if (verdict.next === 'stop') stop = { ending: verdict.ending };
+        else if (runner.state === 'completed') stop = own('completed', `Task marked ${completionOf(runner)?.status ?? 'done'} by the agent.`);
+        else if (record.status === 'declined' && options.person?.quitRequested?.()) stop = own('quit', 'The person chose to quit; the work so far is kept.');
       }
       if (!stop && repeats.record(callKey(call), failed) >= REPEAT_LIMIT) {
-        stop = { status: 'stuck', reason: `The same failing ${call.name} call was made ${REPEAT_LIMIT} times in a row; the run stops instead of looping.` };
+        stop = own('stuck', `The same failing ${call.name} call was made ${REPEAT_LIMIT} times in a row; the run stops instead of looping.`);
       }
     }
-    if (stop) return finish(stop.status, stop.reason);
+    if (stop) return finish(stop);
     if (options.signal?.aborted) return interrupted();
 
     // 5. Back to the model: results (and directive reports), or a nudge / the person's reply when it made no call.
@@ -342,21 +334,29 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
       transcript.write({ type: 'user', content });
       continue;
     }
-    if (options.followUp) {
-      const reply = await options.followUp(turn.text);
+    const followUp = options.person?.followUp;
+    if (followUp) {
+      const reply = await followUp(turn.text);
       if (options.signal?.aborted) return interrupted();
-      if (reply === null || reply.trim() === '') return finish('no-completion', 'The person ended the conversation without task_completion.');
+      if (reply === null || reply.trim() === '') return finish(own('no-completion', 'The person ended the conversation without task_completion.'));
       messages.push({ role: 'user', content: reply });
       transcript.write({ type: 'user', content: reply });
       continue;
     }
     silentTurns++;
     if (silentTurns >= MAX_SILENT_TURNS) {
-      return finish('no-completion', `The model replied ${MAX_SILENT_TURNS} times in a row without a tool call and never called task_completion.`);
+      return finish(own('no-completion', `The model replied ${MAX_SILENT_TURNS} times in a row without a tool call and never called task_completion.`));
     }
     messages.push({ role: 'user', content: NUDGE });
     transcript.write({ type: 'user', content: NUDGE });
   }
+}
+
+/** Why the turn's calls stop: the loop's own ending (its exit code from exitCodeForStatus), or the one an afterCall stop gave. */
+type Stop = { status: AgentStatus; reason: string } | { ending: RunOutcome };
+
+function own(status: AgentStatus, reason: string): Stop {
+  return { status, reason };
 }
 
 function skipped(transcript: TranscriptSink, turn: number, call: ModelToolCall, why: string): void {

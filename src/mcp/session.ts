@@ -24,6 +24,7 @@
  * It never writes a file itself and never runs a tool outside the runner.
  */
 import { runProfile } from '../runs/profile.js';
+import { Run } from '../runs/run.js';
 import type { Config } from '../config/config.js';
 import { loadConfig } from '../config/load.js';
 import { ErrorCode, toErrorInfo } from '../errors.js';
@@ -233,7 +234,7 @@ export class McpSession {
     this.runner = ToolRunner.start({
       ws: open.ws,
       config: open.config,
-      profile: runProfile(this.options.mode, { config: open.config }),
+      run: new Run({ profile: runProfile(this.options.mode, { config: open.config }) }),
       tools: open.toolset.tools,
       transactions: open.transactions,
       apply: open.apply,

@@ -6,9 +6,47 @@
  */
 import type { RunMetrics } from '../guard/metrics.js';
 
+/**
+ * Every way a run ends, in one vocabulary; each mode ends with a subset (the agent loop, controlled mode,
+ * the Editor). The values are what the records say (metrics.json's `result`, the transcript's end line,
+ * editor.json), so they are stable: `interrupted` (the agent loop) and `cancelled` (the Editor) both name a
+ * Ctrl-C and stay two words because both are already on disk; `violation` is one ending shared by all.
+ */
+export type RunStatus =
+  /** task_completion was called (the agent loop). */
+  | 'completed'
+  /** A constraint was violated (exit 2), in every mode. */
+  | 'violation'
+  /** controlled mode: the one edit and its build happened, or the attempt was refused; the session is over. */
+  | 'controlled'
+  /** The same failing call 3 times in a row. */
+  | 'stuck'
+  /** The model stopped calling tools without task_completion. */
+  | 'no-completion'
+  /** --max-turns reached. */
+  | 'turn-limit'
+  /** Ctrl-C / abort signal (the agent loop). */
+  | 'interrupted'
+  /** The person chose "quit" at an approval prompt. */
+  | 'quit'
+  /** The provider failed (HTTP error, unreachable, script exhausted). */
+  | 'provider-error'
+  /** Editor: full green and the task declared done (exit 0). */
+  | 'success'
+  /** Editor, dry run: the proposal was saved (exit 0). */
+  | 'proposal'
+  /** Editor: 12 verifications without green, or it gave up or got stuck (exit 4). */
+  | 'hard-stop'
+  /** Editor: Ctrl-C, partial changes kept, no artifact (exit 130). */
+  | 'cancelled'
+  /** Editor, apply-proposal without a model: the verification failed, changes kept (exit 3). */
+  | 'verify-failed'
+  /** Editor: the proposal did not apply, the provider failed, or the run could not start (exit 1). */
+  | 'failed';
+
 export interface RunOutcome {
-  /** The mode's own name for the ending (completed, violation, hard-stop, controlled …). */
-  status: string;
+  /** How the run ended, in the one vocabulary of every record. */
+  status: RunStatus;
   reason: string;
   exit_code: number;
 }

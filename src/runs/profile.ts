@@ -10,10 +10,12 @@
  * reads it, and host/ is a floor above agent/.
  *
  * The failure policies are the three of DESIGN.md, one mechanism (a
- * transaction with a checkpoint) chosen per mode: `rollback` puts every file
- * back (controlled mode; headless under on_violation: rollback), `keep`
- * leaves the partial work (on_violation: keep; a dry run, which has nothing
- * on disk), `fix-forward` keeps the work and lets the Editor repair it.
+ * transaction with a checkpoint, owned and settled by the `Run`, run.ts)
+ * chosen per mode: `rollback` puts every file back (controlled mode; any
+ * other mode under on_violation: rollback), `keep` leaves the partial work
+ * (on_violation: keep; a dry run, which has nothing on disk), `fix-forward`
+ * keeps the work and lets the Editor repair it. `constraints.on_violation`
+ * is read here and nowhere else for that decision.
  *
  * The Editor's specification also sets two defaults of its own: "Network
  * Access — Unrestricted" (its commands may reach package registries and
@@ -104,7 +106,8 @@ export function runProfile(mode: ProfileMode, choice: ProfileChoice): RunProfile
     case 'editor':
       return {
         mode,
-        failure: dryRun ? 'keep' : 'fix-forward',
+        // A violation under on_violation: rollback undoes the session; otherwise the Editor fixes forward.
+        failure: dryRun ? 'keep' : onViolation === 'rollback' ? 'rollback' : 'fix-forward',
         approval: 'constraints',
         dryRun,
         // "Network Access: Unrestricted", unless the user turned it off.

@@ -5,7 +5,7 @@
  * summary of an ended run. Types and plain builders only: nothing here runs
  * a tool, decides a call or writes a record.
  */
-import type { RunProfile } from '../runs/profile.js';
+import type { Run } from '../runs/run.js';
 import type { z } from 'zod';
 import { EditwardenError, ErrorCode, formatRefusal } from '../errors.js';
 import type { FileChange, RunMode } from '../guard/constraints.js';
@@ -75,14 +75,14 @@ export interface ToolRunnerOptions {
   ws: FileView;
   config: Config;
   /**
-   * How the run is run (runs/profile.ts): who approves a change (a person,
-   * or the constraints alone — then a tool that needs a person is refused).
-   * Every entry point builds it with runProfile(); default: the headless
-   * profile of `config`.
+   * The run (runs/run.ts): its id, its profile (who approves a change — a
+   * person, or the constraints alone, then a tool that needs a person is
+   * refused — and the failure policy that settles it), its cancellation.
+   * Every entry point builds the profile with runProfile(); default: a new
+   * run under the headless profile of `config`.
    */
-  profile?: RunProfile;
+  run?: Run;
   tools?: readonly AnyTool[];
-  runId?: string;
   /** Keep command logs, calls.jsonl, metrics.json and reports in `.editwarden/runs/<id>/` (default true). */
   artifacts?: boolean;
   /** Edit options and language hooks for the write tools. */
@@ -98,15 +98,14 @@ export interface ToolRunnerOptions {
   events?: Omit<EventRoute, 'run'> | false;
   /** The transaction layer (default: the disk workspace's own); required when `ws` is an overlay (a dry run). */
   transactions?: TransactionLayer;
+  timing?: RunnerTiming;
+}
+
+export interface RunnerTiming {
   /** Milliseconds clock for the constraint guard (tests). */
   now?: () => number;
   /** How long a call may take to stop after the deadline before the runner gives up waiting (ms). */
   stopGraceMs?: number;
-  /**
-   * Cancels the run (Ctrl-C): the running call stops at once and later calls
-   * are refused (E_RUN_ENDED). Not a violation: the work so far is kept.
-   */
-  signal?: AbortSignal;
 }
 
 export interface RunSummary {

@@ -14,11 +14,11 @@
  * an `Ended` with the call's fields, and the call is recorded from it.
  *
  * A constraint violation aborts the run at once: no later call runs, and
- * `finish()` keeps the partial work or rolls the whole run back (`on_violation`), then writes metrics.json (once, with the mode's
- * outcome) and the violation report into the run folder. Every recorded call and the run's end also go to the root's event log
+ * `finish()` settles the run (runs/run.ts: its profile's failure policy keeps the partial work or rolls the whole run
+ * back), then writes metrics.json (once, with the mode's outcome) and the violation report into the run folder. Every recorded call and the run's end also go to the root's event log
  * (call-events.ts). Tools hold none of this logic; the runner never writes a project file itself.
  *
- * Cancellation. `options.signal` cancels the run (Ctrl-C in `editwarden
+ * Cancellation. The run's signal cancels it (Ctrl-C in `editwarden
  * run`): the running call is stopped at once (a command's whole process
  * group is killed) and every later call is refused with E_RUN_ENDED. It is
  * not a violation: the work done so far is kept and `finish()` commits it.
@@ -33,8 +33,9 @@ import { addTiming, buildMetrics, emptyToolStats, type RunMetrics, type ToolStat
 import type { Violation } from '../guard/violations.js';
 import type { RunClosing } from '../runs/outcome.js';
 import { appendCallRecord, writeRunRecords } from '../runs/records.js';
-import { ensureRunDir, newRunId } from '../runs/runs.js';
-import { transactionsOf, type RollbackResult, type Transaction, type TransactionLayer } from '../workspace/transaction.js';
+import { ensureRunDir } from '../runs/runs.js';
+import { Run } from '../runs/run.js';
+import { transactionsOf, type TransactionLayer } from '../workspace/transaction.js';
 import type { FileView } from '../workspace/view.js';
 import { CallEventLog } from './call-events.js';
 import { CallSignal, settleOrAbandon } from './call-signal.js';
@@ -92,10 +93,13 @@ export class ToolRunner {
   readonly runDir: string | null;
   readonly guard: ConstraintGuard;
   readonly registry: ToolRegistry;
-  private readonly ws: FileView;
+  /** The view every call of the run reads and writes (an overlay in a dry run). */
+  readonly ws: FileView;
   private readonly config: Config;
   private readonly mode: RunMode;
   readonly profile: RunProfile;
+  /** The run this runner serves: its id, profile, signal and the transaction it settles in finish(). */
+  readonly run: Run;
   private readonly options: ToolRunnerOptions;
   private readonly transactions: TransactionLayer;
   private readonly effects: CommandEffects;
@@ -104,7 +108,6 @@ export class ToolRunner {
   private readonly records: CallRecord[] = [];
   private readonly stats: Record<string, ToolStats> = {};
   private readonly fileTools = new Map<string, Set<string>>();
-  private runTx: Transaction | null = null;
   private violationValue: Violation | null = null;
   private completed = false;
   private summary: RunSummary | null = null;
@@ -113,12 +116,13 @@ export class ToolRunner {
     this.options = options;
     this.ws = options.ws;
     this.config = options.config;
-    this.profile = options.profile ?? runProfile('headless', { config: options.config });
+    this.run = options.run ?? new Run({ profile: runProfile('headless', { config: options.config }) });
+    this.profile = this.run.profile;
     // The guard's question is only whether a person is there to ask.
     this.mode = this.profile.approval === 'person' ? 'interactive' : 'headless';
     this.registry = new ToolRegistry(options.tools);
-    this.guard = new ConstraintGuard(options.config.constraints, { mode: this.mode, ...(options.now ? { now: options.now } : {}) });
-    this.runId = options.runId ?? newRunId();
+    this.guard = new ConstraintGuard(options.config.constraints, { mode: this.mode, ...(options.timing?.now ? { now: options.timing.now } : {}) });
+    this.runId = this.run.id;
     this.runDir = options.artifacts === false ? null : ensureRunDir(options.ws, this.runId);
     this.transactions = options.transactions ?? transactionsOf(options.ws) ?? noLayer();
     this.effects = new CommandEffects(this.transactions.checkpoints);
@@ -126,20 +130,13 @@ export class ToolRunner {
   }
 
   /**
-   * Starts a run. Under `on_violation: rollback` the whole run is one
-   * transaction that begins with a checkpoint of the workspace, so a
-   * violation (or a crash) puts every file back as it was.
+   * Starts a run and opens its transaction as its failure policy wants it (runs/run.ts): under `rollback` the
+   * whole run is one transaction that begins with a checkpoint of the workspace, so a violation (or a crash)
+   * puts every file back as it was. A run its mode opens itself (controlled mode, at its one edit) is left to it.
    */
   static start(options: ToolRunnerOptions): ToolRunner {
     const runner = new ToolRunner(options);
-    if (options.config.constraints.on_violation === 'rollback') {
-      runner.runTx = runner.transactions.begin({
-        name: `run ${runner.runId}`,
-        reason: 'headless run under on_violation: rollback',
-        scope: 'workspace',
-        onFailure: 'rollback',
-      });
-    }
+    if (runner.run.opener === 'runner') runner.run.open(runner.transactions, { name: `run ${runner.runId}`, reason: `${runner.profile.mode} run under failure policy ${runner.profile.failure}` });
     return runner;
   }
 
@@ -152,7 +149,7 @@ export class ToolRunner {
     if (this.summary) return 'finished';
     if (this.violationValue) return 'aborted';
     if (this.completed) return 'completed';
-    return this.options.signal?.aborted ? 'cancelled' : 'running';
+    return this.run.signal?.aborted ? 'cancelled' : 'running';
   }
 
   get calls(): readonly CallRecord[] {
@@ -179,7 +176,7 @@ export class ToolRunner {
     this.emit({ type: 'call-start', index, tool: call.tool });
     const gated = this.gate(scope);
     if (gated instanceof Ended) return this.record(scope, gated.fields);
-    const stop = new CallSignal(() => this.guard.remainingMs(), this.options.signal, call.signal);
+    const stop = new CallSignal(() => this.guard.remainingMs(), this.run.signal, call.signal);
     try {
       return this.record(scope, await this.invoke(scope, gated.tool, gated.args, stop));
     } catch (error) {
@@ -278,7 +275,7 @@ export class ToolRunner {
   /** Runs the invocation, stopped at the deadline (a command's effects are measured from a mark taken just before). */
   private async execute(scope: CallScope, tool: AnyTool, invocation: Invocation, stop: CallSignal): Promise<Execution> {
     const mark = tool.kind === 'command' ? this.effects.before(`${tool.name} (call ${scope.index + 1} of run ${this.runId})`, commandStep(scope.call.args, this.runId)) : null;
-    const result = await settleOrAbandon(invocation.run(), stop.signal, this.options.stopGraceMs ?? 10_000);
+    const result = await settleOrAbandon(invocation.run(), stop.signal, this.options.timing?.stopGraceMs ?? 10_000);
     return { result, cause: stop.stoppedBy(), mark };
   }
 
@@ -377,8 +374,8 @@ export class ToolRunner {
   }
 
   /**
-   * Ends the run: rolls it back if a violation happened under
-   * `on_violation: rollback`, otherwise keeps the changes; writes
+   * Ends the run: settles it by its profile's failure policy (a violation
+   * under `rollback` puts every file back; runs/run.ts); writes
    * metrics.json — once, with `closing` (the mode's outcome and its own
    * sections) when given — and the violation report. Idempotent: a later
    * call returns the same summary and writes nothing.
@@ -386,7 +383,8 @@ export class ToolRunner {
   finish(closing?: RunClosing): RunSummary {
     if (this.summary) return this.summary;
     const v = this.violationValue;
-    const settled = this.settleRunTransaction(v);
+    // Success is the mode's verdict when it gives one (its outcome's exit code), otherwise: no violation.
+    const settled = this.run.settle({ violated: v !== null, succeeded: closing ? closing.outcome.exit_code === 0 : v === null });
     const metrics = buildMetrics({
       runId: this.runId,
       status: v ? 'failed' : this.completed ? 'completed' : 'finished',
@@ -405,21 +403,6 @@ export class ToolRunner {
     this.eventLog?.end(metrics, closing);
     this.summary = { runId: this.runId, runDir: this.runDir, status: metrics.status, violation: v, metrics, calls: [...this.records], rollback: settled.rollback, reports };
     return this.summary;
-  }
-
-  /** The run's own transaction (on_violation: rollback): rolled back after a violation, committed otherwise. */
-  private settleRunTransaction(v: Violation | null): { rollback: RollbackResult | null; outcome: RunMetrics['outcome']; note?: string } {
-    if (!this.runTx || this.runTx.state !== 'open') return { rollback: null, outcome: 'kept' };
-    if (!v || this.config.constraints.on_violation !== 'rollback') {
-      this.runTx.commit();
-      return { rollback: null, outcome: 'kept' };
-    }
-    try {
-      return { rollback: this.runTx.rollback(), outcome: 'rolled-back' };
-    } catch (error) {
-      // The journal still names the run's checkpoints: the next command in this root rolls it back.
-      return { rollback: null, outcome: 'open', note: `Rolling back failed (${toErrorInfo(error).message}); the next editwarden command in this root finishes the rollback.` };
-    }
   }
 
   private abort(v: Violation): void {

@@ -15,9 +15,10 @@ describe('a mode is one RunProfile value', () => {
     expect(runProfile('interactive', { config: config('keep') })).toEqual({ mode: 'interactive', failure: 'keep', approval: 'person', dryRun: false, ...limits });
   });
 
-  it('controlled always rolls back; the editor fixes forward, and a dry run keeps (nothing is on disk)', () => {
+  it('controlled always rolls back; the editor fixes forward (rolls a violation back only under on_violation: rollback), and a dry run keeps (nothing is on disk)', () => {
     expect(runProfile('controlled', { config: config('keep') }).failure).toBe('rollback');
-    expect(runProfile('editor', { config: config('rollback') }).failure).toBe('fix-forward');
+    expect(runProfile('editor', { config: config('keep') }).failure).toBe('fix-forward');
+    expect(runProfile('editor', { config: config('rollback') }).failure).toBe('rollback');
     expect(runProfile('editor', { config: config('rollback'), dryRun: true })).toMatchObject({ failure: 'keep', dryRun: true });
   });
 

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfig, withOverrides, type Config } from '../../src/config/config.js';
 import { openWorkspace } from '../../src/workspace/open.js';
+import { runProfile } from '../../src/runs/profile.js';
+import { Run } from '../../src/runs/run.js';
 import { ToolRunner, type ToolRunnerOptions } from '../../src/tools/runner.js';
 import { pidRunning } from '../../src/verify/process-group.js';
 
@@ -19,11 +21,14 @@ afterEach(() => {
   fs.rmSync(outside, { recursive: true, force: true });
 });
 
-function runner(over: Partial<ToolRunnerOptions> = {}, base: Config = defaultConfig()): ToolRunner {
+function runner(over: Partial<ToolRunnerOptions> & { signal?: AbortSignal } = {}, base: Config = defaultConfig()): ToolRunner {
   const { ws, transactions } = openWorkspace(root);
   // The commands write their pid files outside the workspace: the sandbox must let them (sandbox.writable).
   const config = withOverrides(base, { sandbox: { writable: [outside] } });
-  return ToolRunner.start({ ws, config, transactions, ...over });
+  const { signal, ...rest } = over;
+  // The run's signal cancels it (runs/run.ts).
+  const run = new Run({ profile: runProfile('headless', { config }), ...(signal ? { signal } : {}) });
+  return ToolRunner.start({ ws, config, transactions, run, ...rest });
 }
 
 /**
@@ -61,7 +66,7 @@ function abortWhenStarted(controller: AbortController, file: string): void {
   }, 20);
 }
 
-describe('cancelling the run (options.signal)', () => {
+describe('cancelling the run (its signal)', () => {
   it('kills a running execute_command and its whole process group, returns E_RUN_ENDED, and refuses later calls', async () => {
     const controller = new AbortController();
     const run = runner({ signal: controller.signal });

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { runProfile } from '../../src/runs/profile.js';
+import { Run } from '../../src/runs/run.js';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
@@ -249,7 +250,7 @@ describe('the runner life-cycle', () => {
     const interaction: Interaction = { ask: async (q) => `answer to ${q}`, converse: async (m) => `re: ${m}` };
     const config = defaultConfig();
     config.constraints.allowed_tools.push('ask_question', 'converse');
-    const run = runner({ profile: runProfile('interactive', { config }), interaction }, config);
+    const run = runner({ run: new Run({ profile: runProfile('interactive', { config }) }), interaction }, config);
     expect((await run.call({ tool: 'ask_question', args: { question: 'why?' } })).output).toBe('answer to why?');
     expect((await run.call({ tool: 'converse', args: { message: 'hi' } })).output).toBe('re: hi');
   });

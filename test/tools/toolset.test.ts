@@ -13,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { editorToolNames } from '../../src/agent/editor/tools.js';
 import { DEFAULT_ALLOWED_TOOLS, defaultConfig, KNOWN_TOOL_NAMES, parseConfig } from '../../src/config/config.js';
 import { runProfile } from '../../src/runs/profile.js';
+import { Run } from '../../src/runs/run.js';
 import { DEFAULT_READ_LINES } from '../../src/tools/read-file.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { ToolRunner } from '../../src/tools/runner.js';
@@ -51,11 +52,11 @@ describe('sets read from the metadata, not listed', () => {
   it('a tool of kind interactive is refused headless (and runs with a person), whatever its name', async () => {
     const { ws, transactions } = openWorkspace(root);
     const config = { ...defaultConfig(), constraints: { ...defaultConfig().constraints, allowed_tools: [] } };
-    const headless = ToolRunner.start({ ws, config, transactions, tools: [person], profile: runProfile('headless', { config }) });
+    const headless = ToolRunner.start({ ws, config, transactions, tools: [person], run: new Run({ profile: runProfile('headless', { config }) }) });
     const refused = await headless.call({ tool: 'page_the_oncall', args: {} });
     expect(refused.ok).toBe(false);
     expect(headless.violation).toMatchObject({ type: 'ToolRestriction', constraint: 'headless' });
-    const withPerson = ToolRunner.start({ ws, config, transactions, tools: [person], profile: runProfile('interactive', { config }) });
+    const withPerson = ToolRunner.start({ ws, config, transactions, tools: [person], run: new Run({ profile: runProfile('interactive', { config }) }) });
     expect(await withPerson.call({ tool: 'page_the_oncall', args: {} })).toMatchObject({ ok: true, output: 'answered' });
   });
 

@@ -22,7 +22,7 @@ import type { RunOutcome } from '../../runs/outcome.js';
 import type { RunProfile } from '../../runs/profile.js';
 import { runDir as runFolder } from '../../runs/runs.js';
 import { ToolRunner } from '../../tools/runner.js';
-import type { Transaction } from '../../workspace/transaction.js';
+import type { Run } from '../../runs/run.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import type { AgentEvent, AgentOutcome } from '../loop.js';
 import type { ModelProvider } from '../providers/types.js';
@@ -60,9 +60,9 @@ export interface EditorResult {
 }
 
 /**
- * One session on its way: what was fixed when it started, and the four
- * things that come to exist as it goes (the fix-forward transaction, the
- * runner, the transcript, the loop's outcome) — one value the steps pass
+ * One session on its way: what was fixed when it started (its `Run`, which
+ * owns the session's transaction), and the three things that come to exist
+ * as it goes (the runner, the transcript, the loop's outcome) — one value the steps pass
  * along, instead of variables captured by closures.
  */
 export interface EditorRun {
@@ -83,7 +83,8 @@ export interface EditorRun {
   /** The config and profile the session runs under (a cancel before the model loop still records its metrics under them). */
   readonly config: Config;
   readonly profile: RunProfile;
-  tx: Transaction | null;
+  /** The run: the transaction the session's writes join, settled by the profile's failure policy when the session closes. */
+  readonly owner: Run;
   runner: ToolRunner | null;
   transcript: Transcript | null;
   outcome: AgentOutcome | undefined;
@@ -93,19 +94,17 @@ export interface EditorRun {
 export function closeEditorRun(run: EditorRun, status: EditorStatus, reason: string, error?: ErrorInfo): EditorResult {
   const final: RunOutcome = { status, reason, exit_code: EXIT_CODES[status] };
   // A cancel before the model loop had a runner still leaves its one record, metrics.json, through a runner (its one writer) that runs nothing.
-  if (status === 'cancelled' && !run.runner) run.runner = ToolRunner.start({ ws: run.surface.ws, config: run.config, profile: run.profile, runId: run.runId, tools: [], transactions: run.ws.transactions });
-  // The runner finishes first (a run under on_violation: rollback is put back before the changed files are counted); metrics.json is written here, once.
+  if (status === 'cancelled' && !run.runner) run.runner = ToolRunner.start({ ws: run.surface.ws, config: run.config, run: run.owner, tools: [], transactions: run.ws.transactions });
+  // The runner finishes first: it settles the run by its failure policy (a violation under rollback is put back before the
+  // changed files are counted; fix forward commits a success and keeps anything else); metrics.json is written here, once.
   const summary = run.runner?.finish({ outcome: final, sections: metricsSections(run, final) });
+  // Without a runner (the proposal did not apply, the run failed before its model loop) the run is settled here, by the same rule.
+  run.owner.settle({ violated: status === 'violation', succeeded: final.exit_code === 0 });
   const record = editorRecord(run, status, reason);
   const result: EditorResult = { status, exitCode: final.exit_code, reason, runId: run.runId, runDir: run.runDir, record, contexts: record.reports.contexts, ...(error ? { error } : {}) };
   try {
     writeArtifact(run, record, result);
   } finally {
-    // Success leaves the changes for review (committed to disk, not to git); everything else keeps them too: fix forward never reverts.
-    if (run.tx && run.tx.state === 'open') {
-      if (status === 'success') run.tx.commit();
-      else run.tx.keep();
-    }
     if (status === 'cancelled') discardSessionRecords(run, result);
     else saveRecord(run.runDir, record);
   }

@@ -18,6 +18,7 @@ import type { Config } from '../../config/config.js';
 import { editOptionsFromConfig } from '../../config/edit-options.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { configUnder, editorFlavour, runProfile, type RunProfile } from '../../runs/profile.js';
+import { Run } from '../../runs/run.js';
 import { ensureRunDir, newRunId } from '../../runs/runs.js';
 import { readFileTool } from '../../tools/read-file.js';
 import { ToolRunner, type RunnerEvent } from '../../tools/runner.js';
@@ -76,8 +77,9 @@ export interface RunEditorOptions {
 /**
  * The config the Editor runs under: its profile's network and size limits
  * (runs/profile.ts: network on and no size limits unless the user set them),
- * what its toolset allows (its own tools always), and in a dry run nothing on
- * disk to roll back.
+ * what its toolset allows (its own tools always). A dry run's records say
+ * on_violation: keep, as its profile's failure policy is (nothing on disk to
+ * roll back); the policy itself is the profile's, not this value.
  */
 export function editorConfig(config: Config, profile: RunProfile): Config {
   const ruled = toolsetFor(profile, configUnder(config, profile), { own: editorToolNames() }).config;
@@ -160,7 +162,8 @@ function startEditorRun(o: RunEditorOptions, profile: RunProfile): EditorRun & {
     ...(o.signal ? { signal: o.signal } : {}),
   });
   const flavour = editorFlavour(profile, o.proposal !== undefined);
-  return { ws: o.ws, task: o.task, taskKey: key, flavour, provider: o.provider, seed, runId, runDir, startedAt, now, surface, recorder, session, emit, tx: null, runner: null, transcript: null, outcome: undefined, config, profile, scope };
+  const owner = new Run({ profile, id: runId, ...(o.signal ? { signal: o.signal } : {}) });
+  return { ws: o.ws, task: o.task, taskKey: key, flavour, provider: o.provider, seed, runId, runDir, startedAt, now, surface, recorder, session, emit, owner, runner: null, transcript: null, outcome: undefined, config, profile, scope };
 }
 
 type Started = ReturnType<typeof startEditorRun>;
@@ -172,11 +175,9 @@ async function driveSession(run: Started, o: RunEditorOptions, profile: RunProfi
   const environment = await session.environmentScout(profile.dryRun ? 'dry run: no verification runs' : true);
   if (o.signal?.aborted) return closeEditorRun(run, 'cancelled', 'Cancelled before the first edit.');
 
-  // 2. The fix-forward transaction every write of the session joins (a run under on_violation: rollback has the runner's instead).
-  if (run.surface.transactions && config.constraints.on_violation !== 'rollback') {
-    run.tx = run.surface.transactions.begin({ name: `editor ${run.runId}`, reason: `editor session: ${o.task.trim().split('\n')[0]?.slice(0, 80)}`, onFailure: 'fix-forward' });
-    session.tx = run.tx;
-  }
+  // 2. The run's transaction every write of the session joins, as its failure policy wants it (fix forward; rollback under
+  // on_violation: rollback; none in a dry run, whose surface has no transactions).
+  session.tx = run.owner.open(run.surface.transactions, { name: `editor ${run.runId}`, reason: `editor session: ${o.task.trim().split('\n')[0]?.slice(0, 80)}` });
 
   // 3. apply-proposal: the diff, all or nothing, through the sandbox.
   if (o.proposal) {
@@ -254,23 +255,19 @@ async function runModelLoop(run: Started, o: RunEditorOptions, profile: RunProfi
   const runner = ToolRunner.start({
     ws: surface.ws,
     config,
-    profile,
-    runId: run.runId,
+    // The session's run: its transaction (opened in step 2) is settled by the runner's finish; Ctrl-C (its signal)
+    // stops the running tool call at once (a command's process group is killed); work so far is kept.
+    run: run.owner,
     tools,
     // A dry run's runner still checkpoints through the disk's layer (commands); its writes stay in the overlay.
     transactions: o.transactions ?? o.ws.transactions,
-    // Ctrl-C stops the running tool call at once (a command's process group is killed); work so far is kept.
-    ...(o.signal ? { signal: o.signal } : {}),
     apply: { edit: editOptionsFromConfig(config), ...o.applyHooks },
     // Headless: nobody approves; the hook only notes what each write is about to change.
     approve: (request) => {
       for (const c of request.changes ?? []) surface.capture(c.path);
       return { approved: true };
     },
-    onEvent: (event) => {
-      if (event.type === 'call-end' && event.record.files.length > 0) session.markChanged();
-      o.onRunnerEvent?.(event);
-    },
+    ...(o.onRunnerEvent ? { onEvent: o.onRunnerEvent } : {}),
   });
   run.runner = runner;
   session.attachRunner(runner);
@@ -283,9 +280,6 @@ async function runModelLoop(run: Started, o: RunEditorOptions, profile: RunProfi
   run.outcome = await runAgent({
     provider,
     runner,
-    ws: surface.ws,
-    config,
-    mode: 'headless',
     task: message,
     system,
     tools: names,
@@ -293,10 +287,13 @@ async function runModelLoop(run: Started, o: RunEditorOptions, profile: RunProfi
     transcript,
     ...(o.signal ? { signal: o.signal } : {}),
     onEvent: (event) => run.emit({ type: 'agent', event }),
-    ...(o.maxTurns !== undefined ? { maxTurns: o.maxTurns } : {}),
-    ...(o.maxOutputTokens !== undefined ? { maxOutputTokens: o.maxOutputTokens } : {}),
-    // The session's outcome is judged by the caller; the closing writes the end line and the stop event from it.
-    recordEnd: false,
+    limits: { ...(o.maxTurns !== undefined ? { maxTurns: o.maxTurns } : {}), ...(o.maxOutputTokens !== undefined ? { maxOutputTokens: o.maxOutputTokens } : {}) },
+    // The Editor's word after each call: a call that changed files makes the last green verification stale.
+    afterCall: ({ record }) => {
+      if (record && record.files.length > 0) session.markChanged();
+      return { next: 'continue' };
+    },
   });
+  // The session's outcome is judged after the loop (verdict.ts); the closing writes the end line and the stop event from it.
   return system;
 }

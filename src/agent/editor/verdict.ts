@@ -70,9 +70,17 @@ export function judge(outcome: AgentOutcome, session: EditorSession, dryRun: boo
     case 'turn-limit':
     case 'no-completion':
       return ['hard-stop', `The Editor stopped without finishing: ${outcome.reason}`];
-    case 'controlled':
     case 'quit':
     case 'provider-error':
+      return ['failed', outcome.reason];
+    // Endings of other modes (an afterCall stop the Editor never gives): the run failed.
+    case 'controlled':
+    case 'success':
+    case 'proposal':
+    case 'hard-stop':
+    case 'cancelled':
+    case 'verify-failed':
+    case 'failed':
       return ['failed', outcome.reason];
     default: {
       const never: never = outcome.status;

@@ -7,7 +7,9 @@
  * refuses, the session is still asked, so the refusal and its report are the
  * session's own.
  */
-import { formatRefusal } from '../../errors.js';
+import { ExitCode, formatRefusal } from '../../errors.js';
+import type { RunOutcome } from '../../runs/outcome.js';
+import type { AfterCall } from './after-call.js';
 import type { ControlledEditOutcome, ControlledEditSession } from '../controlled.js';
 import { EditFileArgsSchema } from '../../edit/request-json.js';
 import { editFileTool } from '../../tools/edit-file.js';
@@ -19,6 +21,14 @@ export interface ControlledTool {
   outcome(): ControlledEditOutcome | undefined;
   /** An edit_file call whose arguments are not JSON (or fail the schema): the session answers it, as the design's router does. */
   malformed(rawArguments: string): Promise<{ output: string; outcome: ControlledEditOutcome }>;
+  /** Controlled mode in the loop: a malformed edit_file is the attempt; the run stops once the session has ended. */
+  afterCall: AfterCall;
+}
+
+/** The run's ending once the session is over: design 000's tool exit codes (0 success, 2 build failed and rolled back, else refused). */
+export function controlledEnding(outcome: ControlledEditOutcome): RunOutcome {
+  const code = outcome.tool_exit_code;
+  return { status: 'controlled', reason: outcome.message, exit_code: code === 0 ? ExitCode.OK : code === 2 ? ExitCode.VERIFY_FAILED : ExitCode.REJECTED };
 }
 
 /** What the model (and the transcript) reads about the edit and its build. */
@@ -68,21 +78,28 @@ export function controlledEditTool(session: ControlledEditSession): ControlledTo
       return { ok: true, invocation: new Invocation(() => editOnce(args, ctx.signal), shown) };
     },
   });
+  const malformed = async (rawArguments: string): Promise<{ output: string; outcome: ControlledEditOutcome }> => {
+    let parsed: unknown;
+    let reason: string | null = null;
+    try {
+      parsed = JSON.parse(rawArguments);
+    } catch (error) {
+      reason = (error as Error).message;
+    }
+    // Valid JSON that failed the schema still goes through the session (missing fields, second edit…); the schema refuses it there before anything is written.
+    const outcome = reason === null ? await session.editFile(parsed) : session.invalidJson(reason);
+    last = outcome;
+    return { output: describeOutcome(outcome), outcome };
+  };
   return {
     tool,
     outcome: () => last,
-    async malformed(rawArguments) {
-      let parsed: unknown;
-      let reason: string | null = null;
-      try {
-        parsed = JSON.parse(rawArguments);
-      } catch (error) {
-        reason = (error as Error).message;
-      }
-      // Valid JSON that failed the schema still goes through the session (missing fields, second edit…); the schema refuses it there before anything is written.
-      const outcome = reason === null ? await session.editFile(parsed) : session.invalidJson(reason);
-      last = outcome;
-      return { output: describeOutcome(outcome), outcome };
+    malformed,
+    async afterCall(seen) {
+      // Controlled Edit Mode v1: the attempt counts whatever its arguments; the session answers it and ends.
+      const answer = seen.malformed && seen.call.name === editFileTool.name ? (await malformed(seen.call.arguments)).output : undefined;
+      const withAnswer = answer !== undefined ? { answer } : {};
+      return last?.ended ? { next: 'stop', ending: controlledEnding(last), ...withAnswer } : { next: 'continue', ...withAnswer };
     },
   };
 }

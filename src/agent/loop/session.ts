@@ -11,7 +11,6 @@ import { editOptionsFromConfig } from '../../config/edit-options.js';
 import type { ApplyOptions } from '../../apply/apply-requests.js';
 import type { Config } from '../../config/config.js';
 import type { ConstraintTotals } from '../../guard/constraints.js';
-import { newRunId } from '../../runs/runs.js';
 import { editFileTool } from '../../tools/edit-file.js';
 import { toolsetFor } from '../../tools/toolset.js';
 import { ToolRunner, type ApprovalHook, type ApprovalRequest, type RunSummary, type RunnerEvent } from '../../tools/runner.js';
@@ -19,7 +18,9 @@ import type { Interaction } from '../../tools/types.js';
 import type { TransactionLayer } from '../../workspace/transaction.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { ControlledEditSession } from '../controlled.js';
-import { runAgent, type AgentEvent, type AgentOutcome } from '../loop.js';
+import { endTranscript, runAgent, type AgentEvent, type AgentOutcome } from '../loop.js';
+import { Run } from '../../runs/run.js';
+import type { ControlledEditOutcome } from '../controlled.js';
 import { buildSystemPrompt, type AgentMode } from '../prompts/index.js';
 import type { ModelProvider } from '../providers/types.js';
 import { Transcript } from '../transcript.js';
@@ -55,8 +56,11 @@ export interface AgentSessionOptions {
   buildTimeoutMs?: number;
 }
 
+/** The loop's outcome, and in controlled mode the session's own (its one edit and build). */
+export type SessionOutcome = AgentOutcome & { controlled?: ControlledEditOutcome };
+
 export interface AgentSessionResult {
-  outcome: AgentOutcome;
+  outcome: SessionOutcome;
   summary: RunSummary;
   runId: string;
   runDir: string | null;
@@ -95,33 +99,31 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
     ...(options.transactions ? { transactions: options.transactions } : {}),
     apply: { edit: editOptionsFromConfig(config), ...options.applyHooks },
     ...(options.onRunnerEvent ? { onEvent: options.onRunnerEvent } : {}),
-    // Ctrl-C reaches the running tool call too: a long command is killed at once, not waited for;
-    // in controlled mode the build is killed and the edit, without a passing build, is rolled back.
-    ...(options.signal ? { signal: options.signal } : {}),
   };
   if (options.mode === 'controlled') {
-    // The session takes the runner's run id, so build logs land in the same run folder.
-    const runId = options.runId ?? newRunId();
+    // One Run for the runner and the session: the session opens its transaction at the one edit (named after the
+    // file) and settles a failed build by the run's policy; the build logs land in the run's folder.
+    const run = new Run({ profile, ...(options.runId ? { id: options.runId } : {}), ...(options.signal ? { signal: options.signal } : {}), opener: 'mode' });
     const session = new ControlledEditSession(options.ws, {
       config,
-      runId,
+      run,
       ...(options.buildCommand ? { buildCommand: options.buildCommand } : {}),
       ...(options.buildTimeoutMs !== undefined ? { buildTimeoutMs: options.buildTimeoutMs } : {}),
       ...(options.applyHooks ? { applyHooks: options.applyHooks } : {}),
     });
     controlled = controlledEditTool(session);
-    runner = ToolRunner.start({ ...common, profile, runId, tools: [controlled.tool] });
+    runner = ToolRunner.start({ ...common, run, tools: [controlled.tool] });
   } else {
     // Approvals and answers go into the transcript; the transcript opens once the run folder exists.
     const approve = options.approve;
     const interaction = options.interaction;
-    const runId = options.runId ?? newRunId();
+    const run = new Run({ profile, ...(options.runId ? { id: options.runId } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+    const runId = run.id;
     // Headless: task_completion verifies first when the project has a build or test command (verify.on_completion).
     const registry = options.mode === 'headless' ? toolset.tools.map((t) => (t.name === 'task_completion' ? verifyingTaskCompletion(options.ws, config, runId) : t)) : toolset.tools;
     runner = ToolRunner.start({
       ...common,
-      profile,
-      runId,
+      run,
       tools: registry,
       ...(approve
         ? {
@@ -163,27 +165,26 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
   });
   transcript.write({ type: 'start', run_id: runner.runId, model: options.provider.id, mode: options.mode, task, tools, active_edit: activeEdit, system });
 
-  let outcome: AgentOutcome;
+  let outcome: SessionOutcome;
   try {
-    outcome = await runAgent({
+    const loop = await runAgent({
       provider: options.provider,
       runner,
-      ws: options.ws,
-      config,
-      mode: options.mode,
       task,
       system,
       tools,
       activeEdit,
       transcript,
+      // Ctrl-C reaches the running tool call too (the run's signal): a long command is killed at once, not waited for;
+      // in controlled mode the build is killed and the edit, without a passing build, is rolled back.
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-      ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
-      ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
-      ...(controlled ? { controlledOutcome: controlled.outcome, controlledMalformed: controlled.malformed } : {}),
-      ...(options.followUp ? { followUp: options.followUp } : {}),
-      ...(options.quitRequested ? { quitRequested: options.quitRequested } : {}),
+      limits: { ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}), ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}) },
+      ...(controlled ? { afterCall: controlled.afterCall } : {}),
+      person: { ...(options.followUp ? { followUp: options.followUp } : {}), ...(options.quitRequested ? { quitRequested: options.quitRequested } : {}) },
     });
+    const edit = controlled?.outcome();
+    outcome = edit ? { ...loop, controlled: edit } : loop;
   } catch (error) {
     // Metrics and reports are written even when the loop throws: the run folder is the evidence.
     runner.finish();
@@ -191,13 +192,15 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
   }
   // metrics.json is written once, by the runner, with the agent section riding along (readers ignore keys they do not know).
   // One outcome: the top-level status and `result` come from the same value as the transcript's end line and the exit code.
-  const summary = runner.finish({ outcome: { status: outcome.status, reason: outcome.reason, exit_code: outcome.exitCode }, sections: { agent: agentSection(outcome, options.provider.id, options.mode, activeEdit) } });
+  const final = { status: outcome.status, reason: outcome.reason, exit_code: outcome.exitCode };
+  endTranscript(transcript, final, options.onEvent);
+  const summary = runner.finish({ outcome: final, sections: { agent: agentSection(outcome, options.provider.id, options.mode, activeEdit) } });
   const metricsFile = summary.reports.metrics ?? null;
   return { outcome, summary, runId: runner.runId, runDir: runner.runDir, transcriptFile: transcript.file, tools, metricsFile };
 }
 
 /** metrics.json's `agent` section: the model, how the loop went and how it stopped. */
-function agentSection(outcome: AgentOutcome, model: string, mode: AgentMode, activeEdit: boolean): Record<string, unknown> {
+function agentSection(outcome: SessionOutcome, model: string, mode: AgentMode, activeEdit: boolean): Record<string, unknown> {
   return {
     model,
     mode,

@@ -8,6 +8,7 @@
  * Thin: flags → config, lines → runner.call, records → text or JSON.
  */
 import { runProfile } from '../../runs/profile.js';
+import { Run } from '../../runs/run.js';
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
@@ -92,7 +93,7 @@ async function runExec(file: string, flags: ExecFlags, io: Io): Promise<number> 
     runner = ToolRunner.start({
       ws: opened.ws,
       config,
-      profile: runProfile('headless', { config }),
+      run: new Run({ profile: runProfile('headless', { config }) }),
       transactions: opened.transactions,
       apply: opened.applyOptions,
       // `editwarden log` tells an exec of recorded calls from an agent's own run.

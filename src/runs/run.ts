@@ -1,0 +1,139 @@
+/**
+ * A run: its id, its profile, its cancellation, and the one transaction its
+ * work joins — settled at the end by the profile's failure policy, the only
+ * thing that decides what happens to the work of a run that failed
+ * (DESIGN.md: three policies of one mechanism):
+ *
+ *   rollback     a transaction from the first change on; a violation (or a
+ *                failed verification the mode judges, controlled mode's
+ *                build) puts every file back; otherwise it is committed
+ *   keep         no run transaction: each write is its own, and stays
+ *   fix-forward  a transaction every write joins, never rolled back: kept
+ *                open across failed verifications, committed on success,
+ *                kept otherwise (the Editor)
+ *
+ * The ToolRunner holds the run and settles it in `finish()`; the Editor
+ * opens it before its first write (the proposal it applies joins it);
+ * controlled mode opens it at its one edit, named after the file. Nothing
+ * else begins a run-wide transaction or reads `constraints.on_violation`:
+ * `runProfile` (profile.ts) maps it to the policy once. It never writes a
+ * file itself; the transaction layer does.
+ */
+import { toErrorInfo } from '../errors.js';
+import type { CheckpointScope } from '../workspace/checkpoints/types.js';
+import type { RollbackResult, Transaction, TransactionLayer } from '../workspace/transaction.js';
+import type { RunProfile } from './profile.js';
+import { newRunId } from './runs.js';
+
+export interface RunStart {
+  profile: RunProfile;
+  /** Default: a new run id. */
+  id?: string;
+  /** Cancels the run (Ctrl-C): the running call stops at once and later calls are refused. Not a failure: the work is kept. */
+  signal?: AbortSignal;
+  /**
+   * Who opens the run's transaction: the ToolRunner as it starts (default), or the mode itself when it knows
+   * what the transaction covers only later (controlled mode: its one edit, checkpointed under the file's name).
+   */
+  opener?: 'runner' | 'mode';
+}
+
+/** How the run's work was left: the `outcome` metrics.json names, and what a rollback put back. */
+export interface RunSettlement {
+  outcome: 'kept' | 'rolled-back' | 'open';
+  rollback: RollbackResult | null;
+  /** Why the transaction is still open (a rollback that failed: the next command finishes it). */
+  note?: string;
+}
+
+/** What the run's end says about its work: a violation happened, and whether the mode judged the run a success. */
+export interface RunEnding {
+  violated: boolean;
+  succeeded: boolean;
+}
+
+export class Run {
+  readonly id: string;
+  readonly profile: RunProfile;
+  readonly signal: AbortSignal | undefined;
+  readonly opener: 'runner' | 'mode';
+  private tx: Transaction | null = null;
+  private settled: RunSettlement | null = null;
+
+  constructor(start: RunStart) {
+    this.id = start.id ?? newRunId();
+    this.profile = start.profile;
+    this.signal = start.signal;
+    this.opener = start.opener ?? 'runner';
+  }
+
+  /** The open transaction the run's writes join; null when the policy keeps none, before it is opened, or once it ended. */
+  get transaction(): Transaction | null {
+    return this.tx && this.tx.state === 'open' ? this.tx : null;
+  }
+
+  /**
+   * Opens the run's transaction on `layer` as the failure policy wants it (once; later calls answer the same
+   * one). `rollback` checkpoints the whole workspace at once (a command's effects are undone too) unless the
+   * opener narrows it to the files it writes (`scope: 'files'`: controlled mode's one file); `keep` opens none.
+   */
+  open(layer: TransactionLayer | null, label: { name: string; reason: string; scope?: CheckpointScope }): Transaction | null {
+    if (this.tx || this.settled || !layer) return this.transaction;
+    switch (this.profile.failure) {
+      case 'keep':
+        return null;
+      case 'rollback':
+        this.tx = layer.begin({ name: label.name, reason: label.reason, scope: label.scope ?? 'workspace', onFailure: 'rollback' });
+        return this.tx;
+      case 'fix-forward':
+        this.tx = layer.begin({ name: label.name, reason: label.reason, onFailure: 'fix-forward' });
+        return this.tx;
+      default: {
+        const never: never = this.profile.failure;
+        throw new Error(`unknown failure policy ${String(never)}`);
+      }
+    }
+  }
+
+  /**
+   * Settles the run's transaction by the policy (idempotent: the first settlement stands). rollback: a
+   * violation puts every file back, anything else commits; fix-forward: success commits, anything else keeps
+   * the work; keep: nothing to settle. A transaction the mode already ended (controlled mode's build) stays
+   * as the mode left it.
+   */
+  settle(ending: RunEnding): RunSettlement {
+    if (this.settled) return this.settled;
+    this.settled = this.settleOpen(ending);
+    return this.settled;
+  }
+
+  private settleOpen(ending: RunEnding): RunSettlement {
+    const tx = this.transaction;
+    if (!tx) return { outcome: 'kept', rollback: null };
+    switch (this.profile.failure) {
+      case 'rollback':
+        if (!ending.violated) break;
+        try {
+          return { outcome: 'rolled-back', rollback: tx.rollback() };
+        } catch (error) {
+          // The journal still names the run's checkpoints: the next command in this root rolls it back.
+          return { outcome: 'open', rollback: null, note: `Rolling back failed (${toErrorInfo(error).message}); the next editwarden command in this root finishes the rollback.` };
+        }
+      case 'fix-forward':
+        // Fix forward never reverts: what is not a success is kept for the person.
+        if (!ending.succeeded) {
+          tx.keep();
+          return { outcome: 'kept', rollback: null };
+        }
+        break;
+      case 'keep':
+        break;
+      default: {
+        const never: never = this.profile.failure;
+        throw new Error(`unknown failure policy ${String(never)}`);
+      }
+    }
+    tx.commit();
+    return { outcome: 'kept', rollback: null };
+  }
+}
