@@ -81,7 +81,9 @@ export { detectProject, type Detection } from './verify/detect.js';
 
 // Tools and the runner every call goes through.
 export { ToolRunner, approveAll, type ToolRunnerOptions, type RunSummary, type ApprovalHook, type CallRecord } from './tools/runner.js';
-export { runProfile, editorFlavour, type RunProfile, type ProfileMode, type ApprovalPolicy, type EditorFlavour } from './runs/profile.js';
+export { Run, type RunStart, type RunSettlement } from './runs/run.js';
+export type { RunOutcome, RunStatus } from './runs/outcome.js';
+export { runProfile, editorFlavour, type RunProfile, type RunMode, type ApprovalPolicy, type EditorFlavour } from './runs/profile.js';
 export { BUILTIN_TOOLS, exportToolSchemas } from './tools/registry.js';
 export type { AnyTool, ToolContext, ToolResult } from './tools/types.js';
 

@@ -14,7 +14,6 @@
  * extension point, `afterCall` (loop/after-call.ts), and the run's closer —
  * not the loop — writes the transcript's end line from the final outcome.
  */
-import type { Config } from '../config/config.js';
 import { ExitCode, type ErrorInfo, formatRefusal } from '../errors.js';
 import type { Violation } from '../guard/violations.js';
 import { exportToolSchemas } from '../tools/registry.js';
@@ -26,7 +25,6 @@ import { callKey, checkCall, describeCall, REPEAT_LIMIT, RepeatTracker } from '.
 import { AgentError, AgentErrorCode } from './providers/errors.js';
 import type { ChatMessage, ModelProvider, ModelToolCall, ModelTurn, ToolResultMessage, ToolSpec } from './providers/types.js';
 import type { TranscriptSink } from './transcript.js';
-import type { FileView } from '../workspace/view.js';
 
 /** How the loop itself ends a run (an `afterCall` stop names its own status: runs/outcome.ts has every one). */
 export type AgentStatus = Extract<RunStatus, 'completed' | 'violation' | 'stuck' | 'no-completion' | 'turn-limit' | 'interrupted' | 'quit' | 'provider-error'>;

@@ -9,10 +9,9 @@
  * runner asks, then acts.
  */
 import type { ConstraintsConfig } from '../config/config.js';
+import type { Attendance } from '../config/modes.js';
 import { compilePatterns, normalizeRelative, type PathMatcher } from './patterns.js';
 import { ADR_ERRORS, ViolationType, type ConstraintKey, type Violation } from './violations.js';
-
-export type RunMode = 'headless' | 'interactive';
 
 /** One file a change touches, with the lines it adds and removes (from the real diff). */
 export interface FileChange {
@@ -28,7 +27,8 @@ export interface CheckSite {
 }
 
 export interface GuardOptions {
-  mode?: RunMode;
+  /** Whether a person is there (config/modes.ts); default headless. */
+  mode?: Attendance;
   /** Milliseconds clock (tests pass their own). */
   now?: () => number;
 }
@@ -47,7 +47,7 @@ export interface ConstraintTotals {
 export class ConstraintGuard {
   readonly config: ConstraintsConfig;
   readonly matcher: PathMatcher;
-  readonly mode: RunMode;
+  readonly mode: Attendance;
   private readonly now: () => number;
   private readonly startedMs: number;
   private readonly allowedTools: ReadonlySet<string>;

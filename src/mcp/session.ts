@@ -28,7 +28,7 @@ import { Run } from '../runs/run.js';
 import type { Config } from '../config/config.js';
 import { loadConfig } from '../config/load.js';
 import { ErrorCode, toErrorInfo } from '../errors.js';
-import type { RunMode } from '../guard/constraints.js';
+import type { Attendance } from '../config/modes.js';
 import { ToolRunner, type RunSummary } from '../tools/runner.js';
 import { toolAliases, toolsetFor, type Toolset } from '../tools/toolset.js';
 import type { ToolContext } from '../tools/types.js';
@@ -45,7 +45,7 @@ export interface SessionOptions {
   cliRootExplicit: boolean;
   /** --config, as an absolute path. */
   configFile?: string;
-  mode: RunMode;
+  mode: Attendance;
   /** Over HTTP: the client's roots count only inside the server's own root (roots.ts `confine`). */
   confineRoots?: boolean;
   /** --unsandboxed: commands may run where no OS sandbox is available (sandbox.allow_unsandboxed). */

@@ -26,17 +26,18 @@
  * headless limits, as the constraint ADR wants.
  */
 import type { Config } from '../config/config.js';
+import type { RunMode } from '../config/modes.js';
 import { DEFAULTS } from '../config/defaults.js';
 import type { FailurePolicy } from '../workspace/transaction.js';
 
 export type { FailurePolicy };
 
-export type ProfileMode = 'headless' | 'interactive' | 'controlled' | 'editor';
+export type { RunMode };
 /** constraints: the limits alone decide (nobody is asked); person: each change is shown to a person who approves it. */
 export type ApprovalPolicy = 'constraints' | 'person';
 
 export interface RunProfile {
-  readonly mode: ProfileMode;
+  readonly mode: RunMode;
   readonly failure: FailurePolicy;
   readonly approval: ApprovalPolicy;
   /** Nothing reaches the project's files: the Editor works on an overlay and leaves a proposal. */
@@ -89,7 +90,7 @@ function userSet(choice: ProfileChoice, key: YieldingKey): boolean {
 }
 
 /** The profile of a mode under a config: the one place a mode's policies are chosen. */
-export function runProfile(mode: ProfileMode, choice: ProfileChoice): RunProfile {
+export function runProfile(mode: RunMode, choice: ProfileChoice): RunProfile {
   const dryRun = choice.dryRun === true;
   const c = choice.config.constraints;
   const onViolation = c.on_violation;

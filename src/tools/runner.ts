@@ -26,10 +26,11 @@
  * the run goes on.
  */
 import type { Config } from '../config/config.js';
-import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
+import { toErrorInfo } from '../errors.js';
 import { CommandEffects, commandStep } from '../guard/command-effects.js';
-import { ConstraintGuard, type CheckSite, type ConstraintTotals, type FileChange, type RunMode } from '../guard/constraints.js';
-import { addTiming, buildMetrics, emptyToolStats, type RunMetrics, type ToolStats } from '../guard/metrics.js';
+import { ConstraintGuard, type CheckSite, type ConstraintTotals, type FileChange } from '../guard/constraints.js';
+import type { Attendance } from '../config/modes.js';
+import { addTiming, buildMetrics, emptyToolStats, type ToolStats } from '../guard/metrics.js';
 import type { Violation } from '../guard/violations.js';
 import type { RunClosing } from '../runs/outcome.js';
 import { appendCallRecord, writeRunRecords } from '../runs/records.js';
@@ -51,7 +52,6 @@ import {
   noLayer,
   unknownToolFields,
   violationError,
-  type ApprovalHook,
   type ApprovalRequest,
   type CallFields,
   type CallRecord,
@@ -96,7 +96,8 @@ export class ToolRunner {
   /** The view every call of the run reads and writes (an overlay in a dry run). */
   readonly ws: FileView;
   private readonly config: Config;
-  private readonly mode: RunMode;
+  /** Whether a person is there: the profile's approval policy says. */
+  private readonly mode: Attendance;
   readonly profile: RunProfile;
   /** The run this runner serves: its id, profile, signal and the transaction it settles in finish(). */
   readonly run: Run;

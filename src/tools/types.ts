@@ -16,7 +16,8 @@ import { EditwardenError, ErrorCode, formatRefusal, toErrorInfo, type ErrorInfo 
 import type { z } from 'zod';
 import type { ApplyOptions } from '../apply/apply-requests.js';
 import type { Config } from '../config/config.js';
-import type { FileChange, RunMode } from '../guard/constraints.js';
+import type { Attendance } from '../config/modes.js';
+import type { FileChange } from '../guard/constraints.js';
 import type { FileView } from '../workspace/view.js';
 
 /**
@@ -139,7 +140,7 @@ export function stopCause(signal: AbortSignal): StopCause | null {
 export interface ToolContext {
   ws: FileView;
   config: Config;
-  mode: RunMode;
+  mode: Attendance;
   /** 0-based index of this call in the run. */
   call: number;
   /** Aborts at the run's deadline, or when the run or this call is cancelled: long work must stop (a command is killed). Its reason is a CallStop. */

@@ -11,6 +11,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { KNOWN_TOOL_NAMES } from '../../src/config/config.js';
+import { RUN_MODES } from '../../src/config/modes.js';
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
 
@@ -259,6 +260,82 @@ describe('only toolsetFor builds a toolset', () => {
       },
       new Set([TOOLSET_MODULE]),
     );
+    expect(found).toEqual([]);
+  });
+});
+
+/**
+ * The agent loop serves every mode and knows none (issue 30): a mode speaks
+ * through the loop's one extension point (`afterCall`, agent/loop/after-call.ts)
+ * and through the run's closer, never through a branch of the loop. Read in
+ * the syntax tree: a mode's name in a comment is prose, in a string literal it
+ * is a branch (or a status only one mode has).
+ */
+const LOOP_FILES = (rel: string): boolean => rel === 'agent/loop.ts' || rel.startsWith('agent/loop/');
+
+describe('the agent loop has no mode-specific branches', () => {
+  const loop = files.filter((f) => LOOP_FILES(f.rel));
+
+  it('the loop is where the test looks for it', () => {
+    expect(loop.map((f) => f.rel)).toContain('agent/loop.ts');
+    expect(loop.map((f) => f.rel)).toContain('agent/loop/after-call.ts');
+  });
+
+  it('names no mode in a string literal (no mode compared, no mode-only status such as controlled)', () => {
+    const modes = new Set<string>(RUN_MODES);
+    const found: string[] = [];
+    for (const f of loop) {
+      const source = ts.createSourceFile(f.rel, f.text, ts.ScriptTarget.Latest, true);
+      const walk = (node: ts.Node): void => {
+        if (ts.isStringLiteralLike(node) && modes.has(node.text)) found.push(`${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}: '${node.text}'`);
+        ts.forEachChild(node, walk);
+      };
+      walk(source);
+    }
+    expect(found).toEqual([]);
+  });
+
+  it('imports neither a mode (controlled mode, the Editor, the agent session that picks a mode) nor the prompts of one', () => {
+    const modeModules = (target: string): boolean => target === 'agent/controlled.ts' || target === 'agent/controlled-tool.ts' || target === 'agent/session.ts' || target.startsWith('agent/editor/') || target.startsWith('agent/prompts/');
+    const found = loop.flatMap((f) => f.local.filter(modeModules).map((t) => `${f.rel} → ${t}`));
+    expect(found).toEqual([]);
+  });
+
+  it('reads no mode from its options: it has no mode option and no option of one mode only', () => {
+    const loopFile = loop.find((f) => f.rel === 'agent/loop.ts');
+    const source = ts.createSourceFile('loop.ts', loopFile?.text ?? '', ts.ScriptTarget.Latest, true);
+    const options = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'AgentRunOptions');
+    const names = options?.members.map((m) => (m.name && ts.isIdentifier(m.name) ? m.name.text : '')) ?? [];
+    expect(names).toContain('afterCall');
+    expect(names.filter((n) => /mode|controlled|editor|recordEnd/i.test(n))).toEqual([]);
+  });
+});
+
+/**
+ * The failure policy of a run is read from its profile, and the profile maps
+ * `constraints.on_violation` to it once (runs/profile.ts): no other module
+ * compares on_violation to decide what happens to a failed run's work.
+ */
+describe('only the run profile turns on_violation into a decision', () => {
+  it('no module but runs/profile.ts compares constraints.on_violation', () => {
+    const found: string[] = [];
+    for (const f of files) {
+      if (f.rel === 'runs/profile.ts') continue;
+      const source = ts.createSourceFile(f.rel, f.text, ts.ScriptTarget.Latest, true);
+      const reads = (e: ts.Expression): boolean => (ts.isPropertyAccessExpression(e) && e.name.text === 'on_violation') || (ts.isIdentifier(e) && e.text === 'onViolation');
+      const walk = (node: ts.Node): void => {
+        if (
+          ts.isBinaryExpression(node) &&
+          [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken].includes(node.operatorToken.kind) &&
+          (reads(node.left) || reads(node.right))
+        ) {
+          found.push(`${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}`);
+        }
+        if (ts.isSwitchStatement(node) && reads(node.expression)) found.push(`${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}`);
+        ts.forEachChild(node, walk);
+      };
+      walk(source);
+    }
     expect(found).toEqual([]);
   });
 });

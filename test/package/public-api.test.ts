@@ -27,6 +27,7 @@ const PUBLIC_NAMES = [
   'OverlayView',
   'openProject',
   'runProfile',
+  'Run',
   'editorFlavour',
   'ToolRunner',
   'UndoHistory',

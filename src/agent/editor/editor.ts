@@ -170,7 +170,7 @@ type Started = ReturnType<typeof startEditorRun>;
 
 /** The session's steps, in the order the design gives them. */
 async function driveSession(run: Started, o: RunEditorOptions, profile: RunProfile): Promise<EditorResult> {
-  const { session, config } = run;
+  const { session } = run;
   // 1. Scout B first: the baseline of failures is taken before any edit.
   const environment = await session.environmentScout(profile.dryRun ? 'dry run: no verification runs' : true);
   if (o.signal?.aborted) return closeEditorRun(run, 'cancelled', 'Cancelled before the first edit.');

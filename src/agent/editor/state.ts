@@ -9,25 +9,13 @@ import { createHash } from 'node:crypto';
 import { ExitCode } from '../../errors.js';
 import type { DebugCounters, LoopDecision } from './counters.js';
 
+import type { RunStatus } from '../../runs/outcome.js';
 import type { EditorFlavour } from '../../runs/profile.js';
 
 export type { EditorFlavour };
 
-export type EditorStatus =
-  /** Full green and the task declared done: summary written, exit 0. */
-  | 'success'
-  /** Dry run finished: the proposal (one unified diff) was saved, exit 0. */
-  | 'proposal'
-  /** 12 verifications without green, or the Editor gave up or got stuck: stuck report, exit 4. */
-  | 'hard-stop'
-  /** Ctrl-C: partial changes kept, no artifact, exit 130. */
-  | 'cancelled'
-  /** A constraint was violated: exit 2. */
-  | 'violation'
-  /** apply-proposal without a model: the verification failed, changes kept, exit 3. */
-  | 'verify-failed'
-  /** The proposal did not apply, the model provider failed, or the run could not start: exit 1. */
-  | 'failed';
+/** How an Editor session ends: its part of the one RunStatus vocabulary (runs/outcome.ts says what each means). */
+export type EditorStatus = Extract<RunStatus, 'success' | 'proposal' | 'hard-stop' | 'cancelled' | 'violation' | 'verify-failed' | 'failed'>;
 
 /** The exit code per status; the numbers are errors.ts's ExitCode, the one table. */
 export const EXIT_CODES: Readonly<Record<EditorStatus, ExitCode>> = {

@@ -4,12 +4,14 @@
  * always, and the active edit instructions only when active edit is
  * enabled. Pure: options in, text out.
  */
+import type { RunMode } from '../../config/modes.js';
 import { ACTIVE_EDIT_INSTRUCTIONS, ACTIVE_EDIT_TEMPLATE } from './active-edit.js';
 import { AGENT_PROMPT, HEADLESS_NOTE, INTERACTIVE_NOTE } from './agent.js';
 import { CONTROLLED_PROMPT } from './controlled.js';
 import { EDIT_GUIDELINES } from './edit-guidelines.js';
 
-export type AgentMode = 'headless' | 'interactive' | 'controlled';
+/** The modes the agent session runs (the Editor has its own prompt): a subset of the one RunMode. */
+export type AgentMode = Exclude<RunMode, 'editor'>;
 
 export interface PromptOptions {
   mode: AgentMode;

@@ -19,6 +19,7 @@ import { Option, type Command } from 'commander';
 import type { Config } from '../../config/config.js';
 import { ErrorCode, ExitCode, formatRefusal, toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { apiKeyEnvProblem, providerFromFlags } from '../model-flags.js';
+import { RUN_MODES, type RunMode } from '../../config/modes.js';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
 import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 
@@ -26,7 +27,7 @@ interface RunFlags extends ConstraintFlags {
   task?: string;
   taskFile?: string;
   model?: string;
-  mode?: 'headless' | 'interactive' | 'controlled' | 'editor';
+  mode?: RunMode;
   retry?: boolean;
   dryRun?: boolean;
   root?: string;
@@ -52,7 +53,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .option('--task <text>', 'what the agent should do')
     .option('--task-file <file>', 'read the task from a file')
     .option('--model <provider:model>', 'openai:gpt-4.1, anthropic:claude-…, ollama:qwen2.5-coder, openai-compatible:NAME (with --base-url), replay:FILE')
-    .addOption(new Option('--mode <mode>', 'headless, interactive, controlled or editor').choices(['headless', 'interactive', 'controlled', 'editor']).default('headless'))
+    .addOption(new Option('--mode <mode>', 'headless, interactive, controlled or editor').choices([...RUN_MODES]).default('headless'))
     .option('--retry', 'editor: seed the session with the latest stuck report of the same task')
     .option('--dry-run', 'editor: work against an overlay and save one unified diff as a proposal; nothing is written or verified')
     .option('--root <dir>', 'workspace root (default: current folder)')
@@ -146,7 +147,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   if (mode === 'editor') {
     // The Editor installs its own Ctrl-C handling.
     const { runEditorCommand } = await import('../editor-command.js');
-    const { taskWithContext } = await import('../../agent/loop/session.js');
+    const { taskWithContext } = await import('../../agent/session.js');
     let scoutProvider;
     try {
       // scouts.model: a second model that summarises scout payloads (same key rules as --model).
@@ -171,7 +172,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
     });
   }
 
-  const { runAgentSession } = await import('../../agent/loop/session.js');
+  const { runAgentSession } = await import('../../agent/session.js');
   const { createLiveRenderer } = await import('../live-transcript.js');
   const { createTerminalPrompter } = await import('../terminal-prompter.js');
 

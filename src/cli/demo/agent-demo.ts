@@ -18,7 +18,7 @@ import { paint, type Io } from '../output.js';
 import { openProject } from '../../host/project.js';
 import { DEFAULT_CONFIG } from '../../config/defaults.js';
 import { formatStatus } from '../run-status.js';
-import { runAgentSession } from '../../agent/loop/session.js';
+import { runAgentSession } from '../../agent/session.js';
 import { createLiveRenderer } from '../live-transcript.js';
 import { createProvider } from '../../agent/providers/spec.js';
 import { startScriptedServer } from '../../agent/providers/scripted-server.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { defaultConfig, withOverrides, type Config, type DeepPartial } from '../../../src/config/config.js';
 import { openWorkspace } from '../../../src/workspace/open.js';
 import { prepareLanguageHooks } from '../../../src/host/language-hooks.js';
-import { runAgentSession, type AgentSessionOptions, type AgentSessionResult } from '../../../src/agent/loop/session.js';
+import { runAgentSession, type AgentSessionOptions, type AgentSessionResult } from '../../../src/agent/session.js';
 import { createProvider } from '../../../src/agent/providers/spec.js';
 import { startScriptedServer, type ScriptedServer } from '../../../src/agent/providers/scripted-server.js';
 import type { ScriptSource } from '../../../src/agent/providers/script.js';

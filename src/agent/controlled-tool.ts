@@ -7,13 +7,13 @@
  * refuses, the session is still asked, so the refusal and its report are the
  * session's own.
  */
-import { ExitCode, formatRefusal } from '../../errors.js';
-import type { RunOutcome } from '../../runs/outcome.js';
-import type { AfterCall } from './after-call.js';
-import type { ControlledEditOutcome, ControlledEditSession } from '../controlled.js';
-import { EditFileArgsSchema } from '../../edit/request-json.js';
-import { editFileTool } from '../../tools/edit-file.js';
-import { defineTool, Invocation, type AnyTool, type Preparation, type ToolResult } from '../../tools/types.js';
+import { ExitCode, formatRefusal } from '../errors.js';
+import type { RunOutcome } from '../runs/outcome.js';
+import type { AfterCall } from './loop/after-call.js';
+import type { ControlledEditOutcome, ControlledEditSession } from './controlled.js';
+import { EditFileArgsSchema } from '../edit/request-json.js';
+import { editFileTool } from '../tools/edit-file.js';
+import { defineTool, Invocation, type AnyTool, type Preparation, type ToolResult } from '../tools/types.js';
 
 export interface ControlledTool {
   tool: AnyTool;

@@ -6,24 +6,24 @@
  * calls, how it stopped). The CLI, the demo and the tests all start runs
  * here, so a mode is never wired twice.
  */
-import { runProfile } from '../../runs/profile.js';
-import { editOptionsFromConfig } from '../../config/edit-options.js';
-import type { ApplyOptions } from '../../apply/apply-requests.js';
-import type { Config } from '../../config/config.js';
-import type { ConstraintTotals } from '../../guard/constraints.js';
-import { editFileTool } from '../../tools/edit-file.js';
-import { toolsetFor } from '../../tools/toolset.js';
-import { ToolRunner, type ApprovalHook, type ApprovalRequest, type RunSummary, type RunnerEvent } from '../../tools/runner.js';
-import type { Interaction } from '../../tools/types.js';
-import type { TransactionLayer } from '../../workspace/transaction.js';
-import type { Workspace } from '../../workspace/workspace.js';
-import { ControlledEditSession } from '../controlled.js';
-import { endTranscript, runAgent, type AgentEvent, type AgentOutcome } from '../loop.js';
-import { Run } from '../../runs/run.js';
-import type { ControlledEditOutcome } from '../controlled.js';
-import { buildSystemPrompt, type AgentMode } from '../prompts/index.js';
-import type { ModelProvider } from '../providers/types.js';
-import { Transcript } from '../transcript.js';
+import { runProfile } from '../runs/profile.js';
+import { editOptionsFromConfig } from '../config/edit-options.js';
+import type { ApplyOptions } from '../apply/apply-requests.js';
+import type { Config } from '../config/config.js';
+import type { ConstraintTotals } from '../guard/constraints.js';
+import { editFileTool } from '../tools/edit-file.js';
+import { toolsetFor } from '../tools/toolset.js';
+import { ToolRunner, type ApprovalHook, type ApprovalRequest, type RunSummary, type RunnerEvent } from '../tools/runner.js';
+import type { Interaction } from '../tools/types.js';
+import type { TransactionLayer } from '../workspace/transaction.js';
+import type { Workspace } from '../workspace/workspace.js';
+import { ControlledEditSession } from './controlled.js';
+import { endTranscript, runAgent, type AgentEvent, type AgentOutcome } from './loop.js';
+import { Run } from '../runs/run.js';
+import type { ControlledEditOutcome } from './controlled.js';
+import { buildSystemPrompt, type AgentMode } from './prompts/index.js';
+import type { ModelProvider } from './providers/types.js';
+import { Transcript } from './transcript.js';
 import { controlledEditTool } from './controlled-tool.js';
 import { verifyingTaskCompletion } from './completion.js';
 

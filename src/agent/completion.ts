@@ -5,12 +5,12 @@
  * completion (the run goes on, the model sees the first errors); only a passing one ends the run.
  * "partial" and "blocked" end the run unverified, as they claim nothing. Never writes a project file.
  */
-import type { Config } from '../../config/config.js';
-import { ErrorCode } from '../../errors.js';
-import { taskCompletionTool, TaskCompletionArgs } from '../../tools/control.js';
-import { defineTool, type AnyTool } from '../../tools/types.js';
-import type { FileView } from '../../workspace/view.js';
-import { describeSteps, firstErrors, runVerification, verificationCommands } from '../editor/verification.js';
+import type { Config } from '../config/config.js';
+import { ErrorCode } from '../errors.js';
+import { taskCompletionTool, TaskCompletionArgs } from '../tools/control.js';
+import { defineTool, type AnyTool } from '../tools/types.js';
+import type { FileView } from '../workspace/view.js';
+import { describeSteps, firstErrors, runVerification, verificationCommands } from './editor/verification.js';
 
 export function verifyingTaskCompletion(ws: FileView, config: Config, runId: string): AnyTool {
   return defineTool({
