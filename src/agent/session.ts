@@ -18,7 +18,8 @@ import type { Interaction } from '../tools/types.js';
 import type { TransactionLayer } from '../workspace/transaction.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { ControlledEditSession } from './controlled.js';
-import { endTranscript, runAgent, type AgentEvent, type AgentOutcome } from './loop.js';
+import { endTranscript, runAgent, type AgentEvent, type AgentOutcome, type LoopLimits, type LoopPerson } from './loop.js';
+import type { AgentProject, RunControl } from './project.js';
 import { Run } from '../runs/run.js';
 import type { ControlledEditOutcome } from './controlled.js';
 import { buildSystemPrompt, type AgentMode } from './prompts/index.js';
@@ -28,10 +29,7 @@ import { controlledEditTool } from './controlled-tool.js';
 import { verifyingTaskCompletion } from './completion.js';
 
 export interface AgentSessionOptions {
-  ws: Workspace;
-  transactions?: TransactionLayer;
-  applyHooks?: Pick<ApplyOptions, 'prepareHooks' | 'hooks'>;
-  config: Config;
+  project: AgentProject;
   mode: AgentMode;
   provider: ModelProvider;
   task: string;
@@ -39,21 +37,25 @@ export interface AgentSessionOptions {
   contextFiles?: string[];
   /** Active edit directives (default: config.active_edit_enabled). */
   activeEdit?: boolean;
-  runId?: string;
+  run?: Omit<RunControl, 'now'>;
+  /** A person at the other end (interactive mode): approvals, answers, the follow-up when the model stops calling tools. */
+  person?: SessionPerson;
+  listeners?: SessionListeners;
+  limits?: LoopLimits;
+  /** controlled mode: the build command and its timeout (default: verify.build, else detected). */
+  build?: { command?: string; timeoutMs?: number };
+}
+
+export interface SessionPerson extends LoopPerson {
   approve?: ApprovalHook;
   interaction?: Interaction;
-  followUp?: (text: string) => Promise<string | null>;
-  quitRequested?: () => boolean;
-  signal?: AbortSignal;
+}
+
+export interface SessionListeners {
   onEvent?: (event: AgentEvent) => void;
   onRunnerEvent?: (event: RunnerEvent) => void;
   /** Called once the runner exists (the CLI names the run folder early, e.g. for Ctrl-C). */
   onStart?: (info: { runId: string; runDir: string | null; tools: string[]; totals: () => ConstraintTotals }) => void;
-  maxTurns?: number;
-  maxOutputTokens?: number;
-  /** controlled mode: the build command and its timeout. */
-  buildCommand?: string;
-  buildTimeoutMs?: number;
 }
 
 /** The loop's outcome, and in controlled mode the session's own (its one edit and build). */
@@ -82,45 +84,51 @@ export function taskWithContext(ws: Workspace, task: string, files: readonly str
 }
 
 export async function runAgentSession(options: AgentSessionOptions): Promise<AgentSessionResult> {
-  const activeEdit = options.mode !== 'controlled' && (options.activeEdit ?? options.config.active_edit_enabled);
-  const profile = runProfile(options.mode, { config: options.config });
+  const { project, mode } = options;
+  const { ws } = project;
+  const person = options.person ?? {};
+  const listeners = options.listeners ?? {};
+  const build = options.build ?? {};
+  const activeEdit = mode !== 'controlled' && (options.activeEdit ?? project.config.active_edit_enabled);
+  const profile = runProfile(mode, { config: project.config });
   // Controlled mode's one tool stands in for edit_file; the toolset says what the mode offers and allows.
-  const toolset = toolsetFor(profile, options.config, { activeEdit, own: options.mode === 'controlled' ? [editFileTool.name] : [] });
+  const toolset = toolsetFor(profile, project.config, { activeEdit, own: mode === 'controlled' ? [editFileTool.name] : [] });
   const config = toolset.config;
   const tools = [...toolset.offered];
-  const task = taskWithContext(options.ws, options.task, options.contextFiles);
+  const task = taskWithContext(ws, options.task, options.contextFiles);
+  // Ctrl-C reaches the running tool call too (the run's signal): a long command is killed at once, not waited for;
+  // in controlled mode the build is killed and the edit, without a passing build, is rolled back.
+  const control = { ...(options.run?.id ? { id: options.run.id } : {}), ...(options.run?.signal ? { signal: options.run.signal } : {}) };
 
   let controlled: ReturnType<typeof controlledEditTool> | undefined;
   let transcript: Transcript | undefined;
   let runner: ToolRunner;
   const common = {
-    ws: options.ws,
+    ws,
     config,
-    ...(options.transactions ? { transactions: options.transactions } : {}),
-    apply: { edit: editOptionsFromConfig(config), ...options.applyHooks },
-    ...(options.onRunnerEvent ? { onEvent: options.onRunnerEvent } : {}),
+    ...(project.transactions ? { transactions: project.transactions } : {}),
+    apply: { edit: editOptionsFromConfig(config), ...project.applyHooks },
+    ...(listeners.onRunnerEvent ? { onEvent: listeners.onRunnerEvent } : {}),
   };
-  if (options.mode === 'controlled') {
+  if (mode === 'controlled') {
     // One Run for the runner and the session: the session opens its transaction at the one edit (named after the
     // file) and settles a failed build by the run's policy; the build logs land in the run's folder.
-    const run = new Run({ profile, ...(options.runId ? { id: options.runId } : {}), ...(options.signal ? { signal: options.signal } : {}), opener: 'mode' });
-    const session = new ControlledEditSession(options.ws, {
+    const run = new Run({ profile, ...control, opener: 'mode' });
+    const session = new ControlledEditSession(ws, {
       config,
       run,
-      ...(options.buildCommand ? { buildCommand: options.buildCommand } : {}),
-      ...(options.buildTimeoutMs !== undefined ? { buildTimeoutMs: options.buildTimeoutMs } : {}),
-      ...(options.applyHooks ? { applyHooks: options.applyHooks } : {}),
+      ...(build.command ? { buildCommand: build.command } : {}),
+      ...(build.timeoutMs !== undefined ? { buildTimeoutMs: build.timeoutMs } : {}),
+      ...(project.applyHooks ? { applyHooks: project.applyHooks } : {}),
     });
     controlled = controlledEditTool(session);
     runner = ToolRunner.start({ ...common, run, tools: [controlled.tool] });
   } else {
     // Approvals and answers go into the transcript; the transcript opens once the run folder exists.
-    const approve = options.approve;
-    const interaction = options.interaction;
-    const run = new Run({ profile, ...(options.runId ? { id: options.runId } : {}), ...(options.signal ? { signal: options.signal } : {}) });
-    const runId = run.id;
+    const { approve, interaction } = person;
+    const run = new Run({ profile, ...control });
     // Headless: task_completion verifies first when the project has a build or test command (verify.on_completion).
-    const registry = options.mode === 'headless' ? toolset.tools.map((t) => (t.name === 'task_completion' ? verifyingTaskCompletion(options.ws, config, runId) : t)) : toolset.tools;
+    const registry = mode === 'headless' ? toolset.tools.map((t) => (t.name === 'task_completion' ? verifyingTaskCompletion(ws, config, run.id) : t)) : toolset.tools;
     runner = ToolRunner.start({
       ...common,
       run,
@@ -154,16 +162,16 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
         : {}),
     });
   }
-  options.onStart?.({ runId: runner.runId, runDir: runner.runDir, tools, totals: () => runner.totals() });
+  listeners.onStart?.({ runId: runner.runId, runDir: runner.runDir, tools, totals: () => runner.totals() });
 
   transcript = new Transcript(runner.runDir);
   const system = buildSystemPrompt({
-    mode: options.mode,
+    mode,
     activeEdit,
     tools,
-    ...(options.mode === 'controlled' && (options.buildCommand ?? config.verify.build) ? { notes: [`The build command is: ${options.buildCommand ?? config.verify.build}`] } : {}),
+    ...(mode === 'controlled' && (build.command ?? config.verify.build) ? { notes: [`The build command is: ${build.command ?? config.verify.build}`] } : {}),
   });
-  transcript.write({ type: 'start', run_id: runner.runId, model: options.provider.id, mode: options.mode, task, tools, active_edit: activeEdit, system });
+  transcript.write({ type: 'start', run_id: runner.runId, model: options.provider.id, mode, task, tools, active_edit: activeEdit, system });
 
   let outcome: SessionOutcome;
   try {
@@ -175,13 +183,11 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
       tools,
       activeEdit,
       transcript,
-      // Ctrl-C reaches the running tool call too (the run's signal): a long command is killed at once, not waited for;
-      // in controlled mode the build is killed and the edit, without a passing build, is rolled back.
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-      limits: { ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}), ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}) },
+      ...(control.signal ? { signal: control.signal } : {}),
+      ...(listeners.onEvent ? { onEvent: listeners.onEvent } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
       ...(controlled ? { afterCall: controlled.afterCall } : {}),
-      person: { ...(options.followUp ? { followUp: options.followUp } : {}), ...(options.quitRequested ? { quitRequested: options.quitRequested } : {}) },
+      person,
     });
     const edit = controlled?.outcome();
     outcome = edit ? { ...loop, controlled: edit } : loop;
@@ -193,8 +199,8 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
   // metrics.json is written once, by the runner, with the agent section riding along (readers ignore keys they do not know).
   // One outcome: the top-level status and `result` come from the same value as the transcript's end line and the exit code.
   const final = { status: outcome.status, reason: outcome.reason, exit_code: outcome.exitCode };
-  endTranscript(transcript, final, options.onEvent);
-  const summary = runner.finish({ outcome: final, sections: { agent: agentSection(outcome, options.provider.id, options.mode, activeEdit) } });
+  endTranscript(transcript, final, listeners.onEvent);
+  const summary = runner.finish({ outcome: final, sections: { agent: agentSection(outcome, options.provider.id, mode, activeEdit) } });
   const metricsFile = summary.reports.metrics ?? null;
   return { outcome, summary, runId: runner.runId, runDir: runner.runDir, transcriptFile: transcript.file, tools, metricsFile };
 }

@@ -13,8 +13,8 @@ import type { OpenedProject } from '../host/project.js';
 import { runEditor, type EditorResult, type EditorRunEvent, type RunEditorOptions } from '../agent/editor/editor.js';
 import { attemptLines } from '../agent/editor/counters.js';
 
-/** What a command hands the Editor: its own options (the workspace comes from the opened project) plus how to print. */
-export interface EditorCommandOptions extends Pick<RunEditorOptions, 'config' | 'configured' | 'provider' | 'task' | 'dryRun' | 'retry' | 'proposal' | 'scoutProvider' | 'activeEdit' | 'maxTurns' | 'maxOutputTokens' | 'signal' | 'onStart'> {
+/** What a command hands the Editor: its own options (the project is the one it opened, config included; the printing is added here) plus how to print. */
+export interface EditorCommandOptions extends Omit<RunEditorOptions, 'project' | 'listeners'> {
   opened: OpenedProject;
   json?: boolean;
 }
@@ -75,7 +75,7 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
   const color = useColor(io);
   let own: AbortController | null = null;
   let onInterrupt: (() => void) | null = null;
-  if (!o.signal) {
+  if (!o.run?.signal) {
     // Ctrl-C: the first stops after the current step (partial work kept); the second leaves at once.
     own = new AbortController();
     let interrupts = 0;
@@ -91,7 +91,7 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
     process.on('SIGINT', onInterrupt);
     process.on('SIGTERM', onInterrupt);
   }
-  const signal = o.signal ?? own?.signal;
+  const signal = o.run?.signal ?? own?.signal;
   const { createLiveRenderer } = await import('./live-transcript.js');
   const live = json ? null : createLiveRenderer(io.stdout, { color, diffs: true });
   const onEvent = (event: EditorRunEvent): void => {
@@ -100,22 +100,20 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
     else io.stdout.write(`${describeEditorEvent(event, color)}\n`);
   };
   // The command's own fields pass through as they are; the project, the signal and the printing are added here.
-  const { opened, json: _json, onStart: _onStart, ...editor } = o;
-  const profile = runProfile('editor', { config: o.config, dryRun: o.dryRun, configured: o.configured });
+  const { opened, json: _json, run, ...editor } = o;
+  const profile = runProfile('editor', { config: opened.config, dryRun: o.dryRun, configured: o.configured });
   const options: RunEditorOptions = {
     ...editor,
-    ws: opened.ws,
-    transactions: opened.transactions,
-    applyHooks: opened.applyHooks,
-    profile,
-    ...(signal ? { signal } : {}),
-    onEvent,
-    onStart: (info) => {
-      o.onStart?.(info);
-      if (!json)
-        io.stdout.write(
-          `${paint(color, 'bold', 'editwarden editor')} ${info.runId}${o.provider ? ` · ${o.provider.id}` : ''}${o.dryRun ? ' · dry run' : ''}${o.proposal ? ` · apply-proposal ${o.proposal.file}` : ''} · ${networkNote(profile)} · ${limitsNote(profile)}\n`,
-        );
+    project: { ws: opened.ws, config: opened.config, transactions: opened.transactions, applyHooks: opened.applyHooks },
+    run: { ...run, ...(signal ? { signal } : {}) },
+    listeners: {
+      onEvent,
+      onStart: (info) => {
+        if (!json)
+          io.stdout.write(
+            `${paint(color, 'bold', 'editwarden editor')} ${info.runId}${o.provider ? ` · ${o.provider.id}` : ''}${o.dryRun ? ' · dry run' : ''}${o.proposal ? ` · apply-proposal ${o.proposal.file}` : ''} · ${networkNote(profile)} · ${limitsNote(profile)}\n`,
+          );
+      },
     },
   };
   try {

@@ -47,7 +47,7 @@ for (const protocol of ['openai', 'anthropic'] as const) {
             { text: 'this turn must never be requested' },
           ],
         },
-        { protocol, session: { mode: 'controlled', buildCommand: build } },
+        { protocol, session: { mode: 'controlled', build: { command: build } } },
       );
       expect(r.outcome.status).toBe('controlled');
       expect(r.outcome.exitCode).toBe(3);
@@ -76,7 +76,7 @@ describe('--mode controlled, the other outcomes', () => {
     const r = await runWithServer(
       root,
       { turns: [{ tool_calls: [{ name: 'edit_file', arguments: { filename: 'src/greeting.mjs', old_text: 'return 1;', new_text: 'return 2;' } }] }, { text: 'never' }] },
-      { session: { mode: 'controlled', buildCommand: build } },
+      { session: { mode: 'controlled', build: { command: build } } },
     );
     expect(r.outcome.exitCode).toBe(0);
     expect(r.outcome.controlled?.message).toBe('SUCCESS: Code modified and build passed.');
@@ -99,7 +99,7 @@ describe('--mode controlled, the other outcomes', () => {
           { tool_calls: [{ name: 'edit_file', arguments: { filename: 'src/greeting.mjs', old_text: 'return 1;', new_text: 'return 2;' } }] },
         ],
       },
-      { session: { mode: 'controlled', buildCommand: build } },
+      { session: { mode: 'controlled', build: { command: build } } },
     );
     expect(r.outcome.exitCode).toBe(1);
     expect(r.server.requests).toHaveLength(1);
@@ -115,7 +115,7 @@ describe('--mode controlled, the other outcomes', () => {
     const r = await runWithServer(
       root,
       { turns: [{ tool_calls: [{ name: 'edit_file', arguments: { filename: 'src/greeting.mjs', old_text: 'return 1;', new_text: 'return 2;' } }] }] },
-      { session: { mode: 'controlled', buildCommand: build }, config: { constraints: { denied_patterns: ['src/**'] } } },
+      { session: { mode: 'controlled', build: { command: build } }, config: { constraints: { denied_patterns: ['src/**'] } } },
     );
     expect(r.outcome.exitCode).toBe(2);
     expect(read(root, 'src/greeting.mjs')).toContain('return 1;');

@@ -260,7 +260,7 @@ describe('headless details', () => {
   it('--max-turns stops a run that never finishes (exit 4)', async () => {
     const root = project({ 'a.txt': 'a\n' });
     const read = { tool_calls: [{ name: 'list_files', arguments: {} }] };
-    const r = await runWithServer(root, { turns: [read, read, read, read] }, { session: { maxTurns: 2 } });
+    const r = await runWithServer(root, { turns: [read, read, read, read] }, { session: { limits: { maxTurns: 2 } } });
     expect(r.outcome.status).toBe('turn-limit');
     expect(r.outcome.exitCode).toBe(4);
     expect(r.server.requests).toHaveLength(2);

@@ -13,7 +13,6 @@
  * ToolRunner (the model's edits), applyProposal and records.ts; every one of
  * those paths goes through the workspace sandbox.
  */
-import type { ApplyOptions } from '../../apply/apply-requests.js';
 import type { Config } from '../../config/config.js';
 import { editOptionsFromConfig } from '../../config/edit-options.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../../errors.js';
@@ -26,7 +25,8 @@ import { toolsetFor } from '../../tools/toolset.js';
 import type { AnyTool } from '../../tools/types.js';
 import type { TransactionLayer } from '../../workspace/transaction.js';
 import type { Workspace } from '../../workspace/workspace.js';
-import { runAgent } from '../loop.js';
+import { runAgent, type LoopLimits } from '../loop.js';
+import type { AgentProject, RunControl } from '../project.js';
 import type { ModelProvider } from '../providers/types.js';
 import { Transcript } from '../transcript.js';
 import { editorReadFile } from './artifact-read.js';
@@ -44,34 +44,30 @@ import { askForHypotheses, judge, messageHistory } from './verdict.js';
 export type { EditorResult, EditorRunEvent } from './closing.js';
 
 export interface RunEditorOptions {
-  ws: Workspace;
-  transactions?: TransactionLayer;
-  applyHooks?: Pick<ApplyOptions, 'prepareHooks' | 'hooks'>;
-  config: Config;
+  project: AgentProject;
   /** The Editor model. Required, except for apply-proposal, which then only verifies. */
   provider?: ModelProvider;
   task: string;
-  /** How the session runs (mode editor); built from `dryRun` and `configured` when omitted. */
-  profile?: RunProfile;
-  /** The config keys the user set (config/configured.ts), for the profile built when `profile` is omitted. */
-  configured?: readonly string[];
-  /** Work against an overlay; the result is a proposal (one unified diff) in the run folder. Ignored when `profile` is given. */
+  /** Work against an overlay; the result is a proposal (one unified diff) in the run folder. */
   dryRun?: boolean;
+  /** The config keys the user set (config/configured.ts): the Editor's own defaults give way to them (runs/profile.ts). */
+  configured?: readonly string[];
   /** Seed the session with the latest stuck report of the same task (refused when there is none). */
   retry?: boolean;
   /** apply-proposal: this proposal is written first, then verified with the normal debug loop. */
   proposal?: { text: string; file: string };
   /** scouts.model: summarises scout payloads for the Editor (the raw payloads are recorded either way). */
   scoutProvider?: ModelProvider;
-  runId?: string;
   activeEdit?: boolean;
-  signal?: AbortSignal;
+  run?: RunControl;
+  listeners?: EditorListeners;
+  limits?: LoopLimits;
+}
+
+export interface EditorListeners {
   onEvent?: (event: EditorRunEvent) => void;
   onRunnerEvent?: (event: RunnerEvent) => void;
   onStart?: (info: { runId: string; runDir: string }) => void;
-  maxTurns?: number;
-  maxOutputTokens?: number;
-  now?: () => Date;
 }
 
 /**
@@ -113,39 +109,39 @@ function usage(message: string, hint: string): EditwardenError {
 }
 
 export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
-  const profile = o.profile ?? runProfile('editor', { config: o.config, dryRun: o.dryRun, configured: o.configured });
+  const profile = runProfile('editor', { config: o.project.config, dryRun: o.dryRun, configured: o.configured });
   const run = startEditorRun(o, profile);
   try {
     return await driveSession(run, o, profile);
   } catch (error) {
     const info = toErrorInfo(error);
-    const cancelled = o.signal?.aborted === true;
+    const cancelled = o.run?.signal?.aborted === true;
     return closeEditorRun(run, cancelled ? 'cancelled' : 'failed', cancelled ? 'Cancelled.' : `${info.code}: ${info.message}`, info);
   }
 }
 
 /** Refuses what cannot run (before any folder exists), then names the run, its folder, its surface and its session. */
 function startEditorRun(o: RunEditorOptions, profile: RunProfile): EditorRun & { scope: string } {
-  const now = o.now ?? (() => new Date());
+  const now = o.run?.now ?? (() => new Date());
   const startedAt = now().toISOString();
   if (profile.dryRun && o.proposal) throw usage('A proposal cannot be applied in a dry run.', 'Drop --dry-run to apply the proposal.');
   if (!o.provider && !o.proposal) throw usage('The Editor needs a model.', 'Pass --model provider:model.');
   const key = taskKey(o.task);
-  const seed = o.retry ? latestStuckReport(o.ws, key) : null;
+  const seed = o.retry ? latestStuckReport(o.project.ws, key) : null;
   if (o.retry && !seed) throw noStuckReport();
 
-  const runId = o.runId ?? newRunId(now());
-  const runDir = ensureRunDir(o.ws, runId);
-  o.onStart?.({ runId, runDir });
+  const runId = o.run?.id ?? newRunId(now());
+  const runDir = ensureRunDir(o.project.ws, runId);
+  o.listeners?.onStart?.({ runId, runDir });
   const emit = (event: EditorRunEvent): void => {
     try {
-      o.onEvent?.(event);
+      o.listeners?.onEvent?.(event);
     } catch {
       // A display must not break the session it displays.
     }
   };
-  const config = editorConfig(o.config, profile);
-  const surface = profile.dryRun ? overlaySurface(o.ws, runDir) : diskSurface(o.ws, o.transactions);
+  const config = editorConfig(o.project.config, profile);
+  const surface = profile.dryRun ? overlaySurface(o.project.ws, runDir) : diskSurface(o.project.ws, o.project.transactions);
   const recorder = new ContextRecorder(surface.target, now);
   const scope = scopeOf(o.task, config, profile.dryRun);
   const session = new EditorSession({
@@ -159,11 +155,33 @@ function startEditorRun(o: RunEditorOptions, profile: RunProfile): EditorRun & {
     scope,
     ...(o.scoutProvider ? { scoutProvider: o.scoutProvider } : {}),
     emit,
-    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.run?.signal ? { signal: o.run.signal } : {}),
   });
   const flavour = editorFlavour(profile, o.proposal !== undefined);
-  const owner = new Run({ profile, id: runId, ...(o.signal ? { signal: o.signal } : {}) });
-  return { ws: o.ws, task: o.task, taskKey: key, flavour, provider: o.provider, seed, runId, runDir, startedAt, now, surface, recorder, session, emit, owner, runner: null, transcript: null, outcome: undefined, config, profile, scope };
+  const owner = new Run({ profile, id: runId, ...(o.run?.signal ? { signal: o.run.signal } : {}) });
+  return {
+    ws: o.project.ws,
+    task: o.task,
+    taskKey: key,
+    flavour,
+    provider: o.provider,
+    seed,
+    runId,
+    runDir,
+    startedAt,
+    now,
+    surface,
+    recorder,
+    session,
+    emit,
+    owner,
+    runner: null,
+    transcript: null,
+    outcome: undefined,
+    config,
+    profile,
+    scope,
+  };
 }
 
 type Started = ReturnType<typeof startEditorRun>;
@@ -173,7 +191,7 @@ async function driveSession(run: Started, o: RunEditorOptions, profile: RunProfi
   const { session } = run;
   // 1. Scout B first: the baseline of failures is taken before any edit.
   const environment = await session.environmentScout(profile.dryRun ? 'dry run: no verification runs' : true);
-  if (o.signal?.aborted) return closeEditorRun(run, 'cancelled', 'Cancelled before the first edit.');
+  if (o.run?.signal?.aborted) return closeEditorRun(run, 'cancelled', 'Cancelled before the first edit.');
 
   // 2. The run's transaction every write of the session joins, as its failure policy wants it (fix forward; rollback under
   // on_violation: rollback; none in a dry run, whose surface has no transactions).
@@ -196,7 +214,7 @@ async function driveSession(run: Started, o: RunEditorOptions, profile: RunProfi
   // 5. apply-proposal: the full verification now; a model (if any) takes over on FAIL.
   let proposalFailure: string | null = null;
   if (o.proposal) {
-    const verified = await session.verification('proposal', o.signal);
+    const verified = await session.verification('proposal', o.run?.signal);
     if (!verified) return closeEditorRun(run, 'cancelled', 'Cancelled during the verification.');
     if (verified.entry.passed) {
       const header = readProposalHeader(o.proposal.text);
@@ -214,16 +232,16 @@ async function driveSession(run: Started, o: RunEditorOptions, profile: RunProfi
   const outcome = run.outcome;
   if (!outcome) throw new Error('the model loop ended without an outcome');
   const judged = judge(outcome, session, profile.dryRun);
-  if (judged[0] === 'hard-stop') await askForHypotheses(o.provider as ModelProvider, system, messageHistory(message, outcome), session, judged[1], o.signal);
+  if (judged[0] === 'hard-stop') await askForHypotheses(o.provider as ModelProvider, system, messageHistory(message, outcome), session, judged[1], o.run?.signal);
   return closeEditorRun(run, ...judged);
 }
 
 /** Writes the proposal all or nothing; the refusal (nothing written) when it does not apply. */
 async function applyProposalFirst(run: Started, o: RunEditorOptions, proposal: { text: string; file: string }): Promise<{ reason: string; info: ErrorInfo } | null> {
-  const options = { edit: editOptionsFromConfig(run.config), ...o.applyHooks };
-  const planned = await applyProposal(o.ws, proposal.text, { ...options, dryRun: true });
+  const options = { edit: editOptionsFromConfig(run.config), ...o.project.applyHooks };
+  const planned = await applyProposal(o.project.ws, proposal.text, { ...options, dryRun: true });
   for (const f of planned.files) run.surface.capture(f);
-  const applied = await applyProposal(o.ws, proposal.text, options);
+  const applied = await applyProposal(o.project.ws, proposal.text, options);
   if (!applied.ok) {
     const bad = applied.results.find((r) => r.error && r.error.code !== ErrorCode.ABORTED) ?? applied.results.find((r) => r.error);
     const info = bad?.error ?? { code: ErrorCode.PARSE, message: 'The proposal holds no file change.', hint: 'Pass a proposal file written by a dry run.' };
@@ -243,7 +261,7 @@ function editorToolset(run: Started, o: RunEditorOptions, profile: RunProfile): 
   const fileTools = toolsetFor(profile, run.config, { own: editorToolNames() }).tools;
   const readTools = run.surface.readTools();
   // The Editor reads the Verifier's evidence (read-only, the design's write-authority table) with its read_file.
-  const withArtifacts = fileTools.map((t) => (t.name === 'read_file' ? editorReadFile(readFileTool, o.ws) : t));
+  const withArtifacts = fileTools.map((t) => (t.name === 'read_file' ? editorReadFile(readFileTool, o.project.ws) : t));
   return [...withArtifacts.filter((t) => !readTools.some((r) => r.name === t.name)), ...readTools, ...editorTools(run.session)];
 }
 
@@ -260,14 +278,14 @@ async function runModelLoop(run: Started, o: RunEditorOptions, profile: RunProfi
     run: run.owner,
     tools,
     // A dry run's runner still checkpoints through the disk's layer (commands); its writes stay in the overlay.
-    transactions: o.transactions ?? o.ws.transactions,
-    apply: { edit: editOptionsFromConfig(config), ...o.applyHooks },
+    transactions: o.project.transactions ?? o.project.ws.transactions,
+    apply: { edit: editOptionsFromConfig(config), ...o.project.applyHooks },
     // Headless: nobody approves; the hook only notes what each write is about to change.
     approve: (request) => {
       for (const c of request.changes ?? []) surface.capture(c.path);
       return { approved: true };
     },
-    ...(o.onRunnerEvent ? { onEvent: o.onRunnerEvent } : {}),
+    ...(o.listeners?.onRunnerEvent ? { onEvent: o.listeners.onRunnerEvent } : {}),
   });
   run.runner = runner;
   session.attachRunner(runner);
@@ -285,9 +303,9 @@ async function runModelLoop(run: Started, o: RunEditorOptions, profile: RunProfi
     tools: names,
     activeEdit,
     transcript,
-    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.run?.signal ? { signal: o.run.signal } : {}),
     onEvent: (event) => run.emit({ type: 'agent', event }),
-    limits: { ...(o.maxTurns !== undefined ? { maxTurns: o.maxTurns } : {}), ...(o.maxOutputTokens !== undefined ? { maxOutputTokens: o.maxOutputTokens } : {}) },
+    ...(o.limits ? { limits: o.limits } : {}),
     // The Editor's word after each call: a call that changed files makes the last green verification stale.
     afterCall: ({ record }) => {
       if (record && record.files.length > 0) session.markChanged();

@@ -103,12 +103,11 @@ async function applyProposalCommand(file: string, flags: ApplyProposalFlags, io:
   const { configuredKeys } = await import('../../config/configured.js');
   return runEditorCommand(io, {
     opened,
-    config,
     configured: configuredKeys(root, flags.config),
     ...(provider ? { provider } : {}),
     task: header.task ?? `Apply the proposal ${file}.`,
     proposal: { text, file },
     json,
-    ...(maxTurns !== undefined ? { maxTurns } : {}),
+    ...(maxTurns !== undefined ? { limits: { maxTurns } } : {}),
   });
 }

@@ -159,7 +159,6 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
     return runEditorCommand(io, {
       ...(scoutProvider ? { scoutProvider } : {}),
       opened,
-      config,
       configured,
       provider,
       task: flags.context ? taskWithContext(opened.ws, task, flags.context) : task,
@@ -167,8 +166,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
       dryRun: flags.dryRun === true,
       json,
       activeEdit: config.active_edit_enabled,
-      ...(maxTurns !== undefined ? { maxTurns } : {}),
-      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+      limits: { ...(maxTurns !== undefined ? { maxTurns } : {}), ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}) },
     });
   }
 
@@ -205,27 +203,24 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
 
   try {
     const result = await runAgentSession({
-      ws: opened.ws,
-      transactions: opened.transactions,
-      applyHooks: opened.applyHooks,
-      config,
+      project: { ws: opened.ws, config, transactions: opened.transactions, applyHooks: opened.applyHooks },
       mode,
       provider,
       task,
       ...(flags.context ? { contextFiles: flags.context } : {}),
       activeEdit: config.active_edit_enabled,
-      signal: controller.signal,
-      ...(live ? { onEvent: live } : {}),
-      ...(maxTurns !== undefined ? { maxTurns } : {}),
-      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
-      ...(flags.build ? { buildCommand: flags.build } : {}),
-      ...(buildTimeout !== undefined ? { buildTimeoutMs: buildTimeout * 1000 } : {}),
-      ...(prompter ? { approve: prompter.approve, interaction: prompter.interaction, followUp: prompter.followUp, quitRequested: prompter.quitRequested } : {}),
-      onStart: (info) => {
-        runDir = info.runDir;
-        totals = () => formatStatus(info.totals(), config.constraints);
-        if (!json)
-          io.stdout.write(`${paint(color, 'bold', 'editwarden run')} ${info.runId} · ${provider.id} · ${mode} · active edit: ${mode !== 'controlled' && config.active_edit_enabled ? 'on' : 'off'} · tools: ${info.tools.join(', ')}\n`);
+      run: { signal: controller.signal },
+      limits: { ...(maxTurns !== undefined ? { maxTurns } : {}), ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}) },
+      build: { ...(flags.build ? { command: flags.build } : {}), ...(buildTimeout !== undefined ? { timeoutMs: buildTimeout * 1000 } : {}) },
+      ...(prompter ? { person: { approve: prompter.approve, interaction: prompter.interaction, followUp: prompter.followUp, quitRequested: prompter.quitRequested } } : {}),
+      listeners: {
+        ...(live ? { onEvent: live } : {}),
+        onStart: (info) => {
+          runDir = info.runDir;
+          totals = () => formatStatus(info.totals(), config.constraints);
+          if (!json)
+            io.stdout.write(`${paint(color, 'bold', 'editwarden run')} ${info.runId} · ${provider.id} · ${mode} · active edit: ${mode !== 'controlled' && config.active_edit_enabled ? 'on' : 'off'} · tools: ${info.tools.join(', ')}\n`);
+        },
       },
     });
     const { outcome, summary } = result;

@@ -131,18 +131,17 @@ export async function runAgentDemo(io: Io, options: AgentDemoOptions): Promise<A
     const opened = openProject(project, config);
     let totals: (() => string) | undefined;
     const result = await runAgentSession({
-      ws: opened.ws,
-      transactions: opened.transactions,
-      applyHooks: opened.applyHooks,
-      config,
+      project: { ws: opened.ws, config, transactions: opened.transactions, applyHooks: opened.applyHooks },
       mode: 'headless',
       provider,
       task: AGENT_DEMO_TASK,
       activeEdit: true,
-      onStart: (info) => {
-        totals = () => formatStatus(info.totals(), config.constraints);
+      listeners: {
+        onStart: (info) => {
+          totals = () => formatStatus(info.totals(), config.constraints);
+        },
+        onEvent: createLiveRenderer(io.stdout, { color: c, status: () => (totals ? totals() : '') }),
       },
-      onEvent: createLiveRenderer(io.stdout, { color: c, status: () => (totals ? totals() : '') }),
     });
     const { outcome } = result;
     io.stdout.write(

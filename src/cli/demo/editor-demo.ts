@@ -124,7 +124,7 @@ export async function runEditorDemo(io: Io, options: EditorDemoOptions): Promise
     try {
       const provider = createProvider('openai-compatible:scripted', { baseUrl: server.openaiBaseUrl, env: {}, maxRetries: 0 });
       const opened = openProject(root, config);
-      return await runEditor({ ws: opened.ws, transactions: opened.transactions, applyHooks: opened.applyHooks, config, provider, task, onEvent: show, ...extra });
+      return await runEditor({ project: { ws: opened.ws, config, transactions: opened.transactions, applyHooks: opened.applyHooks }, provider, task, listeners: { onEvent: show }, ...extra });
     } finally {
       await server.close();
     }
@@ -153,7 +153,12 @@ export async function runEditorDemo(io: Io, options: EditorDemoOptions): Promise
   say(paint(c, 'bold', 'apply-proposal: write it, then the full verification with the debug loop'));
   const opened = openProject(root, config);
   const applied = dry.proposalFile
-    ? await runEditor({ ws: opened.ws, transactions: opened.transactions, applyHooks: opened.applyHooks, config, task: EDITOR_DRY_TASK, proposal: { text: fs.readFileSync(dry.proposalFile, 'utf8'), file: dry.proposalFile }, onEvent: show })
+    ? await runEditor({
+        project: { ws: opened.ws, config, transactions: opened.transactions, applyHooks: opened.applyHooks },
+        task: EDITOR_DRY_TASK,
+        proposal: { text: fs.readFileSync(dry.proposalFile, 'utf8'), file: dry.proposalFile },
+        listeners: { onEvent: show },
+      })
     : null;
   if (applied) say(`${paint(c, applied.exitCode === 0 ? 'green' : 'red', applied.status)} — ${applied.reason}`);
   const ok = first.status === 'success' && dry.status === 'proposal' && untouched && applied?.status === 'success';

@@ -118,7 +118,11 @@ describe('"Cancel — Partial changes preserved — no artifact created"', () =>
   it('a cancel after a verification keeps the partial change and only metrics.json, which says cancelled', async () => {
     const root = makeProject(GREETING_PROJECT);
     const controller = new AbortController();
-    const r = await runEditorWithServer(root, { turns: [setGreeting('Hey'), VERIFY, setGreeting('Hi'), VERIFY, complete('x')] }, { editor: { signal: controller.signal, onEvent: (e) => e.type === 'verify-end' && controller.abort() } });
+    const r = await runEditorWithServer(
+      root,
+      { turns: [setGreeting('Hey'), VERIFY, setGreeting('Hi'), VERIFY, complete('x')] },
+      { editor: { run: { signal: controller.signal }, listeners: { onEvent: (e) => e.type === 'verify-end' && controller.abort() } } },
+    );
     expect(r.status).toBe('cancelled');
     expect(r.exitCode).toBe(130);
     // Partial changes preserved.
@@ -138,7 +142,7 @@ describe('"Cancel — Partial changes preserved — no artifact created"', () =>
   it('a cancel before the model loop (during the baseline) still leaves metrics.json saying cancelled, and nothing else', async () => {
     const root = makeProject(GREETING_PROJECT);
     const controller = new AbortController();
-    const r = await runEditorWithServer(root, { turns: [setGreeting('Hi'), complete('x')] }, { editor: { signal: controller.signal, onEvent: (e) => e.type === 'scout' && controller.abort() } });
+    const r = await runEditorWithServer(root, { turns: [setGreeting('Hi'), complete('x')] }, { editor: { run: { signal: controller.signal }, listeners: { onEvent: (e) => e.type === 'scout' && controller.abort() } } });
     expect(r.status).toBe('cancelled');
     expect(fs.readdirSync(r.runDir)).toEqual(['metrics.json']);
     expect(fs.readdirSync(runsRoot(root)).filter((d) => !d.startsWith('.'))).toEqual([r.runId]);
@@ -182,7 +186,7 @@ describe('"Cancel — Partial changes preserved — no artifact created"', () =>
   it('a context snapshot from an earlier session is not touched by a cancel', async () => {
     const root = makeProject({ ...GREETING_PROJECT, 'agent/context_001.md': '# earlier\n' });
     const controller = new AbortController();
-    const r = await runEditorWithServer(root, { turns: [setGreeting('Hey'), VERIFY, complete('x')] }, { editor: { signal: controller.signal, onEvent: (e) => e.type === 'verify-end' && controller.abort() } });
+    const r = await runEditorWithServer(root, { turns: [setGreeting('Hey'), VERIFY, complete('x')] }, { editor: { run: { signal: controller.signal }, listeners: { onEvent: (e) => e.type === 'verify-end' && controller.abort() } } });
     expect(r.status).toBe('cancelled');
     expect(read(root, 'agent/context_001.md')).toBe('# earlier\n');
     expect(fs.existsSync(path.join(root, 'agent', 'context_002.md'))).toBe(false);

@@ -70,7 +70,7 @@ describe('dry run against an overlay', () => {
     // apply-proposal: writes it, then the full verification with the normal debug loop (green here: no model needed).
     const config = loadConfig(root);
     const opened = openWorkspace(root);
-    const applied = await runEditor({ ws: opened.ws, transactions: opened.transactions, config, task: 'Apply the proposal.', proposal: { text: proposal, file: r.proposalFile as string } });
+    const applied = await runEditor({ project: { ws: opened.ws, transactions: opened.transactions, config }, task: 'Apply the proposal.', proposal: { text: proposal, file: r.proposalFile as string } });
     expect(applied.status).toBe('success');
     expect(applied.exitCode).toBe(0);
     expect(read(root, GREETING_FILE)).toContain("return 'Hi, '  + name + '!';");
@@ -85,7 +85,7 @@ describe('dry run against an overlay', () => {
     const root = makeProject(GREETING_PROJECT);
     const dry = await runEditorWithServer(root, { turns: [setGreeting('Howdy'), complete('Howdy.')] }, { editor: { dryRun: true } });
     const opened = openWorkspace(root);
-    const applied = await runEditor({ ws: opened.ws, transactions: opened.transactions, config: loadConfig(root), task: 'Apply.', proposal: { text: fs.readFileSync(dry.proposalFile as string, 'utf8'), file: 'p.diff' } });
+    const applied = await runEditor({ project: { ws: opened.ws, transactions: opened.transactions, config: loadConfig(root) }, task: 'Apply.', proposal: { text: fs.readFileSync(dry.proposalFile as string, 'utf8'), file: 'p.diff' } });
     expect(applied.status).toBe('verify-failed');
     expect(applied.exitCode).toBe(3);
     expect(read(root, GREETING_FILE)).toContain('Howdy');

@@ -152,9 +152,11 @@ describe('the debug loop, fix forward', () => {
       { turns: [setGreeting('Hey'), VERIFY, setGreeting('Hi'), VERIFY, complete('x')] },
       {
         editor: {
-          signal: controller.signal,
-          onEvent: (e) => {
-            if (e.type === 'verify-end') controller.abort();
+          run: { signal: controller.signal },
+          listeners: {
+            onEvent: (e) => {
+              if (e.type === 'verify-end') controller.abort();
+            },
           },
         },
       },

@@ -78,12 +78,10 @@ export async function runEditorWithServer(root: string, script: ScriptSource, op
     const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes });
     const events: EditorRunEvent[] = [];
     const result = await runEditor({
-      ws: opened.ws,
-      transactions: opened.transactions,
-      config,
+      project: { ws: opened.ws, config, transactions: opened.transactions },
       provider,
       task: options.task ?? 'Make the greeting say "Hi" instead of "Hello".',
-      onEvent: (e) => events.push(e),
+      listeners: { onEvent: (e) => events.push(e) },
       ...options.editor,
     });
     return { ...result, server, events };

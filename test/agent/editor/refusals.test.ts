@@ -75,7 +75,7 @@ describe('writes to the artifact folder or outside the root are refused on every
       ['--- /dev/null\n+++ ../outside.txt\n@@ -0,0 +1 @@\n+x\n', 'E_OUTSIDE_ROOT'],
     ] as const) {
       const opened = openWorkspace(root);
-      const r = await runEditor({ ws: opened.ws, transactions: opened.transactions, config: loadConfig(root), task: 'Apply.', proposal: { text: `${good}${bad}`, file: 'p.diff' } });
+      const r = await runEditor({ project: { ws: opened.ws, transactions: opened.transactions, config: loadConfig(root) }, task: 'Apply.', proposal: { text: `${good}${bad}`, file: 'p.diff' } });
       expect(r.status).toBe('failed');
       expect(r.exitCode).toBe(1);
       expect(r.error?.code).toBe(code);

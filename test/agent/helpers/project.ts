@@ -52,14 +52,11 @@ export async function runWithServer(
     const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes });
     const events: AgentEvent[] = [];
     const result = await runAgentSession({
-      ws: opened.ws,
-      transactions: opened.transactions,
-      applyHooks: { prepareHooks: (paths) => prepareLanguageHooks(paths, config.edit.syntax_guard) },
-      config,
+      project: { ws: opened.ws, config, transactions: opened.transactions, applyHooks: { prepareHooks: (paths) => prepareLanguageHooks(paths, config.edit.syntax_guard) } },
       mode: 'headless',
       provider,
       task: 'Do the task.',
-      onEvent: (e) => events.push(e),
+      listeners: { onEvent: (e) => events.push(e) },
       ...options.session,
     });
     return { ...result, server, events };
