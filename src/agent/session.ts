@@ -8,14 +8,11 @@
  */
 import { runProfile } from '../runs/profile.js';
 import { editOptionsFromConfig } from '../config/edit-options.js';
-import type { ApplyOptions } from '../apply/apply-requests.js';
-import type { Config } from '../config/config.js';
 import type { ConstraintTotals } from '../guard/constraints.js';
 import { editFileTool } from '../tools/edit-file.js';
 import { toolsetFor } from '../tools/toolset.js';
 import { ToolRunner, type ApprovalHook, type ApprovalRequest, type RunSummary, type RunnerEvent } from '../tools/runner.js';
 import type { Interaction } from '../tools/types.js';
-import type { TransactionLayer } from '../workspace/transaction.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { ControlledEditSession } from './controlled.js';
 import { endTranscript, runAgent, type AgentEvent, type AgentOutcome, type LoopLimits, type LoopPerson } from './loop.js';

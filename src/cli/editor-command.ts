@@ -5,7 +5,6 @@
  * object with --json. Thin: options in, runEditor, print, exit code out.
  */
 import { runProfile, type RunProfile } from '../runs/profile.js';
-import type { Config } from '../config/config.js';
 import { exitCodeFor, formatRefusal, refusalEnvelope, toErrorInfo, type ErrorInfo } from '../errors.js';
 import type { Io } from './output.js';
 import { formatError, paint, useColor, writeJson } from './output.js';

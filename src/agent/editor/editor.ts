@@ -23,8 +23,6 @@ import { readFileTool } from '../../tools/read-file.js';
 import { ToolRunner, type RunnerEvent } from '../../tools/runner.js';
 import { toolsetFor } from '../../tools/toolset.js';
 import type { AnyTool } from '../../tools/types.js';
-import type { TransactionLayer } from '../../workspace/transaction.js';
-import type { Workspace } from '../../workspace/workspace.js';
 import { runAgent, type LoopLimits } from '../loop.js';
 import type { AgentProject, RunControl } from '../project.js';
 import type { ModelProvider } from '../providers/types.js';
