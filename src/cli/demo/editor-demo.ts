@@ -9,7 +9,6 @@
  * apply-proposal writes and verifies. Nothing is simulated; it never touches
  * anything outside the folder it is given.
  */
-import { runProfile, type RunProfile } from '../../runs/profile.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { paint, type Io } from '../output.js';
@@ -19,7 +18,7 @@ import { openProject } from '../../host/project.js';
 import { createProvider } from '../../agent/providers/spec.js';
 import { startScriptedServer } from '../../agent/providers/scripted-server.js';
 import type { Script } from '../../agent/providers/script.js';
-import { runEditor, type EditorResult, type EditorRunEvent } from '../../agent/editor/editor.js';
+import { runEditor, type EditorResult, type EditorRunEvent, type RunEditorOptions } from '../../agent/editor/editor.js';
 import { describeEditorEvent } from '../editor-command.js';
 import { hashTree } from '../../agent/hash-tree.js';
 
@@ -119,7 +118,7 @@ export async function runEditorDemo(io: Io, options: EditorDemoOptions): Promise
     // A verification's line is followed by the counters' lines: each one indented like the first.
     say(`  ${describeEditorEvent(event, c).replace(/\n/g, '\n  ')}`);
   };
-  const session = async (script: Script, task: string, extra: { profile?: RunProfile; proposal?: { text: string; file: string } }): Promise<EditorResult> => {
+  const session = async (script: Script, task: string, extra: Pick<RunEditorOptions, 'dryRun' | 'proposal'>): Promise<EditorResult> => {
     const server = await startScriptedServer(script);
     try {
       const provider = createProvider('openai-compatible:scripted', { baseUrl: server.openaiBaseUrl, env: {}, maxRetries: 0 });
@@ -144,7 +143,7 @@ export async function runEditorDemo(io: Io, options: EditorDemoOptions): Promise
   say(paint(c, 'bold', 'Dry run: an overlay, no verification, one unified diff as a proposal'));
   say(`Task: ${EDITOR_DRY_TASK}`);
   const before = hashTree(root);
-  const dry = await session(editorDryScript(), EDITOR_DRY_TASK, { profile: runProfile('editor', { config, dryRun: true }) });
+  const dry = await session(editorDryScript(), EDITOR_DRY_TASK, { dryRun: true });
   const untouched = JSON.stringify(hashTree(root)) === JSON.stringify(before);
   say(`${paint(c, dry.exitCode === 0 ? 'green' : 'red', dry.status)} — disk ${untouched ? 'untouched' : 'CHANGED'}; proposal: ${dry.proposalFile ?? '(none)'}`);
   if (dry.diff) say(dry.diff.trimEnd());
