@@ -24,7 +24,7 @@
  * headless limits, as the constraint ADR wants.
  */
 import type { Config } from '../config/config.js';
-import { DEFAULTS } from '../config/defaults.js';
+import { DEFAULT_CONFIG } from '../config/defaults.js';
 import type { FailurePolicy } from '../workspace/transaction.js';
 
 export type { FailurePolicy };
@@ -69,7 +69,7 @@ type YieldingKey = (typeof EDITOR_YIELDS_TO)[number];
 function valueOf(config: ProfileChoice['config'], key: YieldingKey): unknown {
   switch (key) {
     case 'sandbox.network':
-      return config.sandbox?.network ?? DEFAULTS.sandbox.network;
+      return config.sandbox?.network ?? DEFAULT_CONFIG.sandbox.network;
     case 'constraints.max_files':
       return config.constraints.max_files;
     case 'constraints.max_lines_changed':
@@ -83,7 +83,7 @@ function valueOf(config: ProfileChoice['config'], key: YieldingKey): unknown {
 
 function userSet(choice: ProfileChoice, key: YieldingKey): boolean {
   if (choice.configured) return choice.configured.includes(key);
-  return valueOf(choice.config, key) !== valueOf(DEFAULTS, key);
+  return valueOf(choice.config, key) !== valueOf(DEFAULT_CONFIG, key);
 }
 
 /** The profile of a mode under a config: the one place a mode's policies are chosen. */
@@ -92,7 +92,7 @@ export function runProfile(mode: ProfileMode, choice: ProfileChoice): RunProfile
   const c = choice.config.constraints;
   const onViolation = c.on_violation;
   // Every mode but the Editor: the network as configured (default off), the limits as configured (default: the ADR's).
-  const configured = { network: choice.config.sandbox?.network ?? DEFAULTS.sandbox.network, sizeLimits: { max_files: c.max_files, max_lines_changed: c.max_lines_changed } };
+  const configured = { network: choice.config.sandbox?.network ?? DEFAULT_CONFIG.sandbox.network, sizeLimits: { max_files: c.max_files, max_lines_changed: c.max_lines_changed } };
   switch (mode) {
     case 'headless':
       return { mode, failure: onViolation, approval: 'constraints', dryRun: false, ...configured };

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { paint, type Io } from '../output.js';
 import { openProject } from '../../host/project.js';
 import { DEFAULT_CONFIG } from '../../config/defaults.js';
+import type { Config } from '../../config/config.js';
 import { formatStatus } from '../run-status.js';
 import { runAgentSession } from '../../agent/loop/session.js';
 import { createLiveRenderer } from '../live-transcript.js';
@@ -124,7 +125,7 @@ export async function runAgentDemo(io: Io, options: AgentDemoOptions): Promise<A
   const server = await startScriptedServer(agentDemoScript(compile), { chunk: 12 });
   try {
     const provider = createProvider('openai-compatible:scripted-demo', { baseUrl: server.openaiBaseUrl, env: {}, maxRetries: 0 });
-    const config = structuredClone(DEFAULT_CONFIG);
+    const config: Config = structuredClone(DEFAULT_CONFIG);
     // task_completion verifies with the same compiler the script uses (the detected `npm run build` would need tsc on PATH).
     if (compile) config.verify.build = compile;
     else config.verify.on_completion = false;
