@@ -5,7 +5,6 @@
  * object with --json. Thin: options in, runEditor, print, exit code out.
  */
 import { runProfile, type RunProfile } from '../runs/profile.js';
-import type { Config } from '../config/config.js';
 import { exitCodeFor, formatRefusal, refusalEnvelope, toErrorInfo, type ErrorInfo } from '../errors.js';
 import type { Io } from './output.js';
 import { formatError, paint, useColor, writeJson } from './output.js';
@@ -45,7 +44,7 @@ export function describeEditorEvent(event: Exclude<EditorRunEvent, { type: 'agen
   }
 }
 
-export function editorResultJson(r: EditorResult): Record<string, unknown> {
+function editorResultJson(r: EditorResult): Record<string, unknown> {
   return {
     ok: r.exitCode === 0,
     status: r.status,
@@ -141,7 +140,7 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
 }
 
 /** The run header's word on the network (the Editor's specification: "Network Access — Unrestricted"). */
-export function networkNote(profile: RunProfile): string {
+function networkNote(profile: RunProfile): string {
   return profile.network ? 'network: on' : 'network: off (sandbox.network: false)';
 }
 

@@ -78,14 +78,13 @@ export const KNOWN_TOOL_NAMES: readonly string[] = [
 /** The ADR's loop-breaking tool: always allowed, whatever allowed_tools lists ("loop-breaking tools always allowed"). */
 const ALWAYS_ALLOWED_TOOLS: readonly string[] = ['task_completion'];
 
-export { TOOL_ALIASES };
-
 const toolName = z
   .string()
   .min(1)
   .superRefine((name, ctx) => {
     if (KNOWN_TOOL_NAMES.includes(name)) return;
-    const near = didYouMean(name, KNOWN_TOOL_NAMES);
+    // The same suggestion rule as for mistyped keys (did-you-mean.ts): one distance, one threshold.
+    const near = nearest(name, KNOWN_TOOL_NAMES);
     ctx.addIssue({ code: 'custom', message: `unknown tool "${name}"${near ? ` (did you mean "${near}"?)` : ''}; known tools: ${KNOWN_TOOL_NAMES.join(', ')}` });
   });
 
@@ -98,31 +97,7 @@ function effectiveTools(list: string[]): string[] {
   return [...out];
 }
 
-/** The closest known name within a small edit distance, for a did-you-mean. */
-export function didYouMean(word: string, candidates: readonly string[]): string | null {
-  let best: { name: string; d: number } | null = null;
-  for (const c of candidates) {
-    const d = editDistance(word.toLowerCase(), c.toLowerCase());
-    if (!best || d < best.d) best = { name: c, d };
-  }
-  return best && best.d <= Math.max(2, Math.floor(word.length / 3)) ? best.name : null;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0] as number;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j] as number;
-      row[j] = Math.min((row[j] as number) + 1, (row[j - 1] as number) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length] as number;
-}
-
-export const ConstraintsSchema = z
+const ConstraintsSchema = z
   .object({
     max_files: z.number().int().nonnegative().default(DEFAULT_CONFIG.constraints.max_files),
     max_lines_changed: z.number().int().nonnegative().default(DEFAULT_CONFIG.constraints.max_lines_changed),
@@ -139,7 +114,7 @@ export const ConstraintsSchema = z
   })
   .strict();
 
-export const VerifySchema = z
+const VerifySchema = z
   .object({
     build: z.string().min(1).optional(),
     test: z.string().min(1).optional(),
@@ -150,7 +125,7 @@ export const VerifySchema = z
   })
   .strict();
 
-export const EditSchema = z
+const EditSchema = z
   .object({
     strict: z.boolean().default(DEFAULT_CONFIG.edit.strict),
     max_file_bytes: z.number().int().positive().default(DEFAULT_CONFIG.edit.max_file_bytes),
@@ -165,13 +140,13 @@ export const EditSchema = z
   })
   .strict();
 
-export const ReportsSchema = z
+const ReportsSchema = z
   .object({
     controlled_edit: z.string().min(1).default(DEFAULT_CONFIG.reports.controlled_edit),
   })
   .strict();
 
-export const CheckpointsSchema = z
+const CheckpointsSchema = z
   .object({
     /** Automatic retention: commands prune to the newest N checkpoints once there are N + 10% more. 0 keeps all. */
     keep_last: z.number().int().nonnegative().default(DEFAULT_CONFIG.checkpoints.keep_last),
@@ -182,21 +157,21 @@ export const CheckpointsSchema = z
   })
   .strict();
 
-export const SearchSchema = z
+const SearchSchema = z
   .object({
     /** Seconds a search_files with a regular expression may run before it is stopped (E_SEARCH_TIMEOUT); never past constraints.timeout. */
     timeout: z.number().positive().default(DEFAULT_CONFIG.search.timeout),
   })
   .strict();
 
-export const WorkspaceSchema = z
+const WorkspaceSchema = z
   .object({
     /** Read regular files with more than one hard link (a second name may lie outside the root; docs/workspace-boundary.md). */
     allow_hardlinks: z.boolean().default(DEFAULT_CONFIG.workspace.allow_hardlinks),
   })
   .strict();
 
-export const ScoutsSchema = z
+const ScoutsSchema = z
   .object({
     /** A model (provider:model) that summarises scout payloads for the Editor; unset: raw payloads. */
     model: z.string().min(3).optional(),
@@ -210,7 +185,7 @@ const hostPath = z
   .refine((p) => !/[\u0000-\u001f]/.test(p), { message: 'must not hold control characters' });
 
 /** docs/sandbox.md describes each key. */
-export const SandboxSchema = z
+const SandboxSchema = z
   .object({
     enabled: z.boolean().default(DEFAULT_CONFIG.sandbox.enabled),
     network: z.boolean().default(DEFAULT_CONFIG.sandbox.network),

@@ -16,7 +16,7 @@ import { countLines, encodeText, lineOf, newDoc, normalizeEol, spliceDoc, type T
 import type { AppliedEdit, EditOptions, EditRequest, EngineHooks, MatchStrategy, SyntaxIssue } from './types.js';
 
 /** One request's outcome within a file plan. */
-export interface PlannedStep {
+interface PlannedStep {
   request: EditRequest;
   ok: boolean;
   applied?: AppliedEdit;

@@ -162,7 +162,7 @@ function editDistance(a: string, b: string): number {
 }
 
 /** Describes how two lines differ in words a model can act on. */
-export function describeDifference(fileText: string, quotedText: string): string {
+function describeDifference(fileText: string, quotedText: string): string {
   if (fileText.trim() === quotedText.trim()) {
     return 'only the indentation differs';
   }

@@ -13,7 +13,7 @@ import { EditwardenError, ErrorCode } from '../errors.js';
 import type { EditRequest, RequestSource } from './types.js';
 
 export const EDIT_MODES = ['edit', 'create', 'overwrite', 'append', 'prepend', 'insert', 'remove'] as const;
-export type EditMode = (typeof EDIT_MODES)[number];
+type EditMode = (typeof EDIT_MODES)[number];
 export const AST_ACTIONS = ['replace', 'remove', 'append', 'prepend'] as const;
 export type AstAction = (typeof AST_ACTIONS)[number];
 
@@ -37,7 +37,7 @@ export interface EditRequestFields {
 /** How a refusal here is worded for the surface that sent the fields (the JSON's E_PARSE, the CLI's E_USAGE). */
 export type FieldError = (where: string, what: string) => EditwardenError;
 
-export function parseError(where: string, what: string): EditwardenError {
+function parseError(where: string, what: string): EditwardenError {
   return new EditwardenError({
     code: ErrorCode.PARSE,
     message: `${where}: ${what}.`,

@@ -38,16 +38,16 @@ import { parseError, probeExists, source, type ItemError, type ParseOptions, typ
 export const BEGIN_MARKER = '---BEGIN---';
 export const START_MARKER = '---START---';
 export const END_MARKER = '---END---';
-export const EDIT_HEADER = 'edit';
+const EDIT_HEADER = 'edit';
 /** Accepted as "Edit:". */
-export const PATH_HEADER_ALIAS = 'path';
+const PATH_HEADER_ALIAS = 'path';
 /** A line that looks like a header ("word: value"): never taken as code without ---START---. */
 const HEADER_SHAPED = /^\s*[A-Za-z][A-Za-z0-9_-]*\s*:/;
-export const AST_PATH_HEADER = 'ast-path';
-export const ACTION_HEADER = 'action';
-export const NO_NEWLINE_MARKER = '\\ No newline at end of file';
-export const ACTIONS = ['replace', 'remove', 'append', 'prepend'] as const;
-export type ActiveEditAction = (typeof ACTIONS)[number];
+const AST_PATH_HEADER = 'ast-path';
+const ACTION_HEADER = 'action';
+const NO_NEWLINE_MARKER = '\\ No newline at end of file';
+const ACTIONS = ['replace', 'remove', 'append', 'prepend'] as const;
+type ActiveEditAction = (typeof ACTIONS)[number];
 
 /** The directive format in a few lines, for the active_edit tool's answer (the full instructions are in the prompt). */
 export const ACTIVE_EDIT_FORMAT = [

@@ -39,9 +39,9 @@ export const DELETE_FILE = '*** Delete File: ';
 export const UPDATE_FILE = '*** Update File: ';
 export const MOVE_TO = '*** Move to: ';
 export const EOF_MARKER = '*** End of File';
-export const CONTEXT_MARKER = '@@ ';
-export const EMPTY_CONTEXT_MARKER = '@@';
-export const NO_NEWLINE_MARKER = '\\ No newline at end of file';
+const CONTEXT_MARKER = '@@ ';
+const EMPTY_CONTEXT_MARKER = '@@';
+const NO_NEWLINE_MARKER = '\\ No newline at end of file';
 
 const HINT = `Write "${BEGIN_PATCH}", then per file "${ADD_FILE}PATH" (+ lines), "${DELETE_FILE}PATH" or "${UPDATE_FILE}PATH" (@@ context, then " ", "-", "+" lines), then "${END_PATCH}".`;
 

@@ -29,7 +29,7 @@ import { lineAt, parseError, source, type ItemError, type ParseResult } from './
 const HINT = 'Send {"path": "...", "mode": "edit|create|overwrite|append|prepend", "old_text": "...", "new_text": "..."} (aliases: filename/file_path for path, content for new_text), or an array of them.';
 
 /** Validates one decoded request object; errors carry the item's line. */
-export function toEditRequest(value: unknown, index: number, line: number): EditRequest {
+function toEditRequest(value: unknown, index: number, line: number): EditRequest {
   try {
     return editRequestFromArgs(value, source('json', index, line));
   } catch (error) {
@@ -70,7 +70,7 @@ function elementOffsets(text: string): number[] {
  * Offset of the first JSON syntax error (Node 20's JSON.parse messages do not
  * say where). A small recursive-descent checker; only called on failure.
  */
-export function jsonErrorOffset(text: string): number {
+function jsonErrorOffset(text: string): number {
   let i = 0;
   const ws = (): void => {
     while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
@@ -142,7 +142,7 @@ export function jsonErrorOffset(text: string): number {
 }
 
 /** Parses already-decoded tool arguments (an object or an array of them). */
-export function parseJsonValue(value: unknown, lines: number[] = []): ParseResult {
+function parseJsonValue(value: unknown, lines: number[] = []): ParseResult {
   const items = Array.isArray(value) ? value : [value];
   const requests: EditRequest[] = [];
   const errors: ItemError[] = [];

@@ -4,7 +4,7 @@
  * is a sequence of items, and one bad item must never hide the others — so
  * parsers collect errors instead of throwing on the first. Pure data.
  */
-import { EditwardenError, ErrorCode, type ErrorInfo } from '../errors.js';
+import { EditwardenError, ErrorCode } from '../errors.js';
 import type { EditRequest, RequestSource } from '../edit/types.js';
 
 export type FormatName = 'json' | 'active-edit' | 'search-replace' | 'apply-patch' | 'udiff';
@@ -67,9 +67,4 @@ export function probeExists(options: ParseOptions, path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The public error shape of an item error, for results. */
-export function itemErrorInfo(item: ItemError): ErrorInfo {
-  return item.error.toJSON();
 }

@@ -17,7 +17,7 @@ import { BEGIN_MARKER, END_MARKER, START_MARKER } from './active-edit.js';
 import { ADD_FILE, BEGIN_PATCH, DELETE_FILE, END_PATCH, EOF_MARKER, MOVE_TO, UPDATE_FILE } from './apply-patch.js';
 import { DIVIDER_MARKER, REPLACE_MARKER, SEARCH_MARKER } from './search-replace.js';
 
-export const NO_NEWLINE = '\\ No newline at end of file';
+const NO_NEWLINE = '\\ No newline at end of file';
 
 /** One file's change. `before` null: the file is created; `after` null: it is deleted. */
 export interface FileChange {

@@ -57,12 +57,12 @@ const FENCE_TAGS = 'source|code|pre|codeblock|sourcecode|diff';
  * ("```python src/app.py": the language, then the path, as models write it). `<diff>` is the tag Cline's
  * `replace_in_file` and Roo's `apply_diff` put around their blocks.
  */
-export const FENCE = new RegExp(`^\\s*(\`{3,}|~{3,}|<(?:${FENCE_TAGS})>)\\s*([^\\s\`<>]*)(?:\\s+([^\\s\`<>]+))?\\s*$|^\\s*</(?:${FENCE_TAGS})>\\s*$`);
+const FENCE = new RegExp(`^\\s*(\`{3,}|~{3,}|<(?:${FENCE_TAGS})>)\\s*([^\\s\`<>]*)(?:\\s+([^\\s\`<>]+))?\\s*$|^\\s*</(?:${FENCE_TAGS})>\\s*$`);
 /** Aider's elision: a "..." line between two blocks of one fence stands for the unchanged code between them. */
 const ELISION = /^\s*(?:\.\.\.|…)\s*$/;
 /** A closing tag of a tool call around the blocks ("</replace_in_file>", "</apply_diff>"). */
 const CLOSING_TAG = /^\s*<\/[A-Za-z_][\w-]*>\s*$/;
-export const NO_NEWLINE_MARKER = '\\ No newline at end of file';
+const NO_NEWLINE_MARKER = '\\ No newline at end of file';
 
 export interface SearchReplaceOptions extends ParseOptions {
   /** The file every block edits, when the caller knows it (Cline's replace_in_file passes the path separately). */

@@ -35,16 +35,16 @@ import { normalizeEol } from '../edit/text.js';
 import { parseError, source, type ItemError, type ParseResult } from './parse-result.js';
 import { nameOf, splitGitHeader, stripPrefix, unquoteGitPath } from './udiff-names.js';
 
-export { DEV_NULL, unquoteGitPath } from './udiff-names.js';
+export { unquoteGitPath } from './udiff-names.js';
 
-export const GIT_HEADER = 'diff --git ';
-export const OLD_NAME = '--- ';
-export const NEW_NAME = '+++ ';
-export const HUNK_HEADER = '@@';
-export const NO_NEWLINE = '\\';
-export const GIT_BINARY = 'GIT binary patch';
-export const BINARY_FILES = 'Binary files ';
-export const CONTEXT_DIFF_SEPARATOR = '***************';
+const GIT_HEADER = 'diff --git ';
+const OLD_NAME = '--- ';
+const NEW_NAME = '+++ ';
+const HUNK_HEADER = '@@';
+const NO_NEWLINE = '\\';
+const GIT_BINARY = 'GIT binary patch';
+const BINARY_FILES = 'Binary files ';
+const CONTEXT_DIFF_SEPARATOR = '***************';
 
 const EXT_HEADERS = ['old mode ', 'new mode ', 'deleted file mode ', 'new file mode ', 'rename from ', 'rename to ', 'copy from ', 'copy to ', 'similarity index ', 'dissimilarity index ', 'index '] as const;
 

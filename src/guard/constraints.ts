@@ -304,7 +304,7 @@ export class ConstraintGuard {
  * The ADR's `ConstraintViolation.Error()`: `constraint violated: <Type> - <err>`, where err leads with the ADR's own
  * sentence (ADR_ERRORS) and our detail follows; our label ("Pattern violation:", "Timeout:" …) is dropped from it.
  */
-export function violationMessage(type: Violation['type'], detail: string, adr?: string): string {
+function violationMessage(type: Violation['type'], detail: string, adr?: string): string {
   const ours = detail.replace(/^(Pattern violation|Tool restriction|Timeout|File limit|Line limit|Token limit): /, '');
   return `constraint violated: ${type} - ${adr !== undefined ? `${adr} — ${ours}` : ours}`;
 }

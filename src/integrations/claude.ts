@@ -33,8 +33,8 @@ import {
 } from './client.js';
 import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
 
-export const CLAUDE_EDIT_TOOLS = ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'] as const;
-export const CLAUDE_SHELL_TOOLS = ['Bash'] as const;
+const CLAUDE_EDIT_TOOLS = ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'] as const;
+const CLAUDE_SHELL_TOOLS = ['Bash'] as const;
 /** PreToolUse: the edit tools are vetted, Bash is rewritten to run through `editwarden shell`. PostToolUse records edits only. */
 const PRE_MATCHER = [...CLAUDE_EDIT_TOOLS, ...CLAUDE_SHELL_TOOLS].join('|');
 const POST_MATCHER = CLAUDE_EDIT_TOOLS.join('|');

@@ -17,9 +17,9 @@ export interface HookOutput {
   stderr?: string;
 }
 
-export type HookEventKind = 'pre' | 'post';
+type HookEventKind = 'pre' | 'post';
 
-export interface ConfigFile {
+interface ConfigFile {
   /** Absolute path. */
   path: string;
   /** The new text, given the current text (null: no file yet); null: leave the file absent. Must keep what it does not own, and take out every switch that turns the hooks off. */

@@ -50,7 +50,7 @@ export function recordHookEdit(root: string, route: EventRoute, tool: string, re
 }
 
 /** Lines a unified diff adds and removes (headers not counted). */
-export function diffLines(diff: string): { added: number; removed: number } {
+function diffLines(diff: string): { added: number; removed: number } {
   let added = 0;
   let removed = 0;
   for (const line of diff.split('\n')) {

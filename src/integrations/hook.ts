@@ -22,7 +22,7 @@ export interface HookContext {
   self?: readonly string[];
 }
 
-export function hookRoot(client: ClientIntegration, input: Record<string, unknown>, ctx: HookContext): string {
+function hookRoot(client: ClientIntegration, input: Record<string, unknown>, ctx: HookContext): string {
   if (ctx.root) return ctx.root;
   const fromEnv = client.name === 'claude' ? ctx.env.CLAUDE_PROJECT_DIR : client.name === 'gemini' ? ctx.env.GEMINI_PROJECT_DIR : client.name === 'cursor' ? ctx.env.CURSOR_PROJECT_DIR : undefined;
   if (fromEnv) return fromEnv;

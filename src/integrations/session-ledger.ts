@@ -22,7 +22,7 @@ import { atomicWriteFile } from '../workspace/atomic.js';
 import type { RootLock } from '../workspace/lock.js';
 import { ensureStateSubdir } from '../workspace/state-dir.js';
 
-export const SESSIONS_DIR = 'sessions';
+const SESSIONS_DIR = 'sessions';
 /** A session id longer than this is not a client's id (Claude and Gemini send UUIDs). */
 const MAX_SESSION_ID = 200;
 
@@ -46,7 +46,7 @@ export function sessionOf(client: string, input: Record<string, unknown>): Sessi
 }
 
 /** The ledger's file name: a hash, so a hostile session id (`../../x`) never becomes a path. */
-export function ledgerName(key: SessionKey): string {
+function ledgerName(key: SessionKey): string {
   return `${createHash('sha256').update(`${key.client}\0${key.session}`).digest('hex').slice(0, 32)}.json`;
 }
 
@@ -119,7 +119,7 @@ export class SessionLedger {
 }
 
 /** "2 of 1 files used in this session: a.txt, b.txt" — what the model needs to decide what to do next. */
-export function usageLine(constraints: ConstraintsConfig, files: LedgerFile['files'], changes: readonly FileChange[]): string {
+function usageLine(constraints: ConstraintsConfig, files: LedgerFile['files'], changes: readonly FileChange[]): string {
   const all = [...new Set([...Object.keys(files), ...changes.map((c) => c.path)])];
   let lines = 0;
   for (const c of Object.values(files)) lines += c.added + c.removed;

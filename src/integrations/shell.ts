@@ -19,7 +19,6 @@
  * back (the native-edit hook refuses the same change before it lands).
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import type { ConstraintsConfig } from '../config/config.js';
 import { loadConfig } from '../config/load.js';
 import { modelKeyEnvNames } from '../config/env-names.js';
@@ -53,8 +52,8 @@ export interface ShellIo {
 }
 
 /** What the process exits with: the command's own code, or 1 (not run) / 2 (effects refused) with the refusal on stderr. */
-export const SHELL_NOT_RUN = 1;
-export const SHELL_REFUSED = 2;
+const SHELL_NOT_RUN = 1;
+const SHELL_REFUSED = 2;
 
 export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<number> {
   const say = (text: string): void => io.stderr(Buffer.from(text.endsWith('\n') ? text : `${text}\n`));

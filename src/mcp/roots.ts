@@ -28,7 +28,7 @@ export interface RootChoiceInput {
   confine?: boolean;
 }
 
-export type RootSource = 'client' | 'flag' | 'cwd';
+type RootSource = 'client' | 'flag' | 'cwd';
 
 export interface RootChoice {
   /** Real, existing folder. */
@@ -39,7 +39,7 @@ export interface RootChoice {
 }
 
 /** file: URIs of folders that exist, as real paths; everything else is reported, never guessed at. */
-export function clientRootDirs(uris: readonly string[]): { dirs: string[]; ignored: string[] } {
+function clientRootDirs(uris: readonly string[]): { dirs: string[]; ignored: string[] } {
   const dirs: string[] = [];
   const ignored: string[] = [];
   for (const uri of uris) {
@@ -58,7 +58,7 @@ export function clientRootDirs(uris: readonly string[]): { dirs: string[]; ignor
   return { dirs, ignored };
 }
 
-export function isInside(outer: string, inner: string): boolean {
+function isInside(outer: string, inner: string): boolean {
   if (outer === inner) return true;
   const rel = path.relative(outer, inner);
   // "/repo-evil" is not inside "/repo" although it starts with it: path.relative says "../repo-evil".

@@ -36,11 +36,11 @@ export const EVENTS_FILE = 'events.jsonl';
 /** Size at which the log is rotated (8 MiB: some 10,000 events with small diffs). */
 export const EVENT_LOG_MAX_BYTES = 8 * 1024 * 1024;
 /** Rotated generations kept beside the current log (events.1.jsonl … events.3.jsonl). */
-export const EVENT_LOG_KEEP = 3;
+const EVENT_LOG_KEEP = 3;
 /** Longest diff kept inside the event line; a longer one goes to a blob. */
 export const INLINE_DIFF_MAX = 16 * 1024;
 /** Longest diff a blob keeps (the rest is cut, and the event says so). */
-export const BLOB_DIFF_MAX = 4 * 1024 * 1024;
+const BLOB_DIFF_MAX = 4 * 1024 * 1024;
 export const DIFFS_DIR = 'events-diffs';
 
 export interface EventLogOptions {

@@ -27,8 +27,6 @@ import type { Config } from '../config/config.js';
 import { DEFAULT_CONFIG } from '../config/defaults.js';
 import type { FailurePolicy } from '../workspace/transaction.js';
 
-export type { FailurePolicy };
-
 export type ProfileMode = 'headless' | 'interactive' | 'controlled' | 'editor';
 /** constraints: the limits alone decide (nobody is asked); person: each change is shown to a person who approves it. */
 export type ApprovalPolicy = 'constraints' | 'person';
@@ -45,7 +43,7 @@ export interface RunProfile {
   readonly sizeLimits: SizeLimits;
 }
 
-export interface SizeLimits {
+interface SizeLimits {
   max_files: number | null;
   max_lines_changed: number | null;
 }

@@ -17,7 +17,7 @@ import type { Violation } from '../guard/violations.js';
 import type { RollbackResult } from '../workspace/transaction.js';
 import { closedMetrics, type RunClosing } from './outcome.js';
 
-export const CALLS_FILE = 'calls.jsonl';
+const CALLS_FILE = 'calls.jsonl';
 
 /** A call as it is recorded (the runner's CallRecord has this shape). */
 export interface LoggedCall {

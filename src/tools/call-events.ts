@@ -95,7 +95,7 @@ export function callEvents(record: CallRecord, ctx: CallEventContext): NewEvent[
 }
 
 /** The run's last event: its outcome and totals against the configured limits. */
-export function runEndEvent(route: EventRoute, metrics: RunMetrics, limits: ConstraintsConfig, closing?: RunClosing): NewEvent {
+function runEndEvent(route: EventRoute, metrics: RunMetrics, limits: ConstraintsConfig, closing?: RunClosing): NewEvent {
   const actual = metrics.constraints.actual;
   const outcome = closing?.outcome;
   return {

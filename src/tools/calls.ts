@@ -8,7 +8,7 @@
 import type { RunProfile } from '../runs/profile.js';
 import type { z } from 'zod';
 import { EditwardenError, ErrorCode, formatRefusal } from '../errors.js';
-import type { FileChange, RunMode } from '../guard/constraints.js';
+import type { FileChange } from '../guard/constraints.js';
 import type { RunMetrics, RunStatus } from '../guard/metrics.js';
 import type { Violation } from '../guard/violations.js';
 import type { EventRoute } from '../runs/event-types.js';

@@ -35,7 +35,7 @@ import { cutOutput } from './output.js';
 export type WorkspacePipeline = (ws: FileView, extra?: PipelineExtra) => Promise<ApplyOutcome>;
 
 /** What an invocation's run adds to a re-plan: the admit hook that compares it with the checked plan. */
-export type PipelineExtra = Pick<ApplyOptions, 'admit'>;
+type PipelineExtra = Pick<ApplyOptions, 'admit'>;
 
 export function changesOf(outcome: ApplyOutcome): FileChange[] {
   const byPath = new Map<string, FileChange>();
@@ -120,7 +120,7 @@ function changedSincePlan(ws: FileView, observed: readonly Observation[]): strin
 }
 
 /** The lines a diff removes and adds, in order, without headers, context or line numbers: "the change" a request makes. */
-export function changeLines(diff: string): string {
+function changeLines(diff: string): string {
   const out: string[] = [];
   let inHunk = false;
   for (const line of diff.split('\n')) {

@@ -19,9 +19,9 @@ import { runCommand } from '../verify/runner.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import { defineTool, failure, stopCause, ToolErrorCode, type ToolContext, type ToolResult } from './types.js';
 
-export const DEFAULT_COMMAND_TIMEOUT_S = 120;
+const DEFAULT_COMMAND_TIMEOUT_S = 120;
 
-export const ExecuteCommandArgs = z
+const ExecuteCommandArgs = z
   .object({
     command: z.string().min(1).describe('Shell command (run with /bin/sh -c) at the workspace root.'),
     cwd: z.string().default('.').describe('Folder to run in, relative to the workspace root (default: the root).'),

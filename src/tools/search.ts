@@ -29,7 +29,7 @@ export interface SearchQuery {
   signal?: AbortSignal;
 }
 
-export interface SearchMatch {
+interface SearchMatch {
   path: string;
   line: number;
   text: string;
@@ -49,7 +49,7 @@ export interface SearchOutcome {
 export type PortableQuery = Omit<SearchQuery, 'signal'>;
 
 /** Longest line text returned per match: minified files have megabyte lines. */
-export const MAX_LINE_CHARS = 300;
+const MAX_LINE_CHARS = 300;
 const NEWLINE = 0x0a;
 
 /** A line-oriented matcher over one file's bytes: calls `emit` with the byte offset of the first match of each matching line until it returns false. */
@@ -75,9 +75,9 @@ function rarestByte(needle: Buffer): number {
 }
 
 /** The offset of the first `needle` in `bytes` at or after `from`, or -1. */
-export type LiteralFinder = (bytes: Buffer, from: number) => number;
+type LiteralFinder = (bytes: Buffer, from: number) => number;
 
-export function literalFinder(needle: Buffer): LiteralFinder {
+function literalFinder(needle: Buffer): LiteralFinder {
   const pivot = rarestByte(needle);
   const rare = needle[pivot] as number;
   const len = needle.length;
@@ -224,7 +224,7 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-export function compileMatcher(query: Pick<SearchQuery, 'pattern' | 'regex' | 'caseSensitive'>): FileMatcher {
+function compileMatcher(query: Pick<SearchQuery, 'pattern' | 'regex' | 'caseSensitive'>): FileMatcher {
   if (!query.regex && query.caseSensitive && !query.pattern.includes('\n')) return literalMatcher(Buffer.from(query.pattern, 'utf8'));
   return regexMatcher(query.regex ? query.pattern : escapeRegex(query.pattern), query.caseSensitive);
 }

@@ -45,7 +45,7 @@ function checkpointsOf(ctx: ToolContext): CheckpointService {
   return layer.checkpoints;
 }
 
-export const CheckpointCreateArgs = z
+const CheckpointCreateArgs = z
   .object({
     name: z.string().min(1).max(200).default('mcp').describe('Short name shown in checkpoint_list.'),
     reason: z.string().max(2000).default('').describe('Why this checkpoint exists (e.g. "before refactoring the parser").'),
@@ -74,7 +74,7 @@ export const checkpointCreateTool = defineTool({
     }),
 });
 
-export const CheckpointListArgs = z
+const CheckpointListArgs = z
   .object({
     limit: z.number().int().positive().max(1000).default(20).describe('Newest checkpoints to show (default 20).'),
   })
@@ -99,7 +99,7 @@ export const checkpointListTool = defineTool({
     }),
 });
 
-export const CheckpointRestoreArgs = z
+const CheckpointRestoreArgs = z
   .object({
     id: z.string().min(1).describe('Checkpoint id from checkpoint_create or checkpoint_list (a unique id prefix, a checkpoint name, or "latest" also work).'),
   })
@@ -164,7 +164,7 @@ export const checkpointRestoreTool = defineTool({
   },
 });
 
-export const VerifyArgs = z
+const VerifyArgs = z
   .object({
     kind: z.enum(['build', 'test']).default('build').describe('build (default) or test: the command configured in .editwarden.yml (verify.build / verify.test), else the one detected.'),
   })
@@ -222,7 +222,7 @@ export const verifyTool = defineTool({
   },
 });
 
-export const DetectArgs = z.object({}).strict();
+const DetectArgs = z.object({}).strict();
 
 /** What detect answers: the project kinds found, their commands, and the ones verify would choose. */
 function detectionResult(ctx: ToolContext): ToolResult {

@@ -10,7 +10,7 @@ import { prepareWrites, type WorkspacePipeline } from './edits.js';
 import { defineTool, type ToolContext } from './types.js';
 import { writeFileDescription } from './descriptions/write_file.js';
 
-export const WriteFileArgs = z
+const WriteFileArgs = z
   .object({
     path: z.string().min(1).describe('File path relative to the workspace root; missing folders are created.'),
     content: z.string().describe('The complete new content of the file.'),

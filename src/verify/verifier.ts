@@ -45,7 +45,7 @@ export interface VerifyOptions {
   signal?: AbortSignal;
 }
 
-export type CommandSource = 'option' | 'config' | 'detected';
+type CommandSource = 'option' | 'config' | 'detected';
 
 export interface VerifyResult extends CommandRecord {
   kind: VerifyKind;

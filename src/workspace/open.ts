@@ -14,7 +14,6 @@ import type { CheckpointService } from './checkpoints/service.js';
 import type { CheckpointLimits } from './checkpoints/budget.js';
 
 export type { RecoveryNotice };
-export { recoverUnfinished };
 
 export interface OpenWorkspaceOptions extends WorkspaceOptions {
   /** Automatic retention: prune to the newest `keepLast` checkpoints once there are 10% more (0 or absent: keep all). */

@@ -254,7 +254,7 @@ export function notRegular(relative: string, stat: fs.Stats): EditwardenError {
   });
 }
 
-export function hardLinked(relative: string, nlink: number): EditwardenError {
+function hardLinked(relative: string, nlink: number): EditwardenError {
   return new EditwardenError({
     code: ErrorCode.HARD_LINK,
     message: `${relative} has ${nlink} hard links; another name for the same file may lie outside the workspace, so it is not read.`,

@@ -22,7 +22,7 @@ export interface ControlledTool {
 }
 
 /** What the model (and the transcript) reads about the edit and its build. */
-export function describeOutcome(outcome: ControlledEditOutcome): string {
+function describeOutcome(outcome: ControlledEditOutcome): string {
   // The design's message is the first line; its tool exit code the second.
   const lines = [outcome.message, `tool exit code: ${outcome.tool_exit_code}`];
   if (outcome.result?.diff) lines.push(outcome.result.diff.trimEnd());

@@ -15,8 +15,7 @@ import type { Command } from 'commander';
 import type { Config } from '../../config/config.js';
 import { loadConfig } from '../../config/load.js';
 import { toErrorInfo, type ErrorInfo } from '../../errors.js';
-import { ExitCode } from '../../errors.js';
-import { formatError, refuseCommand, useColor, writeJson, type Io } from '../output.js';
+import { refuseCommand, type Io } from '../output.js';
 import { apiKeyEnvProblem, providerFromFlags } from '../model-flags.js';
 import { openForCommand } from '../workspace.js';
 

@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { Config } from '../../config/config.js';
-import { ErrorCode, ExitCode, formatRefusal, toErrorInfo, type ErrorInfo } from '../../errors.js';
+import { ErrorCode, formatRefusal, toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { apiKeyEnvProblem, providerFromFlags } from '../model-flags.js';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
 import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';

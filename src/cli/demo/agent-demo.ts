@@ -66,10 +66,10 @@ export function findCompileCommand(project: string, searchFrom: readonly string[
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(here, '../../..');
 
-export const AGENT_DEMO_TASK = 'Print the greeting three times instead of once, and add a farewell(name) function next to greeting(). Make sure the project still compiles.';
+const AGENT_DEMO_TASK = 'Print the greeting three times instead of once, and add a farewell(name) function next to greeting(). Make sure the project still compiles.';
 
 /** The scripted model's turns for the demo task; without a compile command the compile step is skipped, and said so. */
-export function agentDemoScript(compile: string | null): Script {
+function agentDemoScript(compile: string | null): Script {
   return {
     turns: [
       { text: 'I will start by reading the greeting module.', tool_calls: [{ name: 'read_file', arguments: { path: 'src/greeting.ts' } }] },

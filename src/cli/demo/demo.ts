@@ -23,7 +23,7 @@ import { EditwardenError, ErrorCode } from '../../errors.js';
 import { openProject } from '../../host/project.js';
 import { detectSandbox } from '../../sandbox/detect.js';
 
-export type DemoSample = 'cmake' | 'ts';
+type DemoSample = 'cmake' | 'ts';
 
 export interface DemoOptions {
   /** cmake when cmake and a C++ compiler are present, else ts. */

@@ -27,7 +27,7 @@ import type { CheckpointService } from './service.js';
 import { StepRecords } from './steps.js';
 import type { CheckpointChange, CheckpointSummary } from './types.js';
 
-export const UNDO_STATE_FILE = 'undo.json';
+const UNDO_STATE_FILE = 'undo.json';
 const ID = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
 
 /** One undoable change: the checkpoints that hold the state before it, oldest first. */
