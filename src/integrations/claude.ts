@@ -93,6 +93,7 @@ function deny(error: ErrorInfo): HookOutput {
 
 export const claude: ClientIntegration = {
   name: 'claude',
+  projectDirEnv: 'CLAUDE_PROJECT_DIR',
   events: { 'pre-tool-use': 'pre', 'post-tool-use': 'post' },
   nativeEdit: claudeNativeEdit,
   postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...(typeof input.tool_use_id === 'string' ? { call: input.tool_use_id } : {}) }),

@@ -17,7 +17,7 @@ export interface HookOutput {
   stderr?: string;
 }
 
-type HookEventKind = 'pre' | 'post';
+export type HookEventKind = 'pre' | 'post';
 
 interface ConfigFile {
   /** Absolute path. */
@@ -34,6 +34,8 @@ export interface ClientIntegration {
   name: string;
   /** Hook event names as the CLI takes them (`editwarden hook <client> <event>`) → pre or post. */
   events: Record<string, HookEventKind>;
+  /** The environment variable in which the client names the project folder to its hooks (absent: none; the input's cwd is used). */
+  projectDirEnv?: string;
   /** The native edit a pre-tool hook input describes; null when the tool is not an edit this hook guards. */
   nativeEdit(input: Record<string, unknown>): NativeEdit | null;
   /** The tool and call id of a post-tool hook input. */
@@ -51,7 +53,7 @@ export interface ClientIntegration {
 }
 
 /** How a client's shell tool call is turned into the same call running `editwarden shell … -- '<command>'` (shell.ts). */
-export interface ShellRewrite {
+interface ShellRewrite {
   tools: readonly string[];
   /** The command line the model asked for (throws NativeInputError when the input holds none). */
   commandOf(toolInput: Record<string, unknown>): string;

@@ -45,6 +45,7 @@ function disarm(data: { [key: string]: Json }): void {
 
 export const gemini: ClientIntegration = {
   name: 'gemini',
+  projectDirEnv: 'GEMINI_PROJECT_DIR',
   events: { 'before-tool': 'pre', 'after-tool': 'post' },
   nativeEdit: geminiNativeEdit,
   postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '' }),
