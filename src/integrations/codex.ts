@@ -14,7 +14,7 @@ import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import type { ErrorInfo } from '../errors.js';
 import { parseApplyPatch } from '../formats/apply-patch.js';
-import { refusalText, mcpServer, settingsError, guardedHookCommand, type ClientIntegration } from './client.js';
+import { arrayAt, dropIfEmpty, guardedHookCommand, isOurGroup, mcpServer, objectAt, refusalText, removeFromList, settingsError, upsertHookGroup, type ClientIntegration } from './client.js';
 import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
 
 const EDIT_TOOLS = ['apply_patch'];
@@ -46,19 +46,6 @@ export function codexNativeEdit(input: Record<string, unknown>): NativeEdit | nu
 
 type Table = Record<string, unknown>;
 
-function tableAt(parent: Table, key: string): Table {
-  const v = parent[key];
-  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Table;
-  const fresh: Table = {};
-  parent[key] = fresh;
-  return fresh;
-}
-
-function isOurs(g: unknown, marker: string): boolean {
-  const hooks = (g as Table | null)?.hooks;
-  return Array.isArray(hooks) && hooks.some((h) => typeof (h as Table | null)?.command === 'string' && ((h as Table).command as string).includes(marker));
-}
-
 function parseToml(existing: string | null): Table {
   try {
     return existing === null || existing.trim() === '' ? {} : (parse(existing) as Table);
@@ -71,12 +58,6 @@ function parseToml(existing: string | null): Table {
 const CODEX_SHELL_TOOLS = ['Bash'];
 /** Names Codex has used for its shell in other releases, whose hook input shape is unknown here: refused, never passed. */
 const CODEX_OTHER_SHELLS = ['shell', 'exec_command', 'local_shell', 'unified_exec'];
-
-function upsert(list: unknown[], marker: string, group: Table): void {
-  const at = list.findIndex((g) => isOurs(g, marker));
-  if (at >= 0) list[at] = group;
-  else list.push(group);
-}
 
 export const codex: ClientIntegration = {
   name: 'codex',
@@ -96,31 +77,23 @@ export const codex: ClientIntegration = {
         path: path.join(root, '.codex', 'config.toml'),
         render(existing) {
           const data = parseToml(existing);
-          tableAt(data, 'mcp_servers').editwarden = mcpServer();
-          const hooks = tableAt(data, 'hooks');
+          objectAt(data, 'mcp_servers').editwarden = mcpServer();
+          const hooks = objectAt(data, 'hooks');
           for (const [event, name] of EVENTS) {
-            const list = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : (hooks[event] = []);
             // PreToolUse also sees Codex's shell (Bash): rewritten to run through `editwarden shell`.
             const matcher = (event === 'PreToolUse' ? [...EDIT_TOOLS, ...CODEX_SHELL_TOOLS, ...CODEX_OTHER_SHELLS] : EDIT_TOOLS).join('|');
-            upsert(list as unknown[], MARK(name), { matcher, hooks: [{ type: 'command', command: guardedHookCommand('codex', name, '.'), timeout: 60 }] });
+            upsertHookGroup(arrayAt(hooks, event), MARK(name), { matcher, hooks: [{ type: 'command', command: guardedHookCommand('codex', name, '.'), timeout: 60 }] });
           }
           return `${stringify(data)}\n`;
         },
         remove(existing) {
           if (existing === null) return null;
           const data = parseToml(existing);
-          const servers = tableAt(data, 'mcp_servers');
-          delete servers.editwarden;
-          if (Object.keys(servers).length === 0) delete data.mcp_servers;
-          const hooks = tableAt(data, 'hooks');
-          for (const [event, name] of EVENTS) {
-            const list = hooks[event];
-            if (!Array.isArray(list)) continue;
-            const left = list.filter((g) => !isOurs(g, MARK(name)));
-            if (left.length === 0) delete hooks[event];
-            else hooks[event] = left;
-          }
-          if (Object.keys(hooks).length === 0) delete data.hooks;
+          delete objectAt(data, 'mcp_servers').editwarden;
+          dropIfEmpty(data, 'mcp_servers');
+          const hooks = objectAt(data, 'hooks');
+          for (const [event, name] of EVENTS) removeFromList(hooks, event, (g) => !isOurGroup(g, MARK(name)));
+          dropIfEmpty(data, 'hooks');
           return Object.keys(data).length === 0 ? null : `${stringify(data)}\n`;
         },
         switches: () => [],
