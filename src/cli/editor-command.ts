@@ -11,6 +11,7 @@ import { formatError, paint, useColor, writeJson } from './output.js';
 import type { OpenedProject } from '../host/project.js';
 import { runEditor, type EditorResult, type EditorRunEvent, type RunEditorOptions } from '../agent/editor/editor.js';
 import { attemptLines } from '../agent/editor/counters.js';
+import { defined } from '../defined.js';
 
 /** What a command hands the Editor: its own options (the workspace comes from the opened project) plus how to print. */
 export interface EditorCommandOptions extends Pick<RunEditorOptions, 'config' | 'configured' | 'provider' | 'task' | 'dryRun' | 'retry' | 'proposal' | 'scoutProvider' | 'activeEdit' | 'maxTurns' | 'maxOutputTokens' | 'signal' | 'onStart'> {
@@ -65,7 +66,7 @@ function editorResultJson(r: EditorResult): Record<string, unknown> {
     ...(r.record.seeded_from ? { seeded_from: r.record.seeded_from } : {}),
     ...(r.transcriptFile ? { transcript: r.transcriptFile } : {}),
     ...(r.metricsFile ? { metrics: r.metricsFile } : {}),
-    ...(r.error ? { error: r.error } : {}),
+    ...defined({ error: r.error }),
   };
 }
 
@@ -107,7 +108,7 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
     transactions: opened.transactions,
     applyHooks: opened.applyHooks,
     profile,
-    ...(signal ? { signal } : {}),
+    ...defined({ signal }),
     onEvent,
     onStart: (info) => {
       o.onStart?.(info);

@@ -7,6 +7,7 @@
  */
 import type { ModelProvider } from '../agent/providers/types.js';
 import { isAllowlisted } from '../sandbox/env.js';
+import { defined } from '../defined.js';
 
 export interface ModelFlags {
   baseUrl?: string;
@@ -21,7 +22,7 @@ export async function providerFromFlags(model: string, flags: ModelFlags, env: N
     ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}),
     ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
     stream: flags.stream !== false,
-    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    ...defined({ maxOutputTokens }),
   });
 }
 

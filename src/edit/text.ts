@@ -5,6 +5,7 @@
  * the BOM and the line ending of every line. Pure: no file system here.
  */
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { defined } from '../defined.js';
 
 export type Encoding = 'utf8' | 'utf16le' | 'utf16be';
 type Eol = '\n' | '\r\n' | '\r';
@@ -32,7 +33,7 @@ function binaryError(path: string | undefined, why: string): EditwardenError {
     code: ErrorCode.BINARY,
     message: `${path ?? 'The file'} looks binary (${why}); editwarden edits text files only.`,
     hint: 'Leave binary files alone, or replace them with a build step or a shell command the person approves.',
-    ...(path !== undefined ? { path } : {}),
+    ...defined({ path }),
   });
 }
 

@@ -34,6 +34,7 @@
 import { EditwardenError } from '../errors.js';
 import type { EditRequest } from '../edit/types.js';
 import { parseError, probeExists, source, type ItemError, type ParseOptions, type ParseResult } from './parse-result.js';
+import { defined } from '../defined.js';
 
 export const BEGIN_MARKER = '---BEGIN---';
 export const START_MARKER = '---START---';
@@ -130,7 +131,7 @@ export class ActiveEditStreamParser {
   }
 
   private fail(open: OpenDirective, message: string, events: ActiveEditEvent[]): void {
-    events.push({ kind: 'error', error: { index: open.index, line: open.beginLine, ...(open.path !== undefined ? { path: open.path } : {}), error: parseError(message, open.beginLine, HINT, open.path) } });
+    events.push({ kind: 'error', error: { index: open.index, line: open.beginLine, ...defined({ path: open.path }), error: parseError(message, open.beginLine, HINT, open.path) } });
   }
 
   /** The directive that ended last, while no other has begun since: a stray END after it means it ended early. */
@@ -256,7 +257,7 @@ export class ActiveEditStreamParser {
       return true;
     } catch (error) {
       if (!(error instanceof EditwardenError)) throw error;
-      events.push({ kind: 'error', error: { index: open.index, line: open.beginLine, ...(open.path !== undefined ? { path: open.path } : {}), error } });
+      events.push({ kind: 'error', error: { index: open.index, line: open.beginLine, ...defined({ path: open.path }), error } });
       return false;
     }
   }

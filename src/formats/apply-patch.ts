@@ -31,6 +31,7 @@ import type { EditRequest, Hunk, HunkLine } from '../edit/types.js';
 import { normalizeEol } from '../edit/text.js';
 import { parseError, source, type ItemError, type ParseResult } from './parse-result.js';
 import { readPatchWrapper, underFolder, type PatchWrapper } from './shell-wrapper.js';
+import { defined } from '../defined.js';
 
 export const BEGIN_PATCH = '*** Begin Patch';
 export const END_PATCH = '*** End Patch';
@@ -158,7 +159,7 @@ function parseUpdate(c: Cursor, path: string, index: number, line: number): Edit
   if (hunks.length === 0) {
     if (moveTo === undefined) throw parseError(`The update of ${path} has no changes.`, line, HINT, path);
   }
-  return { action: 'patch', path, hunks, ...(moveTo !== undefined ? { moveTo } : {}), source: source('apply-patch', index, line) };
+  return { action: 'patch', path, hunks, ...defined({ moveTo }), source: source('apply-patch', index, line) };
 }
 
 /** The envelope's operations read from the wrapper's folder, or all refused with the wrapper's error. */
@@ -278,7 +279,7 @@ export function parseApplyPatch(input: string): ParseResult {
         }
       } catch (error) {
         if (!(error instanceof EditwardenError)) throw error;
-        errors.push({ index: itemIndex, line: itemLine, ...(path !== undefined ? { path } : {}), error });
+        errors.push({ index: itemIndex, line: itemLine, ...defined({ path }), error });
         // Skip to the next operation of this envelope.
         c.i = Math.max(c.i, itemLine);
         while (c.i < lines.length && !isOperation(lines[c.i] as string)) c.i++;

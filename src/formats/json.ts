@@ -25,6 +25,7 @@ import { EditwardenError } from '../errors.js';
 import type { EditRequest } from '../edit/types.js';
 import { editRequestFromArgs } from '../edit/request-json.js';
 import { lineAt, parseError, source, type ItemError, type ParseResult } from './parse-result.js';
+import { defined } from '../defined.js';
 
 const HINT = 'Send {"path": "...", "mode": "edit|create|overwrite|append|prepend", "old_text": "...", "new_text": "..."} (aliases: filename/file_path for path, content for new_text), or an array of them.';
 
@@ -152,7 +153,7 @@ function parseJsonValue(value: unknown, lines: number[] = []): ParseResult {
       requests.push(toEditRequest(item, index, line));
     } catch (error) {
       if (!(error instanceof EditwardenError)) throw error;
-      errors.push({ index, line, ...(error.path !== undefined ? { path: error.path } : {}), error });
+      errors.push({ index, line, ...defined({ path: error.path }), error });
     }
   });
   if (Array.isArray(value) && value.length === 0) {

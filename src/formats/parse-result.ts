@@ -6,6 +6,7 @@
  */
 import { EditwardenError, ErrorCode } from '../errors.js';
 import type { EditRequest, RequestSource } from '../edit/types.js';
+import { defined } from '../defined.js';
 
 export type FormatName = 'json' | 'active-edit' | 'search-replace' | 'apply-patch' | 'udiff';
 export const FORMAT_NAMES: readonly FormatName[] = ['json', 'active-edit', 'search-replace', 'apply-patch', 'udiff'];
@@ -45,7 +46,7 @@ export interface ParseOptions {
 }
 
 export function parseError(message: string, line: number, hint: string, path?: string): EditwardenError {
-  return new EditwardenError({ code: ErrorCode.PARSE, message, hint, line, ...(path !== undefined ? { path } : {}) });
+  return new EditwardenError({ code: ErrorCode.PARSE, message, hint, line, ...defined({ path }) });
 }
 
 export function source(format: FormatName, index: number, line: number): RequestSource {

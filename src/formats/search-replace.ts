@@ -46,6 +46,7 @@ import type { EditRequest } from '../edit/types.js';
 import { normalizeEol } from '../edit/text.js';
 import { parseError, probeExists, source, type ItemError, type ParseOptions, type ParseResult } from './parse-result.js';
 import { readRooHead, speaksRoo, strayHint, unescapeRooLine } from './roo-dialect.js';
+import { defined } from '../defined.js';
 
 export const SEARCH_MARKER = /^(?:<{3,}|-{3,}) ?SEARCH>?\s*$/;
 export const DIVIDER_MARKER = /^={5,9}\s*$/;
@@ -329,7 +330,7 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
           line: startLine,
         });
       } else {
-        requests.push({ action: 'edit', path, oldText: search, newText: replace, ...(head.lineHint ? { lineHint: head.lineHint } : {}), source: src });
+        requests.push({ action: 'edit', path, oldText: search, newText: replace, ...defined({ lineHint: head.lineHint }), source: src });
       }
       const made = requests[requests.length - 1];
       lastOk = made && made.source?.index === itemIndex ? { request: made, fromLine: Math.min(header.start, previousEnd) + 1 } : undefined;
@@ -341,7 +342,7 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
     } catch (error) {
       if (!(error instanceof EditwardenError)) throw error;
       // The refusal covers the block and whatever stood between it and the previous item (a mangled header).
-      errors.push({ index: itemIndex, line: startLine, fromLine: Math.min(header.start, previousEnd) + 1, ...(path !== undefined ? { path } : {}), error });
+      errors.push({ index: itemIndex, line: startLine, fromLine: Math.min(header.start, previousEnd) + 1, ...defined({ path }), error });
       previousOk = false;
       lastOk = undefined;
       if (end !== -1) {

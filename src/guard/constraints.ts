@@ -11,6 +11,7 @@
 import type { ConstraintsConfig } from '../config/config.js';
 import { compilePatterns, normalizeRelative, type PathMatcher } from './patterns.js';
 import { ADR_ERRORS, ViolationType, type ConstraintKey, type Violation } from './violations.js';
+import { defined } from '../defined.js';
 
 export type RunMode = 'headless' | 'interactive';
 
@@ -205,7 +206,7 @@ export class ConstraintGuard {
       return this.violation(ViolationType.FILE_MODIFICATION, 'max_files', site, {
         limit: this.config.max_files,
         actual: union.size,
-        ...(fresh[0] !== undefined ? { path: fresh[0] } : {}),
+        ...defined({ path: fresh[0] }),
         prevented,
         adr: ADR_ERRORS.maxFiles(union.size, this.config.max_files),
         message: `File limit: this would make ${union.size} files changed in this run, over the limit of ${this.config.max_files} (constraints.max_files)${fresh.length > 0 ? `; new: ${fresh.slice(0, 5).join(', ')}` : ''}.`,

@@ -21,6 +21,7 @@ import { ConstraintGuard, type FileChange } from '../guard/constraints.js';
 import { atomicWriteFile } from '../workspace/atomic.js';
 import type { RootLock } from '../workspace/lock.js';
 import { ensureStateSubdir } from '../workspace/state-dir.js';
+import { defined } from '../defined.js';
 
 const SESSIONS_DIR = 'sessions';
 /** A session id longer than this is not a client's id (Claude and Gemini send UUIDs). */
@@ -78,7 +79,7 @@ export class SessionLedger {
       const guard = new ConstraintGuard(constraints, { mode: 'interactive' });
       guard.recordChanges(Object.entries(ledger.files).map(([p, c]) => ({ path: p, ...c })));
       const violation = guard.checkChanges(changes, { tool });
-      if (violation) return { code: ErrorCode.CONSTRAINT, message: `${violation.message} ${usageLine(constraints, ledger.files, changes)}`, hint: violation.hint, ...(violation.path !== undefined ? { path: violation.path } : {}) };
+      if (violation) return { code: ErrorCode.CONSTRAINT, message: `${violation.message} ${usageLine(constraints, ledger.files, changes)}`, hint: violation.hint, ...defined({ path: violation.path }) };
       for (const c of changes) {
         const entry = ledger.files[c.path] ?? { added: 0, removed: 0 };
         ledger.files[c.path] = { added: entry.added + c.added, removed: entry.removed + c.removed };

@@ -32,6 +32,7 @@ import { openWorkspace } from '../workspace/open.js';
 import { SessionLedger, type SessionKey } from './session-ledger.js';
 import { recordHookCommand } from './hook-events.js';
 import { appendHookRecord } from './vet.js';
+import { defined } from '../defined.js';
 
 export interface ShellRequest {
   root: string;
@@ -95,7 +96,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     timeoutMs: 0,
     env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])),
     onOutput: (e) => (e.stream === 'stdout' ? io.stdout(e.chunk) : io.stderr(e.chunk)),
-    ...(io.signal ? { signal: io.signal } : {}),
+    ...defined({ signal: io.signal }),
   });
   const exitCode = result.exit_code ?? (result.spawn_error ? 127 : 128 + signalNumber(result.signal));
 
@@ -171,7 +172,7 @@ function chargeLimits(req: ShellRequest, constraints: ConstraintsConfig, found: 
   if (found.changes.length === 0) return null;
   if (req.session) return new SessionLedger(stateDir, lock, req.session).charge(constraints, found.changes, req.tool);
   const v = new ConstraintGuard(constraints).checkChanges(found.changes, { tool: req.tool }, false);
-  return v ? { code: ErrorCode.CONSTRAINT, message: v.message, hint: v.hint, ...(v.path !== undefined ? { path: v.path } : {}) } : null;
+  return v ? { code: ErrorCode.CONSTRAINT, message: v.message, hint: v.hint, ...defined({ path: v.path }) } : null;
 }
 
 function isDirectory(p: string): boolean {

@@ -21,6 +21,7 @@ import { EditwardenError, ErrorCode, quote } from '../errors.js';
 import { walkFiles } from './file-walk.js';
 import { emptyOutcome, FileSearcher, globFilter, rootPrefix, searchFiles, type SearchOutcome, type SearchQuery } from './search.js';
 import { CHUNK, CLOSED, claimAndSearch, FOUND, type FromWorker, JobFeed, merge, NEXT, searchChunk, searchList, type ToWorker } from './search-chunks.js';
+import { defined } from '../defined.js';
 
 /** Below this many files a search stays on the calling thread: handing out chunks would cost more than it saves. */
 const PARALLEL_MIN_FILES = 2000;
@@ -113,7 +114,7 @@ export class SearchPool {
         }
         return undefined;
       },
-      { start: query.start, ...(signal ? { signal } : {}) },
+      { start: query.start, ...defined({ signal }) },
     );
     if (workers.length === 0) return searchList(root, files, portable);
     const chunks = Math.ceil(files.length / CHUNK);
@@ -227,7 +228,7 @@ export class SearchPool {
           }
           return undefined;
         },
-        { start: query.start, ...(signal ? { signal } : {}) },
+        { start: query.start, ...defined({ signal }) },
       );
       const chunks = Math.ceil(files.length / CHUNK);
       if (chunks === 0) return emptyOutcome();

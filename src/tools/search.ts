@@ -14,6 +14,7 @@ import picomatch from 'picomatch';
 import { checkGlob } from '../config/glob-bounds.js';
 import { READ_FLAGS, Resolver, type DirHandle } from '../workspace/resolver.js';
 import { walkFiles } from './file-walk.js';
+import { defined } from '../defined.js';
 
 export interface SearchQuery {
   pattern: string;
@@ -379,7 +380,7 @@ export function searchFiles(root: string, query: SearchQuery): SearchOutcome {
       if (!searcher.searchFile(rel, abs, out)) return false;
       return undefined;
     },
-    { start: query.start, ...(query.signal ? { signal: query.signal } : {}) },
+    { start: query.start, ...defined({ signal: query.signal }) },
   );
   searcher.release();
   return out;

@@ -12,6 +12,7 @@ import { Workspace, type WorkspaceOptions } from './workspace.js';
 import type { ReadView } from './view.js';
 import type { CheckpointService } from './checkpoints/service.js';
 import type { CheckpointLimits } from './checkpoints/budget.js';
+import { defined } from '../defined.js';
 
 export type { RecoveryNotice };
 
@@ -39,9 +40,7 @@ export function openWorkspace(root: string, options: OpenWorkspaceOptions = {}):
     options,
     (opened) =>
       new TransactionLayer(opened, {
-        ...(options.lock ? { lockOptions: options.lock } : {}),
-        ...(options.now ? { now: options.now } : {}),
-        ...(options.checkpointLimits ? { limits: options.checkpointLimits } : {}),
+        ...defined({ lockOptions: options.lock, now: options.now, limits: options.checkpointLimits }),
       }),
   );
   const transactions = ws.transactions;

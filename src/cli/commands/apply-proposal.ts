@@ -18,6 +18,7 @@ import { toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { refuseCommand, type Io } from '../output.js';
 import { apiKeyEnvProblem, providerFromFlags } from '../model-flags.js';
 import { openForCommand } from '../workspace.js';
+import { defined } from '../../defined.js';
 
 interface ApplyProposalFlags {
   model?: string;
@@ -104,10 +105,10 @@ async function applyProposalCommand(file: string, flags: ApplyProposalFlags, io:
     opened,
     config,
     configured: configuredKeys(root, flags.config),
-    ...(provider ? { provider } : {}),
+    ...defined({ provider }),
     task: header.task ?? `Apply the proposal ${file}.`,
     proposal: { text, file },
     json,
-    ...(maxTurns !== undefined ? { maxTurns } : {}),
+    ...defined({ maxTurns }),
   });
 }

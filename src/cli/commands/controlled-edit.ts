@@ -12,6 +12,7 @@ import { loadConfigFast } from '../../config/defaults.js';
 import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { formatError, paint, paintDiff, readAll, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 import { openForCommand } from '../workspace.js';
+import { defined } from '../../defined.js';
 
 interface Flags {
   file?: string;
@@ -96,7 +97,7 @@ async function runControlledEdit(flags: Flags, io: Io): Promise<number> {
     const session = new ControlledEditSession(opened.ws, {
       config,
       ...(flags.build ? { buildCommand: flags.build } : {}),
-      ...(timeoutMs !== undefined ? { buildTimeoutMs: timeoutMs } : {}),
+      ...defined({ buildTimeoutMs: timeoutMs }),
       ...(flags.report ? { reportPath: flags.report } : {}),
       applyHooks: opened.applyHooks,
     });
@@ -134,7 +135,7 @@ export function outcomeJson(outcome: ControlledEditOutcome): unknown {
     results: outcome.result ? [outcome.result] : [],
     checkpoint: outcome.state.edit_checkpoint_id,
     rolled_back: outcome.rolled_back,
-    ...(outcome.rollback_check ? { rollback_check: outcome.rollback_check } : {}),
+    ...defined({ rollback_check: outcome.rollback_check }),
     ...(v
       ? {
           verification: {
@@ -148,9 +149,7 @@ export function outcomeJson(outcome: ControlledEditOutcome): unknown {
           },
         }
       : {}),
-    ...(outcome.error ? { error: outcome.error } : {}),
-    ...(outcome.report ? { report: outcome.report } : {}),
-    ...(outcome.report_error ? { report_error: outcome.report_error } : {}),
+    ...defined({ error: outcome.error, report: outcome.report, report_error: outcome.report_error }),
   };
 }
 

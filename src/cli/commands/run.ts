@@ -21,6 +21,7 @@ import { ErrorCode, formatRefusal, toErrorInfo, type ErrorInfo } from '../../err
 import { apiKeyEnvProblem, providerFromFlags } from '../model-flags.js';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
 import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
+import { defined } from '../../defined.js';
 
 interface RunFlags extends ConstraintFlags {
   task?: string;
@@ -156,7 +157,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
       throw error;
     }
     return runEditorCommand(io, {
-      ...(scoutProvider ? { scoutProvider } : {}),
+      ...defined({ scoutProvider }),
       opened,
       config,
       configured,
@@ -166,8 +167,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
       dryRun: flags.dryRun === true,
       json,
       activeEdit: config.active_edit_enabled,
-      ...(maxTurns !== undefined ? { maxTurns } : {}),
-      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+      ...defined({ maxTurns, maxOutputTokens }),
     });
   }
 
@@ -211,12 +211,10 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
       mode,
       provider,
       task,
-      ...(flags.context ? { contextFiles: flags.context } : {}),
+      ...defined({ contextFiles: flags.context }),
       activeEdit: config.active_edit_enabled,
       signal: controller.signal,
-      ...(live ? { onEvent: live } : {}),
-      ...(maxTurns !== undefined ? { maxTurns } : {}),
-      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+      ...defined({ onEvent: live, maxTurns, maxOutputTokens }),
       ...(flags.build ? { buildCommand: flags.build } : {}),
       ...(buildTimeout !== undefined ? { buildTimeoutMs: buildTimeout * 1000 } : {}),
       ...(prompter ? { approve: prompter.approve, interaction: prompter.interaction, followUp: prompter.followUp, quitRequested: prompter.quitRequested } : {}),
@@ -247,12 +245,11 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
         malformed_calls: outcome.malformedCalls,
         active_edits: outcome.activeEdits,
         files: summary.metrics.files,
-        ...(outcome.completion ? { completion: outcome.completion } : {}),
-        ...(outcome.violation ? { violation: outcome.violation } : {}),
+        ...defined({ completion: outcome.completion, violation: outcome.violation }),
         ...(outcome.controlled
           ? { controlled: { tool_exit_code: outcome.controlled.tool_exit_code, message: outcome.controlled.message, state: outcome.controlled.state, rolled_back: outcome.controlled.rolled_back, report: outcome.controlled.report } }
           : {}),
-        ...(outcome.error ? { error: outcome.error } : {}),
+        ...defined({ error: outcome.error }),
       });
     } else {
       const m = summary.metrics;

@@ -15,6 +15,7 @@ import { startLiveStatus } from '../live-status.js';
 import { displayCommand } from '../../verify/runner.js';
 import { resolveVerifyCommand, verify, type VerifyKind, type VerifyResult } from '../../verify/verifier.js';
 import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
+import { defined } from '../../defined.js';
 
 interface VerifyFlags {
   build?: boolean;
@@ -95,7 +96,7 @@ async function runVerify(flags: VerifyFlags, io: Io): Promise<number> {
         results.push(
           await verify(ws, {
             kind: step.kind,
-            ...(step.command !== undefined ? { command: step.command } : {}),
+            ...defined({ command: step.command }),
             timeoutMs,
             runId,
             config,

@@ -26,6 +26,7 @@ import { ensureStateDir } from '../lock.js';
 import type { CheckpointService } from './service.js';
 import { StepRecords } from './steps.js';
 import type { CheckpointChange, CheckpointSummary } from './types.js';
+import { defined } from '../../defined.js';
 
 const UNDO_STATE_FILE = 'undo.json';
 const ID = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
@@ -288,7 +289,7 @@ export class UndoHistory {
       else for (const e of m.entries) files.add(e.path);
     }
     const kind = c.kind === 'command' ? 'command' : c.kind === 'restore' ? 'restore' : 'edit';
-    return { key: c.key, kind, by, label: c.label, createdAt: c.createdAt, files: [...files].sort(), undone, ...(run !== undefined ? { run } : {}) };
+    return { key: c.key, kind, by, label: c.label, createdAt: c.createdAt, files: [...files].sort(), undone, ...defined({ run }) };
   }
 
   private newestId(): string {
