@@ -14,7 +14,11 @@ import { attemptLines } from '../agent/editor/counters.js';
 import { defined } from '../defined.js';
 
 /** What a command hands the Editor: its own options (the workspace comes from the opened project) plus how to print. */
-export interface EditorCommandOptions extends Pick<RunEditorOptions, 'config' | 'configured' | 'provider' | 'task' | 'dryRun' | 'retry' | 'proposal' | 'scoutProvider' | 'activeEdit' | 'maxTurns' | 'maxOutputTokens' | 'signal' | 'onStart'> {
+/**
+ * What `editwarden run --mode editor` and `apply-proposal` pass: the Editor's own inputs, and the opened project
+ * (whose config the Editor runs under; `edit.active_edit_enabled` is read from it there).
+ */
+export interface EditorCommandOptions extends Pick<RunEditorOptions, 'configured' | 'provider' | 'task' | 'dryRun' | 'retry' | 'proposal' | 'scoutProvider' | 'maxTurns' | 'maxOutputTokens' | 'signal'> {
   opened: OpenedProject;
   json?: boolean;
 }
@@ -100,10 +104,11 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
     else io.stdout.write(`${describeEditorEvent(event, color)}\n`);
   };
   // The command's own fields pass through as they are; the project, the signal and the printing are added here.
-  const { opened, json: _json, onStart: _onStart, ...editor } = o;
-  const profile = runProfile('editor', { config: o.config, dryRun: o.dryRun, configured: o.configured });
+  const { opened, json: _json, ...editor } = o;
+  const profile = runProfile('editor', { config: opened.config, dryRun: o.dryRun, configured: o.configured });
   const options: RunEditorOptions = {
     ...editor,
+    config: opened.config,
     ws: opened.ws,
     transactions: opened.transactions,
     applyHooks: opened.applyHooks,
@@ -111,7 +116,6 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
     ...defined({ signal }),
     onEvent,
     onStart: (info) => {
-      o.onStart?.(info);
       if (!json)
         io.stdout.write(
           `${paint(color, 'bold', 'editwarden editor')} ${info.runId}${o.provider ? ` · ${o.provider.id}` : ''}${o.dryRun ? ' · dry run' : ''}${o.proposal ? ` · apply-proposal ${o.proposal.file}` : ''} · ${networkNote(profile)} · ${limitsNote(profile)}\n`,

@@ -42,7 +42,7 @@ describe('editor on the command line', () => {
     try {
       const config = loadConfig(root);
       const provider = createProvider('openai-compatible:scripted', { baseUrl: server.openaiBaseUrl, env: {}, maxRetries: 0 });
-      const code = await runEditorCommand(io, { opened: await openForCommand(root, config, io, true), config, provider, task: 'Make the greeting say Hi.', dryRun: true, json: true });
+      const code = await runEditorCommand(io, { opened: await openForCommand(root, config, io, true), provider, task: 'Make the greeting say Hi.', dryRun: true, json: true });
       expect(code).toBe(0);
     } finally {
       await server.close();
@@ -90,7 +90,7 @@ describe('editor on the command line', () => {
       // Nine turns of the Editor's full prompt (the designs' guidelines and templates) pass the default 50,000-token budget.
       config.constraints.max_tokens = 200_000;
       const provider = createProvider('openai-compatible:scripted', { baseUrl: server.openaiBaseUrl, env: {}, maxRetries: 0 });
-      expect(await runEditorCommand(io, { opened: await openForCommand(root, config, io, false), config, provider, task: 'Make the greeting say Hi.' })).toBe(0);
+      expect(await runEditorCommand(io, { opened: await openForCommand(root, config, io, false), provider, task: 'Make the greeting say Hi.' })).toBe(0);
     } finally {
       await server.close();
     }
@@ -114,7 +114,7 @@ describe('editor on the command line', () => {
     const io = testIo();
     const config = loadConfig(root);
     const provider = createProvider('openai-compatible:scripted', { baseUrl: 'http://127.0.0.1:9/v1', env: {}, maxRetries: 0 });
-    expect(await runEditorCommand(io, { opened: await openForCommand(root, config, io, true), config, provider, task: 'x', retry: true, json: true })).toBe(1);
+    expect(await runEditorCommand(io, { opened: await openForCommand(root, config, io, true), provider, task: 'x', retry: true, json: true })).toBe(1);
     expect(JSON.parse(io.out())).toMatchObject({ ok: false, status: 'refused', error: { code: 'E_NO_FILE' } });
   });
 });

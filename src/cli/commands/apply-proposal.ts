@@ -103,7 +103,6 @@ async function applyProposalCommand(file: string, flags: ApplyProposalFlags, io:
   const { configuredKeys } = await import('../../config/configured.js');
   return runEditorCommand(io, {
     opened,
-    config,
     configured: configuredKeys(root, flags.config),
     ...defined({ provider }),
     task: header.task ?? `Apply the proposal ${file}.`,

@@ -159,14 +159,12 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
     return runEditorCommand(io, {
       ...defined({ scoutProvider }),
       opened,
-      config,
       configured,
       provider,
       task: flags.context ? taskWithContext(opened.ws, task, flags.context) : task,
       retry: flags.retry === true,
       dryRun: flags.dryRun === true,
       json,
-      activeEdit: config.active_edit_enabled,
       ...defined({ maxTurns, maxOutputTokens }),
     });
   }
