@@ -3,7 +3,8 @@
  * (tsconfig.json): `{ ...defined({ root, session }) }` has each key whose
  * value is not undefined, and no key at all for the others — a field that
  * is absent, not present as `undefined`. The one idiom for what was written
- * `...(x !== undefined ? { x } : {})` at each call.
+ * as a conditional spread of `{ x }` (when x is defined) at each call; a call
+ * that means "only when truthy" writes `x || undefined`.
  *
  * Must never: drop a value that is defined (`''`, `0`, `false` and `null`
  * are kept; a caller that means "only when truthy" says so itself).

@@ -64,12 +64,14 @@ function editorResultJson(r: EditorResult): Record<string, unknown> {
     verifications: r.record.verifications.map((v) => ({ n: v.n, run_id: v.run_id, passed: v.passed, decision: v.decision, counters: v.counters })),
     files_changed: r.record.files_changed,
     contexts: r.contexts,
-    ...(r.summaryFile ? { summary: r.summaryFile } : {}),
-    ...(r.stuckReportFile ? { stuck_report: r.stuckReportFile } : {}),
-    ...(r.proposalFile ? { proposal: r.proposalFile } : {}),
-    ...(r.record.seeded_from ? { seeded_from: r.record.seeded_from } : {}),
-    ...(r.transcriptFile ? { transcript: r.transcriptFile } : {}),
-    ...(r.metricsFile ? { metrics: r.metricsFile } : {}),
+    ...defined({
+      summary: r.summaryFile || undefined,
+      stuck_report: r.stuckReportFile || undefined,
+      proposal: r.proposalFile || undefined,
+      seeded_from: r.record.seeded_from || undefined,
+      transcript: r.transcriptFile || undefined,
+      metrics: r.metricsFile || undefined,
+    }),
     ...defined({ error: r.error }),
   };
 }

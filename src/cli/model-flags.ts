@@ -19,8 +19,7 @@ export async function providerFromFlags(model: string, flags: ModelFlags, env: N
   const { createProvider } = await import('../agent/providers/spec.js');
   return createProvider(model, {
     env,
-    ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}),
-    ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
+    ...defined({ baseUrl: flags.baseUrl || undefined, apiKeyEnv: flags.apiKeyEnv || undefined }),
     stream: flags.stream !== false,
     ...defined({ maxOutputTokens }),
   });

@@ -236,7 +236,7 @@ export function parseApplyPatch(input: string): ParseResult {
           errors.push({
             index: cut?.source?.index ?? index++,
             line: from,
-            ...(cut ? { path: cut.path } : {}),
+            ...defined({ path: cut ? cut.path : undefined }),
             error: parseError(
               cutShort
                 ? `The "${END_PATCH}" at line ${c.i} is followed by change lines (line ${after + 1}): it cut ${cut ? `the operation on ${cut.path} at line ${from}` : 'the patch'} short, so it and the lines up to line ${k + 1} are not applied.`
@@ -292,7 +292,7 @@ export function parseApplyPatch(input: string): ParseResult {
       errors.push({
         index: last?.source?.index ?? index++,
         line: last?.source?.line ?? beginLine,
-        ...(last ? { path: last.path } : {}),
+        ...defined({ path: last ? last.path : undefined }),
         error: parseError(message, last?.source?.line ?? beginLine, `End every patch with "${END_PATCH}".`, last?.path),
       });
     }

@@ -217,7 +217,7 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
           index: cut?.request.source?.index ?? index++,
           line: at,
           fromLine: cut?.fromLine ?? i + 1,
-          ...(cut ? { path: cut.request.path } : {}),
+          ...defined({ path: cut ? cut.request.path : undefined }),
           error: parseError(
             cut
               ? `Line ${i + 1} follows the ">>>>>>> REPLACE" of the block at line ${at} inside its code fence: the REPLACE marker came early, so the block and the lines up to line ${last + 1} are not applied.`

@@ -224,7 +224,7 @@ export class ConstraintGuard {
       return this.violation(ViolationType.FILE_MODIFICATION, 'max_lines_changed', site, {
         limit: this.config.max_lines_changed,
         actual: total,
-        ...(changes[0] !== undefined ? { path: normalizeRelative(changes[0].path) } : {}),
+        ...defined({ path: changes[0] !== undefined ? normalizeRelative(changes[0].path) : undefined }),
         prevented,
         adr: ADR_ERRORS.maxLines(total, this.config.max_lines_changed),
         message: `Line limit: this would make ${total} lines changed in this run (${this.linesAdded + added} added, ${this.linesRemoved + removed} removed), over the limit of ${this.config.max_lines_changed} (constraints.max_lines_changed).`,

@@ -32,6 +32,7 @@ import {
   type HookOutput,
 } from './client.js';
 import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
+import { defined } from '../defined.js';
 
 const CLAUDE_EDIT_TOOLS = ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'] as const;
 const CLAUDE_SHELL_TOOLS = ['Bash'] as const;
@@ -46,7 +47,7 @@ function editOf(file: string, e: Record<string, unknown>, index: number): EditRe
   const source = { format: 'tool' as const, index };
   // Claude's Edit with an empty old_string creates the file.
   if (oldText === '') return { action: 'create', path: file, content: newText, source };
-  return { action: 'edit', path: file, oldText, newText, ...(e.replace_all === true ? { replaceAll: true } : {}), source };
+  return { action: 'edit', path: file, oldText, newText, ...defined({ replaceAll: e.replace_all === true ? true : undefined }), source };
 }
 
 /** Claude Code tool input → edit requests (Write → create or overwrite: the engine decides by whether the file exists). */
@@ -96,7 +97,7 @@ export const claude: ClientIntegration = {
   projectDirEnv: 'CLAUDE_PROJECT_DIR',
   events: { 'pre-tool-use': 'pre', 'post-tool-use': 'post' },
   nativeEdit: claudeNativeEdit,
-  postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...(typeof input.tool_use_id === 'string' ? { call: input.tool_use_id } : {}) }),
+  postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }) }),
   deny,
   allow: () => ({ exitCode: 0 }),
   shell: {

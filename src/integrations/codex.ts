@@ -16,6 +16,7 @@ import type { ErrorInfo } from '../errors.js';
 import { parseApplyPatch } from '../formats/apply-patch.js';
 import { arrayAt, dropIfEmpty, guardedHookCommand, isOurGroup, mcpServer, objectAt, refusalText, removeFromList, settingsError, upsertHookGroup, type ClientIntegration } from './client.js';
 import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
+import { defined } from '../defined.js';
 
 const EDIT_TOOLS = ['apply_patch'];
 
@@ -41,7 +42,7 @@ export function codexNativeEdit(input: Record<string, unknown>): NativeEdit | nu
   // A patch editwarden cannot read cannot be vetted: refused, not waved through.
   if (first) throw new NativeInputError(`the patch does not parse: ${first.error.message}`);
   if (parsed.requests.length === 0) throw new NativeInputError('the patch changes no file');
-  return { client: 'codex', tool, ...(typeof input.tool_use_id === 'string' ? { call: input.tool_use_id } : {}), requests: parsed.requests, pathsOnly: [] };
+  return { client: 'codex', tool, ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }), requests: parsed.requests, pathsOnly: [] };
 }
 
 type Table = Record<string, unknown>;
@@ -63,7 +64,7 @@ export const codex: ClientIntegration = {
   name: 'codex',
   events: { 'pre-tool-use': 'pre', 'post-tool-use': 'post' },
   nativeEdit: codexNativeEdit,
-  postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...(typeof input.tool_use_id === 'string' ? { call: input.tool_use_id } : {}) }),
+  postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }) }),
   deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),
   allow: () => ({ exitCode: 0 }),
   configFiles(root) {

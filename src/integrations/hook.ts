@@ -12,6 +12,7 @@ import { recordHookEdit, recordHookRefusal } from './hook-events.js';
 import { renderHook, translateHook, type HookCall, type HookDecision } from './hook-protocol.js';
 import { NativeInputError } from './native-edit.js';
 import { recordNativeEdit, vetNativeEdit } from './vet.js';
+import { defined } from '../defined.js';
 
 export interface HookContext {
   /** --root, else the client's project folder (CLAUDE_PROJECT_DIR / GEMINI_PROJECT_DIR / CURSOR_PROJECT_DIR), else the input's cwd, else the working folder. */
@@ -81,7 +82,7 @@ async function decide(clientName: string, call: HookCall, root: string, ctx: Hoo
       return { kind: 'deny', error: refusal };
     }
     case 'shell': {
-      const line = shellRunnerLine(ctx.self ?? selfCommand(), { root, client: clientName, tool: call.tool, ...(call.session ? { session: call.session.session } : {}) }, call.command);
+      const line = shellRunnerLine(ctx.self ?? selfCommand(), { root, client: clientName, tool: call.tool, ...defined({ session: call.session ? call.session.session : undefined }) }, call.command);
       return { kind: 'rewrite', toolInput: call.toolInput, line };
     }
     case 'edit': {

@@ -58,7 +58,7 @@ const SHELL_REFUSED = 2;
 
 export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<number> {
   const say = (text: string): void => io.stderr(Buffer.from(text.endsWith('\n') ? text : `${text}\n`));
-  const route = { via: 'shell', client: req.client, ...(req.session ? { session: req.session.session } : {}) };
+  const route = { via: 'shell', client: req.client, ...defined({ session: req.session ? req.session.session : undefined }) };
   const refuse = (error: ErrorInfo, code: number, what = 'editwarden refused this command'): number => {
     say(`${what}: ${error.code}: ${error.message}\nhint: ${error.hint}`);
     // Refused before it ran: still a line in the event log (a log that cannot be written changes nothing here).
@@ -83,7 +83,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   const effects = new CommandEffects(opened.transactions.checkpoints);
   let mark: ReturnType<CommandEffects['before']>;
   try {
-    mark = effects.before(`${req.client} ${req.tool}`, { command: req.command, client: req.client, tool: req.tool, ...(req.session ? { session: req.session.session } : {}) });
+    mark = effects.before(`${req.client} ${req.tool}`, { command: req.command, client: req.client, tool: req.tool, ...defined({ session: req.session ? req.session.session : undefined }) });
   } catch (error) {
     // No checkpoint, no undo: the command is not run (fail closed).
     return refuse(toErrorInfo(error), SHELL_NOT_RUN);
@@ -136,7 +136,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
       at: new Date().toISOString(),
       client: req.client,
       tool: req.tool,
-      ...(req.session ? { session: req.session.session } : {}),
+      ...defined({ session: req.session ? req.session.session : undefined }),
       command: req.command,
       cwd,
       exit_code: result.exit_code,
@@ -144,7 +144,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
       checkpoint: undone ? null : found.step,
       changes: found.changes,
       governing: found.governing,
-      ...(refusal ? { refused: refusal.code } : {}),
+      ...defined({ refused: refusal ? refusal.code : undefined }),
     });
   } catch (error) {
     say(`editwarden could not record this command: ${toErrorInfo(error).message}`);

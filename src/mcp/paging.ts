@@ -50,7 +50,7 @@ export function pageOf(output: string, data: ReadData, lineNumbers: boolean, bud
   if (output.length <= budget) {
     return {
       text: output,
-      structured: { ...meta, end_line: data.end_line, truncated: data.truncated, ...(data.truncated ? { next_offset: data.end_line + 1 } : {}) },
+      structured: { ...meta, end_line: data.end_line, truncated: data.truncated, ...defined({ next_offset: data.truncated ? data.end_line + 1 : undefined }) },
     };
   }
   const lines = data.content.split('\n');

@@ -23,7 +23,7 @@ export interface McpToolResult {
 export function textResult(text: string, structured: Record<string, unknown> | undefined, isError: boolean): McpToolResult {
   return {
     content: [{ type: 'text', text: cutOutput(text, 'result') }],
-    ...(isError ? { isError: true } : {}),
+    ...defined({ isError: isError ? true : undefined }),
     ...defined({ structuredContent: structured }),
   };
 }

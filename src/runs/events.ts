@@ -29,6 +29,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BLOB_ID, ensureStateSubdir, ensureTrustedStateDir, untrusted } from '../workspace/state-dir.js';
 import { EVENT_FORMAT, type EditwardenEvent, type EventDiff, type NewEvent } from './event-types.js';
+import { defined } from '../defined.js';
 
 export * from './event-types.js';
 
@@ -195,5 +196,5 @@ function storeDiff(stateDir: string, event: NewEvent): EventDiff {
     fs.closeSync(fd);
   }
   fs.renameSync(temp, target);
-  return { diff_blob: id, ...(cut ? { diff_truncated: true as const } : {}) };
+  return { diff_blob: id, ...defined({ diff_truncated: cut ? (true as const) : undefined }) };
 }

@@ -18,6 +18,7 @@ import { commandSandbox, sandboxInForce, unsandboxedRefusal } from '../sandbox/f
 import { runCommand } from '../verify/runner.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import { defineTool, failure, stopCause, ToolErrorCode, type ToolContext, type ToolResult } from './types.js';
+import { defined } from '../defined.js';
 
 const DEFAULT_COMMAND_TIMEOUT_S = 120;
 
@@ -80,7 +81,7 @@ export const executeCommandTool = defineTool({
       signal: ctx.signal,
       // Model API keys never reach a command the agent runs (and so never its output).
       env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])),
-      ...(ctx.runDir ? { artifactDir: path.join(ctx.runDir, 'commands', String(ctx.call + 1)) } : {}),
+      ...defined({ artifactDir: ctx.runDir ? path.join(ctx.runDir, 'commands', String(ctx.call + 1)) : undefined }),
     });
     const seconds = (result.duration_ms / 1000).toFixed(1);
     const cause = stopCause(ctx.signal);

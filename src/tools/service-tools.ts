@@ -28,6 +28,7 @@ import { checkpointListDescription } from './descriptions/checkpoint_list.js';
 import { checkpointRestoreDescription } from './descriptions/checkpoint_restore.js';
 import { verifyDescription } from './descriptions/verify.js';
 import { detectDescription } from './descriptions/detect.js';
+import { defined } from '../defined.js';
 
 /** Longest list of diagnostics returned to a model in one result. */
 const MAX_DIAGNOSTICS = 50;
@@ -185,7 +186,7 @@ export const verifyTool = defineTool({
       const result = await verify(ctx.ws, {
         kind: args.kind,
         config: ctx.config,
-        ...(ctx.runDir ? { runId: path.basename(ctx.runDir) } : {}),
+        ...defined({ runId: ctx.runDir ? path.basename(ctx.runDir) : undefined }),
         signal: ctx.signal,
         // Model API keys never reach the build, whose output goes back to the client.
         env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])),

@@ -95,7 +95,7 @@ export class DiskWriter {
       atomicWriteAt(loc.parent, loc.name, write.bytes, {
         durableFirst,
         ...defined({ mode: write.mode }),
-        ...(st !== null ? { owner: { uid: st.uid, gid: st.gid } } : {}),
+        ...defined({ owner: st !== null ? { uid: st.uid, gid: st.gid } : undefined }),
       });
     } finally {
       loc.parent?.close();

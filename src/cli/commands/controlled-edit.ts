@@ -96,9 +96,9 @@ async function runControlledEdit(flags: Flags, io: Io): Promise<number> {
     const color = useColor(io);
     const session = new ControlledEditSession(opened.ws, {
       config,
-      ...(flags.build ? { buildCommand: flags.build } : {}),
+      ...defined({ buildCommand: flags.build || undefined }),
       ...defined({ buildTimeoutMs: timeoutMs }),
-      ...(flags.report ? { reportPath: flags.report } : {}),
+      ...defined({ reportPath: flags.report || undefined }),
       applyHooks: opened.applyHooks,
     });
     if (!flags.json) io.stdout.write(`${paint(color, 'bold', 'controlled edit')} run ${session.runId}\n`);
@@ -136,9 +136,9 @@ export function outcomeJson(outcome: ControlledEditOutcome): unknown {
     checkpoint: outcome.state.edit_checkpoint_id,
     rolled_back: outcome.rolled_back,
     ...defined({ rollback_check: outcome.rollback_check }),
-    ...(v
-      ? {
-          verification: {
+    ...defined({
+      verification: v
+        ? {
             command: v.command,
             passed: v.passed,
             exit_code: v.exit_code,
@@ -146,9 +146,9 @@ export function outcomeJson(outcome: ControlledEditOutcome): unknown {
             duration_ms: v.duration_ms,
             artifact_dir: v.artifact_dir,
             diagnostics: v.diagnostics.slice(0, 20),
-          },
-        }
-      : {}),
+          }
+        : undefined,
+    }),
     ...defined({ error: outcome.error, report: outcome.report, report_error: outcome.report_error }),
   };
 }

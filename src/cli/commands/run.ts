@@ -105,7 +105,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
     task = flags.task ?? fs.readFileSync(flags.taskFile as string, 'utf8');
     if (task.trim() === '') throw Object.assign(new Error('The task is empty.'), { usage: true });
     const base = loadConfig(root, flags.config);
-    const overrides = { ...constraintOverrides(base, flags), ...(flags.activeEdit ? { active_edit_enabled: true } : {}) };
+    const overrides = { ...constraintOverrides(base, flags), ...defined({ active_edit_enabled: flags.activeEdit ? true : undefined }) };
     config = withOverrides(base, overrides);
     configured = (await import('../../config/configured.js')).configuredKeys(root, flags.config, overrides);
     maxTurns = positive(flags.maxTurns, '--max-turns');
@@ -196,7 +196,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
     ? undefined
     : createLiveRenderer(io.stdout, {
         color,
-        ...(io.stdout.isTTY ? { status: () => (totals ? totals() : '') } : {}),
+        ...defined({ status: io.stdout.isTTY ? () => (totals ? totals() : '') : undefined }),
         diffs: mode !== 'interactive',
       });
 
@@ -213,8 +213,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
       activeEdit: config.active_edit_enabled,
       signal: controller.signal,
       ...defined({ onEvent: live, maxTurns, maxOutputTokens }),
-      ...(flags.build ? { buildCommand: flags.build } : {}),
-      ...(buildTimeout !== undefined ? { buildTimeoutMs: buildTimeout * 1000 } : {}),
+      ...defined({ buildCommand: flags.build || undefined, buildTimeoutMs: buildTimeout !== undefined ? buildTimeout * 1000 : undefined }),
       ...(prompter ? { approve: prompter.approve, interaction: prompter.interaction, followUp: prompter.followUp, quitRequested: prompter.quitRequested } : {}),
       onStart: (info) => {
         runDir = info.runDir;
@@ -244,9 +243,11 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
         active_edits: outcome.activeEdits,
         files: summary.metrics.files,
         ...defined({ completion: outcome.completion, violation: outcome.violation }),
-        ...(outcome.controlled
-          ? { controlled: { tool_exit_code: outcome.controlled.tool_exit_code, message: outcome.controlled.message, state: outcome.controlled.state, rolled_back: outcome.controlled.rolled_back, report: outcome.controlled.report } }
-          : {}),
+        ...defined({
+          controlled: outcome.controlled
+            ? { tool_exit_code: outcome.controlled.tool_exit_code, message: outcome.controlled.message, state: outcome.controlled.state, rolled_back: outcome.controlled.rolled_back, report: outcome.controlled.report }
+            : undefined,
+        }),
         ...defined({ error: outcome.error }),
       });
     } else {

@@ -16,6 +16,7 @@ import { displayCommand } from '../../verify/runner.js';
 import { resolveVerifyCommand, verify, type VerifyKind, type VerifyResult } from '../../verify/verifier.js';
 import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 import { defined } from '../../defined.js';
+import type { OutputEvent } from '../../verify/runner.js';
 
 interface VerifyFlags {
   build?: boolean;
@@ -102,7 +103,7 @@ async function runVerify(flags: VerifyFlags, io: Io): Promise<number> {
             config,
             baseline: flags.baseline ? 'record' : 'compare',
             signal: interrupt.signal,
-            ...(status ? { onOutput: (e) => status.onOutput(e) } : {}),
+            ...defined({ onOutput: status ? (e: OutputEvent) => status.onOutput(e) : undefined }),
           }),
         );
       } catch (error) {

@@ -399,7 +399,7 @@ function refuseChanged(target: Change, paths: string[]): void {
     code: ErrorCode.CHANGED_SINCE,
     message: `Undoing "${target.label}" would overwrite ${paths.length} file(s) changed since that step: ${shown}.`,
     hint: 'Those changes were not made by that step (a person or another tool changed the files since). See them with `editwarden undo --dry-run`; keep them and leave the step, or pass --force to undo anyway (`editwarden redo` puts them back).',
-    ...(paths.length === 1 ? { path: paths[0] as string } : {}),
+    ...defined({ path: paths.length === 1 ? (paths[0] as string) : undefined }),
   });
 }
 
