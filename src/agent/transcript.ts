@@ -66,7 +66,7 @@ export class Transcript implements TranscriptSink {
 
 /**
  * Reads a transcript file back (lines that are not JSON are skipped).
- * @knipignore unused (nothing reads transcripts back yet); agent/ is being restructured (issue 30 §1), decided after that merge.
+ * @knipignore unused (providers/script.ts reads a transcript its own way); kept only while agent/ is restructured on another branch (issue 30 §1): remove or use after that merge.
  */
 export function readTranscript(file: string): TimedEvent[] {
   const out: TimedEvent[] = [];
