@@ -229,7 +229,7 @@ export function isEditwardenError(value: unknown): value is EditwardenError {
 const KNOWN_CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
 
 /** A plain `{code, message, hint}` object with a known code (a tool result's error, a parsed record). */
-export function isErrorInfo(value: unknown): value is ErrorInfo {
+function isErrorInfo(value: unknown): value is ErrorInfo {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
   return typeof v.code === 'string' && KNOWN_CODES.has(v.code) && typeof v.message === 'string' && typeof v.hint === 'string';

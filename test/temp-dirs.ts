@@ -14,7 +14,7 @@ import { afterAll, onTestFinished } from 'vitest';
 const madeOutsideTests: string[] = [];
 
 /** Removes `dir`; a process killed at the end of a test may still be finishing its last writes, so retry. */
-export function removeDir(dir: string): void {
+function removeDir(dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 }
 

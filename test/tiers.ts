@@ -39,7 +39,7 @@ export const E2E_PATTERNS: readonly RegExp[] = [
 ];
 
 /** Modules that start a process or a thread, or open a socket: a file that reaches one is not a unit test. */
-export const PROCESS_MODULES: ReadonlySet<string> = new Set(['child_process', 'worker_threads', 'cluster', 'net', 'tls', 'dgram', 'http', 'https', 'http2', 'inspector'].flatMap((m) => [m, `node:${m}`]));
+const PROCESS_MODULES: ReadonlySet<string> = new Set(['child_process', 'worker_threads', 'cluster', 'net', 'tls', 'dgram', 'http', 'https', 'http2', 'inspector'].flatMap((m) => [m, `node:${m}`]));
 
 /** The package's own name: importing it loads the build in dist/, which only exists after a build. */
 const OWN_PACKAGE = /^editwarden(\/|$)/;
@@ -72,7 +72,7 @@ export function importsOf(text: string): Array<string | null> {
 }
 
 /** The repository file a relative import names (TypeScript's `.js` → `.ts` mapping), or null when none exists. */
-export function resolveRelative(fromFile: string, specifier: string, exists: (file: string) => boolean): string | null {
+function resolveRelative(fromFile: string, specifier: string, exists: (file: string) => boolean): string | null {
   const target = path.posix.normalize(path.posix.join(path.posix.dirname(fromFile), specifier));
   const candidates = [target];
   if (/\.js$/.test(target)) candidates.unshift(target.replace(/\.js$/, '.ts'));
@@ -93,7 +93,7 @@ export interface SourceTree {
   exists(file: string): boolean;
 }
 
-export function diskTree(root: string): SourceTree {
+function diskTree(root: string): SourceTree {
   return {
     read: (file) => fs.readFileSync(path.join(root, file), 'utf8'),
     exists: (file) => {
@@ -171,7 +171,7 @@ export class TierClassifier {
 }
 
 /** Every `*.test.ts` file under test/ at any depth (repository-relative, sorted): what the suite's include pattern matches. */
-export function testFiles(root: string): string[] {
+function testFiles(root: string): string[] {
   const out: string[] = [];
   const walk = (dir: string): void => {
     for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {

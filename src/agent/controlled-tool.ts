@@ -26,13 +26,13 @@ export interface ControlledTool {
 }
 
 /** The run's ending once the session is over: design 000's tool exit codes (0 success, 2 build failed and rolled back, else refused). */
-export function controlledEnding(outcome: ControlledEditOutcome): RunOutcome {
+function controlledEnding(outcome: ControlledEditOutcome): RunOutcome {
   const code = outcome.tool_exit_code;
   return { status: 'controlled', reason: outcome.message, exit_code: code === 0 ? ExitCode.OK : code === 2 ? ExitCode.VERIFY_FAILED : ExitCode.REJECTED };
 }
 
 /** What the model (and the transcript) reads about the edit and its build. */
-export function describeOutcome(outcome: ControlledEditOutcome): string {
+function describeOutcome(outcome: ControlledEditOutcome): string {
   // The design's message is the first line; its tool exit code the second.
   const lines = [outcome.message, `tool exit code: ${outcome.tool_exit_code}`];
   if (outcome.result?.diff) lines.push(outcome.result.diff.trimEnd());

@@ -27,7 +27,7 @@ import type { Workspace } from '../workspace/workspace.js';
 import { hashFiles, type FileHashes } from './hash-tree.js';
 import { CHECKPOINT_DESCRIPTION, writeControlledEditReport, type ControlledEditOutcome, type ControlledEditReportPaths, type ControlledSessionState } from '../report/controlled-edit.js';
 
-export type { ControlledEditOutcome, ControlledSessionState, ControlledToolExit } from '../report/controlled-edit.js';
+export type { ControlledEditOutcome, ControlledSessionState } from '../report/controlled-edit.js';
 export { CHECKPOINT_DESCRIPTION } from '../report/controlled-edit.js';
 
 /** The design's tool outputs, verbatim: each is the first line of what the model receives. */

@@ -43,12 +43,12 @@ export interface AgentSessionOptions {
   build?: { command?: string; timeoutMs?: number };
 }
 
-export interface SessionPerson extends LoopPerson {
+interface SessionPerson extends LoopPerson {
   approve?: ApprovalHook;
   interaction?: Interaction;
 }
 
-export interface SessionListeners {
+interface SessionListeners {
   onEvent?: (event: AgentEvent) => void;
   onRunnerEvent?: (event: RunnerEvent) => void;
   /** Called once the runner exists (the CLI names the run folder early, e.g. for Ctrl-C). */
@@ -56,7 +56,7 @@ export interface SessionListeners {
 }
 
 /** The loop's outcome, and in controlled mode the session's own (its one edit and build). */
-export type SessionOutcome = AgentOutcome & { controlled?: ControlledEditOutcome };
+type SessionOutcome = AgentOutcome & { controlled?: ControlledEditOutcome };
 
 export interface AgentSessionResult {
   outcome: SessionOutcome;

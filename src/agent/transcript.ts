@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { ModelToolCall, TokenUsage } from './providers/types.js';
 import type { ErrorInfo } from '../errors.js';
 
-export const TRANSCRIPT_FILE = 'transcript.jsonl';
+const TRANSCRIPT_FILE = 'transcript.jsonl';
 
 export type TranscriptEvent =
   | { type: 'start'; run_id: string; model: string; mode: string; task: string; tools: string[]; active_edit: boolean; system: string }
@@ -64,7 +64,10 @@ export class Transcript implements TranscriptSink {
   }
 }
 
-/** Reads a transcript file back (lines that are not JSON are skipped). */
+/**
+ * Reads a transcript file back (lines that are not JSON are skipped).
+ * @knipignore unused (providers/script.ts reads a transcript its own way); kept only while agent/ is restructured on another branch (issue 30 §1): remove or use after that merge.
+ */
 export function readTranscript(file: string): TimedEvent[] {
   const out: TimedEvent[] = [];
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {

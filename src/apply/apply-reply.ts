@@ -22,7 +22,7 @@ export interface ApplyReplyOptions extends Omit<ApplyOptions, 'parseErrors'> {
 }
 
 /** Whether the requests of a reply read as `format` are applied each on its own (see the module comment). */
-export function appliesEachOnItsOwn(format: FormatName | undefined, options: Pick<ApplyReplyOptions, 'atomic' | 'partial'>): boolean {
+function appliesEachOnItsOwn(format: FormatName | undefined, options: Pick<ApplyReplyOptions, 'atomic' | 'partial'>): boolean {
   if (options.atomic === true) return false;
   return options.partial ?? format === 'active-edit';
 }

@@ -51,7 +51,7 @@ let queue: Promise<unknown> = Promise.resolve();
 const require = createRequire(import.meta.url);
 
 /** Directory holding `tree-sitter-<grammar>.wasm` files, found through node's resolver (no network, no copy). */
-export function grammarDirectory(): string {
+function grammarDirectory(): string {
   return path.join(path.dirname(require.resolve('tree-sitter-wasms/package.json')), 'out');
 }
 

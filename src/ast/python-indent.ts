@@ -18,7 +18,7 @@ const CONTAINERS = new Set(['module', 'block']);
  * block's first statement. Looks only at the lines of the region, so a large
  * file costs what the edit touched.
  */
-export function unexpectedIndents(tree: Tree, text: string, region: Region, limit = 20): AstSyntaxIssue[] {
+function unexpectedIndents(tree: Tree, text: string, region: Region, limit = 20): AstSyntaxIssue[] {
   const issues: AstSyntaxIssue[] = [];
   const seen = new Set<number>();
   let pos = region.start > 0 ? text.lastIndexOf('\n', region.start - 1) + 1 : 0;

@@ -97,7 +97,7 @@ export function resolveAstPath(entries: readonly AstEntry[], query: string, file
 }
 
 /** Levenshtein distance, bounded: gives up (returns `limit + 1`) once every cell of a row exceeds `limit`. */
-export function editDistance(a: string, b: string, limit = Infinity): number {
+function editDistance(a: string, b: string, limit = Infinity): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
@@ -120,7 +120,7 @@ export function editDistance(a: string, b: string, limit = Infinity): number {
  * then paths ending with the asked name (the agent left out an enclosing
  * class), then small edit distances on the whole path or on the last name.
  */
-export function nearestPaths(entries: readonly AstEntry[], base: string, max = 5): AstEntry[] {
+function nearestPaths(entries: readonly AstEntry[], base: string, max = 5): AstEntry[] {
   const wanted = base.toLowerCase();
   const lastName = wanted.split('-').pop() ?? wanted;
   const scored: { entry: AstEntry; score: number }[] = [];

@@ -77,10 +77,6 @@ export function field(node: Node, name: string): Node | null {
   return node.childForFieldName(name);
 }
 
-export function fieldText(node: Node, name: string): string | null {
-  return field(node, name)?.text ?? null;
-}
-
 /** The first named child (not a grandchild) whose type is one of `types`. */
 export function childOfType(node: Node, types: readonly string[]): Node | null {
   for (const child of node.namedChildren) if (child && types.includes(child.type)) return child;

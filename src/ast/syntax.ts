@@ -82,7 +82,7 @@ function gotoChildAt(cursor: TreeCursor, node: Node, start: number): boolean {
  * `regions`, in document order. Descends only into nodes that contain an
  * error and, within a node, starts at the child where the region begins.
  */
-export function errorNodesIn(tree: Tree, regions: readonly Region[], limit = MAX_ERRORS): Node[] {
+function errorNodesIn(tree: Tree, regions: readonly Region[], limit = MAX_ERRORS): Node[] {
   const found = new Map<number, Node>();
   const visit = (node: Node, start: number, end: number): void => {
     if (found.size >= limit) return;
@@ -111,7 +111,7 @@ export function errorNodesIn(tree: Tree, regions: readonly Region[], limit = MAX
 }
 
 /** Every error node of the tree (up to the limit). */
-export function collectErrorNodes(tree: Tree, limit = MAX_ERRORS): Node[] {
+function collectErrorNodes(tree: Tree, limit = MAX_ERRORS): Node[] {
   return tree.rootNode.hasError ? errorNodesIn(tree, [{ start: 0, end: tree.rootNode.endIndex }], limit) : [];
 }
 
@@ -132,7 +132,7 @@ function lineText(text: string, lineStart: number): string {
   return line.length > SNIPPET ? `${line.slice(0, SNIPPET - 1)}…` : line;
 }
 
-export function toIssue(node: Node, text: string): AstSyntaxIssue {
+function toIssue(node: Node, text: string): AstSyntaxIssue {
   const { row, column } = node.startPosition;
   const issue: AstSyntaxIssue = {
     line: row + 1,

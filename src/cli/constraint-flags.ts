@@ -4,6 +4,7 @@
  */
 import { Option, type Command } from 'commander';
 import type { Config, DeepPartial } from '../config/config.js';
+import { defined } from '../defined.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -48,5 +49,5 @@ export function constraintOverrides(base: Config, flags: ConstraintFlags): DeepP
   if (flags.allow) set('allowed_patterns', [...base.constraints.allowed_patterns, ...flags.allow]);
   if (flags.deny) set('denied_patterns', [...base.constraints.denied_patterns, ...flags.deny]);
   if (flags.allowTool) set('allowed_tools', [...new Set([...base.constraints.allowed_tools, ...flags.allowTool])]);
-  return { constraints, ...(flags.unsandboxed ? { sandbox: { allow_unsandboxed: true } } : {}) };
+  return { constraints, ...defined({ sandbox: flags.unsandboxed ? { allow_unsandboxed: true } : undefined }) };
 }

@@ -11,6 +11,7 @@ import { formatError, paint, useColor, writeJson } from './output.js';
 import type { OpenedProject } from '../host/project.js';
 import { runEditor, type EditorResult, type EditorRunEvent, type RunEditorOptions } from '../agent/editor/editor.js';
 import { attemptLines } from '../agent/editor/counters.js';
+import { defined } from '../defined.js';
 
 /** What a command hands the Editor: its own options (the project is the one it opened, config included; the printing is added here) plus how to print. */
 export interface EditorCommandOptions extends Omit<RunEditorOptions, 'project' | 'listeners'> {
@@ -44,7 +45,7 @@ export function describeEditorEvent(event: Exclude<EditorRunEvent, { type: 'agen
   }
 }
 
-export function editorResultJson(r: EditorResult): Record<string, unknown> {
+function editorResultJson(r: EditorResult): Record<string, unknown> {
   return {
     ok: r.exitCode === 0,
     status: r.status,
@@ -59,13 +60,15 @@ export function editorResultJson(r: EditorResult): Record<string, unknown> {
     verifications: r.record.verifications.map((v) => ({ n: v.n, run_id: v.run_id, passed: v.passed, decision: v.decision, counters: v.counters })),
     files_changed: r.record.files_changed,
     contexts: r.contexts,
-    ...(r.summaryFile ? { summary: r.summaryFile } : {}),
-    ...(r.stuckReportFile ? { stuck_report: r.stuckReportFile } : {}),
-    ...(r.proposalFile ? { proposal: r.proposalFile } : {}),
-    ...(r.record.seeded_from ? { seeded_from: r.record.seeded_from } : {}),
-    ...(r.transcriptFile ? { transcript: r.transcriptFile } : {}),
-    ...(r.metricsFile ? { metrics: r.metricsFile } : {}),
-    ...(r.error ? { error: r.error } : {}),
+    ...defined({
+      summary: r.summaryFile || undefined,
+      stuck_report: r.stuckReportFile || undefined,
+      proposal: r.proposalFile || undefined,
+      seeded_from: r.record.seeded_from || undefined,
+      transcript: r.transcriptFile || undefined,
+      metrics: r.metricsFile || undefined,
+    }),
+    ...defined({ error: r.error }),
   };
 }
 
@@ -104,7 +107,7 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
   const options: RunEditorOptions = {
     ...editor,
     project: { ws: opened.ws, config: opened.config, transactions: opened.transactions, applyHooks: opened.applyHooks },
-    run: { ...run, ...(signal ? { signal } : {}) },
+    run: { ...run, ...defined({ signal }) },
     listeners: {
       onEvent,
       onStart: (info) => {
@@ -138,7 +141,7 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
 }
 
 /** The run header's word on the network (the Editor's specification: "Network Access — Unrestricted"). */
-export function networkNote(profile: RunProfile): string {
+function networkNote(profile: RunProfile): string {
   return profile.network ? 'network: on' : 'network: off (sandbox.network: false)';
 }
 

@@ -9,7 +9,7 @@
  */
 import type { Command } from 'commander';
 
-export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
+const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   editwarden: ["editwarden edit src/app.ts --old 'return 1;' --new 'return 2;' --dry-run", 'editwarden apply reply.md', 'editwarden doctor', 'editwarden mcp --root "$PWD"'],
   edit: [
     "editwarden edit src/app.ts --old 'return 1;' --new 'return 2;' --dry-run",

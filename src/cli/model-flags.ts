@@ -7,6 +7,7 @@
  */
 import type { ModelProvider } from '../agent/providers/types.js';
 import { isAllowlisted } from '../sandbox/env.js';
+import { defined } from '../defined.js';
 
 export interface ModelFlags {
   baseUrl?: string;
@@ -18,10 +19,9 @@ export async function providerFromFlags(model: string, flags: ModelFlags, env: N
   const { createProvider } = await import('../agent/providers/spec.js');
   return createProvider(model, {
     env,
-    ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}),
-    ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
+    ...defined({ baseUrl: flags.baseUrl || undefined, apiKeyEnv: flags.apiKeyEnv || undefined }),
     stream: flags.stream !== false,
-    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    ...defined({ maxOutputTokens }),
   });
 }
 

@@ -12,6 +12,7 @@ import { EditwardenError, ErrorCode, ExitCode, toErrorInfo } from '../errors.js'
 import { defaultTokenFile, newToken, readTokenFile, writeTokenFile } from '../mcp/http-token.js';
 import { McpSession, serveHttp, serveStdio, type SessionOptions } from '../mcp/index.js';
 import { formatError, useColor, type Io } from './output.js';
+import { defined } from '../defined.js';
 
 export interface McpFlags {
   root?: string;
@@ -100,10 +101,9 @@ function sessionOptions(flags: McpFlags, log: (line: string) => void, confineRoo
   return {
     cliRoot,
     cliRootExplicit: flags.root !== undefined,
-    ...(configFile ? { configFile } : {}),
+    ...defined({ configFile: configFile || undefined }),
     mode: flags.headless ? 'headless' : 'interactive',
-    ...(flags.unsandboxed ? { unsandboxed: true } : {}),
-    ...(confineRoots ? { confineRoots: true } : {}),
+    ...defined({ unsandboxed: flags.unsandboxed ? true : undefined, confineRoots: confineRoots ? true : undefined }),
     log,
   };
 }

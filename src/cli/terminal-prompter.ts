@@ -63,21 +63,21 @@ export function parseAnswer(text: string | null): Answer | null {
 }
 
 /** What "always" covers: this command prefix, or this path glob — never the whole tool. */
-export interface AlwaysScope {
+interface AlwaysScope {
   tool: string;
   label: string;
   covers(request: ApprovalRequest): boolean;
 }
 
 /** The program and, when it has one, its subcommand: `npm test`, `git status`, `make`. */
-export function commandPrefix(command: string): string {
+function commandPrefix(command: string): string {
   const words = command.trim().split(/\s+/);
   const first = words[0] ?? '';
   const second = words[1];
   return second && /^[a-z][\w:-]*$/i.test(second) ? `${first} ${second}` : first;
 }
 
-export function alwaysScope(request: ApprovalRequest): AlwaysScope {
+function alwaysScope(request: ApprovalRequest): AlwaysScope {
   const args = (request.args ?? {}) as Record<string, unknown>;
   if (request.kind === 'command') {
     const prefix = commandPrefix(String(args.command ?? ''));
@@ -104,7 +104,7 @@ export function alwaysScope(request: ApprovalRequest): AlwaysScope {
 }
 
 /** What the person sees before deciding. */
-export function approvalPreview(request: ApprovalRequest, color: boolean, root?: string): string {
+function approvalPreview(request: ApprovalRequest, color: boolean, root?: string): string {
   const args = (request.args ?? {}) as Record<string, unknown>;
   const out = [`${paint(color, 'bold', '?')} ${paint(color, 'bold', describeCall(request.tool, args))}`];
   if (request.kind === 'command') {

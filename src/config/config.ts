@@ -12,7 +12,7 @@ import { ENV_PATTERN, isSecretEnvName } from './env-names.js';
 import { globProblem } from './glob-bounds.js';
 
 import { CONFIG_FILE } from './names.js';
-import { DEFAULT_ALLOWED_TOOLS, DEFAULTS } from './defaults.js';
+import { DEFAULT_ALLOWED_TOOLS, DEFAULT_CONFIG } from './defaults.js';
 import { TOOL_ALIASES } from './tool-aliases.js';
 
 export { CONFIG_FILE };
@@ -78,14 +78,13 @@ export const KNOWN_TOOL_NAMES: readonly string[] = [
 /** The ADR's loop-breaking tool: always allowed, whatever allowed_tools lists ("loop-breaking tools always allowed"). */
 const ALWAYS_ALLOWED_TOOLS: readonly string[] = ['task_completion'];
 
-export { TOOL_ALIASES };
-
 const toolName = z
   .string()
   .min(1)
   .superRefine((name, ctx) => {
     if (KNOWN_TOOL_NAMES.includes(name)) return;
-    const near = didYouMean(name, KNOWN_TOOL_NAMES);
+    // The same suggestion rule as for mistyped keys (did-you-mean.ts): one distance, one threshold.
+    const near = nearest(name, KNOWN_TOOL_NAMES);
     ctx.addIssue({ code: 'custom', message: `unknown tool "${name}"${near ? ` (did you mean "${near}"?)` : ''}; known tools: ${KNOWN_TOOL_NAMES.join(', ')}` });
   });
 
@@ -98,105 +97,81 @@ function effectiveTools(list: string[]): string[] {
   return [...out];
 }
 
-/** The closest known name within a small edit distance, for a did-you-mean. */
-export function didYouMean(word: string, candidates: readonly string[]): string | null {
-  let best: { name: string; d: number } | null = null;
-  for (const c of candidates) {
-    const d = editDistance(word.toLowerCase(), c.toLowerCase());
-    if (!best || d < best.d) best = { name: c, d };
-  }
-  return best && best.d <= Math.max(2, Math.floor(word.length / 3)) ? best.name : null;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0] as number;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j] as number;
-      row[j] = Math.min((row[j] as number) + 1, (row[j - 1] as number) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length] as number;
-}
-
-export const ConstraintsSchema = z
+const ConstraintsSchema = z
   .object({
-    max_files: z.number().int().nonnegative().default(DEFAULTS.constraints.max_files),
-    max_lines_changed: z.number().int().nonnegative().default(DEFAULTS.constraints.max_lines_changed),
-    allowed_patterns: z.array(glob).default(() => [...DEFAULTS.constraints.allowed_patterns]),
-    denied_patterns: z.array(glob).default(() => [...DEFAULTS.constraints.denied_patterns]),
+    max_files: z.number().int().nonnegative().default(DEFAULT_CONFIG.constraints.max_files),
+    max_lines_changed: z.number().int().nonnegative().default(DEFAULT_CONFIG.constraints.max_lines_changed),
+    allowed_patterns: z.array(glob).default(() => [...DEFAULT_CONFIG.constraints.allowed_patterns]),
+    denied_patterns: z.array(glob).default(() => [...DEFAULT_CONFIG.constraints.denied_patterns]),
     allowed_tools: z
       .array(toolName)
       .default([...DEFAULT_ALLOWED_TOOLS])
       .transform(effectiveTools),
-    max_tokens: z.number().int().nonnegative().default(DEFAULTS.constraints.max_tokens),
+    max_tokens: z.number().int().nonnegative().default(DEFAULT_CONFIG.constraints.max_tokens),
     /** Seconds. */
-    timeout: z.number().positive().default(DEFAULTS.constraints.timeout),
-    on_violation: z.enum(['keep', 'rollback']).default(DEFAULTS.constraints.on_violation),
+    timeout: z.number().positive().default(DEFAULT_CONFIG.constraints.timeout),
+    on_violation: z.enum(['keep', 'rollback']).default(DEFAULT_CONFIG.constraints.on_violation),
   })
   .strict();
 
-export const VerifySchema = z
+const VerifySchema = z
   .object({
     build: z.string().min(1).optional(),
     test: z.string().min(1).optional(),
     /** Seconds. */
-    timeout: z.number().positive().default(DEFAULTS.verify.timeout),
+    timeout: z.number().positive().default(DEFAULT_CONFIG.verify.timeout),
     /** Headless runs: task_completion (status done) verifies first when a build or test command is configured or detected. */
-    on_completion: z.boolean().default(DEFAULTS.verify.on_completion),
+    on_completion: z.boolean().default(DEFAULT_CONFIG.verify.on_completion),
   })
   .strict();
 
-export const EditSchema = z
+const EditSchema = z
   .object({
-    strict: z.boolean().default(DEFAULTS.edit.strict),
-    max_file_bytes: z.number().int().positive().default(DEFAULTS.edit.max_file_bytes),
+    strict: z.boolean().default(DEFAULT_CONFIG.edit.strict),
+    max_file_bytes: z.number().int().positive().default(DEFAULT_CONFIG.edit.max_file_bytes),
     dramatic_reduction: z
       .object({
-        min_lines: z.number().int().nonnegative().default(DEFAULTS.edit.dramatic_reduction.min_lines),
-        ratio: z.number().min(0).max(1).default(DEFAULTS.edit.dramatic_reduction.ratio),
+        min_lines: z.number().int().nonnegative().default(DEFAULT_CONFIG.edit.dramatic_reduction.min_lines),
+        ratio: z.number().min(0).max(1).default(DEFAULT_CONFIG.edit.dramatic_reduction.ratio),
       })
       .strict()
-      .default(() => ({ ...DEFAULTS.edit.dramatic_reduction })),
-    syntax_guard: z.enum(['refuse', 'warn', 'off']).default(DEFAULTS.edit.syntax_guard),
+      .default(() => ({ ...DEFAULT_CONFIG.edit.dramatic_reduction })),
+    syntax_guard: z.enum(['refuse', 'warn', 'off']).default(DEFAULT_CONFIG.edit.syntax_guard),
   })
   .strict();
 
-export const ReportsSchema = z
+const ReportsSchema = z
   .object({
-    controlled_edit: z.string().min(1).default(DEFAULTS.reports.controlled_edit),
+    controlled_edit: z.string().min(1).default(DEFAULT_CONFIG.reports.controlled_edit),
   })
   .strict();
 
-export const CheckpointsSchema = z
+const CheckpointsSchema = z
   .object({
     /** Automatic retention: commands prune to the newest N checkpoints once there are N + 10% more. 0 keeps all. */
-    keep_last: z.number().int().nonnegative().default(DEFAULTS.checkpoints.keep_last),
+    keep_last: z.number().int().nonnegative().default(DEFAULT_CONFIG.checkpoints.keep_last),
     /** Largest file (apparent size) a checkpoint copies; a larger one is refused with E_CHECKPOINT_TOO_LARGE. */
-    max_file_bytes: z.number().int().positive().default(DEFAULTS.checkpoints.max_file_bytes),
+    max_file_bytes: z.number().int().positive().default(DEFAULT_CONFIG.checkpoints.max_file_bytes),
     /** Largest total the checkpoint store holds; old checkpoints are pruned to make room, then E_CHECKPOINT_TOO_LARGE. */
-    max_total_bytes: z.number().int().positive().default(DEFAULTS.checkpoints.max_total_bytes),
+    max_total_bytes: z.number().int().positive().default(DEFAULT_CONFIG.checkpoints.max_total_bytes),
   })
   .strict();
 
-export const SearchSchema = z
+const SearchSchema = z
   .object({
     /** Seconds a search_files with a regular expression may run before it is stopped (E_SEARCH_TIMEOUT); never past constraints.timeout. */
-    timeout: z.number().positive().default(DEFAULTS.search.timeout),
+    timeout: z.number().positive().default(DEFAULT_CONFIG.search.timeout),
   })
   .strict();
 
-export const WorkspaceSchema = z
+const WorkspaceSchema = z
   .object({
     /** Read regular files with more than one hard link (a second name may lie outside the root; docs/workspace-boundary.md). */
-    allow_hardlinks: z.boolean().default(DEFAULTS.workspace.allow_hardlinks),
+    allow_hardlinks: z.boolean().default(DEFAULT_CONFIG.workspace.allow_hardlinks),
   })
   .strict();
 
-export const ScoutsSchema = z
+const ScoutsSchema = z
   .object({
     /** A model (provider:model) that summarises scout payloads for the Editor; unset: raw payloads. */
     model: z.string().min(3).optional(),
@@ -210,12 +185,12 @@ const hostPath = z
   .refine((p) => !/[\u0000-\u001f]/.test(p), { message: 'must not hold control characters' });
 
 /** docs/sandbox.md describes each key. */
-export const SandboxSchema = z
+const SandboxSchema = z
   .object({
-    enabled: z.boolean().default(DEFAULTS.sandbox.enabled),
-    network: z.boolean().default(DEFAULTS.sandbox.network),
-    git_writable: z.boolean().default(DEFAULTS.sandbox.git_writable),
-    allow_unsandboxed: z.boolean().default(DEFAULTS.sandbox.allow_unsandboxed),
+    enabled: z.boolean().default(DEFAULT_CONFIG.sandbox.enabled),
+    network: z.boolean().default(DEFAULT_CONFIG.sandbox.network),
+    git_writable: z.boolean().default(DEFAULT_CONFIG.sandbox.git_writable),
+    allow_unsandboxed: z.boolean().default(DEFAULT_CONFIG.sandbox.allow_unsandboxed),
     env: z
       .array(
         z
@@ -241,7 +216,7 @@ export const ConfigSchema = z
     scouts: ScoutsSchema.default(ScoutsSchema.parse({})),
     sandbox: SandboxSchema.default(SandboxSchema.parse({})),
     workspace: WorkspaceSchema.default(WorkspaceSchema.parse({})),
-    active_edit_enabled: z.boolean().default(DEFAULTS.active_edit_enabled),
+    active_edit_enabled: z.boolean().default(DEFAULT_CONFIG.active_edit_enabled),
   })
   .strict();
 

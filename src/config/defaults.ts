@@ -1,11 +1,12 @@
 /**
  * The default configuration as a plain object — the one place each default
- * lives. The schema (config.ts) takes its `.default()` values from DEFAULTS,
- * and commands that run without a config file use DEFAULT_CONFIG without
+ * lives. The schema (config.ts) takes its `.default()` values from
+ * DEFAULT_CONFIG, and commands that run without a config file use it without
  * loading the schema library (~100 ms of start-up an agent would pay on
  * every edit). The edit limits come from the engine's own defaults
- * (edit/types.ts), which the workspace uses too. DEFAULTS is deliberately
- * not annotated with `Config`: the schema that defines `Config` reads it.
+ * (edit/types.ts), which the workspace uses too. DEFAULT_CONFIG is
+ * deliberately not annotated with `Config` (the schema that defines `Config`
+ * reads it); `loadConfigFast` returning it as a `Config` checks that it is one.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,7 +17,7 @@ import { userConfigFile } from './trust-store.js';
 /** The tools a run may use when the config names none. */
 export const DEFAULT_ALLOWED_TOOLS = ['read_file', 'list_files', 'search_files', 'edit_file', 'write_file', 'apply_patch', 'execute_command', 'task_completion'] as const;
 
-export const DEFAULTS = {
+export const DEFAULT_CONFIG = {
   constraints: {
     max_files: 10,
     max_lines_changed: 500,
@@ -43,8 +44,6 @@ export const DEFAULTS = {
   workspace: { allow_hardlinks: false },
   active_edit_enabled: false,
 };
-
-export const DEFAULT_CONFIG: Config = DEFAULTS;
 
 /** Loads the config, touching the schema only when there is a file to validate. */
 export async function loadConfigFast(root: string, explicitFile?: string): Promise<Config> {

@@ -30,7 +30,7 @@ export const GLOB_LIMITS = {
 /** Extglob openers (`@(…)`, `*(…)`, `+(…)`, `?(…)`, `!(…)`): a quantified group of wildcards backtracks exponentially. */
 const EXTGLOB = /[@*+?!]\(/;
 
-export interface GlobComplexity {
+interface GlobComplexity {
   length: number;
   starsPerSegment: number;
   globstars: number;
@@ -42,7 +42,7 @@ export interface GlobComplexity {
 }
 
 /** Measures a glob (escaped characters are literals). */
-export function measureGlob(glob: string): GlobComplexity {
+function measureGlob(glob: string): GlobComplexity {
   let starsPerSegment = 0;
   let globstars = 0;
   let weight = 0;

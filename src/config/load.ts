@@ -66,7 +66,7 @@ function shellWord(word: string): string {
 }
 
 /** The command that trusts `file` of `root`, as the refusal and `doctor` print it. */
-export function trustCommand(root: string, file: string): string {
+function trustCommand(root: string, file: string): string {
   const defaultFile = real(path.join(root, CONFIG_FILE)) === real(file);
   return `editwarden trust --root ${shellWord(path.resolve(root))}${defaultFile ? '' : ` ${shellWord(path.resolve(file))}`}`;
 }

@@ -96,7 +96,7 @@ export interface Loosening {
 }
 
 /** The value at a dotted path of a config object (undefined where a section or key is absent). */
-export function valueAt(config: unknown, key: string): unknown {
+function valueAt(config: unknown, key: string): unknown {
   let node: unknown = config;
   for (const part of key.split('.')) {
     if (node === null || typeof node !== 'object') return undefined;
@@ -115,7 +115,7 @@ function canonicalTools(names: string[]): string[] {
 }
 
 /** Whether `value` (from the file) loosens the guard against `baseline` (the person's) under `rule`. */
-export function loosens(rule: TrustRule, value: unknown, baseline: unknown, key = ''): boolean {
+function loosens(rule: TrustRule, value: unknown, baseline: unknown, key = ''): boolean {
   switch (rule.kind) {
     case 'free':
       return false;

@@ -53,7 +53,7 @@ export interface TrustRecord {
   trusted_at: string;
 }
 
-export function sha256(bytes: Uint8Array | string): string {
+function sha256(bytes: Uint8Array | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 

@@ -14,9 +14,10 @@ import { findMatches, nonOverlapping, type TextMatch } from './match.js';
 import { notFoundError } from './near-match.js';
 import { countLines, encodeText, lineOf, newDoc, normalizeEol, spliceDoc, type TextDoc } from './text.js';
 import type { AppliedEdit, EditOptions, EditRequest, EngineHooks, MatchStrategy, SyntaxIssue } from './types.js';
+import { defined } from '../defined.js';
 
 /** One request's outcome within a file plan. */
-export interface PlannedStep {
+interface PlannedStep {
   request: EditRequest;
   ok: boolean;
   applied?: AppliedEdit;
@@ -108,7 +109,7 @@ export function planFile(path: string, before: TextDoc | null, requests: EditReq
         diff: d.diff,
         added: d.added,
         removed: d.removed,
-        ...(syntaxWarnings.length > 0 ? { syntaxWarnings } : {}),
+        ...defined({ syntaxWarnings: syntaxWarnings.length > 0 ? syntaxWarnings : undefined }),
       });
       netLines += d.added - d.removed;
       span = step.span && span ? { prefix: Math.min(span.prefix, step.span.prefix), suffix: Math.min(span.suffix, step.span.suffix) } : undefined;
@@ -202,7 +203,7 @@ function applyOne(path: string, current: TextDoc | null, request: EditRequest, o
           applied: { action: 'overwrite', strategy: 'whole-file', count: 1, line: 1, notes: ['the file did not exist; it was created'] },
         };
       }
-      return { doc: { ...current, text: content, ...(current.eols ? { eols: respread(current, content) } : {}) }, applied: { action: 'overwrite', strategy: 'whole-file', count: 1, line: 1, ...base } };
+      return { doc: { ...current, text: content, ...defined({ eols: current.eols ? respread(current, content) : undefined }) }, applied: { action: 'overwrite', strategy: 'whole-file', count: 1, line: 1, ...base } };
     }
     case 'append':
     case 'prepend': {

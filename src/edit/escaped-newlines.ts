@@ -33,7 +33,7 @@ export function escapedNewlines(text: string, oldText: string, newText: string):
 }
 
 /** One level of JSON-style unescaping (\\n \\t \\r \\" \\' \\\\); null when a backslash escapes anything else. */
-export function unescapeOnce(s: string): string | null {
+function unescapeOnce(s: string): string | null {
   const simple: Record<string, string> = { n: '\n', t: '\t', r: '', '"': '"', "'": "'", '\\': '\\', '/': '/' };
   let out = '';
   for (let i = 0; i < s.length; i++) {

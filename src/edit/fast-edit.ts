@@ -16,6 +16,7 @@ import type { FilePlan, PlanOptions } from './engine.js';
 import { shrinksTooMuch } from './large-deletion.js';
 import { decodeText, type TextDoc } from './text.js';
 import type { EditRequest, EngineHooks } from './types.js';
+import { defined } from '../defined.js';
 
 const NL = 0x0a;
 const CONTEXT = 3;
@@ -64,7 +65,7 @@ export function tryFastExactEdit(path: string, bytes: Uint8Array, requests: Edit
     before: oldWindow,
     after: newWindow,
     lineOffset: windowStartLine,
-    ...(options.mode !== undefined ? { mode: options.mode } : {}),
+    ...defined({ mode: options.mode }),
   });
 
   const pieces = [buf.subarray(0, at), insert, buf.subarray(end)] as const;

@@ -29,6 +29,7 @@ import { EditwardenError, ErrorCode, quote } from '../errors.js';
 import { describeLevel, fromLineImage, LineCache, matchesAt, normalize, STRICT_LEVELS, toLineImage, TOLERANT_LEVELS, type Level, type LineImage } from './hunk-lines.js';
 import { describeNearMatch, findNearMatch } from './near-match.js';
 import type { Hunk, MatchStrategy, PatchRequest } from './types.js';
+import { defined } from '../defined.js';
 
 export interface HunkApplication {
   text: string;
@@ -103,7 +104,7 @@ function notFound(ctx: SearchContext, p: PreparedHunk, claimed: number | undefin
     message: `${hunkLabel(p)} of the patch to ${ctx.path} does not match the file: ${detail}.${near}`,
     hint: 'Re-read the file and regenerate the hunk with its context and removed lines copied exactly from the current text (or use an edit with old_text/new_text).',
     path: ctx.path,
-    ...(claimed !== undefined ? { line: Math.max(1, claimed + 1) } : {}),
+    ...defined({ line: claimed !== undefined ? Math.max(1, claimed + 1) : undefined }),
   });
 }
 

@@ -5,6 +5,7 @@
  */
 import { EditwardenError, ErrorCode, quote } from '../errors.js';
 import { notFoundSentences } from './errors.js';
+import { defined } from '../defined.js';
 
 export interface NearMatch {
   /** 1-based line in the file where the likely intended block starts. */
@@ -162,7 +163,7 @@ function editDistance(a: string, b: string): number {
 }
 
 /** Describes how two lines differ in words a model can act on. */
-export function describeDifference(fileText: string, quotedText: string): string {
+function describeDifference(fileText: string, quotedText: string): string {
   if (fileText.trim() === quotedText.trim()) {
     return 'only the indentation differs';
   }
@@ -200,7 +201,7 @@ export function notFoundError(path: string, text: string, oldText: string, stric
       (near?.gap === 'missing' ? `Include line ${near.diffLine} of the file in old_text, or quote only the lines after it. ` : '') +
       'Read the file again (it may have changed) and copy old_text exactly from it, with enough lines to be unique.',
     path,
-    ...(near ? { line: near.diffLine } : {}),
+    ...defined({ line: near ? near.diffLine : undefined }),
   });
 }
 

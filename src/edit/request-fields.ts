@@ -11,9 +11,10 @@
  */
 import { EditwardenError, ErrorCode } from '../errors.js';
 import type { EditRequest, RequestSource } from './types.js';
+import { defined } from '../defined.js';
 
 export const EDIT_MODES = ['edit', 'create', 'overwrite', 'append', 'prepend', 'insert', 'remove'] as const;
-export type EditMode = (typeof EDIT_MODES)[number];
+type EditMode = (typeof EDIT_MODES)[number];
 export const AST_ACTIONS = ['replace', 'remove', 'append', 'prepend'] as const;
 export type AstAction = (typeof AST_ACTIONS)[number];
 
@@ -37,7 +38,7 @@ export interface EditRequestFields {
 /** How a refusal here is worded for the surface that sent the fields (the JSON's E_PARSE, the CLI's E_USAGE). */
 export type FieldError = (where: string, what: string) => EditwardenError;
 
-export function parseError(where: string, what: string): EditwardenError {
+function parseError(where: string, what: string): EditwardenError {
   return new EditwardenError({
     code: ErrorCode.PARSE,
     message: `${where}: ${what}.`,
@@ -56,8 +57,7 @@ export function editRequestFromFields(a: EditRequestFields, source: RequestSourc
   const text = a.new_text ?? a.content;
   const common = {
     path,
-    ...(a.force ? { force: true } : {}),
-    ...(a.expected_hash ? { expectedHash: a.expected_hash } : {}),
+    ...defined({ force: a.force ? true : undefined, expectedHash: a.expected_hash || undefined }),
     source,
   };
   if (a.ast_path !== undefined) {
@@ -67,9 +67,9 @@ export function editRequestFromFields(a: EditRequestFields, source: RequestSourc
   }
   switch (a.mode) {
     case 'edit':
-      return { ...common, action: 'edit', oldText: a.old_text ?? '', newText: text ?? '', ...(a.replace_all ? { replaceAll: true } : {}) };
+      return { ...common, action: 'edit', oldText: a.old_text ?? '', newText: text ?? '', ...defined({ replaceAll: a.replace_all ? true : undefined }) };
     case 'remove':
-      return { ...common, action: 'edit', oldText: a.old_text ?? '', newText: '', ...(a.replace_all ? { replaceAll: true } : {}) };
+      return { ...common, action: 'edit', oldText: a.old_text ?? '', newText: '', ...defined({ replaceAll: a.replace_all ? true : undefined }) };
     case 'overwrite':
       if (text === undefined) throw fail(where, 'mode overwrite needs new_text (or content)');
       // Said in so many words: the large-deletion guard is edit mode's (OverwriteRequest.explicit).

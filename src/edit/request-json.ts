@@ -9,7 +9,7 @@ import { EditwardenError, ErrorCode } from '../errors.js';
 import { AST_ACTIONS, EDIT_MODES, editRequestFromFields } from './request-fields.js';
 import type { EditRequest, RequestSource } from './types.js';
 
-export { AST_ACTIONS, EDIT_MODES } from './request-fields.js';
+export { EDIT_MODES } from './request-fields.js';
 
 export const EditFileArgsSchema = z
   .object({
@@ -34,10 +34,8 @@ export const EditFileArgsSchema = z
   })
   .strict();
 
-export type EditFileArgs = z.input<typeof EditFileArgsSchema>;
-
 /** Turns a zod failure into E_PARSE naming the field. */
-export function parseErrorFromZod(error: z.ZodError, where: string): EditwardenError {
+function parseErrorFromZod(error: z.ZodError, where: string): EditwardenError {
   const issue = error.issues[0];
   let field = issue?.path.map(String).join('.') || '(request)';
   if (issue?.code === 'unrecognized_keys') field = issue.keys.join(', ');

@@ -5,9 +5,10 @@
  * the BOM and the line ending of every line. Pure: no file system here.
  */
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { defined } from '../defined.js';
 
 export type Encoding = 'utf8' | 'utf16le' | 'utf16be';
-export type Eol = '\n' | '\r\n' | '\r';
+type Eol = '\n' | '\r\n' | '\r';
 
 export interface TextDoc {
   /** Content with every line ending normalised to "\n". */
@@ -27,12 +28,12 @@ const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
 
 const fatalUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-export function binaryError(path: string | undefined, why: string): EditwardenError {
+function binaryError(path: string | undefined, why: string): EditwardenError {
   return new EditwardenError({
     code: ErrorCode.BINARY,
     message: `${path ?? 'The file'} looks binary (${why}); editwarden edits text files only.`,
     hint: 'Leave binary files alone, or replace them with a build step or a shell command the person approves.',
-    ...(path !== undefined ? { path } : {}),
+    ...defined({ path }),
   });
 }
 

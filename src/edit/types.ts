@@ -36,12 +36,12 @@ export interface ReplaceRequest extends BaseRequest {
   lineHint?: { start: number; end?: number } | undefined;
 }
 
-export interface CreateRequest extends BaseRequest {
+interface CreateRequest extends BaseRequest {
   action: 'create';
   content: string;
 }
 
-export interface OverwriteRequest extends BaseRequest {
+interface OverwriteRequest extends BaseRequest {
   action: 'overwrite';
   content: string;
   /**
@@ -54,7 +54,7 @@ export interface OverwriteRequest extends BaseRequest {
   explicit?: true;
 }
 
-export interface AppendRequest extends BaseRequest {
+interface AppendRequest extends BaseRequest {
   action: 'append' | 'prepend';
   content: string;
 }
@@ -66,7 +66,7 @@ export interface DeleteRequest extends BaseRequest {
 }
 
 /** Insert `content` as whole lines after line `line` (0 = before the first line). */
-export interface InsertRequest extends BaseRequest {
+interface InsertRequest extends BaseRequest {
   action: 'insert';
   line: number;
   content: string;
@@ -96,7 +96,7 @@ export interface Hunk {
   recount?: HunkRecount;
 }
 
-export interface HunkRecount {
+interface HunkRecount {
   /** 1-based patch line of the first body line past the header's counts. */
   line: number;
   header: { old: number; new: number };

@@ -34,20 +34,21 @@
 import { EditwardenError } from '../errors.js';
 import type { EditRequest } from '../edit/types.js';
 import { parseError, probeExists, source, type ItemError, type ParseOptions, type ParseResult } from './parse-result.js';
+import { defined } from '../defined.js';
 
 export const BEGIN_MARKER = '---BEGIN---';
 export const START_MARKER = '---START---';
 export const END_MARKER = '---END---';
-export const EDIT_HEADER = 'edit';
+const EDIT_HEADER = 'edit';
 /** Accepted as "Edit:". */
-export const PATH_HEADER_ALIAS = 'path';
+const PATH_HEADER_ALIAS = 'path';
 /** A line that looks like a header ("word: value"): never taken as code without ---START---. */
 const HEADER_SHAPED = /^\s*[A-Za-z][A-Za-z0-9_-]*\s*:/;
-export const AST_PATH_HEADER = 'ast-path';
-export const ACTION_HEADER = 'action';
-export const NO_NEWLINE_MARKER = '\\ No newline at end of file';
-export const ACTIONS = ['replace', 'remove', 'append', 'prepend'] as const;
-export type ActiveEditAction = (typeof ACTIONS)[number];
+const AST_PATH_HEADER = 'ast-path';
+const ACTION_HEADER = 'action';
+const NO_NEWLINE_MARKER = '\\ No newline at end of file';
+const ACTIONS = ['replace', 'remove', 'append', 'prepend'] as const;
+type ActiveEditAction = (typeof ACTIONS)[number];
 
 /** The directive format in a few lines, for the active_edit tool's answer (the full instructions are in the prompt). */
 export const ACTIVE_EDIT_FORMAT = [
@@ -130,7 +131,7 @@ export class ActiveEditStreamParser {
   }
 
   private fail(open: OpenDirective, message: string, events: ActiveEditEvent[]): void {
-    events.push({ kind: 'error', error: { index: open.index, line: open.beginLine, ...(open.path !== undefined ? { path: open.path } : {}), error: parseError(message, open.beginLine, HINT, open.path) } });
+    events.push({ kind: 'error', error: { index: open.index, line: open.beginLine, ...defined({ path: open.path }), error: parseError(message, open.beginLine, HINT, open.path) } });
   }
 
   /** The directive that ended last, while no other has begun since: a stray END after it means it ended early. */
@@ -256,7 +257,7 @@ export class ActiveEditStreamParser {
       return true;
     } catch (error) {
       if (!(error instanceof EditwardenError)) throw error;
-      events.push({ kind: 'error', error: { index: open.index, line: open.beginLine, ...(open.path !== undefined ? { path: open.path } : {}), error } });
+      events.push({ kind: 'error', error: { index: open.index, line: open.beginLine, ...defined({ path: open.path }), error } });
       return false;
     }
   }

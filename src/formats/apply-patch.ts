@@ -31,6 +31,7 @@ import type { EditRequest, Hunk, HunkLine } from '../edit/types.js';
 import { normalizeEol } from '../edit/text.js';
 import { parseError, source, type ItemError, type ParseResult } from './parse-result.js';
 import { readPatchWrapper, underFolder, type PatchWrapper } from './shell-wrapper.js';
+import { defined } from '../defined.js';
 
 export const BEGIN_PATCH = '*** Begin Patch';
 export const END_PATCH = '*** End Patch';
@@ -39,9 +40,9 @@ export const DELETE_FILE = '*** Delete File: ';
 export const UPDATE_FILE = '*** Update File: ';
 export const MOVE_TO = '*** Move to: ';
 export const EOF_MARKER = '*** End of File';
-export const CONTEXT_MARKER = '@@ ';
-export const EMPTY_CONTEXT_MARKER = '@@';
-export const NO_NEWLINE_MARKER = '\\ No newline at end of file';
+const CONTEXT_MARKER = '@@ ';
+const EMPTY_CONTEXT_MARKER = '@@';
+const NO_NEWLINE_MARKER = '\\ No newline at end of file';
 
 const HINT = `Write "${BEGIN_PATCH}", then per file "${ADD_FILE}PATH" (+ lines), "${DELETE_FILE}PATH" or "${UPDATE_FILE}PATH" (@@ context, then " ", "-", "+" lines), then "${END_PATCH}".`;
 
@@ -158,7 +159,7 @@ function parseUpdate(c: Cursor, path: string, index: number, line: number): Edit
   if (hunks.length === 0) {
     if (moveTo === undefined) throw parseError(`The update of ${path} has no changes.`, line, HINT, path);
   }
-  return { action: 'patch', path, hunks, ...(moveTo !== undefined ? { moveTo } : {}), source: source('apply-patch', index, line) };
+  return { action: 'patch', path, hunks, ...defined({ moveTo }), source: source('apply-patch', index, line) };
 }
 
 /** The envelope's operations read from the wrapper's folder, or all refused with the wrapper's error. */
@@ -235,7 +236,7 @@ export function parseApplyPatch(input: string): ParseResult {
           errors.push({
             index: cut?.source?.index ?? index++,
             line: from,
-            ...(cut ? { path: cut.path } : {}),
+            ...defined({ path: cut ? cut.path : undefined }),
             error: parseError(
               cutShort
                 ? `The "${END_PATCH}" at line ${c.i} is followed by change lines (line ${after + 1}): it cut ${cut ? `the operation on ${cut.path} at line ${from}` : 'the patch'} short, so it and the lines up to line ${k + 1} are not applied.`
@@ -278,7 +279,7 @@ export function parseApplyPatch(input: string): ParseResult {
         }
       } catch (error) {
         if (!(error instanceof EditwardenError)) throw error;
-        errors.push({ index: itemIndex, line: itemLine, ...(path !== undefined ? { path } : {}), error });
+        errors.push({ index: itemIndex, line: itemLine, ...defined({ path }), error });
         // Skip to the next operation of this envelope.
         c.i = Math.max(c.i, itemLine);
         while (c.i < lines.length && !isOperation(lines[c.i] as string)) c.i++;
@@ -291,7 +292,7 @@ export function parseApplyPatch(input: string): ParseResult {
       errors.push({
         index: last?.source?.index ?? index++,
         line: last?.source?.line ?? beginLine,
-        ...(last ? { path: last.path } : {}),
+        ...defined({ path: last ? last.path : undefined }),
         error: parseError(message, last?.source?.line ?? beginLine, `End every patch with "${END_PATCH}".`, last?.path),
       });
     }

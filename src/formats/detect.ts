@@ -36,13 +36,6 @@ export function detectFormat(text: string): FormatName | undefined {
   return undefined;
 }
 
-/** The format of `text`, or E_PARSE saying which markers were looked for. */
-export function requireFormat(text: string): FormatName {
-  const format = detectFormat(text);
-  if (format !== undefined) return format;
-  throw unrecognisedFormat();
-}
-
 export function unrecognisedFormat(): EditwardenError {
   return parseError(
     'Could not tell the edit format: the text has no JSON request, "*** Begin Patch", "---BEGIN---", "<<<<<<< SEARCH" or unified diff ("--- a/…" / "+++ b/…").',

@@ -3,7 +3,6 @@
  * parser here is pure and returns `{requests, errors}` (one bad item never
  * hides the others); `parseEdits` picks the parser by name or by detection.
  */
-import type { EditRequest } from '../edit/types.js';
 import { parseActiveEdit } from './active-edit.js';
 import { parseApplyPatch } from './apply-patch.js';
 import { detectFormat, unrecognisedFormat } from './detect.js';
@@ -13,10 +12,10 @@ import { parseSearchReplace } from './search-replace.js';
 import { parseUnifiedDiff } from './udiff.js';
 
 export * from './parse-result.js';
-export { detectFormat, requireFormat, unrecognisedFormat } from './detect.js';
-export { parseJson, parseJsonValue, toEditRequest } from './json.js';
-export { ActiveEditStreamParser, parseActiveEdit, type ActiveEditEvent, type ActiveEditAction } from './active-edit.js';
-export { parseSearchReplace, type SearchReplaceOptions } from './search-replace.js';
+export { detectFormat } from './detect.js';
+export { parseJson } from './json.js';
+export { ActiveEditStreamParser, parseActiveEdit, type ActiveEditEvent } from './active-edit.js';
+export { parseSearchReplace } from './search-replace.js';
 export { parseApplyPatch } from './apply-patch.js';
 export { parseUnifiedDiff, unquoteGitPath, type VerifiedDeleteRequest } from './udiff.js';
 export { renderChange, type FileChange } from './render.js';
@@ -50,12 +49,4 @@ export function parseEdits(text: string, format: FormatName | 'auto' = 'auto', o
   const chosen = format === 'auto' ? detectFormat(text) : format;
   if (chosen === undefined) return { format: undefined, requests: [], errors: [{ index: 0, line: 1, error: unrecognisedFormat() }] };
   return { format: chosen, ...parseFormat(text, chosen, options) };
-}
-
-/** Requests and errors merged in reply order (by item index), for reports. */
-export function inReplyOrder(result: ParseResult): Array<{ index: number; request?: EditRequest; error?: ParseResult['errors'][number] }> {
-  const items: Array<{ index: number; request?: EditRequest; error?: ParseResult['errors'][number] }> = [];
-  for (const request of result.requests) items.push({ index: request.source?.index ?? 0, request });
-  for (const error of result.errors) items.push({ index: error.index, error });
-  return items.sort((a, b) => a.index - b.index);
 }

@@ -25,11 +25,12 @@ import { EditwardenError } from '../errors.js';
 import type { EditRequest } from '../edit/types.js';
 import { editRequestFromArgs } from '../edit/request-json.js';
 import { lineAt, parseError, source, type ItemError, type ParseResult } from './parse-result.js';
+import { defined } from '../defined.js';
 
 const HINT = 'Send {"path": "...", "mode": "edit|create|overwrite|append|prepend", "old_text": "...", "new_text": "..."} (aliases: filename/file_path for path, content for new_text), or an array of them.';
 
 /** Validates one decoded request object; errors carry the item's line. */
-export function toEditRequest(value: unknown, index: number, line: number): EditRequest {
+function toEditRequest(value: unknown, index: number, line: number): EditRequest {
   try {
     return editRequestFromArgs(value, source('json', index, line));
   } catch (error) {
@@ -70,7 +71,7 @@ function elementOffsets(text: string): number[] {
  * Offset of the first JSON syntax error (Node 20's JSON.parse messages do not
  * say where). A small recursive-descent checker; only called on failure.
  */
-export function jsonErrorOffset(text: string): number {
+function jsonErrorOffset(text: string): number {
   let i = 0;
   const ws = (): void => {
     while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
@@ -142,7 +143,7 @@ export function jsonErrorOffset(text: string): number {
 }
 
 /** Parses already-decoded tool arguments (an object or an array of them). */
-export function parseJsonValue(value: unknown, lines: number[] = []): ParseResult {
+function parseJsonValue(value: unknown, lines: number[] = []): ParseResult {
   const items = Array.isArray(value) ? value : [value];
   const requests: EditRequest[] = [];
   const errors: ItemError[] = [];
@@ -152,7 +153,7 @@ export function parseJsonValue(value: unknown, lines: number[] = []): ParseResul
       requests.push(toEditRequest(item, index, line));
     } catch (error) {
       if (!(error instanceof EditwardenError)) throw error;
-      errors.push({ index, line, ...(error.path !== undefined ? { path: error.path } : {}), error });
+      errors.push({ index, line, ...defined({ path: error.path }), error });
     }
   });
   if (Array.isArray(value) && value.length === 0) {

@@ -4,8 +4,9 @@
  * is a sequence of items, and one bad item must never hide the others — so
  * parsers collect errors instead of throwing on the first. Pure data.
  */
-import { EditwardenError, ErrorCode, type ErrorInfo } from '../errors.js';
+import { EditwardenError, ErrorCode } from '../errors.js';
 import type { EditRequest, RequestSource } from '../edit/types.js';
+import { defined } from '../defined.js';
 
 export type FormatName = 'json' | 'active-edit' | 'search-replace' | 'apply-patch' | 'udiff';
 export const FORMAT_NAMES: readonly FormatName[] = ['json', 'active-edit', 'search-replace', 'apply-patch', 'udiff'];
@@ -45,7 +46,7 @@ export interface ParseOptions {
 }
 
 export function parseError(message: string, line: number, hint: string, path?: string): EditwardenError {
-  return new EditwardenError({ code: ErrorCode.PARSE, message, hint, line, ...(path !== undefined ? { path } : {}) });
+  return new EditwardenError({ code: ErrorCode.PARSE, message, hint, line, ...defined({ path }) });
 }
 
 export function source(format: FormatName, index: number, line: number): RequestSource {
@@ -67,9 +68,4 @@ export function probeExists(options: ParseOptions, path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The public error shape of an item error, for results. */
-export function itemErrorInfo(item: ItemError): ErrorInfo {
-  return item.error.toJSON();
 }

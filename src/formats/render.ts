@@ -16,8 +16,9 @@ import type { FormatName } from './parse-result.js';
 import { BEGIN_MARKER, END_MARKER, START_MARKER } from './active-edit.js';
 import { ADD_FILE, BEGIN_PATCH, DELETE_FILE, END_PATCH, EOF_MARKER, MOVE_TO, UPDATE_FILE } from './apply-patch.js';
 import { DIVIDER_MARKER, REPLACE_MARKER, SEARCH_MARKER } from './search-replace.js';
+import { defined } from '../defined.js';
 
-export const NO_NEWLINE = '\\ No newline at end of file';
+const NO_NEWLINE = '\\ No newline at end of file';
 
 /** One file's change. `before` null: the file is created; `after` null: it is deleted. */
 export interface FileChange {
@@ -82,11 +83,11 @@ function align(before: string, after: string): Alignment {
     const oldNoEol = i === lastOld && !a.eofNewline;
     const newNoEol = i === lastNew && !b.eofNewline;
     if (op.kind === ' ' && oldNoEol !== newNoEol) {
-      ops.push({ kind: '-', text: op.text, ...(oldNoEol ? { oldNoEol } : {}) });
-      ops.push({ kind: '+', text: op.text, ...(newNoEol ? { newNoEol } : {}) });
+      ops.push({ kind: '-', text: op.text, ...defined({ oldNoEol: oldNoEol || undefined }) });
+      ops.push({ kind: '+', text: op.text, ...defined({ newNoEol: newNoEol || undefined }) });
       return;
     }
-    ops.push({ ...op, ...(op.kind !== '+' && oldNoEol ? { oldNoEol } : {}), ...(op.kind !== '-' && newNoEol ? { newNoEol } : {}) });
+    ops.push({ ...op, ...defined({ oldNoEol: op.kind !== '+' && oldNoEol ? oldNoEol : undefined, newNoEol: op.kind !== '-' && newNoEol ? newNoEol : undefined }) });
   });
   // Splitting may leave '+' before '-' order mixed; keep every '-' of a change run before its '+' lines.
   return { ops: normaliseRuns(ops), oldEofNewline: a.eofNewline, newEofNewline: b.eofNewline };

@@ -25,9 +25,9 @@ import type { EditwardenError } from '../errors.js';
 import { parseError } from './parse-result.js';
 
 /** A line hint: ":start_line:12" or ":end_line:14" (Roo writes the number right after the colon). */
-export const HINT_LINE = /^\s*:(start_line|end_line):\s*(\d*)\s*$/;
+const HINT_LINE = /^\s*:(start_line|end_line):\s*(\d*)\s*$/;
 /** The separator between the hints and the SEARCH content: exactly seven dashes (Roo's). */
-export const ROO_SEPARATOR = /^-------\s*$/;
+const ROO_SEPARATOR = /^-------\s*$/;
 /** A marker-like line escaped with one backslash. */
 const ESCAPED_MARKER = /^\\(?=<{3,}|={3,}|>{3,}|-{3,}|\+{3,}|:start_line:|:end_line:)/;
 

@@ -46,6 +46,7 @@ import type { EditRequest } from '../edit/types.js';
 import { normalizeEol } from '../edit/text.js';
 import { parseError, probeExists, source, type ItemError, type ParseOptions, type ParseResult } from './parse-result.js';
 import { readRooHead, speaksRoo, strayHint, unescapeRooLine } from './roo-dialect.js';
+import { defined } from '../defined.js';
 
 export const SEARCH_MARKER = /^(?:<{3,}|-{3,}) ?SEARCH>?\s*$/;
 export const DIVIDER_MARKER = /^={5,9}\s*$/;
@@ -57,12 +58,12 @@ const FENCE_TAGS = 'source|code|pre|codeblock|sourcecode|diff';
  * ("```python src/app.py": the language, then the path, as models write it). `<diff>` is the tag Cline's
  * `replace_in_file` and Roo's `apply_diff` put around their blocks.
  */
-export const FENCE = new RegExp(`^\\s*(\`{3,}|~{3,}|<(?:${FENCE_TAGS})>)\\s*([^\\s\`<>]*)(?:\\s+([^\\s\`<>]+))?\\s*$|^\\s*</(?:${FENCE_TAGS})>\\s*$`);
+const FENCE = new RegExp(`^\\s*(\`{3,}|~{3,}|<(?:${FENCE_TAGS})>)\\s*([^\\s\`<>]*)(?:\\s+([^\\s\`<>]+))?\\s*$|^\\s*</(?:${FENCE_TAGS})>\\s*$`);
 /** Aider's elision: a "..." line between two blocks of one fence stands for the unchanged code between them. */
 const ELISION = /^\s*(?:\.\.\.|…)\s*$/;
 /** A closing tag of a tool call around the blocks ("</replace_in_file>", "</apply_diff>"). */
 const CLOSING_TAG = /^\s*<\/[A-Za-z_][\w-]*>\s*$/;
-export const NO_NEWLINE_MARKER = '\\ No newline at end of file';
+const NO_NEWLINE_MARKER = '\\ No newline at end of file';
 
 export interface SearchReplaceOptions extends ParseOptions {
   /** The file every block edits, when the caller knows it (Cline's replace_in_file passes the path separately). */
@@ -216,7 +217,7 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
           index: cut?.request.source?.index ?? index++,
           line: at,
           fromLine: cut?.fromLine ?? i + 1,
-          ...(cut ? { path: cut.request.path } : {}),
+          ...defined({ path: cut ? cut.request.path : undefined }),
           error: parseError(
             cut
               ? `Line ${i + 1} follows the ">>>>>>> REPLACE" of the block at line ${at} inside its code fence: the REPLACE marker came early, so the block and the lines up to line ${last + 1} are not applied.`
@@ -329,7 +330,7 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
           line: startLine,
         });
       } else {
-        requests.push({ action: 'edit', path, oldText: search, newText: replace, ...(head.lineHint ? { lineHint: head.lineHint } : {}), source: src });
+        requests.push({ action: 'edit', path, oldText: search, newText: replace, ...defined({ lineHint: head.lineHint }), source: src });
       }
       const made = requests[requests.length - 1];
       lastOk = made && made.source?.index === itemIndex ? { request: made, fromLine: Math.min(header.start, previousEnd) + 1 } : undefined;
@@ -341,7 +342,7 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
     } catch (error) {
       if (!(error instanceof EditwardenError)) throw error;
       // The refusal covers the block and whatever stood between it and the previous item (a mangled header).
-      errors.push({ index: itemIndex, line: startLine, fromLine: Math.min(header.start, previousEnd) + 1, ...(path !== undefined ? { path } : {}), error });
+      errors.push({ index: itemIndex, line: startLine, fromLine: Math.min(header.start, previousEnd) + 1, ...defined({ path }), error });
       previousOk = false;
       lastOk = undefined;
       if (end !== -1) {

@@ -5,7 +5,7 @@
  * patch edits (udiff.ts does, from these names).
  */
 
-export const DEV_NULL = '/dev/null';
+const DEV_NULL = '/dev/null';
 
 /** Undoes git's C-style quoting of names with spaces, quotes or non-ASCII bytes. */
 export function unquoteGitPath(raw: string): string {

@@ -34,17 +34,18 @@ import type { DeleteRequest, EditRequest, Hunk, HunkLine } from '../edit/types.j
 import { normalizeEol } from '../edit/text.js';
 import { parseError, source, type ItemError, type ParseResult } from './parse-result.js';
 import { nameOf, splitGitHeader, stripPrefix, unquoteGitPath } from './udiff-names.js';
+import { defined } from '../defined.js';
 
-export { DEV_NULL, unquoteGitPath } from './udiff-names.js';
+export { unquoteGitPath } from './udiff-names.js';
 
-export const GIT_HEADER = 'diff --git ';
-export const OLD_NAME = '--- ';
-export const NEW_NAME = '+++ ';
-export const HUNK_HEADER = '@@';
-export const NO_NEWLINE = '\\';
-export const GIT_BINARY = 'GIT binary patch';
-export const BINARY_FILES = 'Binary files ';
-export const CONTEXT_DIFF_SEPARATOR = '***************';
+const GIT_HEADER = 'diff --git ';
+const OLD_NAME = '--- ';
+const NEW_NAME = '+++ ';
+const HUNK_HEADER = '@@';
+const NO_NEWLINE = '\\';
+const GIT_BINARY = 'GIT binary patch';
+const BINARY_FILES = 'Binary files ';
+const CONTEXT_DIFF_SEPARATOR = '***************';
 
 const EXT_HEADERS = ['old mode ', 'new mode ', 'deleted file mode ', 'new file mode ', 'rename from ', 'rename to ', 'copy from ', 'copy to ', 'similarity index ', 'dissimilarity index ', 'index '] as const;
 
@@ -269,7 +270,7 @@ function toRequest(h: FileHeader, hunks: Hunk[], index: number): EditRequest {
   if (hunks.length === 0 && moveTo === undefined) {
     throw parseError(`The patch for ${path} (line ${h.line}) has no hunks.`, h.line, 'Add at least one "@@" hunk with the lines to change.', path);
   }
-  return { action: 'patch', path, hunks, ...(moveTo !== undefined ? { moveTo } : {}), source: src };
+  return { action: 'patch', path, hunks, ...defined({ moveTo }), source: src };
 }
 
 /** Skips a binary payload: base85 lines up to the blank line that ends each of its (up to two) blocks. */
@@ -416,7 +417,7 @@ export function parseUnifiedDiff(input: string): ParseResult {
       consumed = i;
     } catch (error) {
       if (!(error instanceof EditwardenError)) throw error;
-      errors.push({ index: itemIndex, line: header.line, error, ...(error.path !== undefined ? { path: error.path } : {}) });
+      errors.push({ index: itemIndex, line: header.line, error, ...defined({ path: error.path }) });
       hunks = [];
       // Resume at the next file patch.
       i = Math.max(i, header.line);

@@ -35,6 +35,7 @@ import { readExcludeFile } from '../workspace/checkpoints/walk.js';
 import { governingChanges, revertGoverning, snapshotGoverning, type GoverningChange, type GoverningSnapshot } from '../workspace/governing.js';
 import type { FileChange } from './constraints.js';
 import { countChangedLines, type ByteSource } from './line-count.js';
+import { defined } from '../defined.js';
 
 export interface EffectsMark {
   checkpoint: string;
@@ -71,7 +72,7 @@ export class CommandEffects {
     const exclude = readExcludeFile(root);
     const governing = snapshotGoverning(root, this.governed);
     const manifest = new CommandIndex(this.checkpoints).take(label);
-    return { checkpoint: manifest.id, exclude, governing, index: manifest, ...(step ? { step } : {}) };
+    return { checkpoint: manifest.id, exclude, governing, index: manifest, ...defined({ step }) };
   }
 
   /** The command's effects; with a `step` given to `before`, what it changed is recorded as one undo step (`step` in the result). */

@@ -12,6 +12,7 @@ import type { ConstraintsConfig } from '../config/config.js';
 import type { Attendance } from '../config/modes.js';
 import { compilePatterns, normalizeRelative, type PathMatcher } from './patterns.js';
 import { ADR_ERRORS, ViolationType, type ConstraintKey, type Violation } from './violations.js';
+import { defined } from '../defined.js';
 
 /** One file a change touches, with the lines it adds and removes (from the real diff). */
 export interface FileChange {
@@ -205,7 +206,7 @@ export class ConstraintGuard {
       return this.violation(ViolationType.FILE_MODIFICATION, 'max_files', site, {
         limit: this.config.max_files,
         actual: union.size,
-        ...(fresh[0] !== undefined ? { path: fresh[0] } : {}),
+        ...defined({ path: fresh[0] }),
         prevented,
         adr: ADR_ERRORS.maxFiles(union.size, this.config.max_files),
         message: `File limit: this would make ${union.size} files changed in this run, over the limit of ${this.config.max_files} (constraints.max_files)${fresh.length > 0 ? `; new: ${fresh.slice(0, 5).join(', ')}` : ''}.`,
@@ -223,7 +224,7 @@ export class ConstraintGuard {
       return this.violation(ViolationType.FILE_MODIFICATION, 'max_lines_changed', site, {
         limit: this.config.max_lines_changed,
         actual: total,
-        ...(changes[0] !== undefined ? { path: normalizeRelative(changes[0].path) } : {}),
+        ...defined({ path: changes[0] !== undefined ? normalizeRelative(changes[0].path) : undefined }),
         prevented,
         adr: ADR_ERRORS.maxLines(total, this.config.max_lines_changed),
         message: `Line limit: this would make ${total} lines changed in this run (${this.linesAdded + added} added, ${this.linesRemoved + removed} removed), over the limit of ${this.config.max_lines_changed} (constraints.max_lines_changed).`,
@@ -304,7 +305,7 @@ export class ConstraintGuard {
  * The ADR's `ConstraintViolation.Error()`: `constraint violated: <Type> - <err>`, where err leads with the ADR's own
  * sentence (ADR_ERRORS) and our detail follows; our label ("Pattern violation:", "Timeout:" …) is dropped from it.
  */
-export function violationMessage(type: Violation['type'], detail: string, adr?: string): string {
+function violationMessage(type: Violation['type'], detail: string, adr?: string): string {
   const ours = detail.replace(/^(Pattern violation|Tool restriction|Timeout|File limit|Line limit|Token limit): /, '');
   return `constraint violated: ${type} - ${adr !== undefined ? `${adr} — ${ours}` : ours}`;
 }

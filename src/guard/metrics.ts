@@ -7,6 +7,7 @@
 import type { ConstraintsConfig } from '../config/config.js';
 import type { ConstraintTotals, FileChange } from './constraints.js';
 import type { Violation } from './violations.js';
+import { defined } from '../defined.js';
 
 /** 'failed' is the ADR's summary status on a constraint violation (`error` then holds the violation's message). */
 export type RunStatus = 'running' | 'completed' | 'finished' | 'failed';
@@ -79,7 +80,7 @@ export function buildMetrics(input: MetricsInput): RunMetrics {
   return {
     execution_id: input.runId,
     status: input.status,
-    ...(input.violations[0] ? { error: input.violations[0].message } : {}),
+    ...defined({ error: input.violations[0] ? input.violations[0].message : undefined }),
     mode: input.mode,
     started_at: input.startedAt,
     finished_at: input.finishedAt,

@@ -11,7 +11,7 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import { checkGlob } from '../config/glob-bounds.js';
 
-export type PatternVerdict = { ok: true } | { ok: false; reason: 'denied'; pattern: string } | { ok: false; reason: 'not-allowed' };
+type PatternVerdict = { ok: true } | { ok: false; reason: 'denied'; pattern: string } | { ok: false; reason: 'not-allowed' };
 
 export interface PathMatcher {
   readonly allowed: readonly string[];

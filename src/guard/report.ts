@@ -11,8 +11,8 @@ import type { RunMetrics } from './metrics.js';
 import type { Violation } from './violations.js';
 
 export const METRICS_FILE = 'metrics.json';
-export const VIOLATION_MD = 'violation.md';
-export const VIOLATION_JSON = 'violation.json';
+const VIOLATION_MD = 'violation.md';
+const VIOLATION_JSON = 'violation.json';
 
 /** One call as the report lists it. */
 export interface ReportCall {

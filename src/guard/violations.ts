@@ -4,7 +4,6 @@
  * value it would have reached, and what to change. A violation ends the run
  * with exit code 2; this module only describes them, it never decides.
  */
-import { EditwardenError, ErrorCode } from '../errors.js';
 
 export const ViolationType = {
   FILE_MODIFICATION: 'FileModification',

@@ -11,6 +11,7 @@
  * It decides nothing itself: the verdicts are the AstService's.
  */
 import type { EngineHooks, SyntaxIssue } from '../edit/types.js';
+import { defined } from '../defined.js';
 
 /** Loads tree-sitter only when a request touches a code file (the AST module decides). */
 export async function prepareLanguageHooks(paths: string[], policy: 'refuse' | 'warn' | 'off'): Promise<EngineHooks> {
@@ -45,7 +46,7 @@ export class SessionLanguageHooks {
     if (!fresh.newSyntaxErrors) return fresh;
     // The first service's guard is kept: grammars load process-wide, so it serves every later language too.
     this.guard ??= fresh.newSyntaxErrors;
-    return { ...(fresh.applyAst ? { applyAst: fresh.applyAst } : {}), syntaxPolicy: fresh.syntaxPolicy ?? this.policy, newSyntaxErrors: this.check };
+    return { ...defined({ applyAst: fresh.applyAst }), syntaxPolicy: fresh.syntaxPolicy ?? this.policy, newSyntaxErrors: this.check };
   };
 
   private readonly check: Guard = (path, before, after) => {

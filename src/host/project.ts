@@ -17,6 +17,7 @@ import type { Policy } from '../workspace/policy.js';
 import type { TransactionLayer } from '../workspace/transaction.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { prepareLanguageHooks, SessionLanguageHooks } from './language-hooks.js';
+import { defined } from '../defined.js';
 
 /** An opened project: everything a run needs, built once at the door. */
 export interface Project {
@@ -53,7 +54,7 @@ export function openProject(root: string, config: Config, options: OpenProjectOp
     keepLast: config.checkpoints.keep_last,
     allowHardLinks: config.workspace.allow_hardlinks,
     checkpointLimits: { maxFileBytes: config.checkpoints.max_file_bytes, maxTotalBytes: config.checkpoints.max_total_bytes },
-    policy: { gitWritable: config.sandbox.git_writable, ...(options.configFiles ? { configFiles: options.configFiles } : {}) },
+    policy: { gitWritable: config.sandbox.git_writable, ...defined({ configFiles: options.configFiles }) },
   });
   const guard = config.edit.syntax_guard;
   const prepareHooks = options.languageHooks === 'session' ? new SessionLanguageHooks(guard).prepare : (paths: string[]) => prepareLanguageHooks(paths, guard);

@@ -32,9 +32,10 @@ import {
   type HookOutput,
 } from './client.js';
 import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
+import { defined } from '../defined.js';
 
-export const CLAUDE_EDIT_TOOLS = ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'] as const;
-export const CLAUDE_SHELL_TOOLS = ['Bash'] as const;
+const CLAUDE_EDIT_TOOLS = ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'] as const;
+const CLAUDE_SHELL_TOOLS = ['Bash'] as const;
 /** PreToolUse: the edit tools are vetted, Bash is rewritten to run through `editwarden shell`. PostToolUse records edits only. */
 const PRE_MATCHER = [...CLAUDE_EDIT_TOOLS, ...CLAUDE_SHELL_TOOLS].join('|');
 const POST_MATCHER = CLAUDE_EDIT_TOOLS.join('|');
@@ -46,7 +47,7 @@ function editOf(file: string, e: Record<string, unknown>, index: number): EditRe
   const source = { format: 'tool' as const, index };
   // Claude's Edit with an empty old_string creates the file.
   if (oldText === '') return { action: 'create', path: file, content: newText, source };
-  return { action: 'edit', path: file, oldText, newText, ...(e.replace_all === true ? { replaceAll: true } : {}), source };
+  return { action: 'edit', path: file, oldText, newText, ...defined({ replaceAll: e.replace_all === true ? true : undefined }), source };
 }
 
 /** Claude Code tool input → edit requests (Write → create or overwrite: the engine decides by whether the file exists). */
@@ -93,9 +94,10 @@ function deny(error: ErrorInfo): HookOutput {
 
 export const claude: ClientIntegration = {
   name: 'claude',
+  projectDirEnv: 'CLAUDE_PROJECT_DIR',
   events: { 'pre-tool-use': 'pre', 'post-tool-use': 'post' },
   nativeEdit: claudeNativeEdit,
-  postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...(typeof input.tool_use_id === 'string' ? { call: input.tool_use_id } : {}) }),
+  postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }) }),
   deny,
   allow: () => ({ exitCode: 0 }),
   shell: {

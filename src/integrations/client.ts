@@ -19,7 +19,7 @@ export interface HookOutput {
 
 export type HookEventKind = 'pre' | 'post';
 
-export interface ConfigFile {
+interface ConfigFile {
   /** Absolute path. */
   path: string;
   /** The new text, given the current text (null: no file yet); null: leave the file absent. Must keep what it does not own, and take out every switch that turns the hooks off. */
@@ -34,6 +34,8 @@ export interface ClientIntegration {
   name: string;
   /** Hook event names as the CLI takes them (`editwarden hook <client> <event>`) → pre or post. */
   events: Record<string, HookEventKind>;
+  /** The environment variable in which the client names the project folder to its hooks (absent: none; the input's cwd is used). */
+  projectDirEnv?: string;
   /** The native edit a pre-tool hook input describes; null when the tool is not an edit this hook guards. */
   nativeEdit(input: Record<string, unknown>): NativeEdit | null;
   /** The tool and call id of a post-tool hook input. */
@@ -51,7 +53,7 @@ export interface ClientIntegration {
 }
 
 /** How a client's shell tool call is turned into the same call running `editwarden shell … -- '<command>'` (shell.ts). */
-export interface ShellRewrite {
+interface ShellRewrite {
   tools: readonly string[];
   /** The command line the model asked for (throws NativeInputError when the input holds none). */
   commandOf(toolInput: Record<string, unknown>): string;
@@ -96,41 +98,51 @@ export function parseJsonObject(text: string | null, file: string): { [key: stri
   return data as { [key: string]: Json };
 }
 
-export function objectAt(parent: { [key: string]: Json }, key: string): { [key: string]: Json } {
+/**
+ * A settings object as parsed: JSON (`Json`) for Claude Code, Gemini CLI and Cursor, TOML (`unknown` values) for
+ * Codex. The merging helpers below work on either, so each rule of merging lives once.
+ */
+type Table<V> = { [key: string]: V };
+
+function isTable(v: unknown): v is Table<unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function objectAt<V>(parent: Table<V>, key: string): Table<V> {
   const v = parent[key];
-  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v;
-  const fresh: { [key: string]: Json } = {};
-  parent[key] = fresh;
+  if (isTable(v)) return v as Table<V>;
+  const fresh: Table<V> = {};
+  parent[key] = fresh as V;
   return fresh;
 }
 
-export function arrayAt(parent: { [key: string]: Json }, key: string): Json[] {
+export function arrayAt<V>(parent: Table<V>, key: string): V[] {
   const v = parent[key];
-  if (Array.isArray(v)) return v;
-  const fresh: Json[] = [];
-  parent[key] = fresh;
+  if (Array.isArray(v)) return v as V[];
+  const fresh: V[] = [];
+  parent[key] = fresh as V;
   return fresh;
 }
 
 /** Takes `value` out of `parent[key]`'s list, and the list itself when that leaves it empty. */
-export function removeFromList(parent: { [key: string]: Json }, key: string, keep: (v: Json) => boolean): void {
+export function removeFromList<V>(parent: Table<V>, key: string, keep: (v: V) => boolean): void {
   const list = parent[key];
   if (!Array.isArray(list)) return;
-  const left = list.filter(keep);
+  const left = (list as V[]).filter(keep);
   if (left.length === list.length) return;
   if (left.length === 0) delete parent[key];
-  else parent[key] = left;
+  else parent[key] = left as V;
 }
 
 /** Deletes `parent[key]` when it is an empty object (a container only editwarden's entries lived in). */
-export function dropIfEmpty(parent: { [key: string]: Json }, key: string): void {
+export function dropIfEmpty<V>(parent: Table<V>, key: string): void {
   const v = parent[key];
-  if (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0) delete parent[key];
+  if (isTable(v) && Object.keys(v).length === 0) delete parent[key];
 }
 
 /** Whether a hook group (`{matcher, hooks: [{command}]}`) runs editwarden's hook (recognised by `marker` in its command). */
-export function isOurGroup(g: Json, marker: string): boolean {
-  return typeof g === 'object' && g !== null && !Array.isArray(g) && Array.isArray(g.hooks) && g.hooks.some((h) => typeof h === 'object' && h !== null && !Array.isArray(h) && typeof h.command === 'string' && h.command.includes(marker));
+export function isOurGroup(g: unknown, marker: string): boolean {
+  return isTable(g) && Array.isArray(g.hooks) && g.hooks.some((h) => isTable(h) && typeof h.command === 'string' && h.command.includes(marker));
 }
 
 /** A JSON settings text after removal: null when nothing is left (the file was editwarden's alone). */
@@ -145,11 +157,11 @@ export function addOnce(list: Json[], value: string): void {
 
 /**
  * Claude-style hook lists (`[{matcher, hooks: [{type, command, …}]}]`, also
- * Gemini's): replaces editwarden's own entry (recognised by `marker` in its
- * command, so a moved binary is updated in place) or appends it; every other
- * entry stays as it was.
+ * Gemini's and Codex's): replaces editwarden's own entry (recognised by
+ * `marker` in its command, so a moved binary is updated in place) or appends
+ * it; every other entry stays as it was.
  */
-export function upsertHookGroup(list: Json[], marker: string, group: { [key: string]: Json }): void {
+export function upsertHookGroup<V>(list: V[], marker: string, group: V): void {
   const at = list.findIndex((g) => isOurGroup(g, marker));
   if (at >= 0) list[at] = group;
   else list.push(group);

@@ -14,8 +14,9 @@ import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import type { ErrorInfo } from '../errors.js';
 import { parseApplyPatch } from '../formats/apply-patch.js';
-import { refusalText, mcpServer, settingsError, guardedHookCommand, type ClientIntegration } from './client.js';
+import { arrayAt, dropIfEmpty, guardedHookCommand, isOurGroup, mcpServer, objectAt, refusalText, removeFromList, settingsError, upsertHookGroup, type ClientIntegration } from './client.js';
 import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
+import { defined } from '../defined.js';
 
 const EDIT_TOOLS = ['apply_patch'];
 
@@ -41,23 +42,10 @@ export function codexNativeEdit(input: Record<string, unknown>): NativeEdit | nu
   // A patch editwarden cannot read cannot be vetted: refused, not waved through.
   if (first) throw new NativeInputError(`the patch does not parse: ${first.error.message}`);
   if (parsed.requests.length === 0) throw new NativeInputError('the patch changes no file');
-  return { client: 'codex', tool, ...(typeof input.tool_use_id === 'string' ? { call: input.tool_use_id } : {}), requests: parsed.requests, pathsOnly: [] };
+  return { client: 'codex', tool, ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }), requests: parsed.requests, pathsOnly: [] };
 }
 
 type Table = Record<string, unknown>;
-
-function tableAt(parent: Table, key: string): Table {
-  const v = parent[key];
-  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Table;
-  const fresh: Table = {};
-  parent[key] = fresh;
-  return fresh;
-}
-
-function isOurs(g: unknown, marker: string): boolean {
-  const hooks = (g as Table | null)?.hooks;
-  return Array.isArray(hooks) && hooks.some((h) => typeof (h as Table | null)?.command === 'string' && ((h as Table).command as string).includes(marker));
-}
 
 function parseToml(existing: string | null): Table {
   try {
@@ -72,17 +60,11 @@ const CODEX_SHELL_TOOLS = ['Bash'];
 /** Names Codex has used for its shell in other releases, whose hook input shape is unknown here: refused, never passed. */
 const CODEX_OTHER_SHELLS = ['shell', 'exec_command', 'local_shell', 'unified_exec'];
 
-function upsert(list: unknown[], marker: string, group: Table): void {
-  const at = list.findIndex((g) => isOurs(g, marker));
-  if (at >= 0) list[at] = group;
-  else list.push(group);
-}
-
 export const codex: ClientIntegration = {
   name: 'codex',
   events: { 'pre-tool-use': 'pre', 'post-tool-use': 'post' },
   nativeEdit: codexNativeEdit,
-  postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...(typeof input.tool_use_id === 'string' ? { call: input.tool_use_id } : {}) }),
+  postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }) }),
   deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),
   allow: () => ({ exitCode: 0 }),
   configFiles(root) {
@@ -96,31 +78,23 @@ export const codex: ClientIntegration = {
         path: path.join(root, '.codex', 'config.toml'),
         render(existing) {
           const data = parseToml(existing);
-          tableAt(data, 'mcp_servers').editwarden = mcpServer();
-          const hooks = tableAt(data, 'hooks');
+          objectAt(data, 'mcp_servers').editwarden = mcpServer();
+          const hooks = objectAt(data, 'hooks');
           for (const [event, name] of EVENTS) {
-            const list = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : (hooks[event] = []);
             // PreToolUse also sees Codex's shell (Bash): rewritten to run through `editwarden shell`.
             const matcher = (event === 'PreToolUse' ? [...EDIT_TOOLS, ...CODEX_SHELL_TOOLS, ...CODEX_OTHER_SHELLS] : EDIT_TOOLS).join('|');
-            upsert(list as unknown[], MARK(name), { matcher, hooks: [{ type: 'command', command: guardedHookCommand('codex', name, '.'), timeout: 60 }] });
+            upsertHookGroup(arrayAt(hooks, event), MARK(name), { matcher, hooks: [{ type: 'command', command: guardedHookCommand('codex', name, '.'), timeout: 60 }] });
           }
           return `${stringify(data)}\n`;
         },
         remove(existing) {
           if (existing === null) return null;
           const data = parseToml(existing);
-          const servers = tableAt(data, 'mcp_servers');
-          delete servers.editwarden;
-          if (Object.keys(servers).length === 0) delete data.mcp_servers;
-          const hooks = tableAt(data, 'hooks');
-          for (const [event, name] of EVENTS) {
-            const list = hooks[event];
-            if (!Array.isArray(list)) continue;
-            const left = list.filter((g) => !isOurs(g, MARK(name)));
-            if (left.length === 0) delete hooks[event];
-            else hooks[event] = left;
-          }
-          if (Object.keys(hooks).length === 0) delete data.hooks;
+          delete objectAt(data, 'mcp_servers').editwarden;
+          dropIfEmpty(data, 'mcp_servers');
+          const hooks = objectAt(data, 'hooks');
+          for (const [event, name] of EVENTS) removeFromList(hooks, event, (g) => !isOurGroup(g, MARK(name)));
+          dropIfEmpty(data, 'hooks');
           return Object.keys(data).length === 0 ? null : `${stringify(data)}\n`;
         },
         switches: () => [],

@@ -12,6 +12,7 @@ import { arrayAt, dropIfEmpty, jsonOrNothing, jsonText, removeFromList, mcpServe
 
 export const cursor: ClientIntegration = {
   name: 'cursor',
+  projectDirEnv: 'CURSOR_PROJECT_DIR',
   events: { 'after-file-edit': 'post' },
   nativeEdit: () => null,
   postCall: () => ({ tool: 'afterFileEdit' }),

@@ -10,6 +10,7 @@ import type { EditRequest } from '../edit/types.js';
 import type { ErrorInfo } from '../errors.js';
 import { arrayAt, dropIfEmpty, isOurGroup, jsonOrNothing, jsonText, removeFromList, mcpServer, objectAt, parseJsonObject, refusalText, guardedHookCommand, upsertHookGroup, type ClientIntegration, type Json } from './client.js';
 import { objectOf, stringField, type NativeEdit } from './native-edit.js';
+import { defined } from '../defined.js';
 
 const EDIT_TOOLS = ['write_file', 'replace'];
 const SHELL_TOOLS = ['run_shell_command'];
@@ -26,7 +27,7 @@ export function geminiNativeEdit(input: Record<string, unknown>): NativeEdit | n
     const oldText = stringField(ti, 'old_string');
     const newText = stringField(ti, 'new_string');
     const many = typeof ti.expected_replacements === 'number' && ti.expected_replacements > 1;
-    request = oldText === '' ? { action: 'create', path: file, content: newText, source } : { action: 'edit', path: file, oldText, newText, ...(many ? { replaceAll: true } : {}), source };
+    request = oldText === '' ? { action: 'create', path: file, content: newText, source } : { action: 'edit', path: file, oldText, newText, ...defined({ replaceAll: many ? true : undefined }), source };
   }
   return { client: 'gemini', tool, requests: [request], pathsOnly: [] };
 }
@@ -45,6 +46,7 @@ function disarm(data: { [key: string]: Json }): void {
 
 export const gemini: ClientIntegration = {
   name: 'gemini',
+  projectDirEnv: 'GEMINI_PROJECT_DIR',
   events: { 'before-tool': 'pre', 'after-tool': 'post' },
   nativeEdit: geminiNativeEdit,
   postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '' }),

@@ -12,11 +12,12 @@ import type { ErrorInfo } from '../errors.js';
 import { recordEvent, type EventRoute } from '../runs/events.js';
 import { STATE_DIR } from '../workspace/paths.js';
 import type { NativeEdit } from './native-edit.js';
+import { defined } from '../defined.js';
 
 /** The route of a hook call: its client and, when the input names one, the client's session. */
 export function hookRoute(client: string, input: Record<string, unknown>): EventRoute {
   const session = input.session_id ?? input.sessionId ?? input.conversation_id;
-  return { via: 'hook', client, ...(typeof session === 'string' && session !== '' ? { session } : {}) };
+  return { via: 'hook', client, ...defined({ session: typeof session === 'string' && session !== '' ? session : undefined }) };
 }
 
 /** A path as the log shows it: root-relative when it lies under the root (clients often send absolute paths). */
@@ -44,13 +45,12 @@ export function recordHookEdit(root: string, route: EventRoute, tool: string, re
     paths: recorded.changes.map((c) => c.path),
     added,
     removed,
-    ...(diff !== '' ? { diff } : {}),
-    ...(recorded.checkpoint ? { checkpoint: recorded.checkpoint } : {}),
+    ...defined({ diff: diff !== '' ? diff : undefined, checkpoint: recorded.checkpoint || undefined }),
   });
 }
 
 /** Lines a unified diff adds and removes (headers not counted). */
-export function diffLines(diff: string): { added: number; removed: number } {
+function diffLines(diff: string): { added: number; removed: number } {
   let added = 0;
   let removed = 0;
   for (const line of diff.split('\n')) {
@@ -78,7 +78,7 @@ export function recordHookCommand(
     exit_code: run.exitCode,
     paths: run.changes.map((c) => c.path),
     changes: { added, removed },
-    ...(run.checkpoint ? { checkpoint: run.checkpoint } : {}),
+    ...defined({ checkpoint: run.checkpoint || undefined }),
     ...(run.refusal ? { code: run.refusal.code, message: run.refusal.message } : {}),
   });
 }

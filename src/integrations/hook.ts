@@ -7,14 +7,15 @@
  * guards nothing.
  */
 import { ErrorCode } from '../errors.js';
-import { selfCommand, shellRunnerLine, type ClientIntegration, type HookOutput, type ShellRewrite } from './client.js';
-import { hookRoute, recordHookEdit, recordHookRefusal } from './hook-events.js';
-import { NativeInputError, objectOf } from './native-edit.js';
-import { sessionOf } from './session-ledger.js';
+import { selfCommand, shellRunnerLine, type ClientIntegration, type HookOutput } from './client.js';
+import { recordHookEdit, recordHookRefusal } from './hook-events.js';
+import { renderHook, translateHook, type HookCall, type HookDecision } from './hook-protocol.js';
+import { NativeInputError } from './native-edit.js';
 import { recordNativeEdit, vetNativeEdit } from './vet.js';
+import { defined } from '../defined.js';
 
 export interface HookContext {
-  /** --root, else the client's project folder (CLAUDE_PROJECT_DIR / GEMINI_PROJECT_DIR), else the input's cwd, else the working folder. */
+  /** --root, else the client's project folder (CLAUDE_PROJECT_DIR / GEMINI_PROJECT_DIR / CURSOR_PROJECT_DIR), else the input's cwd, else the working folder. */
   root?: string;
   env: NodeJS.ProcessEnv;
   cwd: string;
@@ -22,24 +23,25 @@ export interface HookContext {
   self?: readonly string[];
 }
 
-export function hookRoot(client: ClientIntegration, input: Record<string, unknown>, ctx: HookContext): string {
+function hookRoot(client: ClientIntegration, input: Record<string, unknown>, ctx: HookContext): string {
   if (ctx.root) return ctx.root;
-  const fromEnv = client.name === 'claude' ? ctx.env.CLAUDE_PROJECT_DIR : client.name === 'gemini' ? ctx.env.GEMINI_PROJECT_DIR : client.name === 'cursor' ? ctx.env.CURSOR_PROJECT_DIR : undefined;
+  const fromEnv = client.projectDirEnv === undefined ? undefined : ctx.env[client.projectDirEnv];
   if (fromEnv) return fromEnv;
   if (typeof input.cwd === 'string' && input.cwd !== '') return input.cwd;
   return ctx.cwd;
 }
 
-/** The tool input of a call to the client's shell tool, or null for any other tool. */
-function shellCall(client: ClientIntegration, input: Record<string, unknown>): Record<string, unknown> | null {
-  if (!client.shell || typeof input.tool_name !== 'string' || !client.shell.tools.includes(input.tool_name)) return null;
-  return objectOf(input.tool_input, 'tool_input');
-}
-
+/**
+ * One way through: the event and the input are read here, the client module translates the input
+ * (translateHook), this function decides, and the client module says the decision in its protocol (renderHook).
+ */
 export async function runHook(client: ClientIntegration, event: string, stdin: string, ctx: HookContext): Promise<HookOutput> {
   const kind = client.events[event];
   if (!kind) {
-    return client.deny({ code: ErrorCode.USAGE, message: `${client.name} has no hook event ${JSON.stringify(event)}.`, hint: `Events: ${Object.keys(client.events).join(', ')}. Run \`editwarden init ${client.name}\` again.` });
+    return renderHook(client, {
+      kind: 'deny',
+      error: { code: ErrorCode.USAGE, message: `${client.name} has no hook event ${JSON.stringify(event)}.`, hint: `Events: ${Object.keys(client.events).join(', ')}. Run \`editwarden init ${client.name}\` again.` },
+    });
   }
   let input: Record<string, unknown>;
   try {
@@ -47,58 +49,48 @@ export async function runHook(client: ClientIntegration, event: string, stdin: s
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
     input = parsed as Record<string, unknown>;
   } catch {
-    return kind === 'pre' ? client.deny(new NativeInputError('the hook input is not a JSON object').toJSON()) : client.allow();
+    return renderHook(client, kind === 'pre' ? { kind: 'deny', error: new NativeInputError('the hook input is not a JSON object').toJSON() } : { kind: 'allow' });
   }
   const root = hookRoot(client, input, ctx);
+  return renderHook(client, await decide(client.name, translateHook(client, kind, input), root, ctx));
+}
 
-  if (kind === 'post') {
-    try {
-      const { tool, call } = client.postCall(input);
-      recordHookEdit(root, hookRoute(client.name, input), tool, recordNativeEdit(root, client.name, tool, call));
-    } catch (error) {
-      // The edit already happened; a record that fails must not turn into an error the model chases.
-      return { exitCode: 0, stderr: `editwarden: could not record the change: ${error instanceof Error ? error.message : String(error)}` };
+async function decide(clientName: string, call: HookCall, root: string, ctx: HookContext): Promise<HookDecision> {
+  switch (call.kind) {
+    case 'pass':
+      return { kind: 'allow' };
+    case 'post':
+      try {
+        recordHookEdit(root, call.route, call.tool, recordNativeEdit(root, clientName, call.tool, call.call));
+      } catch (error) {
+        // The edit already happened; a record that fails must not turn into an error the model chases.
+        return { kind: 'note', message: `editwarden: could not record the change: ${error instanceof Error ? error.message : String(error)}` };
+      }
+      return { kind: 'allow' };
+    case 'shell-refused': {
+      const refusal = {
+        code: ErrorCode.SHELL_NOT_GUARDED,
+        message: `${clientName}'s own shell (${call.tool}) cannot run through editwarden's sandbox, undo and limits, so it is refused.`,
+        hint: 'Run the same command with the editwarden MCP tool execute_command (arguments: command, and cwd relative to the project); its output and exit code come back the same way.',
+      };
+      recordHookRefusal(root, call.route, call.tool, null, refusal);
+      return { kind: 'deny', error: refusal };
     }
-    return client.allow();
-  }
-
-  if (typeof input.tool_name === 'string' && client.shellRefused?.includes(input.tool_name)) {
-    const refusal = {
-      code: ErrorCode.SHELL_NOT_GUARDED,
-      message: `${client.name}'s own shell (${input.tool_name}) cannot run through editwarden's sandbox, undo and limits, so it is refused.`,
-      hint: 'Run the same command with the editwarden MCP tool execute_command (arguments: command, and cwd relative to the project); its output and exit code come back the same way.',
-    };
-    recordHookRefusal(root, hookRoute(client.name, input), input.tool_name, null, refusal);
-    return client.deny(refusal);
-  }
-  const shell = shellCall(client, input);
-  if (shell) {
-    try {
-      const command = client.shell?.commandOf(shell) ?? '';
-      // A NUL cannot travel in an argument: such a command could not be run as the model wrote it.
-      if (command.includes('\0')) throw new NativeInputError('the command holds a NUL byte');
-      const session = sessionOf(client.name, input);
-      const line = shellRunnerLine(ctx.self ?? selfCommand(), { root, client: client.name, tool: String(input.tool_name), ...(session ? { session: session.session } : {}) }, command);
-      return (client.shell as ShellRewrite).rewrite(shell, line);
-    } catch (error) {
-      const refusal = (error instanceof NativeInputError ? error : new NativeInputError(String(error))).toJSON();
-      recordHookRefusal(root, hookRoute(client.name, input), String(input.tool_name), null, refusal);
-      return client.deny(refusal);
+    case 'unreadable': {
+      const refusal = call.error.toJSON();
+      recordHookRefusal(root, call.route, call.tool, null, refusal);
+      return { kind: 'deny', error: refusal };
+    }
+    case 'shell': {
+      const line = shellRunnerLine(ctx.self ?? selfCommand(), { root, client: clientName, tool: call.tool, ...defined({ session: call.session ? call.session.session : undefined }) }, call.command);
+      return { kind: 'rewrite', toolInput: call.toolInput, line };
+    }
+    case 'edit': {
+      const verdict = await vetNativeEdit(root, call.session ? { ...call.edit, session: call.session } : call.edit);
+      if (verdict.allow) return { kind: 'allow' };
+      // Every refusal is in the event log (`editwarden log`): a person sees what the hook stopped.
+      recordHookRefusal(root, call.route, call.edit.tool, call.edit, verdict.error);
+      return { kind: 'deny', error: verdict.error };
     }
   }
-
-  let edit;
-  try {
-    edit = client.nativeEdit(input);
-  } catch (error) {
-    const refusal = (error instanceof NativeInputError ? error : new NativeInputError(String(error))).toJSON();
-    recordHookRefusal(root, hookRoute(client.name, input), typeof input.tool_name === 'string' ? input.tool_name : '(unknown tool)', null, refusal);
-    return client.deny(refusal);
-  }
-  if (!edit) return client.allow();
-  const session = sessionOf(client.name, input);
-  const verdict = await vetNativeEdit(root, session ? { ...edit, session } : edit);
-  // Every refusal is in the event log (`editwarden log`): a person sees what the hook stopped.
-  if (!verdict.allow) recordHookRefusal(root, hookRoute(client.name, input), edit.tool, edit, verdict.error);
-  return verdict.allow ? client.allow() : client.deny(verdict.error);
 }

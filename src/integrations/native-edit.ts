@@ -24,9 +24,6 @@ export interface NativeEdit {
   session?: SessionKey;
 }
 
-/** A tool input that is not an edit editwarden guards (a read, a shell command): the hook lets it pass untouched. */
-export const NOT_AN_EDIT = null;
-
 /** The hook input could not be understood: refused (E_PARSE), since an unreadable edit cannot be vetted. */
 export class NativeInputError extends EditwardenError {
   /** What was wrong with the input, in a few words. */

@@ -21,8 +21,9 @@ import { ConstraintGuard, type FileChange } from '../guard/constraints.js';
 import { atomicWriteFile } from '../workspace/atomic.js';
 import type { RootLock } from '../workspace/lock.js';
 import { ensureStateSubdir } from '../workspace/state-dir.js';
+import { defined } from '../defined.js';
 
-export const SESSIONS_DIR = 'sessions';
+const SESSIONS_DIR = 'sessions';
 /** A session id longer than this is not a client's id (Claude and Gemini send UUIDs). */
 const MAX_SESSION_ID = 200;
 
@@ -46,7 +47,7 @@ export function sessionOf(client: string, input: Record<string, unknown>): Sessi
 }
 
 /** The ledger's file name: a hash, so a hostile session id (`../../x`) never becomes a path. */
-export function ledgerName(key: SessionKey): string {
+function ledgerName(key: SessionKey): string {
   return `${createHash('sha256').update(`${key.client}\0${key.session}`).digest('hex').slice(0, 32)}.json`;
 }
 
@@ -78,7 +79,7 @@ export class SessionLedger {
       const guard = new ConstraintGuard(constraints, { mode: 'interactive' });
       guard.recordChanges(Object.entries(ledger.files).map(([p, c]) => ({ path: p, ...c })));
       const violation = guard.checkChanges(changes, { tool });
-      if (violation) return { code: ErrorCode.CONSTRAINT, message: `${violation.message} ${usageLine(constraints, ledger.files, changes)}`, hint: violation.hint, ...(violation.path !== undefined ? { path: violation.path } : {}) };
+      if (violation) return { code: ErrorCode.CONSTRAINT, message: `${violation.message} ${usageLine(constraints, ledger.files, changes)}`, hint: violation.hint, ...defined({ path: violation.path }) };
       for (const c of changes) {
         const entry = ledger.files[c.path] ?? { added: 0, removed: 0 };
         ledger.files[c.path] = { added: entry.added + c.added, removed: entry.removed + c.removed };
@@ -119,7 +120,7 @@ export class SessionLedger {
 }
 
 /** "2 of 1 files used in this session: a.txt, b.txt" — what the model needs to decide what to do next. */
-export function usageLine(constraints: ConstraintsConfig, files: LedgerFile['files'], changes: readonly FileChange[]): string {
+function usageLine(constraints: ConstraintsConfig, files: LedgerFile['files'], changes: readonly FileChange[]): string {
   const all = [...new Set([...Object.keys(files), ...changes.map((c) => c.path)])];
   let lines = 0;
   for (const c of Object.values(files)) lines += c.added + c.removed;

@@ -19,7 +19,6 @@
  * back (the native-edit hook refuses the same change before it lands).
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import type { ConstraintsConfig } from '../config/config.js';
 import { loadConfig } from '../config/load.js';
 import { modelKeyEnvNames } from '../config/env-names.js';
@@ -33,6 +32,7 @@ import { openWorkspace } from '../workspace/open.js';
 import { SessionLedger, type SessionKey } from './session-ledger.js';
 import { recordHookCommand } from './hook-events.js';
 import { appendHookRecord } from './vet.js';
+import { defined } from '../defined.js';
 
 export interface ShellRequest {
   root: string;
@@ -53,12 +53,12 @@ export interface ShellIo {
 }
 
 /** What the process exits with: the command's own code, or 1 (not run) / 2 (effects refused) with the refusal on stderr. */
-export const SHELL_NOT_RUN = 1;
-export const SHELL_REFUSED = 2;
+const SHELL_NOT_RUN = 1;
+const SHELL_REFUSED = 2;
 
 export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<number> {
   const say = (text: string): void => io.stderr(Buffer.from(text.endsWith('\n') ? text : `${text}\n`));
-  const route = { via: 'shell', client: req.client, ...(req.session ? { session: req.session.session } : {}) };
+  const route = { via: 'shell', client: req.client, ...defined({ session: req.session ? req.session.session : undefined }) };
   const refuse = (error: ErrorInfo, code: number, what = 'editwarden refused this command'): number => {
     say(`${what}: ${error.code}: ${error.message}\nhint: ${error.hint}`);
     // Refused before it ran: still a line in the event log (a log that cannot be written changes nothing here).
@@ -83,7 +83,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   const effects = new CommandEffects(opened.transactions.checkpoints);
   let mark: ReturnType<CommandEffects['before']>;
   try {
-    mark = effects.before(`${req.client} ${req.tool}`, { command: req.command, client: req.client, tool: req.tool, ...(req.session ? { session: req.session.session } : {}) });
+    mark = effects.before(`${req.client} ${req.tool}`, { command: req.command, client: req.client, tool: req.tool, ...defined({ session: req.session ? req.session.session : undefined }) });
   } catch (error) {
     // No checkpoint, no undo: the command is not run (fail closed).
     return refuse(toErrorInfo(error), SHELL_NOT_RUN);
@@ -96,7 +96,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     timeoutMs: 0,
     env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])),
     onOutput: (e) => (e.stream === 'stdout' ? io.stdout(e.chunk) : io.stderr(e.chunk)),
-    ...(io.signal ? { signal: io.signal } : {}),
+    ...defined({ signal: io.signal }),
   });
   const exitCode = result.exit_code ?? (result.spawn_error ? 127 : 128 + signalNumber(result.signal));
 
@@ -136,7 +136,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
       at: new Date().toISOString(),
       client: req.client,
       tool: req.tool,
-      ...(req.session ? { session: req.session.session } : {}),
+      ...defined({ session: req.session ? req.session.session : undefined }),
       command: req.command,
       cwd,
       exit_code: result.exit_code,
@@ -144,7 +144,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
       checkpoint: undone ? null : found.step,
       changes: found.changes,
       governing: found.governing,
-      ...(refusal ? { refused: refusal.code } : {}),
+      ...defined({ refused: refusal ? refusal.code : undefined }),
     });
   } catch (error) {
     say(`editwarden could not record this command: ${toErrorInfo(error).message}`);
@@ -172,7 +172,7 @@ function chargeLimits(req: ShellRequest, constraints: ConstraintsConfig, found: 
   if (found.changes.length === 0) return null;
   if (req.session) return new SessionLedger(stateDir, lock, req.session).charge(constraints, found.changes, req.tool);
   const v = new ConstraintGuard(constraints).checkChanges(found.changes, { tool: req.tool }, false);
-  return v ? { code: ErrorCode.CONSTRAINT, message: v.message, hint: v.hint, ...(v.path !== undefined ? { path: v.path } : {}) } : null;
+  return v ? { code: ErrorCode.CONSTRAINT, message: v.message, hint: v.hint, ...defined({ path: v.path }) } : null;
 }
 
 function isDirectory(p: string): boolean {

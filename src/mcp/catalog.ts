@@ -20,8 +20,6 @@ import { annotationsOf } from '../tools/toolset.js';
 import type { AnyTool, ToolAnnotations, ToolError } from '../tools/types.js';
 import { writeFileTool } from '../tools/write-file.js';
 
-export type { ToolAnnotations };
-
 export interface McpToolEntry {
   name: string;
   tool: AnyTool;
@@ -33,7 +31,7 @@ export interface McpToolEntry {
   route(args: Record<string, unknown>): Routed;
 }
 
-export type Routed = { ok: true; tool: string; args: Record<string, unknown>; read?: { lineNumbers: boolean } } | { ok: false; error: ToolError };
+type Routed = { ok: true; tool: string; args: Record<string, unknown>; read?: { lineNumbers: boolean } } | { ok: false; error: ToolError };
 
 const DryRunField = z.boolean().default(false).describe('Show the diff this call would make and write nothing (default false).');
 

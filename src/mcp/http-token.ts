@@ -22,7 +22,7 @@ import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../errors.js';
 
 /** Shortest token accepted from a `--token-file` the person wrote: 128 bits of hex. */
-export const MIN_TOKEN_LENGTH = 32;
+const MIN_TOKEN_LENGTH = 32;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -31,7 +31,7 @@ function uid(): number | null {
 }
 
 /** The folder for token files: `$XDG_RUNTIME_DIR/editwarden`, or `<tmp>/editwarden-<uid>`. */
-export function tokenDir(env: Env = process.env): string {
+function tokenDir(env: Env = process.env): string {
   const runtime = env.XDG_RUNTIME_DIR;
   if (runtime && path.isAbsolute(runtime)) return path.join(runtime, 'editwarden');
   return path.join(os.tmpdir(), `editwarden-${uid() ?? 'user'}`);

@@ -19,8 +19,8 @@ import { authorized } from './http-token.js';
 import { createMcpServer, MAX_MESSAGE_BYTES } from './server.js';
 import type { McpSession } from './session.js';
 
-export const HTTP_HOST = '127.0.0.1';
-export const HTTP_PATH = '/mcp';
+const HTTP_HOST = '127.0.0.1';
+const HTTP_PATH = '/mcp';
 
 export interface HttpOptions {
   port: number;

@@ -9,6 +9,7 @@
  * The page's size is the one output rule's (tools/output.ts).
  */
 import { OUTPUT_LIMITS } from '../tools/output.js';
+import { defined } from '../defined.js';
 
 /** Where a read's lines sit in the file: the runner's read_file data and a page's metadata share it. */
 interface LineWindow {
@@ -49,7 +50,7 @@ export function pageOf(output: string, data: ReadData, lineNumbers: boolean, bud
   if (output.length <= budget) {
     return {
       text: output,
-      structured: { ...meta, end_line: data.end_line, truncated: data.truncated, ...(data.truncated ? { next_offset: data.end_line + 1 } : {}) },
+      structured: { ...meta, end_line: data.end_line, truncated: data.truncated, ...defined({ next_offset: data.truncated ? data.end_line + 1 : undefined }) },
     };
   }
   const lines = data.content.split('\n');
@@ -79,6 +80,6 @@ export function pageOf(output: string, data: ReadData, lineNumbers: boolean, bud
   const more = next !== undefined ? `\n[lines ${next}-${data.total_lines} not shown: this page is cut at ${budget} characters; read on with offset: ${next}]` : '';
   return {
     text: `${header}\n${kept.join('\n')}${more}`,
-    structured: { ...meta, end_line: end, truncated: next !== undefined, ...(next !== undefined ? { next_offset: next } : {}), ...(cutLine !== undefined ? { cut_line: cutLine } : {}) },
+    structured: { ...meta, end_line: end, truncated: next !== undefined, ...defined({ next_offset: next, cut_line: cutLine }) },
   };
 }

@@ -10,6 +10,7 @@ import type { CallRecord } from '../tools/runner.js';
 import type { ToolError } from '../tools/types.js';
 import { cutOutput, OUTPUT_LIMITS } from '../tools/output.js';
 import { isReadData, pageOf } from './paging.js';
+import { defined } from '../defined.js';
 
 /** The CallToolResult shape of the MCP spec, as this server fills it. */
 export interface McpToolResult {
@@ -22,8 +23,8 @@ export interface McpToolResult {
 export function textResult(text: string, structured: Record<string, unknown> | undefined, isError: boolean): McpToolResult {
   return {
     content: [{ type: 'text', text: cutOutput(text, 'result') }],
-    ...(isError ? { isError: true } : {}),
-    ...(structured ? { structuredContent: structured } : {}),
+    ...defined({ isError: isError ? true : undefined }),
+    ...defined({ structuredContent: structured }),
   };
 }
 

@@ -15,7 +15,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isWithin } from '../config/path-within.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { realRootDir } from '../workspace/root-dir.js';
 
 export interface RootChoiceInput {
   /** Root URIs from the client's roots/list; undefined when the client does not offer roots. */
@@ -28,7 +30,7 @@ export interface RootChoiceInput {
   confine?: boolean;
 }
 
-export type RootSource = 'client' | 'flag' | 'cwd';
+type RootSource = 'client' | 'flag' | 'cwd';
 
 export interface RootChoice {
   /** Real, existing folder. */
@@ -39,7 +41,7 @@ export interface RootChoice {
 }
 
 /** file: URIs of folders that exist, as real paths; everything else is reported, never guessed at. */
-export function clientRootDirs(uris: readonly string[]): { dirs: string[]; ignored: string[] } {
+function clientRootDirs(uris: readonly string[]): { dirs: string[]; ignored: string[] } {
   const dirs: string[] = [];
   const ignored: string[] = [];
   for (const uri of uris) {
@@ -58,13 +60,6 @@ export function clientRootDirs(uris: readonly string[]): { dirs: string[]; ignor
   return { dirs, ignored };
 }
 
-export function isInside(outer: string, inner: string): boolean {
-  if (outer === inner) return true;
-  const rel = path.relative(outer, inner);
-  // "/repo-evil" is not inside "/repo" although it starts with it: path.relative says "../repo-evil".
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-}
-
 /** Picks the session's root, or refuses with E_OUTSIDE_ROOT / E_USAGE saying what to change. */
 export function chooseRoot(input: RootChoiceInput): RootChoice {
   const offered = input.clientRoots === undefined ? undefined : clientRootDirs(input.clientRoots);
@@ -80,19 +75,19 @@ export function chooseRoot(input: RootChoiceInput): RootChoice {
         hint: 'Open a local folder in the client (its MCP roots), or remove the roots so that --root is used.',
       });
     }
-    const root = realDir(input.cliRoot);
+    const root = realRootDir(input.cliRoot);
     if (!input.cliRootExplicit) refuseTooBroad(root);
     return { root, source: input.cliRootExplicit ? 'flag' : 'cwd', ignored };
   }
 
   if (!input.cliRootExplicit && !input.confine) return { root: usable[0] as string, source: 'client', ignored };
 
-  const flag = realDir(input.cliRoot);
+  const flag = realRootDir(input.cliRoot);
   if (!input.cliRootExplicit) refuseTooBroad(flag);
   // --root inside a client root: the narrower of the two is the flag.
-  if (usable.some((dir) => isInside(dir, flag))) return { root: flag, source: 'flag', ignored };
+  if (usable.some((dir) => isWithin(flag, dir))) return { root: flag, source: 'flag', ignored };
   // A client root inside --root: the narrower is the client's.
-  const nested = usable.find((dir) => isInside(flag, dir));
+  const nested = usable.find((dir) => isWithin(dir, flag));
   if (nested) return { root: nested, source: 'client', ignored };
   throw new EditwardenError({
     code: ErrorCode.OUTSIDE_ROOT,
@@ -101,27 +96,6 @@ export function chooseRoot(input: RootChoiceInput): RootChoice {
       ? "Offer a root inside the server's root, or start the server with --root set to the project the client has open."
       : "Point --root at a folder inside the project the client has open, or leave --root out to use the client's root.",
   });
-}
-
-function realDir(dir: string): string {
-  let real: string;
-  try {
-    real = fs.realpathSync(dir);
-  } catch {
-    throw new EditwardenError({
-      code: ErrorCode.NO_FILE,
-      message: `Workspace root ${JSON.stringify(dir)} does not exist.`,
-      hint: 'Pass an existing project folder with --root.',
-    });
-  }
-  if (!fs.statSync(real).isDirectory()) {
-    throw new EditwardenError({
-      code: ErrorCode.NOT_A_FILE,
-      message: `Workspace root ${JSON.stringify(dir)} is not a folder.`,
-      hint: 'Pass the project folder with --root.',
-    });
-  }
-  return real;
 }
 
 /**

@@ -10,8 +10,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpSession } from './session.js';
 
-export const SERVER_NAME = 'editwarden';
-export const SERVER_VERSION = '0.1.0';
+const SERVER_NAME = 'editwarden';
+const SERVER_VERSION = '0.1.0';
 
 /**
  * Largest message the server reads. The SDK closes the transport when a
@@ -22,7 +22,7 @@ export const SERVER_VERSION = '0.1.0';
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** How long the client may take to answer roots/list before --root is used instead. */
-export const ROOTS_TIMEOUT_MS = 5_000;
+const ROOTS_TIMEOUT_MS = 5_000;
 
 const INSTRUCTIONS = [
   "editwarden edits files of one workspace folder safely: every path is sandboxed to the workspace root, every change is checked against the project's constraints, written atomically and checkpointed.",

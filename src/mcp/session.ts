@@ -38,6 +38,7 @@ import type { Workspace } from '../workspace/workspace.js';
 import { buildCatalog, type McpToolEntry } from './catalog.js';
 import { chooseRoot, type RootChoice } from './roots.js';
 import { errorResult, recordResult, type McpToolResult } from './results.js';
+import { defined } from '../defined.js';
 
 export interface SessionOptions {
   /** --root, or the working folder. */
@@ -183,8 +184,8 @@ export class McpSession {
       return errorResult(toErrorInfo(error));
     }
     const runner = this.currentRunner(open);
-    const record = await runner.call({ tool: routed.tool, args: routed.args, ...(signal ? { signal } : {}) });
-    const result = recordResult(record, { ...(routed.read ? { read: routed.read } : {}), ...(this.options.pageChars ? { pageChars: this.options.pageChars } : {}) });
+    const record = await runner.call({ tool: routed.tool, args: routed.args, ...defined({ signal }) });
+    const result = recordResult(record, { ...defined({ read: routed.read }), ...defined({ pageChars: this.options.pageChars || undefined }) });
 
     if (record.ok && routed.tool !== entry.name) this.warnIfPreviewWouldViolate(runner, record.data, result);
     if (runner.state === 'aborted') this.reportEndedRun(runner, result);
@@ -239,7 +240,7 @@ export class McpSession {
       transactions: open.transactions,
       apply: open.apply,
       // The event log names the route: an MCP client's calls, whichever mode, and the client where it said its name.
-      events: { via: 'mcp', ...(this.clientName ? { client: this.clientName } : {}) },
+      events: { via: 'mcp', ...defined({ client: this.clientName || undefined }) },
     });
     return this.runner;
   }

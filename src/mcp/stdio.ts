@@ -23,12 +23,12 @@ import type { McpSession } from './session.js';
 import { FrameReader, sniffRequestId, type Frame, type RequestId } from './stdio-framing.js';
 
 /** JSON-RPC 2.0's own error codes. */
-export const JsonRpcError = { PARSE: -32700, INVALID_REQUEST: -32600 } as const;
+const JsonRpcError = { PARSE: -32700, INVALID_REQUEST: -32600 } as const;
 
 /** Errors on stdout that mean the reader is gone, not that something is broken. */
 const READER_GONE = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ECONNRESET']);
 
-export class GuardedStdioTransport implements Transport {
+class GuardedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;

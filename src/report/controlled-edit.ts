@@ -33,7 +33,7 @@ export interface ControlledSessionState {
 }
 
 /** Tool exit codes of the design: 0 success, 1 the edit failed (nothing written), 2 the build failed and was rolled back. */
-export type ControlledToolExit = 0 | 1 | 2;
+type ControlledToolExit = 0 | 1 | 2;
 
 export interface ControlledEditOutcome {
   tool_exit_code: ControlledToolExit;
@@ -73,7 +73,7 @@ function noBuildReason(outcome: ControlledEditOutcome): string {
  * compilation output); what editwarden adds (run id, build command, logs, rollback check, why
  * an edit failed) comes after it, under "Details".
  */
-export function renderControlledEditMarkdown(outcome: ControlledEditOutcome, when: Date): string {
+function renderControlledEditMarkdown(outcome: ControlledEditOutcome, when: Date): string {
   const s = outcome.state;
   const v = outcome.verification;
   const target = s.edit_file_path ?? outcome.result?.path ?? outcome.error?.path ?? '(none)';
@@ -122,7 +122,7 @@ export function renderControlledEditMarkdown(outcome: ControlledEditOutcome, whe
 }
 
 /** `-[old_text]` / `+[new_text]`: every line of each side marked; an empty side adds no line. */
-export function modificationBlock(oldText: string, newText: string): string[] {
+function modificationBlock(oldText: string, newText: string): string[] {
   const side = (text: string, mark: string): string[] =>
     text === ''
       ? []
@@ -133,7 +133,7 @@ export function modificationBlock(oldText: string, newText: string): string[] {
   return [...side(oldText, '-'), ...side(newText, '+')];
 }
 
-export function controlledEditJson(outcome: ControlledEditOutcome, when: Date): unknown {
+function controlledEditJson(outcome: ControlledEditOutcome, when: Date): unknown {
   const v = outcome.verification;
   return {
     timestamp: when.toISOString(),

@@ -16,7 +16,7 @@ import { eventLine, routeText, summarize, usageText, type ReportInput, type Repo
 export const MD_DIFF_MAX_LINES = 400;
 
 /** Prose from the log, safe in Markdown: HTML and Markdown's own active characters escaped. */
-export function mdText(text: string): string {
+function mdText(text: string): string {
   return text
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

@@ -47,7 +47,7 @@ export interface EventDiff {
 }
 
 /** A change applied (by an editwarden tool, or a client's own edit tool after its hook allowed it). */
-export interface EditEvent extends EventBase, EventDiff {
+interface EditEvent extends EventBase, EventDiff {
   kind: 'edit';
   tool: string;
   added: number;
@@ -55,7 +55,7 @@ export interface EditEvent extends EventBase, EventDiff {
 }
 
 /** A request refused: by the edit engine, a denied path, a hook, a limit. */
-export interface RefusalEvent extends EventBase {
+interface RefusalEvent extends EventBase {
   kind: 'refusal';
   tool: string;
   code: string;
@@ -64,7 +64,7 @@ export interface RefusalEvent extends EventBase {
 }
 
 /** A shell command that ran, with what it changed. */
-export interface CommandEvent extends EventBase {
+interface CommandEvent extends EventBase {
   kind: 'command';
   tool: string;
   command: string;
@@ -80,7 +80,7 @@ export interface CommandEvent extends EventBase {
 }
 
 /** A constraint was violated: the run stops (exit code 2). */
-export interface ViolationEvent extends EventBase {
+interface ViolationEvent extends EventBase {
   kind: 'violation';
   type: string;
   constraint: string;
@@ -94,13 +94,13 @@ export interface ViolationEvent extends EventBase {
 }
 
 /** A checkpoint taken by a person or a hook (named undo step). */
-export interface CheckpointEvent extends EventBase {
+interface CheckpointEvent extends EventBase {
   kind: 'checkpoint';
   label: string;
 }
 
 /** `editwarden undo` / `redo`: which step, and the files it put back. */
-export interface UndoEvent extends EventBase {
+interface UndoEvent extends EventBase {
   kind: 'undo' | 'redo';
   label: string;
   written: string[];
@@ -108,7 +108,7 @@ export interface UndoEvent extends EventBase {
 }
 
 /** A run (editwarden's own) ended: its outcome and totals against the configured limits. */
-export interface RunEndEvent extends EventBase {
+interface RunEndEvent extends EventBase {
   kind: 'run-end';
   status: string;
   /** The mode's exit code and reason, when the mode closed the run with an outcome. */

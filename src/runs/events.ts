@@ -29,6 +29,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BLOB_ID, ensureStateSubdir, ensureTrustedStateDir, untrusted } from '../workspace/state-dir.js';
 import { EVENT_FORMAT, type EditwardenEvent, type EventDiff, type NewEvent } from './event-types.js';
+import { defined } from '../defined.js';
 
 export * from './event-types.js';
 
@@ -36,11 +37,11 @@ export const EVENTS_FILE = 'events.jsonl';
 /** Size at which the log is rotated (8 MiB: some 10,000 events with small diffs). */
 export const EVENT_LOG_MAX_BYTES = 8 * 1024 * 1024;
 /** Rotated generations kept beside the current log (events.1.jsonl … events.3.jsonl). */
-export const EVENT_LOG_KEEP = 3;
+const EVENT_LOG_KEEP = 3;
 /** Longest diff kept inside the event line; a longer one goes to a blob. */
 export const INLINE_DIFF_MAX = 16 * 1024;
 /** Longest diff a blob keeps (the rest is cut, and the event says so). */
-export const BLOB_DIFF_MAX = 4 * 1024 * 1024;
+const BLOB_DIFF_MAX = 4 * 1024 * 1024;
 export const DIFFS_DIR = 'events-diffs';
 
 export interface EventLogOptions {
@@ -195,5 +196,5 @@ function storeDiff(stateDir: string, event: NewEvent): EventDiff {
     fs.closeSync(fd);
   }
   fs.renameSync(temp, target);
-  return { diff_blob: id, ...(cut ? { diff_truncated: true as const } : {}) };
+  return { diff_blob: id, ...defined({ diff_truncated: cut ? (true as const) : undefined }) };
 }

@@ -55,7 +55,7 @@ export interface RunOutcome {
  * metrics.json with the outcome: `result` names it; the top-level `status` is the ADR's summary
  * status derived from the same value (completed on exit 0, failed otherwise).
  */
-export function metricsWithOutcome<T extends RunMetrics>(metrics: T, outcome: RunOutcome): T & { result: RunOutcome } {
+function metricsWithOutcome<T extends RunMetrics>(metrics: T, outcome: RunOutcome): T & { result: RunOutcome } {
   return { ...metrics, status: outcome.exit_code === 0 ? 'completed' : 'failed', result: { ...outcome } };
 }
 

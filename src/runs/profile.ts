@@ -27,10 +27,8 @@
  */
 import type { Config } from '../config/config.js';
 import type { RunMode } from '../config/modes.js';
-import { DEFAULTS } from '../config/defaults.js';
+import { DEFAULT_CONFIG } from '../config/defaults.js';
 import type { FailurePolicy } from '../workspace/transaction.js';
-
-export type { FailurePolicy };
 
 export type { RunMode };
 /** constraints: the limits alone decide (nobody is asked); person: each change is shown to a person who approves it. */
@@ -48,7 +46,7 @@ export interface RunProfile {
   readonly sizeLimits: SizeLimits;
 }
 
-export interface SizeLimits {
+interface SizeLimits {
   max_files: number | null;
   max_lines_changed: number | null;
 }
@@ -72,7 +70,7 @@ type YieldingKey = (typeof EDITOR_YIELDS_TO)[number];
 function valueOf(config: ProfileChoice['config'], key: YieldingKey): unknown {
   switch (key) {
     case 'sandbox.network':
-      return config.sandbox?.network ?? DEFAULTS.sandbox.network;
+      return config.sandbox?.network ?? DEFAULT_CONFIG.sandbox.network;
     case 'constraints.max_files':
       return config.constraints.max_files;
     case 'constraints.max_lines_changed':
@@ -86,7 +84,7 @@ function valueOf(config: ProfileChoice['config'], key: YieldingKey): unknown {
 
 function userSet(choice: ProfileChoice, key: YieldingKey): boolean {
   if (choice.configured) return choice.configured.includes(key);
-  return valueOf(choice.config, key) !== valueOf(DEFAULTS, key);
+  return valueOf(choice.config, key) !== valueOf(DEFAULT_CONFIG, key);
 }
 
 /** The profile of a mode under a config: the one place a mode's policies are chosen. */
@@ -95,7 +93,7 @@ export function runProfile(mode: RunMode, choice: ProfileChoice): RunProfile {
   const c = choice.config.constraints;
   const onViolation = c.on_violation;
   // Every mode but the Editor: the network as configured (default off), the limits as configured (default: the ADR's).
-  const configured = { network: choice.config.sandbox?.network ?? DEFAULTS.sandbox.network, sizeLimits: { max_files: c.max_files, max_lines_changed: c.max_lines_changed } };
+  const configured = { network: choice.config.sandbox?.network ?? DEFAULT_CONFIG.sandbox.network, sizeLimits: { max_files: c.max_files, max_lines_changed: c.max_lines_changed } };
   switch (mode) {
     case 'headless':
       return { mode, failure: onViolation, approval: 'constraints', dryRun: false, ...configured };

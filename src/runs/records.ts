@@ -16,8 +16,9 @@ import { writeMetrics, writeViolationReport, type ReportCall } from '../guard/re
 import type { Violation } from '../guard/violations.js';
 import type { RollbackResult } from '../workspace/transaction.js';
 import { closedMetrics, type RunClosing } from './outcome.js';
+import { defined } from '../defined.js';
 
-export const CALLS_FILE = 'calls.jsonl';
+const CALLS_FILE = 'calls.jsonl';
 
 /** A call as it is recorded (the runner's CallRecord has this shape). */
 export interface LoggedCall {
@@ -66,13 +67,13 @@ export interface RunRecords {
 export function writeRunRecords(runDir: string, run: RunRecords): RunReports {
   const reports: RunReports = { metrics: writeMetrics(runDir, closedMetrics(run.metrics, run.closing)) };
   if (!run.violation) return reports;
-  const calls: ReportCall[] = run.calls.map((r) => ({ index: r.index, tool: r.tool, status: r.status, files: r.files, ...(r.error ? { error: `${r.error.code}: ${r.error.message}` } : {}) }));
+  const calls: ReportCall[] = run.calls.map((r) => ({ index: r.index, tool: r.tool, status: r.status, files: r.files, ...defined({ error: r.error ? `${r.error.code}: ${r.error.message}` : undefined }) }));
   const written = writeViolationReport(runDir, {
     violation: run.violation,
     metrics: run.metrics,
     calls,
     rollback: run.rollback ? { written: run.rollback.written, removed: run.rollback.removed } : null,
-    ...(run.note ? { error: run.note } : {}),
+    ...defined({ error: run.note || undefined }),
   });
   reports.violationMarkdown = written.markdown;
   reports.violationJson = written.json;

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { ensureStateSubdir } from '../workspace/state-dir.js';
 
-export const RUNS_DIR = 'runs';
+const RUNS_DIR = 'runs';
 
 /** `20261121T235959Z-ab12cd`: UTC second, then 6 random hex digits for runs started in the same second. */
 const RUN_ID = /^\d{8}T\d{6}Z-[0-9a-f]{6}$/;

@@ -32,8 +32,8 @@ export interface DetectOptions {
 }
 
 /** System locations only (see the module comment). */
-export const BWRAP_LOCATIONS = ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'];
-export const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
+const BWRAP_LOCATIONS = ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'];
+const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
 
 const INSTALL_FIX = 'Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap).';
 const USERNS_FIX =

@@ -85,7 +85,7 @@ export interface SandboxPolicy {
 }
 
 /** Toolchain installs under HOME, re-exposed read-only so PATH entries keep working. No credential lives in any of them. */
-export const HOME_TOOLCHAINS: readonly string[] = [
+const HOME_TOOLCHAINS: readonly string[] = [
   '.nvm',
   '.volta',
   '.fnm',
@@ -129,7 +129,7 @@ export function selfInstallPaths(home: string, execPath: string = process.execPa
 }
 
 /** Known secret stores relative to HOME (hidden even if HOME is exposed by the root or `readable`). */
-export const HOME_SECRETS: readonly string[] = [
+const HOME_SECRETS: readonly string[] = [
   '.ssh',
   '.aws',
   '.azure',
@@ -163,7 +163,7 @@ export const HOME_SECRETS: readonly string[] = [
 ];
 
 /** Sockets and runtime folders that open doors no file rule closes (connect() ignores a read-only mount). */
-export const HOST_SOCKETS: readonly string[] = ['/run/user', '/run/docker.sock', '/var/run/docker.sock', '/run/containerd', '/run/podman', '/run/dbus', '/var/run/dbus'];
+const HOST_SOCKETS: readonly string[] = ['/run/user', '/run/docker.sock', '/var/run/docker.sock', '/run/containerd', '/run/podman', '/run/dbus', '/var/run/dbus'];
 
 export interface PolicyInput {
   root: string;

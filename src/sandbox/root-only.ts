@@ -26,7 +26,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** The folders scanned, each to a depth (1: its direct entries). `/root` and the homes are hidden whole by the policy. */
-export const ROOT_ONLY_SCAN: readonly { dir: string; depth: number }[] = [
+const ROOT_ONLY_SCAN: readonly { dir: string; depth: number }[] = [
   { dir: '/etc', depth: 8 },
   { dir: '/var', depth: 3 },
   { dir: '/boot', depth: 2 },

@@ -14,7 +14,7 @@
 import type { SandboxPolicy } from './policy.js';
 
 /** An SBPL string literal: backslash and double quote escaped; control characters refused by the caller's paths. */
-export function sbplString(text: string): string {
+function sbplString(text: string): string {
   return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
@@ -22,7 +22,7 @@ const subpath = (p: string): string => `(subpath ${sbplString(p)})`;
 const literal = (p: string): string => `(literal ${sbplString(p)})`;
 
 /** Temporary folders a macOS build writes to (shared with the user's other processes). */
-export const MACOS_TEMP = ['/private/tmp', '/private/var/folders'];
+const MACOS_TEMP = ['/private/tmp', '/private/var/folders'];
 
 export function sandboxExecProfile(policy: SandboxPolicy): string {
   const lines: string[] = [

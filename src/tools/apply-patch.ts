@@ -11,7 +11,7 @@ import { prepareWrites, type WorkspacePipeline } from './edits.js';
 import { defineTool, type ToolContext } from './types.js';
 import { applyPatchDescription } from './descriptions/apply_patch.js';
 
-export const ApplyPatchArgs = z
+const ApplyPatchArgs = z
   .object({
     patch: z.string().min(1).describe('The patch text.'),
     format: z

@@ -18,6 +18,7 @@ import type { RunProfile } from '../runs/profile.js';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
 import type { CallRecord, ToolRunnerOptions } from './calls.js';
 import type { ToolKind } from './types.js';
+import { defined } from '../defined.js';
 
 export interface CallEventContext {
   route: EventRoute;
@@ -51,7 +52,7 @@ function diffOf(data: unknown): string | undefined {
 
 /** The events one recorded call adds (zero, one or two: a call that broke a limit adds its violation too). */
 export function callEvents(record: CallRecord, ctx: CallEventContext): NewEvent[] {
-  const base = { route: ctx.route, ...(ctx.checkpoint ? { checkpoint: ctx.checkpoint } : {}) };
+  const base = { route: ctx.route, ...defined({ checkpoint: ctx.checkpoint || undefined }) };
   const out: NewEvent[] = [];
   if (ctx.kind === 'command') {
     const data = record.data as { exit_code?: unknown; artifacts?: unknown } | undefined;
@@ -64,12 +65,12 @@ export function callEvents(record: CallRecord, ctx: CallEventContext): NewEvent[
       exit_code: exit,
       paths: record.files,
       changes: { added: record.lines_added, removed: record.lines_removed },
-      ...(typeof data?.artifacts === 'string' ? { artifacts: data.artifacts } : {}),
+      ...defined({ artifacts: typeof data?.artifacts === 'string' ? data.artifacts : undefined }),
       ...(record.error ? { code: record.error.code, message: record.error.message } : {}),
     });
   } else if (record.ok && record.files.length > 0) {
     const diff = diffOf(record.data);
-    out.push({ ...base, kind: 'edit', tool: record.tool, paths: record.files, added: record.lines_added, removed: record.lines_removed, ...(diff ? { diff } : {}) });
+    out.push({ ...base, kind: 'edit', tool: record.tool, paths: record.files, added: record.lines_added, removed: record.lines_removed, ...defined({ diff: diff || undefined }) });
   } else if (!record.ok && record.error && !record.violation) {
     const where = record.error.path ?? argString(ctx.args, 'path', 'file_path', 'filename');
     out.push({ ...base, kind: 'refusal', tool: record.tool, paths: where ? [where] : [], code: record.error.code, message: record.error.message, hint: record.error.hint });
@@ -88,14 +89,14 @@ export function callEvents(record: CallRecord, ctx: CallEventContext): NewEvent[
       hint: v.hint,
       prevented: v.prevented,
       tool: record.tool,
-      ...(ctx.runFolder ? { report: `${ctx.runFolder}/violation.md` } : {}),
+      ...defined({ report: ctx.runFolder ? `${ctx.runFolder}/violation.md` : undefined }),
     } as NewEvent);
   }
   return out;
 }
 
 /** The run's last event: its outcome and totals against the configured limits. */
-export function runEndEvent(route: EventRoute, metrics: RunMetrics, limits: ConstraintsConfig, closing?: RunClosing): NewEvent {
+function runEndEvent(route: EventRoute, metrics: RunMetrics, limits: ConstraintsConfig, closing?: RunClosing): NewEvent {
   const actual = metrics.constraints.actual;
   const outcome = closing?.outcome;
   return {

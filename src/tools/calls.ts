@@ -101,7 +101,7 @@ export interface ToolRunnerOptions {
   timing?: RunnerTiming;
 }
 
-export interface RunnerTiming {
+interface RunnerTiming {
   /** Milliseconds clock for the constraint guard (tests). */
   now?: () => number;
   /** How long a call may take to stop after the deadline before the runner gives up waiting (ms). */

@@ -31,7 +31,7 @@ export const taskCompletionTool = defineTool({
   },
 });
 
-export const AskQuestionArgs = z
+const AskQuestionArgs = z
   .object({
     question: z.string().min(1).describe('One clear question for the person.'),
     choices: z.array(z.string().min(1)).optional().describe('Possible answers to pick from, if any.'),
@@ -65,7 +65,7 @@ export const askQuestionTool = defineTool({
   },
 });
 
-export const ConverseArgs = z
+const ConverseArgs = z
   .object({
     message: z.string().min(1).describe('What to tell the person.'),
   })

@@ -10,7 +10,7 @@ import { toErrorInfo } from '../errors.js';
 import { defineTool, failure, type AnyTool, type ToolDefinition } from './types.js';
 import { cutOutput } from './output.js';
 
-export const DRY_RUN_SUFFIX = '_dry_run';
+const DRY_RUN_SUFFIX = '_dry_run';
 
 export function dryRunName(tool: string): string {
   return `${tool}${DRY_RUN_SUFFIX}`;

@@ -27,6 +27,7 @@ import type { FileView } from '../workspace/view.js';
 import { EditwardenError, ErrorCode, formatRefusal } from '../errors.js';
 import { failure, Invocation, type Preparation, type ToolContext, type ToolResult } from './types.js';
 import { cutOutput } from './output.js';
+import { defined } from '../defined.js';
 
 /**
  * Runs the edit pipeline for real (not as a dry run) against `ws`: the
@@ -35,7 +36,7 @@ import { cutOutput } from './output.js';
 export type WorkspacePipeline = (ws: FileView, extra?: PipelineExtra) => Promise<ApplyOutcome>;
 
 /** What an invocation's run adds to a re-plan: the admit hook that compares it with the checked plan. */
-export type PipelineExtra = Pick<ApplyOptions, 'admit'>;
+type PipelineExtra = Pick<ApplyOptions, 'admit'>;
 
 export function changesOf(outcome: ApplyOutcome): FileChange[] {
   const byPath = new Map<string, FileChange>();
@@ -120,7 +121,7 @@ function changedSincePlan(ws: FileView, observed: readonly Observation[]): strin
 }
 
 /** The lines a diff removes and adds, in order, without headers, context or line numbers: "the change" a request makes. */
-export function changeLines(diff: string): string {
+function changeLines(diff: string): string {
   const out: string[] = [];
   let inHunk = false;
   for (const line of diff.split('\n')) {
@@ -149,7 +150,7 @@ function staleReplan(paths: string[]): EditwardenError {
     code: ErrorCode.STALE,
     message: `${paths.join(', ')} changed after the call was planned and checked, and on the current text the same request makes a different change; nothing was written.`,
     hint: 'Read the file again and repeat the call against its current content.',
-    ...(paths.length === 1 && paths[0] ? { path: paths[0] } : {}),
+    ...defined({ path: paths.length === 1 && paths[0] ? paths[0] : undefined }),
   });
 }
 

@@ -18,10 +18,11 @@ import { commandSandbox, sandboxInForce, unsandboxedRefusal } from '../sandbox/f
 import { runCommand } from '../verify/runner.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import { defineTool, failure, stopCause, ToolErrorCode, type ToolContext, type ToolResult } from './types.js';
+import { defined } from '../defined.js';
 
-export const DEFAULT_COMMAND_TIMEOUT_S = 120;
+const DEFAULT_COMMAND_TIMEOUT_S = 120;
 
-export const ExecuteCommandArgs = z
+const ExecuteCommandArgs = z
   .object({
     command: z.string().min(1).describe('Shell command (run with /bin/sh -c) at the workspace root.'),
     cwd: z.string().default('.').describe('Folder to run in, relative to the workspace root (default: the root).'),
@@ -80,7 +81,7 @@ export const executeCommandTool = defineTool({
       signal: ctx.signal,
       // Model API keys never reach a command the agent runs (and so never its output).
       env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])),
-      ...(ctx.runDir ? { artifactDir: path.join(ctx.runDir, 'commands', String(ctx.call + 1)) } : {}),
+      ...defined({ artifactDir: ctx.runDir ? path.join(ctx.runDir, 'commands', String(ctx.call + 1)) : undefined }),
     });
     const seconds = (result.duration_ms / 1000).toFixed(1);
     const cause = stopCause(ctx.signal);

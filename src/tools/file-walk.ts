@@ -15,7 +15,7 @@ import { Resolver, type DirHandle } from '../workspace/resolver.js';
 import { readExact, readSmallAt } from '../workspace/checkpoints/walk.js';
 import { nameScreen, type NameScreen } from '../workspace/checkpoints/ignore-screen.js';
 
-export type WalkEntryType = 'file' | 'dir' | 'symlink';
+type WalkEntryType = 'file' | 'dir' | 'symlink';
 
 /** Return false to stop the walk; 'skip' (for a folder) not to enter it. */
 export type WalkVisitor = (relative: string, type: WalkEntryType, absolute: string) => boolean | 'skip' | void;
@@ -36,7 +36,7 @@ interface Level {
   screen: NameScreen | null;
 }
 
-export class IgnoreRules {
+class IgnoreRules {
   private readonly exclude: Level | null;
   private readonly resolver: Resolver;
 

@@ -19,11 +19,12 @@ import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { EditwardenError, ErrorCode, quote } from '../errors.js';
 import { walkFiles } from './file-walk.js';
-import { emptyOutcome, FileSearcher, globFilter, rootPrefix, searchFiles, type PortableQuery, type SearchOutcome, type SearchQuery } from './search.js';
+import { emptyOutcome, FileSearcher, globFilter, rootPrefix, searchFiles, type SearchOutcome, type SearchQuery } from './search.js';
 import { CHUNK, CLOSED, claimAndSearch, FOUND, type FromWorker, JobFeed, merge, NEXT, searchChunk, searchList, type ToWorker } from './search-chunks.js';
+import { defined } from '../defined.js';
 
 /** Below this many files a search stays on the calling thread: handing out chunks would cost more than it saves. */
-export const PARALLEL_MIN_FILES = 2000;
+const PARALLEL_MIN_FILES = 2000;
 
 if (!isMainThread && parentPort && (workerData as { editwardenSearch?: true } | null)?.editwardenSearch) {
   const port = parentPort;
@@ -113,7 +114,7 @@ export class SearchPool {
         }
         return undefined;
       },
-      { start: query.start, ...(signal ? { signal } : {}) },
+      { start: query.start, ...defined({ signal }) },
     );
     if (workers.length === 0) return searchList(root, files, portable);
     const chunks = Math.ceil(files.length / CHUNK);
@@ -227,7 +228,7 @@ export class SearchPool {
           }
           return undefined;
         },
-        { start: query.start, ...(signal ? { signal } : {}) },
+        { start: query.start, ...defined({ signal }) },
       );
       const chunks = Math.ceil(files.length / CHUNK);
       if (chunks === 0) return emptyOutcome();

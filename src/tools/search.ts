@@ -14,6 +14,7 @@ import picomatch from 'picomatch';
 import { checkGlob } from '../config/glob-bounds.js';
 import { READ_FLAGS, Resolver, type DirHandle } from '../workspace/resolver.js';
 import { walkFiles } from './file-walk.js';
+import { defined } from '../defined.js';
 
 export interface SearchQuery {
   pattern: string;
@@ -29,7 +30,7 @@ export interface SearchQuery {
   signal?: AbortSignal;
 }
 
-export interface SearchMatch {
+interface SearchMatch {
   path: string;
   line: number;
   text: string;
@@ -49,7 +50,7 @@ export interface SearchOutcome {
 export type PortableQuery = Omit<SearchQuery, 'signal'>;
 
 /** Longest line text returned per match: minified files have megabyte lines. */
-export const MAX_LINE_CHARS = 300;
+const MAX_LINE_CHARS = 300;
 const NEWLINE = 0x0a;
 
 /** A line-oriented matcher over one file's bytes: calls `emit` with the byte offset of the first match of each matching line until it returns false. */
@@ -75,9 +76,9 @@ function rarestByte(needle: Buffer): number {
 }
 
 /** The offset of the first `needle` in `bytes` at or after `from`, or -1. */
-export type LiteralFinder = (bytes: Buffer, from: number) => number;
+type LiteralFinder = (bytes: Buffer, from: number) => number;
 
-export function literalFinder(needle: Buffer): LiteralFinder {
+function literalFinder(needle: Buffer): LiteralFinder {
   const pivot = rarestByte(needle);
   const rare = needle[pivot] as number;
   const len = needle.length;
@@ -224,7 +225,7 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-export function compileMatcher(query: Pick<SearchQuery, 'pattern' | 'regex' | 'caseSensitive'>): FileMatcher {
+function compileMatcher(query: Pick<SearchQuery, 'pattern' | 'regex' | 'caseSensitive'>): FileMatcher {
   if (!query.regex && query.caseSensitive && !query.pattern.includes('\n')) return literalMatcher(Buffer.from(query.pattern, 'utf8'));
   return regexMatcher(query.regex ? query.pattern : escapeRegex(query.pattern), query.caseSensitive);
 }
@@ -379,7 +380,7 @@ export function searchFiles(root: string, query: SearchQuery): SearchOutcome {
       if (!searcher.searchFile(rel, abs, out)) return false;
       return undefined;
     },
-    { start: query.start, ...(query.signal ? { signal: query.signal } : {}) },
+    { start: query.start, ...defined({ signal: query.signal }) },
   );
   searcher.release();
   return out;

@@ -28,6 +28,7 @@ import { checkpointListDescription } from './descriptions/checkpoint_list.js';
 import { checkpointRestoreDescription } from './descriptions/checkpoint_restore.js';
 import { verifyDescription } from './descriptions/verify.js';
 import { detectDescription } from './descriptions/detect.js';
+import { defined } from '../defined.js';
 
 /** Longest list of diagnostics returned to a model in one result. */
 const MAX_DIAGNOSTICS = 50;
@@ -45,7 +46,7 @@ function checkpointsOf(ctx: ToolContext): CheckpointService {
   return layer.checkpoints;
 }
 
-export const CheckpointCreateArgs = z
+const CheckpointCreateArgs = z
   .object({
     name: z.string().min(1).max(200).default('mcp').describe('Short name shown in checkpoint_list.'),
     reason: z.string().max(2000).default('').describe('Why this checkpoint exists (e.g. "before refactoring the parser").'),
@@ -74,7 +75,7 @@ export const checkpointCreateTool = defineTool({
     }),
 });
 
-export const CheckpointListArgs = z
+const CheckpointListArgs = z
   .object({
     limit: z.number().int().positive().max(1000).default(20).describe('Newest checkpoints to show (default 20).'),
   })
@@ -99,7 +100,7 @@ export const checkpointListTool = defineTool({
     }),
 });
 
-export const CheckpointRestoreArgs = z
+const CheckpointRestoreArgs = z
   .object({
     id: z.string().min(1).describe('Checkpoint id from checkpoint_create or checkpoint_list (a unique id prefix, a checkpoint name, or "latest" also work).'),
   })
@@ -164,7 +165,7 @@ export const checkpointRestoreTool = defineTool({
   },
 });
 
-export const VerifyArgs = z
+const VerifyArgs = z
   .object({
     kind: z.enum(['build', 'test']).default('build').describe('build (default) or test: the command configured in .editwarden.yml (verify.build / verify.test), else the one detected.'),
   })
@@ -185,7 +186,7 @@ export const verifyTool = defineTool({
       const result = await verify(ctx.ws, {
         kind: args.kind,
         config: ctx.config,
-        ...(ctx.runDir ? { runId: path.basename(ctx.runDir) } : {}),
+        ...defined({ runId: ctx.runDir ? path.basename(ctx.runDir) : undefined }),
         signal: ctx.signal,
         // Model API keys never reach the build, whose output goes back to the client.
         env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])),
@@ -222,7 +223,7 @@ export const verifyTool = defineTool({
   },
 });
 
-export const DetectArgs = z.object({}).strict();
+const DetectArgs = z.object({}).strict();
 
 /** What detect answers: the project kinds found, their commands, and the ones verify would choose. */
 function detectionResult(ctx: ToolContext): ToolResult {

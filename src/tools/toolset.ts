@@ -83,7 +83,7 @@ const KIND_ANNOTATIONS: Record<ToolKind, ToolAnnotations> = {
 };
 
 /** Which client the run serves: the agent loop (ours) or an MCP client. */
-export type ToolClient = 'agent' | 'mcp';
+type ToolClient = 'agent' | 'mcp';
 
 export interface ToolsetChoice {
   /** Default: agent. */

@@ -9,8 +9,9 @@ import type { EditRequest } from '../edit/types.js';
 import { prepareWrites, type WorkspacePipeline } from './edits.js';
 import { defineTool, type ToolContext } from './types.js';
 import { writeFileDescription } from './descriptions/write_file.js';
+import { defined } from '../defined.js';
 
-export const WriteFileArgs = z
+const WriteFileArgs = z
   .object({
     path: z.string().min(1).describe('File path relative to the workspace root; missing folders are created.'),
     content: z.string().describe('The complete new content of the file.'),
@@ -27,8 +28,7 @@ function requestOf(args: WriteArgs): EditRequest {
     action: args.overwrite ? 'overwrite' : 'create',
     path: args.path,
     content: args.content,
-    ...(args.force ? { force: true } : {}),
-    ...(args.expected_hash ? { expectedHash: args.expected_hash } : {}),
+    ...defined({ force: args.force ? true : undefined, expectedHash: args.expected_hash || undefined }),
     source: { format: 'tool', index: 0 },
   };
 }

@@ -12,9 +12,9 @@ import { ensureStateSubdir } from '../workspace/state-dir.js';
 import type { HasStateDir } from '../runs/runs.js';
 import type { Diagnostic } from './diagnostics/types.js';
 
-export const BASELINE_FILE = 'verify/baseline.json';
+const BASELINE_FILE = 'verify/baseline.json';
 
-export interface FailureRecord {
+interface FailureRecord {
   key: string;
   tool: string;
   severity: string;
@@ -61,7 +61,7 @@ export function baselineKey(kind: string, command: string): string {
  * code is edited above, so they are left out; test failures are their test's
  * name (the assertion's values may differ, it is still the test that fails).
  */
-export function failureKey(d: Diagnostic, root: string): string {
+function failureKey(d: Diagnostic, root: string): string {
   const file = d.file === null ? '' : normaliseFile(d.file, root);
   if (d.test !== undefined) return `${d.tool}|test|${file}|${d.test}`;
   return `${d.tool}|${d.severity}|${file}|${d.code ?? ''}|${d.message.split('\n')[0]?.trim()}`;
@@ -73,7 +73,7 @@ function normaliseFile(file: string, root: string): string {
 }
 
 /** Errors and warnings count; notes only explain them. */
-export function failuresOf(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+function failuresOf(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   return diagnostics.filter((d) => d.severity !== 'note');
 }
 

@@ -16,9 +16,9 @@ import { parseDiagnostics } from './diagnostics/index.js';
 import { outputLines } from './diagnostics/types.js';
 
 /** Output up to this size is held whole; beyond, its head and tail (the errors come first, the summary last). */
-export const BUILD_OUTPUT_MAX_BYTES = 1024 * 1024;
-export const EXCERPT_ERROR_LINES = 20;
-export const EXCERPT_TAIL_LINES = 40;
+const BUILD_OUTPUT_MAX_BYTES = 1024 * 1024;
+const EXCERPT_ERROR_LINES = 20;
+const EXCERPT_TAIL_LINES = 40;
 
 export interface BuildOutput {
   /** The output, decoded leniently; whole when `complete`. */

@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const ProjectKind = {
+const ProjectKind = {
   CMAKE: 'cmake',
   MESON: 'meson',
   CARGO: 'cargo',
@@ -24,15 +24,15 @@ export const ProjectKind = {
   PYTHON: 'python',
   MAKE: 'make',
 } as const;
-export type ProjectKind = (typeof ProjectKind)[keyof typeof ProjectKind];
+type ProjectKind = (typeof ProjectKind)[keyof typeof ProjectKind];
 
-export const PRIORITY: readonly ProjectKind[] = ['cmake', 'meson', 'cargo', 'go', 'maven', 'gradle', 'node', 'typescript', 'python', 'make'];
+const PRIORITY: readonly ProjectKind[] = ['cmake', 'meson', 'cargo', 'go', 'maven', 'gradle', 'node', 'typescript', 'python', 'make'];
 
-export type TestFramework = 'vitest' | 'jest' | 'mocha' | 'node:test' | 'pytest' | 'unittest' | 'go test' | 'cargo test' | 'ctest' | 'gtest' | 'junit' | 'meson';
+type TestFramework = 'vitest' | 'jest' | 'mocha' | 'node:test' | 'pytest' | 'unittest' | 'go test' | 'cargo test' | 'ctest' | 'gtest' | 'junit' | 'meson';
 
-export type PackageManager = 'npm' | 'pnpm' | 'yarn' | 'bun';
+type PackageManager = 'npm' | 'pnpm' | 'yarn' | 'bun';
 
-export interface DetectedProject {
+interface DetectedProject {
   kind: ProjectKind;
   build: string | null;
   test: string | null;

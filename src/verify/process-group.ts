@@ -36,7 +36,7 @@ export function signalGroup(pgid: number, signal: KillSignal): boolean {
  * orphans (some containers) a killed grandchild stays a zombie for ever. On
  * Linux a survivor found by kill() is confirmed by reading /proc.
  */
-export function groupAlive(pgid: number): boolean {
+function groupAlive(pgid: number): boolean {
   if (process.platform === 'win32') return false;
   try {
     process.kill(-pgid, 0);
@@ -65,7 +65,7 @@ export function livingMembers(pgid: number): number[] {
 }
 
 /** State letter and process group of one pid; null when it is gone. */
-export function readStat(pid: string | number): { state: string; pgrp: number } | null {
+function readStat(pid: string | number): { state: string; pgrp: number } | null {
   let text: string;
   try {
     text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');

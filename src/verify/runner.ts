@@ -81,7 +81,7 @@ export interface CommandResult extends CommandRecord {
   artifactDir: string | null;
 }
 
-export const DEFAULT_GRACE_MS = 2000;
+const DEFAULT_GRACE_MS = 2000;
 
 /** Whether a run passed: exit code 0, in time. Nothing else counts. */
 export function commandPassed(result: CommandRecord): boolean {
@@ -153,7 +153,7 @@ function trackGroup(pgid: number): void {
 }
 
 /** Kills every command group this process started and has not reaped (synchronous: safe in an exit handler). */
-export function killLiveGroups(): void {
+function killLiveGroups(): void {
   for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
   liveGroups.clear();
 }

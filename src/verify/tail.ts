@@ -15,7 +15,7 @@ export interface TailOptions {
 }
 
 export const DEFAULT_TAIL_LINES = 200;
-export const DEFAULT_MAX_LINE_BYTES = 4096;
+const DEFAULT_MAX_LINE_BYTES = 4096;
 
 interface Line {
   bytes: Buffer;

@@ -17,6 +17,7 @@ import { commandPassed, displayCommand, runCommand, type CommandRecord, type Out
 import { detectProject, type Detection } from './detect.js';
 import { formatDiagnostic, parseDiagnostics, type Diagnostic } from './diagnostics/index.js';
 import { baselineKey, compareWithBaseline, readBaseline, recordBaseline, type BaselineComparison } from './baseline.js';
+import { defined } from '../defined.js';
 
 export type VerifyKind = 'build' | 'test' | 'cmd';
 
@@ -45,7 +46,7 @@ export interface VerifyOptions {
   signal?: AbortSignal;
 }
 
-export type CommandSource = 'option' | 'config' | 'detected';
+type CommandSource = 'option' | 'config' | 'detected';
 
 export interface VerifyResult extends CommandRecord {
   kind: VerifyKind;
@@ -107,11 +108,7 @@ export async function verify(ws: VerifyWorkspace, options: VerifyOptions): Promi
     sandbox: commandSandbox(ws, config),
     timeoutMs: options.timeoutMs ?? config.verify.timeout * 1000,
     artifactDir: dir,
-    ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
-    ...(options.env ? { env: options.env } : {}),
-    ...(options.tailLines !== undefined ? { tailLines: options.tailLines } : {}),
-    ...(options.onOutput ? { onOutput: options.onOutput } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
+    ...defined({ graceMs: options.graceMs, env: options.env, tailLines: options.tailLines, onOutput: options.onOutput, signal: options.signal }),
   });
   const passed = commandPassed(result);
   const diagnostics = parseDiagnostics(readForDiagnostics(path.join(dir, 'combined.log'), result.tail));

@@ -45,7 +45,7 @@ const TEMP_SUFFIX_BYTES = 13; // "." + 12 hex
  * name cut (on a character boundary) so the whole never exceeds NAME_MAX —
  * a 250-byte name must still be writable and restorable.
  */
-export function tempStem(name: string): string {
+function tempStem(name: string): string {
   const budget = NAME_MAX - Buffer.byteLength(TEMP_PREFIX) - TEMP_SUFFIX_BYTES;
   if (Buffer.byteLength(name) <= budget) return name;
   let out = '';
@@ -156,7 +156,7 @@ function keepOwner(fd: number, owner: { uid: number; gid: number }): void {
 }
 
 /** Makes a rename or unlink in `dir` durable. */
-export function fsyncDir(dir: string): void {
+function fsyncDir(dir: string): void {
   let fd: number | undefined;
   try {
     fd = fs.openSync(dir, 'r');

@@ -12,6 +12,7 @@ import { atomicWriteAt } from './atomic.js';
 import { observe, syncGroup } from './durable.js';
 import { lexicalParts } from './paths.js';
 import { notAFile, notRegular, type FileWrite, type Workspace } from './workspace.js';
+import { defined } from '../defined.js';
 
 /** How writeAll orders durability (see writeAll). */
 export interface WriteAllOptions {
@@ -93,8 +94,8 @@ export class DiskWriter {
       // Temp file and rename inside the opened parent: a folder swapped for a symlink cannot redirect either.
       atomicWriteAt(loc.parent, loc.name, write.bytes, {
         durableFirst,
-        ...(write.mode !== undefined ? { mode: write.mode } : {}),
-        ...(st !== null ? { owner: { uid: st.uid, gid: st.gid } } : {}),
+        ...defined({ mode: write.mode }),
+        ...defined({ owner: st !== null ? { uid: st.uid, gid: st.gid } : undefined }),
       });
     } finally {
       loc.parent?.close();

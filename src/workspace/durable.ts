@@ -49,7 +49,7 @@ export function observe(event: DurableEvent): void {
 const C = fs.constants;
 
 /** fsync of a path: a regular file, or a folder (where the file system refuses folders, the rename is still atomic). */
-export function fsyncPath(p: string): void {
+function fsyncPath(p: string): void {
   let fd: number;
   try {
     // O_NOFOLLOW: a planted symlink in editwarden's state is never opened (an fsync through it would be harmless, but still).

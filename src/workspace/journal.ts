@@ -17,7 +17,7 @@ import { readStateFile, StateFolder, TX_ID, untrusted } from './state-dir.js';
 
 export const JOURNAL_DIR = 'journal';
 /** Records recovery could not verify or roll back: kept (nothing lost), never acted on, until a person drops or retries them. */
-export const HELD_DIR = 'journal/held';
+const HELD_DIR = 'journal/held';
 
 export interface JournalRecord {
   format: 1;

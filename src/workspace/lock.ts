@@ -15,7 +15,7 @@ import { EditwardenError, ErrorCode } from '../errors.js';
 import { ensureTrustedStateDir } from './state-dir.js';
 
 export const LOCK_FILE = 'lock';
-export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 
 export interface LockOwner {
   pid: number;

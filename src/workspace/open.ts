@@ -12,9 +12,9 @@ import { Workspace, type WorkspaceOptions } from './workspace.js';
 import type { ReadView } from './view.js';
 import type { CheckpointService } from './checkpoints/service.js';
 import type { CheckpointLimits } from './checkpoints/budget.js';
+import { defined } from '../defined.js';
 
 export type { RecoveryNotice };
-export { recoverUnfinished };
 
 export interface OpenWorkspaceOptions extends WorkspaceOptions {
   /** Automatic retention: prune to the newest `keepLast` checkpoints once there are 10% more (0 or absent: keep all). */
@@ -40,9 +40,7 @@ export function openWorkspace(root: string, options: OpenWorkspaceOptions = {}):
     options,
     (opened) =>
       new TransactionLayer(opened, {
-        ...(options.lock ? { lockOptions: options.lock } : {}),
-        ...(options.now ? { now: options.now } : {}),
-        ...(options.checkpointLimits ? { limits: options.checkpointLimits } : {}),
+        ...defined({ lockOptions: options.lock, now: options.now, limits: options.checkpointLimits }),
       }),
   );
   const transactions = ws.transactions;

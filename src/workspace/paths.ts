@@ -9,7 +9,7 @@ import { EditwardenError, ErrorCode } from '../errors.js';
 import type { ProtectedMember } from '../config/protected-set.js';
 import { Resolver, type Located, type LocateOptions } from './resolver.js';
 
-export const DenialReason = {
+const DenialReason = {
   NUL_BYTE: 'nul-byte',
   EMPTY: 'empty',
   WINDOWS_PATH: 'windows-path',
@@ -19,7 +19,7 @@ export const DenialReason = {
   STATE_DIR: 'state-dir',
   GIT_DIR: 'git-dir',
 } as const;
-export type DenialReason = (typeof DenialReason)[keyof typeof DenialReason];
+type DenialReason = (typeof DenialReason)[keyof typeof DenialReason];
 
 /** Folders no agent may touch, whatever the configuration says (the state folder; its name lives with the protected set). */
 export { STATE_DIR } from '../config/protected-set.js';
@@ -54,7 +54,7 @@ function denied(requested: string, reason: DenialReason, dir: string): Editwarde
   });
 }
 
-export function toPosix(p: string): string {
+function toPosix(p: string): string {
   return p.split(path.sep).join('/');
 }
 

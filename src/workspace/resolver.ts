@@ -29,7 +29,7 @@ const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
 export const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
 
 /** Whether `/proc/self/fd/N/name` gives *at() semantics here (Linux). Probed once. */
-export const FD_PATHS: boolean = (() => {
+const FD_PATHS: boolean = (() => {
   if (process.platform !== 'linux') return false;
   try {
     return fs.statSync('/proc/self/fd').isDirectory();
@@ -120,8 +120,6 @@ export interface LocateOptions {
   /** Follow no symlink at all, anywhere (manifest paths, editwarden's own state): a symlinked folder on the way is refused. */
   exact?: boolean;
 }
-
-export type Refusal = (detail: string) => EditwardenError;
 
 const MAX_HOPS = 40;
 

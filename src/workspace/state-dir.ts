@@ -14,7 +14,7 @@ import { EditwardenError, ErrorCode } from '../errors.js';
 import { STATE_DIR } from './paths.js';
 import type { DirHandle, Resolver } from './resolver.js';
 
-export const STATE_GITIGNORE = '# editwarden state (checkpoints, journal, runs): never commit it.\n*\n';
+const STATE_GITIGNORE = '# editwarden state (checkpoints, journal, runs): never commit it.\n*\n';
 
 /** sha256 in hex: the only shape a blob id may have (a planted `../../..` never becomes a path). */
 export const BLOB_ID = /^[0-9a-f]{64}$/;

@@ -26,6 +26,7 @@ import { recoverUnfinishedLocked, rollbackCheckpoints, type RecoveryNotice, type
 import { DiskWriter } from './disk-writer.js';
 import type { FileView, WriteTransaction } from './view.js';
 import { Workspace, type FileWrite } from './workspace.js';
+import { defined } from '../defined.js';
 
 export type FailurePolicy = 'rollback' | 'keep' | 'fix-forward';
 export type TransactionState = 'open' | 'committed' | 'rolled-back' | 'kept';
@@ -319,7 +320,7 @@ export class Transaction implements WriteTransaction {
       ok: false,
       policy,
       state: this.stateValue,
-      ...(outcome.detail !== undefined ? { detail: outcome.detail } : {}),
+      ...defined({ detail: outcome.detail }),
       ...extra,
     });
     switch (policy) {

@@ -13,6 +13,7 @@ import { EditwardenError, ErrorCode } from '../errors.js';
 import type { FileData } from './atomic.js';
 import { lexicalParts, locateInRoot, resolveInRoot, STATE_DIR, type ResolvedPath } from './paths.js';
 import { Policy, type PolicyOptions } from './policy.js';
+import { realRootDir } from './root-dir.js';
 import { READ_FLAGS, Resolver, type Located, type LocateOptions } from './resolver.js';
 import type { TransactionLayer } from './transaction.js';
 import type { FileView, WriteTransaction } from './view.js';
@@ -94,24 +95,7 @@ export class Workspace implements FileView {
    * with its transaction layer, so it has no way to write without one.
    */
   static open(root: string, options: WorkspaceOptions, layerOf: (ws: Workspace) => TransactionLayer): Workspace {
-    let real: string;
-    try {
-      real = fs.realpathSync(root);
-    } catch {
-      throw new EditwardenError({
-        code: ErrorCode.NO_FILE,
-        message: `Workspace root ${JSON.stringify(root)} does not exist.`,
-        hint: 'Pass an existing folder with --root, or run editwarden inside the project.',
-      });
-    }
-    if (!fs.statSync(real).isDirectory()) {
-      throw new EditwardenError({
-        code: ErrorCode.NOT_A_FILE,
-        message: `Workspace root ${JSON.stringify(root)} is not a folder.`,
-        hint: 'Pass the project folder with --root.',
-      });
-    }
-    return new Workspace(real, options, layerOf);
+    return new Workspace(realRootDir(root), options, layerOf);
   }
 
   /** Folder for editwarden's own state (checkpoints, journal, runs). */
@@ -254,7 +238,7 @@ export function notRegular(relative: string, stat: fs.Stats): EditwardenError {
   });
 }
 
-export function hardLinked(relative: string, nlink: number): EditwardenError {
+function hardLinked(relative: string, nlink: number): EditwardenError {
   return new EditwardenError({
     code: ErrorCode.HARD_LINK,
     message: `${relative} has ${nlink} hard links; another name for the same file may lie outside the workspace, so it is not read.`,

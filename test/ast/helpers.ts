@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EditwardenError } from '../../src/errors.js';
 
-export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
 /** A fixture's text; `x.ts` is stored as `x.ts.fixture` so the type-checker leaves it alone. */
 export function fixture(name: string): string {

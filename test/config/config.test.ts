@@ -78,4 +78,10 @@ describe('allowed_tools names (the ADR)', () => {
     const c = parseConfig('constraints:\n  allowed_tools: [read_file, apply_diff]\n');
     expect(c.constraints.allowed_tools).toEqual(expect.arrayContaining(['read_file', 'apply_diff', 'apply_patch', 'task_completion']));
   });
+
+  it('a mistyped tool name is suggested by the same rule as a mistyped key (two swapped neighbours are two edits)', async () => {
+    const { parseConfig } = await import('../../src/config/config.js');
+    expect(() => parseConfig('constraints:\n  allowed_tools: [raed_fiel]\n')).toThrow('did you mean "read_file"');
+    expect(() => parseConfig('constraints:\n  max_flies: 3\n')).toThrow('did you mean "constraints.max_files"');
+  });
 });

@@ -36,7 +36,7 @@ const lines = (...xs: string[]): string => `${xs.join('\n')}\n`;
 const crlf = (s: string): string => s.replaceAll('\n', '\r\n');
 
 /** `file` with its one occurrence of `from` replaced by `to`; throws if `from` is not unique (a corpus bug). */
-export function sub(file: string, from: string, to: string): string {
+function sub(file: string, from: string, to: string): string {
   const at = file.indexOf(from);
   if (at < 0 || file.indexOf(from, at + 1) >= 0) throw new Error(`corpus: ${JSON.stringify(from)} must occur exactly once`);
   return file.slice(0, at) + to + file.slice(at + from.length);

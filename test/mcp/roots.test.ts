@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { EditwardenError } from '../../src/errors.js';
 import { chooseRoot } from '../../src/mcp/roots.js';
+import { openWorkspace } from '../../src/workspace/open.js';
 import { call, connect, tempRoot } from './helpers/server.js';
 
 const uri = (dir: string): string => pathToFileURL(dir).href;
@@ -69,6 +71,24 @@ describe('chooseRoot: no client roots', () => {
 
   it('refuses a --root that does not exist', () => {
     expect(() => chooseRoot({ clientRoots: undefined, cliRoot: '/nonexistent/ew', cliRootExplicit: true })).toThrow(expect.objectContaining({ code: 'E_NO_FILE' }));
+  });
+
+  it("refuses a missing or non-folder root with the workspace's own code, message and hint (one check)", () => {
+    const file = path.join(tempRoot({ 'f.txt': 'x\n' }), 'f.txt');
+    const refusal = (run: () => unknown): unknown => {
+      try {
+        run();
+      } catch (error) {
+        return (error as EditwardenError).toJSON();
+      }
+      throw new Error('not refused');
+    };
+    for (const root of ['/nonexistent/ew', file]) {
+      const fromWorkspace = refusal(() => openWorkspace(root));
+      expect(fromWorkspace).toMatchObject({ code: root === file ? 'E_NOT_A_FILE' : 'E_NO_FILE' });
+      expect(refusal(() => chooseRoot({ clientRoots: undefined, cliRoot: root, cliRootExplicit: true }))).toEqual(fromWorkspace);
+      expect(refusal(() => chooseRoot({ clientRoots: [uri(path.dirname(file))], cliRoot: root, cliRootExplicit: true }))).toEqual(fromWorkspace);
+    }
   });
 });
 

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../temp-dirs.js';
 
-export const BIN = path.resolve(__dirname, '../../bin/editwarden');
+const BIN = path.resolve(__dirname, '../../bin/editwarden');
 
 export const SCRIPTED = {
   diffLine: '+hi </pre><script>alert("diff")</script>',

@@ -5,18 +5,18 @@
  * refusal with the path it asked for.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../../src/config/defaults.js';
+import { DEFAULT_CONFIG } from '../../src/config/defaults.js';
 import { CallEventLog, callEvents } from '../../src/tools/call-events.js';
 import type { CallRecord, ToolRunnerOptions } from '../../src/tools/calls.js';
 import { runProfile } from '../../src/runs/profile.js';
 
-const config = { constraints: DEFAULTS.constraints } as unknown as ToolRunnerOptions['config'];
+const config = { constraints: DEFAULT_CONFIG.constraints } as unknown as ToolRunnerOptions['config'];
 const options = (extra: Partial<ToolRunnerOptions>): ToolRunnerOptions => ({ ws: { root: '/r', stateDir: '/r/.editwarden' } as ToolRunnerOptions['ws'], config, ...extra });
-const headless = runProfile('headless', { config: { constraints: DEFAULTS.constraints } as never });
+const headless = runProfile('headless', { config: { constraints: DEFAULT_CONFIG.constraints } as never });
 
 describe('which runs record events', () => {
   it('a dry run records none (its writes never reached the disk)', () => {
-    expect(CallEventLog.for(options({}), runProfile('editor', { config: { constraints: DEFAULTS.constraints } as never, dryRun: true }), 'id', null, undefined)).toBeNull();
+    expect(CallEventLog.for(options({}), runProfile('editor', { config: { constraints: DEFAULT_CONFIG.constraints } as never, dryRun: true }), 'id', null, undefined)).toBeNull();
   });
   it('a runner without artifacts records none, unless it names its route; events: false records none', () => {
     expect(CallEventLog.for(options({ artifacts: false }), headless, 'id', null, undefined)).toBeNull();

@@ -28,7 +28,7 @@ export interface ScoutRecord {
 
 const CONTEXT_FILE = /^context_(\d{3,})\.md$/;
 
-export function contextName(n: number): string {
+function contextName(n: number): string {
   return `context_${String(n).padStart(3, '0')}.md`;
 }
 

@@ -62,7 +62,7 @@ export interface RunEditorOptions {
   limits?: LoopLimits;
 }
 
-export interface EditorListeners {
+interface EditorListeners {
   onEvent?: (event: EditorRunEvent) => void;
   onRunnerEvent?: (event: RunnerEvent) => void;
   onStart?: (info: { runId: string; runDir: string }) => void;

@@ -26,8 +26,8 @@ export interface SourceLimits {
   maxFileBytes?: number;
 }
 
-export const DEFAULT_MAX_FILES = 20_000;
-export const DEFAULT_MAX_TEXT_BYTES = 1024 * 1024;
+const DEFAULT_MAX_FILES = 20_000;
+const DEFAULT_MAX_TEXT_BYTES = 1024 * 1024;
 
 interface Cached {
   size: number;

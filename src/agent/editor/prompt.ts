@@ -12,7 +12,7 @@ import { HARD_STOP_AFTER, REPLAN_AFTER } from './counters.js';
 import type { CodebasePayload } from '../scouts/codebase.js';
 import type { EnvironmentPayload } from '../scouts/environment.js';
 
-export const EDITOR_PROMPT = `You are editwarden's Editor: the one orchestrator of this task and the only writer. You interpret the task, ask the scouts, make minimal changes that follow this repository's conventions, have them verified, and finish with a prose summary.
+const EDITOR_PROMPT = `You are editwarden's Editor: the one orchestrator of this task and the only writer. You interpret the task, ask the scouts, make minimal changes that follow this repository's conventions, have them verified, and finish with a prose summary.
 
 How this session works:
 - The scouts answer at once from the repository itself. scout_codebase: the files relevant to a query, risk zones, conventions. scout_environment: build and test commands, test framework, toolchain, the baseline of failures before any edit; with a run_id, the interpretation of that verification run. When their guidance conflicts, you decide; nobody else will and nobody can be asked.
@@ -25,11 +25,11 @@ How this session works:
 - The only commands that run are the verification's. .editwarden/ (the Verifier's evidence) is off limits, and so is everything outside the project root. agent/ holds this session's context snapshots; you may read them.
 `;
 
-export const DRY_RUN_NOTE = `This is a DRY RUN. Your edits go to an overlay: reads, listings and searches see them, the disk does not change, and nothing is verified (there is no verify tool). When the change is complete, call task_completion: your changes become one unified diff, saved as a proposal that \`editwarden apply-proposal\` later applies and verifies. Take extra care that the change would build and pass the tests.
+const DRY_RUN_NOTE = `This is a DRY RUN. Your edits go to an overlay: reads, listings and searches see them, the disk does not change, and nothing is verified (there is no verify tool). When the change is complete, call task_completion: your changes become one unified diff, saved as a proposal that \`editwarden apply-proposal\` later applies and verifies. Take extra care that the change would build and pass the tests.
 `;
 
 /** The test-generation instruction, for a repository without a test suite. */
-export function testGenerationNote(env: EnvironmentPayload, layoutHint: string | null): string {
+function testGenerationNote(env: EnvironmentPayload, layoutHint: string | null): string {
   const framework = env.suggested_framework ?? 'the test framework usual for this language';
   const run = env.test
     ? `The Verifier runs them with \`${env.test.command}\`.`

@@ -10,7 +10,7 @@ import type { ApplyOptions } from '../../apply/apply-requests.js';
 import { applyReply, type ReplyOutcome } from '../../apply/apply-reply.js';
 import type { Workspace } from '../../workspace/workspace.js';
 
-export const PROPOSAL_MARK = '# editwarden proposal';
+const PROPOSAL_MARK = '# editwarden proposal';
 
 export interface ProposalHeader {
   task: string | null;

@@ -15,7 +15,7 @@ import { EditwardenError, ErrorCode } from '../../errors.js';
 import { atomicWriteFile } from '../../workspace/atomic.js';
 import type { Workspace } from '../../workspace/workspace.js';
 
-export const AGENT_DIR = 'agent';
+const AGENT_DIR = 'agent';
 
 export type RecordTarget =
   /** `agent/` in the project, through the workspace. */

@@ -22,7 +22,7 @@ export function saveRecord(dir: string, record: EditorRecord): string {
   return file;
 }
 
-export function readRecord(ws: HasStateDir, runId: string): EditorRecord | null {
+function readRecord(ws: HasStateDir, runId: string): EditorRecord | null {
   try {
     const data = JSON.parse(fs.readFileSync(path.join(runDir(ws, runId), RECORD_FILE), 'utf8')) as EditorRecord;
     return data && data.version === 1 ? data : null;

@@ -21,7 +21,7 @@ import { SearchFilesArgs } from '../../tools/search-files.js';
 import { defineTool, guarded, type AnyTool, type ToolResult } from '../../tools/types.js';
 import type { FileSource } from './file-source.js';
 
-export const ScoutCodebaseArgs = z
+const ScoutCodebaseArgs = z
   .object({
     query: z.string().min(1).describe('What you are looking for, in words or identifiers ("where the greeting is built", "parseConfig").'),
     paths: z.array(z.string().min(1)).optional().describe('Files you already know matter (e.g. from a failing build); ranked first, and their imports followed.'),
@@ -37,16 +37,16 @@ export const ScoutEnvironmentArgs = z
   })
   .strict();
 
-export const VerifyArgs = z.object({}).strict();
+const VerifyArgs = z.object({}).strict();
 
-export const RecordHypothesisArgs = z
+const RecordHypothesisArgs = z
   .object({
     hypothesis: z.string().min(1).describe('What you believe is wrong, or why your next change should work.'),
     approach: z.string().min(1).optional().describe('The approach you are taking now (required in spirit after a REPLAN: a new one).'),
   })
   .strict();
 
-export const EditorCompletionArgs = z
+const EditorCompletionArgs = z
   .object({
     summary: z.string().min(1).describe('In prose: what you changed and why. Not a commit message.'),
     status: z.enum(['done', 'blocked']).default('done').describe('done (default): verified green before the session ends; blocked: you cannot finish (the session stops with a stuck report).'),

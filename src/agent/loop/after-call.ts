@@ -20,6 +20,6 @@ export type CallSeen = { call: ModelToolCall; record: CallRecord; malformed: nul
  * took the call as an attempt that failed on its merits, so it is not counted as malformed. `stop` ends the run
  * with this ending; the calls after it in the same turn are skipped.
  */
-export type CallVerdict = { next: 'continue'; answer?: string } | { next: 'stop'; ending: RunOutcome; answer?: string };
+type CallVerdict = { next: 'continue'; answer?: string } | { next: 'stop'; ending: RunOutcome; answer?: string };
 
 export type AfterCall = (seen: CallSeen) => CallVerdict | Promise<CallVerdict>;

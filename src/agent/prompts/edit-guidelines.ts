@@ -7,7 +7,7 @@
  * verbatim (heading, "follow these rules strictly", the four mode bullets):
  * models trained or prompted on that design recognise it; our own details follow.
  */
-export const DESIGN_EDIT_FILE_USAGE_GUIDELINES = `FILE EDITING GUIDELINES
+const DESIGN_EDIT_FILE_USAGE_GUIDELINES = `FILE EDITING GUIDELINES
 
 When modifying files, follow these rules strictly:
 

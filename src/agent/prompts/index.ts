@@ -54,4 +54,4 @@ export function activeEditSection(): string {
   return `<active_edit>\n${ACTIVE_EDIT_TEMPLATE}\n</active_edit>\n\n${ACTIVE_EDIT_INSTRUCTIONS}`;
 }
 
-export { ACTIVE_EDIT_INSTRUCTIONS, ACTIVE_EDIT_TEMPLATE, AGENT_PROMPT, CONTROLLED_PROMPT, EDIT_GUIDELINES };
+export { EDIT_GUIDELINES };

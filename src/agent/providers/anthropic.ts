@@ -19,7 +19,7 @@ export interface AnthropicProviderOptions extends SdkProviderOptions {
 type WireMessage = Anthropic.Messages.MessageParam;
 type UserBlock = Anthropic.Messages.ToolResultBlockParam | Anthropic.Messages.TextBlockParam;
 
-export function toAnthropicMessages(messages: readonly ChatMessage[]): WireMessage[] {
+function toAnthropicMessages(messages: readonly ChatMessage[]): WireMessage[] {
   const out: WireMessage[] = [];
   const pushUser = (blocks: UserBlock[]): void => {
     const last = out[out.length - 1];

@@ -17,7 +17,7 @@ export type OpenAiProviderOptions = SdkProviderOptions;
 type WireMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
 /** The neutral conversation in chat-completions messages. */
-export function toOpenAiMessages(system: string, messages: readonly ChatMessage[]): WireMessage[] {
+function toOpenAiMessages(system: string, messages: readonly ChatMessage[]): WireMessage[] {
   const out: WireMessage[] = [{ role: 'system', content: system }];
   for (const m of messages) {
     switch (m.role) {

@@ -13,8 +13,6 @@ import { loadScript } from './script.js';
 import type { ModelProvider } from './types.js';
 import { PROVIDERS, type ProviderInfo } from '../../config/model-providers.js';
 
-export { PROVIDERS, type ProviderInfo } from '../../config/model-providers.js';
-
 export interface ModelSpec {
   provider: string;
   model: string;

@@ -66,7 +66,7 @@ export interface ModelRequest {
 }
 
 /** Streamed pieces of a turn, for a live transcript. */
-export type ModelStreamEvent = { type: 'text'; delta: string } | { type: 'tool-call'; index: number; name: string };
+type ModelStreamEvent = { type: 'text'; delta: string } | { type: 'tool-call'; index: number; name: string };
 
 export interface CompleteOptions {
   signal?: AbortSignal;

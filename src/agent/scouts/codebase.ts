@@ -19,19 +19,19 @@ import type { FileSource } from '../editor/file-source.js';
  */
 const EDITOR_RECORD = /^agent\/(context_\d{3,}\.md|stuck_report\.md|summary\.md)$/;
 
-export function isEditorRecord(file: string): boolean {
+function isEditorRecord(file: string): boolean {
   return EDITOR_RECORD.test(file);
 }
 
-export interface RelevantFile {
+interface RelevantFile {
   path: string;
   score: number;
   reasons: string[];
 }
 
-export type RiskKind = 'hub' | 'generated' | 'vendored' | 'public-api' | 'untested';
+type RiskKind = 'hub' | 'generated' | 'vendored' | 'public-api' | 'untested';
 
-export interface RiskZone {
+interface RiskZone {
   path: string;
   kind: RiskKind;
   detail: string;

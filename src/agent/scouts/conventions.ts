@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { languageOf } from './imports.js';
 
-export interface Observed<T extends string> {
+interface Observed<T extends string> {
   value: T | 'mixed';
   /** How many samples (files or occurrences) voted, by value. */
   votes: Partial<Record<T, number>>;

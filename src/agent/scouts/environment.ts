@@ -25,7 +25,7 @@ export interface ToolVersion {
   version: string | null;
 }
 
-export interface StepSummary {
+interface StepSummary {
   kind: string;
   command: string;
   passed: boolean;
@@ -118,7 +118,7 @@ async function probe(root: string, sandbox: CommandSandbox, program: string, arg
   return { tool, version: missing ? null : text.slice(0, 120) || null };
 }
 
-export async function toolchainVersions(ws: VerifyWorkspace, detection: Detection, config: Config): Promise<ToolVersion[]> {
+async function toolchainVersions(ws: VerifyWorkspace, detection: Detection, config: Config): Promise<ToolVersion[]> {
   const root = ws.root;
   const sandbox = commandSandbox(ws, config);
   const wanted: Array<[string, string[]]> = [];
@@ -165,7 +165,7 @@ export function summarizeVerification(v: Verification): VerificationSummary {
 }
 
 /** Which framework tests should be written in when the project has none, judged from its package files. */
-export function suggestFramework(detection: Detection, root: string): string | null {
+function suggestFramework(detection: Detection, root: string): string | null {
   if (detection.framework) return detection.framework;
   for (const p of detection.projects) {
     switch (p.kind) {

@@ -123,7 +123,7 @@ function matches(re: RegExp, text: string): RegExpExecArray[] {
 }
 
 /** The project files one file imports. */
-export function importsOf(file: string, text: string, r: Resolver): string[] {
+function importsOf(file: string, text: string, r: Resolver): string[] {
   const out: string[] = [];
   const lang = languageOf(file);
   switch (lang) {

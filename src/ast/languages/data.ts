@@ -5,6 +5,7 @@
 import type { Node } from 'web-tree-sitter';
 import type { DeclRule, LanguageSpec } from '../spec.js';
 import { field } from '../spec.js';
+import { defined } from '../../defined.js';
 
 function unquote(text: string): string {
   if (text.length >= 2 && (text.startsWith('"') || text.startsWith("'")) && text.endsWith(text[0] ?? '')) {
@@ -59,7 +60,7 @@ const guardOnly = (id: string, label: string, extensions: string[], note?: strin
   extensions,
   declarations: {},
   transparent: [],
-  ...(note ? { note } : {}),
+  ...defined({ note: note || undefined }),
 });
 
 export const dataLanguages: LanguageSpec[] = [

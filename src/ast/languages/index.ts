@@ -27,7 +27,3 @@ for (const spec of LANGUAGES) for (const ext of spec.extensions) byExtension.set
 export function languageForPath(filePath: string): LanguageSpec | undefined {
   return byExtension.get(path.extname(filePath).toLowerCase());
 }
-
-export function languageById(id: string): LanguageSpec | undefined {
-  return LANGUAGES.find((spec) => spec.id === id);
-}

@@ -15,10 +15,10 @@ import type { Command } from 'commander';
 import type { Config } from '../../config/config.js';
 import { loadConfig } from '../../config/load.js';
 import { toErrorInfo, type ErrorInfo } from '../../errors.js';
-import { ExitCode } from '../../errors.js';
-import { formatError, refuseCommand, useColor, writeJson, type Io } from '../output.js';
+import { refuseCommand, type Io } from '../output.js';
 import { apiKeyEnvProblem, providerFromFlags } from '../model-flags.js';
 import { openForCommand } from '../workspace.js';
+import { defined } from '../../defined.js';
 
 interface ApplyProposalFlags {
   model?: string;
@@ -104,10 +104,10 @@ async function applyProposalCommand(file: string, flags: ApplyProposalFlags, io:
   return runEditorCommand(io, {
     opened,
     configured: configuredKeys(root, flags.config),
-    ...(provider ? { provider } : {}),
+    ...defined({ provider }),
     task: header.task ?? `Apply the proposal ${file}.`,
     proposal: { text, file },
     json,
-    ...(maxTurns !== undefined ? { limits: { maxTurns } } : {}),
+    ...defined({ limits: maxTurns !== undefined ? { maxTurns } : undefined }),
   });
 }

@@ -15,6 +15,7 @@ import { EditwardenError, ErrorCode } from '../../errors.js';
 import { FORMAT_NAMES, type FormatName } from '../../formats/index.js';
 import { paintDiff, readAll, useColor, writeJson, printResults, type Io } from '../output.js';
 import { runWriteCommand } from './write-command.js';
+import { defined } from '../../defined.js';
 
 interface ApplyFlags {
   format: FormatName | 'auto';
@@ -50,7 +51,7 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
 function runApply(file: string | undefined, flags: ApplyFlags, io: Io): Promise<number> {
   return runWriteCommand(flags, io, {
     input: async () => (file === undefined || file === '-' ? readAll(io.stdin) : readReply(file)),
-    apply: (opened, text, edit) => applyReply(opened.ws, text, { format: flags.format, dryRun: flags.dryRun === true, ...(flags.partial ? { partial: true } : {}), atomic: flags.atomic === true, edit, ...opened.applyHooks }),
+    apply: (opened, text, edit) => applyReply(opened.ws, text, { format: flags.format, dryRun: flags.dryRun === true, ...defined({ partial: flags.partial ? true : undefined }), atomic: flags.atomic === true, edit, ...opened.applyHooks }),
     print: (outcome) => print(outcome, flags, io),
   });
 }
@@ -69,7 +70,7 @@ function readReply(file: string): string {
 
 function print(outcome: ReplyOutcome, flags: ApplyFlags, io: Io): void {
   if (flags.json) {
-    writeJson(io, { ok: outcome.ok, format: outcome.format ?? null, results: outcome.results, ...(flags.dryRun ? { diff: outcome.diff } : {}) });
+    writeJson(io, { ok: outcome.ok, format: outcome.format ?? null, results: outcome.results, ...defined({ diff: flags.dryRun ? outcome.diff : undefined }) });
     return;
   }
   const color = useColor(io);

@@ -13,6 +13,7 @@ import { parseDuration } from '../../workspace/checkpoints/prune.js';
 import { listNewestFirst, resolveCheckpointRef } from '../../workspace/checkpoints/refs.js';
 import type { CheckpointScope, CheckpointSummary } from '../../workspace/checkpoints/types.js';
 import { paint, paintDiff, useColor, writeJson, type Io, refuseCommand } from '../output.js';
+import { defined } from '../../defined.js';
 
 interface CommonFlags {
   root?: string;
@@ -72,7 +73,15 @@ export function registerCheckpoint(program: Command, io: Io, setExit: (code: num
         const id = resolveCheckpointRef(cps, ref);
         const r = cps.restore(id);
         // A restore is an undo a person chose: in the event log with the checkpoint that takes it back.
-        recordEvent(cps.ws.stateDir, { kind: 'undo', route: { via: 'cli' }, label: `checkpoint restore ${id}`, written: r.written, removed: r.removed, paths: [...r.written, ...r.removed], ...(r.safety ? { checkpoint: r.safety } : {}) });
+        recordEvent(cps.ws.stateDir, {
+          kind: 'undo',
+          route: { via: 'cli' },
+          label: `checkpoint restore ${id}`,
+          written: r.written,
+          removed: r.removed,
+          paths: [...r.written, ...r.removed],
+          ...defined({ checkpoint: r.safety || undefined }),
+        });
         const text = `restored ${id}: ${r.written.length} written, ${r.removed.length} removed, ${r.unchanged} unchanged` + (r.safety ? `\nundo with: editwarden checkpoint restore ${r.safety}` : '');
         return { json: { ok: true, ...r }, text };
       }),
@@ -143,7 +152,7 @@ function execute(io: Io, flags: CommonFlags, body: (cps: CheckpointService) => O
     return ExitCode.OK;
   } catch (error) {
     const info = toErrorInfo(error);
-    return refuseCommand(info, flags.json === true, io, { ...(recovered.length > 0 ? { recovered } : {}) });
+    return refuseCommand(info, flags.json === true, io, { ...defined({ recovered: recovered.length > 0 ? recovered : undefined }) });
   }
 }
 

@@ -12,6 +12,7 @@ import { loadConfigFast } from '../../config/defaults.js';
 import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { formatError, paint, paintDiff, readAll, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 import { openForCommand } from '../workspace.js';
+import { defined } from '../../defined.js';
 
 interface Flags {
   file?: string;
@@ -95,9 +96,9 @@ async function runControlledEdit(flags: Flags, io: Io): Promise<number> {
     const color = useColor(io);
     const session = new ControlledEditSession(opened.ws, {
       config,
-      ...(flags.build ? { buildCommand: flags.build } : {}),
-      ...(timeoutMs !== undefined ? { buildTimeoutMs: timeoutMs } : {}),
-      ...(flags.report ? { reportPath: flags.report } : {}),
+      ...defined({ buildCommand: flags.build || undefined }),
+      ...defined({ buildTimeoutMs: timeoutMs }),
+      ...defined({ reportPath: flags.report || undefined }),
       applyHooks: opened.applyHooks,
     });
     if (!flags.json) io.stdout.write(`${paint(color, 'bold', 'controlled edit')} run ${session.runId}\n`);
@@ -134,10 +135,10 @@ export function outcomeJson(outcome: ControlledEditOutcome): unknown {
     results: outcome.result ? [outcome.result] : [],
     checkpoint: outcome.state.edit_checkpoint_id,
     rolled_back: outcome.rolled_back,
-    ...(outcome.rollback_check ? { rollback_check: outcome.rollback_check } : {}),
-    ...(v
-      ? {
-          verification: {
+    ...defined({ rollback_check: outcome.rollback_check }),
+    ...defined({
+      verification: v
+        ? {
             command: v.command,
             passed: v.passed,
             exit_code: v.exit_code,
@@ -145,12 +146,10 @@ export function outcomeJson(outcome: ControlledEditOutcome): unknown {
             duration_ms: v.duration_ms,
             artifact_dir: v.artifact_dir,
             diagnostics: v.diagnostics.slice(0, 20),
-          },
-        }
-      : {}),
-    ...(outcome.error ? { error: outcome.error } : {}),
-    ...(outcome.report ? { report: outcome.report } : {}),
-    ...(outcome.report_error ? { report_error: outcome.report_error } : {}),
+          }
+        : undefined,
+    }),
+    ...defined({ error: outcome.error, report: outcome.report, report_error: outcome.report_error }),
   };
 }
 

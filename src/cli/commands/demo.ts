@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { refuseCommand, useColor, writeJson, type Io } from '../output.js';
 import { ErrorCode, ExitCode } from '../../errors.js';
+import { defined } from '../../defined.js';
 
 export function registerDemo(program: Command, io: Io, setExit: (code: number) => void): void {
   program
@@ -23,8 +24,7 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
       try {
         result = await runDemo(io, {
           color: useColor(io),
-          ...(flags.sample ? { sample: flags.sample as 'cmake' | 'ts' } : {}),
-          ...(flags.dir ? { dir: flags.dir } : {}),
+          ...defined({ sample: flags.sample ? (flags.sample as 'cmake' | 'ts') : undefined, dir: flags.dir || undefined }),
           keep: flags.clean !== true,
         });
       } catch (error) {

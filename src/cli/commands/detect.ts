@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load.js';
-import { toErrorInfo, ErrorCode, ExitCode } from '../../errors.js';
+import { toErrorInfo, ExitCode } from '../../errors.js';
 import { openReadOnly } from '../../workspace/open.js';
 import { detectProject } from '../../verify/detect.js';
 import { detectSandbox } from '../../sandbox/detect.js';

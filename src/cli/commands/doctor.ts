@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { CONFIG_FILE } from '../../config/config.js';
 import { configuredKeys } from '../../config/configured.js';
-import { DEFAULTS } from '../../config/defaults.js';
+import { DEFAULT_CONFIG } from '../../config/defaults.js';
 import { inspectConfig, loadConfig } from '../../config/load.js';
 import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { JOURNAL_DIR } from '../../workspace/journal.js';
@@ -189,7 +189,7 @@ export function doctorChecks(context: DoctorContext): DoctorCheck[] {
  * Unrestricted") unless the config sets sandbox.network.
  */
 export function networkLine(context: Pick<DoctorContext, 'root' | 'configFile'>): string {
-  let network = DEFAULTS.sandbox.network;
+  let network = DEFAULT_CONFIG.sandbox.network;
   let configured: string[] = [];
   try {
     network = loadConfig(context.root, context.configFile).sandbox.network;

@@ -9,6 +9,7 @@ import { runHook } from '../../integrations/hook.js';
 import { refusalText, type HookOutput } from '../../integrations/client.js';
 import { ErrorCode, ExitCode } from '../../errors.js';
 import type { Io } from '../output.js';
+import { defined } from '../../defined.js';
 
 /** Below Claude Code's and Gemini CLI's 60 s hook timeout that init writes. */
 const HOOK_DEADLINE_MS = 50_000;
@@ -59,7 +60,7 @@ export function registerHook(program: Command, io: Io, setExit: (code: number) =
       watchdog.unref();
       let out: HookOutput;
       try {
-        out = await runHook(client, event, await readStdin(io), { ...(flags.root ? { root: flags.root } : {}), env: io.env, cwd: process.cwd() });
+        out = await runHook(client, event, await readStdin(io), { ...defined({ root: flags.root || undefined }), env: io.env, cwd: process.cwd() });
       } catch (error) {
         // A crash is a refusal, in the client's own protocol (a crash exit code would be a non-blocking error to the client).
         out = client.deny({

@@ -10,6 +10,7 @@ import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.
 import { CLIENTS } from '../../integrations/index.js';
 import { applyInit, diffOf, planInit } from '../../integrations/init.js';
 import { paintDiff, useColor, writeJson, type Io, refuseCommand } from '../output.js';
+import { defined } from '../../defined.js';
 
 export function registerInit(program: Command, io: Io, setExit: (code: number) => void): void {
   program
@@ -36,7 +37,7 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
             dry_run: flags.dryRun === true,
             removed: flags.remove === true,
             hook_switches_removed: switches,
-            files: changes.map((c) => ({ path: c.relative, changed: c.changed, ...(flags.dryRun && c.changed ? { diff: diffOf(c) } : {}) })),
+            files: changes.map((c) => ({ path: c.relative, changed: c.changed, ...defined({ diff: flags.dryRun && c.changed ? diffOf(c) : undefined }) })),
           });
         } else {
           const color = useColor(io);

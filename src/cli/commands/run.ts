@@ -17,11 +17,12 @@
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { Config } from '../../config/config.js';
-import { ErrorCode, ExitCode, formatRefusal, toErrorInfo, type ErrorInfo } from '../../errors.js';
+import { ErrorCode, formatRefusal, toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { apiKeyEnvProblem, providerFromFlags } from '../model-flags.js';
 import { RUN_MODES, type RunMode } from '../../config/modes.js';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
 import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
+import { defined } from '../../defined.js';
 
 interface RunFlags extends ConstraintFlags {
   task?: string;
@@ -105,7 +106,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
     task = flags.task ?? fs.readFileSync(flags.taskFile as string, 'utf8');
     if (task.trim() === '') throw Object.assign(new Error('The task is empty.'), { usage: true });
     const base = loadConfig(root, flags.config);
-    const overrides = { ...constraintOverrides(base, flags), ...(flags.activeEdit ? { active_edit_enabled: true } : {}) };
+    const overrides = { ...constraintOverrides(base, flags), ...defined({ active_edit_enabled: flags.activeEdit ? true : undefined }) };
     config = withOverrides(base, overrides);
     configured = (await import('../../config/configured.js')).configuredKeys(root, flags.config, overrides);
     maxTurns = positive(flags.maxTurns, '--max-turns');
@@ -157,7 +158,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
       throw error;
     }
     return runEditorCommand(io, {
-      ...(scoutProvider ? { scoutProvider } : {}),
+      ...defined({ scoutProvider }),
       opened,
       configured,
       provider,
@@ -166,7 +167,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
       dryRun: flags.dryRun === true,
       json,
       activeEdit: config.active_edit_enabled,
-      limits: { ...(maxTurns !== undefined ? { maxTurns } : {}), ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}) },
+      limits: defined({ maxTurns, maxOutputTokens }),
     });
   }
 
@@ -197,7 +198,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
     ? undefined
     : createLiveRenderer(io.stdout, {
         color,
-        ...(io.stdout.isTTY ? { status: () => (totals ? totals() : '') } : {}),
+        ...defined({ status: io.stdout.isTTY ? () => (totals ? totals() : '') : undefined }),
         diffs: mode !== 'interactive',
       });
 
@@ -207,14 +208,14 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
       mode,
       provider,
       task,
-      ...(flags.context ? { contextFiles: flags.context } : {}),
+      ...defined({ contextFiles: flags.context }),
       activeEdit: config.active_edit_enabled,
       run: { signal: controller.signal },
-      limits: { ...(maxTurns !== undefined ? { maxTurns } : {}), ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}) },
-      build: { ...(flags.build ? { command: flags.build } : {}), ...(buildTimeout !== undefined ? { timeoutMs: buildTimeout * 1000 } : {}) },
+      limits: defined({ maxTurns, maxOutputTokens }),
+      build: defined({ command: flags.build || undefined, timeoutMs: buildTimeout !== undefined ? buildTimeout * 1000 : undefined }),
       ...(prompter ? { person: { approve: prompter.approve, interaction: prompter.interaction, followUp: prompter.followUp, quitRequested: prompter.quitRequested } } : {}),
       listeners: {
-        ...(live ? { onEvent: live } : {}),
+        ...defined({ onEvent: live }),
         onStart: (info) => {
           runDir = info.runDir;
           totals = () => formatStatus(info.totals(), config.constraints);
@@ -243,12 +244,13 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
         malformed_calls: outcome.malformedCalls,
         active_edits: outcome.activeEdits,
         files: summary.metrics.files,
-        ...(outcome.completion ? { completion: outcome.completion } : {}),
-        ...(outcome.violation ? { violation: outcome.violation } : {}),
-        ...(outcome.controlled
-          ? { controlled: { tool_exit_code: outcome.controlled.tool_exit_code, message: outcome.controlled.message, state: outcome.controlled.state, rolled_back: outcome.controlled.rolled_back, report: outcome.controlled.report } }
-          : {}),
-        ...(outcome.error ? { error: outcome.error } : {}),
+        ...defined({ completion: outcome.completion, violation: outcome.violation }),
+        ...defined({
+          controlled: outcome.controlled
+            ? { tool_exit_code: outcome.controlled.tool_exit_code, message: outcome.controlled.message, state: outcome.controlled.state, rolled_back: outcome.controlled.rolled_back, report: outcome.controlled.report }
+            : undefined,
+        }),
+        ...defined({ error: outcome.error }),
       });
     } else {
       const m = summary.metrics;

@@ -16,6 +16,7 @@ import { findHistoryRoot } from '../../workspace/checkpoints/find-root.js';
 import { UndoHistory, type StepResult, type StepView, type UndoPreview } from '../../workspace/checkpoints/history.js';
 import { openWorkspace } from '../../workspace/open.js';
 import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
+import { defined } from '../../defined.js';
 
 interface Flags {
   root?: string;
@@ -119,7 +120,7 @@ function step(io: Io, flags: Flags, body: (history: UndoHistory, root: string) =
     const results = body(new UndoHistory(opened.transactions.checkpoints), opened.ws.root).filter((r) => r.change !== null);
     // In the event log too (`editwarden log`); the safety checkpoint is the step that takes this one back.
     for (const r of results)
-      recordEvent(opened.ws.stateDir, { kind: verb, route: { via: 'cli' }, label: r.change?.label ?? '', written: r.written, removed: r.removed, paths: [...r.written, ...r.removed], ...(r.safety ? { checkpoint: r.safety } : {}) });
+      recordEvent(opened.ws.stateDir, { kind: verb, route: { via: 'cli' }, label: r.change?.label ?? '', written: r.written, removed: r.removed, paths: [...r.written, ...r.removed], ...defined({ checkpoint: r.safety || undefined }) });
     if (flags.json) {
       writeJson(io, { ok: true, steps: results });
       return ExitCode.OK;

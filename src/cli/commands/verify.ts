@@ -15,6 +15,8 @@ import { startLiveStatus } from '../live-status.js';
 import { displayCommand } from '../../verify/runner.js';
 import { resolveVerifyCommand, verify, type VerifyKind, type VerifyResult } from '../../verify/verifier.js';
 import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
+import { defined } from '../../defined.js';
+import type { OutputEvent } from '../../verify/runner.js';
 
 interface VerifyFlags {
   build?: boolean;
@@ -95,13 +97,13 @@ async function runVerify(flags: VerifyFlags, io: Io): Promise<number> {
         results.push(
           await verify(ws, {
             kind: step.kind,
-            ...(step.command !== undefined ? { command: step.command } : {}),
+            ...defined({ command: step.command }),
             timeoutMs,
             runId,
             config,
             baseline: flags.baseline ? 'record' : 'compare',
             signal: interrupt.signal,
-            ...(status ? { onOutput: (e) => status.onOutput(e) } : {}),
+            ...defined({ onOutput: status ? (e: OutputEvent) => status.onOutput(e) : undefined }),
           }),
         );
       } catch (error) {

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { paint, type Io } from '../output.js';
 import { openProject } from '../../host/project.js';
 import { DEFAULT_CONFIG } from '../../config/defaults.js';
+import type { Config } from '../../config/config.js';
 import { formatStatus } from '../run-status.js';
 import { runAgentSession } from '../../agent/session.js';
 import { createLiveRenderer } from '../live-transcript.js';
@@ -65,10 +66,10 @@ export function findCompileCommand(project: string, searchFrom: readonly string[
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(here, '../../..');
 
-export const AGENT_DEMO_TASK = 'Print the greeting three times instead of once, and add a farewell(name) function next to greeting(). Make sure the project still compiles.';
+const AGENT_DEMO_TASK = 'Print the greeting three times instead of once, and add a farewell(name) function next to greeting(). Make sure the project still compiles.';
 
 /** The scripted model's turns for the demo task; without a compile command the compile step is skipped, and said so. */
-export function agentDemoScript(compile: string | null): Script {
+function agentDemoScript(compile: string | null): Script {
   return {
     turns: [
       { text: 'I will start by reading the greeting module.', tool_calls: [{ name: 'read_file', arguments: { path: 'src/greeting.ts' } }] },
@@ -124,7 +125,7 @@ export async function runAgentDemo(io: Io, options: AgentDemoOptions): Promise<A
   const server = await startScriptedServer(agentDemoScript(compile), { chunk: 12 });
   try {
     const provider = createProvider('openai-compatible:scripted-demo', { baseUrl: server.openaiBaseUrl, env: {}, maxRetries: 0 });
-    const config = structuredClone(DEFAULT_CONFIG);
+    const config: Config = structuredClone(DEFAULT_CONFIG);
     // task_completion verifies with the same compiler the script uses (the detected `npm run build` would need tsc on PATH).
     if (compile) config.verify.build = compile;
     else config.verify.on_completion = false;

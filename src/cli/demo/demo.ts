@@ -22,8 +22,9 @@ import { paint, paintDiff, type Io } from '../output.js';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { openProject } from '../../host/project.js';
 import { detectSandbox } from '../../sandbox/detect.js';
+import { defined } from '../../defined.js';
 
-export type DemoSample = 'cmake' | 'ts';
+type DemoSample = 'cmake' | 'ts';
 
 export interface DemoOptions {
   /** cmake when cmake and a C++ compiler are present, else ts. */
@@ -163,7 +164,7 @@ export async function runDemo(io: Io, options: DemoOptions): Promise<DemoResult>
   const applied = await applyRequests(ws, parsed.requests, {
     partial: true,
     ...applyHooks,
-    parseErrors: parsed.errors.map((e) => ({ index: e.index, ...(e.path ? { path: e.path } : {}), error: e.error.toJSON() })),
+    parseErrors: parsed.errors.map((e) => ({ index: e.index, ...defined({ path: e.path || undefined }), error: e.error.toJSON() })),
   });
   for (const [i, r] of applied.results.entries()) {
     const label = r.status === 'applied' ? paint(c, 'green', 'applied') : paint(c, 'red', r.status);

@@ -39,8 +39,8 @@ export interface EditorDemoResult {
   applied: string;
 }
 
-export const EDITOR_DEMO_TASK = 'Make the greeting say "Hi" instead of "Hello".';
-export const EDITOR_DRY_TASK = 'Add a farewell(name) function returning "Bye, <name>!", with a test.';
+const EDITOR_DEMO_TASK = 'Make the greeting say "Hi" instead of "Hello".';
+const EDITOR_DRY_TASK = 'Add a farewell(name) function returning "Bye, <name>!", with a test.';
 
 const PROJECT: Record<string, string> = {
   'package.json': '{\n  "name": "editor-greet",\n  "type": "module",\n  "scripts": {\n    "test": "node --test"\n  }\n}\n',
@@ -54,7 +54,7 @@ const write = (word: string): { name: string; arguments: Record<string, unknown>
   arguments: { path: 'src/greeting.js', old_text: "return 'Hello, '", new_text: `return '${word}, '` },
 });
 
-export function editorDemoScript(): Script {
+function editorDemoScript(): Script {
   return {
     turns: [
       { text: 'Asking Scout A where the greeting lives.', tool_calls: [{ name: 'scout_codebase', arguments: { query: 'greeting Hello' } }] },
@@ -76,7 +76,7 @@ export function editorDemoScript(): Script {
   };
 }
 
-export function editorDryScript(): Script {
+function editorDryScript(): Script {
   return {
     turns: [
       {

@@ -52,7 +52,7 @@ export type DiagnosticParser = (text: string) => Diagnostic[];
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
 
 /** Longer lines (minified bundles, base64 blobs) are cut: no diagnostic needs more, and regexes stay linear in practice. */
-export const MAX_LINE_CHARS = 16_384;
+const MAX_LINE_CHARS = 16_384;
 
 /** Output as lines: colours removed, CRLF and lone CR (progress redraws) turned into line ends. */
 export function outputLines(text: string): string[] {

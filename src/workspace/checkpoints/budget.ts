@@ -30,7 +30,7 @@ export const DEFAULT_CHECKPOINT_LIMITS: CheckpointLimits = {
 
 const LEDGER = 'usage.json';
 
-export function fileTooLarge(rel: string, size: number, limits: CheckpointLimits): EditwardenError {
+function fileTooLarge(rel: string, size: number, limits: CheckpointLimits): EditwardenError {
   return new EditwardenError({
     code: ErrorCode.CHECKPOINT_TOO_LARGE,
     message: `${rel} is ${formatBytes(size)}, over checkpoints.max_file_bytes (${formatBytes(limits.maxFileBytes)}): it cannot be checkpointed, so nothing that needs a checkpoint of it ran.`,
@@ -42,7 +42,7 @@ export function fileTooLarge(rel: string, size: number, limits: CheckpointLimits
 /** The store has no room: the one refusal the service answers by pruning and trying once more. */
 export class StoreFullError extends EditwardenError {}
 
-export function storeFull(needed: number, total: number, limits: CheckpointLimits): StoreFullError {
+function storeFull(needed: number, total: number, limits: CheckpointLimits): StoreFullError {
   return new StoreFullError({
     code: ErrorCode.CHECKPOINT_TOO_LARGE,
     message: `The checkpoint needs ${formatBytes(needed)} more, but the checkpoint store holds ${formatBytes(total)} of checkpoints.max_total_bytes (${formatBytes(limits.maxTotalBytes)}) even after old checkpoints were pruned; nothing that needs this checkpoint ran.`,
@@ -130,7 +130,7 @@ export function occupiedBytes(stat: fs.Stats): number {
   return stat.blocks > 0 || stat.size === 0 ? Math.min(stat.size, stat.blocks * 512) : stat.size;
 }
 
-export function formatBytes(n: number): string {
+function formatBytes(n: number): string {
   if (n >= 1024 * 1024 * 1024) return `${(n / 1024 / 1024 / 1024).toFixed(1)} GiB`;
   if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
   if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;

@@ -6,7 +6,7 @@
  * unchanged (stat-cache.ts). Never writes a project file.
  */
 import fs from 'node:fs';
-import { DirCache, READ_FLAGS, type DirHandle } from '../resolver.js';
+import { DirCache, READ_FLAGS } from '../resolver.js';
 import { sha256 } from '../workspace.js';
 import type { BlobStore, Durability } from './blob-store.js';
 import type { StatCache, StatRows } from './stat-cache.js';
@@ -22,7 +22,7 @@ export interface Captured {
 }
 
 /** Files up to this size are kept inside a files-scope manifest (see ManifestEntry.inline). */
-export const INLINE_MAX_BYTES = 16 * 1024;
+const INLINE_MAX_BYTES = 16 * 1024;
 /** Files above this size are streamed into the blob store instead of read whole. */
 export const STREAM_MIN_BYTES = 32 * 1024 * 1024;
 

@@ -26,8 +26,9 @@ import { ensureStateDir } from '../lock.js';
 import type { CheckpointService } from './service.js';
 import { StepRecords } from './steps.js';
 import type { CheckpointChange, CheckpointSummary } from './types.js';
+import { defined } from '../../defined.js';
 
-export const UNDO_STATE_FILE = 'undo.json';
+const UNDO_STATE_FILE = 'undo.json';
 const ID = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
 
 /** One undoable change: the checkpoints that hold the state before it, oldest first. */
@@ -288,7 +289,7 @@ export class UndoHistory {
       else for (const e of m.entries) files.add(e.path);
     }
     const kind = c.kind === 'command' ? 'command' : c.kind === 'restore' ? 'restore' : 'edit';
-    return { key: c.key, kind, by, label: c.label, createdAt: c.createdAt, files: [...files].sort(), undone, ...(run !== undefined ? { run } : {}) };
+    return { key: c.key, kind, by, label: c.label, createdAt: c.createdAt, files: [...files].sort(), undone, ...defined({ run }) };
   }
 
   private newestId(): string {
@@ -398,7 +399,7 @@ function refuseChanged(target: Change, paths: string[]): void {
     code: ErrorCode.CHANGED_SINCE,
     message: `Undoing "${target.label}" would overwrite ${paths.length} file(s) changed since that step: ${shown}.`,
     hint: 'Those changes were not made by that step (a person or another tool changed the files since). See them with `editwarden undo --dry-run`; keep them and leave the step, or pass --force to undo anyway (`editwarden redo` puts them back).',
-    ...(paths.length === 1 ? { path: paths[0] as string } : {}),
+    ...defined({ path: paths.length === 1 ? (paths[0] as string) : undefined }),
   });
 }
 

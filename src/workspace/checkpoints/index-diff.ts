@@ -24,7 +24,7 @@ import { walkWorkspace } from './walk.js';
 import type { Resolver } from '../resolver.js';
 
 /** Margin for the file system's coarse clock against the wall clock the scan start was read from. */
-export const RACY_MS = 2000;
+const RACY_MS = 2000;
 
 export function diffIndex(resolver: Resolver, index: Manifest, blobs: BlobStore, rules: IgnoreRules & { only: 'checkpoint' }, options: Omit<DiffOptions, 'rules'> = {}): CheckpointChange[] {
   const walked = walkWorkspace(resolver, [manifestIgnoreSource(index, blobs)], rules.exclude);

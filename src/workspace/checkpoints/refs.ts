@@ -11,13 +11,13 @@ import type { CheckpointService } from './service.js';
 import type { CheckpointSummary } from './types.js';
 
 /** The name that always means the newest checkpoint. */
-export const LATEST = 'latest';
+const LATEST = 'latest';
 
 /** Shortest prefix accepted: "2" would match every checkpoint of the millennium. */
 const MIN_PREFIX = 4;
 
 /** Every listing's order: newest first, so the top line is `latest`. */
-export function newestFirst<T extends { id: string }>(items: readonly T[]): T[] {
+function newestFirst<T extends { id: string }>(items: readonly T[]): T[] {
   return [...items].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
 }
 

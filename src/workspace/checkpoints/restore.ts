@@ -20,6 +20,7 @@ import type { BlobStore } from './blob-store.js';
 import { bytesOf, checkManifestPath, currentStateAt, sameContent } from './current.js';
 import type { Manifest, ManifestEntry, RestoreResult } from './types.js';
 import { asResolver, diskIgnoreSource, walkWorkspace, type IgnoreSource, type RootArg } from './walk.js';
+import { defined } from '../../defined.js';
 
 /** The ignore files as the manifest recorded them (so restore judges "ignored" as the checkpoint did, too). */
 export function manifestIgnoreSource(manifest: Manifest, blobs: BlobStore): IgnoreSource {
@@ -248,7 +249,7 @@ function restoreEntry(parent: DirHandle, name: string, entry: Exclude<ManifestEn
     if (now.type === 'dir') clearDirFor(parent, name, entry.path);
     atomicWriteAt(parent, name, bytesOf(entry, blobs), {
       mode: entry.mode,
-      ...(entry.uid !== undefined && entry.gid !== undefined ? { owner: { uid: entry.uid, gid: entry.gid } } : {}),
+      ...defined({ owner: entry.uid !== undefined && entry.gid !== undefined ? { uid: entry.uid, gid: entry.gid } : undefined }),
     });
     return true;
   }

@@ -32,7 +32,7 @@ import { checkManifestPath, currentStateAt, readRegularAt } from './current.js';
 import { diffManifest } from './diff.js';
 import { parentDirs, type CheckpointChange, type CheckpointOrigin, type Manifest, type ManifestEntry } from './types.js';
 
-export const AFTER_DIR = `${CHECKPOINTS_DIR}/after`;
+const AFTER_DIR = `${CHECKPOINTS_DIR}/after`;
 const ID_PATTERN = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
 
 export type CommandOrigin = Extract<CheckpointOrigin, { kind: 'command' }>;
@@ -149,7 +149,7 @@ export function recordCommandStep(service: CheckpointService, index: Manifest, c
 }
 
 /** A command line as a step's name: one line, at most 200 characters. */
-export function commandLabel(command: string): string {
+function commandLabel(command: string): string {
   const one = command.replace(/\s+/g, ' ').trim();
   return one.length > 200 ? `${one.slice(0, 199)}…` : one;
 }

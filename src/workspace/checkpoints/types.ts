@@ -86,7 +86,7 @@ export interface CheckpointSummary extends Pick<Manifest, 'id' | 'name' | 'reaso
   uniqueBytes: number;
 }
 
-export type ChangeKind = 'added' | 'deleted' | 'modified' | 'mode' | 'type';
+type ChangeKind = 'added' | 'deleted' | 'modified' | 'mode' | 'type';
 
 /** One difference between a checkpoint and the disk now. */
 export interface CheckpointChange {

@@ -42,7 +42,7 @@ export function readExact(resolver: Resolver, rel: string): string | null {
   }
 }
 
-export type WalkedEntry =
+type WalkedEntry =
   /**
    * `stat`: the file's lstat taken by path string (null when that failed), a
    * cache key only (stat-cache.ts): it never decides which bytes are read,

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 
-export const REPO = path.resolve(__dirname, '../../..');
+const REPO = path.resolve(__dirname, '../../..');
 export const BIN = path.join(REPO, 'bin/editwarden');
 
 export function ensureBuilt(): void {
