@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inGitDir, memberCovering, PROTECTED_MEMBERS, STATE_DIR, type ProtectedMember } from '../config/protected-set.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { findNestedGitDirs } from '../config/nested-repos.js';
 import { lexicalParts } from './paths.js';
 import type { Resolver } from './resolver.js';
 
@@ -88,10 +89,21 @@ export class Policy {
     return this.members.filter((m) => m.path !== STATE_DIR && !(this.gitWritable && m === GIT_MEMBER)).map((m) => m.path);
   }
 
-  /** Absolute real paths of the members that exist now, for the sandbox's read-only binds (a missing one is reverted after the command instead). */
+  /**
+   * The `.git` of every repository nested below the root as it stands NOW
+   * (a `git init` in a subfolder, a submodule's gitdir-link file): members of
+   * the set like the top `.git`, found afresh on each call because a person
+   * (or a command) makes new ones between commands. Empty when commands may
+   * write `.git` (git_writable). Throws E_TREE_TOO_LARGE past the search's bound.
+   */
+  nestedGitDirs(): string[] {
+    return this.gitWritable ? [] : findNestedGitDirs(this.root);
+  }
+
+  /** Absolute real paths of the members that exist now, for the sandbox's read-only binds (a missing one is reverted after the command instead); nested repositories' `.git` included. */
   existingProtectedPaths(): string[] {
     const out: string[] = [];
-    for (const rel of this.governedPaths()) {
+    for (const rel of [...this.governedPaths(), ...this.nestedGitDirs()]) {
       const abs = path.join(this.root, ...rel.split('/'));
       try {
         fs.lstatSync(abs);
