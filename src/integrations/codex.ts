@@ -85,7 +85,7 @@ export const codex: ClientIntegration = {
   postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...(typeof input.tool_use_id === 'string' ? { call: input.tool_use_id } : {}) }),
   deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),
   allow: () => ({ exitCode: 0 }),
-  configFiles(root) {
+  configFiles(root, setup) {
     const MARK = (name: string): string => ` hook codex ${name}`;
     const EVENTS = [
       ['PreToolUse', 'pre-tool-use'],
@@ -96,13 +96,13 @@ export const codex: ClientIntegration = {
         path: path.join(root, '.codex', 'config.toml'),
         render(existing) {
           const data = parseToml(existing);
-          tableAt(data, 'mcp_servers').editwarden = mcpServer();
+          tableAt(data, 'mcp_servers').editwarden = mcpServer(setup);
           const hooks = tableAt(data, 'hooks');
           for (const [event, name] of EVENTS) {
             const list = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : (hooks[event] = []);
             // PreToolUse also sees Codex's shell (Bash): rewritten to run through `editwarden shell`.
             const matcher = (event === 'PreToolUse' ? [...EDIT_TOOLS, ...CODEX_SHELL_TOOLS, ...CODEX_OTHER_SHELLS] : EDIT_TOOLS).join('|');
-            upsert(list as unknown[], MARK(name), { matcher, hooks: [{ type: 'command', command: guardedHookCommand('codex', name, '.'), timeout: 60 }] });
+            upsert(list as unknown[], MARK(name), { matcher, hooks: [{ type: 'command', command: guardedHookCommand('codex', name, '.', setup), timeout: 60 }] });
           }
           return `${stringify(data)}\n`;
         },

@@ -6,6 +6,7 @@
  * or any error while vetting, is a refusal — a guard that crashes open
  * guards nothing.
  */
+import path from 'node:path';
 import { ErrorCode } from '../errors.js';
 import { selfCommand, shellRunnerLine, type ClientIntegration, type HookOutput, type ShellRewrite } from './client.js';
 import { hookRoute, recordHookEdit, recordHookRefusal } from './hook-events.js';
@@ -16,6 +17,8 @@ import { recordNativeEdit, vetNativeEdit } from './vet.js';
 export interface HookContext {
   /** --root, else the client's project folder (CLAUDE_PROJECT_DIR / GEMINI_PROJECT_DIR), else the input's cwd, else the working folder. */
   root?: string;
+  /** An explicit config file (`--config`, relative to the root): loaded instead of .editwarden.yml and protected with it. */
+  configFile?: string;
   env: NodeJS.ProcessEnv;
   cwd: string;
   /** argv of the editwarden a rewritten shell command runs (default: this one). */
@@ -50,11 +53,12 @@ export async function runHook(client: ClientIntegration, event: string, stdin: s
     return kind === 'pre' ? client.deny(new NativeInputError('the hook input is not a JSON object').toJSON()) : client.allow();
   }
   const root = hookRoot(client, input, ctx);
+  const configFile = ctx.configFile !== undefined ? path.resolve(root, ctx.configFile) : undefined;
 
   if (kind === 'post') {
     try {
       const { tool, call } = client.postCall(input);
-      recordHookEdit(root, hookRoute(client.name, input), tool, recordNativeEdit(root, client.name, tool, call));
+      recordHookEdit(root, hookRoute(client.name, input), tool, recordNativeEdit(root, client.name, tool, call, configFile));
     } catch (error) {
       // The edit already happened; a record that fails must not turn into an error the model chases.
       return { exitCode: 0, stderr: `editwarden: could not record the change: ${error instanceof Error ? error.message : String(error)}` };
@@ -78,7 +82,7 @@ export async function runHook(client: ClientIntegration, event: string, stdin: s
       // A NUL cannot travel in an argument: such a command could not be run as the model wrote it.
       if (command.includes('\0')) throw new NativeInputError('the command holds a NUL byte');
       const session = sessionOf(client.name, input);
-      const line = shellRunnerLine(ctx.self ?? selfCommand(), { root, client: client.name, tool: String(input.tool_name), ...(session ? { session: session.session } : {}) }, command);
+      const line = shellRunnerLine(ctx.self ?? selfCommand(), { root, client: client.name, tool: String(input.tool_name), ...(session ? { session: session.session } : {}), ...(configFile ? { configFile } : {}) }, command);
       return (client.shell as ShellRewrite).rewrite(shell, line);
     } catch (error) {
       const refusal = (error instanceof NativeInputError ? error : new NativeInputError(String(error))).toJSON();
@@ -97,7 +101,7 @@ export async function runHook(client: ClientIntegration, event: string, stdin: s
   }
   if (!edit) return client.allow();
   const session = sessionOf(client.name, input);
-  const verdict = await vetNativeEdit(root, session ? { ...edit, session } : edit);
+  const verdict = await vetNativeEdit(root, session ? { ...edit, session } : edit, configFile);
   // Every refusal is in the event log (`editwarden log`): a person sees what the hook stopped.
   if (!verdict.allow) recordHookRefusal(root, hookRoute(client.name, input), edit.tool, edit, verdict.error);
   return verdict.allow ? client.allow() : client.deny(verdict.error);

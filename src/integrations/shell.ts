@@ -43,6 +43,8 @@ export interface ShellRequest {
   /** The client's tool (Bash, run_shell_command), for the undo label and the record. */
   tool: string;
   session: SessionKey | null;
+  /** An explicit config file (`--config`, absolute): loaded instead of .editwarden.yml and protected with it. */
+  configFile?: string;
 }
 
 export interface ShellIo {
@@ -68,9 +70,9 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   let opened: ReturnType<typeof openWorkspace>;
   let config: ReturnType<typeof loadConfig>;
   try {
-    config = loadConfig(req.root);
+    config = loadConfig(req.root, req.configFile);
     // The project's one protected set (workspace/policy.ts): bound read-only in the sandbox, put back after the command.
-    opened = openWorkspace(req.root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, policy: { gitWritable: config.sandbox.git_writable } });
+    opened = openWorkspace(req.root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, policy: { gitWritable: config.sandbox.git_writable, ...(req.configFile ? { configFiles: [req.configFile] } : {}) } });
   } catch (error) {
     return refuse(toErrorInfo(error), SHELL_NOT_RUN);
   }

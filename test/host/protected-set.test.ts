@@ -154,8 +154,8 @@ describe.each(FILES)('$file ($member) is refused by every layer', ({ file, old }
   });
 });
 
-// A hook runs in the client's process and reads the default config only: an explicit --config of another process is not its to know.
-describe.each(FILES.filter((f) => f.file !== EXTRA_CONFIG))('$file ($member)', ({ file, old }) => {
+// The hook learns an explicit --config from its command line (`editwarden init <client> --config F` writes it there).
+describe.each(FILES)('$file ($member)', ({ file, old }) => {
   it('is refused by the hooks of Claude Code, Gemini CLI and Codex', async () => {
     const abs = path.join(root, file);
     const inputs = [
@@ -165,7 +165,7 @@ describe.each(FILES.filter((f) => f.file !== EXTRA_CONFIG))('$file ($member)', (
     ];
     for (const edit of inputs) {
       if (edit === null) throw new Error('not an edit');
-      const verdict = await vetNativeEdit(root, edit);
+      const verdict = await vetNativeEdit(root, edit, path.join(root, EXTRA_CONFIG));
       expect(verdict.allow, `${edit.client}: ${JSON.stringify(verdict)}`).toBe(false);
     }
   });
