@@ -21,7 +21,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ConstraintsConfig } from '../config/config.js';
-import { loadConfig } from '../config/load.js';
+import { loadProjectConfig } from '../config/load.js';
 import { modelKeyEnvNames } from '../config/env-names.js';
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { CommandEffects, type CommandEffectsResult } from '../guard/command-effects.js';
@@ -68,11 +68,16 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     return code;
   };
   let opened: ReturnType<typeof openWorkspace>;
-  let config: ReturnType<typeof loadConfig>;
+  let config: ReturnType<typeof loadProjectConfig>['config'];
   try {
-    config = loadConfig(req.root, req.configFile);
+    const loaded = loadProjectConfig(req.root, req.configFile);
+    config = loaded.config;
     // The project's one protected set (workspace/policy.ts): bound read-only in the sandbox, put back after the command.
-    opened = openWorkspace(req.root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, policy: { gitWritable: config.sandbox.git_writable, ...(req.configFile ? { configFiles: [req.configFile] } : {}) } });
+    opened = openWorkspace(req.root, {
+      maxFileBytes: config.edit.max_file_bytes,
+      keepLast: config.checkpoints.keep_last,
+      policy: { gitWritable: config.sandbox.git_writable, trust: loaded.trust, ...(req.configFile ? { configFiles: [req.configFile] } : {}) },
+    });
   } catch (error) {
     return refuse(toErrorInfo(error), SHELL_NOT_RUN);
   }

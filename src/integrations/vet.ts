@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { applyRequests } from '../apply/apply-requests.js';
 import type { Config } from '../config/config.js';
-import { loadConfig } from '../config/load.js';
+import { loadConfig, loadProjectConfig } from '../config/load.js';
 import { editOptionsFromConfig } from '../config/edit-options.js';
 import type { EngineHooks } from '../edit/types.js';
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
@@ -38,9 +38,9 @@ function toolOf(edit: NativeEdit): string {
 /** Plans the native edit against the workspace at `root`; on allow, checkpoints the files it touches. `configFile`: an explicit `--config` (absolute), loaded and protected. */
 export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?: string): Promise<Verdict> {
   try {
-    const config = loadConfig(root, configFile);
+    const { config, trust } = loadProjectConfig(root, configFile);
     // The project's protected set (workspace/policy.ts), the same value the file tools and the sandbox read; an explicit config is a member.
-    const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, policy: { gitWritable: config.sandbox.git_writable, ...(configFile ? { configFiles: [configFile] } : {}) } });
+    const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, policy: { gitWritable: config.sandbox.git_writable, trust, ...(configFile ? { configFiles: [configFile] } : {}) } });
     const ws = opened.ws;
     const guard = new ConstraintGuard(config.constraints, { mode: 'interactive' });
     const tool = toolOf(edit);

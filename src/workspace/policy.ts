@@ -20,6 +20,7 @@ import path from 'node:path';
 import { inGitDir, memberCovering, PROTECTED_MEMBERS, STATE_DIR, type ProtectedMember } from '../config/protected-set.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { findNestedGitDirs } from '../config/nested-repos.js';
+import { type ConfigTrust, NO_REPOSITORY_CONFIG } from '../config/trust-state.js';
 import { lexicalParts } from './paths.js';
 import type { Resolver } from './resolver.js';
 
@@ -28,6 +29,8 @@ export interface PolicyOptions {
   configFiles?: readonly string[];
   /** `sandbox.git_writable`: commands may write `.git/` (the file tools still may not). */
   gitWritable?: boolean;
+  /** The trust state of the config the project was opened with, as the loader judged it (absent: no repository config was read). */
+  trust?: ConfigTrust;
 }
 
 const GIT_MEMBER = PROTECTED_MEMBERS.find((m) => m.path === '.git') as ProtectedMember;
@@ -38,11 +41,13 @@ export class Policy {
   /** Configuration files outside the root (absolute): watched by the command-effects check, never written by editwarden. */
   readonly outsideConfigFiles: readonly string[];
   readonly gitWritable: boolean;
-  /*
-   * Room for the trust state of the repository's own configuration (who may
-   * loosen the guard, issue 25 §3): added beside the protected set, read by
-   * the same layers.
+  /**
+   * Who set the guard: the trust state of the repository's own configuration (config/trust-state.ts), judged
+   * once by the loader when the project was opened — trusted, untrusted with the loosening keys named (and the
+   * E_UNTRUSTED_CONFIG refusal when there are any), the person's own file, or no repository config. `doctor`
+   * prints it; nothing judges the file again.
    */
+  readonly trust: ConfigTrust;
 
   constructor(
     readonly root: string,
@@ -50,6 +55,7 @@ export class Policy {
     options: PolicyOptions = {},
   ) {
     this.gitWritable = options.gitWritable ?? false;
+    this.trust = options.trust ?? NO_REPOSITORY_CONFIG;
     const members: ProtectedMember[] = [...PROTECTED_MEMBERS];
     const outside: string[] = [];
     for (const file of options.configFiles ?? []) {
