@@ -82,7 +82,13 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     return refuse(toErrorInfo(error), SHELL_NOT_RUN);
   }
   const ws = opened.ws;
-  const sandbox = commandSandbox(ws, config, { envDeny: modelKeyEnvNames() });
+  let sandbox: ReturnType<typeof commandSandbox>;
+  try {
+    sandbox = commandSandbox(ws, config, { envDeny: modelKeyEnvNames() });
+  } catch (error) {
+    // The protected set could not be made concrete (a tree past the nested-repository search's bound): not run.
+    return refuse(toErrorInfo(error), SHELL_NOT_RUN);
+  }
   // Nobody approves each command of a hooked session: without a sandbox it would have the user's full rights.
   if (sandboxInForce(sandbox) === 'none' && !(config.sandbox?.allow_unsandboxed ?? false)) return refuse(unsandboxedRefusal(sandbox).toJSON(), SHELL_NOT_RUN);
   const cwd = isDirectory(req.cwd) ? req.cwd : ws.root;

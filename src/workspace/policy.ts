@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inGitDir, memberCovering, PROTECTED_MEMBERS, STATE_DIR, type ProtectedMember } from '../config/protected-set.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
-import { findNestedGitDirs } from '../config/nested-repos.js';
+import { NestedRepoSearch } from '../config/nested-repos.js';
 import { type ConfigTrust, NO_REPOSITORY_CONFIG } from '../config/trust-state.js';
 import { lexicalParts } from './paths.js';
 import type { Resolver } from './resolver.js';
@@ -48,6 +48,8 @@ export class Policy {
    * prints it; nothing judges the file again.
    */
   readonly trust: ConfigTrust;
+  /** The nested-repository search, kept warm for this project: a search after the first lists only folders that changed. */
+  private readonly nested: NestedRepoSearch;
 
   constructor(
     readonly root: string,
@@ -56,6 +58,7 @@ export class Policy {
   ) {
     this.gitWritable = options.gitWritable ?? false;
     this.trust = options.trust ?? NO_REPOSITORY_CONFIG;
+    this.nested = new NestedRepoSearch(root);
     const members: ProtectedMember[] = [...PROTECTED_MEMBERS];
     const outside: string[] = [];
     for (const file of options.configFiles ?? []) {
@@ -103,7 +106,7 @@ export class Policy {
    * write `.git` (git_writable). Throws E_TREE_TOO_LARGE past the search's bound.
    */
   nestedGitDirs(): string[] {
-    return this.gitWritable ? [] : findNestedGitDirs(this.root);
+    return this.gitWritable ? [] : this.nested.find();
   }
 
   /** Absolute real paths of the members that exist now, for the sandbox's read-only binds (a missing one is reverted after the command instead); nested repositories' `.git` included. */

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findNestedGitDirs } from '../../src/config/nested-repos.js';
+import { findNestedGitDirs, NestedRepoSearch } from '../../src/config/nested-repos.js';
 import { codeOf } from '../error-code.js';
 import { tempDir } from '../temp-dirs.js';
 
@@ -77,6 +77,78 @@ describe('every nested repository is found, and only those', () => {
     fs.mkdirSync(path.join(root, 'linked'));
     fs.symlinkSync('../elsewhere', path.join(root, 'linked', '.git'));
     expect(findNestedGitDirs(root)).toEqual(['linked/.git', 'sub/.git']);
+  });
+});
+
+/** A change a command could make between two searches, at a folder of the tree (or the root). */
+type Mutation = { at: number; kind: 'init' | 'gitfile' | 'remove-git' | 'new-folder-with-git' | 'swap-for-link' | 'backdate' };
+
+function folders(root: string): string[] {
+  const out: string[] = [''];
+  for (let i = 0; i < out.length; i++) {
+    const rel = out[i] as string;
+    for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) if (e.isDirectory() && e.name !== '.git' && !(rel === '' && e.name === '.editwarden')) out.push(rel === '' ? e.name : `${rel}/${e.name}`);
+  }
+  return out;
+}
+
+function mutate(root: string, m: Mutation): void {
+  const all = folders(root);
+  const rel = all[m.at % all.length] as string;
+  const dir = path.join(root, rel);
+  const then = fs.statSync(dir);
+  switch (m.kind) {
+    case 'init':
+      fs.rmSync(path.join(dir, '.git'), { recursive: true, force: true });
+      fs.mkdirSync(path.join(dir, '.git', 'hooks'), { recursive: true });
+      break;
+    case 'gitfile':
+      fs.rmSync(path.join(dir, '.git'), { recursive: true, force: true });
+      fs.writeFileSync(path.join(dir, '.git'), 'gitdir: ../evil\n');
+      break;
+    case 'remove-git':
+      fs.rmSync(path.join(dir, '.git'), { recursive: true, force: true });
+      break;
+    case 'new-folder-with-git':
+      if (fs.existsSync(path.join(dir, 'fresh'))) return;
+      fs.mkdirSync(path.join(dir, 'fresh', 'deeper', '.git'), { recursive: true });
+      break;
+    case 'swap-for-link':
+      if (rel === '') return;
+      fs.rmSync(dir, { recursive: true });
+      fs.symlinkSync('/', dir);
+      return;
+    case 'backdate':
+      // Planted, then the folder's mtime set back as it was: only its ctime tells.
+      if (fs.existsSync(path.join(dir, 'hidden'))) return;
+      fs.mkdirSync(path.join(dir, 'hidden', '.git'), { recursive: true });
+      break;
+  }
+  fs.utimesSync(dir, then.atime, then.mtime);
+}
+
+describe('kept warm, the search answers as a cold one', () => {
+  it('after any sequence of changes between searches (new, removed and replaced .git, folders swapped for links, mtimes set back)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        tree(3),
+        fc.array(fc.array(fc.record({ at: fc.nat(50), kind: fc.constantFrom('init', 'gitfile', 'remove-git', 'new-folder-with-git', 'swap-for-link', 'backdate') }), { maxLength: 3 }), { minLength: 1, maxLength: 3 }),
+        async (nodes, rounds) => {
+          const root = tempDir('ew-nested-warm-');
+          build(root, nodes);
+          // Every listing is reused when unchanged (no racy window), the case a stale cache would show.
+          const warm = new NestedRepoSearch(root, { racyMs: 0 });
+          expect(warm.find()).toEqual(findNestedGitDirs(root));
+          for (const round of rounds) {
+            // Past the file system's timestamp tick: a change now moves the ctime the last listing saw.
+            await new Promise((resolve) => setTimeout(resolve, 15));
+            for (const m of round) mutate(root, m as Mutation);
+            expect(warm.find()).toEqual(findNestedGitDirs(root));
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
   });
 });
 
