@@ -248,6 +248,17 @@ describe('nested repositories a command makes or may write', () => {
     expect(fs.readFileSync(path.join(fresh, 'made/repo/file.txt'), 'utf8')).toBe('x\n');
   });
 
+  it('the client’s shell through `editwarden shell` (what the hooks rewrite Bash to): the nested hook write fails, a new repository is removed', () => {
+    const fresh = tempDir('ew-protected-nested-shell-');
+    gitProject(fresh);
+    const hook = 'vendor/lib/.git/hooks/post-checkout';
+    const r = spawnSync(process.execPath, [BIN, 'shell', '--client', 'claude', '--tool', 'Bash', '--root', fresh, '--', `(printf 'agent\\n' > ${hook}) 2>&1; git init -q made && echo made`], { cwd: fresh, encoding: 'utf8' });
+    expect(r.stdout + r.stderr).toContain('Read-only file system');
+    expect(r.stdout).toContain('made');
+    expect(fs.existsSync(path.join(fresh, hook))).toBe(false);
+    expect(fs.existsSync(path.join(fresh, 'made/.git'))).toBe(false);
+  });
+
   it('with sandbox.git_writable a command may write nested repositories too', async () => {
     const fresh = tempDir('ew-protected-git-writable-');
     gitProject(fresh);
