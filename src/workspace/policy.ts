@@ -10,6 +10,11 @@
  * `ResolvedPath.protectedBy`), restores and undo (checkpoints/restore.ts),
  * the hooks (integrations/vet.ts), the sandbox's read-only binds
  * (sandbox/for-workspace.ts) and the command-effects revert (governing.ts).
+ * Nested repositories' `.git` are members too: the file tools and hooks
+ * refuse any `.git` segment; for commands they are looked for afresh (a
+ * warm search, config/nested-repos.ts) each time, because a person or a
+ * command makes new ones between commands. Beside the set it carries the
+ * trust state of the project's config (`trust`), as the loader judged it.
  *
  * It must never shrink the set: a configuration adds members, never removes
  * one (only `sandbox.git_writable` lets COMMANDS write `.git/`; the file
