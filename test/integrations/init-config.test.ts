@@ -19,11 +19,11 @@ afterAll(cleanup);
 
 const CONFIG = 'constraints:\n  denied_patterns: ["secret/**"]\n';
 
-/** A git project whose config lives at tools/ew.yml, a link to shared/ew.yml (a monorepo habit). */
+/** A git project whose config lives at tools/ew.yml, a link to common/ew.yml (a monorepo habit). */
 function linkedConfigProject(): string {
-  const root = project({ 'shared/ew.yml': CONFIG, 'notes.txt': 'notes\n' });
+  const root = project({ 'common/ew.yml': CONFIG, 'notes.txt': 'notes\n' });
   fs.mkdirSync(path.join(root, 'tools'));
-  fs.symlinkSync('../shared/ew.yml', path.join(root, 'tools', 'ew.yml'));
+  fs.symlinkSync('../common/ew.yml', path.join(root, 'tools', 'ew.yml'));
   return root;
 }
 
@@ -71,7 +71,7 @@ describe('the hook loads the --config file and protects it', () => {
     const root = linkedConfigProject();
     const init = editwarden(['init', 'claude', '--root', root, '--config', 'tools/ew.yml'], { cwd: root });
     expect(init.code, init.stderr).toBe(0);
-    for (const target of ['tools/ew.yml', 'shared/ew.yml', 'secret/key.txt']) {
+    for (const target of ['tools/ew.yml', 'common/ew.yml', 'secret/key.txt']) {
       const r = settingsHook(root, write(path.join(root, target)));
       expect(r.denied, target).toBe(true);
       expect(r.reason, target).toMatch(target === 'secret/key.txt' ? /E_CONSTRAINT|E_DENIED_PATH/ : /E_DENIED_PATH/);
@@ -80,7 +80,7 @@ describe('the hook loads the --config file and protects it', () => {
     // Today's settings (no --config): the hook knew neither the file nor its rules.
     const plain = editwarden(['init', 'claude', '--root', root], { cwd: root });
     expect(plain.code, plain.stderr).toBe(0);
-    for (const target of ['shared/ew.yml', 'secret/key.txt']) expect(settingsHook(root, write(path.join(root, target))).denied, target).toBe(false);
+    for (const target of ['common/ew.yml', 'secret/key.txt']) expect(settingsHook(root, write(path.join(root, target))).denied, target).toBe(false);
   });
 
   it('a Bash call the hook rewrites runs `editwarden shell --config`: the sandboxed command cannot change the config’s real target', () => {
@@ -90,20 +90,20 @@ describe('the hook loads the --config file and protects it', () => {
     const settings = JSON.parse(fs.readFileSync(path.join(root, '.claude', 'settings.json'), 'utf8'));
     const hook: string = settings.hooks.PreToolUse[0].hooks[0].command;
     const env = { ...process.env, PATH: clientPath(true), CLAUDE_PROJECT_DIR: root, EDITWARDEN_HOOK_SERVER: 'off' };
-    const input = JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'printf "constraints: {}\\n" > shared/ew.yml; echo done' }, cwd: root });
+    const input = JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'printf "constraints: {}\\n" > common/ew.yml; echo done' }, cwd: root });
     const answered = spawnSync('sh', ['-c', hook], { cwd: root, input, encoding: 'utf8', env });
     const line: string = JSON.parse(answered.stdout).hookSpecificOutput.updatedInput.command;
     expect(line).toContain("'--config'");
     const ran = spawnSync('sh', ['-c', line], { cwd: root, encoding: 'utf8', env });
     expect(ran.stdout + ran.stderr).toContain('done');
-    expect(fs.readFileSync(path.join(root, 'shared', 'ew.yml'), 'utf8')).toBe(CONFIG);
+    expect(fs.readFileSync(path.join(root, 'common', 'ew.yml'), 'utf8')).toBe(CONFIG);
   });
 
   it('the real Claude Code: a native Edit of the --config file is refused with E_DENIED_PATH and the file is unchanged', async () => {
     const root = linkedConfigProject();
     const init = editwarden(['init', 'claude', '--root', root, '--config', 'tools/ew.yml'], { cwd: root });
     expect(init.code, init.stderr).toBe(0);
-    const target = path.join(root, 'shared', 'ew.yml');
+    const target = path.join(root, 'common', 'ew.yml');
     const run = await runClaude(root, [
       { name: 'Read', args: { file_path: target } },
       { name: 'Edit', args: { file_path: target, old_string: 'secret/**', new_string: 'nothing' } },
