@@ -68,6 +68,8 @@ export const ErrorCode = {
   // The sandbox's refusals (src/sandbox).
   /** A headless run asked for a command where no OS sandbox can be had, and nothing allowed running without one. */
   UNSANDBOXED: 'E_UNSANDBOXED',
+  /** The search for nested repositories (whose `.git` a command may not write) passed its bound: the command is refused, not half-confined. */
+  TREE_TOO_LARGE: 'E_TREE_TOO_LARGE',
   // The workspace boundary (docs/workspace-boundary.md).
   /** A FIFO, socket or device where a regular file was expected: never opened for reading, never deleted or recreated. */
   NOT_REGULAR: 'E_NOT_REGULAR',
@@ -171,6 +173,7 @@ const EXIT_CODE_OF: { readonly [C in ErrorCode]: ExitCode } = {
   E_SCRIPT_EXHAUSTED: ExitCode.REJECTED,
   E_MALFORMED_CALL: ExitCode.REJECTED,
   E_UNSANDBOXED: ExitCode.REJECTED,
+  E_TREE_TOO_LARGE: ExitCode.REJECTED,
   E_NOT_REGULAR: ExitCode.REJECTED,
   E_READ_ONLY: ExitCode.REJECTED,
   E_HARD_LINK: ExitCode.REJECTED,

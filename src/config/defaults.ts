@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
 import { DEFAULT_EDIT_OPTIONS } from '../edit/types.js';
+import { type ConfigTrust, NO_REPOSITORY_CONFIG } from './trust-state.js';
 import { userConfigFile } from './trust-store.js';
 
 /** The tools a run may use when the config names none. */
@@ -47,9 +48,14 @@ export const DEFAULT_CONFIG = {
 
 /** Loads the config, touching the schema only when there is a file to validate. */
 export async function loadConfigFast(root: string, explicitFile?: string): Promise<Config> {
+  return (await loadProjectConfigFast(root, explicitFile)).config;
+}
+
+/** The config and its trust state (load.ts `loadProjectConfig`), touching the schema only when there is a file to validate. */
+export async function loadProjectConfigFast(root: string, explicitFile?: string): Promise<{ config: Config; trust: ConfigTrust }> {
   // The person's own config (outside the repository) counts too: without either file, the defaults are the config.
   const userFile = userConfigFile();
-  if (explicitFile === undefined && !fs.existsSync(path.join(root, '.editwarden.yml')) && (userFile === null || !fs.existsSync(userFile))) return structuredClone(DEFAULT_CONFIG);
-  const { loadConfig } = await import('./load.js');
-  return loadConfig(root, explicitFile);
+  if (explicitFile === undefined && !fs.existsSync(path.join(root, '.editwarden.yml')) && (userFile === null || !fs.existsSync(userFile))) return { config: structuredClone(DEFAULT_CONFIG), trust: NO_REPOSITORY_CONFIG };
+  const { loadProjectConfig } = await import('./load.js');
+  return loadProjectConfig(root, explicitFile);
 }

@@ -19,6 +19,7 @@ import { EditwardenError, ErrorCode } from '../errors.js';
 import { type Config, mergeRaw, parseYaml, validateConfig } from './config.js';
 import { CONFIG_FILE } from './names.js';
 import { type Loosening, loosenings, withBaselineDenials } from './trust-keys.js';
+import { type ConfigTrust, trustRefusal } from './trust-state.js';
 import { type TrustState, trustDir, trustStateOf, userConfigFile } from './trust-store.js';
 import { isWithin } from './path-within.js';
 
@@ -34,8 +35,10 @@ export interface ConfigInspection {
   repository: { file: string; trust: TrustState | 'own' } | null;
   /** Keys of the repository file that loosen the person's baseline (in effect when trusted or own). */
   loosenings: Loosening[];
-  /** The refusal `loadConfig` throws: an untrusted file loosens the guard. */
+  /** The refusal `loadConfig` throws: an untrusted file loosens the guard (the same value as `trust`'s). */
   refusal: EditwardenError | null;
+  /** The trust state as one value (config/trust-state.ts): what the project's Policy carries and `doctor` prints. */
+  trust: ConfigTrust;
 }
 
 function real(p: string): string {
@@ -95,7 +98,7 @@ export function inspectConfig(root: string, explicitFile?: string, env: Env = pr
   const bytes = readBytes(file);
   if (bytes === null) {
     if (explicitFile) throw new EditwardenError({ code: ErrorCode.CONFIG, message: `Config file ${explicitFile} cannot be read.`, hint: 'Check the --config path.' });
-    return { config: baseline, user, repository: null, loosenings: [], refusal: null };
+    return { config: baseline, user, repository: null, loosenings: [], refusal: null, trust: { state: 'none' } };
   }
   const source = explicitFile ?? CONFIG_FILE;
   const raw = parseYaml(bytes.toString('utf8'), source);
@@ -108,7 +111,16 @@ export function inspectConfig(root: string, explicitFile?: string, env: Env = pr
   const config = believed ? merged : withBaselineDenials(baseline, merged);
   const found = loosenings(baseline, config);
   const refused = found.length > 0 && !believed ? refusal(root, source, file, trust, found, userFile) : null;
-  return { config, user, repository: { file, trust }, loosenings: found, refusal: refused };
+  const state: ConfigTrust = trust === 'own' || trust === 'trusted' ? { state: trust, file, loosenings: found } : { state: trust, file, loosenings: found, refusal: refused };
+  return { config, user, repository: { file, trust }, loosenings: found, refusal: refused, trust: state };
+}
+
+/** A project's config and its trust state, judged once (the Policy carries `trust`); throws what `loadConfig` throws. */
+export function loadProjectConfig(root: string, explicitFile?: string, env: Env = process.env): { config: Config; trust: ConfigTrust } {
+  const { config, trust } = inspectConfig(root, explicitFile, env);
+  const refused = trustRefusal(trust);
+  if (refused) throw refused;
+  return { config, trust };
 }
 
 /**
@@ -116,7 +128,5 @@ export function inspectConfig(root: string, explicitFile?: string, env: Env = pr
  * Throws E_CONFIG for an invalid file and E_UNTRUSTED_CONFIG when an untrusted repository file loosens the guard.
  */
 export function loadConfig(root: string, explicitFile?: string, env: Env = process.env): Config {
-  const inspection = inspectConfig(root, explicitFile, env);
-  if (inspection.refusal) throw inspection.refusal;
-  return inspection.config;
+  return loadProjectConfig(root, explicitFile, env).config;
 }

@@ -70,7 +70,9 @@ export class CommandEffects {
     const root = this.checkpoints.ws.root;
     // The rules first: what the command finds is what it may not change.
     const exclude = readExcludeFile(root);
-    const governing = snapshotGoverning(root, this.governed);
+    // Nested repositories' .git are looked for now and again after the command (one it creates is removed).
+    const policy = this.checkpoints.ws.policy;
+    const governing = snapshotGoverning(root, this.governed, () => policy.nestedGitDirs());
     const manifest = new CommandIndex(this.checkpoints).take(label);
     return { checkpoint: manifest.id, exclude, governing, index: manifest, ...defined({ step }) };
   }

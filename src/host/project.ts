@@ -12,6 +12,7 @@
 import type { ApplyOptions } from '../apply/apply-requests.js';
 import type { Config } from '../config/config.js';
 import { editOptionsFromConfig } from '../config/edit-options.js';
+import { type ConfigTrust, trustRefusal } from '../config/trust-state.js';
 import { openWorkspace, type RecoveryNotice } from '../workspace/open.js';
 import type { Policy } from '../workspace/policy.js';
 import type { TransactionLayer } from '../workspace/transaction.js';
@@ -46,15 +47,20 @@ export interface OpenProjectOptions {
   languageHooks?: 'fresh' | 'session' | undefined;
   /** Configuration files read besides the default name (an explicit --config): protected like it. */
   configFiles?: readonly string[] | undefined;
+  /** The trust state the loader judged for `config` (load.ts `loadProjectConfig`), carried by the Policy; absent: no repository config was read. */
+  trust?: ConfigTrust | undefined;
 }
 
 export function openProject(root: string, config: Config, options: OpenProjectOptions = {}): Project {
+  // A project never opens under a repository config that loosens the guard untrusted, whoever forgot to refuse it.
+  const refused = options.trust ? trustRefusal(options.trust) : null;
+  if (refused) throw refused;
   const opened = openWorkspace(root, {
     maxFileBytes: config.edit.max_file_bytes,
     keepLast: config.checkpoints.keep_last,
     allowHardLinks: config.workspace.allow_hardlinks,
     checkpointLimits: { maxFileBytes: config.checkpoints.max_file_bytes, maxTotalBytes: config.checkpoints.max_total_bytes },
-    policy: { gitWritable: config.sandbox.git_writable, ...defined({ configFiles: options.configFiles }) },
+    policy: { gitWritable: config.sandbox.git_writable, ...defined({ configFiles: options.configFiles, trust: options.trust }) },
   });
   const guard = config.edit.syntax_guard;
   const prepareHooks = options.languageHooks === 'session' ? new SessionLanguageHooks(guard).prepare : (paths: string[]) => prepareLanguageHooks(paths, guard);

@@ -106,8 +106,8 @@ export const claude: ClientIntegration = {
     // Claude Code runs `updatedInput` instead of the model's input (seen with 2.1.197); no permission decision, so the person's own Bash rules still apply.
     rewrite: (ti, line) => ({ exitCode: 0, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { ...ti, command: line } } }) }),
   },
-  configFiles(root) {
-    const hook = (event: string): string => guardedHookCommand('claude', event, '${CLAUDE_PROJECT_DIR:-.}');
+  configFiles(root, setup) {
+    const hook = (event: string): string => guardedHookCommand('claude', event, '${CLAUDE_PROJECT_DIR:-.}', setup);
     const PRE = ' hook claude pre-tool-use';
     const POST = ' hook claude post-tool-use';
     return [
@@ -156,7 +156,7 @@ export const claude: ClientIntegration = {
         path: path.join(root, '.mcp.json'),
         render(existing) {
           const data = parseJsonObject(existing, '.mcp.json');
-          objectAt(data, 'mcpServers')[SERVER] = { type: 'stdio', ...mcpServer() };
+          objectAt(data, 'mcpServers')[SERVER] = { type: 'stdio', ...mcpServer(setup) };
           return jsonText(data);
         },
         remove(existing) {

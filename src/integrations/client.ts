@@ -42,14 +42,30 @@ export interface ClientIntegration {
   postCall(input: Record<string, unknown>): { tool: string; call?: string };
   deny(error: ErrorInfo): HookOutput;
   allow(): HookOutput;
-  /** The settings init writes (portable: no path of this machine's install). */
-  configFiles(root: string): ConfigFile[];
+  /** The settings init writes (portable: no path of this machine's install); `setup` carries what `init` was told beyond the client. */
+  configFiles(root: string, setup?: InitSetup): ConfigFile[];
   /** What the protection covers and what it does not, printed by init. */
   coverage: string;
   /** The client's shell tool, where its pre-tool hook can rewrite the tool's input (absent: the client's shell is not wrapped). */
   shell?: ShellRewrite;
   /** Shell tools a hook can only refuse (no rewrite relied on): refused, with the way through editwarden's MCP execute_command. */
   shellRefused?: readonly string[];
+}
+
+/**
+ * What `editwarden init` was told beyond the client, carried into every
+ * command the settings run. `configFile`: an explicit `--config`, as a path
+ * relative to the project root (absolute when outside it) in safe characters
+ * only (init.ts checks): the hook then loads that file and protects it (and
+ * its real target) as a member of the protected set.
+ */
+export interface InitSetup {
+  configFile?: string;
+}
+
+/** ` --config F` for the commands the settings run, or nothing. F is already a safe shell word (init.ts `portableConfigPath`). */
+function configArg(setup?: InitSetup): string {
+  return setup?.configFile ? ` --config ${setup.configFile}` : '';
 }
 
 /** How a client's shell tool call is turned into the same call running `editwarden shell … -- '<command>'` (shell.ts). */
@@ -68,8 +84,21 @@ interface ShellRewrite {
  * command as ONE single-quoted argument — whatever quotes, `$`, backticks,
  * newlines or `--` it holds, the shell hands it over byte for byte.
  */
-export function shellRunnerLine(self: readonly string[], opts: { root: string; client: string; tool: string; session?: string }, command: string): string {
-  const argv = [...self, 'shell', '--client', opts.client, '--tool', opts.tool, '--root', opts.root, ...(opts.session !== undefined ? ['--session', opts.session] : []), '--', command];
+export function shellRunnerLine(self: readonly string[], opts: { root: string; client: string; tool: string; session?: string; configFile?: string }, command: string): string {
+  const argv = [
+    ...self,
+    'shell',
+    '--client',
+    opts.client,
+    '--tool',
+    opts.tool,
+    '--root',
+    opts.root,
+    ...(opts.session !== undefined ? ['--session', opts.session] : []),
+    ...(opts.configFile !== undefined ? ['--config', opts.configFile] : []),
+    '--',
+    command,
+  ];
   return argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
 }
 
@@ -189,13 +218,13 @@ const FIND_EDITWARDEN = (projectDir: string): string => `ew=$(command -v editwar
  * `projectDir` is how the client names the project folder in the hook's
  * environment (braced, so Gemini's textual $VAR expansion leaves it alone).
  */
-export function guardedHookCommand(client: string, event: string, projectDir: string): string {
+export function guardedHookCommand(client: string, event: string, projectDir: string, setup?: InitSetup): string {
   const why = (what: string): string => `editwarden refused this tool call: ${ErrorCode.GUARD_UNAVAILABLE}: ${what}, so nothing can be vetted and the call is blocked.`;
   const hint = 'hint: a person installs editwarden (npm install -g editwarden, or as a devDependency of the project) or removes the hooks with: editwarden init ' + client + ' --remove';
   return [
     FIND_EDITWARDEN(projectDir),
     `[ -x "$ew" ] || { echo '${why('editwarden is not installed on this machine')}' >&2; echo '${hint}' >&2; exit 2; }`,
-    `"$ew" hook ${client} ${event}`,
+    `"$ew" hook ${client} ${event}${configArg(setup)}`,
     `s=$?; [ $s -eq 0 ] || [ $s -eq 2 ] || { echo "${why('the editwarden hook failed (exit $s)')}" >&2; echo '${hint}' >&2; exit 2; }`,
     // The hook's own answer (0, or 2 = refused in exit-code protocols) is the wrapper's: without this the test above would exit 0.
     'exit $s',
@@ -203,8 +232,8 @@ export function guardedHookCommand(client: string, event: string, projectDir: st
 }
 
 /** The MCP server entry every client gets: editwarden found as the hooks find it, serving `mcp` (the client starts it in the project folder). */
-export function mcpServer(): { command: string; args: string[] } {
-  return { command: 'sh', args: ['-c', `${FIND_EDITWARDEN('.')}; exec "$ew" mcp`] };
+export function mcpServer(setup?: InitSetup): { command: string; args: string[] } {
+  return { command: 'sh', args: ['-c', `${FIND_EDITWARDEN('.')}; exec "$ew" mcp${configArg(setup)}`] };
 }
 
 /** A client settings file init cannot merge into: nothing is written (every file is rendered before any is written). */

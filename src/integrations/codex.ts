@@ -67,7 +67,7 @@ export const codex: ClientIntegration = {
   postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }) }),
   deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),
   allow: () => ({ exitCode: 0 }),
-  configFiles(root) {
+  configFiles(root, setup) {
     const MARK = (name: string): string => ` hook codex ${name}`;
     const EVENTS = [
       ['PreToolUse', 'pre-tool-use'],
@@ -78,12 +78,12 @@ export const codex: ClientIntegration = {
         path: path.join(root, '.codex', 'config.toml'),
         render(existing) {
           const data = parseToml(existing);
-          objectAt(data, 'mcp_servers').editwarden = mcpServer();
+          objectAt(data, 'mcp_servers').editwarden = mcpServer(setup);
           const hooks = objectAt(data, 'hooks');
           for (const [event, name] of EVENTS) {
             // PreToolUse also sees Codex's shell (Bash): rewritten to run through `editwarden shell`.
             const matcher = (event === 'PreToolUse' ? [...EDIT_TOOLS, ...CODEX_SHELL_TOOLS, ...CODEX_OTHER_SHELLS] : EDIT_TOOLS).join('|');
-            upsertHookGroup(arrayAt(hooks, event), MARK(name), { matcher, hooks: [{ type: 'command', command: guardedHookCommand('codex', name, '.'), timeout: 60 }] });
+            upsertHookGroup(arrayAt(hooks, event), MARK(name), { matcher, hooks: [{ type: 'command', command: guardedHookCommand('codex', name, '.', setup), timeout: 60 }] });
           }
           return `${stringify(data)}\n`;
         },

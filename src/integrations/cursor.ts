@@ -18,14 +18,14 @@ export const cursor: ClientIntegration = {
   postCall: () => ({ tool: 'afterFileEdit' }),
   deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),
   allow: () => ({ exitCode: 0, stdout: '{}' }),
-  configFiles(root) {
-    const line = guardedHookCommand('cursor', 'after-file-edit', '${CURSOR_PROJECT_DIR:-.}');
+  configFiles(root, setup) {
+    const line = guardedHookCommand('cursor', 'after-file-edit', '${CURSOR_PROJECT_DIR:-.}', setup);
     return [
       {
         path: path.join(root, '.cursor', 'mcp.json'),
         render(existing) {
           const data = parseJsonObject(existing, '.cursor/mcp.json');
-          objectAt(data, 'mcpServers').editwarden = mcpServer();
+          objectAt(data, 'mcpServers').editwarden = mcpServer(setup);
           return jsonText(data);
         },
         remove(existing) {

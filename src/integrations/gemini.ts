@@ -58,7 +58,7 @@ export const gemini: ClientIntegration = {
     // Gemini CLI runs the hook's `tool_input` instead of the model's (seen with 0.61.0) and tells the model the input was changed.
     rewrite: (ti, line) => ({ exitCode: 0, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { ...ti, command: line } } }) }),
   },
-  configFiles(root) {
+  configFiles(root, setup) {
     const PRE = ' hook gemini before-tool';
     const POST = ' hook gemini after-tool';
     return [
@@ -67,12 +67,12 @@ export const gemini: ClientIntegration = {
         render(existing) {
           const data = parseJsonObject(existing, '.gemini/settings.json');
           disarm(data);
-          objectAt(data, 'mcpServers').editwarden = mcpServer();
+          objectAt(data, 'mcpServers').editwarden = mcpServer(setup);
           const hooks = objectAt(data, 'hooks');
           const group = (event: string): { [key: string]: Json } => ({
             // BeforeTool also rewrites run_shell_command to run through `editwarden shell`; AfterTool records edits only.
             matcher: (event === 'before-tool' ? [...EDIT_TOOLS, ...SHELL_TOOLS] : EDIT_TOOLS).join('|'),
-            hooks: [{ type: 'command', name: `editwarden-${event}`, command: guardedHookCommand('gemini', event, '${GEMINI_PROJECT_DIR:-.}'), timeout: 60000 }],
+            hooks: [{ type: 'command', name: `editwarden-${event}`, command: guardedHookCommand('gemini', event, '${GEMINI_PROJECT_DIR:-.}', setup), timeout: 60000 }],
           });
           upsertHookGroup(arrayAt(hooks, 'BeforeTool'), PRE, group('before-tool'));
           upsertHookGroup(arrayAt(hooks, 'AfterTool'), POST, group('after-tool'));

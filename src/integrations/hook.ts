@@ -6,6 +6,7 @@
  * or any error while vetting, is a refusal — a guard that crashes open
  * guards nothing.
  */
+import path from 'node:path';
 import { ErrorCode } from '../errors.js';
 import { selfCommand, shellRunnerLine, type ClientIntegration, type HookOutput } from './client.js';
 import { recordHookEdit, recordHookRefusal } from './hook-events.js';
@@ -17,6 +18,8 @@ import { defined } from '../defined.js';
 export interface HookContext {
   /** --root, else the client's project folder (CLAUDE_PROJECT_DIR / GEMINI_PROJECT_DIR / CURSOR_PROJECT_DIR), else the input's cwd, else the working folder. */
   root?: string;
+  /** An explicit config file (`--config`, relative to the root): loaded instead of .editwarden.yml and protected with it. */
+  configFile?: string;
   env: NodeJS.ProcessEnv;
   cwd: string;
   /** argv of the editwarden a rewritten shell command runs (default: this one). */
@@ -52,16 +55,18 @@ export async function runHook(client: ClientIntegration, event: string, stdin: s
     return renderHook(client, kind === 'pre' ? { kind: 'deny', error: new NativeInputError('the hook input is not a JSON object').toJSON() } : { kind: 'allow' });
   }
   const root = hookRoot(client, input, ctx);
-  return renderHook(client, await decide(client.name, translateHook(client, kind, input), root, ctx));
+  // An explicit config (`--config`) is loaded by the vetting and protected with the default one.
+  const configFile = ctx.configFile !== undefined ? path.resolve(root, ctx.configFile) : undefined;
+  return renderHook(client, await decide(client.name, translateHook(client, kind, input), root, ctx, configFile));
 }
 
-async function decide(clientName: string, call: HookCall, root: string, ctx: HookContext): Promise<HookDecision> {
+async function decide(clientName: string, call: HookCall, root: string, ctx: HookContext, configFile: string | undefined): Promise<HookDecision> {
   switch (call.kind) {
     case 'pass':
       return { kind: 'allow' };
     case 'post':
       try {
-        recordHookEdit(root, call.route, call.tool, recordNativeEdit(root, clientName, call.tool, call.call));
+        recordHookEdit(root, call.route, call.tool, recordNativeEdit(root, clientName, call.tool, call.call, configFile));
       } catch (error) {
         // The edit already happened; a record that fails must not turn into an error the model chases.
         return { kind: 'note', message: `editwarden: could not record the change: ${error instanceof Error ? error.message : String(error)}` };
@@ -82,11 +87,11 @@ async function decide(clientName: string, call: HookCall, root: string, ctx: Hoo
       return { kind: 'deny', error: refusal };
     }
     case 'shell': {
-      const line = shellRunnerLine(ctx.self ?? selfCommand(), { root, client: clientName, tool: call.tool, ...defined({ session: call.session ? call.session.session : undefined }) }, call.command);
+      const line = shellRunnerLine(ctx.self ?? selfCommand(), { root, client: clientName, tool: call.tool, ...defined({ session: call.session ? call.session.session : undefined, configFile }) }, call.command);
       return { kind: 'rewrite', toolInput: call.toolInput, line };
     }
     case 'edit': {
-      const verdict = await vetNativeEdit(root, call.session ? { ...call.edit, session: call.session } : call.edit);
+      const verdict = await vetNativeEdit(root, call.session ? { ...call.edit, session: call.session } : call.edit, configFile);
       if (verdict.allow) return { kind: 'allow' };
       // Every refusal is in the event log (`editwarden log`): a person sees what the hook stopped.
       recordHookRefusal(root, call.route, call.edit.tool, call.edit, verdict.error);

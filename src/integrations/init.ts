@@ -14,7 +14,8 @@ import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { atomicWriteFile } from '../workspace/atomic.js';
-import type { ClientIntegration } from './client.js';
+import { isWithin } from '../config/path-within.js';
+import type { ClientIntegration, InitSetup } from './client.js';
 
 export interface SettingsChange {
   path: string;
@@ -30,8 +31,8 @@ export interface SettingsChange {
 
 export type InitMode = 'add' | 'remove';
 
-export function planInit(client: ClientIntegration, root: string, mode: InitMode = 'add'): SettingsChange[] {
-  return client.configFiles(root).map((file) => {
+export function planInit(client: ClientIntegration, root: string, mode: InitMode = 'add', setup: InitSetup = {}): SettingsChange[] {
+  return client.configFiles(root, setup).map((file) => {
     const relative = path.relative(root, file.path).split(path.sep).join('/');
     refuseSymlinks(root, relative);
     let before: string | null = null;
@@ -64,6 +65,32 @@ export function hookSwitches(client: ClientIntegration, root: string): string[] 
     }
   }
   return out;
+}
+
+/** Characters a config path may hold in the committed hook command: no quoting needed, nothing a shell or Gemini's $VAR expansion reads. */
+const PORTABLE_PATH = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/**
+ * The `--config` file as the settings name it: relative to the root when it
+ * lies inside (the settings are committed and run on other machines, from
+ * the project folder), else absolute (the person's own file on this
+ * machine). It must exist, and be spelled in safe characters only: the path
+ * lands in a shell command line.
+ */
+export function portableConfigPath(root: string, file: string, cwd: string = process.cwd()): string {
+  const abs = path.resolve(cwd, file);
+  if (!fs.existsSync(abs)) throw new EditwardenError({ code: ErrorCode.CONFIG, message: `Config file ${file} cannot be read; nothing was changed.`, hint: 'Check the --config path (relative to the current folder).' });
+  const realRoot = fs.realpathSync(root);
+  const named = isWithin(abs, root) ? path.relative(root, abs) : isWithin(abs, realRoot) ? path.relative(realRoot, abs) : abs;
+  const portable = named.split(path.sep).join('/');
+  if (!PORTABLE_PATH.test(portable) || portable.startsWith('-')) {
+    throw new EditwardenError({
+      code: ErrorCode.USAGE,
+      message: `The config path ${JSON.stringify(portable)} holds characters the hook command line cannot carry safely (spaces, quotes, $, …); nothing was changed.`,
+      hint: 'Rename or move the config file to a path of letters, digits and . _ - / only, then run editwarden init again.',
+    });
+  }
+  return portable;
 }
 
 export function applyInit(changes: readonly SettingsChange[]): void {

@@ -20,7 +20,7 @@
  */
 import fs from 'node:fs';
 import type { ConstraintsConfig } from '../config/config.js';
-import { loadConfig } from '../config/load.js';
+import { loadProjectConfig } from '../config/load.js';
 import { modelKeyEnvNames } from '../config/env-names.js';
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { CommandEffects, type CommandEffectsResult } from '../guard/command-effects.js';
@@ -43,6 +43,8 @@ export interface ShellRequest {
   /** The client's tool (Bash, run_shell_command), for the undo label and the record. */
   tool: string;
   session: SessionKey | null;
+  /** An explicit config file (`--config`, absolute): loaded instead of .editwarden.yml and protected with it. */
+  configFile?: string;
 }
 
 export interface ShellIo {
@@ -66,16 +68,27 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     return code;
   };
   let opened: ReturnType<typeof openWorkspace>;
-  let config: ReturnType<typeof loadConfig>;
+  let config: ReturnType<typeof loadProjectConfig>['config'];
   try {
-    config = loadConfig(req.root);
+    const loaded = loadProjectConfig(req.root, req.configFile);
+    config = loaded.config;
     // The project's one protected set (workspace/policy.ts): bound read-only in the sandbox, put back after the command.
-    opened = openWorkspace(req.root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, policy: { gitWritable: config.sandbox.git_writable } });
+    opened = openWorkspace(req.root, {
+      maxFileBytes: config.edit.max_file_bytes,
+      keepLast: config.checkpoints.keep_last,
+      policy: { gitWritable: config.sandbox.git_writable, trust: loaded.trust, ...(req.configFile ? { configFiles: [req.configFile] } : {}) },
+    });
   } catch (error) {
     return refuse(toErrorInfo(error), SHELL_NOT_RUN);
   }
   const ws = opened.ws;
-  const sandbox = commandSandbox(ws, config, { envDeny: modelKeyEnvNames() });
+  let sandbox: ReturnType<typeof commandSandbox>;
+  try {
+    sandbox = commandSandbox(ws, config, { envDeny: modelKeyEnvNames() });
+  } catch (error) {
+    // The protected set could not be made concrete (a tree past the nested-repository search's bound): not run.
+    return refuse(toErrorInfo(error), SHELL_NOT_RUN);
+  }
   // Nobody approves each command of a hooked session: without a sandbox it would have the user's full rights.
   if (sandboxInForce(sandbox) === 'none' && !(config.sandbox?.allow_unsandboxed ?? false)) return refuse(unsandboxedRefusal(sandbox).toJSON(), SHELL_NOT_RUN);
   const cwd = isDirectory(req.cwd) ? req.cwd : ws.root;

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { applyRequests } from '../apply/apply-requests.js';
 import type { Config } from '../config/config.js';
-import { loadConfig } from '../config/load.js';
+import { loadConfig, loadProjectConfig } from '../config/load.js';
 import { editOptionsFromConfig } from '../config/edit-options.js';
 import type { EngineHooks } from '../edit/types.js';
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
@@ -35,12 +35,12 @@ function toolOf(edit: NativeEdit): string {
   return /write/i.test(edit.tool) && !/edit/i.test(edit.tool) ? 'write_file' : 'edit_file';
 }
 
-/** Plans the native edit against the workspace at `root`; on allow, checkpoints the files it touches. */
-export async function vetNativeEdit(root: string, edit: NativeEdit): Promise<Verdict> {
+/** Plans the native edit against the workspace at `root`; on allow, checkpoints the files it touches. `configFile`: an explicit `--config` (absolute), loaded and protected. */
+export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?: string): Promise<Verdict> {
   try {
-    const config = loadConfig(root);
-    // The project's protected set (workspace/policy.ts), the same value the file tools and the sandbox read.
-    const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, policy: { gitWritable: config.sandbox.git_writable } });
+    const { config, trust } = loadProjectConfig(root, configFile);
+    // The project's protected set (workspace/policy.ts), the same value the file tools and the sandbox read; an explicit config is a member.
+    const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, policy: { gitWritable: config.sandbox.git_writable, trust, ...(configFile ? { configFiles: [configFile] } : {}) } });
     const ws = opened.ws;
     const guard = new ConstraintGuard(config.constraints, { mode: 'interactive' });
     const tool = toolOf(edit);
@@ -105,8 +105,8 @@ export async function vetNativeEdit(root: string, edit: NativeEdit): Promise<Ver
 }
 
 /** After the client's tool ran: what changed since the hook's checkpoint, appended to `.editwarden/hooks/changes.jsonl`. */
-export function recordNativeEdit(root: string, client: string, tool: string, call: string | undefined): { checkpoint: string | null; changes: Array<{ path: string; change: string; patch?: string }> } {
-  const config: Config = loadConfig(root);
+export function recordNativeEdit(root: string, client: string, tool: string, call: string | undefined, configFile?: string): { checkpoint: string | null; changes: Array<{ path: string; change: string; patch?: string }> } {
+  const config: Config = loadConfig(root, configFile);
   const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes });
   const service = opened.transactions.checkpoints;
   const ids = service.manifests.ids();

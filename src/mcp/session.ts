@@ -26,7 +26,7 @@
 import { runProfile } from '../runs/profile.js';
 import { Run } from '../runs/run.js';
 import type { Config } from '../config/config.js';
-import { loadConfig } from '../config/load.js';
+import { loadProjectConfig } from '../config/load.js';
 import { ErrorCode, toErrorInfo } from '../errors.js';
 import type { Attendance } from '../config/modes.js';
 import { ToolRunner, type RunSummary } from '../tools/runner.js';
@@ -281,11 +281,11 @@ export class McpSession {
       this.options.log(`editwarden mcp: the client's roots changed; workspace ${this.open.root} → ${choice.root}`);
       this.release();
     }
-    const file = loadConfig(choice.root, this.options.configFile);
+    const { config: file, trust } = loadProjectConfig(choice.root, this.options.configFile);
     const toolset = toolsetFor(runProfile(this.options.mode, { config: file }), file, { client: 'mcp' });
     const loaded = toolset.config;
     const config = this.options.unsandboxed ? { ...loaded, sandbox: { ...loaded.sandbox, allow_unsandboxed: true } } : loaded;
-    const opened = openProject(choice.root, config, { languageHooks: 'session', configFiles: this.options.configFile !== undefined ? [this.options.configFile] : undefined });
+    const opened = openProject(choice.root, config, { languageHooks: 'session', configFiles: this.options.configFile !== undefined ? [this.options.configFile] : undefined, trust });
     for (const notice of opened.recovered) this.options.log(`editwarden mcp: recovered: ${notice.message}`);
     for (const bad of choice.ignored) this.options.log(`editwarden mcp: ignored client root ${bad}`);
     this.options.log(`editwarden mcp: workspace ${choice.root} (${choice.source === 'client' ? "the client's root" : choice.source === 'flag' ? '--root' : 'working folder'})`);

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PROTECTED_MEMBERS } from '../config/protected-set.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { findNestedGitDirs } from '../config/nested-repos.js';
 import { detectSandbox, type SandboxInfo, type SandboxKind } from './detect.js';
 import { DEFAULT_SANDBOX_CONFIG, sandboxPolicy, type SandboxConfig, type SandboxPolicy } from './policy.js';
 
@@ -21,9 +22,10 @@ export interface SandboxWorkspace {
   readonly policy?: { existingProtectedPaths(): string[] };
 }
 
-/** The fixed members of the protected set that exist under `root` (a bare root without a project's Policy). */
-function fixedProtectedPaths(root: string): string[] {
-  return PROTECTED_MEMBERS.map((m) => path.join(root, m.path)).filter((p) => fs.existsSync(p) || isLink(p));
+/** The fixed members of the protected set that exist under `root`, and every nested repository's `.git` unless commands may write it (a bare root without a project's Policy). */
+function fixedProtectedPaths(root: string, gitWritable: boolean): string[] {
+  const fixed = PROTECTED_MEMBERS.map((m) => path.join(root, m.path)).filter((p) => fs.existsSync(p) || isLink(p));
+  return gitWritable ? fixed : [...fixed, ...findNestedGitDirs(root).map((rel) => path.join(root, ...rel.split('/')))];
 }
 
 function isLink(p: string): boolean {
@@ -41,8 +43,8 @@ export function commandSandbox(ws: SandboxWorkspace, config: { sandbox?: Sandbox
     stateDir: ws.stateDir,
     config: config.sandbox ?? DEFAULT_SANDBOX_CONFIG,
     configFiles: [...CONFIG_FILE_NAMES.map((n) => path.join(ws.root, n)), ...(extra.configFiles ?? [])],
-    // Every existing member of the one protected set, read-only inside; a missing one is removed again after the command (governing.ts).
-    protectedPaths: ws.policy ? ws.policy.existingProtectedPaths() : fixedProtectedPaths(ws.root),
+    // Every existing member of the one protected set (nested repositories' .git included), read-only inside; a missing one is removed again after the command (governing.ts).
+    protectedPaths: ws.policy ? ws.policy.existingProtectedPaths() : fixedProtectedPaths(ws.root, config.sandbox?.git_writable ?? false),
     ...(extra.envDeny ? { envDeny: extra.envDeny } : {}),
   });
 }

@@ -1,9 +1,13 @@
 /**
  * The files that govern the agent and git rather than hold project content:
  * the members of the project's protected set (workspace/policy.ts) — the
- * root's `.git/` (hooks, config, HEAD, refs, info/ — everything but the
- * object store, the index and the reflogs), editwarden's config file(s),
- * every client's settings — as the Policy lists them. A command's changes
+ * root's `.git/` and every nested repository's (hooks, config, HEAD, refs,
+ * info/ — everything but the object store, the index and the reflogs; a
+ * submodule's gitdir-link file), editwarden's config file(s), every
+ * client's settings — as the Policy lists them. Nested repositories are
+ * looked for again after the command: a `.git` the command created (a
+ * `git init vendor/x` whose hooks would run at the person's next commit
+ * there) is removed like any other member it created. A command's changes
  * to them would be invisible to the limits (workspace checkpoints never
  * record `.git/`) or would outlive it (a client reads its settings at the
  * next start). Here they are snapshotted before a command, compared after
@@ -16,6 +20,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { inGitDir } from '../config/protected-set.js';
 import { atomicWriteFile } from './atomic.js';
 
 /**
@@ -33,8 +38,10 @@ export interface GoverningSnapshot {
   root: string;
   /** Watched paths relative to the root ('/' separators), or absolute for a config file outside the root. */
   entries: Map<string, Entry>;
-  /** Top-level paths watched (`.git`, config files). */
+  /** Top-level paths watched (`.git`, config files, nested repositories' `.git`). */
   watched: string[];
+  /** Finds the nested repositories' `.git` as they stand (the Policy's search), asked again after the command for new ones. */
+  nestedGitDirs: () => readonly string[];
 }
 
 export interface GoverningChange {
@@ -45,18 +52,21 @@ export interface GoverningChange {
   error?: string;
 }
 
-/** What to watch: the Policy's governed paths (root-relative; `.git` only when commands may not write it) and config files outside the root (absolute). */
-export function snapshotGoverning(root: string, paths: readonly string[]): GoverningSnapshot {
-  const watched = paths.map((f) => keyOf(root, f));
+/**
+ * What to watch: the Policy's governed paths (root-relative; `.git` only when commands may not write it), config files
+ * outside the root (absolute) and, from `nestedGitDirs` (the Policy's; none when commands may write `.git`), every nested repository's `.git`.
+ */
+export function snapshotGoverning(root: string, paths: readonly string[], nestedGitDirs: () => readonly string[] = () => []): GoverningSnapshot {
+  const watched = [...new Set([...paths.map((f) => keyOf(root, f)), ...nestedGitDirs()])];
   const entries = new Map<string, Entry>();
-  for (const top of new Set(watched)) scan(root, top, entries);
-  return { root, entries, watched: [...new Set(watched)] };
+  for (const top of watched) scan(root, top, entries);
+  return { root, entries, watched, nestedGitDirs };
 }
 
-/** The watched paths that differ from the snapshot now. */
+/** The watched paths that differ from the snapshot now; a nested repository's `.git` that appeared since counts as added. */
 export function governingChanges(snapshot: GoverningSnapshot): Array<Omit<GoverningChange, 'reverted'>> {
   const now = new Map<string, Entry>();
-  for (const top of snapshot.watched) scan(snapshot.root, top, now, snapshot.entries);
+  for (const top of new Set([...snapshot.watched, ...snapshot.nestedGitDirs()])) scan(snapshot.root, top, now, snapshot.entries);
   const out: Array<Omit<GoverningChange, 'reverted'>> = [];
   for (const [p, then] of snapshot.entries) {
     const current = now.get(p);
@@ -179,7 +189,8 @@ function scan(root: string, rel: string, into: Map<string, Entry>, previous?: Ma
   } catch {
     return;
   }
-  const inGit = rel === '.git' || rel.startsWith('.git/');
+  // Any repository's gitdir: the root's, a nested one's (`vendor/lib/.git/…`), a submodule's in `.git/modules/…`.
+  const inGit = inGitDir(rel);
   const gitdir = inGit && names.includes('HEAD');
   for (const name of names) {
     if (inGit && UNWATCHED_DIRS.has(name) && lstat(path.join(abs, name))?.isDirectory()) continue;

@@ -10,6 +10,11 @@
  * `ResolvedPath.protectedBy`), restores and undo (checkpoints/restore.ts),
  * the hooks (integrations/vet.ts), the sandbox's read-only binds
  * (sandbox/for-workspace.ts) and the command-effects revert (governing.ts).
+ * Nested repositories' `.git` are members too: the file tools and hooks
+ * refuse any `.git` segment; for commands they are looked for afresh (a
+ * warm search, config/nested-repos.ts) each time, because a person or a
+ * command makes new ones between commands. Beside the set it carries the
+ * trust state of the project's config (`trust`), as the loader judged it.
  *
  * It must never shrink the set: a configuration adds members, never removes
  * one (only `sandbox.git_writable` lets COMMANDS write `.git/`; the file
@@ -19,6 +24,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inGitDir, memberCovering, PROTECTED_MEMBERS, STATE_DIR, type ProtectedMember } from '../config/protected-set.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { NestedRepoSearch } from '../config/nested-repos.js';
+import { type ConfigTrust, NO_REPOSITORY_CONFIG } from '../config/trust-state.js';
 import { lexicalParts } from './paths.js';
 import type { Resolver } from './resolver.js';
 
@@ -27,6 +34,8 @@ export interface PolicyOptions {
   configFiles?: readonly string[];
   /** `sandbox.git_writable`: commands may write `.git/` (the file tools still may not). */
   gitWritable?: boolean;
+  /** The trust state of the config the project was opened with, as the loader judged it (absent: no repository config was read). */
+  trust?: ConfigTrust;
 }
 
 const GIT_MEMBER = PROTECTED_MEMBERS.find((m) => m.path === '.git') as ProtectedMember;
@@ -37,11 +46,15 @@ export class Policy {
   /** Configuration files outside the root (absolute): watched by the command-effects check, never written by editwarden. */
   readonly outsideConfigFiles: readonly string[];
   readonly gitWritable: boolean;
-  /*
-   * Room for the trust state of the repository's own configuration (who may
-   * loosen the guard, issue 25 §3): added beside the protected set, read by
-   * the same layers.
+  /**
+   * Who set the guard: the trust state of the repository's own configuration (config/trust-state.ts), judged
+   * once by the loader when the project was opened — trusted, untrusted with the loosening keys named (and the
+   * E_UNTRUSTED_CONFIG refusal when there are any), the person's own file, or no repository config. `doctor`
+   * prints it; nothing judges the file again.
    */
+  readonly trust: ConfigTrust;
+  /** The nested-repository search, kept warm for this project: a search after the first lists only folders that changed. */
+  private readonly nested: NestedRepoSearch;
 
   constructor(
     readonly root: string,
@@ -49,6 +62,8 @@ export class Policy {
     options: PolicyOptions = {},
   ) {
     this.gitWritable = options.gitWritable ?? false;
+    this.trust = options.trust ?? NO_REPOSITORY_CONFIG;
+    this.nested = new NestedRepoSearch(root);
     const members: ProtectedMember[] = [...PROTECTED_MEMBERS];
     const outside: string[] = [];
     for (const file of options.configFiles ?? []) {
@@ -88,10 +103,21 @@ export class Policy {
     return this.members.filter((m) => m.path !== STATE_DIR && !(this.gitWritable && m === GIT_MEMBER)).map((m) => m.path);
   }
 
-  /** Absolute real paths of the members that exist now, for the sandbox's read-only binds (a missing one is reverted after the command instead). */
+  /**
+   * The `.git` of every repository nested below the root as it stands NOW
+   * (a `git init` in a subfolder, a submodule's gitdir-link file): members of
+   * the set like the top `.git`, found afresh on each call because a person
+   * (or a command) makes new ones between commands. Empty when commands may
+   * write `.git` (git_writable). Throws E_TREE_TOO_LARGE past the search's bound.
+   */
+  nestedGitDirs(): string[] {
+    return this.gitWritable ? [] : this.nested.find();
+  }
+
+  /** Absolute real paths of the members that exist now, for the sandbox's read-only binds (a missing one is reverted after the command instead); nested repositories' `.git` included. */
   existingProtectedPaths(): string[] {
     const out: string[] = [];
-    for (const rel of this.governedPaths()) {
+    for (const rel of [...this.governedPaths(), ...this.nestedGitDirs()]) {
       const abs = path.join(this.root, ...rel.split('/'));
       try {
         fs.lstatSync(abs);

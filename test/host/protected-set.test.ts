@@ -35,16 +35,55 @@ function fileOf(member: { path: string; folder: boolean }): string {
   return member.path === '.git' ? '.git/config' : `${member.path}/settings.json`;
 }
 
-/** Every protected file, by the member that protects it. */
-const FILES = [...PROTECTED_MEMBERS.map((m) => ({ member: m.path, file: fileOf(m) })), { member: '--config', file: EXTRA_CONFIG }];
+/** The submodule's gitdir-link file as `git submodule add` writes it: the line an edit would change. */
+const SUBMODULE_LINK = 'gitdir: ../../.git/modules/vendor/sub';
+/**
+ * Nested repositories, made by real git in `gitProject`: a `git init` in a subfolder, the same in a folder the
+ * repository ignores (ignore rules are the repository's own: they must not hide one), and a `git submodule add`
+ * whose `.git` is a file naming its gitdir in the parent's `.git/modules/`.
+ */
+const NESTED = [
+  { member: 'nested .git', file: 'vendor/lib/.git/config', old: '# original' },
+  { member: 'nested .git', file: 'vendor/lib/.git/hooks/pre-commit', old: 'original' },
+  { member: 'nested .git (ignored folder)', file: 'ignored/dep/.git/hooks/post-checkout', old: 'original' },
+  { member: 'submodule .git file', file: 'vendor/sub/.git', old: SUBMODULE_LINK },
+  { member: 'submodule gitdir', file: '.git/modules/vendor/sub/hooks/pre-commit', old: 'original' },
+];
+/** Every protected file, by the member that protects it, with a line of it an edit would change. */
+const FILES = [...PROTECTED_MEMBERS.map((m) => ({ member: m.path, file: fileOf(m), old: 'original' })), { member: '--config', file: EXTRA_CONFIG, old: 'original' }, ...NESTED];
 /** The state folder is also unreadable to agents; its files are refused with the same code. */
 const REFUSED = /E_DENIED_PATH|E_CONSTRAINT/;
 
+function git(cwd: string, ...args: string[]): void {
+  const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], { cwd, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+}
+
+/** A real repository with the nested ones of NESTED (a local upstream for the submodule). */
+function gitProject(root: string): void {
+  const upstream = tempDir('ew-protected-upstream-');
+  git(upstream, 'init', '-q');
+  fs.writeFileSync(path.join(upstream, 'lib.txt'), 'lib\n');
+  git(upstream, 'add', '.');
+  git(upstream, 'commit', '-qm', 'lib');
+  git(root, 'init', '-q');
+  fs.writeFileSync(path.join(root, '.gitignore'), 'ignored/\n');
+  git(root, 'submodule', 'add', '-q', upstream, 'vendor/sub');
+  for (const nested of ['vendor/lib', 'ignored/dep']) {
+    fs.mkdirSync(path.join(root, nested), { recursive: true });
+    git(path.join(root, nested), 'init', '-q');
+  }
+  fs.appendFileSync(path.join(root, 'vendor/lib/.git/config'), '# original\n');
+}
+
 function plant(root: string): void {
+  gitProject(root);
   for (const { file } of FILES) {
+    if (file === 'vendor/sub/.git' || file === 'vendor/lib/.git/config') continue; // real git's own files
     fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     fs.writeFileSync(path.join(root, file), file === '.editwarden.yml' || file === EXTRA_CONFIG ? 'constraints:\n  max_files: 5\n' : ORIGINAL);
   }
+  expect(fs.readFileSync(path.join(root, 'vendor/sub/.git'), 'utf8')).toBe(`${SUBMODULE_LINK}\n`);
 }
 
 function contents(root: string): Record<string, string> {
@@ -73,12 +112,12 @@ describe('the set is one table with a reason per member', () => {
   });
 });
 
-describe.each(FILES)('$file ($member) is refused by every layer', ({ file }) => {
+describe.each(FILES)('$file ($member) is refused by every layer', ({ file, old }) => {
   it('the runner: write_file and edit_file', async () => {
     // A fresh run per call: a refused protected path may end a headless run (a violation), which is not what is measured here.
     const runner = (): ToolRunner => ToolRunner.start({ ws: project.ws, config: project.config, transactions: project.transactions, apply: project.applyOptions, artifacts: false });
     const write = await runner().call({ tool: 'write_file', args: { path: file, content: 'agent\n' } });
-    const edit = await runner().call({ tool: 'edit_file', args: { path: file, old_text: 'original', new_text: 'agent' } });
+    const edit = await runner().call({ tool: 'edit_file', args: { path: file, old_text: old, new_text: 'agent' } });
     expect(write.ok).toBe(false);
     expect(write.error?.code, write.output).toMatch(REFUSED);
     expect(edit.ok).toBe(false);
@@ -87,13 +126,14 @@ describe.each(FILES)('$file ($member) is refused by every layer', ({ file }) => 
 
   it('every format through applyRequests (apply_patch update and delete, udiff, SEARCH/REPLACE)', async () => {
     const replies = {
-      'apply-patch': `*** Begin Patch\n*** Update File: ${file}\n@@\n-original\n+agent\n*** End Patch\n`,
-      udiff: `--- a/${file}\n+++ b/${file}\n@@ -1 +1 @@\n-original\n+agent\n`,
-      'search-replace': `${file}\n<<<<<<< SEARCH\noriginal\n=======\nagent\n>>>>>>> REPLACE\n`,
+      'apply-patch': `*** Begin Patch\n*** Update File: ${file}\n@@\n-${old}\n+agent\n*** End Patch\n`,
+      udiff: `--- a/${file}\n+++ b/${file}\n@@ -1 +1 @@\n-${old}\n+agent\n`,
+      'search-replace': `${file}\n<<<<<<< SEARCH\n${old}\n=======\nagent\n>>>>>>> REPLACE\n`,
     } as const;
     for (const [format, text] of Object.entries(replies)) {
       const outcome = await applyReply(project.ws, text, { format: format as keyof typeof replies, ...project.applyOptions });
       expect(outcome.ok, `${format}: ${JSON.stringify(outcome.results)}`).toBe(false);
+      expect(JSON.stringify(outcome.results), format).toMatch(REFUSED);
     }
     const del = await applyReply(project.ws, `*** Begin Patch\n*** Delete File: ${file}\n*** End Patch\n`, { format: 'apply-patch' });
     expect(del.ok).toBe(false);
@@ -114,18 +154,18 @@ describe.each(FILES)('$file ($member) is refused by every layer', ({ file }) => 
   });
 });
 
-// A hook runs in the client's process and reads the default config only: an explicit --config of another process is not its to know.
-describe.each(FILES.filter((f) => f.file !== EXTRA_CONFIG))('$file ($member)', ({ file }) => {
+// The hook learns an explicit --config from its command line (`editwarden init <client> --config F` writes it there).
+describe.each(FILES)('$file ($member)', ({ file, old }) => {
   it('is refused by the hooks of Claude Code, Gemini CLI and Codex', async () => {
     const abs = path.join(root, file);
     const inputs = [
       claude.nativeEdit({ tool_name: 'Write', tool_input: { file_path: abs, content: 'agent\n' } }),
       gemini.nativeEdit({ tool_name: 'write_file', tool_input: { file_path: abs, content: 'agent\n' } }),
-      codex.nativeEdit({ tool_name: 'apply_patch', tool_input: { command: `*** Begin Patch\n*** Add File: ${file}.new\n+x\n*** Update File: ${file}\n@@\n-original\n+agent\n*** End Patch\n` } }),
+      codex.nativeEdit({ tool_name: 'apply_patch', tool_input: { command: `*** Begin Patch\n*** Add File: ${file}.new\n+x\n*** Update File: ${file}\n@@\n-${old}\n+agent\n*** End Patch\n` } }),
     ];
     for (const edit of inputs) {
       if (edit === null) throw new Error('not an edit');
-      const verdict = await vetNativeEdit(root, edit);
+      const verdict = await vetNativeEdit(root, edit, path.join(root, EXTRA_CONFIG));
       expect(verdict.allow, `${edit.client}: ${JSON.stringify(verdict)}`).toBe(false);
     }
   });
@@ -144,9 +184,9 @@ describe('the CLI and MCP over stdio refuse every member', () => {
     let server: Connected | null = null;
     try {
       server = await connect(['--root', root, '--config', path.join(root, EXTRA_CONFIG)]);
-      for (const { file } of FILES) {
+      for (const { file, old } of FILES) {
         const write = await call(server.client, 'write_file', { path: file, content: 'agent\n' });
-        const edit = await call(server.client, 'edit_file', { path: file, old_text: 'original', new_text: 'agent' });
+        const edit = await call(server.client, 'edit_file', { path: file, old_text: old, new_text: 'agent' });
         expect(write.isError, `${file}: ${write.text}`).toBe(true);
         expect(write.text).toMatch(REFUSED);
         expect(edit.isError, `${file}: ${edit.text}`).toBe(true);
@@ -175,6 +215,58 @@ describe('a command in the real sandbox cannot change or create a member', () =>
       else expect(fs.readFileSync(abs, 'utf8'), file).not.toBe('agent\n');
     }
     expect(fs.existsSync(path.join(fresh, '.vscode'))).toBe(false);
+  });
+});
+
+describe('nested repositories a command makes or may write', () => {
+  const runnerOf = (dir: string, gitWritable = false): ToolRunner => {
+    const config = defaultConfig();
+    config.sandbox.git_writable = gitWritable;
+    const opened = openProject(dir, config);
+    return ToolRunner.start({ ws: opened.ws, config: opened.config, transactions: opened.transactions, apply: opened.applyOptions, artifacts: false });
+  };
+
+  it('every existing nested .git (a plain one, one in an ignored folder, a submodule’s link file) is bound read-only: the write itself fails', async () => {
+    const fresh = tempDir('ew-protected-nested-ro-');
+    gitProject(fresh);
+    const targets = ['vendor/lib/.git/hooks/post-checkout', 'ignored/dep/.git/config', 'vendor/sub/.git'];
+    const record = await runnerOf(fresh).call({ tool: 'execute_command', args: { command: targets.map((t) => `(printf 'agent\\n' > ${t}) 2>&1`).join('; ') } });
+    expect(record.data, record.output).toMatchObject({ sandbox: 'bwrap' });
+    expect(record.output.match(/Read-only file system/g)?.length, record.output).toBe(targets.length);
+  });
+
+  it('a repository the command creates (git init, then a hook planted) is gone after it; its other files stay and are counted', async () => {
+    const fresh = tempDir('ew-protected-new-repo-');
+    gitProject(fresh);
+    const record = await runnerOf(fresh).call({
+      tool: 'execute_command',
+      args: { command: "mkdir -p made/repo && printf 'x\\n' > made/repo/file.txt && git init -q made/repo && printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > made/repo/.git/hooks/post-checkout && printf 'gitdir: ../evil\\n' > made/.git" },
+    });
+    expect(record.data, record.output).toMatchObject({ sandbox: 'bwrap' });
+    expect(fs.existsSync(path.join(fresh, 'made/repo/.git'))).toBe(false);
+    expect(fs.existsSync(path.join(fresh, 'made/.git'))).toBe(false);
+    expect(fs.readFileSync(path.join(fresh, 'made/repo/file.txt'), 'utf8')).toBe('x\n');
+  });
+
+  it('the client’s shell through `editwarden shell` (what the hooks rewrite Bash to): the nested hook write fails, a new repository is removed', () => {
+    const fresh = tempDir('ew-protected-nested-shell-');
+    gitProject(fresh);
+    const hook = 'vendor/lib/.git/hooks/post-checkout';
+    const r = spawnSync(process.execPath, [BIN, 'shell', '--client', 'claude', '--tool', 'Bash', '--root', fresh, '--', `(printf 'agent\\n' > ${hook}) 2>&1; git init -q made && echo made`], { cwd: fresh, encoding: 'utf8' });
+    expect(r.stdout + r.stderr).toContain('Read-only file system');
+    expect(r.stdout).toContain('made');
+    expect(fs.existsSync(path.join(fresh, hook))).toBe(false);
+    expect(fs.existsSync(path.join(fresh, 'made/.git'))).toBe(false);
+  });
+
+  it('with sandbox.git_writable a command may write nested repositories too', async () => {
+    const fresh = tempDir('ew-protected-git-writable-');
+    gitProject(fresh);
+    const hook = 'vendor/lib/.git/hooks/post-checkout';
+    const record = await runnerOf(fresh, true).call({ tool: 'execute_command', args: { command: `printf 'mine\\n' > ${hook} && git init -q made` } });
+    expect(record.data, record.output).toMatchObject({ sandbox: 'bwrap' });
+    expect(fs.readFileSync(path.join(fresh, hook), 'utf8')).toBe('mine\n');
+    expect(fs.existsSync(path.join(fresh, 'made/.git/HEAD'))).toBe(true);
   });
 });
 

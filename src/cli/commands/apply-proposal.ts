@@ -13,7 +13,8 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { Config } from '../../config/config.js';
-import { loadConfig } from '../../config/load.js';
+import type { ConfigTrust } from '../../config/trust-state.js';
+import { loadProjectConfig } from '../../config/load.js';
 import { toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { refuseCommand, type Io } from '../output.js';
 import { apiKeyEnvProblem, providerFromFlags } from '../model-flags.js';
@@ -58,10 +59,11 @@ async function applyProposalCommand(file: string, flags: ApplyProposalFlags, io:
   const root = flags.root ?? process.cwd();
   let text: string;
   let config: Config;
+  let trust: ConfigTrust;
   let maxTurns: number | undefined;
   try {
     text = fs.readFileSync(file, 'utf8');
-    config = loadConfig(root, flags.config);
+    ({ config, trust } = loadProjectConfig(root, flags.config));
     if (flags.maxTurns !== undefined) {
       maxTurns = Number(flags.maxTurns);
       if (!Number.isInteger(maxTurns) || maxTurns <= 0) throw Object.assign(new Error('--max-turns must be a positive whole number.'), { usage: true });
@@ -93,7 +95,7 @@ async function applyProposalCommand(file: string, flags: ApplyProposalFlags, io:
 
   let opened;
   try {
-    opened = await openForCommand(root, config, io, json, flags.config);
+    opened = await openForCommand(root, config, io, json, flags.config, trust);
   } catch (error) {
     return refuse(toErrorInfo(error), json, io);
   }

@@ -14,8 +14,11 @@ import type { Command } from 'commander';
 import { CONFIG_FILE } from '../../config/config.js';
 import { configuredKeys } from '../../config/configured.js';
 import { DEFAULT_CONFIG } from '../../config/defaults.js';
-import { inspectConfig, loadConfig } from '../../config/load.js';
-import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
+import { type ConfigInspection, inspectConfig, loadConfig } from '../../config/load.js';
+import { trustRefusal } from '../../config/trust-state.js';
+import { EditwardenError, ErrorCode, toErrorInfo, ExitCode, type ErrorInfo } from '../../errors.js';
+import { Policy } from '../../workspace/policy.js';
+import { Resolver } from '../../workspace/resolver.js';
 import { JOURNAL_DIR } from '../../workspace/journal.js';
 import { LOCK_FILE, isGone, readLockOwner } from '../../workspace/lock.js';
 import { paint, refuseCommand, useColor, writeJson, type Io } from '../output.js';
@@ -83,8 +86,33 @@ export function nodeCheck(version: string, engines: string): CheckResult {
   return { ok: true, detail: `Node ${version} (supported: ${supported}).` };
 }
 
+/** What a command opening this project would judge: the config, and the project's Policy carrying its trust state (built read-only: no state folder, no recovery). */
+export type JudgedProject = { root: string; inspection: ConfigInspection; policy: Policy } | { error: ErrorInfo };
+
+/** The config judged once, and the Policy a command would open the project with (its `trust` is what the trust check prints). */
+export function judgeProject(context: Pick<DoctorContext, 'root' | 'configFile'>): JudgedProject {
+  try {
+    const inspection = inspectConfig(context.root, context.configFile);
+    const root = fs.realpathSync(context.root);
+    const policy = new Policy(root, new Resolver(root), {
+      gitWritable: inspection.config.sandbox.git_writable,
+      trust: inspection.trust,
+      ...(context.configFile ? { configFiles: [path.resolve(context.configFile)] } : {}),
+    });
+    return { root: context.root, inspection, policy };
+  } catch (error) {
+    return { error: toErrorInfo(error) };
+  }
+}
+
 export function doctorChecks(context: DoctorContext): DoctorCheck[] {
   const stateDir = path.join(context.root, '.editwarden');
+  // Judged once for every check that reads it (config, trust), as a command judges it once when it opens the project.
+  let judged: JudgedProject | null = null;
+  const project = (): JudgedProject => {
+    judged ??= judgeProject(context);
+    return judged;
+  };
   return [
     {
       name: 'node',
@@ -133,18 +161,14 @@ export function doctorChecks(context: DoctorContext): DoctorCheck[] {
       run: async () => {
         const file = context.configFile ?? path.join(context.root, CONFIG_FILE);
         if (!context.configFile && !fs.existsSync(file)) return { ok: true, detail: `No ${CONFIG_FILE}: the defaults apply.` };
-        try {
-          inspectConfig(context.root, context.configFile);
-          return { ok: true, detail: `${path.relative(context.root, file) || file} is valid.` };
-        } catch (error) {
-          const info = toErrorInfo(error);
-          return { ok: false, detail: info.message, fix: info.hint };
-        }
+        const judgedNow = project();
+        if ('error' in judgedNow) return { ok: false, detail: judgedNow.error.message, fix: judgedNow.error.hint };
+        return { ok: true, detail: `${path.relative(context.root, file) || file} is valid.` };
       },
     },
     {
       name: 'trust',
-      run: async () => trustCheck(context),
+      run: async () => trustCheck(project()),
     },
     {
       name: 'state folder',
@@ -206,24 +230,22 @@ export function networkLine(context: Pick<DoctorContext, 'root' | 'configFile'>)
 }
 
 /**
- * Who configures the guard: the person's own config (its path, whether it exists), the repository's file
- * (trusted, untrusted, or changed since it was trusted) and the loosening keys in effect or refused.
+ * Who configures the guard: the person's own config (its path, whether it exists), and the trust state the
+ * project's Policy carries (config/trust-state.ts) — the repository's file trusted, untrusted or changed since it
+ * was trusted, with the loosening keys in effect or refused (the refusal is the one every command would give).
  */
-export function trustCheck(context: DoctorContext): CheckResult {
-  let inspection: ReturnType<typeof inspectConfig>;
-  try {
-    inspection = inspectConfig(context.root, context.configFile);
-  } catch {
-    return { ok: true, detail: 'Not judged: the config check names what is wrong with the file.' };
-  }
-  const { user, repository, loosenings, refusal } = inspection;
+export function trustCheck(judged: JudgedProject): CheckResult {
+  if ('error' in judged) return { ok: true, detail: 'Not judged: the config check names what is wrong with the file.' };
+  const { user } = judged.inspection;
+  const trust = judged.policy.trust;
   const userLine = user.file === null ? 'Your own config: none (no HOME or XDG_CONFIG_HOME).' : `Your own config: ${user.file}${user.exists ? '' : ' (none yet)'}.`;
-  if (repository === null) return { ok: true, detail: `${userLine} No repository config.` };
-  const name = path.relative(context.root, repository.file) || repository.file;
-  const state = repository.trust === 'own' ? 'yours (outside the repository)' : repository.trust === 'changed' ? 'changed since you trusted it' : repository.trust;
-  const keys = loosenings.map((l) => `${l.key}: ${l.value}`).join(', ');
-  if (refusal !== null) return { ok: false, detail: `${userLine} ${name} is ${state} and loosens the guard (${keys}): every command refuses it.`, fix: refusal.hint };
-  const effect = loosenings.length === 0 ? 'it only tightens the guard.' : `loosening keys in effect: ${keys}.`;
+  if (trust.state === 'none') return { ok: true, detail: `${userLine} No repository config.` };
+  const name = path.relative(judged.root, trust.file) || trust.file;
+  const state = trust.state === 'own' ? 'yours (outside the repository)' : trust.state === 'changed' ? 'changed since you trusted it' : trust.state;
+  const keys = trust.loosenings.map((l) => `${l.key}: ${l.value}`).join(', ');
+  const refusal = trustRefusal(trust);
+  if (refusal !== null) return { ok: false, detail: `${userLine} ${name} is ${state} and loosens the guard (${keys}): every command refuses it (${refusal.code}).`, fix: refusal.hint };
+  const effect = trust.loosenings.length === 0 ? 'it only tightens the guard.' : `loosening keys in effect: ${keys}.`;
   return { ok: true, detail: `${userLine} ${name} is ${state}; ${effect}` };
 }
 

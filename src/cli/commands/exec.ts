@@ -13,7 +13,8 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
 import type { Config } from '../../config/config.js';
-import { EditwardenError, ErrorCode, type ErrorInfo, ExitCode } from '../../errors.js';
+import type { ConfigTrust } from '../../config/trust-state.js';
+import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo, ExitCode } from '../../errors.js';
 import { formatStatus, startRunStatus } from '../run-status.js';
 import type { CallRecord, RunSummary, ToolCall, ToolRunner } from '../../tools/runner.js';
 import { formatError, paint, readAll, useColor, writeJson, type Io, refuseCommand } from '../output.js';
@@ -75,12 +76,15 @@ export function parseCallLines(text: string): CallLine[] {
 
 async function runExec(file: string, flags: ExecFlags, io: Io): Promise<number> {
   // Loaded here, not at the top: every other command would pay for the schemas and tools at start-up.
-  const [{ withOverrides }, { loadConfig }, { ToolRunner }, { openForCommand }] = await Promise.all([import('../../config/config.js'), import('../../config/load.js'), import('../../tools/runner.js'), import('../workspace.js')]);
+  const [{ withOverrides }, { loadProjectConfig }, { ToolRunner }, { openForCommand }] = await Promise.all([import('../../config/config.js'), import('../../config/load.js'), import('../../tools/runner.js'), import('../workspace.js')]);
   const root = flags.root ?? process.cwd();
   let config: Config;
+  let trust: ConfigTrust;
   let lines: CallLine[];
   try {
-    const base = loadConfig(root, flags.config);
+    const loaded = loadProjectConfig(root, flags.config);
+    const base = loaded.config;
+    trust = loaded.trust;
     config = withOverrides(base, constraintOverrides(base, flags));
     lines = parseCallLines(file === '-' ? await readAll(io.stdin) : readCalls(file));
   } catch (error) {
@@ -89,7 +93,7 @@ async function runExec(file: string, flags: ExecFlags, io: Io): Promise<number> 
   let runner: ToolRunner;
   try {
     // --config is part of the protected set: no tool writes it, a command that changes it is put back.
-    const opened = await openForCommand(root, config, io, flags.json === true, flags.config);
+    const opened = await openForCommand(root, config, io, flags.json === true, flags.config, trust);
     runner = ToolRunner.start({
       ws: opened.ws,
       config,

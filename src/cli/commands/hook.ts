@@ -27,10 +27,11 @@ export function registerHook(program: Command, io: Io, setExit: (code: number) =
     .argument('<client>', Object.keys(CLIENTS).join(' | '))
     .argument('<event>', 'the hook event, e.g. pre-tool-use')
     .option('--root <dir>', "project folder (default: the client's project folder)")
+    .option('--config <file>', 'the config file of the project, relative to its root (written by `editwarden init --config`): loaded, and protected like .editwarden.yml')
     .option('--deadline <ms>', "answer with a refusal if the call is not decided by then (below the client's own hook timeout)", String(HOOK_DEADLINE_MS))
     // The thin client (hook-client.ts) that decides here after trying a server: the time it already spent.
     .addOption(new Option('--waited <ms>').hideHelp())
-    .action(async (name: string, event: string, flags: { root?: string; deadline: string; waited?: string }) => {
+    .action(async (name: string, event: string, flags: { root?: string; config?: string; deadline: string; waited?: string }) => {
       const client = CLIENTS[name];
       if (!client) {
         // Exit 2 blocks in every client's protocol: an unknown client name must not let an edit through.
@@ -60,7 +61,7 @@ export function registerHook(program: Command, io: Io, setExit: (code: number) =
       watchdog.unref();
       let out: HookOutput;
       try {
-        out = await runHook(client, event, await readStdin(io), { ...defined({ root: flags.root || undefined }), env: io.env, cwd: process.cwd() });
+        out = await runHook(client, event, await readStdin(io), { ...defined({ root: flags.root || undefined, configFile: flags.config || undefined }), env: io.env, cwd: process.cwd() });
       } catch (error) {
         // A crash is a refusal, in the client's own protocol (a crash exit code would be a non-blocking error to the client).
         out = client.deny({

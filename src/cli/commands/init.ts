@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { CLIENTS } from '../../integrations/index.js';
-import { applyInit, diffOf, planInit } from '../../integrations/init.js';
+import { applyInit, diffOf, planInit, portableConfigPath } from '../../integrations/init.js';
 import { paintDiff, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 import { defined } from '../../defined.js';
 
@@ -18,15 +18,17 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
     .description(`Protect the agent you use: hooks on its own edit tools and the editwarden MCP server (${Object.keys(CLIENTS).join(', ')}).`)
     .argument('<client>', Object.keys(CLIENTS).join(' | '))
     .option('--root <dir>', 'project folder (default: current folder)')
+    .option('--config <file>', 'the config file editwarden reads for this project (default: <root>/.editwarden.yml): the hooks and the MCP server load it and protect it')
     .option('--dry-run', 'print the diff of the settings; write nothing')
     .option('--remove', 'take out exactly what init added (every other setting stays)')
     .option('--json', 'print JSON')
-    .action((name: string, flags: { root?: string; dryRun?: boolean; json?: boolean; remove?: boolean }) => {
+    .action((name: string, flags: { root?: string; config?: string; dryRun?: boolean; json?: boolean; remove?: boolean }) => {
       try {
         const client = CLIENTS[name];
         if (!client) throw new EditwardenError({ code: ErrorCode.USAGE, message: `Unknown client ${JSON.stringify(name)}.`, hint: `Use one of: ${Object.keys(CLIENTS).join(', ')}.` });
         const root = path.resolve(flags.root ?? process.cwd());
-        const changes = planInit(client, root, flags.remove ? 'remove' : 'add');
+        const setup = flags.config !== undefined && !flags.remove ? { configFile: portableConfigPath(root, flags.config) } : {};
+        const changes = planInit(client, root, flags.remove ? 'remove' : 'add', setup);
         const switches = changes.flatMap((c) => c.switchesRemoved);
         if (!flags.dryRun) applyInit(changes);
         if (flags.json) {

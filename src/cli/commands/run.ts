@@ -17,7 +17,8 @@
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { Config } from '../../config/config.js';
-import { ErrorCode, formatRefusal, toErrorInfo, type ErrorInfo } from '../../errors.js';
+import type { ConfigTrust } from '../../config/trust-state.js';
+import { ErrorCode, ExitCode, formatRefusal, toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { apiKeyEnvProblem, providerFromFlags } from '../model-flags.js';
 import { RUN_MODES, type RunMode } from '../../config/modes.js';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
@@ -88,7 +89,7 @@ function positive(value: string | undefined, flag: string): number | undefined {
 
 async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   // Everything heavy loads here, so registering `run` costs the other commands nothing at start-up.
-  const [{ withOverrides }, { loadConfig }, { formatStatus }, { openForCommand }] = await Promise.all([import('../../config/config.js'), import('../../config/load.js'), import('../run-status.js'), import('../workspace.js')]);
+  const [{ withOverrides }, { loadProjectConfig }, { formatStatus }, { openForCommand }] = await Promise.all([import('../../config/config.js'), import('../../config/load.js'), import('../run-status.js'), import('../workspace.js')]);
   const root = flags.root ?? process.cwd();
   const usageHint = 'Run `editwarden run --help`.';
   if (!flags.model) return refuse({ code: 'E_USAGE', message: 'run needs --model provider:model.', hint: usageHint }, flags, io);
@@ -97,6 +98,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   }
   let task: string;
   let config: Config;
+  let trust: ConfigTrust;
   /** The keys the user set (file and flags): the Editor's own defaults give way to them. */
   let configured: string[] = [];
   let maxTurns: number | undefined;
@@ -105,7 +107,9 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   try {
     task = flags.task ?? fs.readFileSync(flags.taskFile as string, 'utf8');
     if (task.trim() === '') throw Object.assign(new Error('The task is empty.'), { usage: true });
-    const base = loadConfig(root, flags.config);
+    const loaded = loadProjectConfig(root, flags.config);
+    const base = loaded.config;
+    trust = loaded.trust;
     const overrides = { ...constraintOverrides(base, flags), ...defined({ active_edit_enabled: flags.activeEdit ? true : undefined }) };
     config = withOverrides(base, overrides);
     configured = (await import('../../config/configured.js')).configuredKeys(root, flags.config, overrides);
@@ -140,7 +144,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   const color = useColor(io);
   let opened;
   try {
-    opened = await openForCommand(root, config, io, json, flags.config);
+    opened = await openForCommand(root, config, io, json, flags.config, trust);
   } catch (error) {
     return refuse(toErrorInfo(error), flags, io);
   }

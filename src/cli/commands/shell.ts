@@ -20,8 +20,9 @@ export function registerShell(program: Command, io: Io, setExit: (code: number) 
     .requiredOption('--root <dir>', 'the project root')
     .option('--tool <name>', "the client's shell tool", 'Bash')
     .option('--session <id>', "the client's session id (its limits count across the session)")
+    .option('--config <file>', 'config file (default: <root>/.editwarden.yml), relative to the root')
     .argument('<command...>', 'the command line, one argument (after --)')
-    .action(async (words: string[], flags: { client: string; root: string; tool: string; session?: string }) => {
+    .action(async (words: string[], flags: { client: string; root: string; tool: string; session?: string; config?: string }) => {
       const controller = new AbortController();
       const stop = (): void => controller.abort();
       const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
@@ -35,6 +36,7 @@ export function registerShell(program: Command, io: Io, setExit: (code: number) 
             client: flags.client,
             tool: flags.tool,
             session: flags.session !== undefined && flags.session !== '' ? { client: flags.client, session: flags.session } : null,
+            ...(flags.config !== undefined ? { configFile: path.resolve(flags.root, flags.config) } : {}),
           },
           { stdout: (b) => io.stdout.write(b), stderr: (b) => io.stderr.write(b), signal: controller.signal },
         );

@@ -7,7 +7,8 @@
  * itself: the apply step owns every write.
  */
 import type { Config } from '../../config/config.js';
-import { loadConfigFast } from '../../config/defaults.js';
+import type { ConfigTrust } from '../../config/trust-state.js';
+import { loadProjectConfigFast } from '../../config/defaults.js';
 import { editOptionsFromConfig } from '../../config/edit-options.js';
 import type { EditOptions } from '../../edit/types.js';
 import { ExitCode } from '../../errors.js';
@@ -33,9 +34,10 @@ export async function runWriteCommand<I, O extends { ok: boolean }>(flags: Write
   const root = flags.root ?? process.cwd();
   const json = flags.json === true;
   let config: Config;
+  let trust: ConfigTrust;
   let input: I;
   try {
-    config = await loadConfigFast(root, flags.config);
+    ({ config, trust } = await loadProjectConfigFast(root, flags.config));
     input = await steps.input();
   } catch (error) {
     return refuseCommand(error, json, io, { results: [] });
@@ -43,7 +45,7 @@ export async function runWriteCommand<I, O extends { ok: boolean }>(flags: Write
   const edit = editOptionsFromConfig(config, { strict: flags.strict === true });
   let outcome: O;
   try {
-    outcome = await steps.apply(await openForCommand(root, config, io, json, flags.config), input, edit);
+    outcome = await steps.apply(await openForCommand(root, config, io, json, flags.config, trust), input, edit);
   } catch (error) {
     return refuseCommand(error, json, io, { results: [] });
   }
