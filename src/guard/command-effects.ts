@@ -45,6 +45,8 @@ export interface EffectsMark {
   index?: Manifest;
   /** The undo step to record after the command: its command line and run (absent: counted only, no step). */
   step?: Omit<CommandOrigin, 'kind'>;
+  /** The lease on a reused index (command-index.ts), ended once the step is written. */
+  lease?: string;
 }
 
 export interface CommandEffectsResult {
@@ -70,12 +72,21 @@ export class CommandEffects {
     // The rules first: what the command finds is what it may not change.
     const exclude = readExcludeFile(root);
     const governing = snapshotGoverning(root, this.governed);
-    const manifest = new CommandIndex(this.checkpoints).take(label);
-    return { checkpoint: manifest.id, exclude, governing, index: manifest, ...(step ? { step } : {}) };
+    const { manifest, lease } = new CommandIndex(this.checkpoints).take(label);
+    return { checkpoint: manifest.id, exclude, governing, index: manifest, ...(step ? { step } : {}), ...(lease ? { lease } : {}) };
   }
 
   /** The command's effects; with a `step` given to `before`, what it changed is recorded as one undo step (`step` in the result). */
   after(mark: EffectsMark): CommandEffectsResult {
+    try {
+      return this.measure(mark);
+    } finally {
+      // The step (if any) names the index's blobs now: the index may be removed by the next release.
+      if (mark.lease) new CommandIndex(this.checkpoints).endLease(mark.lease);
+    }
+  }
+
+  private measure(mark: EffectsMark): CommandEffectsResult {
     // Undo changes to what governs the run before anything else reads it.
     const governing = revertGoverning(mark.governing, governingChanges(mark.governing));
     const governed = new Set(governing.map((g) => g.path));

@@ -19,6 +19,8 @@ export interface Captured {
   absentDirs: string[];
   /** Workspace scope: the files the walk found, with the device each was read on, for the stat cache (stat-cache.ts). */
   rows?: StatRows;
+  /** Workspace scope: how many files were read rather than reused by their stat (0: the cache vouched for every file). */
+  read?: number;
 }
 
 /** Files up to this size are kept inside a files-scope manifest (see ManifestEntry.inline). */
@@ -152,6 +154,7 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
   const rows: StatRows = { entries: [], devs: [] };
   const seen = new Set<string>();
   const device = { dev: -1 };
+  let read = 0;
   for (const w of walked.entries) {
     seen.add(w.path);
     if (w.type === 'symlink') {
@@ -171,6 +174,7 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
     const { parent, name } = dirCache.tryParentOf(w.path);
     if (parent === null) continue; // Its folder was replaced since the walk: nothing of it can be read safely.
     device.dev = -1;
+    read++;
     const entry = readFileEntry(parent.at(name), w.path, blobs, 'batch', 0, device);
     if (entry === null) continue;
     entries.push(entry);
@@ -181,6 +185,7 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
   const absentDirs = new Set<string>();
   const extras = [...new Set(extra)].filter((p) => !seen.has(p));
   if (extras.length > 0) {
+    read += extras.length;
     const more = captureFilesWith(dirCache, extras, blobs, 'batch', 0);
     entries.push(...more.entries);
     for (const d of more.dirs) dirs.add(d);
@@ -188,5 +193,5 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
   }
   blobs.flush();
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { entries, dirs: [...dirs].sort(), absentDirs: [...absentDirs].sort(), rows };
+  return { entries, dirs: [...dirs].sort(), absentDirs: [...absentDirs].sort(), rows, read };
 }
