@@ -50,9 +50,12 @@ function makeRepo(n) {
   return root;
 }
 
-/** The build at EW_BENCH_BASE_DIST on a repository of its own: its incremental checkpoint and its wrapped command, one round at a time. */
-async function baseSide(n, target) {
-  const d = distOf(BASE);
+/**
+ * One build (its dist folder) on a fresh repository of its own: its incremental checkpoint and its wrapped command, one
+ * round at a time. Both builds compared get one each, made the same way, so neither carries the other rows' history.
+ */
+async function twin(dir, n, target) {
+  const d = distOf(dir);
   const { openWorkspace } = await d('workspace/open.js');
   const { CommandEffects } = await d('guard/command-effects.js');
   const root = makeRepo(n);
@@ -60,7 +63,21 @@ async function baseSide(n, target) {
   const cps = openWorkspace(root).transactions.checkpoints;
   cps.createWorkspace('first', 'bench', { kind: 'manual' });
   const effects = new CommandEffects(cps);
-  const out = { checkpoint: [], unchanged: [], edited: [] };
+  const out = { checkpoint: [], unchanged: [], edited: [], unchangedCpu: [], editedCpu: [], reused: 0 };
+  /** One wrapped command (index before, diff after); counts the indexes reused without a write (builds that have the lease). */
+  const command = (cpuSamples) => {
+    let mark = null;
+    const cpu0 = process.cpuUsage();
+    const t = timeOnce(() => {
+      mark = effects.before('bench', { command: 'true', run: 'bench' });
+      effects.after(mark);
+    });
+    const cpu = process.cpuUsage(cpu0);
+    // CPU time too: on 2 shared cores the wall time is mostly the scheduler's.
+    cpuSamples.push((cpu.user + cpu.system) / 1000);
+    if (mark?.lease) out.reused++;
+    return t;
+  };
   return {
     checkpoint(i) {
       fs.writeFileSync(abs, `// interleaved round ${i}\n`);
@@ -70,11 +87,11 @@ async function baseSide(n, target) {
       effects.after(effects.before('warm', { command: 'true', run: 'bench' }));
     },
     wrapped(i) {
-      out.unchanged.push(timeOnce(() => effects.after(effects.before('bench', { command: 'true', run: 'bench' }))));
+      out.unchanged.push(command(out.unchangedCpu));
       fs.writeFileSync(abs, `// edited before command ${i}\n`);
-      out.edited.push(timeOnce(() => effects.after(effects.before('bench', { command: 'true', run: 'bench' }))));
+      out.edited.push(command(out.editedCpu));
     },
-    medians: () => ({ checkpoint: median(out.checkpoint), unchanged: median(out.unchanged), edited: median(out.edited) }),
+    medians: () => ({ checkpoint: median(out.checkpoint), unchanged: median(out.unchanged), edited: median(out.edited), unchangedCpu: median(out.unchangedCpu), editedCpu: median(out.editedCpu), reused: out.reused }),
   };
 }
 
@@ -138,8 +155,9 @@ async function measure(n) {
       });
     }),
   );
-  // The other build (EW_BENCH_BASE_DIST) on an identical repository, warmed the same way.
-  const base = BASE ? await baseSide(n, target) : null;
+  // This build and the other one (EW_BENCH_BASE_DIST) on twin repositories, warmed the same way.
+  const mine = await twin(path.join(here, '../dist'), n, target);
+  const base = BASE ? await twin(BASE, n, target) : null;
   // The same 1-file change before each incremental workspace checkpoint and each shadow-git one, interleaved.
   const ours = [];
   const theirs = [];
@@ -160,9 +178,11 @@ async function measure(n) {
     if (i % 2 === 0) {
       oursOnce(i);
       shadowOnce(i);
+      mine.checkpoint(i);
       base?.checkpoint(i);
     } else {
       base?.checkpoint(i);
+      mine.checkpoint(i);
       shadowOnce(i);
       oursOnce(i);
     }
@@ -171,24 +191,17 @@ async function measure(n) {
   rows.shadowPaired = median(theirs);
   // What a command run through editwarden adds over the bare command: its index before (kept as the next one's base) and the one-walk diff after.
   // Two cases: the tree unchanged since the last command (a read-only command after another), and a file edited since (the index is rewritten).
-  const { CommandEffects } = await dist('guard/command-effects.js');
-  const effects = new CommandEffects(cps);
-  effects.after(effects.before('warm', { command: 'true', run: 'bench' }));
+  mine.warm();
   base?.warm();
   await new Promise((r) => setTimeout(r, 2500)); // Past the racy window of the warm-up's scan (index-diff.ts), for every build alike.
-  const wrapped = { unchanged: [], edited: [] };
-  const wrappedOnce = (i) => {
-    wrapped.unchanged.push(timeOnce(() => effects.after(effects.before('bench', { command: 'true', run: 'bench' }))));
-    fs.writeFileSync(abs, `// edited before command ${i}\n`);
-    wrapped.edited.push(timeOnce(() => effects.after(effects.before('bench', { command: 'true', run: 'bench' }))));
-  };
   for (let i = 0; i < ROUNDS; i++) {
     if (base && i % 2 === 1) base.wrapped(i);
-    wrappedOnce(i);
+    mine.wrapped(i);
     if (base && i % 2 === 0) base.wrapped(i);
   }
-  rows.wrapped = median(wrapped.unchanged);
-  rows.wrappedEdited = median(wrapped.edited);
+  rows.mine = mine.medians();
+  rows.wrapped = rows.mine.unchanged;
+  rows.wrappedEdited = rows.mine.edited;
   if (base) rows.base = base.medians();
   // The floor of any checkpoint that must notice an edit without a file watcher: one lstat per file (what git does too).
   const files = Array.from({ length: n }, (_, i) => path.join(root, `pkg${Math.floor(i / 1000)}`, `mod${Math.floor(i / 100) % 10}`, `file${i}.ts`));
@@ -233,6 +246,13 @@ export async function run() {
         met: r.wsSecond <= 0.5 * r.shadowPaired ? 'met' : 'not met',
         note: `time ratio ours/git; medians of ${ROUNDS} interleaved rounds, same 1-file change; stat cache; load ${os.loadavg()[0].toFixed(1)}`,
       },
+      {
+        case: `incremental workspace checkpoint, ${k(n)} files, twin repository`,
+        value: ms(r.mine.checkpoint),
+        baseline: `shadow-git later ${ms(r.shadowPaired)}`,
+        ratio: ratio(r.mine.checkpoint, r.shadowPaired),
+        note: "a fresh repository of its own (no other rows' history), the same rounds",
+      },
       ...(r.base
         ? [
             {
@@ -247,20 +267,20 @@ export async function run() {
       {
         case: `wrapped command overhead (index before + diff after), ${k(n)} files, tree unchanged since the last command`,
         value: ms(r.wrapped),
-        baseline: r.base ? `${BASE}: ${ms(r.base.unchanged)}` : `floor: lstat per file ×2 ${ms(2 * r.lstatFloor)}`,
+        baseline: r.base ? `${BASE}: ${ms(r.base.unchanged)} (CPU ${ms(r.base.unchangedCpu)})` : `floor: lstat per file ×2 ${ms(2 * r.lstatFloor)}`,
         ratio: r.base ? ratio(r.wrapped, r.base.unchanged) : ratio(r.wrapped, 2 * r.lstatFloor),
         goal: n <= 5000 ? '≤ 50 ms' : '',
         met: n <= 5000 ? (r.wrapped <= 50 ? 'met' : 'not met') : '',
-        note: `added over the bare command (a wrapped \`true\`), median of ${ROUNDS}${r.base ? ' interleaved' : ''}; floor (two stat passes) ${ms(2 * r.lstatFloor)}; load ${os.loadavg()[0].toFixed(1)}`,
+        note: `added over the bare command (a wrapped \`true\`), median of ${ROUNDS}${r.base ? ' interleaved' : ''}; CPU ${ms(r.mine.unchangedCpu)}; index reused (no write) ${r.mine.reused} of ${2 * ROUNDS} commands; floor (two stat passes) ${ms(2 * r.lstatFloor)}; load ${os.loadavg()[0].toFixed(1)}`,
       },
       {
         case: `wrapped command overhead, ${k(n)} files, a file edited since the last command`,
         value: ms(r.wrappedEdited),
-        baseline: r.base ? `${BASE}: ${ms(r.base.edited)}` : `floor: lstat per file ×2 ${ms(2 * r.lstatFloor)}`,
+        baseline: r.base ? `${BASE}: ${ms(r.base.edited)} (CPU ${ms(r.base.editedCpu)})` : `floor: lstat per file ×2 ${ms(2 * r.lstatFloor)}`,
         ratio: r.base ? ratio(r.wrappedEdited, r.base.edited) : ratio(r.wrappedEdited, 2 * r.lstatFloor),
         goal: n <= 5000 ? '≤ 50 ms' : '',
         met: n <= 5000 ? (r.wrappedEdited <= 50 ? 'met' : 'not met') : '',
-        note: `the index is written anew (its manifest, the stat cache), median of ${ROUNDS}; load ${os.loadavg()[0].toFixed(1)}`,
+        note: `the index is written anew (its manifest, the stat cache), median of ${ROUNDS}; CPU ${ms(r.mine.editedCpu)}; load ${os.loadavg()[0].toFixed(1)}`,
       },
       {
         case: `floor: one lstat per file (Node, by path), ${k(n)} files`,
