@@ -260,7 +260,7 @@ export async function run() {
               value: ms(r.base.checkpoint),
               baseline: `shadow-git later ${ms(r.shadowPaired)}`,
               ratio: ratio(r.base.checkpoint, r.shadowPaired),
-              note: `the same rounds, interleaved with ours (${ms(r.wsSecond)})`,
+              note: `its twin repository, the same rounds, interleaved with this build's twin (${ms(r.mine.checkpoint)})`,
             },
           ]
         : []),
