@@ -78,6 +78,28 @@ describe('the one-walk diff of a command index', () => {
   });
 });
 
+describe('the one-walk diff merges in path order', () => {
+  it('an index whose entries are not in path order (a manifest written by hand) is diffed exactly all the same', () => {
+    const root = tempRoot();
+    for (const n of NAMES) write(root, n, 'x\n');
+    const { transactions } = openWorkspace(root);
+    const cps = transactions.checkpoints;
+    const index = new CommandIndex(cps).take('order').manifest;
+    write(root, 'src/c.ts', 'changed\n');
+    fs.rmSync(path.join(root, 'a.txt'));
+    write(root, 'new.txt', 'n\n');
+    const rules = { only: 'checkpoint' as const, exclude: null };
+    const shuffled = { ...index, entries: [...index.entries].reverse() };
+    const fast = diffIndex(cps.ws.resolver, shuffled, cps.blobs, rules, { patch: false });
+    expect(fast.map((c) => [c.path, c.change])).toEqual([
+      ['a.txt', 'deleted'],
+      ['new.txt', 'added'],
+      ['src/c.ts', 'modified'],
+    ]);
+    expect(fast).toEqual(cps.diff(index.id, { rules, patch: false }));
+  });
+});
+
 describe("the command index is kept as the next one's base", () => {
   it('after three commands exactly one index remains, and the second index read no file again (every blob reused)', () => {
     const root = tempRoot();

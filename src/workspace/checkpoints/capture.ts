@@ -152,11 +152,13 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
   const walked = walkWorkspace(resolver, sources);
   const entries: ManifestEntry[] = [];
   const rows: StatRows = { entries: [], devs: [] };
-  const seen = new Set<string>();
+  const wanted = [...new Set(extra)];
+  // Only extras need to know what the walk saw: no set of every path otherwise.
+  const seen = wanted.length > 0 ? new Set<string>() : null;
   const device = { dev: -1 };
   let read = 0;
   for (const w of walked.entries) {
-    seen.add(w.path);
+    seen?.add(w.path);
     if (w.type === 'symlink') {
       // Read through the walk's opened folder; null: vanished since readdir.
       if (w.target !== null) entries.push({ path: w.path, type: 'symlink', target: w.target });
@@ -183,7 +185,7 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
   }
   const dirs = new Set(walked.dirs);
   const absentDirs = new Set<string>();
-  const extras = [...new Set(extra)].filter((p) => !seen.has(p));
+  const extras = seen === null ? [] : wanted.filter((p) => !seen.has(p));
   if (extras.length > 0) {
     read += extras.length;
     const more = captureFilesWith(dirCache, extras, blobs, 'batch', 0);
