@@ -6,7 +6,7 @@
  * unchanged (stat-cache.ts). Never writes a project file.
  */
 import fs from 'node:fs';
-import { DirCache, READ_FLAGS, type DirHandle } from '../resolver.js';
+import { DirCache, READ_FLAGS } from '../resolver.js';
 import { sha256 } from '../workspace.js';
 import type { BlobStore, Durability } from './blob-store.js';
 import type { StatCache, StatRows } from './stat-cache.js';
