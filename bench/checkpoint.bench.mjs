@@ -9,7 +9,9 @@
 // index before, the one-walk diff after: what a wrapped `true` pays on top
 // of the bare command), goal ≤ 50 ms at 5k files.
 // Run: npm run build && node bench/run.mjs checkpoint   (a few minutes)
-// EW_BENCH_SIZES=5000,50000 overrides the sizes.
+// EW_BENCH_SIZES=5000,50000 overrides the sizes. EW_BENCH_BASE_DIST=/path/to/dist
+// (e.g. main's build) measures that build's incremental checkpoint and wrapped
+// command too, interleaved round by round on an identical repository of its own.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +20,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { median, ms, ratio, timeIt } from './stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const dist = (p) => import(pathToFileURL(path.join(here, '../dist', p)).href);
+const distOf = (dir) => (p) => import(pathToFileURL(path.join(dir, p)).href);
+const dist = distOf(path.join(here, '../dist'));
+const BASE = process.env.EW_BENCH_BASE_DIST;
 
 /** Rounds of the interleaved incremental-workspace-checkpoint vs shadow-git comparison. */
 const ROUNDS = Number(process.env.EW_BENCH_ROUNDS ?? 7);
@@ -44,6 +48,51 @@ function makeRepo(n) {
     fs.writeFileSync(path.join(dir, `file${i}.ts`), `// file ${i}\nexport const value${i} = ${i};\nexport function f${i}(x: number): number {\n  return x * ${i % 97};\n}\n`);
   }
   return root;
+}
+
+/**
+ * One build (its dist folder) on a fresh repository of its own: its incremental checkpoint and its wrapped command, one
+ * round at a time. Both builds compared get one each, made the same way, so neither carries the other rows' history.
+ */
+async function twin(dir, n, target) {
+  const d = distOf(dir);
+  const { openWorkspace } = await d('workspace/open.js');
+  const { CommandEffects } = await d('guard/command-effects.js');
+  const root = makeRepo(n);
+  const abs = path.join(root, target);
+  const cps = openWorkspace(root).transactions.checkpoints;
+  cps.createWorkspace('first', 'bench', { kind: 'manual' });
+  const effects = new CommandEffects(cps);
+  const out = { checkpoint: [], unchanged: [], edited: [], unchangedCpu: [], editedCpu: [], reused: 0 };
+  /** One wrapped command (index before, diff after); counts the indexes reused without a write (builds that have the lease). */
+  const command = (cpuSamples) => {
+    let mark = null;
+    const cpu0 = process.cpuUsage();
+    const t = timeOnce(() => {
+      mark = effects.before('bench', { command: 'true', run: 'bench' });
+      effects.after(mark);
+    });
+    const cpu = process.cpuUsage(cpu0);
+    // CPU time too: on 2 shared cores the wall time is mostly the scheduler's.
+    cpuSamples.push((cpu.user + cpu.system) / 1000);
+    if (mark?.lease) out.reused++;
+    return t;
+  };
+  return {
+    checkpoint(i) {
+      fs.writeFileSync(abs, `// interleaved round ${i}\n`);
+      out.checkpoint.push(timeOnce(() => cps.createWorkspace(`round ${i}`, 'bench', { kind: 'manual' })));
+    },
+    warm() {
+      effects.after(effects.before('warm', { command: 'true', run: 'bench' }));
+    },
+    wrapped(i) {
+      out.unchanged.push(command(out.unchangedCpu));
+      fs.writeFileSync(abs, `// edited before command ${i}\n`);
+      out.edited.push(command(out.editedCpu));
+    },
+    medians: () => ({ checkpoint: median(out.checkpoint), unchanged: median(out.unchanged), edited: median(out.edited), unchangedCpu: median(out.unchangedCpu), editedCpu: median(out.editedCpu), reused: out.reused }),
+  };
 }
 
 async function measure(n) {
@@ -106,6 +155,9 @@ async function measure(n) {
       });
     }),
   );
+  // This build and the other one (EW_BENCH_BASE_DIST) on twin repositories, warmed the same way.
+  const mine = await twin(path.join(here, '../dist'), n, target);
+  const base = BASE ? await twin(BASE, n, target) : null;
   // The same 1-file change before each incremental workspace checkpoint and each shadow-git one, interleaved.
   const ours = [];
   const theirs = [];
@@ -126,7 +178,11 @@ async function measure(n) {
     if (i % 2 === 0) {
       oursOnce(i);
       shadowOnce(i);
+      mine.checkpoint(i);
+      base?.checkpoint(i);
     } else {
+      base?.checkpoint(i);
+      mine.checkpoint(i);
       shadowOnce(i);
       oursOnce(i);
     }
@@ -134,14 +190,19 @@ async function measure(n) {
   rows.wsSecond = median(ours);
   rows.shadowPaired = median(theirs);
   // What a command run through editwarden adds over the bare command: its index before (kept as the next one's base) and the one-walk diff after.
-  const { CommandEffects } = await dist('guard/command-effects.js');
-  const effects = new CommandEffects(cps);
-  effects.after(effects.before('warm', { command: 'true', run: 'bench' }));
-  rows.wrapped = median(
-    timeIt(() => {
-      effects.after(effects.before('bench', { command: 'true', run: 'bench' }));
-    }, ROUNDS),
-  );
+  // Two cases: the tree unchanged since the last command (a read-only command after another), and a file edited since (the index is rewritten).
+  mine.warm();
+  base?.warm();
+  await new Promise((r) => setTimeout(r, 2500)); // Past the racy window of the warm-up's scan (index-diff.ts), for every build alike.
+  for (let i = 0; i < ROUNDS; i++) {
+    if (base && i % 2 === 1) base.wrapped(i);
+    mine.wrapped(i);
+    if (base && i % 2 === 0) base.wrapped(i);
+  }
+  rows.mine = mine.medians();
+  rows.wrapped = rows.mine.unchanged;
+  rows.wrappedEdited = rows.mine.edited;
+  if (base) rows.base = base.medians();
   // The floor of any checkpoint that must notice an edit without a file watcher: one lstat per file (what git does too).
   const files = Array.from({ length: n }, (_, i) => path.join(root, `pkg${Math.floor(i / 1000)}`, `mod${Math.floor(i / 100) % 10}`, `file${i}.ts`));
   rows.lstatFloor = median(
@@ -186,13 +247,40 @@ export async function run() {
         note: `time ratio ours/git; medians of ${ROUNDS} interleaved rounds, same 1-file change; stat cache; load ${os.loadavg()[0].toFixed(1)}`,
       },
       {
-        case: `wrapped command overhead (index before + diff after), ${k(n)} files`,
+        case: `incremental workspace checkpoint, ${k(n)} files, twin repository`,
+        value: ms(r.mine.checkpoint),
+        baseline: `shadow-git later ${ms(r.shadowPaired)}`,
+        ratio: ratio(r.mine.checkpoint, r.shadowPaired),
+        note: "a fresh repository of its own (no other rows' history), the same rounds",
+      },
+      ...(r.base
+        ? [
+            {
+              case: `incremental workspace checkpoint, ${k(n)} files, ${BASE}`,
+              value: ms(r.base.checkpoint),
+              baseline: `shadow-git later ${ms(r.shadowPaired)}`,
+              ratio: ratio(r.base.checkpoint, r.shadowPaired),
+              note: `its twin repository, the same rounds, interleaved with this build's twin (${ms(r.mine.checkpoint)})`,
+            },
+          ]
+        : []),
+      {
+        case: `wrapped command overhead (index before + diff after), ${k(n)} files, tree unchanged since the last command`,
         value: ms(r.wrapped),
-        baseline: `floor: lstat per file ×2 ${ms(2 * r.lstatFloor)}`,
-        ratio: ratio(r.wrapped, 2 * r.lstatFloor),
+        baseline: r.base ? `${BASE}: ${ms(r.base.unchanged)} (CPU ${ms(r.base.unchangedCpu)})` : `floor: lstat per file ×2 ${ms(2 * r.lstatFloor)}`,
+        ratio: r.base ? ratio(r.wrapped, r.base.unchanged) : ratio(r.wrapped, 2 * r.lstatFloor),
         goal: n <= 5000 ? '≤ 50 ms' : '',
         met: n <= 5000 ? (r.wrapped <= 50 ? 'met' : 'not met') : '',
-        note: `added over the bare command (a wrapped \`true\`), median of ${ROUNDS}; the floor is two stat passes (before and after); load ${os.loadavg()[0].toFixed(1)}`,
+        note: `added over the bare command (a wrapped \`true\`), median of ${ROUNDS}${r.base ? ' interleaved' : ''}; CPU ${ms(r.mine.unchangedCpu)}; index reused (no write) ${r.mine.reused} of ${2 * ROUNDS} commands; floor (two stat passes) ${ms(2 * r.lstatFloor)}; load ${os.loadavg()[0].toFixed(1)}`,
+      },
+      {
+        case: `wrapped command overhead, ${k(n)} files, a file edited since the last command`,
+        value: ms(r.wrappedEdited),
+        baseline: r.base ? `${BASE}: ${ms(r.base.edited)} (CPU ${ms(r.base.editedCpu)})` : `floor: lstat per file ×2 ${ms(2 * r.lstatFloor)}`,
+        ratio: r.base ? ratio(r.wrappedEdited, r.base.edited) : ratio(r.wrappedEdited, 2 * r.lstatFloor),
+        goal: n <= 5000 ? '≤ 50 ms' : '',
+        met: n <= 5000 ? (r.wrappedEdited <= 50 ? 'met' : 'not met') : '',
+        note: `the index is written anew (its manifest, the stat cache), median of ${ROUNDS}; CPU ${ms(r.mine.editedCpu)}; load ${os.loadavg()[0].toFixed(1)}`,
       },
       {
         case: `floor: one lstat per file (Node, by path), ${k(n)} files`,

@@ -9,6 +9,8 @@
 // whiteouts, opaque folders, renames of existing folders, hard links, modes,
 // owners. Linux with bubblewrap and unprivileged user namespaces only.
 // Run: npm run build && node bench/overlay-study.mjs [sizes] [rounds]
+// EW_BENCH_BASE_DIST=/path/to/other/dist adds that build's checkpoint route
+// (e.g. main's), interleaved round by round on an identical tree of its own.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,7 +18,9 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const dist = (p) => import(pathToFileURL(path.join(here, '../dist', p)).href);
+const OURS = path.join(here, '../dist');
+const BASE = process.env.EW_BENCH_BASE_DIST;
+const distOf = (dir) => (p) => import(pathToFileURL(path.join(dir, p)).href);
 const sizes = (process.argv[2] ?? '5000,50000').split(',').map(Number);
 const ROUNDS = Number(process.argv[3] ?? 9);
 const made = [];
@@ -98,25 +102,48 @@ function collect(up) {
   return out;
 }
 
-async function measure(n) {
-  const { openWorkspace } = await dist('workspace/open.js');
-  const { CommandEffects } = await dist('guard/command-effects.js');
+/** One build's checkpoint route on a tree of its own: a sandboxed `true` with the index before and the diff after. */
+async function checkpointSide(dir, n) {
+  const d = distOf(dir);
+  const { openWorkspace } = await d('workspace/open.js');
+  const { CommandEffects } = await d('guard/command-effects.js');
   const root = makeTree(n);
   const { transactions } = openWorkspace(root);
   const effects = new CommandEffects(transactions.checkpoints);
   effects.after(effects.before('warm', { command: 'true', run: 'bench' })); // The first index reads every file once.
+  let edits = 0;
+  const once = () =>
+    time(() => {
+      const mark = effects.before('round', { command: 'true', run: 'bench' });
+      run(['bwrap', ...bwrap(root, 'true')]);
+      effects.after(mark);
+    });
+  return {
+    root,
+    unchanged: [],
+    edited: [],
+    round() {
+      this.unchanged.push(once());
+      // A file edited since the last command (a native edit, a person): the index must be written anew.
+      fs.writeFileSync(path.join(root, 'tree/pkg0/mod0/file7.ts'), `export const edited = ${edits++};\n`);
+      this.edited.push(once());
+    },
+  };
+}
+
+async function measure(n) {
+  const ours = await checkpointSide(OURS, n);
+  const base = BASE ? await checkpointSide(BASE, n) : null;
+  const root = ours.root;
   const bare = [];
-  const checkpoint = [];
   const overlay = [];
+  await new Promise((r) => setTimeout(r, 2500)); // Past the racy window of the warm-up's scan (index-diff.ts).
   for (let i = 0; i < ROUNDS; i++) {
     bare.push(time(() => run(['bwrap', ...bwrap(root, 'true')])));
-    checkpoint.push(
-      time(() => {
-        const mark = effects.before(`round ${i}`, { command: 'true', run: 'bench' });
-        run(['bwrap', ...bwrap(root, 'true')]);
-        effects.after(mark);
-      }),
-    );
+    // Alternate which build goes first, so neither always pays a cold cache.
+    if (base && i % 2 === 1) base.round();
+    ours.round();
+    if (base && i % 2 === 0) base.round();
     overlay.push(
       time(() => {
         const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-ov-scratch-'));
@@ -128,7 +155,8 @@ async function measure(n) {
       }),
     );
   }
-  return { n, bare: median(bare), checkpoint: median(checkpoint), overlay: median(overlay) };
+  const side = (s) => (s ? { unchanged: median(s.unchanged), edited: median(s.edited) } : null);
+  return { n, bare: median(bare), ours: side(ours), base: side(base), overlay: median(overlay) };
 }
 
 /** The semantics an overlay changes, each tried for real. */
@@ -169,8 +197,9 @@ try {
   for (const n of sizes) {
     const r = await measure(n);
     const k = `${n / 1000}k`;
+    const route = (label, s) => (s ? ` · ${label}: unchanged tree ${s.unchanged.toFixed(1)} ms (+${(s.unchanged - r.bare).toFixed(1)}), after a 1-file edit ${s.edited.toFixed(1)} ms (+${(s.edited - r.bare).toFixed(1)})` : '');
     console.log(
-      `${k} files: bwrap alone ${r.bare.toFixed(1)} ms · checkpoint route ${r.checkpoint.toFixed(1)} ms (+${(r.checkpoint - r.bare).toFixed(1)}) · overlay route ${r.overlay.toFixed(1)} ms (+${(r.overlay - r.bare).toFixed(1)}) — medians of ${ROUNDS}, load ${os.loadavg()[0].toFixed(1)}`,
+      `${k} files: bwrap alone ${r.bare.toFixed(1)} ms${route('checkpoint route', r.ours)}${route(`checkpoint route of ${BASE}`, r.base)} · overlay route ${r.overlay.toFixed(1)} ms (+${(r.overlay - r.bare).toFixed(1)}) — medians of ${ROUNDS}, interleaved, load ${os.loadavg()[0].toFixed(1)}`,
     );
   }
   console.log(JSON.stringify(semantics(), null, 1));

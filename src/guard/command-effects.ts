@@ -46,6 +46,8 @@ export interface EffectsMark {
   index?: Manifest;
   /** The undo step to record after the command: its command line and run (absent: counted only, no step). */
   step?: Omit<CommandOrigin, 'kind'>;
+  /** The lease on a reused index (command-index.ts), ended once the step is written. */
+  lease?: string;
 }
 
 export interface CommandEffectsResult {
@@ -73,12 +75,21 @@ export class CommandEffects {
     // Nested repositories' .git are looked for now and again after the command (one it creates is removed).
     const policy = this.checkpoints.ws.policy;
     const governing = snapshotGoverning(root, this.governed, () => policy.nestedGitDirs());
-    const manifest = new CommandIndex(this.checkpoints).take(label);
-    return { checkpoint: manifest.id, exclude, governing, index: manifest, ...defined({ step }) };
+    const { manifest, lease } = new CommandIndex(this.checkpoints).take(label);
+    return { checkpoint: manifest.id, exclude, governing, index: manifest, ...defined({ step, lease: lease ?? undefined }) };
   }
 
   /** The command's effects; with a `step` given to `before`, what it changed is recorded as one undo step (`step` in the result). */
   after(mark: EffectsMark): CommandEffectsResult {
+    try {
+      return this.measure(mark);
+    } finally {
+      // The step (if any) names the index's blobs now: the index may be removed by the next release.
+      if (mark.lease) new CommandIndex(this.checkpoints).endLease(mark.lease);
+    }
+  }
+
+  private measure(mark: EffectsMark): CommandEffectsResult {
     // Undo changes to what governs the run before anything else reads it.
     const governing = revertGoverning(mark.governing, governingChanges(mark.governing));
     const governed = new Set(governing.map((g) => g.path));

@@ -19,6 +19,8 @@ export interface Captured {
   absentDirs: string[];
   /** Workspace scope: the files the walk found, with the device each was read on, for the stat cache (stat-cache.ts). */
   rows?: StatRows;
+  /** Workspace scope: how many files were read rather than reused by their stat (0: the cache vouched for every file). */
+  read?: number;
 }
 
 /** Files up to this size are kept inside a files-scope manifest (see ManifestEntry.inline). */
@@ -150,10 +152,13 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
   const walked = walkWorkspace(resolver, sources);
   const entries: ManifestEntry[] = [];
   const rows: StatRows = { entries: [], devs: [] };
-  const seen = new Set<string>();
+  const wanted = [...new Set(extra)];
+  // Only extras need to know what the walk saw: no set of every path otherwise.
+  const seen = wanted.length > 0 ? new Set<string>() : null;
   const device = { dev: -1 };
+  let read = 0;
   for (const w of walked.entries) {
-    seen.add(w.path);
+    seen?.add(w.path);
     if (w.type === 'symlink') {
       // Read through the walk's opened folder; null: vanished since readdir.
       if (w.target !== null) entries.push({ path: w.path, type: 'symlink', target: w.target });
@@ -171,6 +176,7 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
     const { parent, name } = dirCache.tryParentOf(w.path);
     if (parent === null) continue; // Its folder was replaced since the walk: nothing of it can be read safely.
     device.dev = -1;
+    read++;
     const entry = readFileEntry(parent.at(name), w.path, blobs, 'batch', 0, device);
     if (entry === null) continue;
     entries.push(entry);
@@ -179,8 +185,9 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
   }
   const dirs = new Set(walked.dirs);
   const absentDirs = new Set<string>();
-  const extras = [...new Set(extra)].filter((p) => !seen.has(p));
+  const extras = seen === null ? [] : wanted.filter((p) => !seen.has(p));
   if (extras.length > 0) {
+    read += extras.length;
     const more = captureFilesWith(dirCache, extras, blobs, 'batch', 0);
     entries.push(...more.entries);
     for (const d of more.dirs) dirs.add(d);
@@ -188,5 +195,5 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
   }
   blobs.flush();
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { entries, dirs: [...dirs].sort(), absentDirs: [...absentDirs].sort(), rows };
+  return { entries, dirs: [...dirs].sort(), absentDirs: [...absentDirs].sort(), rows, read };
 }

@@ -18,7 +18,22 @@
  * command still measures against: only finished ones are released.
  * The pointer `.editwarden/checkpoints/command-index` is state: read
  * through the state folder, trusted only as a well-formed id.
+ *
+ * An unchanged tree reuses the index: when the stat cache vouches for every
+ * file and nothing else differs (service.ts `createWorkspace` with `reuse`),
+ * the pointer's index already holds exactly this state, and no manifest is
+ * written (the JSON of every file, the stat cache, the pointer: most of what
+ * a read-only command such as `ls` or `git status` paid besides the walks).
+ * A reused index is released already, so another process's `release` could
+ * remove it while this command still measures against it — and a later
+ * garbage collection would lose the old bytes its undo step needs. So a
+ * reuse takes a lease (`checkpoints/index-leases/<id>.<pid>.<random>`, made
+ * under the root lock with the decision), `release` never removes a leased
+ * index, and the lease ends after the command's step is written. A lease of
+ * a process that is gone (a crash) no longer holds.
  */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import { atomicWriteAt } from '../atomic.js';
 import { readStateFile, StateFolder } from '../state-dir.js';
 import { CHECKPOINTS_DIR, type CheckpointService } from './service.js';
@@ -26,32 +41,85 @@ import type { Manifest } from './types.js';
 
 const POINTER = 'command-index';
 const ID_PATTERN = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
+const LEASE_PATTERN = /^(\d{8}-\d{6}-\d{3}-[0-9a-f]{4})\.(\d+)\.[0-9a-f]{8}$/;
+
+/** A command's index: the manifest, and the lease held on it when it is a reused one (null: a new index, no lease). */
+export interface TakenIndex {
+  manifest: Manifest;
+  lease: string | null;
+}
 
 export class CommandIndex {
   private readonly folder: StateFolder;
+  private readonly leases: StateFolder;
 
   constructor(private readonly service: CheckpointService) {
     this.folder = new StateFolder(service.ws.resolver, CHECKPOINTS_DIR);
+    this.leases = new StateFolder(service.ws.resolver, `${CHECKPOINTS_DIR}/index-leases`);
   }
 
-  /** The workspace now (every non-ignored file; unchanged ones reused by their stat). */
-  take(label: string): Manifest {
-    return this.service.createWorkspace(`before ${label}`, 'index of the workspace before a command, to charge and undo what it changes', { kind: 'index' }, [], false, false);
+  /** The workspace now (every non-ignored file; unchanged ones reused by their stat; an unchanged tree reuses the current index under a lease). */
+  take(label: string): TakenIndex {
+    return this.service.lock.with(() => {
+      const current = this.pointer();
+      // Only the pointer's own index: a stat cache naming another checkpoint (a transaction's) is not one a release may remove.
+      const reusable = (id: string): boolean => id === current && this.service.manifests.isIndex(id);
+      const manifest = this.service.createWorkspace(`before ${label}`, 'index of the workspace before a command, to charge and undo what it changes', { kind: 'index' }, [], false, false, reusable);
+      if (manifest.id !== current) return { manifest, lease: null };
+      const lease = `${manifest.id}.${process.pid}.${randomBytes(4).toString('hex')}`;
+      // "wx": a planted file is never written through; without the lease the reuse is unsafe, so a failure here fails the command (fail closed).
+      this.leases.with(true, undefined, (dir) => fs.closeSync(fs.openSync(dir.at(lease), 'wx', 0o600)));
+      return { manifest, lease };
+    });
   }
 
-  /** Makes `id` the base of the next index and removes the one before it (manifest only, no collection). */
+  /**
+   * Ends a lease taken by `take` (its command's step is written). An index a
+   * `release` kept only for this lease is removed now, unless it is the base
+   * again or another command still leases it.
+   */
+  endLease(lease: string): void {
+    const m = LEASE_PATTERN.exec(lease);
+    if (m === null) return;
+    const id = m[1] as string;
+    this.service.lock.with(() => {
+      this.leases.with(false, undefined, (dir) => fs.rmSync(dir.at(lease), { force: true }));
+      if (id === this.pointer() || this.leased().has(id)) return;
+      this.removeIndex(id);
+    });
+  }
+
+  /** Makes `id` the base of the next index and removes the one before it (manifest only, no collection) unless a running command leases it. */
   release(id: string): void {
     this.service.lock.with(() => {
       const previous = this.pointer();
       this.folder.with(true, undefined, (dir) => atomicWriteAt(dir, POINTER, Buffer.from(`${id}\n`), { mode: 0o644, noSync: true }));
-      if (previous === null || previous === id) return;
-      try {
-        // Only an index: a pointer edited to name another checkpoint must not remove it.
-        if (this.service.manifests.isIndex(previous)) this.service.manifests.remove(previous);
-      } catch {
-        // Already gone (pruned, dropped): nothing to do.
+      if (previous === null || previous === id || this.leased().has(previous)) return;
+      this.removeIndex(previous);
+    });
+  }
+
+  private removeIndex(id: string): void {
+    try {
+      // Only an index: a pointer edited to name another checkpoint must not remove it.
+      if (this.service.manifests.isIndex(id)) this.service.manifests.remove(id);
+    } catch {
+      // Already gone (pruned, dropped): nothing to do.
+    }
+  }
+
+  /** Ids leased by a live process; leases of processes that are gone are removed. */
+  private leased(): Set<string> {
+    const out = new Set<string>();
+    this.leases.with(false, undefined, (dir) => {
+      for (const name of fs.readdirSync(dir.self)) {
+        const m = LEASE_PATTERN.exec(name);
+        if (m === null) continue;
+        if (isAlive(Number(m[2]))) out.add(m[1] as string);
+        else fs.rmSync(dir.at(name), { force: true });
       }
     });
+    return out;
   }
 
   private pointer(): string | null {
@@ -64,5 +132,16 @@ export class CommandIndex {
     } catch {
       return null;
     }
+  }
+}
+
+/** Whether a process of this id exists (EPERM: it does, another user's). Our own pid is alive. */
+function isAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

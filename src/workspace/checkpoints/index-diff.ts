@@ -28,17 +28,22 @@ const RACY_MS = 2000;
 
 export function diffIndex(resolver: Resolver, index: Manifest, blobs: BlobStore, rules: IgnoreRules & { only: 'checkpoint' }, options: Omit<DiffOptions, 'rules'> = {}): CheckpointChange[] {
   const walked = walkWorkspace(resolver, [manifestIgnoreSource(index, blobs)], rules.exclude);
-  const recorded = new Map<string, ManifestEntry>(index.entries.map((e) => [e.path, e]));
+  // Both lists are in path order (the walk sorts; a manifest is written sorted): one merge, no map or set of every path.
+  const recorded = isSorted(index.entries) ? index.entries : [...index.entries].sort(compareByPath);
   const trustBefore = index.scanStartedMs - RACY_MS;
   const candidates: ManifestEntry[] = [];
-  const seen = new Set<string>();
+  let j = 0;
   for (const w of walked.entries) {
-    const e = recorded.get(w.path);
+    // Recorded but not walked: deleted, or its folder replaced (diffManifest reads through opened folders and says which).
+    while (j < recorded.length && (recorded[j] as ManifestEntry).path < w.path) {
+      const gone = recorded[j++] as ManifestEntry;
+      if (gone.type !== 'absent') candidates.push(gone);
+    }
+    const e = j < recorded.length && (recorded[j] as ManifestEntry).path === w.path ? (recorded[j++] as ManifestEntry) : undefined;
     if (e === undefined || e.type === 'absent') {
       candidates.push({ path: w.path, type: 'absent' }); // Created since.
       continue;
     }
-    seen.add(w.path);
     if (e.type === 'symlink' && w.type === 'symlink' && w.target === e.target) continue;
     if (e.type === 'file' && w.type === 'file' && w.stat !== null && e.mtimeMs < trustBefore && e.ctimeMs < trustBefore) {
       const st = w.stat;
@@ -46,9 +51,16 @@ export function diffIndex(resolver: Resolver, index: Manifest, blobs: BlobStore,
     }
     candidates.push(e);
   }
-  // Recorded but not walked: deleted, or its folder replaced (diffManifest reads through opened folders and says which).
-  for (const e of index.entries) if (e.type !== 'absent' && !seen.has(e.path)) candidates.push(e);
+  for (; j < recorded.length; j++) {
+    const gone = recorded[j] as ManifestEntry;
+    if (gone.type !== 'absent') candidates.push(gone);
+  }
   if (candidates.length === 0) return [];
   const narrowed: Manifest = { ...index, scope: 'files', entries: candidates.sort(compareByPath), dirs: [], absentDirs: [] };
   return diffManifest(resolver, narrowed, blobs, options);
+}
+
+function isSorted(entries: readonly ManifestEntry[]): boolean {
+  for (let i = 1; i < entries.length; i++) if (!((entries[i - 1] as ManifestEntry).path < (entries[i] as ManifestEntry).path)) return false;
+  return true;
 }

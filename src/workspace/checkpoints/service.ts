@@ -16,7 +16,7 @@ import { DEFAULT_CHECKPOINT_LIMITS, StoreBudget, StoreFullError, type Checkpoint
 import { captureFiles, captureWorkspace, type Captured } from './capture.js';
 import { diffManifest, type DiffOptions } from './diff.js';
 import { ManifestStore } from './manifest-store.js';
-import { StatCacheStore } from './stat-cache.js';
+import { shapeOf, StatCacheStore } from './stat-cache.js';
 import { collectGarbage, selectForPrune, type PrunePolicy } from './prune.js';
 import { checkManifestPath } from './current.js';
 import { applyManifest, type IgnoreRules } from './restore.js';
@@ -113,8 +113,13 @@ export class CheckpointService {
     });
   }
 
-  /** Workspace scope: every non-ignored file, reusing unchanged blobs of the last workspace checkpoint; `extra` paths are recorded even if ignored. */
-  createWorkspace(name: string, reason: string, origin: CheckpointOrigin, extra: Iterable<string> = [], exact = false, durable = true): Manifest {
+  /**
+   * Workspace scope: every non-ignored file, reusing unchanged blobs of the last workspace checkpoint; `extra` paths are recorded even if ignored.
+   * With `reuse`: when the stat cache vouched for every file and the scan's shape (stat-cache.ts `shapeOf`) is the cached
+   * manifest's, that manifest holds exactly these entries; if `reuse` accepts its id, it is returned (with its own id)
+   * instead of a new one written. Only a command's index asks for this (command-index.ts).
+   */
+  createWorkspace(name: string, reason: string, origin: CheckpointOrigin, extra: Iterable<string> = [], exact = false, durable = true, reuse?: (id: string) => boolean): Manifest {
     const relative = this.relativePaths(extra, exact);
     return this.lock.with(() => {
       ensureStateDir(this.ws.stateDir);
@@ -123,10 +128,17 @@ export class CheckpointService {
       const clock = this.statCache.clock();
       const cache = this.statCache.load((id) => this.manifests.scopeOf(id) === 'workspace');
       const captured = this.withRoom(() => captureWorkspace(this.ws.resolver, this.blobs, cache, relative));
+      const shape = shapeOf(captured.entries, captured.dirs, captured.absentDirs);
+      const same = cache !== null && cache.shape === shape && captured.read === 0 && captured.rows?.entries.length === cache.size;
+      if (same && reuse?.(cache.manifest)) {
+        // Nothing written: the cached manifest's files are exactly these rows (same paths, stats, blobs), the rest exactly this shape.
+        // This scan's start, not the cached one's: every stat was taken again now, so a file is as trustworthy as in a new index.
+        return { format: 1, id: cache.manifest, name, reason, scope: 'workspace', origin, createdAt: this.now().toISOString(), scanStartedMs, entries: captured.entries, dirs: captured.dirs, absentDirs: captured.absentDirs };
+      }
       // Not durable (a command's index): its blobs are flushed by the capture; losing the manifest in a crash only costs the next scan its cache.
       const manifest = this.save('workspace', name, reason, origin, scanStartedMs, captured, durable ? undefined : []);
       // After the manifest, which names every blob of the cache: a crash in between leaves the older, still valid, cache.
-      if (clock !== null && captured.rows) this.statCache.save(manifest.id, clock, captured.rows);
+      if (clock !== null && captured.rows) this.statCache.save(manifest.id, clock, captured.rows, shape);
       return manifest;
     });
   }

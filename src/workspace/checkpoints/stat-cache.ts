@@ -23,6 +23,7 @@
  * write editwarden's own state folder can lie in either (docs/checkpoints.md).
  * Written without fsync (it is only a cache); never read by restore or diff.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { Resolver } from '../resolver.js';
 import { readStateFile, StateFolder } from '../state-dir.js';
@@ -57,6 +58,25 @@ interface Header {
   count: number;
   /** Byte lengths of the paths text (NUL-separated) and of the blobs text (64 hex digits each). */
   pathBytes: number;
+  /** The manifest's shape (shapeOf): lets an unchanged tree reuse it as a command's index (command-index.ts). Absent in older caches. */
+  shape?: string;
+}
+
+/**
+ * The digest of everything in a workspace manifest the cache rows do not
+ * hold: its entries other than files (symlinks with their targets), the
+ * number of file entries, its folders and absent folders. Equal rows and an
+ * equal shape mean equal manifest entries (paths are unique).
+ */
+export function shapeOf(entries: readonly ManifestEntry[], dirs: readonly string[], absentDirs: readonly string[]): string {
+  const hash = createHash('sha256');
+  let files = 0;
+  for (const e of entries) {
+    if (e.type === 'file') files++;
+    else hash.update(`${JSON.stringify(e)}\n`);
+  }
+  hash.update(JSON.stringify([files, dirs, absentDirs]));
+  return hash.digest('hex');
 }
 
 export class StatCache {
@@ -70,6 +90,10 @@ export class StatCache {
     private readonly nums: Float64Array,
     /** 64 hex digits per path. */
     private readonly blobs: string,
+    /** The workspace checkpoint whose file entries these are. */
+    readonly manifest = '',
+    /** That manifest's shape (shapeOf); null when the cache does not record it. */
+    readonly shape: string | null = null,
   ) {
     for (let i = 0; i < paths.length; i++) this.index.set(paths[i] as string, i);
   }
@@ -205,14 +229,15 @@ export class StatCacheStore {
     const blobs = bytes.toString('latin1', blobStart);
     if (!/^[0-9a-f]*$/.test(blobs)) return null;
     if (!exists(h.manifest)) return null;
-    return new StatCache(h.clock, paths, nums, blobs);
+    const shape = typeof h.shape === 'string' && /^[0-9a-f]{64}$/.test(h.shape) ? h.shape : null;
+    return new StatCache(h.clock, paths, nums, blobs, h.manifest, shape);
   }
 
   /** Replaces the cache (temp file + rename, no fsync: a torn or lost cache only costs speed). */
-  save(manifestId: string, clock: FsClock, rows: StatRows): void {
+  save(manifestId: string, clock: FsClock, rows: StatRows, shape?: string): void {
     const { paths, nums, blobs } = encodeRows(rows);
     const pathText = Buffer.from(paths.join('\0'), 'utf8');
-    const header: Header = { root: this.resolver.identity, manifest: manifestId, clock, count: paths.length, pathBytes: pathText.length };
+    const header: Header = { root: this.resolver.identity, manifest: manifestId, clock, count: paths.length, pathBytes: pathText.length, ...(shape ? { shape } : {}) };
     const head = Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`, 'utf8');
     const pad = Buffer.alloc(Math.ceil(head.length / 8) * 8 - head.length);
     // Float64Array is in the machine's byte order; the cache is read on the machine that wrote it (the root's dev/ino).
