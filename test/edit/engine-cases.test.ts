@@ -5,8 +5,8 @@
  * pure planFile (no disk, no process):
  *
  *   before          the file before (absent: the file does not exist), byte for byte
- *   request.json    the requests in the engine's own form (EditRequest, `path` left out:
- *                   every case edits src/app.ts), applied in order as one plan
+ *   request.json    the requests in the engine's own form (EditRequest; `path` may be left
+ *                   out: src/app.ts), applied in order as one plan to the first one's file
  *   options.json    optional: overrides of DEFAULT_EDIT_OPTIONS (strict, maxFileBytes, …)
  *   after           the file as it would be written, byte for byte; or
  *   expected-error  line 1: the code of the first failed step (nothing is written);
@@ -35,7 +35,7 @@ const read = (dir: string, file: string): string | null => (fs.existsSync(path.j
 
 describe('edit engine cases (test/fixtures/engine)', () => {
   it('has cases, each with requests and exactly one expectation', () => {
-    expect(cases.length).toBeGreaterThanOrEqual(60);
+    expect(cases.length).toBeGreaterThanOrEqual(75);
     for (const name of cases) {
       const dir = path.join(CASES, name);
       expect(fs.existsSync(path.join(dir, 'request.json')), name).toBe(true);
@@ -46,9 +46,10 @@ describe('edit engine cases (test/fixtures/engine)', () => {
   it.each(cases)('%s', (name) => {
     const dir = path.join(CASES, name);
     const before = read(dir, 'before');
-    const requests = (JSON.parse(read(dir, 'request.json')!) as Array<Omit<EditRequest, 'path'>>).map((r) => ({ ...r, path: PATH }) as EditRequest);
+    const requests = (JSON.parse(read(dir, 'request.json')!) as Array<Omit<EditRequest, 'path'> & { path?: string }>).map((r) => ({ path: PATH, ...r }) as EditRequest);
+    const file = requests[0]?.path ?? PATH;
     const options = { ...DEFAULT_EDIT_OPTIONS, ...(JSON.parse(read(dir, 'options.json') ?? '{}') as object) };
-    const plan = planFile(PATH, before === null ? null : fromRawText(before), requests, options);
+    const plan = planFile(file, before === null ? null : fromRawText(before), requests, options);
     const expectedError = read(dir, 'expected-error');
     if (expectedError !== null) {
       const [code, ...texts] = expectedError.trimEnd().split('\n');

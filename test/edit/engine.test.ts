@@ -1,6 +1,9 @@
 /**
  * The edit engine's rules (issue 2, "The edit engine"), one describe per rule.
  * planFile is pure, so these tests feed it text and read the plan: no disk.
+ * The before/request/after cases of each rule are data, test/fixtures/engine
+ * (run by test/edit/engine-cases.test.ts); here are the rules a table cannot
+ * say (near-match lines, diffs, encodings, the all-or-nothing abort).
  */
 import { describe, expect, it } from 'vitest';
 import { EditwardenError } from '../../src/errors.js';

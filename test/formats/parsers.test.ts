@@ -1,3 +1,9 @@
+/**
+ * The five reply formats' parsers on hand-written replies. The cases that are
+ * a reply and what it parses to are data: test/fixtures/formats (run by
+ * test/formats/format-cases.test.ts); here are the rest (streaming, JSON
+ * element errors, directive details, the whole-request shapes).
+ */
 import { describe, expect, it } from 'vitest';
 import { ActiveEditStreamParser, parseActiveEdit, parseApplyPatch, parseJson, parseSearchReplace, parseUnifiedDiff, unquoteGitPath } from '../../src/formats/index.js';
 

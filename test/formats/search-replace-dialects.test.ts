@@ -1,7 +1,8 @@
 /**
  * SEARCH/REPLACE as models really write it: every fence Aider and Cline
  * accept, Cline's markers, Aider's second divider, recovery at the next
- * block's own header, and no-op blocks that never abort the reply.
+ * block's own header, and no-op blocks that never abort the reply. The
+ * fence table itself is data: test/fixtures/formats (format-cases.test.ts).
  */
 import fs from 'node:fs';
 import { openWorkspace } from '../../src/workspace/open.js';
