@@ -204,7 +204,7 @@ export interface RunFacts {
 const RUN_ORDER: readonly Tier[] = ['e2e', 'integration', 'unit'];
 
 /**
- * Longest first (the classic longest-processing-time schedule: two workers end
+ * Longest first (the classic longest-processing-time schedule: the workers end
  * close together). Files with a recorded duration are ordered by it; a file
  * never run here has none and goes first (it may be long), ordered by tier,
  * end-to-end first, then by size, larger first.

@@ -1,7 +1,8 @@
 /**
  * SEARCH/REPLACE as models really write it: every fence Aider and Cline
  * accept, Cline's markers, Aider's second divider, recovery at the next
- * block's own header, and no-op blocks that never abort the reply.
+ * block's own header, and no-op blocks that never abort the reply. The
+ * fence table itself is data: test/fixtures/formats (format-cases.test.ts).
  */
 import fs from 'node:fs';
 import { openWorkspace } from '../../src/workspace/open.js';
@@ -28,29 +29,6 @@ function project(files: Record<string, string>): string {
 }
 
 describe('fences: every fence Aider and Cline accept, never a path', () => {
-  const fences: Array<[string, string]> = [
-    ['```', '```'],
-    ['```python', '```'],
-    ['````', '````'],
-    ['~~~py', '~~~'],
-    ['<source>python', '</source>'],
-    ['<source>', '</source>'],
-    ['<code>', '</code>'],
-    ['<pre>', '</pre>'],
-    ['<codeblock>', '</codeblock>'],
-    ['<sourcecode>python', '</sourcecode>'],
-  ];
-  it.each(fences)('%s … %s: the path line above the fence names the file', (open, close) => {
-    const parsed = parseSearchReplace(`Change it:\n\napp.py\n${open}\n${block('x = 1\n', 'x = 2\n')}${close}\n`);
-    expect(parsed.errors).toEqual([]);
-    expect(parsed.requests).toEqual([expect.objectContaining({ action: 'edit', path: 'app.py', oldText: 'x = 1\n', newText: 'x = 2\n' })]);
-  });
-
-  it('a fence whose info string is a path names the file (Aider: ```src/app.py)', () => {
-    const parsed = parseSearchReplace(`\`\`\`src/app.py\n${block('a\n', 'b\n')}\`\`\`\n`);
-    expect(parsed.requests.map((r) => r.path)).toEqual(['src/app.py']);
-  });
-
   it('an empty-SEARCH block under <source> with no path line creates no file named "<source>"', async () => {
     const text = `<source>\n${block('', 'hello\n')}</source>\n`;
     const parsed = parseSearchReplace(text);
