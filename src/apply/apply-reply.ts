@@ -11,11 +11,11 @@
  * nothing too, `partial: true` makes any format per request. This is the
  * one place that default is chosen, for the CLI, the library and the demo.
  */
-import { applyRequests, type ApplyOptions, type ApplyOutcome } from './apply-requests.js';
+import { commit, plan, type ApplyOutcome, type Plan, type PlanOptions } from './pipeline.js';
 import { parseEdits, type FormatName } from '../formats/index.js';
 import type { FileView } from '../workspace/view.js';
 
-export interface ApplyReplyOptions extends Omit<ApplyOptions, 'parseErrors'> {
+export interface ApplyReplyOptions extends Omit<PlanOptions, 'parseErrors'> {
   format?: FormatName | 'auto';
   /** All or nothing whatever the format (active edit included); wins over `partial`. */
   atomic?: boolean;
@@ -32,10 +32,17 @@ export interface ReplyOutcome extends ApplyOutcome {
   format: FormatName | undefined;
 }
 
-export async function applyReply(ws: FileView, text: string, options: ApplyReplyOptions = {}): Promise<ReplyOutcome> {
+/** A reply's plan (the change pipeline's `plan`, after parsing): `commit` it, or show it. */
+export interface ReplyPlan extends Plan {
+  /** The format the reply was read as; undefined when none was recognised. */
+  format: FormatName | undefined;
+}
+
+/** Parses a reply and plans its requests on `ws` (nothing written); its unparsable items are rejected results of the plan. */
+export async function planReply(ws: FileView, text: string, options: ApplyReplyOptions = {}): Promise<ReplyPlan> {
   const { format: wanted, atomic: _atomic, partial: _partial, ...rest } = options;
   const parsed = parseEdits(text, wanted ?? 'auto', { fileExists: (path) => ws.exists(path) });
-  const outcome = await applyRequests(ws, parsed.requests, {
+  const planned = await plan(ws, parsed.requests, {
     ...rest,
     partial: appliesEachOnItsOwn(parsed.format, options),
     parseErrors: parsed.errors.map((e) => ({
@@ -46,5 +53,12 @@ export async function applyReply(ws: FileView, text: string, options: ApplyReply
       error: e.error.toJSON(),
     })),
   });
-  return { ...outcome, format: parsed.format };
+  return { ...planned, format: parsed.format };
+}
+
+/** Parse, plan, commit that plan (a dry run only plans). */
+export async function applyReply(ws: FileView, text: string, options: ApplyReplyOptions = {}): Promise<ReplyOutcome> {
+  const planned = await planReply(ws, text, options);
+  const { replanned: _replanned, ...outcome } = await commit(planned);
+  return { ...outcome, format: planned.format };
 }

@@ -13,7 +13,7 @@
  * ToolRunner (the model's edits), applyProposal and records.ts; every one of
  * those paths goes through the workspace sandbox.
  */
-import type { ApplyOptions } from '../../apply/apply-requests.js';
+import type { ApplyOptions } from '../../apply/pipeline.js';
 import type { Config } from '../../config/config.js';
 import { editOptionsFromConfig } from '../../config/edit-options.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../../errors.js';

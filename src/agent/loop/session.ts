@@ -8,7 +8,7 @@
  */
 import { runProfile } from '../../runs/profile.js';
 import { editOptionsFromConfig } from '../../config/edit-options.js';
-import type { ApplyOptions } from '../../apply/apply-requests.js';
+import type { ApplyOptions } from '../../apply/pipeline.js';
 import type { Config } from '../../config/config.js';
 import type { ConstraintTotals } from '../../guard/constraints.js';
 import { newRunId } from '../../runs/runs.js';
