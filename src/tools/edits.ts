@@ -52,7 +52,6 @@ function appliedResult(outcome: ApplyOutcome, replanned: string[] = []): ToolRes
   return { ok: true, output: lines.join('\n'), data, changes: changesOf(outcome) };
 }
 
-
 /**
  * A write tool's preparation from its plan (the change pipeline's `plan`):
  * a refused plan is answered at once and nothing runs; otherwise the
