@@ -59,17 +59,33 @@ export interface Committed extends ApplyOutcome {
   replanned: string[];
 }
 
+/**
+ * The plans `plan` made and nobody has committed yet. A plan is a plain
+ * object a caller could build or alter by hand; `commit` writes only one of
+ * these, once — so what it writes is what the pipeline planned and checked.
+ */
+const uncommitted = new WeakSet<Plan>();
+
 /** Plans `requests` on `view` without writing anything to it. */
 export async function plan(view: FileView, requests: readonly EditRequest[], options: PlanOptions = {}): Promise<Plan> {
   const observed: Observation[] = [];
   // The planning view: what the plan saw is recorded, what it would write stays in memory (and passes the protected set there).
   const planning = new OverlayView(view, { observe: (o) => observed.push(o) });
   const outcome = await runRequests(planning, [...requests], options);
-  return { outcome, changes: changesOf(outcome), view, writes: planning.written(), observed, requests, options };
+  const made: Plan = Object.freeze({ outcome, changes: changesOf(outcome), view, writes: Object.freeze(planning.written()), observed: Object.freeze(observed), requests: Object.freeze([...requests]), options });
+  uncommitted.add(made);
+  return made;
 }
 
 /** Commits exactly `planned` (see the module comment); a dry-run plan or one with nothing to write returns its outcome. */
 export async function commit(planned: Plan): Promise<Committed> {
+  if (!uncommitted.delete(planned)) {
+    throw new EditwardenError({
+      code: ErrorCode.PLAN_NOT_COMMITTABLE,
+      message: 'This plan was not made by plan(), or it was committed already; nothing was written.',
+      hint: 'Make a new plan with plan(view, requests) and commit it once.',
+    });
+  }
   if (planned.options.dryRun === true || planned.writes.length === 0) return { ...planned.outcome, replanned: [] };
   const { view } = planned;
   // Compare and commit in one critical section: nobody writes between the check and the write.
