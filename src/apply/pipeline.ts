@@ -1,7 +1,9 @@
 /**
  * The one change pipeline: every route to a write — the runner's write tools,
  * controlled mode, the CLI's `edit` and `apply`, the library, the demo and
- * the hooks — goes `plan(view, requests) → Plan` then `commit(plan)`. No
+ * the hooks — goes `plan(view, requests) → Plan` then `commit(plan)`, or,
+ * where nothing waits between the two, `applyRequests` (both in one critical
+ * section). No
  * route assembles safety rules of its own: the protected set, the resolver,
  * the engine's guards (large deletion, size, binary, syntax) and the stale
  * check all run here, in `runRequests` (`apply-requests.ts`, which only this
@@ -100,10 +102,17 @@ export async function commit(planned: Plan): Promise<Committed> {
   return { ...outcome, replanned: [moved] };
 }
 
-/** The library's and the CLI's one-step use: plan, then commit that plan (a dry run only plans). */
+/**
+ * Plan and commit in one step, for a caller with nothing between the two (no
+ * gate, no person: the CLI's `edit` and `apply`, the library, the demo): the
+ * plan is made under the root lock, on the very bytes its commit writes over,
+ * and committed in that same critical section (`runRequests` inside
+ * `view.transact`) — the same rules as `commit(await plan(…))`, but a plan
+ * that cannot go stale needs no second read of every file (on a 100k-line
+ * file that read and compare cost a quarter of the edit). A dry run only plans.
+ */
 export async function applyRequests(view: FileView, requests: readonly EditRequest[], options: PlanOptions = {}): Promise<ApplyOutcome> {
-  const { replanned: _replanned, ...outcome } = await commit(await plan(view, requests, options));
-  return outcome;
+  return runRequests(view, [...requests], options);
 }
 
 export function changesOf(outcome: ApplyOutcome): FileChange[] {

@@ -29,5 +29,5 @@ export const applyPatchTool = defineTool({
   description: applyPatchDescription,
   schema: ApplyPatchArgs,
   // Parsed and planned once; the invocation commits that plan.
-  prepare: (args, ctx) => prepareWrites(planReply(ctx.ws, args.patch, { ...ctx.apply, format: args.format as FormatName | 'auto' })),
+  prepare: (args, ctx) => prepareWrites(planReply(ctx.ws, args.patch, { ...ctx.apply, format: args.format as FormatName | 'auto' }).then((reply) => reply.plan)),
 });
