@@ -58,8 +58,8 @@ function theirServerArgs(root) {
   return [path.join(path.dirname(pkg), 'dist/index.js'), root];
 }
 
-async function connect(args) {
-  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
+async function connect(args, env) {
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore', ...(env ? { env } : {}) });
   const client = new Client({ name: 'editwarden-bench', version: '0' });
   await client.connect(transport);
   return client;
@@ -77,7 +77,10 @@ export async function run() {
   const ourRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-bench-mcp-ours-'));
   const theirRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-bench-mcp-fs-')));
   const floorDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-bench-mcp-floor-'));
-  fs.writeFileSync(path.join(ourRoot, '.editwarden.yml'), 'constraints:\n  max_lines_changed: 100000000\n  timeout: 86400\n');
+  // Raised limits loosen the guard: they come from the person's own config (a repository's may only tighten, config/trust-keys.ts).
+  const userConfig = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-bench-mcp-xdg-'));
+  fs.mkdirSync(path.join(userConfig, 'editwarden'));
+  fs.writeFileSync(path.join(userConfig, 'editwarden', 'config.yml'), 'constraints:\n  max_lines_changed: 100000000\n  timeout: 86400\n');
   for (const lines of SIZES) {
     const text = makeFile(lines);
     for (const ext of EXTS) {
@@ -85,7 +88,7 @@ export async function run() {
       fs.writeFileSync(path.join(theirRoot, `f${lines}.${ext}`), text);
     }
   }
-  const ours = await connect(ourServerArgs(ourRoot));
+  const ours = await connect(ourServerArgs(ourRoot), { ...process.env, XDG_CONFIG_HOME: userConfig });
   const theirs = await connect(theirServerArgs(theirRoot));
   const rows = [];
   try {
@@ -154,6 +157,7 @@ export async function run() {
     fs.rmSync(ourRoot, { recursive: true, force: true });
     fs.rmSync(theirRoot, { recursive: true, force: true });
     fs.rmSync(floorDir, { recursive: true, force: true });
+    fs.rmSync(userConfig, { recursive: true, force: true });
   }
   return rows;
 }

@@ -81,6 +81,8 @@ export const ErrorCode = {
   UNTRUSTED_STATE: 'E_UNTRUSTED_STATE',
   /** A tool invocation's run() was called a second time: a gated plan is committed at most once (src/tools/types.ts). */
   INVOCATION_SPENT: 'E_INVOCATION_SPENT',
+  /** commit() was handed a plan that plan() did not make, or one already committed (src/apply/pipeline.ts): a plan is committed once, as planned. */
+  PLAN_NOT_COMMITTABLE: 'E_PLAN_NOT_COMMITTABLE',
   // Rendering a change in an edit format (src/formats/render.ts).
   /** The format cannot express this change (a deletion in SEARCH/REPLACE, a line that reads as a marker). */
   INEXPRESSIBLE: 'E_INEXPRESSIBLE',
@@ -184,6 +186,7 @@ const EXIT_CODE_OF: { readonly [C in ErrorCode]: ExitCode } = {
   E_CHANGED_SINCE: ExitCode.REJECTED,
   E_NO_ROOT: ExitCode.USAGE,
   E_INVOCATION_SPENT: ExitCode.REJECTED,
+  E_PLAN_NOT_COMMITTABLE: ExitCode.REJECTED,
   E_GUARD_UNAVAILABLE: ExitCode.REJECTED,
   E_SETTINGS_SYMLINK: ExitCode.USAGE,
   E_SHELL_NOT_GUARDED: ExitCode.REJECTED,

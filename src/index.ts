@@ -66,8 +66,8 @@ export { unifiedDiff } from './edit/diff.js';
 export { decodeText } from './edit/text.js';
 
 // Applying requests and replies to a workspace.
-export { applyRequests, type ApplyOptions, type ApplyOutcome } from './apply/apply-requests.js';
-export { applyReply, type ApplyReplyOptions, type ReplyOutcome } from './apply/apply-reply.js';
+export { applyRequests, commit, plan, type ApplyOptions, type ApplyOutcome, type Committed, type Plan, type PlanOptions } from './apply/pipeline.js';
+export { applyReply, planReply, type ApplyReplyOptions, type ReplyOutcome, type ReplyPlan } from './apply/apply-reply.js';
 
 // Configuration.
 export { defaultConfig, parseConfig, type Config } from './config/config.js';

@@ -3,15 +3,17 @@
  * (checkpoint → replace → build → rollback on failure → stop) — the same
  * object `editwarden controlled-edit` uses — registered in the ToolRunner so
  * the call still passes the constraint gate (paths, limits) and is recorded
- * like any other. The plan is a dry run of the same edit; when the dry run
- * refuses, the session is still asked, so the refusal and its report are the
- * session's own.
+ * like any other. The call is planned once (the change pipeline's `plan`):
+ * the gate sees that plan, and the session commits that same plan — or, when
+ * it refuses, answers with its own refusal and report — without planning it
+ * a second time.
  */
+import { plan, type Plan } from '../apply/pipeline.js';
 import { ExitCode, formatRefusal } from '../errors.js';
 import type { RunOutcome } from '../runs/outcome.js';
 import type { AfterCall } from './loop/after-call.js';
 import type { ControlledEditOutcome, ControlledEditSession } from './controlled.js';
-import { EditFileArgsSchema } from '../edit/request-json.js';
+import { EditFileArgsSchema, editRequestFromArgs } from '../edit/request-json.js';
 import { editFileTool } from '../tools/edit-file.js';
 import { defineTool, Invocation, type AnyTool, type Preparation, type ToolResult } from '../tools/types.js';
 
@@ -51,8 +53,8 @@ function describeOutcome(outcome: ControlledEditOutcome): string {
 
 export function controlledEditTool(session: ControlledEditSession): ControlledTool {
   let last: ControlledEditOutcome | undefined;
-  const editOnce = async (args: unknown, signal: AbortSignal): Promise<ToolResult> => {
-    const outcome = await session.editFile(args, signal);
+  const editOnce = async (args: unknown, signal: AbortSignal, planned: Plan | undefined): Promise<ToolResult> => {
+    const outcome = await session.editFile(args, signal, planned);
     last = outcome;
     const kept = outcome.tool_exit_code === 0 && outcome.result;
     return {
@@ -72,10 +74,16 @@ export function controlledEditTool(session: ControlledEditSession): ControlledTo
       'Make the ONE edit of this controlled session: {"filename", "old_text", "new_text"} — old_text copied exactly and unique in the file. The project is built right after; a failed build restores the file; the session then ends.',
     schema: EditFileArgsSchema,
     async prepare(args, ctx): Promise<Preparation> {
-      // edit_file's plan is shown and gated; the session itself makes (or refuses, with its own message and report) the one edit.
-      const plan = await editFileTool.prepare(args, ctx);
-      const shown = plan.ok ? { changes: plan.invocation.changes, diff: plan.invocation.diff } : {};
-      return { ok: true, invocation: new Invocation(() => editOnce(args, ctx.signal), shown) };
+      // The one plan is shown and gated; the session commits it (or refuses, with its own message and report) — it does not plan again.
+      let planned: Plan | undefined;
+      try {
+        planned = await plan(ctx.ws, [editRequestFromArgs(args, { format: 'tool', index: 0 })], ctx.apply);
+      } catch {
+        // Arguments the request parser refuses (or a plan that throws): the session refuses them itself, with its own message.
+        planned = undefined;
+      }
+      const shown = planned?.outcome.ok ? { changes: planned.changes, diff: planned.outcome.diff } : {};
+      return { ok: true, invocation: new Invocation(() => editOnce(args, ctx.signal, planned), shown) };
     },
   });
   const malformed = async (rawArguments: string): Promise<{ output: string; outcome: ControlledEditOutcome }> => {

@@ -11,7 +11,7 @@
  * The CLI (`editwarden controlled-edit`) and the agent loop's controlled mode
  * call this same session object.
  */
-import { applyRequests, type ApplyOptions } from '../apply/apply-requests.js';
+import { commit, plan, type ApplyOptions, type Plan } from '../apply/pipeline.js';
 import type { Config } from '../config/config.js';
 import { editRequestFromArgs } from '../edit/request-json.js';
 import type { EditRequest, EditResult } from '../edit/types.js';
@@ -88,8 +88,11 @@ export class ControlledEditSession {
   /**
    * Runs one `edit_file` tool call ({filename|path|file_path, old_text, new_text}).
    * An abort (Ctrl-C) kills the build; an edit without a passing build is rolled back.
+   * `planned`: the change pipeline's plan of this same call, made once by the runner's
+   * prepare (controlled-tool.ts) and shown to the gate: it is committed as is, never
+   * planned a second time. Without it (the CLI, the demo) the session plans here.
    */
-  async editFile(args: unknown, signal?: AbortSignal): Promise<ControlledEditOutcome> {
+  async editFile(args: unknown, signal?: AbortSignal, planned?: Plan): Promise<ControlledEditOutcome> {
     // "No Second Edit": whatever the first call did, the session is over.
     if (this.endedValue || this.state.has_edited) return this.secondEdit(args);
     const fields = requiredFields(args);
@@ -122,14 +125,16 @@ export class ControlledEditSession {
     }
     let applied;
     try {
-      applied = await applyRequests(this.ws, [request], { edit, ...this.options.applyHooks });
+      // A plan made on another view than this session's workspace would commit elsewhere: then the session plans itself.
+      const change = planned !== undefined && planned.view === this.ws ? planned : await plan(this.ws, [request], { edit, ...this.options.applyHooks });
+      applied = await commit(change);
     } catch (error) {
       tx.rollback();
       return this.refused(toErrorInfo(error, relative), undefined, relative);
     }
     const result = applied.results[0];
     if (!applied.ok || !result) {
-      // applyRequests writes nothing unless every request succeeded (no partial here): the rollback finds the file as the checkpoint has it.
+      // A plan writes nothing unless every request succeeded (no partial here): the rollback finds the file as the checkpoint has it.
       tx.rollback();
       return this.refused(result?.error ?? toErrorInfo(new Error('the edit was not applied'), relative), result, relative);
     }

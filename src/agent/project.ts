@@ -5,7 +5,7 @@
  * opened (host/'s `Project` has these fields, so it passes as one); the
  * control names the run and cancels it. Types only.
  */
-import type { ApplyOptions } from '../apply/apply-requests.js';
+import type { ApplyOptions } from '../apply/pipeline.js';
 import type { Config } from '../config/config.js';
 import type { TransactionLayer } from '../workspace/transaction.js';
 import type { Workspace } from '../workspace/workspace.js';

@@ -11,11 +11,12 @@
  * nothing too, `partial: true` makes any format per request. This is the
  * one place that default is chosen, for the CLI, the library and the demo.
  */
-import { applyRequests, type ApplyOptions, type ApplyOutcome } from './apply-requests.js';
+import { applyRequests, plan, type ApplyOutcome, type Plan, type PlanOptions } from './pipeline.js';
+import type { EditRequest } from '../edit/types.js';
 import { parseEdits, type FormatName } from '../formats/index.js';
 import type { FileView } from '../workspace/view.js';
 
-export interface ApplyReplyOptions extends Omit<ApplyOptions, 'parseErrors'> {
+export interface ApplyReplyOptions extends Omit<PlanOptions, 'parseErrors'> {
   format?: FormatName | 'auto';
   /** All or nothing whatever the format (active edit included); wins over `partial`. */
   atomic?: boolean;
@@ -32,19 +33,43 @@ export interface ReplyOutcome extends ApplyOutcome {
   format: FormatName | undefined;
 }
 
-export async function applyReply(ws: FileView, text: string, options: ApplyReplyOptions = {}): Promise<ReplyOutcome> {
+/** A reply's plan (the change pipeline's `plan`, after parsing): `commit(plan)` it, or show it. */
+export interface ReplyPlan {
+  /** The plan itself, as `plan` made it (`commit` takes only that very object). */
+  plan: Plan;
+  /** The format the reply was read as; undefined when none was recognised. */
+  format: FormatName | undefined;
+}
+
+/** A reply parsed: its requests and how the pipeline takes them (each on its own or all or nothing; unparsable items as rejected results). */
+function parsedReply(ws: FileView, text: string, options: ApplyReplyOptions): { requests: EditRequest[]; options: PlanOptions; format: FormatName | undefined } {
   const { format: wanted, atomic: _atomic, partial: _partial, ...rest } = options;
   const parsed = parseEdits(text, wanted ?? 'auto', { fileExists: (path) => ws.exists(path) });
-  const outcome = await applyRequests(ws, parsed.requests, {
-    ...rest,
-    partial: appliesEachOnItsOwn(parsed.format, options),
-    parseErrors: parsed.errors.map((e) => ({
-      index: e.index,
-      line: e.line,
-      format: parsed.format ?? 'json',
-      ...(e.path !== undefined ? { path: e.path } : {}),
-      error: e.error.toJSON(),
-    })),
-  });
-  return { ...outcome, format: parsed.format };
+  return {
+    requests: parsed.requests,
+    format: parsed.format,
+    options: {
+      ...rest,
+      partial: appliesEachOnItsOwn(parsed.format, options),
+      parseErrors: parsed.errors.map((e) => ({
+        index: e.index,
+        line: e.line,
+        format: parsed.format ?? 'json',
+        ...(e.path !== undefined ? { path: e.path } : {}),
+        error: e.error.toJSON(),
+      })),
+    },
+  };
+}
+
+/** Parses a reply and plans its requests on `ws` (nothing written); its unparsable items are rejected results of the plan. */
+export async function planReply(ws: FileView, text: string, options: ApplyReplyOptions = {}): Promise<ReplyPlan> {
+  const reply = parsedReply(ws, text, options);
+  return { plan: await plan(ws, reply.requests, reply.options), format: reply.format };
+}
+
+/** Parse, then plan and commit in one step (the pipeline's `applyRequests`; a dry run only plans). */
+export async function applyReply(ws: FileView, text: string, options: ApplyReplyOptions = {}): Promise<ReplyOutcome> {
+  const reply = parsedReply(ws, text, options);
+  return { ...(await applyRequests(ws, reply.requests, reply.options)), format: reply.format };
 }

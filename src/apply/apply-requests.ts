@@ -1,8 +1,10 @@
 /**
- * From requests to disk: resolve every path in the sandbox, read each file
- * once, plan all edits with the pure engine, and only when every request
- * succeeded (or `partial` was asked for) hand the writes to the workspace in
- * one commit. A refused request writes nothing; a dry run writes nothing.
+ * The planner/committer internals of the change pipeline (`pipeline.ts` is
+ * the only module that calls them; `test/package/architecture.test.ts` pins
+ * it): resolve every path in the sandbox, read each file once, plan all edits
+ * with the pure engine, and only when every request succeeded (or `partial`
+ * was asked for) hand the writes to the view in one commit. A refused request
+ * writes nothing; a dry run writes nothing.
  *
  * Read → plan → stale check → commit is one critical section of the root
  * (`ws.transact`: on disk the root lock, held by synchronous code only): another
@@ -58,7 +60,7 @@ interface Slot {
   error?: EditwardenError;
 }
 
-export async function applyRequests(ws: FileView, requests: EditRequest[], options: ApplyOptions = {}): Promise<ApplyOutcome> {
+export async function runRequests(ws: FileView, requests: EditRequest[], options: ApplyOptions = {}): Promise<ApplyOutcome> {
   const editOptions: EditOptions = { ...DEFAULT_EDIT_OPTIONS, ...options.edit };
   const slots: Slot[] = requests.map((request, index) => ({ index, request }));
 

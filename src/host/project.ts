@@ -9,7 +9,7 @@
  * what it found (the rolled-back transactions) is returned for the caller
  * to show in its own way.
  */
-import type { ApplyOptions } from '../apply/apply-requests.js';
+import type { ApplyOptions } from '../apply/pipeline.js';
 import type { Config } from '../config/config.js';
 import { editOptionsFromConfig } from '../config/edit-options.js';
 import { type ConfigTrust, trustRefusal } from '../config/trust-state.js';
@@ -30,7 +30,7 @@ export interface Project {
   policy: Policy;
   /** Transactions of dead processes that were rolled back; the caller shows them (`message`). */
   recovered: RecoveryNotice[];
-  /** The options every applyRequests of this project takes: the config's edit options and the language hooks. */
+  /** The options every plan of this project takes: the config's edit options and the language hooks. */
   applyOptions: Pick<ApplyOptions, 'edit' | 'prepareHooks'>;
   /** Only the language hooks (for callers that build their own edit options, e.g. with --strict). */
   applyHooks: Pick<ApplyOptions, 'prepareHooks'>;

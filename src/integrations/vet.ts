@@ -2,8 +2,9 @@
  * The shared hook engine: decides a client's native edit exactly as
  * `edit_file` would decide the same change — the same sandbox resolver, the
  * same denied paths, the same engine and guards (large deletion, size,
- * binary, syntax), the same constraints — by planning it as a dry run, so
- * nothing is written here. An allowed change gets a checkpoint of every file
+ * binary, syntax), the same constraints — by the change pipeline's `plan`
+ * (`apply/pipeline.ts`), whose commit the client performs: nothing is
+ * written here. An allowed change gets a checkpoint of every file
  * it will touch (so `editwarden undo` restores them); after the client
  * wrote, `recordNativeEdit` logs what really changed.
  *
@@ -12,14 +13,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { applyRequests } from '../apply/apply-requests.js';
+import { plan } from '../apply/pipeline.js';
 import type { Config } from '../config/config.js';
 import { loadConfig, loadProjectConfig } from '../config/load.js';
 import { editOptionsFromConfig } from '../config/edit-options.js';
 import type { EngineHooks } from '../edit/types.js';
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { ConstraintGuard, type FileChange } from '../guard/constraints.js';
-import { changesOf } from '../tools/edits.js';
 import { StepRecords } from '../workspace/checkpoints/steps.js';
 import { ensureStateSubdir } from '../workspace/state-dir.js';
 import { openWorkspace } from '../workspace/open.js';
@@ -50,8 +50,9 @@ export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?:
 
     // 1. Paths: the one resolver, on the path the kernel will walk (outside the root, .git/, .editwarden/, symlink escapes), then the protected set.
     // Attack: a prompt-injected agent rewrites the config or the client's hook settings to switch editwarden off.
-    const relative: string[] = [];
-    for (const p of [...edit.requests.map((r) => r.path), ...edit.pathsOnly]) {
+    // The requests' paths are the plan's to check (below); a path the client names without content (pathsOnly) has no request, so it is checked here.
+    const relative: string[] = edit.requests.map((r) => ws.resolve(r.path).relative);
+    for (const p of edit.pathsOnly) {
       const resolved = ws.resolve(p);
       if (resolved.protectedBy) throw protectedRefusal(p, resolved.protectedBy);
       relative.push(resolved.relative);
@@ -60,22 +61,21 @@ export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?:
     // A client's "write" replaces a file or creates it: the engine's overwrite needs the file, create needs its absence.
     const requests = edit.requests.map((r) => (r.action === 'overwrite' && !ws.exists(r.path) ? { ...r, action: 'create' as const } : r));
 
-    // 2. Content: the same pipeline as edit_file, as a dry run.
+    // 2. Content: the change pipeline's plan, as edit_file makes it (the protected set is checked there on every planned write too); the client commits it.
     let changes: FileChange[] = edit.pathsOnly.map((p) => ({ path: ws.resolve(p).relative, added: 0, removed: 0 }));
     let diff = '';
     if (requests.length > 0) {
       const policy = config.edit.syntax_guard;
-      const outcome = await applyRequests(ws, requests, {
-        dryRun: true,
+      const planned = await plan(ws, requests, {
         edit: editOptionsFromConfig(config),
         prepareHooks: (paths) => languageHooks(paths, policy),
       });
+      const outcome = planned.outcome;
       if (!outcome.ok) {
         const first = outcome.results.find((r) => r.error && r.error.code !== ErrorCode.ABORTED)?.error ?? outcome.results.find((r) => r.error)?.error;
         return deny(first ?? { code: ErrorCode.INTERNAL, message: 'The edit was refused.', hint: 'Read the file again and retry.' });
       }
-      for (const f of outcome.files) ws.policy.checkWrite(f, f);
-      changes = [...changesOf(outcome), ...changes];
+      changes = [...planned.changes, ...changes];
       relative.push(...outcome.files);
       diff = outcome.diff;
     }

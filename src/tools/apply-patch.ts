@@ -5,10 +5,10 @@
  * parse-and-apply path as `editwarden apply`: nothing here re-implements it.
  */
 import { z } from 'zod';
-import { applyReply } from '../apply/apply-reply.js';
+import { planReply } from '../apply/apply-reply.js';
 import { FORMAT_NAMES, type FormatName } from '../formats/index.js';
-import { prepareWrites, type WorkspacePipeline } from './edits.js';
-import { defineTool, type ToolContext } from './types.js';
+import { prepareWrites } from './edits.js';
+import { defineTool } from './types.js';
 import { applyPatchDescription } from './descriptions/apply_patch.js';
 
 const ApplyPatchArgs = z
@@ -21,11 +21,6 @@ const ApplyPatchArgs = z
   })
   .strict();
 
-/** Parse and apply against the workspace it is handed: the plan runs once and its writes are committed as planned. */
-function pipeline(args: z.output<typeof ApplyPatchArgs>, ctx: ToolContext): WorkspacePipeline {
-  return (ws, extra) => applyReply(ws, args.patch, { ...ctx.apply, ...extra, format: args.format as FormatName | 'auto' });
-}
-
 export const applyPatchTool = defineTool({
   name: 'apply_patch',
   kind: 'write',
@@ -33,5 +28,6 @@ export const applyPatchTool = defineTool({
   aliases: ['apply_diff'],
   description: applyPatchDescription,
   schema: ApplyPatchArgs,
-  prepare: (args, ctx) => prepareWrites(pipeline(args, ctx), ctx),
+  // Parsed and planned once; the invocation commits that plan.
+  prepare: (args, ctx) => prepareWrites(planReply(ctx.ws, args.patch, { ...ctx.apply, format: args.format as FormatName | 'auto' }).then((reply) => reply.plan)),
 });

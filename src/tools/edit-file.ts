@@ -4,17 +4,13 @@
  * CLI and MCP; it is not repeated here). Planned first for the constraint
  * gate; the invocation then commits the planned writes (edits.ts).
  */
-import { applyRequests } from '../apply/apply-requests.js';
+import { plan } from '../apply/pipeline.js';
 import { toErrorInfo } from '../errors.js';
 import { EditFileArgsSchema, editRequestFromArgs } from '../edit/request-json.js';
 import type { EditRequest } from '../edit/types.js';
-import { prepareWrites, type WorkspacePipeline } from './edits.js';
-import { defineTool, failure, type Preparation, type ToolContext } from './types.js';
+import { prepareWrites } from './edits.js';
+import { defineTool, failure, type Preparation } from './types.js';
 import { editFileDescription } from './descriptions/edit_file.js';
-
-function pipeline(request: EditRequest, ctx: ToolContext): WorkspacePipeline {
-  return (ws, extra) => applyRequests(ws, [request], { ...ctx.apply, ...extra });
-}
 
 export const editFileTool = defineTool({
   name: 'edit_file',
@@ -28,6 +24,6 @@ export const editFileTool = defineTool({
     } catch (error) {
       return { ok: false, result: failure(toErrorInfo(error)) };
     }
-    return prepareWrites(pipeline(request, ctx), ctx);
+    return prepareWrites(plan(ctx.ws, [request], ctx.apply));
   },
 });

@@ -14,7 +14,7 @@
  */
 import { EditwardenError, ErrorCode, formatRefusal, toErrorInfo, type ErrorInfo } from '../errors.js';
 import type { z } from 'zod';
-import type { ApplyOptions } from '../apply/apply-requests.js';
+import type { ApplyOptions } from '../apply/pipeline.js';
 import type { Config } from '../config/config.js';
 import type { Attendance } from '../config/modes.js';
 import type { FileChange } from '../guard/constraints.js';
@@ -149,7 +149,7 @@ export interface ToolContext {
   remainingMs(): number;
   /** Folder for this run's artifacts (command logs); null when the run keeps none. */
   runDir: string | null;
-  /** Edit options and language hooks for applyRequests. */
+  /** Edit options and language hooks for the change pipeline's plan. */
   apply: Pick<ApplyOptions, 'edit' | 'hooks' | 'prepareHooks'>;
   interaction?: Interaction;
 }

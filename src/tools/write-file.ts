@@ -4,10 +4,10 @@
  * gate and transaction as every other edit. Never a raw fs write.
  */
 import { z } from 'zod';
-import { applyRequests } from '../apply/apply-requests.js';
+import { plan } from '../apply/pipeline.js';
 import type { EditRequest } from '../edit/types.js';
-import { prepareWrites, type WorkspacePipeline } from './edits.js';
-import { defineTool, type ToolContext } from './types.js';
+import { prepareWrites } from './edits.js';
+import { defineTool } from './types.js';
 import { writeFileDescription } from './descriptions/write_file.js';
 import { defined } from '../defined.js';
 
@@ -33,10 +33,6 @@ function requestOf(args: WriteArgs): EditRequest {
   };
 }
 
-function pipeline(args: WriteArgs, ctx: ToolContext): WorkspacePipeline {
-  return (ws, extra) => applyRequests(ws, [requestOf(args)], { ...ctx.apply, ...extra });
-}
-
 export const writeFileTool = defineTool({
   name: 'write_file',
   kind: 'write',
@@ -44,5 +40,5 @@ export const writeFileTool = defineTool({
   annotations: { destructiveHint: true, idempotentHint: true },
   description: writeFileDescription,
   schema: WriteFileArgs,
-  prepare: (args, ctx) => prepareWrites(pipeline(args, ctx), ctx),
+  prepare: (args, ctx) => prepareWrites(plan(ctx.ws, [requestOf(args)], ctx.apply)),
 });

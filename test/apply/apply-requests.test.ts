@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyRequests } from '../../src/apply/apply-requests.js';
+import { applyRequests } from '../../src/apply/pipeline.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import type { EditRequest } from '../../src/edit/types.js';
 

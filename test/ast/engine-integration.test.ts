@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { openWorkspace } from '../../src/workspace/open.js';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyRequests } from '../../src/apply/apply-requests.js';
+import { applyRequests } from '../../src/apply/pipeline.js';
 import { prepareAstHooks } from '../../src/ast/hooks.js';
 import type { EditRequest } from '../../src/edit/types.js';
 import type { Workspace } from '../../src/workspace/workspace.js';

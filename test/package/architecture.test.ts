@@ -379,3 +379,72 @@ describe('options types stay small', () => {
     ).toEqual([]);
   });
 });
+
+/**
+ * One route to a write (issue 25, "the construction"): every route — the
+ * runner's write tools, controlled mode, the CLI, the library, the hooks —
+ * goes through the change pipeline's `plan` and `commit` (apply/pipeline.ts).
+ * Its internals — the request planner/committer (apply/apply-requests.ts),
+ * the engine's planFile / tryFastExactEdit, and FileView's commit of writes —
+ * are called nowhere else, so no route can assemble safety rules of its own.
+ */
+const PIPELINE = 'apply/pipeline.ts';
+const PLANNER = 'apply/apply-requests.ts';
+/** Writers of editwarden's own records (not an agent's request): the Editor's context files and the controlled-edit report. */
+const OWN_RECORD_WRITERS = new Set(['agent/editor/records.ts', 'report/controlled-edit.ts']);
+
+describe('one change pipeline: plan → commit is the only route to a write', () => {
+  const trees = new Map(files.map((f) => [f.rel, ts.createSourceFile(f.rel, f.text, ts.ScriptTarget.Latest, true)] as const));
+  const calls = (named: (callee: string, args: number) => boolean, exempt: (rel: string) => boolean): string[] => {
+    const out: string[] = [];
+    for (const [rel, source] of trees) {
+      if (exempt(rel)) continue;
+      const walk = (node: ts.Node): void => {
+        if (ts.isCallExpression(node)) {
+          const callee = ts.isIdentifier(node.expression) ? node.expression.text : ts.isPropertyAccessExpression(node.expression) ? `.${node.expression.name.text}` : '';
+          if (named(callee, node.arguments.length)) out.push(`${rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}: ${node.getText().slice(0, 60)}`);
+        }
+        ts.forEachChild(node, walk);
+      };
+      walk(source);
+    }
+    return out;
+  };
+
+  it('only the pipeline imports the request planner/committer (apply/apply-requests.ts)', () => {
+    const importers = files.filter((f) => f.rel !== PIPELINE && f.local.includes(PLANNER)).map((f) => f.rel);
+    expect(importers).toEqual([]);
+  });
+
+  it("only the planner calls the engine's planFile / tryFastExactEdit (the pure floor's own helpers aside)", () => {
+    expect(
+      calls(
+        (callee) => callee === 'planFile' || callee === 'tryFastExactEdit',
+        (rel) => rel === PLANNER || rel.startsWith('edit/'),
+      ),
+    ).toEqual([]);
+  });
+
+  it("no module outside workspace/ commits writes to a view (ws.commit(tx, writes)) but the pipeline and editwarden's own record writers", () => {
+    const exempt = (rel: string): boolean => rel.startsWith('workspace/') || rel === PIPELINE || rel === PLANNER || OWN_RECORD_WRITERS.has(rel);
+    expect(calls((callee, args) => callee === '.commit' && args === 2, exempt)).toEqual([]);
+  });
+
+  it('the routes call the pipeline: the write tools, controlled mode, the hook vet, the CLI edit command and the library', () => {
+    const usesPipeline = (rel: string): boolean => files.find((f) => f.rel === rel)?.local.some((t) => t === PIPELINE || t === 'apply/apply-reply.ts') ?? false;
+    for (const route of [
+      'tools/edit-file.ts',
+      'tools/write-file.ts',
+      'tools/apply-patch.ts',
+      'tools/edits.ts',
+      'agent/controlled.ts',
+      'agent/controlled-tool.ts',
+      'integrations/vet.ts',
+      'cli/commands/edit.ts',
+      'cli/commands/apply.ts',
+      'index.ts',
+    ]) {
+      expect({ route, usesPipeline: usesPipeline(route) }).toEqual({ route, usesPipeline: true });
+    }
+  });
+});

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { applyRequests } from '../../src/apply/apply-requests.js';
+import { applyRequests } from '../../src/apply/pipeline.js';
 import { editRequestFromArgs } from '../../src/edit/request-json.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { bin, cleanup, script, tempProject } from '../agent/helpers/bin.js';

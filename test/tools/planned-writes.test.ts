@@ -2,11 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyRequests } from '../../src/apply/apply-requests.js';
+import { plan, type Plan } from '../../src/apply/pipeline.js';
 import { defaultConfig } from '../../src/config/config.js';
-import { prepareWrites, type WorkspacePipeline } from '../../src/tools/edits.js';
+import { prepareWrites } from '../../src/tools/edits.js';
 import { ToolRunner, type ApprovalHook } from '../../src/tools/runner.js';
-import type { ToolContext } from '../../src/tools/types.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import type { Workspace } from '../../src/workspace/workspace.js';
 
@@ -24,34 +23,26 @@ function runner(approve: ApprovalHook): ToolRunner {
   return ToolRunner.start({ ws, config: defaultConfig(), transactions, approve });
 }
 
-/** A tool context as the runner builds it. */
-function contextOf(ws: Workspace): ToolContext {
-  return { ws, config: defaultConfig(), mode: 'headless', call: 0, signal: new AbortController().signal, remainingMs: () => 60_000, runDir: null, apply: {} };
-}
-
-/** An edit_file-like pipeline that counts how often the edit is read, matched and diffed. */
-function countingEdit(oldText: string, newText: string): { pipeline: WorkspacePipeline; runs: () => number } {
+/** An edit_file-like plan whose language hooks count how often the edit is planned (read, matched and diffed): once per plan. */
+function countingEdit(oldText: string, newText: string): { planOn: (ws: Workspace) => Promise<Plan>; runs: () => number } {
   let runs = 0;
-  return {
-    pipeline: (ws) => {
-      runs++;
-      return applyRequests(ws, [{ action: 'edit', path: 'a.txt', oldText, newText }]);
-    },
-    runs: () => runs,
+  const prepareHooks = async () => {
+    runs++;
+    return {};
   };
+  return { planOn: (ws) => plan(ws, [{ action: 'edit', path: 'a.txt', oldText, newText }], { prepareHooks }), runs: () => runs };
 }
 
 describe('a planned write commits what its plan computed', () => {
   it('runs the edit pipeline once for plan and write together', async () => {
     fs.writeFileSync(file('a.txt'), 'one\ntwo\nthree\n');
     const { ws } = openWorkspace(root);
-    const ctx = contextOf(ws);
     const edit = countingEdit('two', 'TWO');
-    const plan = await prepareWrites(edit.pipeline, ctx);
-    if (!plan.ok) throw new Error('the plan was refused');
-    expect(plan.invocation.changes).toEqual([{ path: 'a.txt', added: 1, removed: 1 }]);
+    const prepared = await prepareWrites(edit.planOn(ws));
+    if (!prepared.ok) throw new Error('the plan was refused');
+    expect(prepared.invocation.changes).toEqual([{ path: 'a.txt', added: 1, removed: 1 }]);
     expect(read('a.txt')).toBe('one\ntwo\nthree\n');
-    const result = await plan.invocation.run();
+    const result = await prepared.invocation.run();
     expect(result.ok).toBe(true);
     expect(result.output).toContain('applied edit a.txt +1 -1');
     expect(read('a.txt')).toBe('one\nTWO\nthree\n');
@@ -61,10 +52,9 @@ describe('a planned write commits what its plan computed', () => {
   it('plans again for another call: a plan belongs to its own invocation only', async () => {
     fs.writeFileSync(file('a.txt'), 'one\ntwo\n');
     const { ws } = openWorkspace(root);
-    const ctx = contextOf(ws);
     const edit = countingEdit('two', 'TWO');
-    const first = await prepareWrites(edit.pipeline, ctx);
-    const second = await prepareWrites(edit.pipeline, ctx);
+    const first = await prepareWrites(edit.planOn(ws));
+    const second = await prepareWrites(edit.planOn(ws));
     if (!first.ok || !second.ok) throw new Error('a plan was refused');
     await second.invocation.run();
     expect(edit.runs()).toBe(2);
@@ -75,8 +65,8 @@ describe('a planned write commits what its plan computed', () => {
   it('writes nothing while planning, even through a pipeline that asks to write', async () => {
     fs.writeFileSync(file('a.txt'), 'one\ntwo\n');
     const { ws } = openWorkspace(root);
-    const plan = await prepareWrites(countingEdit('two', 'TWO').pipeline, contextOf(ws));
-    expect(plan.ok).toBe(true);
+    const prepared = await prepareWrites(countingEdit('two', 'TWO').planOn(ws));
+    expect(prepared.ok).toBe(true);
     expect(read('a.txt')).toBe('one\ntwo\n');
     expect(fs.existsSync(path.join(root, '.editwarden/checkpoints/manifests/files'))).toBe(false);
   });

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyRequests } from '../../src/apply/apply-requests.js';
+import { applyRequests } from '../../src/apply/pipeline.js';
 import { openReadOnly, openWorkspace } from '../../src/workspace/open.js';
 import { OverlayView } from '../../src/workspace/overlay.js';
 import { FILE_VIEW_METHODS, type FileView } from '../../src/workspace/view.js';

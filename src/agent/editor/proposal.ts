@@ -6,7 +6,7 @@
  * only, all or nothing), so its paths meet the same sandbox: a diff that
  * names `.editwarden/`, `.git/` or a path outside the root writes nothing.
  */
-import type { ApplyOptions } from '../../apply/apply-requests.js';
+import type { ApplyOptions } from '../../apply/pipeline.js';
 import { applyReply, type ReplyOutcome } from '../../apply/apply-reply.js';
 import type { Workspace } from '../../workspace/workspace.js';
 

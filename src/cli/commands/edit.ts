@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { applyRequests, type ApplyOutcome } from '../../apply/apply-requests.js';
+import { applyRequests, type ApplyOutcome } from '../../apply/pipeline.js';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { AST_ACTIONS, EDIT_MODES, editRequestFromFields, type AstAction, type EditRequestFields } from '../../edit/request-fields.js';
 import type { EditRequest } from '../../edit/types.js';

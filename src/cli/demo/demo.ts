@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ControlledEditSession, type ControlledEditOutcome } from '../../agent/controlled.js';
 import { hashTree } from '../../agent/hash-tree.js';
-import { applyRequests } from '../../apply/apply-requests.js';
+import { applyRequests } from '../../apply/pipeline.js';
 import { DEFAULT_CONFIG } from '../../config/defaults.js';
 import type { Config } from '../../config/config.js';
 import { parseEdits } from '../../formats/index.js';

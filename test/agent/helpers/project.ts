@@ -37,6 +37,8 @@ export async function runWithServer(
     stream?: boolean;
     config?: DeepPartial<Config>;
     session?: Partial<AgentSessionOptions>;
+    /** The language hooks the project's plans use (default: the syntax guard of the config). */
+    applyHooks?: AgentSessionOptions['project']['applyHooks'];
   } = {},
 ): Promise<AgentRunResult> {
   const server = await startScriptedServer(script, { chunk: 9 });
@@ -52,7 +54,7 @@ export async function runWithServer(
     const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes });
     const events: AgentEvent[] = [];
     const result = await runAgentSession({
-      project: { ws: opened.ws, config, transactions: opened.transactions, applyHooks: { prepareHooks: (paths) => prepareLanguageHooks(paths, config.edit.syntax_guard) } },
+      project: { ws: opened.ws, config, transactions: opened.transactions, applyHooks: options.applyHooks ?? { prepareHooks: (paths) => prepareLanguageHooks(paths, config.edit.syntax_guard) } },
       mode: 'headless',
       provider,
       task: 'Do the task.',

@@ -1,0 +1,111 @@
+/**
+ * One change pipeline, one verdict: the same request set reaches the same
+ * verdict — the same refusal code, or the same planned change — through every
+ * route to a write, each through its real entry point: the runner's
+ * `edit_file` tool, the CLI's `edit` (the built bin), the library's
+ * `applyRequests`, the hook (`editwarden hook claude pre-tool-use`, the
+ * hook's own entry) and controlled mode (`editwarden controlled-edit`, the
+ * session the agent's controlled mode runs). A hook allows without a diff (the
+ * client writes), so its verdict is allow or the refusal code.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { applyRequests } from '../../src/apply/pipeline.js';
+import { defaultConfig } from '../../src/config/config.js';
+import { changeLines } from '../../src/apply/pipeline.js';
+import { ToolRunner } from '../../src/tools/runner.js';
+import { openWorkspace } from '../../src/workspace/open.js';
+import { tempDir } from '../temp-dirs.js';
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/editwarden');
+
+/** A route's verdict: the refusal code, or `ok` with the lines the change removes and adds (null for a hook, which plans no diff it shows). */
+type Verdict = { code: string } | { ok: true; change: string | null };
+
+const FILES: Record<string, string> = {
+  'a.txt': 'one\ntwo\nthree\ntwo again\n',
+  '.claude/settings.json': '{}\n',
+};
+
+function project(): string {
+  const root = tempDir('ew-one-route-');
+  spawnSync('git', ['init', '-q'], { cwd: root });
+  for (const [rel, text] of Object.entries(FILES)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  }
+  return root;
+}
+
+interface Case {
+  name: string;
+  path: string;
+  old: string;
+  new: string;
+  /** What every route must say: the refusal code, or the change's lines. */
+  verdict: Verdict;
+}
+
+const CASES: Case[] = [
+  { name: 'an edit that applies', path: 'a.txt', old: 'three', new: 'THREE', verdict: { ok: true, change: '-three\n+THREE' } },
+  { name: 'text that is not there', path: 'a.txt', old: 'four', new: 'FOUR', verdict: { code: 'E_NOT_FOUND' } },
+  { name: 'text that is there twice', path: 'a.txt', old: 'two', new: 'TWO', verdict: { code: 'E_AMBIGUOUS' } },
+  { name: 'a protected client setting', path: '.claude/settings.json', old: '{}', new: '{"hooks":{}}', verdict: { code: 'E_DENIED_PATH' } },
+  { name: 'a path outside the root', path: '../elsewhere.txt', old: 'x', new: 'y', verdict: { code: 'E_OUTSIDE_ROOT' } },
+];
+
+function bin(args: string[], input: string): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { input, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function fromResult(r: { status: string; diff: string; error?: { code: string } } | undefined): Verdict {
+  if (!r) return { code: 'no result' };
+  return r.error ? { code: r.error.code } : { ok: true, change: changeLines(r.diff) };
+}
+
+const routes: Record<string, (root: string, c: Case) => Promise<Verdict>> = {
+  async 'runner tool edit_file'(root, c) {
+    const { ws, transactions } = openWorkspace(root);
+    const run = ToolRunner.start({ ws, config: defaultConfig(), transactions });
+    const r = await run.call({ tool: 'edit_file', args: { path: c.path, old_text: c.old, new_text: c.new } });
+    if (!r.ok) return { code: r.error?.code ?? 'no code' };
+    return fromResult((r.data as { results: Array<{ status: string; diff: string }> }).results[0]);
+  },
+  async 'CLI edit'(root, c) {
+    const r = bin(['edit', '--request', '-', '--json', '--root', root], JSON.stringify([{ path: c.path, old_text: c.old, new_text: c.new }]));
+    return fromResult((JSON.parse(r.stdout) as { results: Array<{ status: string; diff: string; error?: { code: string } }> }).results[0]);
+  },
+  async 'library applyRequests'(root, c) {
+    const { ws } = openWorkspace(root);
+    const out = await applyRequests(ws, [{ action: 'edit', path: c.path, oldText: c.old, newText: c.new }]);
+    return fromResult(out.results[0]);
+  },
+  async 'hook (claude pre-tool-use)'(root, c) {
+    const r = bin(['hook', 'claude', 'pre-tool-use', '--root', root], JSON.stringify({ tool_name: 'Edit', tool_input: { file_path: path.join(root, c.path), old_string: c.old, new_string: c.new } }));
+    expect(r.code).toBe(0);
+    if (r.stdout.trim() === '') return { ok: true, change: null };
+    const reason = (JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput.permissionDecisionReason;
+    return { code: /\bE_[A-Z_]+/.exec(reason)?.[0] ?? reason };
+  },
+  async 'controlled mode'(root, c) {
+    const r = bin(['controlled-edit', '--request', '-', '--build', 'true', '--json', '--root', root], JSON.stringify({ filename: c.path, old_text: c.old, new_text: c.new }));
+    const out = JSON.parse(r.stdout) as { error?: { code: string }; results?: Array<{ status: string; diff: string; error?: { code: string } }> };
+    if (out.error) return { code: out.error.code };
+    return fromResult(out.results?.[0]);
+  },
+};
+
+describe('the same request set, the same verdict through every route', () => {
+  for (const c of CASES) {
+    it(c.name, async () => {
+      const verdicts: Record<string, Verdict> = {};
+      for (const [name, route] of Object.entries(routes)) verdicts[name] = await route(project(), c);
+      // The hook shows no diff: it agrees when it allows what the others apply, or refuses with the same code.
+      const expected = Object.fromEntries(Object.keys(routes).map((name) => [name, name.startsWith('hook') && 'ok' in c.verdict ? { ok: true, change: null } : c.verdict]));
+      expect(verdicts).toEqual(expected);
+    });
+  }
+});
