@@ -154,8 +154,8 @@ function toIssue(node: Node, text: string): AstSyntaxIssue {
  */
 function newIssues(edited: Tree, tree: Tree, edit: Edit, after: string): AstSyntaxIssue[] {
   if (!tree.rootNode.hasError) return [];
-  const regions: Region[] = edited.getChangedRanges(tree).map((r) => ({ start: r.startIndex, end: r.endIndex }));
-  regions.push({ start: edit.startIndex, end: edit.newEndIndex });
+  const regions: Region[] = edited.getChangedRanges(tree).map((r) => ({ start: searchStart(after, r.startIndex), end: r.endIndex }));
+  regions.push({ start: searchStart(after, edit.startIndex), end: edit.newEndIndex });
   const candidates = errorNodesIn(tree, regions);
   const oldBroken = edited.rootNode.hasError;
   const fresh = candidates.filter((node) => {
@@ -165,6 +165,20 @@ function newIssues(edited: Tree, tree: Tree, edit: Edit, after: string): AstSynt
     return !old.some((o) => here.start <= o.endIndex && o.startIndex <= here.end);
   });
   return fresh.map((node) => toIssue(node, after));
+}
+
+/**
+ * Where the search for a changed region's errors starts. Tree-sitter puts a
+ * zero-width MISSING node right after the last token before the error (a
+ * comment is a token too), which can lie before the whitespace that precedes
+ * the changed range: in `name: string;\n\n,/*` the missing member name sits
+ * just after the `;`, two characters before the edit. The start moves back
+ * over that whitespace.
+ */
+function searchStart(text: string, start: number): number {
+  let at = Math.min(start, text.length);
+  while (at > 0 && /\s/.test(text.charAt(at - 1))) at--;
+  return at;
 }
 
 /** The edit that turns `after` back into `before`. */

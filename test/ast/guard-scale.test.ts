@@ -189,6 +189,25 @@ describe('the guard searches only where the edit changed the tree, and misses no
     expect(new AstService('refuse').newSyntaxErrors('a.ts', base, after).length > 0).toBe(expected.length > 0);
     session.dispose();
   });
+
+  it('finds a MISSING node tree-sitter puts before the whitespace that precedes the edit (seed 853229726)', () => {
+    // `,/*` between two class members: the missing member name sits right after the `;` (or the comment) of the line above,
+    // outside the changed range, so a search that starts at the changed range alone let the broken edit through.
+    // sample.ts: a doc comment further down closes the `/*`, so the constructor becomes a comment and the class body stays whole.
+    const base = fixture('sample.ts');
+    const withComment = base.replace('private name: string;', 'private name: string; // the name');
+    for (const text of [base, withComment]) {
+      const at = text.indexOf('  constructor');
+      const after = `${text.slice(0, at)},/*${text.slice(at)}`;
+      const expected = reference(text, after);
+      expect(expected.length).toBeGreaterThan(0);
+      const session = new AstService('refuse');
+      session.newSyntaxErrors('a.ts', null, text);
+      expect(session.newSyntaxErrors('a.ts', text, after).length).toBeGreaterThan(0);
+      expect(new AstService('refuse').newSyntaxErrors('a.ts', text, after).length).toBeGreaterThan(0);
+      session.dispose();
+    }
+  });
 });
 
 describe('the tree cache', () => {
