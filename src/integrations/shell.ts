@@ -20,7 +20,6 @@
  */
 import fs from 'node:fs';
 import type { ConstraintsConfig } from '../config/config.js';
-import { loadProjectConfig } from '../config/load.js';
 import { modelKeyEnvNames } from '../config/env-names.js';
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { CommandEffects, type CommandEffectsResult } from '../guard/command-effects.js';
@@ -28,7 +27,7 @@ import { ConstraintGuard } from '../guard/constraints.js';
 import { commandSandbox, sandboxInForce, unsandboxedRefusal } from '../sandbox/for-workspace.js';
 import { runCommand } from '../verify/runner.js';
 import type { RootLock } from '../workspace/lock.js';
-import { openWorkspace } from '../workspace/open.js';
+import { openProjectAt, type Project } from '../host/project.js';
 import { SessionLedger, type SessionKey } from './session-ledger.js';
 import { recordHookCommand } from './hook-events.js';
 import { appendHookRecord } from './vet.js';
@@ -67,17 +66,12 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     if (code === SHELL_NOT_RUN) recordHookCommand(req.root, route, req.tool, { command: req.command, exitCode: null, changes: [], checkpoint: null, refusal: error });
     return code;
   };
-  let opened: ReturnType<typeof openWorkspace>;
-  let config: ReturnType<typeof loadProjectConfig>['config'];
+  let opened: Project;
+  let config: Project['config'];
   try {
-    const loaded = loadProjectConfig(req.root, req.configFile);
-    config = loaded.config;
-    // The project's one protected set (workspace/policy.ts): bound read-only in the sandbox, put back after the command.
-    opened = openWorkspace(req.root, {
-      maxFileBytes: config.edit.max_file_bytes,
-      keepLast: config.checkpoints.keep_last,
-      policy: { gitWritable: config.sandbox.git_writable, trust: loaded.trust, ...(req.configFile ? { configFiles: [req.configFile] } : {}) },
-    });
+    // The Project every route opens (host/project.ts): its one protected set is bound read-only in the sandbox and put back after the command.
+    opened = openProjectAt(req.root, { configFile: req.configFile });
+    config = opened.config;
   } catch (error) {
     return refuse(toErrorInfo(error), SHELL_NOT_RUN);
   }

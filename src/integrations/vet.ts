@@ -14,15 +14,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { plan } from '../apply/pipeline.js';
-import type { Config } from '../config/config.js';
-import { loadConfig, loadProjectConfig } from '../config/load.js';
-import { editOptionsFromConfig } from '../config/edit-options.js';
-import type { EngineHooks } from '../edit/types.js';
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { ConstraintGuard, type FileChange } from '../guard/constraints.js';
 import { StepRecords } from '../workspace/checkpoints/steps.js';
 import { ensureStateSubdir } from '../workspace/state-dir.js';
-import { openWorkspace } from '../workspace/open.js';
+import { openProjectAt } from '../host/project.js';
 import { protectedRefusal } from '../workspace/policy.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { NativeEdit } from './native-edit.js';
@@ -38,10 +34,10 @@ function toolOf(edit: NativeEdit): string {
 /** Plans the native edit against the workspace at `root`; on allow, checkpoints the files it touches. `configFile`: an explicit `--config` (absolute), loaded and protected. */
 export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?: string): Promise<Verdict> {
   try {
-    const { config, trust } = loadProjectConfig(root, configFile);
-    // The project's protected set (workspace/policy.ts), the same value the file tools and the sandbox read; an explicit config is a member.
-    const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes, keepLast: config.checkpoints.keep_last, policy: { gitWritable: config.sandbox.git_writable, trust, ...(configFile ? { configFiles: [configFile] } : {}) } });
-    const ws = opened.ws;
+    // The Project every route opens (host/project.ts): the one loader, the protected set (an explicit config is a member),
+    // the edit options and the language hooks — the same values the file tools, the CLI and the sandbox read.
+    const project = openProjectAt(root, { configFile });
+    const { ws, config } = project;
     const guard = new ConstraintGuard(config.constraints, { mode: 'interactive' });
     const tool = toolOf(edit);
     // A client's own edit tool is judged as editwarden's file tool: it needs no person.
@@ -65,11 +61,7 @@ export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?:
     let changes: FileChange[] = edit.pathsOnly.map((p) => ({ path: ws.resolve(p).relative, added: 0, removed: 0 }));
     let diff = '';
     if (requests.length > 0) {
-      const policy = config.edit.syntax_guard;
-      const planned = await plan(ws, requests, {
-        edit: editOptionsFromConfig(config),
-        prepareHooks: (paths) => languageHooks(paths, policy),
-      });
+      const planned = await plan(ws, requests, project.applyOptions);
       const outcome = planned.outcome;
       if (!outcome.ok) {
         const first = outcome.results.find((r) => r.error && r.error.code !== ErrorCode.ABORTED)?.error ?? outcome.results.find((r) => r.error)?.error;
@@ -85,14 +77,14 @@ export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?:
     if (violation) return deny(violationError(violation));
     // …and on top of what this client session already changed (each hook call is its own process).
     if (edit.session) {
-      const refused = new SessionLedger(ws.stateDir, opened.transactions.checkpoints.lock, edit.session).charge(config.constraints, changes, tool);
+      const refused = new SessionLedger(ws.stateDir, project.transactions.checkpoints.lock, edit.session).charge(config.constraints, changes, tool);
       if (refused) return deny(refused);
     }
 
     // 4. Allowed: checkpoint what the client is about to write.
     const unique = [...new Set(relative)];
     if (unique.length === 0) return { allow: true, changes, diff, checkpoint: null };
-    const manifest = opened.transactions.checkpoints.createFiles(unique, `${edit.client} ${edit.tool}`, `before ${edit.client} ${edit.tool} ${summarize(unique)}`, {
+    const manifest = project.transactions.checkpoints.createFiles(unique, `${edit.client} ${edit.tool}`, `before ${edit.client} ${edit.tool} ${summarize(unique)}`, {
       kind: 'hook',
       client: edit.client,
       tool: edit.tool,
@@ -106,9 +98,8 @@ export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?:
 
 /** After the client's tool ran: what changed since the hook's checkpoint, appended to `.editwarden/hooks/changes.jsonl`. */
 export function recordNativeEdit(root: string, client: string, tool: string, call: string | undefined, configFile?: string): { checkpoint: string | null; changes: Array<{ path: string; change: string; patch?: string }> } {
-  const config: Config = loadConfig(root, configFile);
-  const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes });
-  const service = opened.transactions.checkpoints;
+  const project = openProjectAt(root, { configFile });
+  const service = project.transactions.checkpoints;
   const ids = service.manifests.ids();
   let checkpoint: string | null = null;
   // The newest checkpoint this call's PreToolUse took (bounded look-back: hooks checkpoint right before the tool runs).
@@ -127,7 +118,7 @@ export function recordNativeEdit(root: string, client: string, tool: string, cal
       checkpoint,
       service.get(checkpoint).entries.map((e) => e.path),
     );
-  appendHookRecord(opened.ws, { at: new Date().toISOString(), client, tool, ...(call !== undefined ? { call } : {}), checkpoint, changes: changes.map((c) => ({ path: c.path, change: c.change })) });
+  appendHookRecord(project.ws, { at: new Date().toISOString(), client, tool, ...(call !== undefined ? { call } : {}), checkpoint, changes: changes.map((c) => ({ path: c.path, change: c.change })) });
   return { checkpoint, changes };
 }
 
@@ -141,14 +132,6 @@ export function appendHookRecord(ws: Workspace, entry: Record<string, unknown>):
   } finally {
     fs.closeSync(fd);
   }
-}
-
-/** The syntax guard and AST support for code files, as the CLI prepares them (tree-sitter loads only for code files). */
-async function languageHooks(paths: string[], policy: 'refuse' | 'warn' | 'off'): Promise<EngineHooks> {
-  const { languageForPath } = await import('../ast/languages/index.js');
-  if (!paths.some((p) => languageForPath(p) !== undefined)) return {};
-  const { prepareAstHooks } = await import('../ast/hooks.js');
-  return prepareAstHooks(paths, policy);
 }
 
 function violationError(v: { message: string; hint: string; path?: string }): ErrorInfo {

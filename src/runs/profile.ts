@@ -6,8 +6,8 @@
  * read the profile instead of separate flags — so a mode is one value, not a
  * combination of booleans checked in several places. It only describes a
  * run; it never opens a workspace, starts one or renders anything. It lives
- * in runs/ (beside the run's outcome), not in host/: the Editor in agent/
- * reads it, and host/ is a floor above agent/.
+ * in runs/, beside the run's outcome and the `Run` that settles by it: the
+ * tool runner one floor up holds the Run.
  *
  * The failure policies are the three of DESIGN.md, one mechanism (a
  * transaction with a checkpoint, owned and settled by the `Run`, run.ts)

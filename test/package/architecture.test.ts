@@ -20,7 +20,7 @@ const SRC = path.resolve(import.meta.dirname, '../../src');
  * same list, with each floor's job, is the table in docs/architecture.md.
  * `defined`, `errors` and `index` are the files src/defined.ts, src/errors.ts and src/index.ts.
  */
-const RANK = ['defined', 'errors', 'edit', 'formats', 'ast', 'config', 'sandbox', 'workspace', 'guard', 'runs', 'verify', 'apply', 'tools', 'report', 'agent', 'integrations', 'host', 'mcp', 'index', 'cli'] as const;
+const RANK = ['defined', 'errors', 'edit', 'formats', 'ast', 'config', 'sandbox', 'workspace', 'guard', 'runs', 'verify', 'apply', 'host', 'tools', 'report', 'agent', 'integrations', 'mcp', 'index', 'cli'] as const;
 
 /**
  * Files over the line limit that other branches of the same issue are
@@ -410,6 +410,17 @@ describe('one change pipeline: plan → commit is the only route to a write', ()
     }
     return out;
   };
+
+  it('a route opens its project through host/project.ts (openProject / openProjectAt): no other module calls openWorkspace', () => {
+    // The library re-exports it; checkpoint and undo work on the history alone (no config, no plan), read-only commands use openReadOnly.
+    const allowed = new Set(['host/project.ts', 'index.ts', 'cli/commands/checkpoint.ts', 'cli/commands/undo.ts']);
+    expect(
+      calls(
+        (callee) => callee === 'openWorkspace',
+        (rel) => allowed.has(rel) || rel.startsWith('workspace/'),
+      ),
+    ).toEqual([]);
+  });
 
   it('only the pipeline imports the request planner/committer (apply/apply-requests.ts)', () => {
     const importers = files.filter((f) => f.rel !== PIPELINE && f.local.includes(PLANNER)).map((f) => f.rel);
