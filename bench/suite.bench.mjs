@@ -41,6 +41,16 @@ export async function run() {
     const out = (test.stdout + test.stderr).replace(/\x1b\[[0-9;]*m/g, '');
     const tests = /Tests\s+(.+?)\s*\(\d+\)/.exec(out)?.[1] ?? 'no summary';
     const cores = os.availableParallelism?.() ?? os.cpus().length;
+    // A failed run names what failed (vitest's "FAIL <file> > <test>" lines), and keeps its whole output to read.
+    const failed = [
+      ...new Set(
+        out
+          .split('\n')
+          .filter((l) => /^\s*FAIL\s/.test(l))
+          .map((l) => l.replace(/^\s*FAIL\s+/, '').trim()),
+      ),
+    ];
+    if (test.status !== 0) fs.writeFileSync(path.join(os.tmpdir(), `ew-bench-suite-${sha.slice(0, 8)}.log`), out);
     return [
       { case: 'npm ci (fresh clone, local npm cache)', value: `${ci.seconds.toFixed(0)} s`, note: 'not part of the goal: registry and disk' },
       {
@@ -48,7 +58,7 @@ export async function run() {
         value: `${test.seconds.toFixed(0)} s`,
         goal: `≤ ${GOAL_SECONDS} s`,
         met: test.status === 0 && test.seconds <= GOAL_SECONDS ? 'met' : 'not met',
-        note: `${test.status === 0 ? 'passed' : `FAILED (exit ${test.status})`}: ${tests}; ${cores} cores, load ${os.loadavg()[0].toFixed(1)} at the end`,
+        note: `${test.status === 0 ? 'passed' : `FAILED (exit ${test.status}): ${failed.join('; ') || 'see the log'} (log: ${path.join(os.tmpdir(), `ew-bench-suite-${sha.slice(0, 8)}.log`)})`}: ${tests}; ${cores} cores, load ${os.loadavg()[0].toFixed(1)} at the end`,
       },
     ];
   } finally {
