@@ -29,6 +29,8 @@ export async function run() {
   const ref = process.env.EW_SUITE_REF ?? 'HEAD';
   const sha = spawnSync('git', ['rev-parse', ref], { cwd: REPO, encoding: 'utf8' }).stdout.trim();
   const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-bench-suite-')));
+  // Where a clone usually lives is readable by other users (mkdtemp makes 0700): the second-OS-user test runs Node from it, as in .ci/run.
+  fs.chmodSync(base, 0o755);
   const clone = path.join(base, 'editwarden');
   const env = { ...process.env, NO_COLOR: '1', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
   try {
