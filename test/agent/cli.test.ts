@@ -4,6 +4,7 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedServer } from '../../src/agent/providers/scripted-server.js';
+import { interruptWhen } from './helpers/bin.js';
 import { lines } from './helpers/project.js';
 import { trustRepoConfig } from '../trust-config.js';
 
@@ -211,23 +212,7 @@ describe('editwarden run', () => {
       turns: [{ tool_calls: [{ name: 'edit_file', arguments: { path: 'src/greeting.js', old_text: 'Hello', new_text: 'Hi' } }] }, { text: 'Thinking about the next step for a long while…', delay_ms: 30_000 }],
     });
     try {
-      const child = spawn(process.execPath, [...entry, 'run', '--task', 'x', '--model', 'openai-compatible:scripted', '--base-url', server.openaiBaseUrl, '--root', root], {
-        env: { ...process.env, NO_COLOR: '1' },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      let sent = false;
-      const code = await new Promise<number | null>((resolve) => {
-        child.stdout.on('data', (c: Buffer) => {
-          stdout += c.toString();
-          if (!sent && stdout.includes('Thinking about')) {
-            sent = true;
-            child.kill('SIGINT');
-          }
-        });
-        child.on('close', (c) => resolve(c));
-      });
+      const { code, stdout, stderr } = await interruptWhen([...entry, 'run', '--task', 'x', '--model', 'openai-compatible:scripted', '--base-url', server.openaiBaseUrl, '--root', root], 'Thinking about');
       expect(code).toBe(130);
       expect(stderr).toContain('Stopping: the current step is cancelled');
       expect(stdout).toContain('interrupted');

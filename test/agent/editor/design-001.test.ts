@@ -8,7 +8,6 @@
  * "'Minimal' is a qualitative judgment — no hard size limits" (the Editor
  * profile's defaults, which give way to what the user configured).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -16,7 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src/config/config.js';
 import { configuredKeys } from '../../../src/config/configured.js';
 import { configUnder, runProfile } from '../../../src/runs/profile.js';
-import { BIN, bin, cleanup as cleanupBin, ensureBuilt, script } from '../helpers/bin.js';
+import { BIN, bin, cleanup as cleanupBin, ensureBuilt, interruptWhen, script } from '../helpers/bin.js';
 import { startScriptedServer } from '../../../src/agent/providers/scripted-server.js';
 import { attemptLines, afterVerification, initialCounters } from '../../../src/agent/editor/counters.js';
 import { cleanup, complete, GREETING_FILE, GREETING_PROJECT, hypothesis, lastToolResult, makeProject, read, runEditorWithServer, setGreeting, VERIFY, verifyResults } from './helpers.js';
@@ -155,21 +154,7 @@ describe('"Cancel — Partial changes preserved — no artifact created"', () =>
     const root = makeProject(GREETING_PROJECT);
     const server = await startScriptedServer({ turns: [setGreeting('Hey'), VERIFY, { text: 'Thinking about the next fix for a long while…', delay_ms: 30_000 }] });
     try {
-      const child = spawn(process.execPath, [BIN, 'run', '--mode', 'editor', '--task', 'Make the greeting say "Hi".', '--model', 'openai-compatible:scripted', '--base-url', server.openaiBaseUrl, '--root', root], {
-        env: { ...process.env, NO_COLOR: '1' },
-      });
-      let stdout = '';
-      let sent = false;
-      const code = await new Promise<number | null>((resolve) => {
-        child.stdout.on('data', (c: Buffer) => {
-          stdout += c.toString();
-          if (!sent && stdout.includes('Thinking about')) {
-            sent = true;
-            child.kill('SIGINT');
-          }
-        });
-        child.on('close', (c) => resolve(c));
-      });
+      const { code, stdout } = await interruptWhen([BIN, 'run', '--mode', 'editor', '--task', 'Make the greeting say "Hi".', '--model', 'openai-compatible:scripted', '--base-url', server.openaiBaseUrl, '--root', root], 'Thinking about');
       expect(code).toBe(130);
       expect(stdout).toContain('Attempt 1: FAIL  → consecutive=1, total=1');
       const folder = /run folder: (\S+)/.exec(stdout)?.[1] as string;

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 const REPO = path.resolve(__dirname, '../../..');
 export const BIN = path.join(REPO, 'bin/editwarden');
@@ -62,4 +62,26 @@ export function runDirOf(root: string, marker?: string): string {
     .filter((d) => !marker || fs.existsSync(path.join(root, '.editwarden/runs', d, marker)));
   if (runs.length !== 1) throw new Error(`expected one run folder, found ${runs.join(', ')}`);
   return path.join(root, '.editwarden/runs', runs[0] as string);
+}
+
+/** Runs `argv` under Node and sends one Ctrl-C (SIGINT) as soon as its stdout shows `marker`: a person stopping a run mid-turn. */
+export async function interruptWhen(argv: string[], marker: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, argv, { env: { ...process.env, NO_COLOR: '1' } });
+  let stdout = '';
+  let stderr = '';
+  let sent = false;
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => {
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      if (!sent && stdout.includes(marker)) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    });
+    child.on('close', (c) => resolve(c));
+  });
+  return { code, stdout, stderr };
 }
