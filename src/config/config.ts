@@ -105,7 +105,7 @@ const ConstraintsSchema = z
     denied_patterns: z.array(glob).default(() => [...DEFAULT_CONFIG.constraints.denied_patterns]),
     allowed_tools: z
       .array(toolName)
-      .default([...DEFAULT_ALLOWED_TOOLS])
+      .default(() => [...DEFAULT_ALLOWED_TOOLS])
       .transform(effectiveTools),
     max_tokens: z.number().int().nonnegative().default(DEFAULT_CONFIG.constraints.max_tokens),
     /** Seconds. */
@@ -199,23 +199,23 @@ const SandboxSchema = z
           // A secret never reaches a command: a list cannot change that.
           .refine((name) => !isSecretEnvName(name), { message: 'looks like a secret (token, key, password, AWS_*): secrets are never passed to commands' }),
       )
-      .default([]),
-    readable: z.array(hostPath).default([]),
-    writable: z.array(hostPath).default([]),
+      .default(() => []),
+    readable: z.array(hostPath).default(() => []),
+    writable: z.array(hostPath).default(() => []),
   })
   .strict();
 
 export const ConfigSchema = z
   .object({
-    constraints: ConstraintsSchema.default(ConstraintsSchema.parse({})),
-    verify: VerifySchema.default(VerifySchema.parse({})),
-    edit: EditSchema.default(EditSchema.parse({})),
-    reports: ReportsSchema.default(ReportsSchema.parse({})),
-    checkpoints: CheckpointsSchema.default(CheckpointsSchema.parse({})),
-    search: SearchSchema.default(SearchSchema.parse({})),
-    scouts: ScoutsSchema.default(ScoutsSchema.parse({})),
-    sandbox: SandboxSchema.default(SandboxSchema.parse({})),
-    workspace: WorkspaceSchema.default(WorkspaceSchema.parse({})),
+    constraints: ConstraintsSchema.default(() => ConstraintsSchema.parse({})),
+    verify: VerifySchema.default(() => VerifySchema.parse({})),
+    edit: EditSchema.default(() => EditSchema.parse({})),
+    reports: ReportsSchema.default(() => ReportsSchema.parse({})),
+    checkpoints: CheckpointsSchema.default(() => CheckpointsSchema.parse({})),
+    search: SearchSchema.default(() => SearchSchema.parse({})),
+    scouts: ScoutsSchema.default(() => ScoutsSchema.parse({})),
+    sandbox: SandboxSchema.default(() => SandboxSchema.parse({})),
+    workspace: WorkspaceSchema.default(() => WorkspaceSchema.parse({})),
     active_edit_enabled: z.boolean().default(DEFAULT_CONFIG.active_edit_enabled),
   })
   .strict();
