@@ -47,6 +47,13 @@ export default defineConfig({
         include: byTier[tier],
         testTimeout: 60_000,
         hookTimeout: 60_000,
+        // Integration files share their worker's process and module cache instead of each starting a fresh one: that
+        // tier's CPU (the suite's floor on 2 cores) fell by a fifth, 294 s → 237 s (docs/benchmarks.md, "Suite time").
+        // It also runs the product as a long-running process, as the MCP and hook servers are: a default object shared
+        // by every config of the process was found this way (test/config/fresh-defaults.test.ts). The unit tier keeps
+        // fresh modules per file (test/ast/lazy.test.ts checks a process-wide cache starts empty; its saving was ~1 s),
+        // and so does e2e (nine files, each its own process trees).
+        isolate: tier !== 'integration',
         // The unit tier's promise kept at run time too: a process started there fails the test (test/unit-guard.ts).
         ...(tier === 'unit' ? { setupFiles: ['test/unit-guard.ts'] } : {}),
       },
