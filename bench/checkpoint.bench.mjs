@@ -212,9 +212,34 @@ async function measure(n) {
       }),
     ),
   );
+  // The same floor in C (bench/stat-floor.c): what any language pays for the stats alone, on one thread and on every core.
+  rows.cFloor = cFloor(root, 1);
+  rows.cFloorParallel = cFloor(root, os.availableParallelism());
   fs.rmSync(root, { recursive: true, force: true });
   fs.rmSync(shadow, { recursive: true, force: true });
   return rows;
+}
+
+/** The C stat floor's binary, compiled once per run; null (its rows left out, said once) where no C compiler is found. */
+let statFloorBin;
+function statFloor() {
+  if (statFloorBin !== undefined) return statFloorBin;
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-stat-floor-')), 'stat-floor');
+  made.push(path.dirname(out));
+  try {
+    execFileSync('cc', ['-O2', '-pthread', '-o', out, path.join(here, 'stat-floor.c')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    statFloorBin = out;
+  } catch {
+    process.stderr.write('checkpoint bench: no C compiler (cc), the C floor rows are left out\n');
+    statFloorBin = null;
+  }
+  return statFloorBin;
+}
+
+/** Median ms of 9 walks of `root` by the C floor with `threads` threads; null without a compiler. */
+function cFloor(root, threads) {
+  const bin = statFloor();
+  return bin === null ? null : Number(execFileSync(bin, [root, '9', String(threads)], { encoding: 'utf8' }).trim());
 }
 
 export async function run() {
@@ -289,6 +314,24 @@ export async function run() {
         ratio: ratio(r.lstatFloor, r.shadowPaired),
         note: 'what any checkpoint that must see every edit pays before anything else (median of 3)',
       },
+      ...(r.cFloor === null
+        ? []
+        : [
+            {
+              case: `floor in C: readdir + lstat of every entry, one thread, ${k(n)} files`,
+              value: ms(r.cFloor),
+              baseline: `shadow-git later ${ms(r.shadowPaired)}`,
+              ratio: ratio(r.cFloor, r.shadowPaired),
+              note: 'bench/stat-floor.c, median of 9: the stats alone, nothing compared or written',
+            },
+            {
+              case: `floor in C, ${os.availableParallelism()} threads, ${k(n)} files`,
+              value: ms(r.cFloorParallel),
+              baseline: `shadow-git later ${ms(r.shadowPaired)}`,
+              ratio: ratio(r.cFloorParallel, r.shadowPaired),
+              note: 'the same walk, folders shared out through one queue (as git splits its index stats over threads)',
+            },
+          ]),
     );
   }
   if (sizes.length >= 2) {
