@@ -8,6 +8,7 @@ import { hashTree } from '../../src/agent/hash-tree.js';
 import { defaultConfig, withOverrides } from '../../src/config/config.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { prepareLanguageHooks } from '../../src/host/language-hooks.js';
+import '../wasm-baseline.js';
 
 const REPO = path.resolve(__dirname, '../..');
 const TSC = path.join(REPO, 'node_modules/.bin/tsc');

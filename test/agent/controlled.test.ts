@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lines, read, runWithServer } from './helpers/project.js';
 import { hashTree } from '../../src/agent/hash-tree.js';
+import '../wasm-baseline.js';
 
 const roots: string[] = [];
 afterEach(() => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lines, makeProject, read, runWithServer } from './helpers/project.js';
 import type { ScriptRequest, ScriptedTurn } from '../../src/agent/providers/script.js';
+import '../wasm-baseline.js';
 
 const roots: string[] = [];
 afterEach(() => {

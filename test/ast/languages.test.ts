@@ -395,7 +395,12 @@ const request = (c: LanguageCase, astPath: string, astAction: AstRequest['astAct
   content,
 });
 
-describe.each(cases)('AST paths in $file', (c) => {
+// Lua first. Each Lua parse takes a fresh web-tree-sitter runtime, and starting one costs V8 seconds of optimising
+// compilation (TurboFan; gone with --liftoff-only) once the process has parsed much else: after the other 22
+// languages the Lua cases cost ~9 s of CPU, first ~0.3 s. Same cases, same assertions; only the order changes.
+const luaFirst = [...cases.filter((c) => c.file.endsWith('.lua')), ...cases.filter((c) => !c.file.endsWith('.lua'))];
+
+describe.each(luaFirst)('AST paths in $file', (c) => {
   const text = fixture(c.file);
   const insertion = c.insertion;
 
