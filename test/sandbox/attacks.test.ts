@@ -286,8 +286,13 @@ describe('what editwarden runs from stays usable inside the sandbox', () => {
     try {
       fs.mkdirSync(path.join(prefix, 'bin'));
       const node = path.join(prefix, 'bin', 'node');
-      fs.copyFileSync(process.execPath, node);
-      fs.chmodSync(node, 0o755);
+      // A hard link where /tmp shares the file system (no 100 MB copy); a copy where it does not (a tmpfs /tmp).
+      try {
+        fs.linkSync(process.execPath, node);
+      } catch {
+        fs.copyFileSync(process.execPath, node);
+        fs.chmodSync(node, 0o755);
+      }
       const root = project();
       const calls = JSON.stringify({ tool: 'execute_command', args: { command: `${node} -e 'console.log(40 + 2)'` } });
       const r = spawnSync(node, [BIN, 'exec', '-', '--root', root, '--json'], { encoding: 'utf8', env: env(), input: calls, timeout: 60_000 });
