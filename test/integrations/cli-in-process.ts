@@ -24,8 +24,12 @@ let loaded: Promise<Cli> | undefined;
  */
 const nativeImport = createRequire(import.meta.url)('./native-import.cjs') as (url: string) => Promise<unknown>;
 
-/** Runs `editwarden <args>` in this process; `--root` must name the project (the working folder is the test's). */
-export async function editwardenHere(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Ran> {
+/**
+ * Runs `editwarden <args>` in this process; `--root` must name the project (the working folder is the test's). No
+ * environment of its own: parts of the CLI read this process's (the XDG folders), so a step that needs another
+ * environment runs the binary.
+ */
+export async function editwardenHere(args: string[], options: { input?: string } = {}): Promise<Ran> {
   loaded ??= nativeImport(pathToFileURL(path.join(path.dirname(path.dirname(BIN)), 'dist', 'cli-bundle', 'cli.mjs')).href) as Promise<Cli>;
   const cli = await loaded;
   const collect = (): { stream: PassThrough; text: () => Promise<string> } => {
@@ -45,6 +49,6 @@ export async function editwardenHere(args: string[], options: { input?: string; 
   };
   const out = collect();
   const err = collect();
-  const code = await cli.run([process.execPath, BIN, ...args], { stdout: out.stream, stderr: err.stream, stdin: Readable.from([options.input ?? '']), env: options.env ?? process.env });
+  const code = await cli.run([process.execPath, BIN, ...args], { stdout: out.stream, stderr: err.stream, stdin: Readable.from([options.input ?? '']), env: process.env });
   return { code, stdout: await out.text(), stderr: await err.text() };
 }
