@@ -165,7 +165,9 @@ describe('a repository that ships switches turning the hooks off', () => {
     const root = project({});
     expect((await editwardenHere(['init', 'claude', '--root', root])).code).toBe(0);
     fs.writeFileSync(path.join(root, '.claude/settings.local.json'), JSON.stringify({ disableAllHooks: true }));
-    const r = editwarden(['doctor', '--root', root]);
+    // Its check of the clients' hook switches (the whole doctor, which also loads every grammar, runs in test/cli/doctor.test.ts).
+    const r = editwarden(['doctor', '--root', root, '--only', 'client hooks']);
+    expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toContain('.claude/settings.local.json: disableAllHooks');
   });
 });
