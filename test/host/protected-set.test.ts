@@ -173,10 +173,20 @@ describe.each(FILES)('$file ($member)', ({ file, old }) => {
 
 describe('the CLI and MCP over stdio refuse every member', () => {
   it('editwarden edit (the CLI) refuses each, with --config naming the extra file', () => {
-    for (const { file } of FILES) {
-      const r = spawnSync(process.execPath, [BIN, 'edit', file, '--mode', 'overwrite', '--new', 'agent\n', '--root', root, '--config', path.join(root, EXTRA_CONFIG), '--json'], { cwd: root, encoding: 'utf8' });
-      expect(r.status, `${file}: ${r.stdout}${r.stderr}`).toBe(1);
-      expect(r.stdout).toMatch(REFUSED);
+    const cli = (args: string[], input?: string) => spawnSync(process.execPath, [BIN, 'edit', ...args, '--root', root, '--config', path.join(root, EXTRA_CONFIG), '--json'], { cwd: root, encoding: 'utf8', input });
+    // The flags, as a person types them: one member (the explicit --config file, which only the flag names).
+    const one = cli([EXTRA_CONFIG, '--mode', 'overwrite', '--new', 'agent\n']);
+    expect(one.status, `${EXTRA_CONFIG}: ${one.stdout}${one.stderr}`).toBe(1);
+    expect(one.stdout).toMatch(REFUSED);
+    // Every member in one process: a JSON request per file (the same mapping as the flags), each refused on its own.
+    const requests = FILES.map(({ file }) => ({ path: file, mode: 'overwrite', new_text: 'agent\n' }));
+    const all = cli(['--request', '-'], JSON.stringify(requests));
+    expect(all.status, `${all.stdout}${all.stderr}`).toBe(1);
+    const results = (JSON.parse(all.stdout) as { results: Array<{ path: string; status: string; error?: { code: string } }> }).results;
+    expect(results.map((r) => r.path)).toEqual(FILES.map(({ file }) => file));
+    for (const r of results) {
+      expect(r.status, `${r.path}: ${JSON.stringify(r)}`).toBe('rejected');
+      expect(r.error?.code, `${r.path}: ${JSON.stringify(r)}`).toMatch(REFUSED);
     }
   });
 

@@ -8,18 +8,30 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE, THIRTY_LINES, cleanup, editwarden, project, protectedProject, runClaude, tempDir, toolResults } from './helpers.js';
+import { editwardenHere } from './cli-in-process.js';
+import { CLAUDE, THIRTY_LINES, cleanup, editwarden, project, runClaude, tempDir, toolResults } from './helpers.js';
 
 beforeAll(() => {
   expect(fs.existsSync(CLAUDE), `${CLAUDE} is missing; run npm ci`).toBe(true);
 });
 afterAll(cleanup);
 
+/**
+ * A project `editwarden init claude` protects, as a person sets it up before starting Claude Code: the built CLI's
+ * init, run in this process (setup; the binary's init is pinned in init.test.ts and in the disableAllHooks case here).
+ */
+async function protectedProject(files: Record<string, string>): Promise<string> {
+  const root = project(files);
+  const init = await editwardenHere(['init', 'claude', '--root', root]);
+  expect(init.code, init.stderr).toBe(0);
+  return root;
+}
+
 describe("Claude Code's Bash runs through editwarden", () => {
   it('a write outside the root is blocked, a config rewrite is refused, and rm -rf src is undone byte-exact', async () => {
     const config = 'constraints:\n  max_files: 5\n';
     const src = { 'src/a.ts': 'export const a = 1;\n', 'src/lib/b.ts': 'export const b = "b";\n' };
-    const root = protectedProject({ ...src, '.editwarden.yml': config });
+    const root = await protectedProject({ ...src, '.editwarden.yml': config });
     const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
     const run = await runClaude(
       root,
@@ -49,7 +61,7 @@ describe("Claude Code's Bash runs through editwarden", () => {
 
 describe('limits count per Claude session', () => {
   it('three Writes under max_files: 1 in one session: the second and third are refused, naming the usage', async () => {
-    const root = protectedProject({ '.editwarden.yml': 'constraints:\n  max_files: 1\n' });
+    const root = await protectedProject({ '.editwarden.yml': 'constraints:\n  max_files: 1\n' });
     const run = await runClaude(
       root,
       [
@@ -73,7 +85,7 @@ describe('limits count per Claude session', () => {
 
 describe('the committed settings fail closed', () => {
   it('where editwarden is not installed, the real Claude Code refuses the edit', async () => {
-    const root = protectedProject({ 'big.txt': THIRTY_LINES });
+    const root = await protectedProject({ 'big.txt': THIRTY_LINES });
     const big = path.join(root, 'big.txt');
     const run = await runClaude(
       root,
@@ -106,8 +118,8 @@ describe('the committed settings fail closed', () => {
   }, 120_000);
 
   it('after init --remove, Claude Code runs its tools without editwarden again', async () => {
-    const root = protectedProject({ 'notes.txt': 'one\n' });
-    expect(editwarden(['init', 'claude', '--remove', '--root', root]).code).toBe(0);
+    const root = await protectedProject({ 'notes.txt': 'one\n' });
+    expect((await editwardenHere(['init', 'claude', '--remove', '--root', root])).code).toBe(0);
     const run = await runClaude(root, [{ name: 'Bash', args: { command: 'echo two >> notes.txt && echo ok', description: 'append' } }], ['--allowedTools', 'Bash']);
     expect(toolResults(run.requests)[0]).toContain('ok');
     expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('one\ntwo\n');

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { editwardenHere } from './cli-in-process.js';
 import { GEMINI, cleanup, editwarden, functionResponses, project, runGemini, tempDir } from './helpers.js';
 
 beforeAll(() => {
@@ -19,7 +20,8 @@ describe("Gemini CLI's run_shell_command runs through editwarden", () => {
     const config = 'constraints:\n  max_files: 2\n';
     const src = { 'src/a.ts': 'export const a = 1;\n', 'src/lib/b.ts': 'export const b = "b";\n' };
     const root = project({ ...src, '.editwarden.yml': config });
-    expect(editwarden(['init', 'gemini', '--root', root]).code).toBe(0);
+    // Setup, as a person runs it before starting Gemini CLI: the built CLI's init, in this process.
+    expect((await editwardenHere(['init', 'gemini', '--root', root])).code).toBe(0);
     const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
     const run = await runGemini(
       root,

@@ -41,6 +41,17 @@ export function clientPath(installed: boolean): string {
   return `${dir}${path.delimiter}${process.env.PATH ?? ''}`;
 }
 
+/**
+ * The hook server's runtime folder and idle time of this test run, for a client's environment: as on a person's
+ * machine (where the session sets XDG_RUNTIME_DIR), a client's hooks reach the user's one warm hook server instead of
+ * each client run starting its own in a temp folder of its own; a server a client's hook starts ends soon after the run.
+ */
+function hookServerEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of ['XDG_RUNTIME_DIR', 'EDITWARDEN_HOOK_SERVER_IDLE_MS']) if (process.env[name]) env[name] = process.env[name];
+  return env;
+}
+
 export interface ClientOptions {
   /** Whether editwarden is installed where the client runs (default true). */
   installed?: boolean;
@@ -136,6 +147,7 @@ export async function runClaude(root: string, calls: ScriptedCall[], extraArgs: 
       DISABLE_AUTOUPDATER: '1',
       DISABLE_TELEMETRY: '1',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      ...hookServerEnv(),
     });
     return { ...ran, requests: [...server.requests] };
   } finally {
@@ -179,6 +191,7 @@ export async function runGemini(root: string, calls: ScriptedCall[], timeoutMs =
       GOOGLE_GEMINI_BASE_URL: server.geminiBaseUrl,
       GEMINI_CLI_NO_RELAUNCH: '1',
       GEMINI_CLI_TRUST_WORKSPACE: 'true',
+      ...hookServerEnv(),
     });
     return { ...ran, requests: [...server.requests] };
   } finally {

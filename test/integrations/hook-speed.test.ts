@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cleanup, project, tempDir } from './helpers.js';
 
 const REPO = path.dirname(path.dirname(BIN));
@@ -21,6 +21,7 @@ interface SocketModule {
   buildId(): string;
   socketPath(env: NodeJS.ProcessEnv, build: string): string;
   socketDir(env: NodeJS.ProcessEnv): string;
+  ensurePrivateDir(dir: string): string | null;
 }
 interface ClientModule {
   askServer(socket: string, request: { build: string; ping: true }, timeoutMs: number): Promise<{ pid?: number; calls?: number } | null>;
@@ -72,9 +73,19 @@ async function ping(env: NodeJS.ProcessEnv): Promise<{ pid?: number; calls?: num
   return client.askServer(sockets.socketPath(env, build), { build, ping: true }, 3000);
 }
 
-/** Starts the server as a first hook does, and waits until it answers. */
-async function warmServer(env: NodeJS.ProcessEnv): Promise<number> {
-  await hookAsync(['claude', 'pre-tool-use', '--root', project({})], JSON.stringify({ tool_name: 'Read', tool_input: { file_path: 'x' } }), env);
+/**
+ * A warm server for `env`: started as a first hook does (`by: 'hook'`: a hook that finds no server starts one and
+ * decides by itself), or, where how it started is not what a test is about, the way that hook starts it — the same
+ * detached `editwarden hook-server` process, without the hook's own decision. Waits until it answers.
+ */
+async function warmServer(env: NodeJS.ProcessEnv, by: 'hook' | 'direct' = 'direct'): Promise<number> {
+  if (by === 'hook') {
+    await hookAsync(['claude', 'pre-tool-use', '--root', project({})], JSON.stringify({ tool_name: 'Read', tool_input: { file_path: 'x' } }), env);
+  } else {
+    const build = sockets.buildId();
+    expect(sockets.ensurePrivateDir(sockets.socketDir(env))).toBeNull();
+    spawn(process.execPath, [BIN, 'hook-server', '--socket', sockets.socketPath(env, build), '--build', build], { env, detached: true, stdio: 'ignore', cwd: '/' }).unref();
+  }
   for (let i = 0; i < 100; i++) {
     const p = await ping(env);
     if (p?.pid) {
@@ -135,9 +146,24 @@ function expectOutsideDenied(r: Ran): void {
 }
 
 describe('the hook server gives the same answers as the hook deciding by itself', () => {
+  // One warm server answers both tests below, as one user's server answers every hook of every project.
+  let env: NodeJS.ProcessEnv;
+  let server: number;
+  beforeAll(async () => {
+    env = runtimeEnv();
+    server = await warmServer(env, 'hook');
+    // Ended after both tests (afterAll), not after the first (afterEach).
+    servers.splice(servers.indexOf(server), 1);
+  }, 30_000);
+  afterAll(() => {
+    try {
+      process.kill(server, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  });
+
   it('on every kind of hook call (allow, refusals, shell rewrite, bad input, post record)', async () => {
-    const env = runtimeEnv();
-    await warmServer(env);
     for (const c of CASES) {
       const slowRoot = project(c.files);
       const fastRoot = project(c.files);
@@ -159,8 +185,6 @@ describe('the hook server gives the same answers as the hook deciding by itself'
   }, 120_000);
 
   it('the server runs each call with that hook’s own environment (its trust store, its config home)', async () => {
-    const env = runtimeEnv();
-    await warmServer(env);
     // A user config outside the repository denies a pattern: only a call whose HOME holds it is refused.
     const home = tempDir('ew-home-');
     fs.mkdirSync(path.join(home, '.config', 'editwarden'), { recursive: true });
@@ -218,7 +242,8 @@ describe('a hook never believes a server it cannot trust: it decides by itself',
     expect(fs.existsSync(sockets.socketPath(env, sockets.buildId()))).toBe(true);
     const root = project({});
     expectOutsideDenied(await hookAsync(['claude', 'pre-tool-use', '--root', root], DENY_OUTSIDE(root), env));
-    const fresh = await warmServer(env);
+    // The hook that finds the stale socket starts the fresh server.
+    const fresh = await warmServer(env, 'hook');
     expect(fresh).not.toBe(pid);
     expectOutsideDenied(await hookAsync(['claude', 'pre-tool-use', '--root', root], DENY_OUTSIDE(root), env));
   }, 60_000);

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { editwardenHere } from './cli-in-process.js';
 import { BIN, THIRTY_LINES, cleanup, editwarden, project, tempDir } from './helpers.js';
 
 afterAll(cleanup);
@@ -22,12 +23,13 @@ function claudeDenial(out: string): string {
   return parsed.hookSpecificOutput.permissionDecisionReason;
 }
 
-function checkpoints(root: string): Array<{ id: string; origin: { kind: string; client?: string } }> {
-  return (JSON.parse(editwarden(['checkpoint', 'list', '--root', root, '--json']).stdout) as { checkpoints: Array<{ id: string; origin: { kind: string } }> }).checkpoints;
+/** The checkpoints the hook made, as `editwarden checkpoint list` shows them (the built CLI, in this process: a look, not the route). */
+async function checkpoints(root: string): Promise<Array<{ id: string; origin: { kind: string; client?: string } }>> {
+  return (JSON.parse((await editwardenHere(['checkpoint', 'list', '--root', root, '--json'])).stdout) as { checkpoints: Array<{ id: string; origin: { kind: string } }> }).checkpoints;
 }
 
 describe('Claude Code hook', () => {
-  it('vets MultiEdit as one all-or-nothing change: one bad edit refuses all', () => {
+  it('vets MultiEdit as one all-or-nothing change: one bad edit refuses all', async () => {
     const root = project({ 'a.txt': 'one\ntwo\n' });
     const r = hook('claude', 'pre-tool-use', root, {
       tool_name: 'MultiEdit',
@@ -41,15 +43,15 @@ describe('Claude Code hook', () => {
     });
     expect(r.code).toBe(0);
     expect(claudeDenial(r.stdout)).toContain('E_NOT_FOUND');
-    expect(checkpoints(root)).toHaveLength(0);
+    expect(await checkpoints(root)).toHaveLength(0);
   });
 
-  it('allows a valid Write of a new file and checkpoints its absence, so undo removes it', () => {
+  it('allows a valid Write of a new file and checkpoints its absence, so undo removes it', async () => {
     const root = project({});
     const r = hook('claude', 'pre-tool-use', root, { tool_name: 'Write', tool_use_id: 'toolu_1', tool_input: { file_path: path.join(root, 'src/new.ts'), content: 'export const x = 1;\n' } });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
-    expect(checkpoints(root)[0]?.origin).toMatchObject({ kind: 'hook', client: 'claude' });
+    expect((await checkpoints(root))[0]?.origin).toMatchObject({ kind: 'hook', client: 'claude' });
     fs.mkdirSync(path.join(root, 'src'));
     fs.writeFileSync(path.join(root, 'src/new.ts'), 'export const x = 1;\n');
     // The post hook confirms the write: only then is the checkpoint an undo step (steps.ts).
@@ -74,13 +76,13 @@ describe('Claude Code hook', () => {
     expect(claudeDenial(git.stdout)).toContain('E_DENIED_PATH');
   });
 
-  it('vets a NotebookEdit by its path and checkpoints the notebook', () => {
+  it('vets a NotebookEdit by its path and checkpoints the notebook', async () => {
     const root = project({ 'n.ipynb': '{"cells":[]}\n' });
     const outside = hook('claude', 'pre-tool-use', root, { tool_name: 'NotebookEdit', tool_input: { notebook_path: '/etc/n.ipynb', new_source: 'x' } });
     expect(claudeDenial(outside.stdout)).toContain('E_OUTSIDE_ROOT');
     const ok = hook('claude', 'pre-tool-use', root, { tool_name: 'NotebookEdit', tool_input: { notebook_path: path.join(root, 'n.ipynb'), new_source: 'x' } });
     expect(ok.stdout).toBe('');
-    expect(checkpoints(root)).toHaveLength(1);
+    expect(await checkpoints(root)).toHaveLength(1);
   });
 
   it('fails closed: input it cannot read is refused, other tools pass untouched', () => {
@@ -149,11 +151,11 @@ describe('Codex hook (apply_patch)', () => {
     expect(cfg.stderr).toContain('E_DENIED_PATH');
   });
 
-  it('allows a valid patch and checkpoints it; an unparsable patch is refused', () => {
+  it('allows a valid patch and checkpoints it; an unparsable patch is refused', async () => {
     const root = project({ 'a.txt': 'one\n' });
     const ok = hook('codex', 'pre-tool-use', root, { tool_name: 'apply_patch', tool_input: { command: patch('*** Update File: a.txt\n@@\n-one\n+uno\n') } });
     expect(ok.code).toBe(0);
-    expect(checkpoints(root)[0]?.origin).toMatchObject({ kind: 'hook', client: 'codex' });
+    expect((await checkpoints(root))[0]?.origin).toMatchObject({ kind: 'hook', client: 'codex' });
     const bad = hook('codex', 'pre-tool-use', root, { tool_name: 'apply_patch', tool_input: { command: 'rm -rf /' } });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('E_PARSE');

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CLIENTS } from '../../src/integrations/index.js';
 import { planInit, portableConfigPath } from '../../src/integrations/init.js';
 import { codeOf } from '../error-code.js';
+import { editwardenHere } from './cli-in-process.js';
 import { cleanup, clientPath, editwarden, project, runClaude, toolResults } from './helpers.js';
 
 afterAll(cleanup);
@@ -83,9 +84,10 @@ describe('the hook loads the --config file and protects it', () => {
     for (const target of ['common/ew.yml', 'secret/key.txt']) expect(settingsHook(root, write(path.join(root, target))).denied, target).toBe(false);
   });
 
-  it('a Bash call the hook rewrites runs `editwarden shell --config`: the sandboxed command cannot change the config’s real target', () => {
+  it('a Bash call the hook rewrites runs `editwarden shell --config`: the sandboxed command cannot change the config’s real target', async () => {
     const root = linkedConfigProject();
-    const init = editwarden(['init', 'claude', '--root', root, '--config', 'tools/ew.yml'], { cwd: root });
+    // Setup (the binary's init --config is pinned above): the built CLI, in this process.
+    const init = await editwardenHere(['init', 'claude', '--root', root, '--config', path.join(root, 'tools', 'ew.yml')]);
     expect(init.code, init.stderr).toBe(0);
     const settings = JSON.parse(fs.readFileSync(path.join(root, '.claude', 'settings.json'), 'utf8'));
     const hook: string = settings.hooks.PreToolUse[0].hooks[0].command;
@@ -101,7 +103,8 @@ describe('the hook loads the --config file and protects it', () => {
 
   it('the real Claude Code: a native Edit of the --config file is refused with E_DENIED_PATH and the file is unchanged', async () => {
     const root = linkedConfigProject();
-    const init = editwarden(['init', 'claude', '--root', root, '--config', 'tools/ew.yml'], { cwd: root });
+    // Setup (the binary's init --config is pinned above): the built CLI, in this process.
+    const init = await editwardenHere(['init', 'claude', '--root', root, '--config', path.join(root, 'tools', 'ew.yml')]);
     expect(init.code, init.stderr).toBe(0);
     const target = path.join(root, 'common', 'ew.yml');
     const run = await runClaude(root, [

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, describe, expect, it } from 'vitest';
+import { editwardenHere } from './cli-in-process.js';
 import { BIN, cleanup, editwarden, project, tempDir } from './helpers.js';
 
 afterAll(cleanup);
@@ -74,10 +75,11 @@ describe.each(Object.keys(FILES))('editwarden init %s', (client) => {
     expect(text).toContain('command -v editwarden');
   });
 
-  it('--remove after init gives back the same settings value, and files init created are gone', () => {
+  it('--remove after init gives back the same settings value, and files init created are gone', async () => {
     const root = project(EXISTING[client] as Record<string, string>);
     const before = snapshot(root, FILES[client] as string[]);
-    expect(editwarden(['init', client, '--root', root]).code).toBe(0);
+    // The init being taken out is setup (the binary's init is pinned above): the built CLI, in this process.
+    expect((await editwardenHere(['init', client, '--root', root])).code).toBe(0);
     const removed = editwarden(['init', client, '--remove', '--root', root]);
     expect(removed.code, removed.stderr).toBe(0);
     const now = snapshot(root, FILES[client] as string[]);
@@ -88,7 +90,7 @@ describe.each(Object.keys(FILES))('editwarden init %s', (client) => {
     }
     // On a project with no settings at all, --remove leaves none.
     const bare = project({});
-    expect(editwarden(['init', client, '--root', bare]).code).toBe(0);
+    expect((await editwardenHere(['init', client, '--root', bare])).code).toBe(0);
     expect(editwarden(['init', client, '--remove', '--root', bare]).code).toBe(0);
     for (const file of FILES[client] as string[]) expect(fs.existsSync(path.join(bare, file)), file).toBe(false);
   });
@@ -159,11 +161,13 @@ describe('a repository that ships switches turning the hooks off', () => {
     expect(settings.hooksConfig).toEqual({ disabled: ['their-hook'] });
   });
 
-  it('doctor names a switch put back after init', () => {
+  it('doctor names a switch put back after init', async () => {
     const root = project({});
-    expect(editwarden(['init', 'claude', '--root', root]).code).toBe(0);
+    expect((await editwardenHere(['init', 'claude', '--root', root])).code).toBe(0);
     fs.writeFileSync(path.join(root, '.claude/settings.local.json'), JSON.stringify({ disableAllHooks: true }));
-    const r = editwarden(['doctor', '--root', root]);
+    // Its check of the clients' hook switches (the whole doctor, which also loads every grammar, runs in test/cli/doctor.test.ts).
+    const r = editwarden(['doctor', '--root', root, '--only', 'client hooks']);
+    expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toContain('.claude/settings.local.json: disableAllHooks');
   });
 });

@@ -7,23 +7,32 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { editwardenHere } from './cli-in-process.js';
 import { cleanup, editwarden, project } from './helpers.js';
 
 afterAll(cleanup);
 
-function edit(root: string, file: string, oldText: string, newText: string): void {
-  const r = editwarden(['edit', file, '--old', oldText, '--new', newText, '--root', root]);
+/** `editwarden edit` as a setup step (run in this process): the history the undo and redo below walk. */
+async function edit(root: string, file: string, oldText: string, newText: string): Promise<void> {
+  const r = await editwardenHere(['edit', file, '--old', oldText, '--new', newText, '--root', root]);
   expect(r.code, r.stderr).toBe(0);
+}
+
+/** `editwarden checkpoint create` as a setup step (run in this process); its id. */
+async function create(root: string, name?: string): Promise<string> {
+  const r = await editwardenHere(['checkpoint', 'create', ...(name === undefined ? [] : ['--name', name]), '--root', root, '--json']);
+  expect(r.code, r.stderr).toBe(0);
+  return (JSON.parse(r.stdout) as { id: string }).id;
 }
 
 const read = (root: string, file: string): string => fs.readFileSync(path.join(root, file), 'utf8');
 
 describe('undo and redo', () => {
-  it('undo restores the state before the most recent change; again steps further back; redo steps forward', () => {
+  it('undo restores the state before the most recent change; again steps further back; redo steps forward', async () => {
     const root = project({ 'a.txt': 'v0\n' });
-    edit(root, 'a.txt', 'v0', 'v1');
-    edit(root, 'a.txt', 'v1', 'v2');
-    edit(root, 'a.txt', 'v2', 'v3');
+    await edit(root, 'a.txt', 'v0', 'v1');
+    await edit(root, 'a.txt', 'v1', 'v2');
+    await edit(root, 'a.txt', 'v2', 'v3');
     expect(editwarden(['undo', '--root', root]).stdout).toContain('redo with: editwarden redo');
     expect(read(root, 'a.txt')).toBe('v2\n');
     editwarden(['undo', '--root', root]);
@@ -38,11 +47,13 @@ describe('undo and redo', () => {
     expect(editwarden(['undo', '--root', root]).stdout).toContain('nothing to undo');
   });
 
-  it('a change after an undo drops the redo stack, and the next undo undoes that change', () => {
+  it('a change after an undo drops the redo stack, and the next undo undoes that change', async () => {
     const root = project({ 'a.txt': 'v0\n', 'b.txt': 'b0\n' });
-    edit(root, 'a.txt', 'v0', 'v1');
+    await edit(root, 'a.txt', 'v0', 'v1');
     editwarden(['undo', '--root', root]);
-    edit(root, 'b.txt', 'b0', 'b1');
+    // The change after the undo: the real binary, as a person would make it.
+    const change = editwarden(['edit', 'b.txt', '--old', 'b0', '--new', 'b1', '--root', root]);
+    expect(change.code, change.stderr).toBe(0);
     expect(editwarden(['redo', '--root', root]).stdout).toContain('nothing to redo');
     expect(read(root, 'a.txt')).toBe('v0\n');
     editwarden(['undo', '--root', root]);
@@ -50,9 +61,9 @@ describe('undo and redo', () => {
     expect(editwarden(['undo', '--root', root]).stdout).toContain('nothing to undo');
   });
 
-  it('an undo of a checkpoint restore puts back the state the restore replaced', () => {
+  it('an undo of a checkpoint restore puts back the state the restore replaced', async () => {
     const root = project({ 'a.txt': 'v0\n' });
-    const id = (JSON.parse(editwarden(['checkpoint', 'create', '--name', 'start', '--root', root, '--json']).stdout) as { id: string }).id;
+    const id = await create(root, 'start');
     fs.writeFileSync(path.join(root, 'a.txt'), 'by hand\n');
     expect(editwarden(['checkpoint', 'restore', id, '--root', root]).code).toBe(0);
     expect(read(root, 'a.txt')).toBe('v0\n');
@@ -60,9 +71,9 @@ describe('undo and redo', () => {
     expect(read(root, 'a.txt')).toBe('by hand\n');
   });
 
-  it('refuses a damaged undo history instead of acting on it', () => {
+  it('refuses a damaged undo history instead of acting on it', async () => {
     const root = project({ 'a.txt': 'v0\n' });
-    edit(root, 'a.txt', 'v0', 'v1');
+    await edit(root, 'a.txt', 'v0', 'v1');
     fs.writeFileSync(path.join(root, '.editwarden', 'undo.json'), JSON.stringify({ format: 1, undone: [], redo: [{ change: 'x', label: 'x', safety: '../../etc' }], own: [], at: '' }));
     const r = editwarden(['undo', '--root', root]);
     expect(r.code).toBe(1);
@@ -72,12 +83,11 @@ describe('undo and redo', () => {
 });
 
 describe('checkpoint references and list order', () => {
-  it('accepts a unique id prefix, a name and latest; refuses an ambiguous prefix', () => {
+  it('accepts a unique id prefix, a name and latest; refuses an ambiguous prefix', async () => {
     const root = project({ 'a.txt': 'v0\n' });
-    const create = (name: string): string => (JSON.parse(editwarden(['checkpoint', 'create', '--name', name, '--root', root, '--json']).stdout) as { id: string }).id;
-    const first = create('start');
+    const first = await create(root, 'start');
     fs.writeFileSync(path.join(root, 'a.txt'), 'v1\n');
-    const second = create('middle');
+    const second = await create(root, 'middle');
     fs.writeFileSync(path.join(root, 'a.txt'), 'v2\n');
 
     expect(editwarden(['checkpoint', 'diff', 'latest', '--root', root, '--json']).stdout).toContain(second);
@@ -91,9 +101,14 @@ describe('checkpoint references and list order', () => {
     expect(JSON.parse(ambiguous.stdout)).toMatchObject({ ok: false, error: { code: 'E_AMBIGUOUS' } });
   });
 
-  it('lists newest first', () => {
+  it('lists newest first', async () => {
     const root = project({ 'a.txt': 'v0\n' });
-    const ids = [0, 1, 2].map(() => (JSON.parse(editwarden(['checkpoint', 'create', '--root', root, '--json']).stdout) as { id: string }).id);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push(await create(root));
+      // Apart in time, as separate commands are (ids sort by their millisecond).
+      await new Promise((r) => setTimeout(r, 5));
+    }
     const listed = (JSON.parse(editwarden(['checkpoint', 'list', '--root', root, '--json']).stdout) as { checkpoints: Array<{ id: string }> }).checkpoints.map((c) => c.id);
     expect(listed).toEqual([...ids].reverse());
   });

@@ -34,6 +34,15 @@ describe('the CLI bundle', () => {
     }
   });
 
+  it("holds zod's English messages only, not every language's (half of zod's size, parsed by every command)", () => {
+    const text = fs
+      .readdirSync(BUNDLE)
+      .map((file) => fs.readFileSync(path.join(BUNDLE, file), 'utf8'))
+      .join('\n');
+    expect(text).toContain('// node_modules/zod/v4/locales/en.js');
+    expect(text.match(/\/\/ node_modules\/zod\/v4\/locales\/(?!en\.js|index\.js)\S+/g) ?? []).toEqual([]);
+  });
+
   it('keeps paths relative to the package: the hook rewrites a Bash call to run this bin/editwarden', () => {
     const input = JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'true' } });
     const r = spawnSync(process.execPath, [BIN, 'hook', 'claude', 'pre-tool-use', '--root', dir], { cwd: dir, input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });

@@ -14,11 +14,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../temp-dirs.js';
 import { cli, SCRIPTED, scriptedRun } from './scripted-run.js';
 
-/** $CHROMIUM, else `chromium` or `chromium-browser` on PATH. */
+let found: string | undefined;
+/** $CHROMIUM, else `chromium` or `chromium-browser` on PATH (looked up once per file: each look-up runs the browser). */
 function findChromium(): string {
+  if (found !== undefined) return found;
   const candidates = [process.env.CHROMIUM, 'chromium', 'chromium-browser'].filter((c): c is string => c !== undefined && c !== '');
   for (const c of candidates) {
-    if (spawnSync(c, ['--version'], { encoding: 'utf8' }).status === 0) return c;
+    if (spawnSync(c, ['--version'], { encoding: 'utf8' }).status === 0) {
+      found = c;
+      return c;
+    }
   }
   throw new Error('No Chromium found: the HTML report is checked in a real browser. Install it (Debian/Ubuntu: `sudo apt-get install -y chromium`) or point $CHROMIUM at the binary.');
 }
@@ -39,9 +44,20 @@ function chromium(page: string, args: string[]): { stdout: string; stderr: strin
 const consoleLines = (stderr: string): string[] => stderr.split('\n').filter((l) => /:CONSOLE[:(]/.test(l));
 
 let page: string;
+let shot: string;
+/**
+ * The report loaded once, as a phone would: its DOM dumped and its screenshot taken by one browser run (one page
+ * load); the tests below read what that run logged, rendered and drew.
+ */
+let loaded: { stdout: string; stderr: string } | undefined;
+const load = (): { stdout: string; stderr: string } => {
+  loaded ??= chromium(page, ['--dump-dom', `--screenshot=${shot}`, '--window-size=412,1600', '--hide-scrollbars']);
+  return loaded;
+};
 beforeAll(() => {
   const { root } = scriptedRun();
   page = path.join(tempDir('ew-html-'), 'report.html');
+  shot = path.join(path.dirname(page), 'report.png');
   const r = cli(['report', '--root', root, '--format', 'html', '-o', page]);
   if (r.status !== 0) throw new Error(r.stderr);
 }, 60_000);
@@ -52,7 +68,7 @@ describe('the HTML report in headless Chromium', () => {
   });
 
   it('loads with no console message and renders the codes and diff lines as text (the <script> in them runs nothing)', () => {
-    const { stdout, stderr } = chromium(page, ['--dump-dom']);
+    const { stdout, stderr } = load();
     expect(consoleLines(stderr)).toEqual([]);
     // The rendered DOM: text from the log is still escaped text, never an element.
     expect(stdout).toContain(SCRIPTED.refusalCode);
@@ -71,8 +87,7 @@ describe('the HTML report in headless Chromium', () => {
   }, 120_000);
 
   it('takes a phone-width screenshot: a PNG of the asked size with real content', () => {
-    const shot = path.join(path.dirname(page), 'report.png');
-    chromium(page, [`--screenshot=${shot}`, '--window-size=412,1600', '--hide-scrollbars']);
+    load();
     const png = fs.readFileSync(shot);
     expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
     expect(png.subarray(12, 16).toString('ascii')).toBe('IHDR');
