@@ -55,7 +55,8 @@ export default defineConfig({
         // and so does e2e (nine files, each its own process trees).
         isolate: tier !== 'integration',
         // The unit tier's promise kept at run time too: a process started there fails the test (test/unit-guard.ts).
-        ...(tier === 'unit' ? { setupFiles: ['test/unit-guard.ts'] } : {}),
+        // The other tiers make temp trees: each file's are removed when it ends (test/temp-dirs-setup.ts).
+        setupFiles: tier === 'unit' ? ['test/unit-guard.ts'] : ['test/temp-dirs-setup.ts'],
       },
     })),
   },

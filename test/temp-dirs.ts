@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, onTestFinished } from 'vitest';
+import { onTestFinished } from 'vitest';
 
 const madeOutsideTests: string[] = [];
 
@@ -30,6 +30,13 @@ export function tempDir(prefix: string): string {
   return dir;
 }
 
-afterAll(() => {
+/**
+ * Removes the folders made outside a test. Registered for every test file by
+ * the setup file test/temp-dirs-setup.ts, not here: in the integration tier a
+ * worker imports this module once for many files (vitest.config.ts,
+ * `isolate: false`), so a hook registered at import would end only the first
+ * file's folders.
+ */
+export function removeMadeOutsideTests(): void {
   for (const dir of madeOutsideTests.splice(0)) removeDir(dir);
-});
+}

@@ -243,7 +243,7 @@ describe('vitest runs the tiers as its projects', () => {
    */
   function madeUpRepo(staleDist: boolean): string {
     const root = tempDir('ew-tiers-repo-');
-    for (const file of ['vitest.config.ts', 'test/tiers.ts', 'test/tier-summary.ts', 'test/unit-guard.ts', 'test/global-setup.ts', 'test/global-temp.ts']) {
+    for (const file of ['vitest.config.ts', 'test/tiers.ts', 'test/tier-summary.ts', 'test/unit-guard.ts', 'test/global-setup.ts', 'test/global-temp.ts', 'test/temp-dirs.ts', 'test/temp-dirs-setup.ts']) {
       fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
       fs.copyFileSync(path.join(REPO, file), path.join(root, file));
     }
@@ -273,6 +273,15 @@ describe('vitest runs the tiers as its projects', () => {
     probe('test/clean/unit.test.ts', [], '');
     probe('test/clean/integration.test.ts', ["import os from 'node:os';"], 'os.tmpdir();');
     probe('test/clean/spawns.test.ts', ["import { run } from 'spawner';"], 'run();');
+    // Integration files that each make a temp folder outside their tests (test/temp-dirs.ts), run one after another in one worker.
+    for (const name of ['a', 'b', 'c']) {
+      const file = path.join(root, 'test', 'shared', `${name}.test.ts`);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(
+        file,
+        `import fs from 'node:fs';\nimport path from 'node:path';\nimport { it } from 'vitest';\nimport { tempDir } from '../temp-dirs.js';\nconst dir = tempDir('made-by-${name}-');\nit('probe', () => {\n  fs.writeFileSync(path.join(dir, 'x'), 'x');\n});\n`,
+      );
+    }
     return root;
   }
 
@@ -298,6 +307,14 @@ describe('vitest runs the tiers as its projects', () => {
     expect(unit.output).toMatch(/FAIL +\|unit\| test\/clean\/spawns\.test\.ts/);
     expect(unit.output).toContain('a unit test started a process (child_process.spawnSync)');
     expect(unit.status).toBe(1);
+  }, 150_000);
+
+  it("integration files share a worker, and each file's temp folders made outside its tests are gone when it ends", () => {
+    const root = madeUpRepo(false);
+    const r = vitest(root, ['run', '--maxWorkers', '1', 'test/shared'], tempDir('ew-tiers-tmp-'));
+    expect(r.output).toMatch(/Tests +3 passed \(3\)/);
+    expect(r.output).not.toContain('tests left');
+    expect(r.status, r.output).toBe(0);
   }, 150_000);
 
   it('a run that includes another tier builds first, once', () => {
