@@ -2,6 +2,9 @@
  * The real Claude Code (npm @anthropic-ai/claude-code, pinned) protected by
  * `editwarden init claude`, with the scripted model server on 127.0.0.1
  * playing the model. No skips: if the client cannot run, these tests fail.
+ * Each Claude Code session costs seconds of CPU: one session is asked every
+ * question its result answers (its edits, undo/redo, and the log and report
+ * a person reads afterwards) rather than one session per question.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,15 +41,23 @@ describe('Claude Code native edits go through editwarden', () => {
     expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe(config);
   }, 120_000);
 
-  it('lets a valid native Edit through and calls editwarden over MCP; `editwarden undo` restores both, `redo` puts the last back', async () => {
+  /**
+   * One Claude Code session shows two things: what its edits do (native Edit through the hooks, editwarden over MCP,
+   * undo/redo of both) and what a person sees of it afterwards — the hooked Edit (its diff and undo step), the
+   * native Write the hook refused (code and hint) and the MCP edit in `editwarden log` and `editwarden report`, under
+   * the client's session id, and the MCP session's metrics.json written when Claude exited and closed the server.
+   */
+  it('lets a valid native Edit through and calls editwarden over MCP; log and report show the edit, the refusal and the MCP edit; `editwarden undo` restores both, `redo` puts the last back', async () => {
     const original = 'alpha\nbeta\ngamma\n';
-    const root = protectedProject({ 'notes.txt': original });
+    const root = protectedProject({ 'notes.txt': original, 'big.txt': THIRTY_LINES });
     const file = path.join(root, 'notes.txt');
     const run = await runClaude(
       root,
       [
         { name: 'Read', args: { file_path: file } },
-        { name: 'Edit', args: { file_path: file, old_string: 'beta', new_string: 'BETA' } },
+        { name: 'Edit', args: { file_path: file, old_string: 'beta', new_string: 'BETA <script>' } },
+        { name: 'Read', args: { file_path: path.join(root, 'big.txt') } },
+        { name: 'Write', args: { file_path: path.join(root, 'big.txt'), content: 'gone\n' } },
         { name: 'mcp__editwarden__edit_file', args: { path: 'notes.txt', old_text: 'gamma', new_text: 'GAMMA' } },
       ],
       ['--allowedTools', 'mcp__editwarden__*'],
@@ -54,19 +65,21 @@ describe('Claude Code native edits go through editwarden', () => {
     expect(run.code, run.stderr).toBe(0);
     const results = toolResults(run.requests);
     expect(results.at(-1)).toContain('"status":"applied"');
-    expect(fs.readFileSync(file, 'utf8')).toBe('alpha\nBETA\nGAMMA\n');
+    expect(fs.readFileSync(file, 'utf8')).toBe('alpha\nBETA <script>\nGAMMA\n');
     // PostToolUse recorded the native change.
-    const log = fs.readFileSync(path.join(root, '.editwarden', 'hooks', 'changes.jsonl'), 'utf8');
-    expect(log).toContain('"path":"notes.txt","change":"modified"');
+    const changes = fs.readFileSync(path.join(root, '.editwarden', 'hooks', 'changes.jsonl'), 'utf8');
+    expect(changes).toContain('"path":"notes.txt","change":"modified"');
+
+    expectSessionInLogAndReport(root);
 
     expect(editwarden(['undo', '--root', root]).code).toBe(0);
-    expect(fs.readFileSync(file, 'utf8')).toBe('alpha\nBETA\ngamma\n');
+    expect(fs.readFileSync(file, 'utf8')).toBe('alpha\nBETA <script>\ngamma\n');
     const second = editwarden(['undo', '--root', root]);
     expect(second.stdout).toContain('claude Edit');
     expect(fs.readFileSync(file, 'utf8')).toBe(original);
     expect(editwarden(['redo', '--root', root]).code).toBe(0);
-    expect(fs.readFileSync(file, 'utf8')).toBe('alpha\nBETA\ngamma\n');
-  }, 120_000);
+    expect(fs.readFileSync(file, 'utf8')).toBe('alpha\nBETA <script>\ngamma\n');
+  }, 180_000);
 
   it('the link-graph and symlinked-config attacks: native Writes to up/x, cfgdir/.editwarden.yml and the config’s real target are denied; so is MCP write_file of the target', async () => {
     const config = 'constraints:\n  max_files: 5\n';
@@ -99,3 +112,51 @@ describe('Claude Code native edits go through editwarden', () => {
     expect(fs.readFileSync(path.join(root, 'tools', 'editwarden.yml'), 'utf8')).toBe(config);
   }, 120_000);
 });
+
+interface Logged {
+  kind: string;
+  path?: string;
+  code?: string;
+  hint?: string;
+  tool?: string;
+  diff?: string;
+  checkpoint?: string;
+  route: { via: string; client?: string; session?: string; run?: string };
+}
+
+/** The session's native Edit, refused Write and MCP edit as `editwarden log` and `editwarden report` show them. */
+function expectSessionInLogAndReport(root: string): void {
+  const log = editwarden(['log', '--root', root, '--json']);
+  expect(log.code, log.stderr).toBe(0);
+  const events = log.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Logged);
+  const native = events.find((e) => e.kind === 'edit' && e.route.via === 'hook');
+  expect(native).toMatchObject({ tool: 'Edit', path: 'notes.txt', checkpoint: expect.stringMatching(/^\d{8}-/), route: { client: 'claude', session: expect.any(String) } });
+  expect(native?.diff).toContain('+BETA <script>');
+  const refusal = events.find((e) => e.kind === 'refusal');
+  expect(refusal).toMatchObject({ tool: 'Write', code: 'E_DRAMATIC_REDUCTION', path: 'big.txt', route: { via: 'hook', client: 'claude', session: native?.route.session } });
+  expect(refusal?.hint).toBeTruthy();
+  const mcp = events.find((e) => e.kind === 'edit' && e.route.via === 'mcp');
+  // Claude Code's MCP client names itself in initialize: the route says so.
+  expect(mcp).toMatchObject({ tool: 'edit_file', path: 'notes.txt', route: { client: expect.stringMatching(/claude/i) } });
+  expect(mcp?.diff).toContain('+GAMMA');
+
+  // The MCP server's run ended when Claude exited: its metrics and its end are written.
+  const runId = mcp?.route.run ?? '';
+  expect(fs.existsSync(path.join(root, '.editwarden', 'runs', runId, 'metrics.json'))).toBe(true);
+  expect(events.some((e) => e.kind === 'run-end' && e.route.run === runId)).toBe(true);
+
+  const text = editwarden(['log', '--root', root]);
+  expect(text.stdout).toMatch(/refusal\s+E_DRAMATIC_REDUCTION Write big\.txt/);
+
+  const report = editwarden(['report', '--root', root, '--session', native?.route.session ?? '', '--format', 'md']);
+  expect(report.code, report.stderr).toBe(0);
+  expect(report.stdout).toContain('+BETA <script>');
+  expect(report.stdout).toContain('**`E_DRAMATIC_REDUCTION`**');
+  const html = editwarden(['report', '--root', root, '--all', '--format', 'html']);
+  expect(html.stdout).toContain('+BETA &lt;script&gt;');
+  expect(html.stdout).toContain('+GAMMA');
+  expect(html.stdout).toContain('E_DRAMATIC_REDUCTION');
+}

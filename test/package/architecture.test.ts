@@ -60,6 +60,17 @@ function folderOf(rel: string): string {
   return parts.length > 1 ? (parts[0] as string) : (parts[0] as string).replace(/\.ts$/, '');
 }
 
+/** Each file's syntax tree, parsed once for the whole file's tests (parsing all of src/ is most of their cost). */
+const parsed = new Map<string, ts.SourceFile>();
+function treeOf(f: Pick<SourceFile, 'rel' | 'text'>): ts.SourceFile {
+  let tree = parsed.get(f.rel);
+  if (!tree) {
+    tree = ts.createSourceFile(f.rel, f.text, ts.ScriptTarget.Latest, true);
+    parsed.set(f.rel, tree);
+  }
+  return tree;
+}
+
 function readSources(): SourceFile[] {
   return listSources(SRC).map((full) => {
     const rel = path.relative(SRC, full).split(path.sep).join('/');
@@ -214,7 +225,7 @@ const NAME_COPIES = new Set(['config/config.ts', 'config/defaults.ts']);
 
 describe('only toolsetFor builds a toolset', () => {
   const toolNames = new Set<string>(KNOWN_TOOL_NAMES);
-  const trees = new Map(files.map((f) => [f.rel, ts.createSourceFile(f.rel, f.text, ts.ScriptTarget.Latest, true)] as const));
+  const trees = new Map(files.map((f) => [f.rel, treeOf(f)] as const));
   const offenders = (visit: (node: ts.Node, rel: string, out: string[]) => void, exempt: ReadonlySet<string>): string[] => {
     const out: string[] = [];
     for (const [rel, source] of trees) {
@@ -285,7 +296,7 @@ describe('the agent loop has no mode-specific branches', () => {
     const modes = new Set<string>(RUN_MODES);
     const found: string[] = [];
     for (const f of loop) {
-      const source = ts.createSourceFile(f.rel, f.text, ts.ScriptTarget.Latest, true);
+      const source = treeOf(f);
       const walk = (node: ts.Node): void => {
         if (ts.isStringLiteralLike(node) && modes.has(node.text)) found.push(`${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}: '${node.text}'`);
         ts.forEachChild(node, walk);
@@ -303,7 +314,7 @@ describe('the agent loop has no mode-specific branches', () => {
 
   it('reads no mode from its options: it has no mode option and no option of one mode only', () => {
     const loopFile = loop.find((f) => f.rel === 'agent/loop.ts');
-    const source = ts.createSourceFile('loop.ts', loopFile?.text ?? '', ts.ScriptTarget.Latest, true);
+    const source = treeOf(loopFile ?? { rel: 'agent/loop.ts', text: '' });
     const options = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'AgentRunOptions');
     const names = options?.members.map((m) => (m.name && ts.isIdentifier(m.name) ? m.name.text : '')) ?? [];
     expect(names).toContain('afterCall');
@@ -321,7 +332,7 @@ describe('only the run profile turns on_violation into a decision', () => {
     const found: string[] = [];
     for (const f of files) {
       if (f.rel === 'runs/profile.ts') continue;
-      const source = ts.createSourceFile(f.rel, f.text, ts.ScriptTarget.Latest, true);
+      const source = treeOf(f);
       const reads = (e: ts.Expression): boolean => (ts.isPropertyAccessExpression(e) && e.name.text === 'on_violation') || (ts.isIdentifier(e) && e.text === 'onViolation');
       const walk = (node: ts.Node): void => {
         if (
@@ -394,7 +405,7 @@ const PLANNER = 'apply/apply-requests.ts';
 const OWN_RECORD_WRITERS = new Set(['agent/editor/records.ts', 'report/controlled-edit.ts']);
 
 describe('one change pipeline: plan → commit is the only route to a write', () => {
-  const trees = new Map(files.map((f) => [f.rel, ts.createSourceFile(f.rel, f.text, ts.ScriptTarget.Latest, true)] as const));
+  const trees = new Map(files.map((f) => [f.rel, treeOf(f)] as const));
   const calls = (named: (callee: string, args: number) => boolean, exempt: (rel: string) => boolean): string[] => {
     const out: string[] = [];
     for (const [rel, source] of trees) {

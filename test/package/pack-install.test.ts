@@ -75,6 +75,8 @@ interface InitializeReply {
 }
 
 const installed = () => path.join(consumer, 'node_modules', 'editwarden');
+/** The command `npm install` linked into the project's node_modules/.bin (what npx runs). */
+const installedBin = () => path.join(consumer, 'node_modules', '.bin', 'editwarden');
 
 describe('npm pack from a clean checkout, installed into an empty project', () => {
   it('ships LICENSE, README, dist/ and server.json; no source maps and no TypeScript sources', () => {
@@ -108,7 +110,8 @@ describe('npm pack from a clean checkout, installed into an empty project', () =
     fs.mkdirSync(path.join(consumer, 'vala'), { recursive: true });
     fs.writeFileSync(path.join(consumer, 'vala', 'Client.vala'), 'namespace OLLMchat {\n\tpublic class Client : Object {\n\t\tpublic void oldMethod () {\n\t\t}\n\t}\n}\n');
     const reply = '---BEGIN---\nEdit: vala/Client.vala\nast-path: OLLMchat-Client-oldMethod\naction: remove\n---END---\n';
-    const r = spawnSync('npx', ['--no-install', 'editwarden', 'apply', '-', '--root', consumer], { cwd: consumer, env, encoding: 'utf8', input: reply, timeout: 60_000 });
+    // The installed bin itself: that npx finds it is pinned by the --help and mcp tests (each npx start costs a second npm).
+    const r = spawnSync(installedBin(), ['apply', '-', '--root', consumer], { cwd: consumer, env, encoding: 'utf8', input: reply, timeout: 60_000 });
     expect(r.stderr + r.stdout).not.toContain('E_PARSE');
     expect(r.status).toBe(0);
     expect(fs.readFileSync(path.join(consumer, 'vala', 'Client.vala'), 'utf8')).not.toContain('oldMethod');
@@ -175,7 +178,7 @@ describe('npm pack from a clean checkout, installed into an empty project', () =
     try {
       fs.writeFileSync(path.join(consumer, 'a.txt'), 'hello\n');
       const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-        const child = spawn('npx', ['--no-install', 'editwarden', 'run', '--task', 'x', '--model', 'openai-compatible:scripted', '--base-url', server.openaiBaseUrl, '--root', consumer], {
+        const child = spawn(installedBin(), ['run', '--task', 'x', '--model', 'openai-compatible:scripted', '--base-url', server.openaiBaseUrl, '--root', consumer], {
           cwd: consumer,
           env: { ...env, OPENAI_API_KEY: 'sk-test' },
           stdio: ['ignore', 'pipe', 'pipe'],
@@ -225,6 +228,8 @@ describe('npm pack from a clean checkout, installed into an empty project', () =
           moduleResolution: 'NodeNext',
           strict: true,
           skipLibCheck: false,
+          // TypeScript's own lib files are not the package's: checking them again proves nothing about it.
+          skipDefaultLibCheck: true,
           noEmit: true,
           // No types of the consumer's own: the package's declarations use Node's (Buffer, fs.Stats,
           // NodeJS.ProcessEnv), so it brings @types/node as a dependency, and the consumer needs nothing.
