@@ -4,7 +4,7 @@
  * the syntax guard), each with a deadline between printing its JSON and
  * exiting; and runs with a handle deliberately left open (a setInterval
  * injected through NODE_OPTIONS), which must exit just as promptly.
- * Bounded in count (40 runs) and time (stops starting runs after 40 s).
+ * Bounded in count (20 runs) and time (stops starting runs after 40 s).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const BIN = path.resolve(__dirname, '../../bin/editwarden');
 /** From the last byte of the answer to the exit. Normal is tens of ms; generous for a loaded machine. */
 const EXIT_DEADLINE_MS = 3000;
-const RUNS = 40;
+const RUNS = 20;
 const BUDGET_MS = 40_000;
 let root: string;
 

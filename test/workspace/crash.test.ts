@@ -35,10 +35,10 @@ function child(args: string[]): { proc: ReturnType<typeof spawn>; output: (until
 }
 
 describe('a process killed with SIGKILL mid-transaction is rolled back by the next open', () => {
-  it('fault injection: after each random kill the 5 files are, as a set, one whole generation (24 trials)', async () => {
-    const stats = await runFaultTrials({ trials: 24, openWorkspace: (root) => openWorkspace(root) });
+  it('fault injection: after each random kill the 5 files are, as a set, one whole generation (20 trials)', async () => {
+    const stats = await runFaultTrials({ trials: 20, openWorkspace: (root) => openWorkspace(root) });
     expect(stats.failures).toEqual([]);
-    expect(stats.trials).toBe(24);
+    expect(stats.trials).toBe(20);
     // Kills land inside transactions nearly always (the child does little else); at least one must have needed a rollback.
     expect(stats.recoveredMidTransaction).toBeGreaterThan(0);
   });
