@@ -109,7 +109,7 @@ class OutlineBuilder {
     const children = node.children;
     for (let index = 0; index < children.length; index++) {
       const child = children[index];
-      if (!child || !child.isNamed) continue;
+      if (!child?.isNamed) continue;
       const here: Frame = { node: child, siblings: children, index, parentType: node.type };
       const rule = this.spec.declarations[child.type];
       if (rule) {
@@ -232,7 +232,7 @@ class OutlineBuilder {
       let siblingIndex = index - 1;
       for (; index >= 0 && siblingIndex >= 0; siblingIndex--) {
         const s = outer.siblings[siblingIndex];
-        if (s && s.isNamed) {
+        if (s?.isNamed) {
           sibling = s;
           break;
         }

@@ -29,7 +29,7 @@ function unexpectedIndents(tree: Tree, text: string, region: Region, limit = 20)
     while (first < lineEnd && (text[first] === ' ' || text[first] === '\t')) first++;
     if (first < lineEnd && first > pos) {
       let node: Node | null = tree.rootNode.namedDescendantForIndex(first);
-      while (node && node.parent && !CONTAINERS.has(node.parent.type)) node = node.parent;
+      while (node?.parent && !CONTAINERS.has(node.parent.type)) node = node.parent;
       const container = node?.parent;
       if (node && container && node.startIndex === first && node.type !== 'comment' && !seen.has(node.id)) {
         seen.add(node.id);

@@ -232,7 +232,7 @@ export function findNewErrors(parse: ParseText, before: string | null, after: st
     }
   }
   const tree = parse(after);
-  if (!tree || !tree.rootNode.hasError) return tree && { issues: [], tree };
+  if (!tree?.rootNode.hasError) return tree && { issues: [], tree };
   const back = editedCopy(tree, reversed(edit));
   let previous: Tree | null;
   try {

@@ -243,7 +243,7 @@ export function createTerminalPrompter(io: Io, options: PrompterOptions): Termin
 
   const ask = (prompt: string): Promise<string | null> => {
     if (tty) return askTerminal(prompt);
-    const r = reader();
+    reader(); // Started on the first question, so answers piped ahead of it are kept.
     io.stdout.write(prompt);
     const next = queued.shift();
     if (next !== undefined) return Promise.resolve(next);

@@ -408,7 +408,7 @@ function checkSyntax(path: string, before: TextDoc | null, after: TextDoc | null
   // An error node can start far above the edit (a parser that wraps the file from line 1 in one ERROR):
   // the line to name is the first one the edit changed, where the model must look.
   const edited = firstChangedLine(before?.text ?? '', after.text);
-  const line = first.line < edited ? edited : first.line;
+  const line = Math.max(first.line, edited);
   const where = line === first.line ? `at line ${first.line}, column ${first.column}: ${JSON.stringify(first.snippet)}` : `at line ${line}, the first line it changed (the parser's error region starts at line ${first.line})`;
   throw new EditwardenError({
     code: ErrorCode.SYNTAX,

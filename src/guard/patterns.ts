@@ -47,7 +47,7 @@ export function compilePatterns(allowed: readonly string[], denied: readonly str
     denied: [...denied],
     check(relative: string): PatternVerdict {
       const p = normalizeRelative(relative);
-      if (denyRe !== null && denyRe.test(p)) {
+      if (denyRe?.test(p)) {
         const hit = denyEach.find((d) => d.test(p));
         return { ok: false, reason: 'denied', pattern: hit?.glob ?? denied[0] ?? '' };
       }

@@ -129,7 +129,7 @@ function restoreEntry(root: string, rel: string, then: Entry): void {
       return;
     case 'dir':
       if (now && !now.isDirectory()) fs.rmSync(abs, { force: true });
-      if (!now || !now.isDirectory()) fs.mkdirSync(abs);
+      if (!now?.isDirectory()) fs.mkdirSync(abs);
       fs.chmodSync(abs, then.mode);
       return;
     case 'other':

@@ -5,7 +5,6 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyRequests } from '../../src/apply/pipeline.js';
-import { Workspace } from '../../src/workspace/workspace.js';
 import type { EditRequest } from '../../src/edit/types.js';
 
 let root: string;

@@ -2,7 +2,6 @@ import picomatch from 'picomatch';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.js';
-import { EditwardenError } from '../../src/errors.js';
 import { codeOf } from '../error-code.js';
 import { checkGlob, GLOB_LIMITS, globProblem } from '../../src/config/glob-bounds.js';
 import { compilePatterns } from '../../src/guard/patterns.js';

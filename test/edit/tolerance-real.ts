@@ -202,7 +202,7 @@ function windows(lines: string[], r: () => number, want: number, accept: (w: Win
 /** The window with one middle line edited (a comment appended) — what the model asks for. */
 function change(w: Window, comment: string): string[] {
   const k = w.lines.findIndex((l, i) => i > 0 && i < w.lines.length - 1 && !blank(l));
-  const at = k < 0 ? 0 : k;
+  const at = Math.max(k, 0);
   return w.lines.map((l, i) => (i === at ? `${l}${comment}` : l));
 }
 

@@ -12,7 +12,6 @@ import { applyReply } from '../../src/apply/apply-reply.js';
 import { applyHunks } from '../../src/edit/hunks.js';
 import type { PatchRequest } from '../../src/edit/types.js';
 import { parseUnifiedDiff } from '../../src/formats/index.js';
-import { Workspace } from '../../src/workspace/workspace.js';
 
 const FILE = 'a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n';
 /** The minimal case: the first hunk's body has one line more than "-1,3 +1,3" says. */

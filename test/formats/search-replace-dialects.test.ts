@@ -13,7 +13,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { applyReply } from '../../src/apply/apply-reply.js';
 import { parseSearchReplace } from '../../src/formats/index.js';
 import { isFenceOrMarker } from '../../src/formats/search-replace.js';
-import { Workspace } from '../../src/workspace/workspace.js';
 
 const block = (search: string, replace: string): string => `<<<<<<< SEARCH\n${search}=======\n${replace}>>>>>>> REPLACE\n`;
 

@@ -104,7 +104,15 @@ describe('a write cannot be reached without its plan', () => {
     fs.writeFileSync(file('a.txt'), 'one\ntwo\n');
     const { ws, transactions } = openWorkspace(root);
     const seen: unknown[] = [];
-    const runner = ToolRunner.start({ ws, config: defaultConfig(), transactions, approve: (r) => (seen.push({ changes: r.changes, diff: r.diff }), { approved: true }) });
+    const runner = ToolRunner.start({
+      ws,
+      config: defaultConfig(),
+      transactions,
+      approve: (r) => {
+        seen.push({ changes: r.changes, diff: r.diff });
+        return { approved: true };
+      },
+    });
     const record = await runner.call({ tool: 'edit_file', args: { path: 'a.txt', old_text: 'two', new_text: 'TWO' } });
     runner.finish();
     expect(record.status).toBe('ok');

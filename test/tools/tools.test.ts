@@ -237,7 +237,12 @@ describe('the runner life-cycle', () => {
   it('the approval hook sees the planned diff before the write, and a decline writes nothing', async () => {
     put('a.txt', 'alpha\n');
     const seen: ApprovalRequest[] = [];
-    const run = runner({ approve: (req) => (seen.push(req), { approved: false, reason: 'not today' }) });
+    const run = runner({
+      approve: (req) => {
+        seen.push(req);
+        return { approved: false, reason: 'not today' };
+      },
+    });
     const r = await run.call({ tool: 'edit_file', args: { path: 'a.txt', old_text: 'alpha', new_text: 'omega' } });
     expect(r.status).toBe('declined');
     expect(r.error?.message).toContain('not today');

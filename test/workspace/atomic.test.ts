@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { atomicWriteFile, TEMP_PREFIX } from '../../src/workspace/atomic.js';
-import { Workspace } from '../../src/workspace/workspace.js';
 
 let dir: string;
 beforeEach(() => {

@@ -8,11 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EditwardenError } from '../../src/errors.js';
 import { codeOf } from '../error-code.js';
 import { defaultConfig } from '../../src/config/config.js';
 import { openWorkspace } from '../../src/workspace/open.js';
-import { Workspace } from '../../src/workspace/workspace.js';
 import { ToolRunner } from '../../src/tools/runner.js';
 import { NAME_MAX, TEMP_PREFIX, tempNameFor } from '../../src/workspace/atomic.js';
 

@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Workspace } from '../../src/workspace/workspace.js';
 import { CheckpointService } from '../../src/workspace/checkpoints/service.js';
 import { snapshotTree, tempRoot, write } from './fixtures/checkpoint-helpers.js';
 

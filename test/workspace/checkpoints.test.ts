@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { sha256, Workspace } from '../../src/workspace/workspace.js';
+import { sha256 } from '../../src/workspace/workspace.js';
 import { CheckpointService } from '../../src/workspace/checkpoints/service.js';
 import { BlobStore, type Durability } from '../../src/workspace/checkpoints/blob-store.js';
 import { captureWorkspace, STREAM_MIN_BYTES } from '../../src/workspace/checkpoints/capture.js';

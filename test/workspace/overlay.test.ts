@@ -7,7 +7,6 @@ import { ContextRecorder } from '../../src/agent/editor/context.js';
 import { OverlayView } from '../../src/workspace/overlay.js';
 import { applyProposal, readProposalHeader, renderProposal } from '../../src/agent/editor/proposal.js';
 import { hashTree } from '../../src/agent/hash-tree.js';
-import { Workspace } from '../../src/workspace/workspace.js';
 import { cleanup, makeProject } from '../agent/editor/helpers.js';
 
 afterEach(cleanup);

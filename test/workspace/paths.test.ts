@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { Workspace } from '../../src/workspace/workspace.js';
 import { EditwardenError } from '../../src/errors.js';
 import { codeOf } from '../error-code.js';
 

@@ -10,7 +10,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Workspace } from '../../src/workspace/workspace.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { CheckpointService } from '../../src/workspace/checkpoints/service.js';
 import { captureWorkspace } from '../../src/workspace/checkpoints/capture.js';

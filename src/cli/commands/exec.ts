@@ -14,7 +14,7 @@ import type { Command } from 'commander';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
 import type { Config } from '../../config/config.js';
 import type { ConfigTrust } from '../../config/trust-state.js';
-import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo, ExitCode } from '../../errors.js';
+import { EditwardenError, ErrorCode, type ErrorInfo, ExitCode } from '../../errors.js';
 import { formatStatus, startRunStatus } from '../run-status.js';
 import type { CallRecord, RunSummary, ToolCall, ToolRunner } from '../../tools/runner.js';
 import { formatError, paint, readAll, useColor, writeJson, type Io, refuseCommand } from '../output.js';

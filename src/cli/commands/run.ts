@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { Config } from '../../config/config.js';
 import type { ConfigTrust } from '../../config/trust-state.js';
-import { ErrorCode, ExitCode, formatRefusal, toErrorInfo, type ErrorInfo } from '../../errors.js';
+import { ErrorCode, formatRefusal, toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { apiKeyEnvProblem, providerFromFlags } from '../model-flags.js';
 import { RUN_MODES, type RunMode } from '../../config/modes.js';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';

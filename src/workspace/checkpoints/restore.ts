@@ -140,7 +140,7 @@ export function applyManifest(rootArg: RootArg, manifest: Manifest, blobs: BlobS
       if (entry.type === 'absent') continue;
       checkManifestPath(entry.path);
       if (isConfigFile(entry.path)) {
-        if (!sameAsNow(dirs, entry, blobs)) skip(result, entry.path);
+        if (!sameAsNow(dirs, entry)) skip(result, entry.path);
         continue;
       }
       const parentRel = path.posix.dirname(entry.path);
@@ -332,7 +332,7 @@ function removeStaleTemps(dirs: DirCache, manifest: Manifest): void {
 }
 
 /** Whether a recorded file is on disk as recorded (so skipping it changes nothing worth reporting). */
-function sameAsNow(dirs: DirCache, entry: Exclude<ManifestEntry, { type: 'absent' }>, blobs: BlobStore): boolean {
+function sameAsNow(dirs: DirCache, entry: Exclude<ManifestEntry, { type: 'absent' }>): boolean {
   if (entry.type !== 'file') return false;
   const { parent, name } = dirs.tryParentOf(entry.path);
   if (parent === null) return false;

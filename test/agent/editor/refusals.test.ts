@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runEditor } from '../../../src/agent/editor/editor.js';
 import { agentPath, writeRecord } from '../../../src/agent/editor/records.js';
 import { loadConfig } from '../../../src/config/load.js';
-import { Workspace } from '../../../src/workspace/workspace.js';
 import { openWorkspace } from '../../../src/workspace/open.js';
 import { cleanup, complete, GREETING_PROJECT, lastToolResult, makeProject, runEditorWithServer } from './helpers.js';
 

@@ -9,7 +9,6 @@ import { interpretRun, scoutEnvironment } from '../../../src/agent/scouts/enviro
 import { runVerification } from '../../../src/agent/editor/verification.js';
 import { defaultConfig, withOverrides } from '../../../src/config/config.js';
 import { loadConfig } from '../../../src/config/load.js';
-import { Workspace } from '../../../src/workspace/workspace.js';
 import { cleanup, copyFixture, makeProject } from '../editor/helpers.js';
 
 afterEach(cleanup);

@@ -32,7 +32,6 @@ import { applyHunks, checkDeletion } from '../../../src/edit/hunks.js';
 import { EditwardenError } from '../../../src/errors.js';
 import { parseUnifiedDiff, type VerifiedDeleteRequest } from '../../../src/formats/index.js';
 import { applyReply } from '../../../src/apply/apply-reply.js';
-import { Workspace } from '../../../src/workspace/workspace.js';
 
 // Vendored upstream data (licence and source note beside it).
 const ROOT = path.resolve(__dirname, '../../fixtures/conformance/go-gitdiff');

@@ -30,7 +30,6 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseUnifiedDiff } from '../../../src/formats/index.js';
 import { applyReply } from '../../../src/apply/apply-reply.js';
-import { Workspace } from '../../../src/workspace/workspace.js';
 
 // Vendored upstream data (licence and source note beside it).
 const TESTS = path.resolve(__dirname, '../../fixtures/conformance/python-patch/tests');
