@@ -47,13 +47,14 @@ export default defineConfig({
         include: byTier[tier],
         testTimeout: 60_000,
         hookTimeout: 60_000,
-        // Integration files share their worker's process and module cache instead of each starting a fresh one: that
-        // tier's CPU (the suite's floor on 2 cores) fell by a fifth, 294 s → 237 s (docs/benchmarks.md, "Suite time").
-        // It also runs the product as a long-running process, as the MCP and hook servers are: a default object shared
-        // by every config of the process was found this way (test/config/fresh-defaults.test.ts). The unit tier keeps
-        // fresh modules per file (test/ast/lazy.test.ts checks a process-wide cache starts empty; its saving was ~1 s),
-        // and so does e2e (nine files, each its own process trees).
-        isolate: tier !== 'integration',
+        // Unit and integration files share their worker's process and module cache instead of each starting a fresh
+        // one: CPU is the suite's floor on 2 cores, and this cut a fifth of the integration tier's (294 s → 237 s) and
+        // a quarter of the unit tier's (36.5 s → 27.5 s; docs/benchmarks.md, "Suite time"). It also runs the product as
+        // a long-running process, as the MCP and hook servers are: a default object shared by every config of the
+        // process was found this way (test/config/fresh-defaults.test.ts). A test that needs modules fresh from their
+        // start imports them after vi.resetModules() (test/ast/lazy.test.ts). e2e keeps a process per file (eight
+        // files, each its own process trees: nothing to gain).
+        isolate: tier === 'e2e',
         // The unit tier's promise kept at run time too: a process started there fails the test (test/unit-guard.ts).
         // The other tiers make temp trees: each file's are removed when it ends (test/temp-dirs-setup.ts).
         setupFiles: tier === 'unit' ? ['test/unit-guard.ts'] : ['test/temp-dirs-setup.ts'],

@@ -1,14 +1,27 @@
 /**
- * Its own test file on purpose: vitest gives each file fresh modules, so the
- * process-wide grammar cache starts empty here.
+ * The process-wide grammar cache must start empty here: the modules are
+ * imported afresh (vi.resetModules), since a worker runs file after file in
+ * one process (vitest.config.ts, isolate: false) and another file may have
+ * loaded grammars already.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { grammarsFor, isCodeFile, prepareAstHooks } from '../../src/ast/hooks.js';
-import { treeSitterState } from '../../src/ast/grammars.js';
-import { catchError } from './helpers.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+
+let grammarsFor: typeof import('../../src/ast/hooks.js').grammarsFor;
+let isCodeFile: typeof import('../../src/ast/hooks.js').isCodeFile;
+let prepareAstHooks: typeof import('../../src/ast/hooks.js').prepareAstHooks;
+let treeSitterState: typeof import('../../src/ast/grammars.js').treeSitterState;
+// From the fresh modules too: it knows an error by the fresh errors module's class.
+let catchError: typeof import('./helpers.js').catchError;
+
+beforeAll(async () => {
+  vi.resetModules();
+  ({ grammarsFor, isCodeFile, prepareAstHooks } = await import('../../src/ast/hooks.js'));
+  ({ treeSitterState } = await import('../../src/ast/grammars.js'));
+  ({ catchError } = await import('./helpers.js'));
+});
 
 const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'ast');
 
