@@ -47,7 +47,7 @@ export function diffIndex(resolver: Resolver, index: Manifest, blobs: BlobStore,
     if (e.type === 'symlink' && w.type === 'symlink' && w.target === e.target) continue;
     if (e.type === 'file' && w.type === 'file' && w.stat !== null && e.mtimeMs < trustBefore && e.ctimeMs < trustBefore) {
       const st = w.stat;
-      if (st.isFile() && st.size === e.size && st.mtimeMs === e.mtimeMs && st.ctimeMs === e.ctimeMs && st.ino === e.ino && (st.mode & 0o7777) === e.mode) continue;
+      if (st.size === e.size && st.mtimeMs === e.mtimeMs && st.ctimeMs === e.ctimeMs && st.ino === e.ino && (st.mode & 0o7777) === e.mode) continue;
     }
     candidates.push(e);
   }

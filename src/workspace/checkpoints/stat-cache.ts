@@ -28,7 +28,7 @@ import fs from 'node:fs';
 import type { Resolver } from '../resolver.js';
 import { readStateFile, StateFolder } from '../state-dir.js';
 import { tempNameFor } from '../atomic.js';
-import type { ManifestEntry } from './types.js';
+import type { ManifestEntry, StatKey } from './types.js';
 
 export const STAT_CACHE_FILE = 'stat-cache.bin';
 
@@ -109,9 +109,9 @@ export class StatCache {
   }
 
   /** The recorded entry of `rel` when `stat` proves the file unchanged since its bytes were read; null otherwise. */
-  reuse(rel: string, stat: fs.Stats): FileEntry | null {
+  reuse(rel: string, stat: StatKey): FileEntry | null {
     const i = this.index.get(rel);
-    if (i === undefined || !stat.isFile()) return null;
+    if (i === undefined) return null;
     const n = this.nums;
     const o = i * FIELDS;
     const dev = n[o] as number;

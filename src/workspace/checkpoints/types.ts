@@ -34,6 +34,23 @@ export type ManifestEntry =
   | { path: string; type: 'symlink'; target: string }
   | { path: string; type: 'absent' };
 
+/**
+ * What a walk records of a regular file for the stat cache (stat-cache.ts):
+ * the lstat fields that prove a file unchanged, as plain numbers (an
+ * fs.Stats fits). A cache key only: it never decides which bytes are read.
+ */
+export interface StatKey {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  /** The whole st_mode; only the permission bits are compared. */
+  mode: number;
+  uid: number;
+  gid: number;
+}
+
 /** Why a checkpoint exists: shown in `list` and used by recovery and prune. */
 export type CheckpointOrigin =
   | { kind: 'manual' }

@@ -12,6 +12,7 @@ import { STATE_DIR } from '../paths.js';
 import { Resolver, type DirHandle } from '../resolver.js';
 import { readRegularAt } from './current.js';
 import { nameScreen, type NameScreen } from './ignore-screen.js';
+import type { StatKey } from './types.js';
 
 /** Where a walk or capture starts: a root path (made into a resolver) or the workspace's resolver. */
 export type RootArg = string | Resolver;
@@ -44,11 +45,12 @@ export function readExact(resolver: Resolver, rel: string): string | null {
 
 type WalkedEntry =
   /**
-   * `stat`: the file's lstat taken by path string (null when that failed), a
-   * cache key only (stat-cache.ts): it never decides which bytes are read,
-   * since every read goes through a descriptor opened inside the root.
+   * `stat`: the file's lstat taken by path string (null when that failed or
+   * found no regular file), a cache key only (stat-cache.ts): it never decides
+   * which bytes are read, since every read goes through a descriptor opened
+   * inside the root.
    */
-  | { path: string; type: 'file'; stat: fs.Stats | null }
+  | { path: string; type: 'file'; stat: StatKey | null }
   /** `target`: read through the opened folder during the walk; null when it vanished since readdir. */
   | { path: string; type: 'symlink'; target: string | null };
 
@@ -145,9 +147,10 @@ export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclud
           child.close();
         }
       } else if (kind === 'file') {
-        let stat: fs.Stats | null = null;
+        let stat: StatKey | null = null;
         try {
-          stat = fs.lstatSync(displayDir + name);
+          const st = fs.lstatSync(displayDir + name);
+          stat = st.isFile() ? st : null;
         } catch {
           stat = null; // The capture reads it through the folder's descriptor and sees what is there.
         }
