@@ -62,7 +62,8 @@ export default function setup(project: TestProject): void {
 }
 
 function buildDist(): void {
-  const tsc = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
+  // The compiler `npm run build` uses: TypeScript 7's native one (package.json, devDependency typescript-native).
+  const tsc = path.join(REPO, 'node_modules', 'typescript-native', 'bin', 'tsc');
   const build = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: REPO, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`dist/ is older than src/ and the build failed, so no test runs against stale code:\n${build.stdout}${build.stderr}`);
   // tsc -b leaves the build info alone when no output changed (a touched but unchanged file): mark it fresh.

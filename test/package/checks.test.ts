@@ -13,14 +13,14 @@ import { tempDir } from '../temp-dirs.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 
-/** A repository with the real checks script and tsc; `lintExit` is what its lint script exits with, `source` its one TypeScript file. */
+/** A repository with the real checks script and compiler; `lintExit` is what its lint script exits with, `source` its one TypeScript file. */
 function madeUpRepo(lintExit: number, source: string): string {
   const root = tempDir('ew-checks-');
   fs.mkdirSync(path.join(root, 'scripts'));
   fs.copyFileSync(path.join(REPO, 'scripts', 'checks.mjs'), path.join(root, 'scripts', 'checks.mjs'));
-  fs.mkdirSync(path.join(root, 'node_modules', '.bin'), { recursive: true });
-  fs.symlinkSync(path.join(REPO, 'node_modules', 'typescript'), path.join(root, 'node_modules', 'typescript'));
-  fs.symlinkSync('../typescript/bin/tsc', path.join(root, 'node_modules', '.bin', 'tsc'));
+  fs.mkdirSync(path.join(root, 'node_modules'));
+  // The compiler the script runs: TypeScript 7's native one, as in this repository.
+  fs.symlinkSync(path.join(REPO, 'node_modules', 'typescript-native'), path.join(root, 'node_modules', 'typescript-native'));
   const lint = `node -e "console.log('lint ran'); process.exit(${lintExit})"`;
   fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'made-up', private: true, type: 'module', scripts: { lint } }));
   // The smallest library TypeScript knows: the compile is real, and cheap (the default one adds the DOM's declarations).
