@@ -263,27 +263,39 @@ function parseReply(lines: Tagged[], format: FormatName): ParseResult {
   }
 }
 
+/** A payload line's token; global, so `match` returns every one (it starts each search afresh). */
+const TOKENS = /Q\d+Q/g;
+
 /** Lines whose token is neither in a request nor inside a refused item's range. */
 function unaccounted(tagged: Tagged[], parsed: ParseResult): string[] {
-  const lines = tagged.map(([l]) => l);
-  // Every token the requests carry (a token is found whole: "Q12Q" is not in "Q112Q").
-  const applied = new Set(JSON.stringify(parsed.requests).match(/Q\d+Q/g));
+  // Every token the requests carry, in any of their strings (a token is found whole: "Q12Q" is not in "Q112Q").
+  const applied = new Set<string>();
+  const collect = (value: unknown): void => {
+    if (typeof value === 'string') {
+      for (const t of value.match(TOKENS) ?? []) applied.add(t);
+    } else if (Array.isArray(value)) {
+      for (const v of value) collect(v);
+    } else if (value !== null && typeof value === 'object') {
+      for (const v of Object.values(value)) collect(v);
+    }
+  };
+  collect(parsed.requests);
   const starts = [...parsed.requests.map((r) => r.source?.line ?? 1), ...parsed.errors.map((e) => e.fromLine ?? e.line)].sort((a, b) => a - b);
   const refused = parsed.errors.map((e) => {
     const from = e.fromLine ?? e.line;
-    const to = starts.find((s) => s > from) ?? lines.length + 1;
+    const to = starts.find((s) => s > from) ?? tagged.length + 1;
     return [from, to] as const;
   });
   const missing: string[] = [];
-  lines.forEach((line, i) => {
-    if ((tagged[i] as Tagged)[1] === null) return; // prose between items is nobody's
-    const tokens = line.match(/Q\d+Q/g) ?? [];
-    for (const t of tokens) {
+  for (let i = 0; i < tagged.length; i++) {
+    const [line, item] = tagged[i] as Tagged;
+    if (item === null) continue; // prose between items is nobody's
+    for (const t of line.match(TOKENS) ?? []) {
       if (applied.has(t)) continue;
       if (refused.some(([from, to]) => i + 1 >= from && i + 1 < to)) continue;
       missing.push(`line ${i + 1}: ${line}`);
     }
-  });
+  }
   return missing;
 }
 
