@@ -4,7 +4,13 @@
  * the syntax guard), each with a deadline between printing its JSON and
  * exiting; and runs with a handle deliberately left open (a setInterval
  * injected through NODE_OPTIONS), which must exit just as promptly.
- * Bounded in count (20 runs) and time (stops starting runs after 40 s).
+ * Bounded in count (10 runs) and time (stops starting runs after 40 s).
+ *
+ * Which test catches what (measured 2026-11-26 on a build whose main() did not
+ * end the process after the flush): the handle-left-open test fails at once;
+ * the sequential runs all passed. They sample the rare hang once seen after an
+ * answer (a futex wait, main.ts), which no build here reproduces: 10 runs, the
+ * floor the loop has always accepted when its time budget runs out (was 20).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const BIN = path.resolve(__dirname, '../../bin/editwarden');
 /** From the last byte of the answer to the exit. Normal is tens of ms; generous for a loaded machine. */
 const EXIT_DEADLINE_MS = 3000;
-const RUNS = 20;
+const RUNS = 10;
 const BUDGET_MS = 40_000;
 let root: string;
 

@@ -1,13 +1,17 @@
 /**
  * `editwarden undo` over what commands did, from any folder of the project,
  * never taking back a person's own change under the agent's name; `--list`
- * and `--dry-run` — all through the real binary, real files, real commands
- * in the real sandbox, real hook processes.
+ * and `--dry-run` — every undo, redo and hook through the real binary, real
+ * files, real commands in the real sandbox. The `exec` runs that make the
+ * history are setup, run in this process (the same CLI bundle as the binary:
+ * ../integrations/cli-in-process.ts); `exec` itself is pinned through the binary
+ * in test/agent and test/sandbox.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanup as cleanupScripts, script } from '../agent/helpers/bin.js';
+import { editwardenHere } from '../integrations/cli-in-process.js';
 import { cleanup, editwarden, project } from '../integrations/helpers.js';
 import { trustRepoConfig } from '../trust-config.js';
 
@@ -18,9 +22,9 @@ afterAll(() => {
 
 const read = (root: string, file: string): string => fs.readFileSync(path.join(root, file), 'utf8');
 
-/** Runs recorded calls with `exec` and returns the run id its summary names. */
-function exec(root: string, calls: Array<{ tool: string; args: Record<string, unknown> }>): string {
-  const run = editwarden(['exec', '-', '--root', root], { input: calls.map((c) => JSON.stringify(c)).join('\n') });
+/** Runs recorded calls with `exec` (a setup step, in this process) and returns the run id its summary names. */
+async function exec(root: string, calls: Array<{ tool: string; args: Record<string, unknown> }>): Promise<string> {
+  const run = await editwardenHere(['exec', '-', '--root', root], { input: calls.map((c) => JSON.stringify(c)).join('\n') });
   expect(run.code, run.stdout + run.stderr).toBe(0);
   const id = /undo this run: editwarden undo --run (\S+)/.exec(run.stdout)?.[1];
   expect(id, run.stdout).toBeDefined();
@@ -49,12 +53,12 @@ function hook(client: string, event: string, root: string, input: unknown): Retu
 }
 
 describe('undo steps back over what a command did', () => {
-  it('exec `rm -rf src`, then `undo --run <id>` puts every file back byte-exact, modes included', () => {
+  it('exec `rm -rf src`, then `undo --run <id>` puts every file back byte-exact, modes included', async () => {
     const root = project({ 'src/a.ts': 'export const a = 1;\n', 'src/deep/bin.dat': '\u0000\u0001binary\u00ff', 'src/deep/run.sh': '#!/bin/sh\necho hi\n', 'README.md': 'keep\n' });
     fs.chmodSync(path.join(root, 'src/deep/run.sh'), 0o750);
     fs.chmodSync(path.join(root, 'src/a.ts'), 0o600);
     const before = tree(root);
-    const run = exec(root, [command('rm -rf src')]);
+    const run = await exec(root, [command('rm -rf src')]);
     expect(fs.existsSync(path.join(root, 'src'))).toBe(false);
     const undo = editwarden(['undo', '--run', run, '--root', root]);
     expect(undo.code, undo.stderr).toBe(0);
@@ -62,9 +66,9 @@ describe('undo steps back over what a command did', () => {
     expect(tree(root)).toEqual(before);
   });
 
-  it('each command is one step named by its command line; undo takes back the newest, redo re-applies it', () => {
+  it('each command is one step named by its command line; undo takes back the newest, redo re-applies it', async () => {
     const root = project({ 'a.txt': 'one\n', 'b.txt': 'two\n' });
-    exec(root, [command('echo changed > a.txt'), command('rm b.txt && echo new > c.txt')]);
+    await exec(root, [command('echo changed > a.txt'), command('rm b.txt && echo new > c.txt')]);
     const first = editwarden(['undo', '--root', root]);
     expect(first.stdout).toContain('undid rm b.txt && echo new > c.txt');
     expect(read(root, 'b.txt')).toBe('two\n');
@@ -91,17 +95,17 @@ describe('undo steps back over what a command did', () => {
     expect(read(root, 'src/a.ts')).toBe('export const a = 1;\n');
   });
 
-  it('a command that changed nothing leaves no step', () => {
+  it('a command that changed nothing leaves no step', async () => {
     const root = project({ 'a.txt': 'one\n' });
-    exec(root, [command('true')]);
+    await exec(root, [command('true')]);
     expect(editwarden(['undo', '--list', '--root', root]).stdout).toBe('no steps recorded\n');
   });
 });
 
 describe('undo finds the root from any subfolder', () => {
-  it('undoes from src/deep without creating a state folder there', () => {
+  it('undoes from src/deep without creating a state folder there', async () => {
     const root = project({ 'src/deep/x.txt': 'x\n', 'a.txt': 'one\n' });
-    exec(root, [command('echo two > a.txt')]);
+    await exec(root, [command('echo two > a.txt')]);
     const r = editwarden(['undo'], { cwd: path.join(root, 'src/deep') });
     expect(r.code, r.stderr).toBe(0);
     expect(read(root, 'a.txt')).toBe('one\n');
@@ -109,9 +113,9 @@ describe('undo finds the root from any subfolder', () => {
     expect(fs.existsSync(path.join(root, 'src/.editwarden'))).toBe(false);
   });
 
-  it('passes over a stray state folder without history, and refuses with E_NO_ROOT where there is no project at all', () => {
+  it('passes over a stray state folder without history, and refuses with E_NO_ROOT where there is no project at all', async () => {
     const root = project({ 'src/x.txt': 'x\n', 'a.txt': 'one\n' });
-    exec(root, [command('echo two > a.txt')]);
+    await exec(root, [command('echo two > a.txt')]);
     fs.mkdirSync(path.join(root, 'src/.editwarden'));
     fs.writeFileSync(path.join(root, 'src/.editwarden/undo.json'), '{}');
     expect(editwarden(['undo'], { cwd: path.join(root, 'src') }).code).toBe(0);
@@ -153,9 +157,9 @@ describe("an undo never takes back a person's own change under the agent's name"
     expect(read(root, 'a.txt')).toBe('uno and mine\n');
   });
 
-  it('a command step refuses too when a file it changed was changed again by hand', () => {
+  it('a command step refuses too when a file it changed was changed again by hand', async () => {
     const root = project({ 'a.txt': 'one\n' });
-    const run = exec(root, [command('echo two > a.txt')]);
+    const run = await exec(root, [command('echo two > a.txt')]);
     fs.writeFileSync(path.join(root, 'a.txt'), 'three by hand\n');
     const r = editwarden(['undo', '--run', run, '--root', root]);
     expect(r.code).toBe(1);
@@ -164,18 +168,18 @@ describe("an undo never takes back a person's own change under the agent's name"
     expect(read(root, 'a.txt')).toBe('three by hand\n');
   });
 
-  it('undo --run passes a file two steps of the run changed in turn (the later undo puts it back first)', () => {
+  it('undo --run passes a file two steps of the run changed in turn (the later undo puts it back first)', async () => {
     const root = project({ 'a.txt': 'one\n' });
-    const run = exec(root, [command('echo two > a.txt'), command('echo three > a.txt')]);
+    const run = await exec(root, [command('echo two > a.txt'), command('echo three > a.txt')]);
     expect(editwarden(['undo', '--run', run, '--root', root]).code).toBe(0);
     expect(read(root, 'a.txt')).toBe('one\n');
   });
 });
 
 describe('undo --list and --dry-run', () => {
-  it('--list shows each step newest first with its kind, label, time and files; --dry-run shows the diff and writes nothing', () => {
+  it('--list shows each step newest first with its kind, label, time and files; --dry-run shows the diff and writes nothing', async () => {
     const root = project({ 'a.txt': 'one\n', 'b.txt': 'bee\n' });
-    const run = exec(root, [{ tool: 'edit_file', args: { path: 'b.txt', old_text: 'bee', new_text: 'BEE' } }, command('echo two > a.txt')]);
+    const run = await exec(root, [{ tool: 'edit_file', args: { path: 'b.txt', old_text: 'bee', new_text: 'BEE' } }, command('echo two > a.txt')]);
     const listed = JSON.parse(editwarden(['undo', '--list', '--json', '--root', root]).stdout) as { steps: Array<{ kind: string; label: string; files: string[]; run?: string; createdAt: string }> };
     expect(listed.steps.map((s) => [s.kind, s.files])).toEqual([
       ['command', ['a.txt']],
