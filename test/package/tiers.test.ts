@@ -306,7 +306,8 @@ describe('vitest runs the tiers as its projects', () => {
 
   it('a run of the unit tier alone does not build, and a unit test that starts a process (through a dependency) fails, told why', () => {
     const root = madeUpRepo(true);
-    const unit = vitest(root, ['run', '--project', 'unit', 'test/clean/unit', 'test/clean/spawns'], tempDir('ew-tiers-tmp-'));
+    // One worker for both files (a second costs a process start): the guard is a setup file, run before each file.
+    const unit = vitest(root, ['run', '--maxWorkers', '1', '--project', 'unit', 'test/clean/unit', 'test/clean/spawns'], tempDir('ew-tiers-tmp-'));
     expect(unit.output).not.toContain('build failed');
     expect(unit.output).toMatch(/Tests +1 failed \| 1 passed \(2\)/);
     expect(unit.output).toMatch(/FAIL +\|unit\| test\/clean\/spawns\.test\.ts/);
