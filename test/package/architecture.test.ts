@@ -87,7 +87,10 @@ function buildProgram(): ts.Program {
   const errors = config?.errors.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')) ?? ['not read'];
   if (!config || errors.length > 0) throw new Error(`tsconfig.build.json: ${errors.join('\n')}`);
   // Parent pointers set while parsing: the syntax rules read a node's text and line.
-  program = ts.createProgram({ rootNames: config.fileNames, options: config.options, host: ts.createCompilerHost(config.options, true) });
+  const host = ts.createCompilerHost(config.options, true);
+  // JSDoc parsed as tsc itself parses it (only where it can hold a type error): no rule reads a doc comment.
+  host.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeErrors;
+  program = ts.createProgram({ rootNames: config.fileNames, options: config.options, host });
   return program;
 }
 
