@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { KNOWN_TOOL_NAMES } from '../../src/config/config.js';
 import { RUN_MODES } from '../../src/config/modes.js';
 
@@ -60,14 +60,44 @@ function folderOf(rel: string): string {
   return parts.length > 1 ? (parts[0] as string) : (parts[0] as string).replace(/\.ts$/, '');
 }
 
-/** Each file's syntax tree, parsed once for the whole file's tests (parsing all of src/ is most of their cost). */
-const parsed = new Map<string, ts.SourceFile>();
-function treeOf(f: Pick<SourceFile, 'rel' | 'text'>): ts.SourceFile {
-  let tree = parsed.get(f.rel);
-  if (!tree) {
-    tree = ts.createSourceFile(f.rel, f.text, ts.ScriptTarget.Latest, true);
-    parsed.set(f.rel, tree);
-  }
+/**
+ * The program the build compiles: tsconfig.build.json's own files and options (its lib, ES2023, not the DOM), as
+ * `tsc -b` reads them, with no output. Made once for the whole file: the options-field rule asks its type checker,
+ * and every syntax-tree rule reads its parsed files (parsing src/ and the declarations it reaches is most of the
+ * file's cost; a second parse of src/ for the syntax rules cost ~0.6 s of CPU).
+ */
+let program: ts.Program | undefined;
+// Files share a worker process (vitest.config.ts): the program (~300 MB of heap) goes when this file ends, whatever
+// else keeps the module.
+afterAll(() => {
+  program = undefined;
+});
+function buildProgram(): ts.Program {
+  if (program) return program;
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.resolve(SRC, '../tsconfig.build.json'),
+    { noEmit: true },
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    },
+  );
+  const errors = config?.errors.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')) ?? ['not read'];
+  if (!config || errors.length > 0) throw new Error(`tsconfig.build.json: ${errors.join('\n')}`);
+  // Parent pointers set while parsing: the syntax rules read a node's text and line.
+  const host = ts.createCompilerHost(config.options, true);
+  // JSDoc parsed as tsc itself parses it (only where it can hold a type error): no rule reads a doc comment.
+  host.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeErrors;
+  program = ts.createProgram({ rootNames: config.fileNames, options: config.options, host });
+  return program;
+}
+
+/** A file's syntax tree: the build program's own parse of it. */
+function treeOf(f: Pick<SourceFile, 'rel'>): ts.SourceFile {
+  const tree = buildProgram().getSourceFile(path.join(SRC, f.rel));
+  if (!tree) throw new Error(`src/${f.rel} is not in the program of tsconfig.build.json`);
   return tree;
 }
 
@@ -225,11 +255,11 @@ const NAME_COPIES = new Set(['config/config.ts', 'config/defaults.ts']);
 
 describe('only toolsetFor builds a toolset', () => {
   const toolNames = new Set<string>(KNOWN_TOOL_NAMES);
-  const trees = new Map(files.map((f) => [f.rel, treeOf(f)] as const));
   const offenders = (visit: (node: ts.Node, rel: string, out: string[]) => void, exempt: ReadonlySet<string>): string[] => {
     const out: string[] = [];
-    for (const [rel, source] of trees) {
+    for (const { rel } of files) {
       if (exempt.has(rel)) continue;
+      const source = treeOf({ rel });
       const f = { rel };
       const walk = (node: ts.Node): void => {
         visit(node, f.rel, out);
@@ -314,7 +344,7 @@ describe('the agent loop has no mode-specific branches', () => {
 
   it('reads no mode from its options: it has no mode option and no option of one mode only', () => {
     const loopFile = loop.find((f) => f.rel === 'agent/loop.ts');
-    const source = treeOf(loopFile ?? { rel: 'agent/loop.ts', text: '' });
+    const source = treeOf(loopFile ?? { rel: 'agent/loop.ts' });
     const options = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'AgentRunOptions');
     const names = options?.members.map((m) => (m.name && ts.isIdentifier(m.name) ? m.name.text : '')) ?? [];
     expect(names).toContain('afterCall');
@@ -364,10 +394,7 @@ const OPTIONS_BEING_SPLIT = new Set<string>();
 
 describe('options types stay small', () => {
   it(`no exported *Options interface or type alias in src/ has more than ${MAX_OPTION_FIELDS} fields`, () => {
-    const program = ts.createProgram(
-      files.map((f) => path.join(SRC, f.rel)),
-      { strict: true, exactOptionalPropertyTypes: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, types: ['node'], noEmit: true, skipLibCheck: true },
-    );
+    const program = buildProgram();
     const checker = program.getTypeChecker();
     const sizes: string[] = [];
     for (const sf of program.getSourceFiles()) {
@@ -405,11 +432,11 @@ const PLANNER = 'apply/apply-requests.ts';
 const OWN_RECORD_WRITERS = new Set(['agent/editor/records.ts', 'report/controlled-edit.ts']);
 
 describe('one change pipeline: plan → commit is the only route to a write', () => {
-  const trees = new Map(files.map((f) => [f.rel, treeOf(f)] as const));
   const calls = (named: (callee: string, args: number) => boolean, exempt: (rel: string) => boolean): string[] => {
     const out: string[] = [];
-    for (const [rel, source] of trees) {
+    for (const { rel } of files) {
       if (exempt(rel)) continue;
+      const source = treeOf({ rel });
       const walk = (node: ts.Node): void => {
         if (ts.isCallExpression(node)) {
           const callee = ts.isIdentifier(node.expression) ? node.expression.text : ts.isPropertyAccessExpression(node.expression) ? `.${node.expression.name.text}` : '';

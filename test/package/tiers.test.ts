@@ -285,36 +285,34 @@ describe('vitest runs the tiers as its projects', () => {
     return root;
   }
 
-  it('a file left in the temp folder fails the run whichever tier left it; the check runs once, after every tier', () => {
+  // One nested run for two rules (each vitest start costs ~0.7 s of CPU): the stray files of every tier, and the
+  // integration files that make temp folders outside their tests, in one worker (--maxWorkers 1).
+  it("a file left in the temp folder fails the run whichever tier left it, the check runs once after every tier; integration files share a worker, and each file's temp folders made outside its tests are gone when it ends", () => {
     const root = madeUpRepo(false);
-    const r = vitest(root, ['run', 'test/stray', 'test/cli/demo-stray'], tempDir('ew-tiers-tmp-'));
+    const r = vitest(root, ['run', '--maxWorkers', '1', 'test/stray', 'test/cli/demo-stray', 'test/shared'], tempDir('ew-tiers-tmp-'));
     expect(r.output).toMatch(/\|unit\| test\/stray\/unit\.test\.ts/);
     expect(r.output).toMatch(/\|integration\| test\/stray\/integration\.test\.ts/);
     expect(r.output).toMatch(/\|e2e\| test\/cli\/demo-stray\.test\.ts/);
-    expect(r.output).toMatch(/Tests +3 passed \(3\)/);
+    for (const name of ['a', 'b', 'c']) expect(r.output).toMatch(new RegExp(`\\|integration\\| test/shared/${name}\\.test\\.ts`));
+    expect(r.output).toMatch(/Tests +6 passed \(6\)/);
     // The line after vitest's summary that .ci/run prints: each tier's counts, in tier order.
-    expect(r.output).toMatch(/\n {3}Tiers {2}unit 1 passed \(1 file, \d+ s\) · integration 1 passed \(1 file, \d+ s\) · e2e 1 passed \(1 file, \d+ s\)\n/);
+    expect(r.output).toMatch(/\n {3}Tiers {2}unit 1 passed \(1 file, \d+ s\) · integration 4 passed \(4 files, \d+ s\) · e2e 1 passed \(1 file, \d+ s\)\n/);
+    // The strays, and nothing of the shared files: their folders went when each file ended.
     expect(r.output.match(/tests left 3 entries in the temp folder/g)).toHaveLength(1);
     for (const stray of ['stray-from-unit', 'stray-from-integ*', 'stray-from-e2e']) expect(r.output).toContain(`${stray}  ×1`);
+    expect(r.output).not.toContain('made-by-');
     expect(r.status).toBe(1);
   }, 150_000);
 
   it('a run of the unit tier alone does not build, and a unit test that starts a process (through a dependency) fails, told why', () => {
     const root = madeUpRepo(true);
-    const unit = vitest(root, ['run', '--project', 'unit', 'test/clean/unit', 'test/clean/spawns'], tempDir('ew-tiers-tmp-'));
+    // One worker for both files (a second costs a process start): the guard is a setup file, run before each file.
+    const unit = vitest(root, ['run', '--maxWorkers', '1', '--project', 'unit', 'test/clean/unit', 'test/clean/spawns'], tempDir('ew-tiers-tmp-'));
     expect(unit.output).not.toContain('build failed');
     expect(unit.output).toMatch(/Tests +1 failed \| 1 passed \(2\)/);
     expect(unit.output).toMatch(/FAIL +\|unit\| test\/clean\/spawns\.test\.ts/);
     expect(unit.output).toContain('a unit test started a process (child_process.spawnSync)');
     expect(unit.status).toBe(1);
-  }, 150_000);
-
-  it("integration files share a worker, and each file's temp folders made outside its tests are gone when it ends", () => {
-    const root = madeUpRepo(false);
-    const r = vitest(root, ['run', '--maxWorkers', '1', 'test/shared'], tempDir('ew-tiers-tmp-'));
-    expect(r.output).toMatch(/Tests +3 passed \(3\)/);
-    expect(r.output).not.toContain('tests left');
-    expect(r.status, r.output).toBe(0);
   }, 150_000);
 
   it('a run that includes another tier builds first, once', () => {
