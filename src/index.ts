@@ -1,6 +1,10 @@
 // web-tree-sitter's types name the global EmscriptenModule (from its optional peer @types/emscripten, a
 // dependency of ours): the directive makes a consumer's type-check with skipLibCheck: false find it.
 /// <reference types="emscripten" preserve="true" />
+// Our declarations name Node's globals (Buffer, NodeJS.ProcessEnv) and modules (node:fs): TypeScript 6 and later
+// load no @types package a project does not list in `types`, so without this directive a consumer on TypeScript 7
+// gets "Cannot find name 'Buffer'" (test/package/pack-install.test.ts). @types/node is a dependency of ours.
+/// <reference types="node" preserve="true" />
 /**
  * The public library API of editwarden (docs/library.md), curated: every
  * name here is one a user is meant to call or type, and
