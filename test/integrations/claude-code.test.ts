@@ -18,39 +18,20 @@ beforeAll(() => {
 afterAll(cleanup);
 
 describe('Claude Code native edits go through editwarden', () => {
-  it('refuses a Write that wipes a 30-line file, a Write outside the root and an Edit of .editwarden.yml, with the code reaching the model', async () => {
-    const config = 'constraints:\n  max_files: 5\n';
-    const root = protectedProject({ 'big.txt': THIRTY_LINES, '.editwarden.yml': config });
-    const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
-    const run = await runClaude(root, [
-      { name: 'Read', args: { file_path: path.join(root, 'big.txt') } },
-      { name: 'Write', args: { file_path: path.join(root, 'big.txt'), content: 'gone\n' } },
-      { name: 'Write', args: { file_path: outside, content: 'out\n' } },
-      { name: 'Read', args: { file_path: path.join(root, '.editwarden.yml') } },
-      { name: 'Edit', args: { file_path: path.join(root, '.editwarden.yml'), old_string: 'max_files: 5', new_string: 'max_files: 100000' } },
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    const results = toolResults(run.requests);
-    expect(results).toHaveLength(5);
-    expect(results[1]).toContain('E_DRAMATIC_REDUCTION');
-    expect(results[1]).toContain('hint:');
-    expect(results[2]).toContain('E_OUTSIDE_ROOT');
-    expect(results[4]).toContain('E_DENIED_PATH');
-    expect(fs.readFileSync(path.join(root, 'big.txt'), 'utf8')).toBe(THIRTY_LINES);
-    expect(fs.existsSync(outside)).toBe(false);
-    expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe(config);
-  }, 120_000);
-
   /**
-   * One Claude Code session shows two things: what its edits do (native Edit through the hooks, editwarden over MCP,
-   * undo/redo of both) and what a person sees of it afterwards — the hooked Edit (its diff and undo step), the
-   * native Write the hook refused (code and hint) and the MCP edit in `editwarden log` and `editwarden report`, under
-   * the client's session id, and the MCP session's metrics.json written when Claude exited and closed the server.
+   * One Claude Code session shows three things: what its edits do (native Edit through the hooks, editwarden over
+   * MCP, undo/redo of both), what it is refused (a Write that wipes a 30-line file, a Write outside the root, an Edit
+   * of .editwarden.yml: each code reaching the model, nothing written) and what a person sees of it afterwards — the
+   * hooked Edit (its diff and undo step), the native Write the hook refused (code and hint) and the MCP edit in
+   * `editwarden log` and `editwarden report`, under the client's session id, and the MCP session's metrics.json
+   * written when Claude exited and closed the server.
    */
-  it('lets a valid native Edit through and calls editwarden over MCP; log and report show the edit, the refusal and the MCP edit; `editwarden undo` restores both, `redo` puts the last back', async () => {
+  it('lets a valid native Edit through and calls editwarden over MCP; refuses a Write that wipes a 30-line file, a Write outside the root and an Edit of .editwarden.yml, with the code reaching the model; log and report show the edit, the refusal and the MCP edit; `editwarden undo` restores both edits, `redo` puts the last back', async () => {
     const original = 'alpha\nbeta\ngamma\n';
-    const root = protectedProject({ 'notes.txt': original, 'big.txt': THIRTY_LINES });
+    const config = 'constraints:\n  max_files: 5\n';
+    const root = protectedProject({ 'notes.txt': original, 'big.txt': THIRTY_LINES, '.editwarden.yml': config });
     const file = path.join(root, 'notes.txt');
+    const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
     const run = await runClaude(
       root,
       [
@@ -58,12 +39,24 @@ describe('Claude Code native edits go through editwarden', () => {
         { name: 'Edit', args: { file_path: file, old_string: 'beta', new_string: 'BETA <script>' } },
         { name: 'Read', args: { file_path: path.join(root, 'big.txt') } },
         { name: 'Write', args: { file_path: path.join(root, 'big.txt'), content: 'gone\n' } },
+        { name: 'Write', args: { file_path: outside, content: 'out\n' } },
+        { name: 'Read', args: { file_path: path.join(root, '.editwarden.yml') } },
+        { name: 'Edit', args: { file_path: path.join(root, '.editwarden.yml'), old_string: 'max_files: 5', new_string: 'max_files: 100000' } },
         { name: 'mcp__editwarden__edit_file', args: { path: 'notes.txt', old_text: 'gamma', new_text: 'GAMMA' } },
       ],
       ['--allowedTools', 'mcp__editwarden__*'],
     );
     expect(run.code, run.stderr).toBe(0);
     const results = toolResults(run.requests);
+    // The MCP call comes last: a Read repeated while Claude's MCP servers connect may come before it, never before the refusals.
+    expect(results.length).toBeGreaterThanOrEqual(8);
+    expect(results[3]).toContain('E_DRAMATIC_REDUCTION');
+    expect(results[3]).toContain('hint:');
+    expect(results[4]).toContain('E_OUTSIDE_ROOT');
+    expect(results[6]).toContain('E_DENIED_PATH');
+    expect(fs.readFileSync(path.join(root, 'big.txt'), 'utf8')).toBe(THIRTY_LINES);
+    expect(fs.existsSync(outside)).toBe(false);
+    expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe(config);
     expect(results.at(-1)).toContain('"status":"applied"');
     expect(fs.readFileSync(file, 'utf8')).toBe('alpha\nBETA <script>\nGAMMA\n');
     // PostToolUse recorded the native change.

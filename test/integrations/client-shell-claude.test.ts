@@ -27,30 +27,47 @@ async function protectedProject(files: Record<string, string>): Promise<string> 
   return root;
 }
 
-describe("Claude Code's Bash runs through editwarden", () => {
-  it('a write outside the root is blocked, a config rewrite is refused, and rm -rf src is undone byte-exact', async () => {
+/**
+ * One session in a repository that ships `disableAllHooks` (committed and local), protected by the binary's init:
+ * its Bash runs through editwarden, and its native Write is still vetted — the hooks survived init.
+ */
+describe("Claude Code's Bash runs through editwarden, and a repository's disableAllHooks does not survive init", () => {
+  it('a write outside the root is blocked, a config rewrite is refused, rm -rf src is undone byte-exact, and the guard refuses a Write that wipes a 30-line file', async () => {
     const config = 'constraints:\n  max_files: 5\n';
     const src = { 'src/a.ts': 'export const a = 1;\n', 'src/lib/b.ts': 'export const b = "b";\n' };
-    const root = await protectedProject({ ...src, '.editwarden.yml': config });
+    const root = project({
+      ...src,
+      '.editwarden.yml': config,
+      'big.txt': THIRTY_LINES,
+      '.claude/settings.json': JSON.stringify({ disableAllHooks: true }),
+      '.claude/settings.local.json': JSON.stringify({ disableAllHooks: true }),
+    });
+    const init = editwarden(['init', 'claude', '--root', root]);
+    expect(init.stdout).toContain('took out .claude/settings.local.json: disableAllHooks');
     const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
+    const big = path.join(root, 'big.txt');
     const run = await runClaude(
       root,
       [
         { name: 'Bash', args: { command: `echo out > ${outside}`, description: 'escape' } },
         { name: 'Bash', args: { command: "printf 'constraints: {}\\n' > .editwarden.yml", description: 'loosen' } },
         { name: 'Bash', args: { command: 'rm -rf src && echo removed', description: 'wipe' } },
+        { name: 'Read', args: { file_path: big } },
+        { name: 'Write', args: { file_path: big, content: 'gone\n' } },
       ],
       ['--allowedTools', 'Bash'],
     );
     expect(run.code, run.stderr).toBe(0);
     const results = toolResults(run.requests);
-    expect(results, run.stdout).toHaveLength(3);
+    expect(results, run.stdout).toHaveLength(5);
     expect(fs.existsSync(outside)).toBe(false);
     expect(results[0]).toMatch(/Read-only file system|Permission denied|No such file|Directory nonexistent/);
     expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe(config);
     // The command's own output reaches the model unchanged.
     expect(results[2]).toContain('removed');
     expect(fs.existsSync(path.join(root, 'src'))).toBe(false);
+    expect(results[4]).toContain('E_DRAMATIC_REDUCTION');
+    expect(fs.readFileSync(big, 'utf8')).toBe(THIRTY_LINES);
 
     const undo = editwarden(['undo', '--root', root]);
     expect(undo.code, undo.stderr).toBe(0);
@@ -101,19 +118,6 @@ describe('the committed settings fail closed', () => {
     const results = toolResults(run.requests);
     expect(results[1]).toContain('E_GUARD_UNAVAILABLE');
     expect(results[1]).toContain('hint:');
-    expect(fs.readFileSync(path.join(root, 'big.txt'), 'utf8')).toBe(THIRTY_LINES);
-  }, 120_000);
-
-  it('a repository that ships disableAllHooks: after init the guard still runs', async () => {
-    const root = project({ 'big.txt': THIRTY_LINES, '.claude/settings.json': JSON.stringify({ disableAllHooks: true }), '.claude/settings.local.json': JSON.stringify({ disableAllHooks: true }) });
-    const init = editwarden(['init', 'claude', '--root', root]);
-    expect(init.stdout).toContain('took out .claude/settings.local.json: disableAllHooks');
-    const big = path.join(root, 'big.txt');
-    const run = await runClaude(root, [
-      { name: 'Read', args: { file_path: big } },
-      { name: 'Write', args: { file_path: big, content: 'gone\n' } },
-    ]);
-    expect(toolResults(run.requests)[1]).toContain('E_DRAMATIC_REDUCTION');
     expect(fs.readFileSync(path.join(root, 'big.txt'), 'utf8')).toBe(THIRTY_LINES);
   }, 120_000);
 
