@@ -74,8 +74,12 @@ describe('Claude Code native edits go through editwarden', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe('alpha\nBETA <script>\ngamma\n');
   }, 180_000);
 
-  it('the link-graph and symlinked-config attacks: native Writes to up/x, cfgdir/.editwarden.yml and the config’s real target are denied; so is MCP write_file of the target', async () => {
-    const config = 'constraints:\n  max_files: 5\n';
+  /**
+   * One session in a project whose .editwarden.yml is a link to tools/editwarden.yml (max_files: 1), with a link
+   * graph that leads out of the root: the attacks are refused first, then the limit counts across the session.
+   */
+  it('the link-graph and symlinked-config attacks: native Writes to up/x, cfgdir/.editwarden.yml and the config’s real target are denied; so is MCP write_file of the target. Then limits count per session: of three Writes under max_files: 1 (two native, one through Bash), the second and third are refused, naming the usage', async () => {
+    const config = 'constraints:\n  max_files: 1\n';
     const root = protectedProject({ 'tools/editwarden.yml': config, 'deep/keep.txt': 'k\n', 'sub/keep.txt': 's\n' });
     fs.symlinkSync('tools/editwarden.yml', path.join(root, '.editwarden.yml'));
     fs.symlinkSync('.', path.join(root, 'a'));
@@ -93,17 +97,27 @@ describe('Claude Code native edits go through editwarden', () => {
         { name: 'Read', args: { file_path: path.join(root, 'tools', 'editwarden.yml') } },
         { name: 'Write', args: { file_path: path.join(root, 'tools', 'editwarden.yml'), content: 'constraints: {}\n' } },
         { name: 'mcp__editwarden__write_file', args: { path: 'tools/editwarden.yml', content: 'constraints: {}\n', overwrite: true } },
+        { name: 'Write', args: { file_path: path.join(root, 'a.txt'), content: 'a\n' } },
+        { name: 'Write', args: { file_path: path.join(root, 'b.txt'), content: 'b\n' } },
+        { name: 'Bash', args: { command: 'echo c > c.txt', description: 'third file' } },
       ],
-      ['--allowedTools', 'mcp__editwarden__*'],
+      ['--allowedTools', 'mcp__editwarden__*', 'Bash'],
     );
     expect(run.code, run.stderr).toBe(0);
     const results = toolResults(run.requests);
-    expect(results).toHaveLength(6);
+    expect(results, run.stdout).toHaveLength(9);
     expect(results[0]).toMatch(/E_OUTSIDE_ROOT|E_DENIED_PATH/);
     for (const i of [2, 4, 5]) expect(results[i]).toContain('E_DENIED_PATH');
     expect(fs.existsSync(parentX)).toBe(false);
     expect(fs.readFileSync(path.join(root, 'tools', 'editwarden.yml'), 'utf8')).toBe(config);
-  }, 120_000);
+
+    expect(results[7]).toContain('E_CONSTRAINT');
+    expect(results[7]).toContain('2 of 1 files used in this session: a.txt, b.txt');
+    expect(results[8]).toContain('2 of 1 files used in this session: a.txt, c.txt');
+    expect(fs.existsSync(path.join(root, 'a.txt'))).toBe(true);
+    expect(fs.existsSync(path.join(root, 'b.txt'))).toBe(false);
+    expect(fs.existsSync(path.join(root, 'c.txt'))).toBe(false);
+  }, 150_000);
 });
 
 interface Logged {
