@@ -109,7 +109,8 @@ describe('the counters, as the example scenario writes them', () => {
   });
 
   it('a 12-failure session: the model reads "consecutive=3, total=3 → REPLAN triggered" then the reset; the stuck report holds the example verbatim; the Editor re-queries only the scout it asks for', async () => {
-    const root = makeProject(GREETING_PROJECT);
+    // Thirteen verifications: the test file run by itself (one process each) rather than through `node --test` (two).
+    const root = makeProject({ ...GREETING_PROJECT, '.editwarden.yml': 'verify:\n  test: "node test/greeting.test.js"\n  timeout: 60\n' });
     const turns = [];
     for (let i = 1; i <= 12; i++) {
       const extra = [hypothesis(`guess ${i}`)];
