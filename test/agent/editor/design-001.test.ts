@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import '../../wasm-baseline.js';
 import { defaultConfig } from '../../../src/config/config.js';
 import { configuredKeys } from '../../../src/config/configured.js';
 import { configUnder, runProfile } from '../../../src/runs/profile.js';
