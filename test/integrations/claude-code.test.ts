@@ -18,39 +18,20 @@ beforeAll(() => {
 afterAll(cleanup);
 
 describe('Claude Code native edits go through editwarden', () => {
-  it('refuses a Write that wipes a 30-line file, a Write outside the root and an Edit of .editwarden.yml, with the code reaching the model', async () => {
-    const config = 'constraints:\n  max_files: 5\n';
-    const root = protectedProject({ 'big.txt': THIRTY_LINES, '.editwarden.yml': config });
-    const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
-    const run = await runClaude(root, [
-      { name: 'Read', args: { file_path: path.join(root, 'big.txt') } },
-      { name: 'Write', args: { file_path: path.join(root, 'big.txt'), content: 'gone\n' } },
-      { name: 'Write', args: { file_path: outside, content: 'out\n' } },
-      { name: 'Read', args: { file_path: path.join(root, '.editwarden.yml') } },
-      { name: 'Edit', args: { file_path: path.join(root, '.editwarden.yml'), old_string: 'max_files: 5', new_string: 'max_files: 100000' } },
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    const results = toolResults(run.requests);
-    expect(results).toHaveLength(5);
-    expect(results[1]).toContain('E_DRAMATIC_REDUCTION');
-    expect(results[1]).toContain('hint:');
-    expect(results[2]).toContain('E_OUTSIDE_ROOT');
-    expect(results[4]).toContain('E_DENIED_PATH');
-    expect(fs.readFileSync(path.join(root, 'big.txt'), 'utf8')).toBe(THIRTY_LINES);
-    expect(fs.existsSync(outside)).toBe(false);
-    expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe(config);
-  }, 120_000);
-
   /**
-   * One Claude Code session shows two things: what its edits do (native Edit through the hooks, editwarden over MCP,
-   * undo/redo of both) and what a person sees of it afterwards — the hooked Edit (its diff and undo step), the
-   * native Write the hook refused (code and hint) and the MCP edit in `editwarden log` and `editwarden report`, under
-   * the client's session id, and the MCP session's metrics.json written when Claude exited and closed the server.
+   * One Claude Code session shows three things: what its edits do (native Edit through the hooks, editwarden over
+   * MCP, undo/redo of both), what it is refused (a Write that wipes a 30-line file, a Write outside the root, an Edit
+   * of .editwarden.yml: each code reaching the model, nothing written) and what a person sees of it afterwards — the
+   * hooked Edit (its diff and undo step), the native Write the hook refused (code and hint) and the MCP edit in
+   * `editwarden log` and `editwarden report`, under the client's session id, and the MCP session's metrics.json
+   * written when Claude exited and closed the server.
    */
-  it('lets a valid native Edit through and calls editwarden over MCP; log and report show the edit, the refusal and the MCP edit; `editwarden undo` restores both, `redo` puts the last back', async () => {
+  it('lets a valid native Edit through and calls editwarden over MCP; refuses a Write that wipes a 30-line file, a Write outside the root and an Edit of .editwarden.yml, with the code reaching the model; log and report show the edit, the refusal and the MCP edit; `editwarden undo` restores both edits, `redo` puts the last back', async () => {
     const original = 'alpha\nbeta\ngamma\n';
-    const root = protectedProject({ 'notes.txt': original, 'big.txt': THIRTY_LINES });
+    const config = 'constraints:\n  max_files: 5\n';
+    const root = protectedProject({ 'notes.txt': original, 'big.txt': THIRTY_LINES, '.editwarden.yml': config });
     const file = path.join(root, 'notes.txt');
+    const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
     const run = await runClaude(
       root,
       [
@@ -58,12 +39,24 @@ describe('Claude Code native edits go through editwarden', () => {
         { name: 'Edit', args: { file_path: file, old_string: 'beta', new_string: 'BETA <script>' } },
         { name: 'Read', args: { file_path: path.join(root, 'big.txt') } },
         { name: 'Write', args: { file_path: path.join(root, 'big.txt'), content: 'gone\n' } },
+        { name: 'Write', args: { file_path: outside, content: 'out\n' } },
+        { name: 'Read', args: { file_path: path.join(root, '.editwarden.yml') } },
+        { name: 'Edit', args: { file_path: path.join(root, '.editwarden.yml'), old_string: 'max_files: 5', new_string: 'max_files: 100000' } },
         { name: 'mcp__editwarden__edit_file', args: { path: 'notes.txt', old_text: 'gamma', new_text: 'GAMMA' } },
       ],
       ['--allowedTools', 'mcp__editwarden__*'],
     );
     expect(run.code, run.stderr).toBe(0);
     const results = toolResults(run.requests);
+    // The MCP call comes last: a Read repeated while Claude's MCP servers connect may come before it, never before the refusals.
+    expect(results.length).toBeGreaterThanOrEqual(8);
+    expect(results[3]).toContain('E_DRAMATIC_REDUCTION');
+    expect(results[3]).toContain('hint:');
+    expect(results[4]).toContain('E_OUTSIDE_ROOT');
+    expect(results[6]).toContain('E_DENIED_PATH');
+    expect(fs.readFileSync(path.join(root, 'big.txt'), 'utf8')).toBe(THIRTY_LINES);
+    expect(fs.existsSync(outside)).toBe(false);
+    expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe(config);
     expect(results.at(-1)).toContain('"status":"applied"');
     expect(fs.readFileSync(file, 'utf8')).toBe('alpha\nBETA <script>\nGAMMA\n');
     // PostToolUse recorded the native change.
@@ -81,8 +74,12 @@ describe('Claude Code native edits go through editwarden', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe('alpha\nBETA <script>\ngamma\n');
   }, 180_000);
 
-  it('the link-graph and symlinked-config attacks: native Writes to up/x, cfgdir/.editwarden.yml and the config’s real target are denied; so is MCP write_file of the target', async () => {
-    const config = 'constraints:\n  max_files: 5\n';
+  /**
+   * One session in a project whose .editwarden.yml is a link to tools/editwarden.yml (max_files: 1), with a link
+   * graph that leads out of the root: the attacks are refused first, then the limit counts across the session.
+   */
+  it('the link-graph and symlinked-config attacks: native Writes to up/x, cfgdir/.editwarden.yml and the config’s real target are denied; so is MCP write_file of the target. Then limits count per session: of three Writes under max_files: 1 (two native, one through Bash), the second and third are refused, naming the usage', async () => {
+    const config = 'constraints:\n  max_files: 1\n';
     const root = protectedProject({ 'tools/editwarden.yml': config, 'deep/keep.txt': 'k\n', 'sub/keep.txt': 's\n' });
     fs.symlinkSync('tools/editwarden.yml', path.join(root, '.editwarden.yml'));
     fs.symlinkSync('.', path.join(root, 'a'));
@@ -100,17 +97,27 @@ describe('Claude Code native edits go through editwarden', () => {
         { name: 'Read', args: { file_path: path.join(root, 'tools', 'editwarden.yml') } },
         { name: 'Write', args: { file_path: path.join(root, 'tools', 'editwarden.yml'), content: 'constraints: {}\n' } },
         { name: 'mcp__editwarden__write_file', args: { path: 'tools/editwarden.yml', content: 'constraints: {}\n', overwrite: true } },
+        { name: 'Write', args: { file_path: path.join(root, 'a.txt'), content: 'a\n' } },
+        { name: 'Write', args: { file_path: path.join(root, 'b.txt'), content: 'b\n' } },
+        { name: 'Bash', args: { command: 'echo c > c.txt', description: 'third file' } },
       ],
-      ['--allowedTools', 'mcp__editwarden__*'],
+      ['--allowedTools', 'mcp__editwarden__*', 'Bash'],
     );
     expect(run.code, run.stderr).toBe(0);
     const results = toolResults(run.requests);
-    expect(results).toHaveLength(6);
+    expect(results, run.stdout).toHaveLength(9);
     expect(results[0]).toMatch(/E_OUTSIDE_ROOT|E_DENIED_PATH/);
     for (const i of [2, 4, 5]) expect(results[i]).toContain('E_DENIED_PATH');
     expect(fs.existsSync(parentX)).toBe(false);
     expect(fs.readFileSync(path.join(root, 'tools', 'editwarden.yml'), 'utf8')).toBe(config);
-  }, 120_000);
+
+    expect(results[7]).toContain('E_CONSTRAINT');
+    expect(results[7]).toContain('2 of 1 files used in this session: a.txt, b.txt');
+    expect(results[8]).toContain('2 of 1 files used in this session: a.txt, c.txt');
+    expect(fs.existsSync(path.join(root, 'a.txt'))).toBe(true);
+    expect(fs.existsSync(path.join(root, 'b.txt'))).toBe(false);
+    expect(fs.existsSync(path.join(root, 'c.txt'))).toBe(false);
+  }, 150_000);
 });
 
 interface Logged {

@@ -1,9 +1,10 @@
 /**
  * The real Claude Code (devDependency, scripted model on 127.0.0.1) after
  * `editwarden init claude`: its Bash runs through `editwarden shell`
- * (sandboxed, one undo step per command, counted per session), its limits
- * count across the session, committed settings block where editwarden is
- * not installed, and a repository's `disableAllHooks` does not survive init.
+ * (sandboxed, one undo step per command), committed settings block where
+ * editwarden is not installed, and a repository's `disableAllHooks` does not
+ * survive init. That its limits count across the session, a Bash command
+ * with the native Writes, is asked of a session in claude-code.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,59 +28,52 @@ async function protectedProject(files: Record<string, string>): Promise<string> 
   return root;
 }
 
-describe("Claude Code's Bash runs through editwarden", () => {
-  it('a write outside the root is blocked, a config rewrite is refused, and rm -rf src is undone byte-exact', async () => {
+/**
+ * One session in a repository that ships `disableAllHooks` (committed and local), protected by the binary's init:
+ * its Bash runs through editwarden, and its native Write is still vetted — the hooks survived init.
+ */
+describe("Claude Code's Bash runs through editwarden, and a repository's disableAllHooks does not survive init", () => {
+  it('a write outside the root is blocked, a config rewrite is refused, rm -rf src is undone byte-exact, and the guard refuses a Write that wipes a 30-line file', async () => {
     const config = 'constraints:\n  max_files: 5\n';
     const src = { 'src/a.ts': 'export const a = 1;\n', 'src/lib/b.ts': 'export const b = "b";\n' };
-    const root = await protectedProject({ ...src, '.editwarden.yml': config });
+    const root = project({
+      ...src,
+      '.editwarden.yml': config,
+      'big.txt': THIRTY_LINES,
+      '.claude/settings.json': JSON.stringify({ disableAllHooks: true }),
+      '.claude/settings.local.json': JSON.stringify({ disableAllHooks: true }),
+    });
+    const init = editwarden(['init', 'claude', '--root', root]);
+    expect(init.stdout).toContain('took out .claude/settings.local.json: disableAllHooks');
     const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
+    const big = path.join(root, 'big.txt');
     const run = await runClaude(
       root,
       [
         { name: 'Bash', args: { command: `echo out > ${outside}`, description: 'escape' } },
         { name: 'Bash', args: { command: "printf 'constraints: {}\\n' > .editwarden.yml", description: 'loosen' } },
         { name: 'Bash', args: { command: 'rm -rf src && echo removed', description: 'wipe' } },
+        { name: 'Read', args: { file_path: big } },
+        { name: 'Write', args: { file_path: big, content: 'gone\n' } },
       ],
       ['--allowedTools', 'Bash'],
     );
     expect(run.code, run.stderr).toBe(0);
     const results = toolResults(run.requests);
-    expect(results, run.stdout).toHaveLength(3);
+    expect(results, run.stdout).toHaveLength(5);
     expect(fs.existsSync(outside)).toBe(false);
     expect(results[0]).toMatch(/Read-only file system|Permission denied|No such file|Directory nonexistent/);
     expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe(config);
     // The command's own output reaches the model unchanged.
     expect(results[2]).toContain('removed');
     expect(fs.existsSync(path.join(root, 'src'))).toBe(false);
+    expect(results[4]).toContain('E_DRAMATIC_REDUCTION');
+    expect(fs.readFileSync(big, 'utf8')).toBe(THIRTY_LINES);
 
     const undo = editwarden(['undo', '--root', root]);
     expect(undo.code, undo.stderr).toBe(0);
     expect(undo.stdout).toContain('claude Bash: rm -rf src && echo removed');
     for (const [rel, text] of Object.entries(src)) expect(fs.readFileSync(path.join(root, rel), 'utf8')).toBe(text);
-  }, 150_000);
-});
-
-describe('limits count per Claude session', () => {
-  it('three Writes under max_files: 1 in one session: the second and third are refused, naming the usage', async () => {
-    const root = await protectedProject({ '.editwarden.yml': 'constraints:\n  max_files: 1\n' });
-    const run = await runClaude(
-      root,
-      [
-        { name: 'Write', args: { file_path: path.join(root, 'a.txt'), content: 'a\n' } },
-        { name: 'Write', args: { file_path: path.join(root, 'b.txt'), content: 'b\n' } },
-        { name: 'Bash', args: { command: 'echo c > c.txt', description: 'third file' } },
-      ],
-      ['--allowedTools', 'Bash'],
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const results = toolResults(run.requests);
-    expect(results, run.stdout).toHaveLength(3);
-    expect(results[1]).toContain('E_CONSTRAINT');
-    expect(results[1]).toContain('2 of 1 files used in this session: a.txt, b.txt');
-    expect(results[2]).toContain('2 of 1 files used in this session: a.txt, c.txt');
-    expect(fs.existsSync(path.join(root, 'a.txt'))).toBe(true);
-    expect(fs.existsSync(path.join(root, 'b.txt'))).toBe(false);
-    expect(fs.existsSync(path.join(root, 'c.txt'))).toBe(false);
   }, 150_000);
 });
 
@@ -101,19 +95,6 @@ describe('the committed settings fail closed', () => {
     const results = toolResults(run.requests);
     expect(results[1]).toContain('E_GUARD_UNAVAILABLE');
     expect(results[1]).toContain('hint:');
-    expect(fs.readFileSync(path.join(root, 'big.txt'), 'utf8')).toBe(THIRTY_LINES);
-  }, 120_000);
-
-  it('a repository that ships disableAllHooks: after init the guard still runs', async () => {
-    const root = project({ 'big.txt': THIRTY_LINES, '.claude/settings.json': JSON.stringify({ disableAllHooks: true }), '.claude/settings.local.json': JSON.stringify({ disableAllHooks: true }) });
-    const init = editwarden(['init', 'claude', '--root', root]);
-    expect(init.stdout).toContain('took out .claude/settings.local.json: disableAllHooks');
-    const big = path.join(root, 'big.txt');
-    const run = await runClaude(root, [
-      { name: 'Read', args: { file_path: big } },
-      { name: 'Write', args: { file_path: big, content: 'gone\n' } },
-    ]);
-    expect(toolResults(run.requests)[1]).toContain('E_DRAMATIC_REDUCTION');
     expect(fs.readFileSync(path.join(root, 'big.txt'), 'utf8')).toBe(THIRTY_LINES);
   }, 120_000);
 

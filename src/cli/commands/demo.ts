@@ -14,7 +14,8 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
     .option('--dir <dir>', 'work in this (empty) folder instead of a new temp folder')
     .option('--clean', 'remove the demo folder afterwards')
     .option('--json', 'print a JSON summary at the end')
-    .action(async (flags: { sample?: string; dir?: string; clean?: boolean; json?: boolean }) => {
+    .option('--edits-only', 'only the edit story: no agent run and no Editor session')
+    .action(async (flags: { sample?: string; dir?: string; clean?: boolean; json?: boolean; editsOnly?: boolean }) => {
       const { runDemo } = await import('../demo/demo.js');
       if (flags.sample !== undefined && flags.sample !== 'cmake' && flags.sample !== 'ts') {
         setExit(refuseCommand({ code: ErrorCode.USAGE, message: `--sample must be cmake or ts, not ${JSON.stringify(flags.sample)}.`, hint: 'Run `editwarden demo --sample ts` or `--sample cmake`.' }, flags.json === true, io));
@@ -26,6 +27,7 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
           color: useColor(io),
           ...defined({ sample: flags.sample ? (flags.sample as 'cmake' | 'ts') : undefined, dir: flags.dir || undefined }),
           keep: flags.clean !== true,
+          editsOnly: flags.editsOnly === true,
         });
       } catch (error) {
         setExit(refuseCommand(error, flags.json === true, io));

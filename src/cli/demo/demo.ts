@@ -3,7 +3,9 @@
  * in the repository into a temp folder and tells, step by step with the real
  * outputs, what editwarden does: a controlled edit that compiles, one that
  * breaks the build and is rolled back byte for byte, a second edit refused, a
- * reply of active-edit directives (one malformed) applied, and a dry-run.
+ * reply of active-edit directives (one malformed) applied, and a dry-run;
+ * then, unless only the edits are asked for, an agent run and an Editor
+ * session, both driven by a scripted model.
  * Uses the same library calls as the CLI; nothing is simulated. Never touches
  * anything outside its temp folder.
  */
@@ -33,6 +35,8 @@ export interface DemoOptions {
   dir?: string;
   /** Keep the folder afterwards (default: keep, so the reports can be read). */
   keep?: boolean;
+  /** Only the edit story (steps 1–5): no agent run and no Editor session, which are the same whatever the sample. */
+  editsOnly?: boolean;
   color: boolean;
 }
 
@@ -182,20 +186,22 @@ export async function runDemo(io: Io, options: DemoOptions): Promise<DemoResult>
   const unchanged = JSON.stringify(dryBefore) === JSON.stringify(hashTree(dir, ['.editwarden', 'build', 'node_modules']));
   verdict('dry run', dry.ok && unchanged, unchanged ? 'nothing was written' : 'files changed during a dry run!');
 
-  // 6. editwarden's own agent loop, driven by a scripted model (no API key, no network).
-  step('an agent run: a scripted model through the real OpenAI client and a local server');
-  const { runAgentDemo } = await import('./agent-demo.js');
-  const agent = await runAgentDemo(io, { dir, color: c });
-  if (agent.skipped) out(`${paint(c, 'yellow', '–')} agent run: skipped ${agent.skipped}; run folder ${agent.runDir}`);
-  else verdict('agent run', agent.ok, agent.ok ? `the task was completed; run folder ${agent.runDir}` : `the agent run ended with ${agent.status} (exit ${agent.exitCode})`);
-  for (const file of [agent.transcript, agent.metrics]) if (file) reports.push(path.relative(dir, path.resolve(agent.dir, file)));
+  if (!options.editsOnly) {
+    // 6. editwarden's own agent loop, driven by a scripted model (no API key, no network).
+    step('an agent run: a scripted model through the real OpenAI client and a local server');
+    const { runAgentDemo } = await import('./agent-demo.js');
+    const agent = await runAgentDemo(io, { dir, color: c });
+    if (agent.skipped) out(`${paint(c, 'yellow', '–')} agent run: skipped ${agent.skipped}; run folder ${agent.runDir}`);
+    else verdict('agent run', agent.ok, agent.ok ? `the task was completed; run folder ${agent.runDir}` : `the agent run ended with ${agent.status} (exit ${agent.exitCode})`);
+    for (const file of [agent.transcript, agent.metrics]) if (file) reports.push(path.relative(dir, path.resolve(agent.dir, file)));
 
-  // 7. The Editor: scouts, verify, fix-forward loop, summary; and a dry-run proposal.
-  step('the Editor: scouts, verification, summary — and a dry-run proposal applied later');
-  const { runEditorDemo } = await import('./editor-demo.js');
-  const editor = await runEditorDemo(io, { dir, color: c });
-  verdict('editor run', editor.ok, editor.ok ? `editor ${editor.status}; summary ${editor.summary ?? '(none)'}` : `the editor run ended with ${editor.status}`);
-  for (const file of [editor.summary, editor.proposal]) if (file) reports.push(path.relative(dir, path.resolve(editor.dir, file)));
+    // 7. The Editor: scouts, verify, fix-forward loop, summary; and a dry-run proposal.
+    step('the Editor: scouts, verification, summary — and a dry-run proposal applied later');
+    const { runEditorDemo } = await import('./editor-demo.js');
+    const editor = await runEditorDemo(io, { dir, color: c });
+    verdict('editor run', editor.ok, editor.ok ? `editor ${editor.status}; summary ${editor.summary ?? '(none)'}` : `the editor run ended with ${editor.status}`);
+    for (const file of [editor.summary, editor.proposal]) if (file) reports.push(path.relative(dir, path.resolve(editor.dir, file)));
+  }
 
   out();
   out(paint(c, 'bold', 'Reports written:'));

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import '../../wasm-baseline.js';
 import { defaultConfig } from '../../../src/config/config.js';
 import { configuredKeys } from '../../../src/config/configured.js';
 import { configUnder, runProfile } from '../../../src/runs/profile.js';
@@ -51,6 +52,45 @@ function blockUnder(markdown: string, heading: string): string {
   return markdown.slice(open + 4, markdown.indexOf('\n```', open + 4));
 }
 
+/**
+ * A listener on the host's loopback: a command in a sandbox without network (its own empty loopback) cannot reach it.
+ * A project whose verification connects to it passes only where the network is on.
+ */
+let listener: net.Server;
+let port = 0;
+beforeAll(async () => {
+  listener = net.createServer((s) => s.end());
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  port = (listener.address() as net.AddressInfo).port;
+});
+afterAll(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+
+const probeProject = (extraConfig = ''): string =>
+  makeProject({
+    'probe.js': `require('node:net').connect(${port}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', (e) => { console.error(e.code); process.exit(1); });\n`,
+    '.editwarden.yml': `verify:\n  test: "node probe.js"\n  timeout: 60\n${extraConfig}`,
+  });
+
+/** One turn writing `n` new files, then the completion. */
+const writeFiles = (n: number) => [
+  { tool_calls: Array.from({ length: n }, (_, i) => ({ name: 'write_file', arguments: { path: `src/part${i + 1}.js`, content: `export const part${i + 1} = ${i + 1};\n` } })) },
+  complete(`Wrote ${n} files.`),
+];
+
+let onDefaults: ReturnType<typeof bin> | undefined;
+/**
+ * `editwarden run --mode editor` where the user configured neither the network nor a size limit: eleven files
+ * written, verified by the probe. One process answers both rules below that ask what the CLI does on the defaults
+ * (its header, its exit); the first to ask runs it.
+ */
+function cliRunOnDefaults(): ReturnType<typeof bin> {
+  if (!onDefaults) {
+    const root = probeProject();
+    onDefaults = bin(['run', '--mode', 'editor', '--task', 'Write eleven files.', '--model', script(root, writeFiles(11)), '--root', root]);
+  }
+  return onDefaults;
+}
+
 describe('the counters, as the example scenario writes them', () => {
   it('twelve failures render as the example, line for line (the pure rule)', () => {
     let counters = initialCounters();
@@ -70,7 +110,8 @@ describe('the counters, as the example scenario writes them', () => {
   });
 
   it('a 12-failure session: the model reads "consecutive=3, total=3 → REPLAN triggered" then the reset; the stuck report holds the example verbatim; the Editor re-queries only the scout it asks for', async () => {
-    const root = makeProject(GREETING_PROJECT);
+    // Thirteen verifications: the test file run by itself (one process each) rather than through `node --test` (two).
+    const root = makeProject({ ...GREETING_PROJECT, '.editwarden.yml': 'verify:\n  test: "node test/greeting.test.js"\n  timeout: 60\n' });
     const turns = [];
     for (let i = 1; i <= 12; i++) {
       const extra = [hypothesis(`guess ${i}`)];
@@ -179,21 +220,6 @@ describe('"Cancel — Partial changes preserved — no artifact created"', () =>
 });
 
 describe('"Network Access — Unrestricted": the Editor profile turns the sandbox network on by default', () => {
-  let server: net.Server;
-  let port = 0;
-  beforeAll(async () => {
-    // A listener on the host's loopback: a command in a sandbox without network (its own empty loopback) cannot reach it.
-    server = net.createServer((s) => s.end());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as net.AddressInfo).port;
-  });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-
-  const probeProject = (extraConfig = ''): string =>
-    makeProject({
-      'probe.js': `require('node:net').connect(${port}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', (e) => { console.error(e.code); process.exit(1); });\n`,
-      '.editwarden.yml': `verify:\n  test: "node probe.js"\n  timeout: 60\n${extraConfig}`,
-    });
   const baselinePassed = (root: string, runId: string | null): boolean | undefined => verifyResults(root, runId as string)[0]?.passed;
 
   it('the profiles: editor on, every other mode off; a configured sandbox.network wins', () => {
@@ -220,8 +246,7 @@ describe('"Network Access — Unrestricted": the Editor profile turns the sandbo
   });
 
   it('through the CLI: the run header says "network: on", and the config file\'s sandbox.network: false turns it off', () => {
-    const on = probeProject();
-    const a = bin(['run', '--mode', 'editor', '--task', 'Nothing to change.', '--model', script(on, [{ tool_calls: [{ name: 'task_completion', arguments: { summary: 'nothing' } }] }]), '--root', on]);
+    const a = cliRunOnDefaults();
     expect(a.stdout.split('\n')[0]).toContain('network: on');
     expect(a.code).toBe(0);
     const off = probeProject('sandbox:\n  network: false\n');
@@ -250,11 +275,6 @@ describe('"Network Access — Unrestricted": the Editor profile turns the sandbo
 });
 
 describe('"\'Minimal\' is a qualitative judgment — no hard size limits"', () => {
-  /** One turn writing `n` new files, then the completion. */
-  const writeFiles = (n: number) => [
-    { tool_calls: Array.from({ length: n }, (_, i) => ({ name: 'write_file', arguments: { path: `src/part${i + 1}.js`, content: `export const part${i + 1} = ${i + 1};\n` } })) },
-    complete(`Wrote ${n} files.`),
-  ];
   const green = { '.editwarden.yml': 'verify:\n  test: "node -e 0"\n  timeout: 60\n' };
 
   it('the profiles: the Editor has no size limit unless the user set one; headless keeps the ADR defaults', () => {
@@ -281,8 +301,7 @@ describe('"\'Minimal\' is a qualitative judgment — no hard size limits"', () =
   });
 
   it('through the CLI: 11 files succeed (header "size limits: none"); a max_files: 10 the user wrote still stops the run with exit 2', () => {
-    const free = makeProject(green);
-    const a = bin(['run', '--mode', 'editor', '--task', 'Write eleven files.', '--model', script(free, writeFiles(11)), '--root', free]);
+    const a = cliRunOnDefaults();
     expect(a.stdout.split('\n')[0]).toContain('size limits: none');
     expect(a.code).toBe(0);
     const bound = makeProject({ '.editwarden.yml': `${green['.editwarden.yml']}constraints:\n  max_files: 10\n` });
