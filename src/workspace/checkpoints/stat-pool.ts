@@ -1,0 +1,390 @@
+/**
+ * The walk's per-file lstat on more than one thread, both sides of it:
+ * StatPool (long-lived worker threads, unref'd so they never hold the
+ * process open) and the worker's body (run when this module is loaded as a
+ * worker). The walk (walk.ts) lists folders on the calling thread and hands
+ * out the files in batches; a worker claims a batch by one atomic exchange
+ * on a per-walk shared array, stats it and writes the numbers into a
+ * SharedArrayBuffer; the calling thread stats every batch nobody claimed.
+ * walkWorkspace is synchronous, so nothing here waits on the event loop: the
+ * calling thread waits with Atomics.wait.
+ *
+ * It must never hand back a partial or mixed result: a batch a worker failed
+ * on, or one claimed and not finished in STALL_MS (a crashed or stopped
+ * thread), fails the whole batch run; the walk then walks again on the
+ * calling thread alone and the pool is not used again. The stats are cache
+ * keys only (walk.ts, WalkedEntry): taken by path string, as the single-thread
+ * walk takes them; no bytes are read here.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import type { StatKey } from './types.js';
+
+/** Numbers per file in a batch's result: dev, ino, size, mtimeMs, ctimeMs, mode, uid, gid; dev NaN: no key. */
+const FIELDS = 8;
+/** Files per batch: small enough that the threads finish together, large enough that a message is worth its cost. */
+const BATCH_FILES = 256;
+/** Control slots: batches settled (done or failed), a failure flag, then one claim slot per batch. */
+const SETTLED = 0;
+const FAILED = 1;
+const CLAIMS = 2;
+/** Batches one walk may hand out; past it the calling thread stats the rest itself. */
+const MAX_BATCHES = 1 << 14;
+/** Claim states. */
+const FREE = 0;
+const TAKEN = 1;
+const DONE = 2;
+/** Walks of at least this many files make the process's pool worth its threads (measured: bench/checkpoint.bench.mjs). */
+const POOL_MIN_FILES = 1000;
+/** A claimed batch that settles nothing for this long means a lost thread: the walk is redone on the calling thread. */
+const STALL_MS = 2000;
+
+/** One batch as posted: folder prefixes, and the names NUL-separated, "" switching to the next prefix. */
+interface BatchMessage {
+  control: SharedArrayBuffer;
+  batch: number;
+  dirs: string[];
+  names: string;
+  out: SharedArrayBuffer;
+}
+
+/** For tests: how a worker misbehaves (`throw`: fails each batch it claims; `exit`: claims one batch and ends its thread). */
+type Fault = 'throw' | 'exit';
+
+interface PoolWorkerData {
+  editwardenStatPool: true;
+  ready: SharedArrayBuffer;
+  index: number;
+  fault?: Fault;
+}
+
+/** lstat of every file of a batch into `out` (FIELDS numbers each); a "" name switches to the next prefix. Both sides run it. */
+function statBatch(dirs: readonly string[], names: readonly string[], out: Float64Array): void {
+  let d = -1;
+  let prefix = '';
+  let o = 0;
+  for (const name of names) {
+    if (name === '') {
+      prefix = dirs[++d] as string;
+      continue;
+    }
+    statInto(prefix + name, out, o);
+    o += FIELDS;
+  }
+}
+
+function statInto(file: string, out: Float64Array, o: number): void {
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.lstatSync(file, { throwIfNoEntry: false });
+  } catch {
+    st = undefined; // The capture reads it through the folder's descriptor and sees what is there.
+  }
+  if (st === undefined || !st.isFile()) {
+    out[o] = Number.NaN;
+    return;
+  }
+  out[o] = st.dev;
+  out[o + 1] = st.ino;
+  out[o + 2] = st.size;
+  out[o + 3] = st.mtimeMs;
+  out[o + 4] = st.ctimeMs;
+  out[o + 5] = st.mode;
+  out[o + 6] = st.uid;
+  out[o + 7] = st.gid;
+}
+
+function keyAt(out: Float64Array, o: number): StatKey | null {
+  const dev = out[o] as number;
+  if (Number.isNaN(dev)) return null;
+  return { dev, ino: out[o + 1] as number, size: out[o + 2] as number, mtimeMs: out[o + 3] as number, ctimeMs: out[o + 4] as number, mode: out[o + 5] as number, uid: out[o + 6] as number, gid: out[o + 7] as number };
+}
+
+if (!isMainThread && parentPort && (workerData as Partial<PoolWorkerData> | null)?.editwardenStatPool) {
+  const data = workerData as PoolWorkerData;
+  const port = parentPort;
+  port.on('message', (msg: BatchMessage) => {
+    const control = new Int32Array(msg.control);
+    if (Atomics.compareExchange(control, CLAIMS + msg.batch, FREE, TAKEN) !== FREE) return; // The calling thread took it.
+    if (data.fault === 'exit') process.exit(1);
+    try {
+      if (data.fault === 'throw') throw new Error('stat pool test fault');
+      statBatch(msg.dirs, msg.names.split('\0'), new Float64Array(msg.out));
+      Atomics.store(control, CLAIMS + msg.batch, DONE);
+    } catch {
+      Atomics.store(control, FAILED, 1);
+    }
+    Atomics.add(control, SETTLED, 1);
+    Atomics.notify(control, SETTLED);
+  });
+  const ready = new Int32Array(data.ready);
+  Atomics.store(ready, data.index, 1);
+  Atomics.notify(ready, data.index);
+}
+
+export interface StatPoolOptions {
+  /** Worker threads (default: one fewer than the cores, at most 3; 0: none, every stat on the calling thread). */
+  threads?: number;
+  /** The compiled module to run as the worker (default: this one; a TypeScript source cannot be a worker). */
+  workerFile?: string;
+  /** Files per batch (tests use tiny batches so that even a small tree is spread over the threads). */
+  batchFiles?: number;
+  /** Tests only: make the workers fail (see Fault). */
+  fault?: Fault;
+  /** Tests only: false leaves every posted batch to the threads (the calling thread stats only what it never posted). */
+  callerStats?: boolean;
+  /** How long a claimed batch may settle nothing before the threads are taken for lost (default STALL_MS). */
+  stallMs?: number;
+}
+
+/** What the threads and the calling thread did, over the pool's life (tests and benchmarks). */
+export interface StatPoolCounts {
+  /** Batches the threads statted. */
+  threadBatches: number;
+  /** Batches the calling thread statted. */
+  callerBatches: number;
+  /** Walks done again on the calling thread after a thread failed or stalled. */
+  fallbacks: number;
+}
+
+function defaultThreads(): number {
+  return Math.max(0, Math.min(3, os.availableParallelism() - 1));
+}
+
+/** Long-lived stat threads for walks (one process-wide pool: sharedStatPool). */
+export class StatPool {
+  private readonly threads: number;
+  private readonly workerFile: string;
+  readonly batchFiles: number;
+  private readonly fault: Fault | undefined;
+  readonly callerStats: boolean;
+  readonly stallMs: number;
+  readonly counts: StatPoolCounts = { threadBatches: 0, callerBatches: 0, fallbacks: 0 };
+  private workers: Worker[] = [];
+  private readyFlags: Int32Array | null = null;
+  private failed = false;
+  private largeWalks = 0;
+
+  constructor(options: StatPoolOptions = {}) {
+    this.threads = options.threads ?? defaultThreads();
+    this.workerFile = options.workerFile ?? fileURLToPath(import.meta.url);
+    this.batchFiles = options.batchFiles ?? BATCH_FILES;
+    this.fault = options.fault;
+    this.callerStats = options.callerStats ?? true;
+    this.stallMs = options.stallMs ?? STALL_MS;
+  }
+
+  /** Whether threads can serve walks (started, and none has failed). */
+  get usable(): boolean {
+    return this.workers.length > 0 && !this.failed;
+  }
+
+  /** Whether the pool was given up (a thread failed or stalled): walks stay on the calling thread from then on. */
+  get broken(): boolean {
+    return this.failed;
+  }
+
+  /** Starts the threads (once); false where they cannot run (no threads wanted, or not compiled JavaScript). */
+  start(): boolean {
+    if (this.workers.length > 0 || this.failed) return this.usable;
+    if (this.threads <= 0 || !this.workerFile.endsWith('.js') || !fs.existsSync(this.workerFile)) return false;
+    const ready = new SharedArrayBuffer(4 * this.threads);
+    this.readyFlags = new Int32Array(ready);
+    try {
+      for (let index = 0; index < this.threads; index++) {
+        const data: PoolWorkerData = { editwardenStatPool: true, ready, index, ...(this.fault ? { fault: this.fault } : {}) };
+        const worker = new Worker(this.workerFile, { workerData: data });
+        worker.unref();
+        // Seen between walks: a thread that died is never handed a batch again (a walk in flight notices by its stall).
+        worker.on('error', () => this.giveUp());
+        worker.on('exit', () => this.giveUp());
+        this.workers.push(worker);
+      }
+    } catch {
+      this.giveUp();
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Called after each walk on the calling thread alone: the second walk of a
+   * large tree starts the threads (a process that walks a large tree twice —
+   * a server, a command's index and its diff — walks it again; a one-shot
+   * command pays no thread start it would not use).
+   */
+  noteWalk(files: number): void {
+    if (files < POOL_MIN_FILES || this.workers.length > 0 || this.failed) return;
+    if (++this.largeWalks >= 2) this.start();
+  }
+
+  /** Waits up to `ms` for every thread to be listening (tests; walks never wait: a late thread just claims less). */
+  waitReady(ms: number): boolean {
+    const flags = this.readyFlags;
+    if (flags === null) return false;
+    const deadline = Date.now() + ms;
+    for (let i = 0; i < flags.length; i++) {
+      while (Atomics.load(flags, i) === 0) {
+        const left = deadline - Date.now();
+        if (left <= 0) return false;
+        Atomics.wait(flags, i, 0, left);
+      }
+    }
+    return true;
+  }
+
+  /** Stops the threads; the pool is not used again. */
+  close(): void {
+    this.giveUp();
+  }
+
+  private giveUp(): void {
+    this.failed = true;
+    const workers = this.workers;
+    this.workers = [];
+    for (const w of workers) void w.terminate();
+  }
+
+  /** A batch run for one walk (its batches go to the threads when the pool is usable, else all to the calling thread). */
+  run(): StatRun {
+    return new StatRun(this.usable ? this : null, this.batchFiles);
+  }
+
+  /** @internal Posts a batch to every thread (the first to claim it stats it). */
+  post(msg: BatchMessage): void {
+    for (const w of this.workers) w.postMessage(msg);
+  }
+
+  /** @internal A walk saw a thread fail or stall. */
+  lost(): void {
+    this.counts.fallbacks++;
+    this.giveUp();
+  }
+}
+
+interface Batch {
+  dirs: string[];
+  names: string[];
+  /** The walk's entries whose `stat` this batch fills, in order. */
+  entries: Array<{ stat: StatKey | null }>;
+  out: Float64Array | null;
+}
+
+/**
+ * The stats of one walk: `add` queues a file (its folder's path prefix, its
+ * name, the entry whose `stat` to fill); `finish` fills every entry, or
+ * returns false when a thread failed (the caller walks again without the
+ * pool). A batch is posted as soon as it is full, so the threads stat while
+ * the walk still lists.
+ */
+export class StatRun {
+  private readonly batches: Batch[] = [];
+  private current: Batch | null = null;
+  private currentDir = '';
+  private control: Int32Array | null = null;
+  private posted = 0;
+
+  constructor(
+    private readonly pool: StatPool | null,
+    private readonly batchFiles: number,
+  ) {}
+
+  add(dirPrefix: string, name: string, entry: { stat: StatKey | null }): void {
+    let batch = this.current;
+    if (batch === null) {
+      batch = { dirs: [], names: [], entries: [], out: null };
+      this.current = batch;
+      this.currentDir = '';
+    }
+    if (batch.dirs.length === 0 || this.currentDir !== dirPrefix) {
+      batch.dirs.push(dirPrefix);
+      batch.names.push(''); // Switches to the next prefix.
+      this.currentDir = dirPrefix;
+    }
+    batch.names.push(name);
+    batch.entries.push(entry);
+    if (batch.entries.length >= this.batchFiles) this.close();
+  }
+
+  private close(): void {
+    const batch = this.current;
+    if (batch === null) return;
+    this.current = null;
+    const index = this.batches.length;
+    this.batches.push(batch);
+    if (this.pool === null || index >= MAX_BATCHES) return;
+    if (this.control === null) this.control = new Int32Array(new SharedArrayBuffer(4 * (CLAIMS + MAX_BATCHES)));
+    const out = new SharedArrayBuffer(8 * FIELDS * batch.entries.length);
+    batch.out = new Float64Array(out);
+    this.pool.post({ control: this.control.buffer as SharedArrayBuffer, batch: index, dirs: batch.dirs, names: batch.names.join('\0'), out });
+    this.posted = index + 1;
+  }
+
+  /** Stats what no thread claimed, waits for the rest, and fills every entry's `stat`; false: a thread failed, nothing is filled. */
+  finish(): boolean {
+    this.close();
+    const control = this.control;
+    let ownPosted = 0;
+    // From the last batch back: the threads take them from the first on.
+    for (let i = this.batches.length - 1; i >= 0; i--) {
+      const batch = this.batches[i] as Batch;
+      const posted = control !== null && i < this.posted;
+      if (posted && (!this.pool?.callerStats || Atomics.compareExchange(control, CLAIMS + i, FREE, TAKEN) !== FREE)) continue;
+      batch.out ??= new Float64Array(FIELDS * batch.entries.length);
+      statBatch(batch.dirs, batch.names, batch.out);
+      if (posted) {
+        Atomics.store(control, CLAIMS + i, DONE);
+        ownPosted++;
+      }
+      if (this.pool) this.pool.counts.callerBatches++;
+    }
+    if (control !== null && this.pool !== null) {
+      if (!this.settle(control, this.pool.stallMs)) {
+        this.pool.lost();
+        return false;
+      }
+      this.pool.counts.threadBatches += this.posted - ownPosted;
+    }
+    for (const batch of this.batches) {
+      const out = batch.out as Float64Array;
+      const entries = batch.entries;
+      for (let j = 0; j < entries.length; j++) (entries[j] as { stat: StatKey | null }).stat = keyAt(out, j * FIELDS);
+    }
+    return true;
+  }
+
+  /** Waits until every posted batch is done; false when one failed or the threads stalled. */
+  private settle(control: Int32Array, stallMs: number): boolean {
+    let waitingFrom = Date.now();
+    let pending = this.pendingFrom(control, 0);
+    while (pending < this.posted) {
+      if (Atomics.load(control, FAILED) !== 0) return false;
+      const seen = Atomics.load(control, SETTLED);
+      Atomics.wait(control, SETTLED, seen, 50);
+      const next = this.pendingFrom(control, pending);
+      if (next !== pending) {
+        pending = next;
+        waitingFrom = Date.now();
+      } else if (Date.now() - waitingFrom > stallMs) {
+        return false;
+      }
+    }
+    return Atomics.load(control, FAILED) === 0;
+  }
+
+  /** The first posted batch at or after `from` that is not done. */
+  private pendingFrom(control: Int32Array, from: number): number {
+    let i = from;
+    while (i < this.posted && Atomics.load(control, CLAIMS + i) === DONE) i++;
+    return i;
+  }
+}
+
+/** The process's pool, made on first use. */
+let shared: StatPool | null = null;
+export function sharedStatPool(): StatPool {
+  shared ??= new StatPool();
+  return shared;
+}
