@@ -41,14 +41,18 @@ const POOL_MIN_FILES = 1000;
 /** A claimed batch that settles nothing for this long means a lost thread: the walk is redone on the calling thread. */
 const STALL_MS = 2000;
 
-/** One batch as posted: folder prefixes, and the names NUL-separated, "" switching to the next prefix. */
-interface BatchMessage {
-  control: SharedArrayBuffer;
-  batch: number;
-  dirs: string[];
-  names: string;
-  out: SharedArrayBuffer;
-}
+/** Files per result region: one shared buffer per 4,096 files, posted once, not one per batch. */
+const REGION_FILES = 4096;
+
+/**
+ * What a thread is sent, in order on its port: a region of a walk's results
+ * (the first of a walk carries its control array), then the batches that
+ * write into it: folder prefixes, and the names NUL-separated, "" switching
+ * to the next prefix.
+ */
+type ToWorker =
+  | { kind: 'region'; walk: number; control: SharedArrayBuffer; region: number; out: SharedArrayBuffer }
+  | { kind: 'batch'; walk: number; batch: number; region: number; offset: number; count: number; dirs: string[]; names: string };
 
 /** For tests: how a worker misbehaves (`throw`: fails each batch it claims; `exit`: claims one batch and ends its thread). */
 type Fault = 'throw' | 'exit';
@@ -105,13 +109,25 @@ function keyAt(out: Float64Array, o: number): StatKey | null {
 if (!isMainThread && parentPort && (workerData as Partial<PoolWorkerData> | null)?.editwardenStatPool) {
   const data = workerData as PoolWorkerData;
   const port = parentPort;
-  port.on('message', (msg: BatchMessage) => {
-    const control = new Int32Array(msg.control);
+  let walk = -1;
+  let control: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  const regions: SharedArrayBuffer[] = [];
+  port.on('message', (msg: ToWorker) => {
+    if (msg.kind === 'region') {
+      if (msg.walk !== walk) {
+        walk = msg.walk;
+        control = new Int32Array(msg.control);
+        regions.length = 0;
+      }
+      regions[msg.region] = msg.out;
+      return;
+    }
+    if (msg.walk !== walk) return; // A walk given up: its regions are gone.
     if (Atomics.compareExchange(control, CLAIMS + msg.batch, FREE, TAKEN) !== FREE) return; // The calling thread took it.
     if (data.fault === 'exit') process.exit(1);
     try {
       if (data.fault === 'throw') throw new Error('stat pool test fault');
-      statBatch(msg.dirs, msg.names.split('\0'), new Float64Array(msg.out));
+      statBatch(msg.dirs, msg.names.split('\0'), new Float64Array(regions[msg.region] as SharedArrayBuffer, 8 * msg.offset, FIELDS * msg.count));
       Atomics.store(control, CLAIMS + msg.batch, DONE);
     } catch {
       Atomics.store(control, FAILED, 1);
@@ -252,8 +268,15 @@ export class StatPool {
     return new StatRun(this.usable ? this : null, this.batchFiles);
   }
 
-  /** @internal Posts a batch to every thread (the first to claim it stats it). */
-  post(msg: BatchMessage): void {
+  private walks = 0;
+
+  /** @internal A number for a new walk's messages. */
+  nextWalk(): number {
+    return ++this.walks;
+  }
+
+  /** @internal Posts to every thread (the first to claim a batch stats it). */
+  post(msg: ToWorker): void {
     for (const w of this.workers) w.postMessage(msg);
   }
 
@@ -285,6 +308,10 @@ export class StatRun {
   private currentDir = '';
   private control: Int32Array | null = null;
   private posted = 0;
+  private walk = 0;
+  private region: SharedArrayBuffer | null = null;
+  private regionIndex = -1;
+  private regionUsed = 0;
 
   constructor(
     private readonly pool: StatPool | null,
@@ -314,11 +341,23 @@ export class StatRun {
     this.current = null;
     const index = this.batches.length;
     this.batches.push(batch);
-    if (this.pool === null || index >= MAX_BATCHES) return;
-    if (this.control === null) this.control = new Int32Array(new SharedArrayBuffer(4 * (CLAIMS + MAX_BATCHES)));
-    const out = new SharedArrayBuffer(8 * FIELDS * batch.entries.length);
-    batch.out = new Float64Array(out);
-    this.pool.post({ control: this.control.buffer as SharedArrayBuffer, batch: index, dirs: batch.dirs, names: batch.names.join('\0'), out });
+    const pool = this.pool;
+    if (pool === null || index >= MAX_BATCHES) return;
+    const count = batch.entries.length;
+    if (this.control === null) {
+      this.control = new Int32Array(new SharedArrayBuffer(4 * (CLAIMS + MAX_BATCHES)));
+      this.walk = pool.nextWalk();
+    }
+    if (this.region === null || this.regionUsed + count > REGION_FILES) {
+      // A new region (a batch never spans two): posted once, before the batches that write into it.
+      this.region = new SharedArrayBuffer(8 * FIELDS * Math.max(REGION_FILES, count));
+      this.regionUsed = 0;
+      pool.post({ kind: 'region', walk: this.walk, control: this.control.buffer as SharedArrayBuffer, region: ++this.regionIndex, out: this.region });
+    }
+    const offset = FIELDS * this.regionUsed;
+    this.regionUsed += count;
+    batch.out = new Float64Array(this.region, 8 * offset, FIELDS * count);
+    pool.post({ kind: 'batch', walk: this.walk, batch: index, region: this.regionIndex, offset, count, dirs: batch.dirs, names: batch.names.join('\0') });
     this.posted = index + 1;
   }
 
