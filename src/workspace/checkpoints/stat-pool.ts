@@ -363,7 +363,9 @@ export class StatRun {
 
   /** Stats what no thread claimed, waits for the rest, and fills every entry's `stat`; false: a thread failed, nothing is filled. */
   finish(): boolean {
-    this.close();
+    // The last, partial batch stays here: posting it would only race this thread for it.
+    if (this.current !== null) this.batches.push(this.current);
+    this.current = null;
     const control = this.control;
     let ownPosted = 0;
     // From the last batch back: the threads take them from the first on.
