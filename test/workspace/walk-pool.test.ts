@@ -65,7 +65,7 @@ describe('the threaded walk gives exactly what the walk on one thread gives', ()
     // Tiny batches: even a tree of a few files is spread over the threads. One pool where the calling thread takes
     // part, one where it leaves every posted batch to the threads (so their results are the ones compared).
     threads = new poolMod.StatPool({ threads: 2, batchFiles: 2 });
-    threadsOnly = new poolMod.StatPool({ threads: 1, batchFiles: 3, callerStats: false });
+    threadsOnly = new poolMod.StatPool({ threads: 1, batchFiles: 3, callerStats: false, graceMs: 10_000 });
     expect(threads.start() && threadsOnly.start()).toBe(true);
     expect(threads.waitReady(20_000) && threadsOnly.waitReady(20_000)).toBe(true);
   });
@@ -106,6 +106,7 @@ describe('the threaded walk gives exactly what the walk on one thread gives', ()
     expect(threadsOnly.counts.threadBatches).toBeGreaterThan(50);
     expect(threads.counts.threadBatches + threads.counts.callerBatches).toBeGreaterThan(50);
     expect(threads.broken || threadsOnly.broken).toBe(false);
+    expect(threadsOnly.counts.retaken).toBe(0);
   });
 
   it('on a tree of 3,000 files in 30 folders, with ordinary batches', () => {
@@ -122,7 +123,7 @@ describe('the threaded walk gives exactly what the walk on one thread gives', ()
       expect(one.entries).toHaveLength(3000);
       expect(one.entries.every((e) => e.type === 'file' && e.stat !== null && e.stat.size > 0)).toBe(true);
       expect(walk.walkWorkspace(root, undefined, undefined, { pool })).toEqual(one);
-      expect(pool.counts.threadBatches + pool.counts.callerBatches).toBe(Math.ceil(3000 / pool.batchFiles));
+      expect(pool.counts.threadBatches + pool.counts.callerBatches + pool.counts.retaken).toBe(Math.ceil(3000 / pool.batchFiles));
     } finally {
       pool.close();
     }
@@ -140,24 +141,39 @@ describe('a thread that fails or stalls costs a second walk on the calling threa
     fs.symlinkSync('d0', path.join(root, 'link'));
   });
 
-  for (const fault of ['throw', 'exit'] as const) {
-    it(`a thread that ${fault === 'throw' ? 'throws on its batch' : 'ends while it holds a batch'}: the walk equals the one-thread walk and the pool is given up`, () => {
-      const pool = new poolMod.StatPool({ threads: 1, batchFiles: 4, callerStats: false, fault, stallMs: 300 });
-      try {
-        expect(pool.start() && pool.waitReady(20_000)).toBe(true);
-        const one = walk.walkWorkspace(root, undefined, undefined, { pool: null });
-        expect(walk.walkWorkspace(root, undefined, undefined, { pool })).toEqual(one);
-        expect(pool.counts.fallbacks).toBe(1);
-        expect(pool.broken).toBe(true);
-        expect(pool.usable).toBe(false);
-        // Given up: the next walk stays on the calling thread, and is still right.
-        expect(walk.walkWorkspace(root, undefined, undefined, { pool })).toEqual(one);
-        expect(pool.counts.fallbacks).toBe(1);
-      } finally {
-        pool.close();
-      }
-    });
-  }
+  it('a thread that throws on its batch: the walk is done again on the calling thread alone, equal to the one-thread walk, and the pool is given up', () => {
+    const pool = new poolMod.StatPool({ threads: 1, batchFiles: 4, callerStats: false, fault: 'throw', graceMs: 10_000 });
+    try {
+      expect(pool.start() && pool.waitReady(20_000)).toBe(true);
+      const one = walk.walkWorkspace(root, undefined, undefined, { pool: null });
+      expect(walk.walkWorkspace(root, undefined, undefined, { pool })).toEqual(one);
+      expect(pool.counts.fallbacks).toBe(1);
+      expect(pool.counts.threadBatches).toBe(0);
+      expect(pool.broken).toBe(true);
+      expect(pool.usable).toBe(false);
+      // Given up: the next walk stays on the calling thread, and is still right.
+      expect(walk.walkWorkspace(root, undefined, undefined, { pool })).toEqual(one);
+      expect(pool.counts.fallbacks).toBe(1);
+    } finally {
+      pool.close();
+    }
+  });
+
+  it('a thread that ends while it holds a batch: the calling thread stats what it held (and what it never took) after the grace; the walk equals the one-thread walk; the pool is given up once the exit is seen', async () => {
+    const pool = new poolMod.StatPool({ threads: 1, batchFiles: 4, callerStats: false, fault: 'exit', graceMs: 300 });
+    try {
+      expect(pool.start() && pool.waitReady(20_000)).toBe(true);
+      const one = walk.walkWorkspace(root, undefined, undefined, { pool: null });
+      expect(walk.walkWorkspace(root, undefined, undefined, { pool })).toEqual(one);
+      expect(pool.counts.retaken).toBe(10); // 40 files in batches of 4, none finished by the thread.
+      expect(pool.counts.threadBatches).toBe(0);
+      for (let i = 0; i < 200 && !pool.broken; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(pool.broken).toBe(true);
+      expect(walk.walkWorkspace(root, undefined, undefined, { pool })).toEqual(one);
+    } finally {
+      pool.close();
+    }
+  });
 
   it('a worker that cannot start (no compiled module): the walk runs on the calling thread', () => {
     const pool = new poolMod.StatPool({ threads: 1, workerFile: path.join(root, 'missing.js') });

@@ -9,12 +9,14 @@
  * walkWorkspace is synchronous, so nothing here waits on the event loop: the
  * calling thread waits with Atomics.wait.
  *
- * It must never hand back a partial or mixed result: a batch a worker failed
- * on, or one claimed and not finished in STALL_MS (a crashed or stopped
- * thread), fails the whole batch run; the walk then walks again on the
- * calling thread alone and the pool is not used again. The stats are cache
- * keys only (walk.ts, WalkedEntry): taken by path string, as the single-thread
- * walk takes them; no bytes are read here.
+ * It must never hand back a partial or mixed result. A batch counts only
+ * once a thread has marked it done (after writing all of it); one a thread
+ * still holds when the calling thread has nothing else left (GRACE_MS: a
+ * descheduled, stopped or dead thread) is statted again by the calling
+ * thread into numbers of its own. A thread that throws fails the whole run:
+ * the walk walks again on the calling thread alone and the pool is not used
+ * again. The stats are cache keys only (walk.ts, WalkedEntry): taken by path
+ * string, as the single-thread walk takes them; no bytes are read here.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,8 +40,13 @@ const TAKEN = 1;
 const DONE = 2;
 /** Walks of at least this many files make the process's pool worth its threads (measured: bench/checkpoint.bench.mjs). */
 const POOL_MIN_FILES = 1000;
-/** A claimed batch that settles nothing for this long means a lost thread: the walk is redone on the calling thread. */
-const STALL_MS = 2000;
+/**
+ * How long, in all, the calling thread waits for the batches threads still
+ * hold once it has statted every other one; past it, it stats them itself. A
+ * thread finishes the batch it holds in well under a millisecond unless it
+ * is descheduled (a loaded machine), stopped or dead.
+ */
+const GRACE_MS = 2;
 
 /** Files per result region: one shared buffer per 4,096 files, posted once, not one per batch. */
 const REGION_FILES = 4096;
@@ -151,8 +158,8 @@ export interface StatPoolOptions {
   fault?: Fault;
   /** Tests only: false leaves every posted batch to the threads (the calling thread stats only what it never posted). */
   callerStats?: boolean;
-  /** How long a claimed batch may settle nothing before the threads are taken for lost (default STALL_MS). */
-  stallMs?: number;
+  /** How long the calling thread waits, in all, for the batches threads hold before it stats them itself (default GRACE_MS). */
+  graceMs?: number;
 }
 
 /** What the threads and the calling thread did, over the pool's life (tests and benchmarks). */
@@ -161,7 +168,9 @@ export interface StatPoolCounts {
   threadBatches: number;
   /** Batches the calling thread statted. */
   callerBatches: number;
-  /** Walks done again on the calling thread after a thread failed or stalled. */
+  /** Batches a thread still held past the grace, statted again by the calling thread. */
+  retaken: number;
+  /** Walks done again on the calling thread alone because a thread threw. */
   fallbacks: number;
 }
 
@@ -176,8 +185,8 @@ export class StatPool {
   readonly batchFiles: number;
   private readonly fault: Fault | undefined;
   readonly callerStats: boolean;
-  readonly stallMs: number;
-  readonly counts: StatPoolCounts = { threadBatches: 0, callerBatches: 0, fallbacks: 0 };
+  readonly graceMs: number;
+  readonly counts: StatPoolCounts = { threadBatches: 0, callerBatches: 0, retaken: 0, fallbacks: 0 };
   private workers: Worker[] = [];
   private readyFlags: Int32Array | null = null;
   private failed = false;
@@ -189,7 +198,7 @@ export class StatPool {
     this.batchFiles = options.batchFiles ?? BATCH_FILES;
     this.fault = options.fault;
     this.callerStats = options.callerStats ?? true;
-    this.stallMs = options.stallMs ?? STALL_MS;
+    this.graceMs = options.graceMs ?? GRACE_MS;
   }
 
   /** Whether threads can serve walks (started, and none has failed). */
@@ -382,11 +391,28 @@ export class StatRun {
       if (this.pool) this.pool.counts.callerBatches++;
     }
     if (control !== null && this.pool !== null) {
-      if (!this.settle(control, this.pool.stallMs)) {
-        this.pool.lost();
+      const pool = this.pool;
+      const deadline = performance.now() + pool.graceMs;
+      for (let i = 0; i < this.posted; i++) {
+        if (!this.awaitBatch(control, i, deadline)) {
+          // A thread threw: nothing it did is trusted; the caller walks again on this thread alone.
+          pool.lost();
+          return false;
+        }
+        if (Atomics.load(control, CLAIMS + i) === DONE) continue;
+        // Held by a thread past the grace (descheduled, stopped or dead): statted here too, into this thread's own
+        // numbers; whatever the thread writes later goes to a buffer nobody reads.
+        const batch = this.batches[i] as Batch;
+        batch.out = new Float64Array(FIELDS * batch.entries.length);
+        statBatch(batch.dirs, batch.names, batch.out);
+        ownPosted++;
+        pool.counts.retaken++;
+      }
+      if (Atomics.load(control, FAILED) !== 0) {
+        pool.lost();
         return false;
       }
-      this.pool.counts.threadBatches += this.posted - ownPosted;
+      pool.counts.threadBatches += this.posted - ownPosted;
     }
     for (const batch of this.batches) {
       const out = batch.out as Float64Array;
@@ -396,30 +422,16 @@ export class StatRun {
     return true;
   }
 
-  /** Waits until every posted batch is done; false when one failed or the threads stalled. */
-  private settle(control: Int32Array, stallMs: number): boolean {
-    let waitingFrom = Date.now();
-    let pending = this.pendingFrom(control, 0);
-    while (pending < this.posted) {
+  /** Waits for batch `i` until it is done or `deadline` passes; false when a thread failed. */
+  private awaitBatch(control: Int32Array, i: number, deadline: number): boolean {
+    for (;;) {
       if (Atomics.load(control, FAILED) !== 0) return false;
       const seen = Atomics.load(control, SETTLED);
-      Atomics.wait(control, SETTLED, seen, 50);
-      const next = this.pendingFrom(control, pending);
-      if (next !== pending) {
-        pending = next;
-        waitingFrom = Date.now();
-      } else if (Date.now() - waitingFrom > stallMs) {
-        return false;
-      }
+      if (Atomics.load(control, CLAIMS + i) === DONE) return true;
+      const left = deadline - performance.now();
+      if (left <= 0) return true;
+      Atomics.wait(control, SETTLED, seen, left);
     }
-    return Atomics.load(control, FAILED) === 0;
-  }
-
-  /** The first posted batch at or after `from` that is not done. */
-  private pendingFrom(control: Int32Array, from: number): number {
-    let i = from;
-    while (i < this.posted && Atomics.load(control, CLAIMS + i) === DONE) i++;
-    return i;
   }
 }
 
