@@ -38,8 +38,16 @@ const MAX_BATCHES = 1 << 14;
 const FREE = 0;
 const TAKEN = 1;
 const DONE = 2;
-/** Walks of at least this many files make the process's pool worth its threads (measured: bench/checkpoint.bench.mjs). */
-const POOL_MIN_FILES = 1000;
+/**
+ * Measured (walks of 300 / 1,000 / 2,500 / 5,000 files, 2 cores under load):
+ * the threads cost 0.2-0.3 ms more than they save up to ~1,000 files and
+ * save from ~2,500 on. So the first LEAD_FILES files of a walk are never
+ * posted (the calling thread stats them after the listing, when it would
+ * take batches anyway): a walk that small never wakes a thread. And the
+ * pool starts only for a process that walks trees of POOL_MIN_FILES.
+ */
+const LEAD_FILES = 1024;
+const POOL_MIN_FILES = 2000;
 /**
  * How long, in all, the calling thread waits for the batches threads still
  * hold once it has statted every other one; past it, it stats them itself. A
@@ -158,6 +166,8 @@ export interface StatPoolOptions {
   fault?: Fault;
   /** Tests only: false leaves every posted batch to the threads (the calling thread stats only what it never posted). */
   callerStats?: boolean;
+  /** Files of each walk never posted (default LEAD_FILES; tests: 0). */
+  leadFiles?: number;
   /** How long the calling thread waits, in all, for the batches threads hold before it stats them itself (default GRACE_MS). */
   graceMs?: number;
 }
@@ -186,6 +196,7 @@ export class StatPool {
   private readonly fault: Fault | undefined;
   readonly callerStats: boolean;
   readonly graceMs: number;
+  readonly leadFiles: number;
   readonly counts: StatPoolCounts = { threadBatches: 0, callerBatches: 0, retaken: 0, fallbacks: 0 };
   private workers: Worker[] = [];
   private readyFlags: Int32Array | null = null;
@@ -199,6 +210,7 @@ export class StatPool {
     this.fault = options.fault;
     this.callerStats = options.callerStats ?? true;
     this.graceMs = options.graceMs ?? GRACE_MS;
+    this.leadFiles = options.leadFiles ?? LEAD_FILES;
   }
 
   /** Whether threads can serve walks (started, and none has failed). */
@@ -274,7 +286,7 @@ export class StatPool {
 
   /** A batch run for one walk (its batches go to the threads when the pool is usable, else all to the calling thread). */
   run(): StatRun {
-    return new StatRun(this.usable ? this : null, this.batchFiles);
+    return new StatRun(this.usable ? this : null, this.batchFiles, Math.ceil(this.leadFiles / this.batchFiles));
   }
 
   private walks = 0;
@@ -325,6 +337,8 @@ export class StatRun {
   constructor(
     private readonly pool: StatPool | null,
     private readonly batchFiles: number,
+    /** Batches at the start of the walk that are never posted. */
+    private readonly lead = 0,
   ) {}
 
   add(dirPrefix: string, name: string, entry: { stat: StatKey | null }): void {
@@ -351,7 +365,7 @@ export class StatRun {
     const index = this.batches.length;
     this.batches.push(batch);
     const pool = this.pool;
-    if (pool === null || index >= MAX_BATCHES) return;
+    if (pool === null || index < this.lead || index >= MAX_BATCHES) return;
     const count = batch.entries.length;
     if (this.control === null) {
       this.control = new Int32Array(new SharedArrayBuffer(4 * (CLAIMS + MAX_BATCHES)));
@@ -380,7 +394,7 @@ export class StatRun {
     // From the last batch back: the threads take them from the first on.
     for (let i = this.batches.length - 1; i >= 0; i--) {
       const batch = this.batches[i] as Batch;
-      const posted = control !== null && i < this.posted;
+      const posted = control !== null && i >= this.lead && i < this.posted;
       if (posted && (!this.pool?.callerStats || Atomics.compareExchange(control, CLAIMS + i, FREE, TAKEN) !== FREE)) continue;
       batch.out ??= new Float64Array(FIELDS * batch.entries.length);
       statBatch(batch.dirs, batch.names, batch.out);
@@ -393,7 +407,7 @@ export class StatRun {
     if (control !== null && this.pool !== null) {
       const pool = this.pool;
       const deadline = performance.now() + pool.graceMs;
-      for (let i = 0; i < this.posted; i++) {
+      for (let i = this.lead; i < this.posted; i++) {
         if (!this.awaitBatch(control, i, deadline)) {
           // A thread threw: nothing it did is trusted; the caller walks again on this thread alone.
           pool.lost();
@@ -412,7 +426,7 @@ export class StatRun {
         pool.lost();
         return false;
       }
-      pool.counts.threadBatches += this.posted - ownPosted;
+      pool.counts.threadBatches += this.posted - this.lead - ownPosted;
     }
     for (const batch of this.batches) {
       const out = batch.out as Float64Array;
