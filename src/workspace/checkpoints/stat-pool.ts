@@ -54,7 +54,7 @@ const POOL_MIN_FILES = 2000;
  * thread finishes the batch it holds in well under a millisecond unless it
  * is descheduled (a loaded machine), stopped or dead.
  */
-const GRACE_MS = 2;
+const GRACE_MS = 1;
 
 /** Files per result region: one shared buffer per 4,096 files, posted once, not one per batch. */
 const REGION_FILES = 4096;

@@ -4,6 +4,9 @@
  * .git/info/exclude honoured), never `.git` (at any depth: submodules,
  * nested clones) nor the root's `.editwarden/`, nor editwarden's own
  * in-flight temp files. Symlinks are listed, never followed. Read-only.
+ * The files' lstat (cache keys, never deciding which bytes are read) may be
+ * taken on the stat pool's threads (stat-pool.ts); the folders are listed
+ * and the rules applied here, through descriptors only this thread holds.
  */
 import fs from 'node:fs';
 import ignore, { type Ignore } from 'ignore';
@@ -101,8 +104,9 @@ export interface WalkOptions {
  *
  * This thread lists every folder and applies the rules; the files' lstat
  * (their cache keys) goes to the stat pool's threads in batches while the
- * listing goes on. A thread that fails or stalls costs a second walk on this
- * thread alone, never a partial result.
+ * listing goes on. A batch a thread holds too long is statted again here; a
+ * thread that throws costs a second walk on this thread alone: never a
+ * partial result.
  */
 export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclude?: string | null, options: WalkOptions = {}): WalkResult {
   const resolver = asResolver(rootArg);
@@ -110,7 +114,7 @@ export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclud
   if (pool?.usable) {
     const threaded = walkWith(resolver, sources, exclude, pool.run());
     if (threaded !== null) return threaded;
-    // A thread failed or stalled (the pool is given up): the whole walk again, here.
+    // A thread threw (the pool is given up): the whole walk again, here.
   }
   const result = walkWith(resolver, sources, exclude, new StatRun(null, Number.POSITIVE_INFINITY)) as WalkResult;
   // Only the process's own pool starts by itself, in a process that walks large trees more than once.
