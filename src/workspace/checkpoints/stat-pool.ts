@@ -296,9 +296,20 @@ export class StatPool {
     return ++this.walks;
   }
 
-  /** @internal Posts to every thread (the first to claim a batch stats it). */
+  private nextThread = 0;
+
+  /**
+   * @internal Posts a region to every thread, a batch to the next one in
+   * turn (one message per batch, whatever the thread count): a thread that
+   * lags leaves its batches unclaimed, and the calling thread takes them.
+   */
   post(msg: ToWorker): void {
-    for (const w of this.workers) w.postMessage(msg);
+    if (msg.kind === 'region') {
+      for (const w of this.workers) w.postMessage(msg);
+      return;
+    }
+    const w = this.workers[this.nextThread++ % this.workers.length];
+    w?.postMessage(msg);
   }
 
   /** @internal A walk saw a thread fail or stall. */
