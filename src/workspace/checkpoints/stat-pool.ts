@@ -1,8 +1,8 @@
 /**
- * The walk's per-file lstat on more than one thread, both sides of it:
- * StatPool (long-lived worker threads, unref'd so they never hold the
- * process open) and the worker's body (run when this module is loaded as a
- * worker). The walk (walk.ts) lists folders on the calling thread and hands
+ * The walk's per-file lstat on more than one thread: StatPool (long-lived
+ * worker threads, unref'd so they never hold the process open) and the
+ * worker's body (run when this module is loaded as a worker); the calling
+ * thread's side of a walk is stat-run.ts, the protocol stat-batch.ts. The walk (walk.ts) lists folders on the calling thread and hands
  * out the files in batches; a worker claims a batch by one atomic exchange
  * on a per-walk shared array, stats it and writes the numbers into a
  * SharedArrayBuffer; the calling thread stats every batch nobody claimed.
@@ -22,22 +22,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import type { StatKey } from './types.js';
+import { CLAIMS, DONE, FAILED, FIELDS, FREE, SETTLED, statBatch, TAKEN, type ToWorker } from './stat-batch.js';
+import { StatRun } from './stat-run.js';
 
-/** Numbers per file in a batch's result: dev, ino, size, mtimeMs, ctimeMs, mode, uid, gid; dev NaN: no key. */
-const FIELDS = 8;
 /** Files per batch: small enough that the threads finish together, large enough that a message is worth its cost. */
 const BATCH_FILES = 256;
-/** Control slots: batches settled (done or failed), a failure flag, then one claim slot per batch. */
-const SETTLED = 0;
-const FAILED = 1;
-const CLAIMS = 2;
-/** Batches one walk may hand out; past it the calling thread stats the rest itself. */
-const MAX_BATCHES = 1 << 14;
-/** Claim states. */
-const FREE = 0;
-const TAKEN = 1;
-const DONE = 2;
 /**
  * Measured (walks of 300 / 1,000 / 2,500 / 5,000 files, 2 cores under load):
  * the threads cost 0.2-0.3 ms more than they save up to ~1,000 files and
@@ -56,19 +45,6 @@ const POOL_MIN_FILES = 2000;
  */
 const GRACE_MS = 1;
 
-/** Files per result region: one shared buffer per 4,096 files, posted once, not one per batch. */
-const REGION_FILES = 4096;
-
-/**
- * What a thread is sent, in order on its port: a region of a walk's results
- * (the first of a walk carries its control array), then the batches that
- * write into it: folder prefixes, and the names NUL-separated, "" switching
- * to the next prefix.
- */
-type ToWorker =
-  | { kind: 'region'; walk: number; control: SharedArrayBuffer; region: number; out: SharedArrayBuffer }
-  | { kind: 'batch'; walk: number; batch: number; region: number; offset: number; count: number; dirs: string[]; names: string };
-
 /** For tests: how a worker misbehaves (`throw`: fails each batch it claims; `exit`: claims one batch and ends its thread). */
 type Fault = 'throw' | 'exit';
 
@@ -77,48 +53,6 @@ interface PoolWorkerData {
   ready: SharedArrayBuffer;
   index: number;
   fault?: Fault;
-}
-
-/** lstat of every file of a batch into `out` (FIELDS numbers each); a "" name switches to the next prefix. Both sides run it. */
-function statBatch(dirs: readonly string[], names: readonly string[], out: Float64Array): void {
-  let d = -1;
-  let prefix = '';
-  let o = 0;
-  for (const name of names) {
-    if (name === '') {
-      prefix = dirs[++d] as string;
-      continue;
-    }
-    statInto(prefix + name, out, o);
-    o += FIELDS;
-  }
-}
-
-function statInto(file: string, out: Float64Array, o: number): void {
-  let st: fs.Stats | undefined;
-  try {
-    st = fs.lstatSync(file, { throwIfNoEntry: false });
-  } catch {
-    st = undefined; // The capture reads it through the folder's descriptor and sees what is there.
-  }
-  if (st === undefined || !st.isFile()) {
-    out[o] = Number.NaN;
-    return;
-  }
-  out[o] = st.dev;
-  out[o + 1] = st.ino;
-  out[o + 2] = st.size;
-  out[o + 3] = st.mtimeMs;
-  out[o + 4] = st.ctimeMs;
-  out[o + 5] = st.mode;
-  out[o + 6] = st.uid;
-  out[o + 7] = st.gid;
-}
-
-function keyAt(out: Float64Array, o: number): StatKey | null {
-  const dev = out[o] as number;
-  if (Number.isNaN(dev)) return null;
-  return { dev, ino: out[o + 1] as number, size: out[o + 2] as number, mtimeMs: out[o + 3] as number, ctimeMs: out[o + 4] as number, mode: out[o + 5] as number, uid: out[o + 6] as number, gid: out[o + 7] as number };
 }
 
 if (!isMainThread && parentPort && (workerData as Partial<PoolWorkerData> | null)?.editwardenStatPool) {
@@ -316,147 +250,6 @@ export class StatPool {
   lost(): void {
     this.counts.fallbacks++;
     this.giveUp();
-  }
-}
-
-interface Batch {
-  dirs: string[];
-  names: string[];
-  /** The walk's entries whose `stat` this batch fills, in order. */
-  entries: Array<{ stat: StatKey | null }>;
-  out: Float64Array | null;
-}
-
-/**
- * The stats of one walk: `add` queues a file (its folder's path prefix, its
- * name, the entry whose `stat` to fill); `finish` fills every entry, or
- * returns false when a thread failed (the caller walks again without the
- * pool). A batch is posted as soon as it is full, so the threads stat while
- * the walk still lists.
- */
-export class StatRun {
-  private readonly batches: Batch[] = [];
-  private current: Batch | null = null;
-  private currentDir = '';
-  private control: Int32Array | null = null;
-  private posted = 0;
-  private walk = 0;
-  private region: SharedArrayBuffer | null = null;
-  private regionIndex = -1;
-  private regionUsed = 0;
-
-  constructor(
-    private readonly pool: StatPool | null,
-    private readonly batchFiles: number,
-    /** Batches at the start of the walk that are never posted. */
-    private readonly lead = 0,
-  ) {}
-
-  add(dirPrefix: string, name: string, entry: { stat: StatKey | null }): void {
-    let batch = this.current;
-    if (batch === null) {
-      batch = { dirs: [], names: [], entries: [], out: null };
-      this.current = batch;
-      this.currentDir = '';
-    }
-    if (batch.dirs.length === 0 || this.currentDir !== dirPrefix) {
-      batch.dirs.push(dirPrefix);
-      batch.names.push(''); // Switches to the next prefix.
-      this.currentDir = dirPrefix;
-    }
-    batch.names.push(name);
-    batch.entries.push(entry);
-    if (batch.entries.length >= this.batchFiles) this.close();
-  }
-
-  private close(): void {
-    const batch = this.current;
-    if (batch === null) return;
-    this.current = null;
-    const index = this.batches.length;
-    this.batches.push(batch);
-    const pool = this.pool;
-    if (pool === null || index < this.lead || index >= MAX_BATCHES) return;
-    const count = batch.entries.length;
-    if (this.control === null) {
-      this.control = new Int32Array(new SharedArrayBuffer(4 * (CLAIMS + MAX_BATCHES)));
-      this.walk = pool.nextWalk();
-    }
-    if (this.region === null || this.regionUsed + count > REGION_FILES) {
-      // A new region (a batch never spans two): posted once, before the batches that write into it.
-      this.region = new SharedArrayBuffer(8 * FIELDS * Math.max(REGION_FILES, count));
-      this.regionUsed = 0;
-      pool.post({ kind: 'region', walk: this.walk, control: this.control.buffer as SharedArrayBuffer, region: ++this.regionIndex, out: this.region });
-    }
-    const offset = FIELDS * this.regionUsed;
-    this.regionUsed += count;
-    batch.out = new Float64Array(this.region, 8 * offset, FIELDS * count);
-    pool.post({ kind: 'batch', walk: this.walk, batch: index, region: this.regionIndex, offset, count, dirs: batch.dirs, names: batch.names.join('\0') });
-    this.posted = index + 1;
-  }
-
-  /** Stats what no thread claimed, waits for the rest, and fills every entry's `stat`; false: a thread failed, nothing is filled. */
-  finish(): boolean {
-    // The last, partial batch stays here: posting it would only race this thread for it.
-    if (this.current !== null) this.batches.push(this.current);
-    this.current = null;
-    const control = this.control;
-    let ownPosted = 0;
-    // From the last batch back: the threads take them from the first on.
-    for (let i = this.batches.length - 1; i >= 0; i--) {
-      const batch = this.batches[i] as Batch;
-      const posted = control !== null && i >= this.lead && i < this.posted;
-      if (posted && (!this.pool?.callerStats || Atomics.compareExchange(control, CLAIMS + i, FREE, TAKEN) !== FREE)) continue;
-      batch.out ??= new Float64Array(FIELDS * batch.entries.length);
-      statBatch(batch.dirs, batch.names, batch.out);
-      if (posted) {
-        Atomics.store(control, CLAIMS + i, DONE);
-        ownPosted++;
-      }
-      if (this.pool) this.pool.counts.callerBatches++;
-    }
-    if (control !== null && this.pool !== null) {
-      const pool = this.pool;
-      const deadline = performance.now() + pool.graceMs;
-      for (let i = this.lead; i < this.posted; i++) {
-        if (!this.awaitBatch(control, i, deadline)) {
-          // A thread threw: nothing it did is trusted; the caller walks again on this thread alone.
-          pool.lost();
-          return false;
-        }
-        if (Atomics.load(control, CLAIMS + i) === DONE) continue;
-        // Held by a thread past the grace (descheduled, stopped or dead): statted here too, into this thread's own
-        // numbers; whatever the thread writes later goes to a buffer nobody reads.
-        const batch = this.batches[i] as Batch;
-        batch.out = new Float64Array(FIELDS * batch.entries.length);
-        statBatch(batch.dirs, batch.names, batch.out);
-        ownPosted++;
-        pool.counts.retaken++;
-      }
-      if (Atomics.load(control, FAILED) !== 0) {
-        pool.lost();
-        return false;
-      }
-      pool.counts.threadBatches += this.posted - this.lead - ownPosted;
-    }
-    for (const batch of this.batches) {
-      const out = batch.out as Float64Array;
-      const entries = batch.entries;
-      for (let j = 0; j < entries.length; j++) (entries[j] as { stat: StatKey | null }).stat = keyAt(out, j * FIELDS);
-    }
-    return true;
-  }
-
-  /** Waits for batch `i` until it is done or `deadline` passes; false when a thread failed. */
-  private awaitBatch(control: Int32Array, i: number, deadline: number): boolean {
-    for (;;) {
-      if (Atomics.load(control, FAILED) !== 0) return false;
-      const seen = Atomics.load(control, SETTLED);
-      if (Atomics.load(control, CLAIMS + i) === DONE) return true;
-      const left = deadline - performance.now();
-      if (left <= 0) return true;
-      Atomics.wait(control, SETTLED, seen, left);
-    }
   }
 }
 

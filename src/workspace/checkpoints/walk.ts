@@ -15,7 +15,8 @@ import { STATE_DIR } from '../paths.js';
 import { Resolver, type DirHandle } from '../resolver.js';
 import { readRegularAt } from './current.js';
 import { nameScreen, type NameScreen } from './ignore-screen.js';
-import { StatRun, sharedStatPool, type StatPool } from './stat-pool.js';
+import { sharedStatPool, type StatPool } from './stat-pool.js';
+import { StatRun } from './stat-run.js';
 import type { StatKey } from './types.js';
 
 /** Where a walk or capture starts: a root path (made into a resolver) or the workspace's resolver. */
