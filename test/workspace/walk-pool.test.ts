@@ -190,6 +190,32 @@ describe('a thread that fails or stalls costs a second walk on the calling threa
     }
   });
 
+  it('a walk of no more files than the lead (1,024) never hands a batch to a thread', () => {
+    // Batches of 4 that only threads may take once posted: none is posted, so this thread stats all ten.
+    const pool = new poolMod.StatPool({ threads: 1, batchFiles: 4, callerStats: false });
+    try {
+      expect(pool.start() && pool.waitReady(20_000)).toBe(true);
+      expect(walk.walkWorkspace(root, undefined, undefined, { pool })).toEqual(walk.walkWorkspace(root, undefined, undefined, { pool: null }));
+      expect(pool.counts).toEqual({ threadBatches: 0, callerBatches: 10, retaken: 0, fallbacks: 0 });
+    } finally {
+      pool.close();
+    }
+  });
+
+  it('the threads start after the second walk of 2,000 files, not before', () => {
+    const pool = new poolMod.StatPool({ threads: 1 });
+    try {
+      pool.noteWalk(1999);
+      pool.noteWalk(1999);
+      pool.noteWalk(2000);
+      expect(pool.usable).toBe(false);
+      pool.noteWalk(5000);
+      expect(pool.usable).toBe(true);
+    } finally {
+      pool.close();
+    }
+  });
+
   it('a worker that cannot start (no compiled module): the walk runs on the calling thread', () => {
     const pool = new poolMod.StatPool({ threads: 1, workerFile: path.join(root, 'missing.js') });
     expect(pool.start()).toBe(false);
