@@ -203,6 +203,21 @@ async function measure(n) {
   rows.wrapped = rows.mine.unchanged;
   rows.wrappedEdited = rows.mine.edited;
   if (base) rows.base = base.medians();
+  // The walk alone (list, rules, one lstat per file): on the calling thread only, and with the stats on the pool's threads.
+  const { walkWorkspace } = await dist('workspace/checkpoints/walk.js');
+  const { sharedStatPool } = await dist('workspace/checkpoints/stat-pool.js');
+  const pool = sharedStatPool();
+  pool.start();
+  pool.waitReady(10_000);
+  const walkOne = [];
+  const walkThreads = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    walkOne.push(timeOnce(() => walkWorkspace(root, undefined, undefined, { pool: null })));
+    walkThreads.push(timeOnce(() => walkWorkspace(root)));
+  }
+  rows.walkOne = median(walkOne);
+  rows.walkThreads = median(walkThreads);
+  rows.walkPoolUsable = pool.usable;
   // The floor of any checkpoint that must notice an edit without a file watcher: one lstat per file (what git does too).
   const files = Array.from({ length: n }, (_, i) => path.join(root, `pkg${Math.floor(i / 1000)}`, `mod${Math.floor(i / 100) % 10}`, `file${i}.ts`));
   rows.lstatFloor = median(
@@ -306,6 +321,13 @@ export async function run() {
         goal: n <= 5000 ? '≤ 50 ms' : '',
         met: n <= 5000 ? (r.wrappedEdited <= 50 ? 'met' : 'not met') : '',
         note: `the index is written anew (its manifest, the stat cache), median of ${ROUNDS}; CPU ${ms(r.mine.editedCpu)}; load ${os.loadavg()[0].toFixed(1)}`,
+      },
+      {
+        case: `the walk alone (list + rules + lstat), stats on the pool's threads, ${k(n)} files`,
+        value: ms(r.walkThreads),
+        baseline: `calling thread only ${ms(r.walkOne)}`,
+        ratio: ratio(r.walkThreads, r.walkOne),
+        note: `walkWorkspace, median of ${ROUNDS} interleaved rounds; threads ${r.walkPoolUsable ? 'up' : 'NOT up (both rows on one thread)'}; load ${os.loadavg()[0].toFixed(1)}`,
       },
       {
         case: `floor: one lstat per file (Node, by path), ${k(n)} files`,

@@ -4,6 +4,9 @@
  * .git/info/exclude honoured), never `.git` (at any depth: submodules,
  * nested clones) nor the root's `.editwarden/`, nor editwarden's own
  * in-flight temp files. Symlinks are listed, never followed. Read-only.
+ * The files' lstat (cache keys, never deciding which bytes are read) may be
+ * taken on the stat pool's threads (stat-pool.ts); the folders are listed
+ * and the rules applied here, through descriptors only this thread holds.
  */
 import fs from 'node:fs';
 import ignore, { type Ignore } from 'ignore';
@@ -12,6 +15,8 @@ import { STATE_DIR } from '../paths.js';
 import { Resolver, type DirHandle } from '../resolver.js';
 import { readRegularAt } from './current.js';
 import { nameScreen, type NameScreen } from './ignore-screen.js';
+import { sharedStatPool, type StatPool } from './stat-pool.js';
+import { StatRun } from './stat-run.js';
 import type { StatKey } from './types.js';
 
 /** Where a walk or capture starts: a root path (made into a resolver) or the workspace's resolver. */
@@ -54,6 +59,8 @@ type WalkedEntry =
   /** `target`: read through the opened folder during the walk; null when it vanished since readdir. */
   | { path: string; type: 'symlink'; target: string | null };
 
+type WalkedFile = Extract<WalkedEntry, { type: 'file' }>;
+
 export interface WalkResult {
   entries: WalkedEntry[];
   dirs: string[];
@@ -84,14 +91,50 @@ interface Level {
   screens: Array<NameScreen | null>;
 }
 
+/** How a walk takes its per-file stats. */
+export interface WalkOptions {
+  /** Threads for the stats (stat-pool.ts); null: this thread only. Default: the process's pool, once it runs. */
+  pool?: StatPool | null;
+}
+
 /**
  * Walks the root. `sources` are alternative ignore-file texts; a path is
  * skipped when ANY of them ignores it. Restore walks with both the rules of
  * the checkpoint and today's, so that a file ignored under either (a `.env`,
  * a build folder) is never taken for "created since" and deleted.
+ *
+ * This thread lists every folder and applies the rules; the files' lstat
+ * (their cache keys) goes to the stat pool's threads in batches while the
+ * listing goes on. A batch a thread holds too long is statted again here; a
+ * thread that throws costs a second walk on this thread alone: never a
+ * partial result.
  */
-export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclude?: string | null): WalkResult {
+export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclude?: string | null, options: WalkOptions = {}): WalkResult {
   const resolver = asResolver(rootArg);
+  const pool = options.pool === undefined ? sharedStatPool() : options.pool;
+  if (pool?.usable) {
+    const threaded = walkWith(resolver, sources, exclude, pool.run());
+    if (threaded !== null) return threaded;
+    // A thread threw (the pool is given up): the whole walk again, here.
+  }
+  const result = walkWith(resolver, sources, exclude, new StatRun(null, Number.POSITIVE_INFINITY)) as WalkResult;
+  // Only the process's own pool starts by itself, in a process that walks large trees more than once.
+  if (options.pool === undefined) pool?.noteWalk(result.entries.length);
+  return result;
+}
+
+/**
+ * A folder's entries are sorted by key: a file's name, a folder's name with
+ * "/" after it, a symlink's name with NUL after it. Names hold neither
+ * character, so a symlink sorts as its name does, and a folder as its path
+ * prefix does: the walk's output comes out in path order without a sort of
+ * every path (one sort per folder, of strings, with no comparator).
+ */
+const DIR_MARK = '/';
+const LINK_MARK = '\0';
+
+/** One walk; null when the stat threads failed (nothing of it is used then). */
+function walkWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclude: string | null | undefined, stats: StatRun): WalkResult | null {
   const ignoreSources = sources ?? [diskIgnoreSource(resolver)];
   const entries: WalkedEntry[] = [];
   const dirs: string[] = [];
@@ -108,34 +151,45 @@ export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclud
     } catch {
       return;
     }
-    const onDisk = names.some((d) => d.name === '.gitignore');
-    const texts = ignoreSources.map((source) => source(dirRel, onDisk));
-    const levels = texts.some((t) => t !== null) ? [...stack, { base: dirRel, bySource: texts.map((t) => (t === null ? null : ignore().add(t))), screens: texts.map((t) => (t === null ? null : nameScreen(t))) }] : stack;
-    const check = levels.length > 0 || excludeRule !== null;
-    names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const relDir = dirRel === '' ? '' : `${dirRel}/`;
-    // Path strings serve only the files' cache-key lstat (see WalkedEntry); everything else goes through `dir`.
-    const displayDir = dir.display.endsWith('/') ? dir.display : `${dir.display}/`;
+    let onDisk = false;
+    const keys: string[] = [];
     for (const dirent of names) {
       const name = dirent.name;
       if (name === '.git') continue;
       if (dirRel === '' && name === STATE_DIR) continue;
       if (name.startsWith(TEMP_PREFIX)) continue;
-      const rel = relDir + name;
+      if (name === '.gitignore') onDisk = true;
       // The type readdir reports (d_type) for the entry it listed in the opened folder: no lstat per folder or link.
-      let kind: 'file' | 'dir' | 'symlink' | null = dirent.isFile() ? 'file' : dirent.isDirectory() ? 'dir' : dirent.isSymbolicLink() ? 'symlink' : null;
-      if (kind === null) {
-        if (dirent.isFIFO() || dirent.isSocket() || dirent.isBlockDevice() || dirent.isCharacterDevice()) continue; // Not project content.
+      if (dirent.isFile()) keys.push(name);
+      else if (dirent.isDirectory()) keys.push(name + DIR_MARK);
+      else if (dirent.isSymbolicLink()) keys.push(name + LINK_MARK);
+      else if (dirent.isFIFO() || dirent.isSocket() || dirent.isBlockDevice() || dirent.isCharacterDevice())
+        continue; // Not project content.
+      else {
         // File systems that do not report types (DT_UNKNOWN) need an lstat, through the opened folder.
         try {
           const st = fs.lstatSync(dir.at(name));
-          kind = st.isFile() ? 'file' : st.isDirectory() ? 'dir' : st.isSymbolicLink() ? 'symlink' : null;
+          if (st.isFile()) keys.push(name);
+          else if (st.isDirectory()) keys.push(name + DIR_MARK);
+          else if (st.isSymbolicLink()) keys.push(name + LINK_MARK);
         } catch {
-          continue; // Vanished while we walked.
+          // Vanished while we walked.
         }
-        if (kind === null) continue;
       }
-      const isDir = kind === 'dir';
+    }
+    const texts = ignoreSources.map((source) => source(dirRel, onDisk));
+    const levels = texts.some((t) => t !== null) ? [...stack, { base: dirRel, bySource: texts.map((t) => (t === null ? null : ignore().add(t))), screens: texts.map((t) => (t === null ? null : nameScreen(t))) }] : stack;
+    const check = levels.length > 0 || excludeRule !== null;
+    keys.sort();
+    const relDir = dirRel === '' ? '' : `${dirRel}/`;
+    // Path strings serve only the files' cache-key lstat (see WalkedEntry); everything else goes through `dir`.
+    const displayDir = dir.display.endsWith('/') ? dir.display : `${dir.display}/`;
+    for (const key of keys) {
+      const mark = key.charCodeAt(key.length - 1);
+      const isDir = mark === 47; // DIR_MARK
+      const isLink = mark === 0; // LINK_MARK
+      const name = isDir || isLink ? key.slice(0, -1) : key;
+      const rel = relDir + name;
       if (check && isIgnored(levels, ignoreSources.length, excludeRule, rel, isDir, name)) continue;
       if (isDir) {
         const child = dir.openChild(name);
@@ -146,15 +200,10 @@ export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclud
         } finally {
           child.close();
         }
-      } else if (kind === 'file') {
-        let stat: StatKey | null = null;
-        try {
-          const st = fs.lstatSync(displayDir + name);
-          stat = st.isFile() ? st : null;
-        } catch {
-          stat = null; // The capture reads it through the folder's descriptor and sees what is there.
-        }
-        entries.push({ path: rel, type: 'file', stat });
+      } else if (!isLink) {
+        const entry: WalkedFile = { path: rel, type: 'file', stat: null };
+        entries.push(entry);
+        stats.add(displayDir, name, entry);
       } else {
         let target: string | null = null;
         try {
@@ -172,7 +221,8 @@ export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclud
   } finally {
     rootDir.close();
   }
-  entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  if (!stats.finish()) return null;
+  // Entries are in path order already (see DIR_MARK); folders are not (a folder "a" is listed after "a-b").
   dirs.sort();
   return { entries, dirs };
 }
@@ -189,7 +239,6 @@ interface Rules {
  * no rule of a level can match (its screen) gets no verdict from that level.
  */
 function isIgnored(levels: Level[], sourceCount: number, exclude: Rules | null, rel: string, isDir: boolean, name: string): boolean {
-  const excluded = (): boolean | null => (exclude === null || (!isDir && exclude.screen !== null && !exclude.screen(name)) ? null : verdict(exclude.rules, rel, isDir));
   for (let alt = 0; alt < sourceCount; alt++) {
     let decided: boolean | null = null;
     for (let i = levels.length - 1; i >= 0 && decided === null; i--) {
@@ -200,11 +249,15 @@ function isIgnored(levels: Level[], sourceCount: number, exclude: Rules | null, 
       if (!isDir && screen && !screen(name)) continue;
       decided = verdict(rules, level.base === '' ? rel : rel.slice(level.base.length + 1), isDir);
     }
-    if (decided === null) decided = excluded();
+    if (decided === null) decided = excluded(exclude, rel, isDir, name);
     if (decided === true) return true;
   }
-  if (sourceCount === 0) return excluded() === true;
+  if (sourceCount === 0) return excluded(exclude, rel, isDir, name) === true;
   return false;
+}
+
+function excluded(exclude: Rules | null, rel: string, isDir: boolean, name: string): boolean | null {
+  return exclude === null || (!isDir && exclude.screen !== null && !exclude.screen(name)) ? null : verdict(exclude.rules, rel, isDir);
 }
 
 function verdict(rules: Ignore, local: string, isDir: boolean): boolean | null {
