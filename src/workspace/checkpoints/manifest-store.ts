@@ -3,6 +3,20 @@
  * each written atomically (temp + fsync + rename), so a crash leaves either
  * the whole manifest or none. Ids sort by creation time. This module never
  * touches blobs or project files.
+ *
+ * Two formats, both read (`read` always returns the whole `Manifest`):
+ *
+ *   format 1  {"format":1,"id",...,"entries":[ENTRY,...],"dirs":[...],"absentDirs":[...]}
+ *             files scope, and workspace manifests written before chunks
+ *   format 2  {"format":2,"id",...,"origin":{...},"createdAt","scanStartedMs",["cache":{"root":{"dev","ino"},
+ *             "clock":{"ms","dev"}},]"dirs":[...],"absentDirs":[...],"chunks":[[DIR,CHUNK],...]}
+ *             workspace scope: the top record; each folder holding entries names its chunk (chunks.ts),
+ *             folders in path order. `cache`: the root and the file system's clock before the scan, which
+ *             make it the next scan's stat cache (stat-cache.ts).
+ *
+ * A format-2 manifest never names a chunk that a crash could lose: its new
+ * chunks are fsynced in one group with the top record's temp file, before
+ * its rename (even when the top record itself is written without fsync).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,7 +26,26 @@ import { atomicWriteAt } from '../atomic.js';
 import { READ_FLAGS } from '../resolver.js';
 import type { Resolver } from '../resolver.js';
 import { readStateFile, StateFolder } from '../state-dir.js';
-import type { CheckpointScope, Manifest } from './types.js';
+import { ChunkStore, foldersOf, type FolderChunk } from './chunks.js';
+import type { FsClock } from './stat-cache.js';
+import { compareByPath, type CheckpointScope, type Manifest, type ManifestEntry } from './types.js';
+
+/** What makes a workspace manifest the next scan's stat cache: the root it was taken in, the file system's clock before its scan. */
+export interface CacheStamp {
+  root: { dev: number; ino: number };
+  clock: FsClock;
+}
+
+/** The top record of a format-2 workspace manifest, without its entries. */
+export interface WorkspaceTop {
+  cache: CacheStamp | null;
+  dirs: string[];
+  absentDirs: string[];
+  /** [folder, chunk name], folders in path order. */
+  chunks: Array<[string, string]>;
+}
+
+type TopRecord = Omit<Manifest, 'format' | 'entries'> & { format: 2; cache?: CacheStamp; chunks: Array<[string, string]> };
 
 const SCOPES: readonly CheckpointScope[] = ['files', 'workspace'];
 const ID_PATTERN = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
@@ -21,10 +54,13 @@ export class ManifestStore {
   readonly dir: string;
   private lastStamp = '';
   private readonly folders: Record<CheckpointScope, StateFolder>;
+  /** The folder chunks of workspace manifests (`<sub>/../chunks`). */
+  readonly chunks: ChunkStore;
 
   constructor(resolver: Resolver, sub: string) {
     this.folders = { files: new StateFolder(resolver, `${sub}/files`), workspace: new StateFolder(resolver, `${sub}/workspace`) };
     this.dir = path.dirname(this.folders.files.dir);
+    this.chunks = new ChunkStore(resolver, `${path.posix.dirname(sub)}/chunks`);
   }
 
   /** A new id: `YYYYMMDD-HHMMSS-mmm-xxxx` (UTC), sortable by time; unique within this store object even within one millisecond. */
@@ -40,12 +76,27 @@ export class ManifestStore {
    * Writes a manifest (temp + rename: whole or absent). Durable on return,
    * unless `deferred` is given: then the manifest and its folder are added
    * to it, and the caller makes them durable before anything relies on them.
+   * A workspace manifest is written as chunks and a top record (format 2):
+   * `folders` are its entries cut per folder (capture.ts; cut here when
+   * absent), `cache` what makes it the next scan's stat cache.
    */
-  write(manifest: Manifest, deferred?: string[]): void {
+  write(manifest: Manifest, deferred?: string[], folders?: readonly FolderChunk[], cache?: CacheStamp): void {
     if (!ID_PATTERN.test(manifest.id)) throw unknownCheckpoint(manifest.id);
     const name = `${manifest.id}.json`;
     const folder = this.folders[manifest.scope];
-    folder.with(true, undefined, (dir) => atomicWriteAt(dir, name, Buffer.from(JSON.stringify(manifest)), { mode: 0o644, noSync: deferred !== undefined }));
+    let bytes: Buffer;
+    const durableFirst: string[] = [];
+    if (manifest.scope === 'workspace') {
+      const cut = folders ?? foldersOf(manifest.entries);
+      const names = this.chunks.write(cut, durableFirst);
+      const { format: _format, entries: _entries, dirs, absentDirs, ...meta } = manifest;
+      const top: TopRecord = { format: 2, ...meta, ...(cache ? { cache } : {}), dirs, absentDirs, chunks: cut.map((f, i) => [f.chunk.dir, names[i] as string]) };
+      bytes = Buffer.from(JSON.stringify(top));
+    } else {
+      bytes = Buffer.from(JSON.stringify(manifest));
+    }
+    // The chunks go in one group with the temp file's fsync, before the rename: never a top record naming a lost chunk.
+    folder.with(true, undefined, (dir) => atomicWriteAt(dir, name, bytes, { mode: 0o644, noSync: deferred !== undefined, durableFirst }));
     deferred?.push(path.join(folder.dir, name), folder.dir);
   }
 
@@ -76,12 +127,35 @@ export class ManifestStore {
   }
 
   read(id: string): Manifest {
+    const { scope, parsed } = this.parse(id);
+    if (scope === 'workspace' && typeof parsed === 'object' && parsed !== null && (parsed as { format?: unknown }).format === 2) {
+      const top = parsed as TopRecord;
+      const shape = checkTop(top, id);
+      const entries: ManifestEntry[] = [];
+      for (const [dir, hash] of shape.chunks) for (const e of this.chunks.get(hash, dir, id).entries) entries.push(e);
+      // Each chunk is in name order; a folder's files and its subfolders' interleave in path order.
+      entries.sort(compareByPath);
+      const { format: _format, chunks: _chunks, cache: _cache, ...meta } = top;
+      return { format: 1, ...meta, entries };
+    }
+    const manifest = parsed as Manifest;
+    if (typeof manifest !== 'object' || manifest === null || manifest.format !== 1 || manifest.id !== id || manifest.scope !== scope || !Array.isArray(manifest.entries)) throw unknownFormat(id);
+    return manifest;
+  }
+
+  /** A format-2 workspace manifest's top record (no chunk read); null for a format-1 manifest. Throws when it is unreadable. */
+  readTop(id: string): WorkspaceTop | null {
+    const { scope, parsed } = this.parse(id);
+    if (scope !== 'workspace' || typeof parsed !== 'object' || parsed === null || (parsed as { format?: unknown }).format !== 2) return null;
+    return checkTop(parsed as TopRecord, id);
+  }
+
+  private parse(id: string): { scope: CheckpointScope; parsed: unknown } {
     if (!ID_PATTERN.test(id)) throw unknownCheckpoint(id);
     const scope = this.scopeOf(id);
     if (scope === null) throw unknownCheckpoint(id);
-    let parsed: unknown;
     try {
-      parsed = JSON.parse(this.folders[scope].with(false, Buffer.from('null'), (dir) => readStateFile(dir, `${id}.json`)).toString('utf8'));
+      return { scope, parsed: JSON.parse(this.folders[scope].with(false, Buffer.from('null'), (dir) => readStateFile(dir, `${id}.json`)).toString('utf8')) };
     } catch (error) {
       throw new EditwardenError(
         {
@@ -92,15 +166,23 @@ export class ManifestStore {
         { cause: error },
       );
     }
-    const manifest = parsed as Manifest;
-    if (typeof manifest !== 'object' || manifest === null || manifest.format !== 1 || manifest.id !== id || manifest.scope !== scope || !Array.isArray(manifest.entries)) {
-      throw new EditwardenError({
-        code: ErrorCode.IO,
-        message: `Checkpoint ${id} has a manifest of an unknown format.`,
-        hint: 'It was written by another editwarden version; use that version or drop the checkpoint.',
-      });
+  }
+
+  /**
+   * Removes every chunk no workspace manifest names. Under the root lock, with
+   * the blob collector (prune.ts). A top record that cannot be read keeps
+   * nothing alive: that checkpoint is unreadable already.
+   */
+  collectChunks(): number {
+    const live = new Set<string>();
+    for (const { id } of this.ids('workspace')) {
+      try {
+        for (const [, hash] of this.readTop(id)?.chunks ?? []) live.add(hash);
+      } catch {
+        // Damaged: listed as such; its chunks cannot make it readable.
+      }
     }
-    return manifest;
+    return this.chunks.collect(live);
   }
 
   /**
@@ -125,7 +207,10 @@ export class ManifestStore {
       });
       const entries = head.indexOf('"entries":');
       const origin = head.indexOf(',"origin":{"kind":"index"},');
-      return head.startsWith(`{"format":1,"id":"${id}",`) && origin !== -1 && (entries === -1 || origin < entries);
+      // Format 2 keeps "origin" before "chunks" as format 1 keeps it before "entries"; only a top-level key is unescaped.
+      const chunks = head.indexOf('"chunks":');
+      const start = head.startsWith(`{"format":1,"id":"${id}",`) || head.startsWith(`{"format":2,"id":"${id}",`);
+      return start && origin !== -1 && (entries === -1 || origin < entries) && (chunks === -1 || origin < chunks);
     } catch {
       return false;
     }
@@ -152,6 +237,26 @@ export class ManifestStore {
       dir.fsync();
     });
   }
+}
+
+function unknownFormat(id: string): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.IO,
+    message: `Checkpoint ${id} has a manifest of an unknown format.`,
+    hint: 'It was written by another editwarden version; use that version or drop the checkpoint.',
+  });
+}
+
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
+
+/** The checked shape of a format-2 top record; unknownFormat when a field is not what the grammar says. */
+function checkTop(top: TopRecord, id: string): WorkspaceTop {
+  if (top.id !== id || top.scope !== 'workspace' || !isStrings(top.dirs) || !isStrings(top.absentDirs) || !Array.isArray(top.chunks)) throw unknownFormat(id);
+  for (const pair of top.chunks) if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') throw unknownFormat(id);
+  const c = top.cache;
+  const cache = typeof c === 'object' && c !== null && typeof c.root === 'object' && c.root !== null && isNum(c.root.dev) && isNum(c.root.ino) && typeof c.clock === 'object' && c.clock !== null && isNum(c.clock.ms) && isNum(c.clock.dev) ? c : null;
+  return { cache, dirs: top.dirs, absentDirs: top.absentDirs, chunks: top.chunks };
 }
 
 export function unknownCheckpoint(id: string): EditwardenError {
