@@ -32,11 +32,15 @@ function content(entries: ManifestEntry[]): string[] {
   return entries.map((e) => (e.type === 'file' ? `${e.path} file ${e.blob} ${e.size} ${e.mode.toString(8)}` : e.type === 'symlink' ? `${e.path} -> ${e.target}` : `${e.path} absent`));
 }
 
-/** The checkpoint of the service (stat cache in use) next to a full capture of the same moment. */
-function incrementalAndFull(cps: CheckpointService, r: string): { incremental: string[]; full: string[]; dirs: [string[], string[]] } {
+/**
+ * The checkpoint of the service (stat cache and chunks of the last one in use) next to a full capture of the same
+ * moment, and the same checkpoint as a fresh process reads it back from disk (its chunks).
+ */
+function incrementalAndFull(cps: CheckpointService, r: string): { incremental: string[]; full: string[]; onDisk: string[]; dirs: [string[], string[], string[]] } {
   const m = cps.createWorkspace('round', 'test', { kind: 'manual' });
   const full = captureWorkspace(r, cps.blobs, null);
-  return { incremental: content(m.entries), full: content(full.entries), dirs: [m.dirs, full.dirs] };
+  const back = new CheckpointService(openWorkspace(r).ws).get(m.id);
+  return { incremental: content(m.entries), full: content(full.entries), onDisk: content(back.entries), dirs: [m.dirs, full.dirs, back.dirs] };
 }
 
 type Op =
@@ -47,18 +51,24 @@ type Op =
   | { kind: 'delete'; file: string }
   | { kind: 'toDir'; file: string }
   | { kind: 'toLink'; file: string; target: string }
-  | { kind: 'renameOver'; from: string; to: string };
+  | { kind: 'renameOver'; from: string; to: string }
+  | { kind: 'dirToLink'; dir: string; target: string }
+  | { kind: 'ignore'; dir: string; rules: string };
 
-const names = ['a', 'b', 'c', 'd/e', 'd/f', 'g/h/i'];
+const names = ['a', 'b', 'c', 'd/e', 'd/f', 'g/h/i', 'g/h/j k', 'd/ü'];
+/** Paths not there at first: an edit can add them (a new folder on the way too). */
+const added = ['n/o', 'd/new', 'g/h/k'];
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('write' as const), file: fc.constantFrom(...names), text: fc.string({ maxLength: 12 }) }),
+  fc.record({ kind: fc.constant('write' as const), file: fc.constantFrom(...names, ...added), text: fc.string({ maxLength: 12 }) }),
   fc.record({ kind: fc.constant('sameSize' as const), file: fc.constantFrom(...names), keepTimes: fc.boolean() }),
   fc.record({ kind: fc.constant('touchBack' as const), file: fc.constantFrom(...names) }),
   fc.record({ kind: fc.constant('chmod' as const), file: fc.constantFrom(...names), mode: fc.constantFrom(0o600, 0o644, 0o755) }),
   fc.record({ kind: fc.constant('delete' as const), file: fc.constantFrom(...names) }),
   fc.record({ kind: fc.constant('toDir' as const), file: fc.constantFrom(...names) }),
   fc.record({ kind: fc.constant('toLink' as const), file: fc.constantFrom(...names), target: fc.constantFrom('a', 'd', 'missing') }),
-  fc.record({ kind: fc.constant('renameOver' as const), from: fc.constantFrom(...names), to: fc.constantFrom(...names) }),
+  fc.record({ kind: fc.constant('renameOver' as const), from: fc.constantFrom(...names), to: fc.constantFrom(...names, ...added) }),
+  fc.record({ kind: fc.constant('dirToLink' as const), dir: fc.constantFrom('d', 'g/h', 'g'), target: fc.constantFrom('a', 'd', 'missing') }),
+  fc.record({ kind: fc.constant('ignore' as const), dir: fc.constantFrom('', 'd', 'g'), rules: fc.constantFrom('', 'b\n', 'd/\n', 'e\n', '*\n!f\n', 'h/\n', 'i\n!g/h/i\n') }),
 );
 
 function lstat(abs: string): fs.Stats | null {
@@ -71,7 +81,7 @@ function lstat(abs: string): fs.Stats | null {
 
 /** Applies an edit where it makes sense (an edit of nothing is skipped, as a person's would fail). */
 function apply(r: string, o: Op): void {
-  const abs = path.join(r, 'file' in o ? o.file : o.from);
+  const abs = path.join(r, 'file' in o ? o.file : 'from' in o ? o.from : o.dir);
   const st = lstat(abs);
   try {
     switch (o.kind) {
@@ -117,6 +127,16 @@ function apply(r: string, o: Op): void {
         fs.renameSync(abs, to);
         return;
       }
+      case 'dirToLink':
+        // A folder swapped for a link: its files must not be taken as the link's, nor kept from the old folder.
+        if (!st?.isDirectory()) return;
+        fs.rmSync(abs, { recursive: true });
+        fs.symlinkSync(o.target, abs);
+        return;
+      case 'ignore':
+        if (!st?.isDirectory() && o.dir !== '') return;
+        fs.writeFileSync(path.join(r, o.dir, '.gitignore'), o.rules);
+        return;
       default: {
         const never: never = o;
         throw new Error(String(never));
@@ -130,7 +150,7 @@ function apply(r: string, o: Op): void {
 }
 
 describe('stat cache', () => {
-  it('never hides a change: after random edits the incremental workspace checkpoint equals a full one', () => {
+  it('never hides a change: after random edits (same-size rewrites with times put back, adds, deletes, renames, chmod, a folder swapped for a link, .gitignore changes) the incremental workspace checkpoint equals a full one, in memory and read back', () => {
     fc.assert(
       fc.property(fc.array(fc.array(op, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 4 }), fc.boolean(), (rounds, settle) => {
         const r = tempRoot('ew-statcache-prop-');
@@ -150,9 +170,11 @@ describe('stat cache', () => {
           for (const edits of rounds) {
             // Straight after the checkpoint: often in the same timestamp tick as the stats it recorded.
             for (const e of edits) apply(r, e);
-            const { incremental, full, dirs } = incrementalAndFull(cps, r);
+            const { incremental, full, onDisk, dirs } = incrementalAndFull(cps, r);
             expect(incremental).toEqual(full);
+            expect(onDisk).toEqual(full);
             expect(dirs[0]).toEqual(dirs[1]);
+            expect(dirs[2]).toEqual(dirs[1]);
           }
         } finally {
           fs.rmSync(r, { recursive: true, force: true });
