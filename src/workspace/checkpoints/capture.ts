@@ -188,17 +188,17 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
   for (const w of walked.entries) {
     seen?.add(w.path);
     const slash = w.path.lastIndexOf('/');
-    const wdir = slash === -1 ? '' : w.path.slice(0, slash);
-    if (st === null || wdir !== dir) {
-      dir = wdir;
-      st = stateOf(wdir);
+    // Still in the folder of the last entry (most are): no slice of the path.
+    if (st === null || (slash === -1 ? dir !== '' : slash !== dir.length || !w.path.startsWith(dir))) {
+      dir = slash === -1 ? '' : w.path.slice(0, slash);
+      st = stateOf(dir);
     }
     let recorded: ManifestEntry | undefined;
     let recordedDev = -1;
     const base = st.base?.chunk;
     if (base !== undefined) {
-      // Rows of the base before this path are gone from the folder.
-      while (st.at < base.entries.length && (base.entries[st.at] as ManifestEntry).path < w.path) {
+      // Rows of the base before this path are gone from the folder (most often the next row is this path).
+      while (st.at < base.entries.length && (base.entries[st.at] as ManifestEntry).path !== w.path && (base.entries[st.at] as ManifestEntry).path < w.path) {
         st.at++;
         st.same = false;
       }
