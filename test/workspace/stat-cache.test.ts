@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { setDurableObserver, type DurableEvent } from '../../src/workspace/durable.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { CheckpointService } from '../../src/workspace/checkpoints/service.js';
 import { captureWorkspace } from '../../src/workspace/checkpoints/capture.js';
@@ -144,7 +145,7 @@ function apply(r: string, o: Op): void {
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'EISDIR') return;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'EISDIR' || code === 'ELOOP') return;
     throw error;
   }
 }
@@ -379,5 +380,54 @@ describe('folder chunks are shared and collected like blobs', () => {
     write(r, 'a.txt', 'changed\n');
     fresh.restore(m.id);
     expect(fs.readFileSync(path.join(r, 'a.txt'), 'utf8')).toBe('aaaa\n');
+  });
+});
+
+describe('a chunk a crash could lose is never named by a durable checkpoint', () => {
+  it("a command's index fsyncs no chunk and lists the ones it wrote; the durable checkpoint that next reuses them fsyncs them before its top record's rename", async () => {
+    const r = root();
+    for (let i = 0; i < 6; i++) write(r, `d${i % 3}/f${i}.txt`, `file ${i}\n`);
+    await new Promise((res) => setTimeout(res, 30));
+    const cps = new CheckpointService(openWorkspace(r).ws);
+    cps.createWorkspace('first', 'test', { kind: 'manual' });
+    const events: DurableEvent[] = [];
+    setDurableObserver((e) => events.push(e));
+    try {
+      write(r, 'd1/f1.txt', 'edited before a command\n');
+      const index = cps.createWorkspace('index', 'test', { kind: 'index' }, [], false, false);
+      const top = JSON.parse(fs.readFileSync(store(r).top(index.id), 'utf8')) as Top & { unsynced?: string[] };
+      const d1 = top.chunks.find(([d]) => d === 'd1')?.[1] as string;
+      expect(top.unsynced).toEqual([d1]);
+      const synced = (): string[] => events.flatMap((e) => (e.op === 'fsync' ? [e.path] : e.op === 'group' ? [...e.paths] : []));
+      expect(synced().filter((p) => p.includes(`${path.sep}chunks`))).toEqual([]);
+      events.length = 0;
+      // Nothing changed since the index: the manual checkpoint reuses every chunk, and must make the index's own durable first.
+      const manual = cps.createWorkspace('manual', 'test', { kind: 'manual' });
+      const manualTop = JSON.parse(fs.readFileSync(store(r).top(manual.id), 'utf8')) as Top & { unsynced?: string[] };
+      expect(manualTop.chunks).toEqual(top.chunks);
+      expect(manualTop.unsynced).toBeUndefined();
+      const group = events.find((e) => e.op === 'group') as Extract<DurableEvent, { op: 'group' }>;
+      expect(group.paths).toContain(store(r).chunk(d1));
+      expect(group.paths).toContain(store(r).chunksDir);
+      const renameAt = events.findIndex((e) => e.op === 'rename');
+      expect(events.indexOf(group)).toBeLessThan(renameAt);
+    } finally {
+      setDurableObserver(null);
+    }
+  });
+
+  it('a chunk already on disk with the same bytes is kept, never replaced by a file not yet fsynced', async () => {
+    const r = root();
+    write(r, 'a.txt', 'aaaa\n');
+    await new Promise((res) => setTimeout(res, 30));
+    const cps = new CheckpointService(openWorkspace(r).ws);
+    const first = cps.createWorkspace('first', 'test', { kind: 'manual' });
+    const name = (JSON.parse(fs.readFileSync(store(r).top(first.id), 'utf8')) as Top).chunks[0]?.[1] as string;
+    const inode = fs.statSync(store(r).chunk(name)).ino;
+    // A fresh process cuts the same folder anew (no base in memory is needed to find the same bytes).
+    const again = new CheckpointService(openWorkspace(r).ws);
+    fs.rmSync(store(r).top(first.id));
+    again.createWorkspace('again', 'test', { kind: 'index' }, [], false, false);
+    expect(fs.statSync(store(r).chunk(name)).ino).toBe(inode);
   });
 });

@@ -64,28 +64,45 @@ export class ChunkStore {
   }
 
   /**
-   * Writes the chunks of `folders` whose name is not known yet (temp + rename,
-   * replacing a file of that name: a torn leftover of a crash is healed) and
-   * returns every folder's name, in order. Nothing is fsynced: the paths to
-   * make durable before a manifest names them are added to `durable`.
+   * Writes the chunks of `folders` whose name is not known yet and returns
+   * every folder's name, in order. A chunk already on disk with exactly these
+   * bytes is kept (it may be the durable file an older manifest names: never
+   * replaced by bytes not yet on disk); a missing or different one (a torn
+   * leftover of a crash, which no durable manifest names) is written by temp
+   * + rename. Nothing is fsynced here.
+   *
+   * `durable` given (a durable manifest): the paths to fsync before the top
+   * record's rename are added to it — every chunk written or kept now, and
+   * every reused one in `unsyncedBase` (written, and not fsynced, for a base
+   * that was not durable itself). `durable` null (a command's index): nothing
+   * is to be fsynced, and the names this manifest relies on without their
+   * being known durable are returned in `unsynced`, for its top record.
    */
-  write(folders: readonly FolderChunk[], durable: string[]): string[] {
+  write(folders: readonly FolderChunk[], durable: string[] | null, unsyncedBase: ReadonlySet<string> = new Set()): { names: string[]; unsynced: string[] } {
     const names: string[] = new Array<string>(folders.length);
-    const fresh: Array<{ name: string; bytes: Buffer; chunk: Chunk }> = [];
+    const unsynced: string[] = [];
+    const fresh: Array<{ name: string; bytes: Buffer }> = [];
+    const needSync = (name: string): void => {
+      if (durable === null) unsynced.push(name);
+      else durable.push(path.join(this.dir, name));
+    };
     for (let i = 0; i < folders.length; i++) {
       const f = folders[i] as FolderChunk;
       if (f.hash !== null) {
         names[i] = f.hash;
+        if (unsyncedBase.has(f.hash)) needSync(f.hash);
         continue;
       }
       const bytes = Buffer.from(encodeChunk(f.chunk), 'utf8');
       const name = createHash('sha256').update(bytes).digest('hex');
       names[i] = name;
-      fresh.push({ name, bytes, chunk: f.chunk });
+      fresh.push({ name, bytes });
     }
     if (fresh.length > 0) {
       this.folder.with(true, undefined, (dir) => {
         for (const { name, bytes } of fresh) {
+          needSync(name);
+          if (sameFile(dir.at(name), bytes)) continue;
           const temp = dir.at(`.tmp-${randomBytes(6).toString('hex')}`);
           // "wx": a planted file or link at the temp name is never written through.
           const fd = fs.openSync(temp, 'wx', 0o644);
@@ -96,15 +113,14 @@ export class ChunkStore {
             fs.closeSync(fd);
           }
           fs.renameSync(temp, dir.at(name));
-          durable.push(path.join(this.dir, name));
         }
       });
-      durable.push(this.dir);
     }
+    if (durable !== null && durable.length > 0) durable.push(this.dir);
     const memory = new Map<string, Chunk>();
     for (let i = 0; i < folders.length; i++) memory.set(names[i] as string, (folders[i] as FolderChunk).chunk);
     this.memory = memory;
-    return names;
+    return { names, unsynced };
   }
 
   /** The chunk `name` of folder `dir`; an EditwardenError when it is missing, damaged or of another folder. */
@@ -180,6 +196,23 @@ export function foldersOf(entries: readonly ManifestEntry[]): FolderChunk[] {
     chunk.devs.push(-1);
   }
   return [...byDir.values()].sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)).map((chunk) => ({ hash: null, chunk }));
+}
+
+/** Whether the regular file at `abs` (not followed if a link) holds exactly `bytes`. */
+function sameFile(abs: string, bytes: Buffer): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch {
+    return false;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.size !== bytes.length) return false;
+    return fs.readFileSync(fd).equals(bytes);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 function encodeChunk(chunk: Chunk): string {

@@ -9,14 +9,17 @@
  *   format 1  {"format":1,"id",...,"entries":[ENTRY,...],"dirs":[...],"absentDirs":[...]}
  *             files scope, and workspace manifests written before chunks
  *   format 2  {"format":2,"id",...,"origin":{...},"createdAt","scanStartedMs",["cache":{"root":{"dev","ino"},
- *             "clock":{"ms","dev"}},]"dirs":[...],"absentDirs":[...],"chunks":[[DIR,CHUNK],...]}
+ *             "clock":{"ms","dev"}},]"dirs":[...],"absentDirs":[...],"chunks":[[DIR,CHUNK],...][,"unsynced":[CHUNK,...]]}
  *             workspace scope: the top record; each folder holding entries names its chunk (chunks.ts),
  *             folders in path order. `cache`: the root and the file system's clock before the scan, which
- *             make it the next scan's stat cache (stat-cache.ts).
+ *             make it the next scan's stat cache (stat-cache.ts). `unsynced`: chunks it names that were
+ *             never fsynced (only in a top record written without fsync, a command's index).
  *
- * A format-2 manifest never names a chunk that a crash could lose: its new
- * chunks are fsynced in one group with the top record's temp file, before
- * its rename (even when the top record itself is written without fsync).
+ * A durable format-2 manifest never names a chunk that a crash could lose:
+ * its new chunks, and those its base left unsynced, are fsynced in one group
+ * with the top record's temp file, before its rename. A command's index
+ * (no fsync at all: a cache, see command-index.ts) lists its unsynced
+ * chunks instead, so the durable manifest that next reuses one fsyncs it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,9 +46,11 @@ export interface WorkspaceTop {
   absentDirs: string[];
   /** [folder, chunk name], folders in path order. */
   chunks: Array<[string, string]>;
+  /** Chunks it names that were not fsynced for it (it was not durable itself): a durable manifest reusing one fsyncs it first. */
+  unsynced: Set<string>;
 }
 
-type TopRecord = Omit<Manifest, 'format' | 'entries'> & { format: 2; cache?: CacheStamp; chunks: Array<[string, string]> };
+type TopRecord = Omit<Manifest, 'format' | 'entries'> & { format: 2; cache?: CacheStamp; chunks: Array<[string, string]>; unsynced?: string[] };
 
 const SCOPES: readonly CheckpointScope[] = ['files', 'workspace'];
 const ID_PATTERN = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
@@ -80,7 +85,7 @@ export class ManifestStore {
    * `folders` are its entries cut per folder (capture.ts; cut here when
    * absent), `cache` what makes it the next scan's stat cache.
    */
-  write(manifest: Manifest, deferred?: string[], folders?: readonly FolderChunk[], cache?: CacheStamp): void {
+  write(manifest: Manifest, deferred?: string[], folders?: readonly FolderChunk[], cache?: CacheStamp, unsyncedBase?: ReadonlySet<string>): void {
     if (!ID_PATTERN.test(manifest.id)) throw unknownCheckpoint(manifest.id);
     const name = `${manifest.id}.json`;
     const folder = this.folders[manifest.scope];
@@ -88,14 +93,15 @@ export class ManifestStore {
     const durableFirst: string[] = [];
     if (manifest.scope === 'workspace') {
       const cut = folders ?? foldersOf(manifest.entries);
-      const names = this.chunks.write(cut, durableFirst);
+      // A deferred manifest (a command's index) is not durable itself: its chunks need not be either, but it says which are not.
+      const { names, unsynced } = this.chunks.write(cut, deferred === undefined ? durableFirst : null, unsyncedBase);
       const { format: _format, entries: _entries, dirs, absentDirs, ...meta } = manifest;
-      const top: TopRecord = { format: 2, ...meta, ...(cache ? { cache } : {}), dirs, absentDirs, chunks: cut.map((f, i) => [f.chunk.dir, names[i] as string]) };
+      const top: TopRecord = { format: 2, ...meta, ...(cache ? { cache } : {}), dirs, absentDirs, chunks: cut.map((f, i) => [f.chunk.dir, names[i] as string]), ...(unsynced.length > 0 ? { unsynced } : {}) };
       bytes = Buffer.from(JSON.stringify(top));
     } else {
       bytes = Buffer.from(JSON.stringify(manifest));
     }
-    // The chunks go in one group with the temp file's fsync, before the rename: never a top record naming a lost chunk.
+    // The chunks go in one group with the temp file's fsync, before the rename: never a durable top record naming a chunk a crash could lose.
     folder.with(true, undefined, (dir) => atomicWriteAt(dir, name, bytes, { mode: 0o644, noSync: deferred !== undefined, durableFirst }));
     deferred?.push(path.join(folder.dir, name), folder.dir);
   }
@@ -135,7 +141,7 @@ export class ManifestStore {
       for (const [dir, hash] of shape.chunks) for (const e of this.chunks.get(hash, dir, id).entries) entries.push(e);
       // Each chunk is in name order; a folder's files and its subfolders' interleave in path order.
       entries.sort(compareByPath);
-      const { format: _format, chunks: _chunks, cache: _cache, ...meta } = top;
+      const { format: _format, chunks: _chunks, cache: _cache, unsynced: _unsynced, ...meta } = top;
       return { format: 1, ...meta, entries };
     }
     const manifest = parsed as Manifest;
@@ -229,12 +235,13 @@ export class ManifestStore {
     return null;
   }
 
-  remove(id: string): void {
+  /** Removes a manifest (its chunks and blobs stay for the garbage collector); with `durable` false, the removal is not fsynced. */
+  remove(id: string, durable = true): void {
     const scope = this.scopeOf(id);
     if (scope === null) throw unknownCheckpoint(id);
     this.folders[scope].with(false, undefined, (dir) => {
       fs.rmSync(dir.at(`${id}.json`), { force: true });
-      dir.fsync();
+      if (durable) dir.fsync();
     });
   }
 }
@@ -253,11 +260,12 @@ const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s)
 /** The checked shape of a format-2 top record; unknownFormat when a field is not what the grammar says. */
 function checkTop(top: TopRecord, id: string): WorkspaceTop {
   if (top.id !== id || top.scope !== 'workspace' || !isStrings(top.dirs) || !isStrings(top.absentDirs) || !Array.isArray(top.chunks)) throw unknownFormat(id);
+  if (top.unsynced !== undefined && !isStrings(top.unsynced)) throw unknownFormat(id);
   for (const pair of top.chunks) if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') throw unknownFormat(id);
   const c = top.cache;
   const cache =
     typeof c === 'object' && c !== null && typeof c.root === 'object' && c.root !== null && isNum(c.root.dev) && isNum(c.root.ino) && typeof c.clock === 'object' && c.clock !== null && isNum(c.clock.ms) && isNum(c.clock.dev) ? c : null;
-  return { cache, dirs: top.dirs, absentDirs: top.absentDirs, chunks: top.chunks };
+  return { cache, dirs: top.dirs, absentDirs: top.absentDirs, chunks: top.chunks, unsynced: new Set(top.unsynced ?? []) };
 }
 
 export function unknownCheckpoint(id: string): EditwardenError {

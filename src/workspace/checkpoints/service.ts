@@ -133,10 +133,10 @@ export class CheckpointService {
         // This scan's start, not the cached one's: every stat was taken again now, so a file is as trustworthy as in a new index.
         return { format: 1, id: cache.manifest, name, reason, scope: 'workspace', origin, createdAt: this.now().toISOString(), scanStartedMs, entries: captured.entries, dirs: captured.dirs, absentDirs: captured.absentDirs };
       }
-      // Not durable (a command's index): its blobs are flushed by the capture and its chunks before its top record; losing
-      // the top record in a crash only costs the next scan its base.
+      // Not durable (a command's index): its blobs are flushed by the capture; its chunks are not, and its top record says
+      // which (the next durable manifest that reuses one fsyncs it). Losing it in a crash only costs the next scan its base.
       const stamp = clock === null ? undefined : { root: this.ws.resolver.identity, clock };
-      return this.save('workspace', name, reason, origin, scanStartedMs, captured, durable ? undefined : [], stamp);
+      return this.save('workspace', name, reason, origin, scanStartedMs, captured, durable ? undefined : [], stamp, cache?.unsynced);
     });
   }
 
@@ -182,7 +182,7 @@ export class CheckpointService {
     return out;
   }
 
-  private save(scope: CheckpointScope, name: string, reason: string, origin: CheckpointOrigin, scanStartedMs: number, captured: Captured, deferred?: string[], stamp?: CacheStamp): Manifest {
+  private save(scope: CheckpointScope, name: string, reason: string, origin: CheckpointOrigin, scanStartedMs: number, captured: Captured, deferred?: string[], stamp?: CacheStamp, unsyncedBase?: ReadonlySet<string>): Manifest {
     const now = this.now();
     const manifest: Manifest = {
       format: 1,
@@ -198,7 +198,7 @@ export class CheckpointService {
       absentDirs: captured.absentDirs,
     };
     // Blobs were flushed by capture (or are deferred with it, made durable in one group before anything relies on them): the manifest never names a blob that a crash could lose.
-    this.manifests.write(manifest, deferred, captured.folders, stamp);
+    this.manifests.write(manifest, deferred, captured.folders, stamp, unsyncedBase);
     return manifest;
   }
 

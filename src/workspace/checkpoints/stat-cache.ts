@@ -59,6 +59,8 @@ export class StatCache {
     /** That manifest's folders and absent folders (an unchanged tree reuses it: service.ts). */
     readonly dirs: readonly string[] = [],
     readonly absentDirs: readonly string[] = [],
+    /** Chunks of that manifest never fsynced (it was a command's index): a durable manifest reusing one fsyncs it. */
+    readonly unsynced: ReadonlySet<string> = new Set(),
   ) {
     this.byDir = new Map(folders.map((f) => [f.chunk.dir, f]));
   }
@@ -153,7 +155,7 @@ export class StatCacheStore {
           folders.push({ hash, chunk });
         }
         manifests.chunks.remember(chunks);
-        return new StatCache(c.clock, folders, id, top.dirs, top.absentDirs);
+        return new StatCache(c.clock, folders, id, top.dirs, top.absentDirs, top.unsynced);
       } catch {
         // Unreadable or damaged: no base of ours; try an older one.
       }
