@@ -26,7 +26,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../../errors.js';
-import type { Resolver } from '../resolver.js';
+import type { DirHandle, Resolver } from '../resolver.js';
 import { BLOB_ID, readStateFile, StateFolder } from '../state-dir.js';
 import type { ManifestEntry } from './types.js';
 
@@ -123,37 +123,29 @@ export class ChunkStore {
     return { names, unsynced };
   }
 
-  /** The chunk `name` of folder `dir`; an EditwardenError when it is missing, damaged or of another folder. */
-  get(name: string, dir: string, owner: string): Chunk {
-    const known = this.memory.get(name);
-    if (known !== undefined && known.dir === dir) return known;
-    const fail = (why: string, cause?: unknown): EditwardenError =>
-      new EditwardenError(
-        {
-          code: ErrorCode.IO,
-          message: `Checkpoint ${owner} names a chunk of folder ${JSON.stringify(dir)} that is ${why} (${name.slice(0, 12)}…).`,
-          hint: 'The checkpoint store was changed by hand or damaged; this checkpoint cannot be read exactly. Use another checkpoint.',
-        },
-        cause === undefined ? undefined : { cause },
-      );
-    if (!BLOB_ID.test(name)) throw fail('not a chunk name');
-    let bytes: Buffer;
+  /**
+   * The chunks of `pairs` ([folder, name]), in order, for checkpoint `owner`;
+   * an EditwardenError when one is missing, damaged or of another folder.
+   * The chunk folder is opened once for all of them.
+   */
+  getAll(pairs: ReadonlyArray<readonly [string, string]>, owner: string): Chunk[] {
+    const out: Chunk[] = new Array<Chunk>(pairs.length);
+    let opened: DirHandle | null | undefined;
     try {
-      bytes = this.folder.with(false, null as Buffer | null, (d) => readStateFile(d, name)) ?? Buffer.alloc(0);
-    } catch (error) {
-      throw fail('missing', error);
+      for (let i = 0; i < pairs.length; i++) {
+        const [dir, name] = pairs[i] as readonly [string, string];
+        const known = this.memory.get(name);
+        if (known !== undefined && known.dir === dir) {
+          out[i] = known;
+          continue;
+        }
+        if (opened === undefined) opened = this.folder.open(false);
+        out[i] = readChunk(opened, dir, name, owner);
+      }
+    } finally {
+      opened?.close();
     }
-    // Content-addressed: bytes that do not hash to their name are damaged (or planted), never read as rows.
-    if (createHash('sha256').update(bytes).digest('hex') !== name) throw fail('damaged');
-    let chunk: Chunk | null;
-    try {
-      chunk = decodeChunk(bytes.toString('utf8'));
-    } catch (error) {
-      throw fail('malformed', error);
-    }
-    if (chunk === null) throw fail('malformed');
-    if (chunk.dir !== dir) throw fail(`of another folder (${JSON.stringify(chunk.dir)})`);
-    return chunk;
+    return out;
   }
 
   /** Keeps `chunks` as the ones to answer from memory (a base just loaded). */
@@ -196,6 +188,39 @@ export function foldersOf(entries: readonly ManifestEntry[]): FolderChunk[] {
     chunk.devs.push(-1);
   }
   return [...byDir.values()].sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)).map((chunk) => ({ hash: null, chunk }));
+}
+
+/** Reads and checks one chunk in the opened chunk folder (null: there is none). */
+function readChunk(folder: DirHandle | null, dir: string, name: string, owner: string): Chunk {
+  const fail = (why: string, cause?: unknown): EditwardenError =>
+    new EditwardenError(
+      {
+        code: ErrorCode.IO,
+        message: `Checkpoint ${owner} names a chunk of folder ${JSON.stringify(dir)} that is ${why} (${name.slice(0, 12)}…).`,
+        hint: 'The checkpoint store was changed by hand or damaged; this checkpoint cannot be read exactly. Use another checkpoint.',
+      },
+      cause === undefined ? undefined : { cause },
+    );
+  if (!BLOB_ID.test(name)) throw fail('not a chunk name');
+  if (folder === null) throw fail('missing');
+  let bytes: Buffer;
+  try {
+    // Not followed if a link, and a regular file only (state-dir.ts).
+    bytes = readStateFile(folder, name);
+  } catch (error) {
+    throw fail('missing', error);
+  }
+  // Content-addressed: bytes that do not hash to their name are damaged (or planted), never read as rows.
+  if (createHash('sha256').update(bytes).digest('hex') !== name) throw fail('damaged');
+  let chunk: Chunk | null;
+  try {
+    chunk = decodeChunk(bytes.toString('utf8'));
+  } catch (error) {
+    throw fail('malformed', error);
+  }
+  if (chunk === null) throw fail('malformed');
+  if (chunk.dir !== dir) throw fail(`of another folder (${JSON.stringify(chunk.dir)})`);
+  return chunk;
 }
 
 /** Whether the regular file at `abs` (not followed if a link) holds exactly `bytes`. */

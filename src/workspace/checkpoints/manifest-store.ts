@@ -138,7 +138,7 @@ export class ManifestStore {
       const top = parsed as TopRecord;
       const shape = checkTop(top, id);
       const entries: ManifestEntry[] = [];
-      for (const [dir, hash] of shape.chunks) for (const e of this.chunks.get(hash, dir, id).entries) entries.push(e);
+      for (const chunk of this.chunks.getAll(shape.chunks, id)) for (const e of chunk.entries) entries.push(e);
       // Each chunk is in name order; a folder's files and its subfolders' interleave in path order.
       entries.sort(compareByPath);
       const { format: _format, chunks: _chunks, cache: _cache, unsynced: _unsynced, ...meta } = top;

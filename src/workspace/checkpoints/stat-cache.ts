@@ -149,11 +149,12 @@ export class StatCacheStore {
         if (c.clock.ms > Date.now() + 1000) continue;
         const folders: FolderChunk[] = [];
         const chunks = new Map<string, Chunk>();
-        for (const [dir, hash] of top.chunks) {
-          const chunk = manifests.chunks.get(hash, dir, id);
+        const read = manifests.chunks.getAll(top.chunks, id);
+        top.chunks.forEach(([, hash], k) => {
+          const chunk = read[k] as Chunk;
           chunks.set(hash, chunk);
           folders.push({ hash, chunk });
-        }
+        });
         manifests.chunks.remember(chunks);
         return new StatCache(c.clock, folders, id, top.dirs, top.absentDirs, top.unsynced);
       } catch {
