@@ -26,6 +26,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../../errors.js';
+import { observe } from '../durable.js';
 import type { DirHandle, Resolver } from '../resolver.js';
 import { BLOB_ID, readStateFile, StateFolder } from '../state-dir.js';
 import type { ManifestEntry } from './types.js';
@@ -113,6 +114,7 @@ export class ChunkStore {
             fs.closeSync(fd);
           }
           fs.renameSync(temp, dir.at(name));
+          observe({ op: 'rename', from: 'temp', to: path.join(this.dir, name) });
         }
       });
     }
