@@ -431,3 +431,28 @@ describe('a chunk a crash could lose is never named by a durable checkpoint', ()
     expect(fs.statSync(store(r).chunk(name)).ino).toBe(inode);
   });
 });
+
+describe("a restore's safety checkpoint", () => {
+  it('records the restored paths the walk does not see in their folders’ chunks, keeps the other folders’ chunks, and reads back the same', async () => {
+    const r = root();
+    write(r, '.gitignore', '*.env\n');
+    write(r, 'd0/a.txt', 'a\n');
+    write(r, 'd1/b.txt', 'b\n');
+    write(r, 'd1/c.txt', 'c\n');
+    await new Promise((res) => setTimeout(res, 30));
+    const cps = new CheckpointService(openWorkspace(r).ws);
+    const before = cps.createWorkspace('before', 'test', { kind: 'manual' });
+    fs.rmSync(path.join(r, 'd1/c.txt'));
+    write(r, 'd1/secret.env', 'ignored\n');
+    const { safety } = cps.restore(before.id);
+    const m = cps.get(safety as string);
+    expect(m.entries.find((e) => e.path === 'd1/c.txt')).toEqual({ path: 'd1/c.txt', type: 'absent' });
+    expect(content(new CheckpointService(openWorkspace(r).ws).get(safety as string).entries)).toEqual(content(m.entries));
+    const chunksOf = (id: string): Array<[string, string]> => (JSON.parse(fs.readFileSync(store(r).top(id), 'utf8')) as Top).chunks;
+    const base = new Map(chunksOf(before.id));
+    const after = new Map(chunksOf(safety as string));
+    expect(after.get('d0')).toBe(base.get('d0'));
+    expect(after.get('d1')).not.toBe(base.get('d1'));
+    expect(fs.readFileSync(path.join(r, 'd1/c.txt'), 'utf8')).toBe('c\n');
+  });
+});

@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import { DirCache, READ_FLAGS } from '../resolver.js';
 import { sha256 } from '../workspace.js';
 import type { BlobStore, Durability } from './blob-store.js';
-import { foldersOf, type FolderChunk } from './chunks.js';
+import type { Chunk, FolderChunk } from './chunks.js';
 import type { StatCache } from './stat-cache.js';
-import { parentDirs, type ManifestEntry } from './types.js';
+import { compareByPath, parentDirs, type ManifestEntry } from './types.js';
 import { asResolver, walkWorkspace, type IgnoreSource, type RootArg } from './walk.js';
 
 export interface Captured {
@@ -247,24 +247,35 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
   if (extras.length > 0) {
     read += extras.length;
     const more = captureFilesWith(dirCache, extras, blobs, 'batch', 0);
-    entries.push(...more.entries);
     for (const d of more.dirs) dirs.add(d);
     for (const d of more.absentDirs) absentDirs.add(d);
-    entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    // A restore's safety checkpoint: the extras join their folders' chunks (those folders are cut anew; the rest keep the base's).
+    for (const e of more.entries) {
+      const slash = e.path.lastIndexOf('/');
+      const s = stateOf(slash === -1 ? '' : e.path.slice(0, slash));
+      s.same = false;
+      s.out.chunk.entries.push(e);
+      s.out.chunk.devs.push(-1);
+      entries.push(e);
+    }
+    entries.sort(compareByPath);
   }
   blobs.flush();
-  let folders: FolderChunk[];
-  if (extras.length > 0) {
-    // A restore's safety checkpoint: extras land in any folder, so the folders are cut anew (their chunks still dedupe by name).
-    folders = foldersOf(entries);
-  } else {
-    folders = [];
-    for (const s of states.values()) {
-      if (s.out.chunk.entries.length === 0) continue;
-      if (s.same && s.base !== undefined && s.at === s.base.chunk.entries.length) s.out.hash = s.base.hash;
-      folders.push(s.out);
-    }
-    folders.sort((a, b) => (a.chunk.dir < b.chunk.dir ? -1 : a.chunk.dir > b.chunk.dir ? 1 : 0));
+  const folders: FolderChunk[] = [];
+  for (const s of states.values()) {
+    const chunk = s.out.chunk;
+    if (chunk.entries.length === 0) continue;
+    if (s.same && s.base !== undefined && s.at === s.base.chunk.entries.length) s.out.hash = s.base.hash;
+    else if (extras.length > 0) sortChunk(chunk);
+    folders.push(s.out);
   }
+  folders.sort((a, b) => (a.chunk.dir < b.chunk.dir ? -1 : a.chunk.dir > b.chunk.dir ? 1 : 0));
   return { entries, dirs: [...dirs].sort(), absentDirs: [...absentDirs].sort(), folders, read };
+}
+
+/** Puts a chunk's entries (and their devices) in path order. */
+function sortChunk(chunk: Chunk): void {
+  const order = chunk.entries.map((_, i) => i).sort((a, b) => compareByPath(chunk.entries[a] as ManifestEntry, chunk.entries[b] as ManifestEntry));
+  chunk.entries = order.map((i) => chunk.entries[i] as ManifestEntry);
+  chunk.devs = order.map((i) => chunk.devs[i] ?? -1);
 }

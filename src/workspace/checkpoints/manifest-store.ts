@@ -26,6 +26,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { atomicWriteAt } from '../atomic.js';
+import { BATCH_FSYNC_LIMIT, syncFileSystem } from './blob-store.js';
 import { READ_FLAGS } from '../resolver.js';
 import type { Resolver } from '../resolver.js';
 import { readStateFile, StateFolder } from '../state-dir.js';
@@ -100,6 +101,11 @@ export class ManifestStore {
       bytes = Buffer.from(JSON.stringify(top));
     } else {
       bytes = Buffer.from(JSON.stringify(manifest));
+    }
+    // Many new chunks (a first checkpoint, a restore's safety checkpoint): one sync of the file system, not an fsync each.
+    if (durableFirst.length > BATCH_FSYNC_LIMIT) {
+      syncFileSystem(this.chunks.dir);
+      durableFirst.length = 0;
     }
     // The chunks go in one group with the temp file's fsync, before the rename: never a durable top record naming a chunk a crash could lose.
     folder.with(true, undefined, (dir) => atomicWriteAt(dir, name, bytes, { mode: 0o644, noSync: deferred !== undefined, durableFirst }));
