@@ -456,3 +456,15 @@ describe("a restore's safety checkpoint", () => {
     expect(fs.readFileSync(path.join(r, 'd1/c.txt'), 'utf8')).toBe('c\n');
   });
 });
+
+describe('a top record naming a folder twice', () => {
+  it('is refused as of an unknown format, never read with paths twice', async () => {
+    const r = root();
+    write(r, 'a.txt', 'a\n');
+    const cps = new CheckpointService(openWorkspace(r).ws);
+    const m = cps.createWorkspace('first', 'test', { kind: 'manual' });
+    const top = JSON.parse(fs.readFileSync(store(r).top(m.id), 'utf8')) as Top;
+    fs.writeFileSync(store(r).top(m.id), JSON.stringify({ ...top, chunks: [top.chunks[0], top.chunks[0]] }));
+    expect(() => new CheckpointService(openWorkspace(r).ws).get(m.id)).toThrow(/unknown format/);
+  });
+});

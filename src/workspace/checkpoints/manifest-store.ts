@@ -267,7 +267,13 @@ const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s)
 function checkTop(top: TopRecord, id: string): WorkspaceTop {
   if (top.id !== id || top.scope !== 'workspace' || !isStrings(top.dirs) || !isStrings(top.absentDirs) || !Array.isArray(top.chunks)) throw unknownFormat(id);
   if (top.unsynced !== undefined && !isStrings(top.unsynced)) throw unknownFormat(id);
-  for (const pair of top.chunks) if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') throw unknownFormat(id);
+  let last: string | null = null;
+  for (const pair of top.chunks) {
+    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') throw unknownFormat(id);
+    // Folders in strictly increasing order: a folder named twice would give its paths twice.
+    if (last !== null && !(last < pair[0])) throw unknownFormat(id);
+    last = pair[0];
+  }
   const c = top.cache;
   const cache =
     typeof c === 'object' && c !== null && typeof c.root === 'object' && c.root !== null && isNum(c.root.dev) && isNum(c.root.ino) && typeof c.clock === 'object' && c.clock !== null && isNum(c.clock.ms) && isNum(c.clock.dev) ? c : null;
