@@ -210,7 +210,7 @@ describe('workspace checkpoints are incremental', () => {
     expect(blobs.reads).toBe(20);
     write(root, 'f3.txt', 'changed\n');
     blobs.reads = 0;
-    const second = captureWorkspace(root, blobs, StatCache.of(clock, first.rows ?? { entries: [], devs: [] }));
+    const second = captureWorkspace(root, blobs, StatCache.of(clock, first.folders));
     expect(blobs.reads).toBe(1);
     expect(second.entries.find((e) => e.path === 'f3.txt')).toMatchObject({ type: 'file', size: 8 });
     expect(second.entries).toEqual(captureWorkspace(root, blobs, null).entries);
@@ -223,7 +223,7 @@ describe('workspace checkpoints are incremental', () => {
     const blobs = new CountingBlobs(new Resolver(root), 'checkpoints/blobs');
     const first = captureWorkspace(root, blobs, null);
     blobs.reads = 0;
-    captureWorkspace(root, blobs, StatCache.of(clock, first.rows ?? { entries: [], devs: [] }));
+    captureWorkspace(root, blobs, StatCache.of(clock, first.folders));
     expect(blobs.reads).toBe(1);
   });
 

@@ -300,7 +300,8 @@ function isZero(chunk: Buffer, n: number): boolean {
 }
 
 /** Above this many new blobs, one syncfs is cheaper than an fsync each. */
-const BATCH_FSYNC_LIMIT = 64;
+/** Above this many new files, one sync of the whole file system beats an fsync of each. */
+export const BATCH_FSYNC_LIMIT = 64;
 
 function fsyncFile(file: string): void {
   const fd = fs.openSync(file, 'r');
@@ -318,7 +319,7 @@ function fsyncFile(file: string): void {
  * to nothing: the blobs were renamed into place, so a crash can lose them but
  * never leaves a torn one under a real name.
  */
-function syncFileSystem(dir: string): void {
+export function syncFileSystem(dir: string): void {
   try {
     execFileSync('sync', ['-f', dir], { stdio: 'ignore' });
   } catch {

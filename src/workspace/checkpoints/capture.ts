@@ -9,16 +9,21 @@ import fs from 'node:fs';
 import { DirCache, READ_FLAGS } from '../resolver.js';
 import { sha256 } from '../workspace.js';
 import type { BlobStore, Durability } from './blob-store.js';
-import type { StatCache, StatRows } from './stat-cache.js';
-import { parentDirs, type ManifestEntry } from './types.js';
+import type { Chunk, FolderChunk } from './chunks.js';
+import type { StatCache } from './stat-cache.js';
+import { compareByPath, parentDirs, type ManifestEntry } from './types.js';
 import { asResolver, walkWorkspace, type IgnoreSource, type RootArg } from './walk.js';
 
 export interface Captured {
   entries: ManifestEntry[];
   dirs: string[];
   absentDirs: string[];
-  /** Workspace scope: the files the walk found, with the device each was read on, for the stat cache (stat-cache.ts). */
-  rows?: StatRows;
+  /**
+   * Workspace scope: the entries again, per folder (folders in path order), each with the device a file was read on, and
+   * the name of its chunk when it is the base's unchanged (chunks.ts): what the manifest store writes and the next
+   * capture's stat cache reads.
+   */
+  folders?: FolderChunk[];
   /** Workspace scope: how many files were read rather than reused by their stat (0: the cache vouched for every file). */
   read?: number;
 }
@@ -148,30 +153,83 @@ export function captureWorkspace(root: RootArg, blobs: BlobStore, cache: StatCac
   }
 }
 
+/** A folder during the capture: the base's chunk of it (if any), how far the walk has come through it, and what it holds now. */
+interface FolderState {
+  base: FolderChunk | undefined;
+  /** Next row of the base's chunk not yet met by the walk. */
+  at: number;
+  /** Every entry so far is the base's own, in order. */
+  same: boolean;
+  out: FolderChunk;
+}
+
 function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache: DirCache, blobs: BlobStore, cache: StatCache | null, extra: Iterable<string>, sources: IgnoreSource[] | undefined): Captured {
   const walked = walkWorkspace(resolver, sources);
   const entries: ManifestEntry[] = [];
-  const rows: StatRows = { entries: [], devs: [] };
   const wanted = [...new Set(extra)];
   // Only extras need to know what the walk saw: no set of every path otherwise.
   const seen = wanted.length > 0 ? new Set<string>() : null;
   const device = { dev: -1 };
   let read = 0;
+  const states = new Map<string, FolderState>();
+  const stateOf = (dir: string): FolderState => {
+    let st = states.get(dir);
+    if (st === undefined) {
+      const base = cache?.folder(dir);
+      st = { base, at: 0, same: base !== undefined, out: { hash: null, chunk: { dir, entries: [], devs: [] } } };
+      states.set(dir, st);
+    }
+    return st;
+  };
+  let dir = '\0';
+  let st: FolderState | null = null;
+  // The walk is in path order, so each folder's entries come in name order (interleaved with its subfolders'): one
+  // cursor per folder through the base's chunk, no map of every path.
   for (const w of walked.entries) {
     seen?.add(w.path);
+    const slash = w.path.lastIndexOf('/');
+    // Still in the folder of the last entry (most are): no slice of the path.
+    if (st === null || (slash === -1 ? dir !== '' : slash !== dir.length || !w.path.startsWith(dir))) {
+      dir = slash === -1 ? '' : w.path.slice(0, slash);
+      st = stateOf(dir);
+    }
+    let recorded: ManifestEntry | undefined;
+    let recordedDev = -1;
+    const base = st.base?.chunk;
+    if (base !== undefined) {
+      // Rows of the base before this path are gone from the folder (most often the next row is this path).
+      while (st.at < base.entries.length && (base.entries[st.at] as ManifestEntry).path !== w.path && (base.entries[st.at] as ManifestEntry).path < w.path) {
+        st.at++;
+        st.same = false;
+      }
+      if (st.at < base.entries.length && (base.entries[st.at] as ManifestEntry).path === w.path) {
+        recorded = base.entries[st.at];
+        recordedDev = base.devs[st.at] ?? -1;
+        st.at++;
+      }
+    }
+    const out = st.out.chunk;
     if (w.type === 'symlink') {
       // Read through the walk's opened folder; null: vanished since readdir.
-      if (w.target !== null) entries.push({ path: w.path, type: 'symlink', target: w.target });
+      if (w.target === null) {
+        st.same = false;
+        continue;
+      }
+      const entry = recorded?.type === 'symlink' && recorded.target === w.target ? recorded : { path: w.path, type: 'symlink' as const, target: w.target };
+      if (entry !== recorded) st.same = false;
+      entries.push(entry);
+      out.entries.push(entry);
+      out.devs.push(-1);
       continue;
     }
-    // Unchanged by its stat: the recorded blob, which the cache's checkpoint keeps from the garbage collector.
-    const reused = cache !== null && w.stat !== null ? cache.reuse(w.path, w.stat) : null;
-    if (reused !== null) {
-      entries.push(reused);
-      rows.entries.push(reused);
-      rows.devs.push(w.stat?.dev ?? -1);
+    // Unchanged by its stat: the recorded entry, whose blob the base's checkpoint keeps from the garbage collector.
+    if (recorded?.type === 'file' && w.stat !== null && cache?.trusts(recorded, recordedDev, w.stat)) {
+      entries.push(recorded);
+      out.entries.push(recorded);
+      out.devs.push(recordedDev);
       continue;
     }
+    st.same = false;
     // Every read goes through the parent folder opened exactly (resolver.ts), never through the walk's path string.
     const { parent, name } = dirCache.tryParentOf(w.path);
     if (parent === null) continue; // Its folder was replaced since the walk: nothing of it can be read safely.
@@ -180,8 +238,8 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
     const entry = readFileEntry(parent.at(name), w.path, blobs, 'batch', 0, device);
     if (entry === null) continue;
     entries.push(entry);
-    rows.entries.push(entry);
-    rows.devs.push(device.dev);
+    out.entries.push(entry);
+    out.devs.push(device.dev);
   }
   const dirs = new Set(walked.dirs);
   const absentDirs = new Set<string>();
@@ -189,11 +247,35 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
   if (extras.length > 0) {
     read += extras.length;
     const more = captureFilesWith(dirCache, extras, blobs, 'batch', 0);
-    entries.push(...more.entries);
     for (const d of more.dirs) dirs.add(d);
     for (const d of more.absentDirs) absentDirs.add(d);
+    // A restore's safety checkpoint: the extras join their folders' chunks (those folders are cut anew; the rest keep the base's).
+    for (const e of more.entries) {
+      const slash = e.path.lastIndexOf('/');
+      const s = stateOf(slash === -1 ? '' : e.path.slice(0, slash));
+      s.same = false;
+      s.out.chunk.entries.push(e);
+      s.out.chunk.devs.push(-1);
+      entries.push(e);
+    }
+    entries.sort(compareByPath);
   }
   blobs.flush();
-  entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { entries, dirs: [...dirs].sort(), absentDirs: [...absentDirs].sort(), rows, read };
+  const folders: FolderChunk[] = [];
+  for (const s of states.values()) {
+    const chunk = s.out.chunk;
+    if (chunk.entries.length === 0) continue;
+    if (s.same && s.base !== undefined && s.at === s.base.chunk.entries.length) s.out.hash = s.base.hash;
+    else if (extras.length > 0) sortChunk(chunk);
+    folders.push(s.out);
+  }
+  folders.sort((a, b) => (a.chunk.dir < b.chunk.dir ? -1 : a.chunk.dir > b.chunk.dir ? 1 : 0));
+  return { entries, dirs: [...dirs].sort(), absentDirs: [...absentDirs].sort(), folders, read };
+}
+
+/** Puts a chunk's entries (and their devices) in path order. */
+function sortChunk(chunk: Chunk): void {
+  const order = chunk.entries.map((_, i) => i).sort((a, b) => compareByPath(chunk.entries[a] as ManifestEntry, chunk.entries[b] as ManifestEntry));
+  chunk.entries = order.map((i) => chunk.entries[i] as ManifestEntry);
+  chunk.devs = order.map((i) => chunk.devs[i] ?? -1);
 }

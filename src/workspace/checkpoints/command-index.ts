@@ -102,7 +102,8 @@ export class CommandIndex {
   private removeIndex(id: string): void {
     try {
       // Only an index: a pointer edited to name another checkpoint must not remove it.
-      if (this.service.manifests.isIndex(id)) this.service.manifests.remove(id);
+      // Not fsynced: an index is a cache (written without fsync too); one that comes back after a crash is only listed again.
+      if (this.service.manifests.isIndex(id)) this.service.manifests.remove(id, false);
     } catch {
       // Already gone (pruned, dropped): nothing to do.
     }

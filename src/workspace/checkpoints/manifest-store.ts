@@ -3,16 +3,55 @@
  * each written atomically (temp + fsync + rename), so a crash leaves either
  * the whole manifest or none. Ids sort by creation time. This module never
  * touches blobs or project files.
+ *
+ * Two formats, both read (`read` always returns the whole `Manifest`):
+ *
+ *   format 1  {"format":1,"id",...,"entries":[ENTRY,...],"dirs":[...],"absentDirs":[...]}
+ *             files scope, and workspace manifests written before chunks
+ *   format 2  {"format":2,"id",...,"origin":{...},"createdAt","scanStartedMs",["cache":{"root":{"dev","ino"},
+ *             "clock":{"ms","dev"}},]"dirs":[...],"absentDirs":[...],"chunks":[[DIR,CHUNK],...][,"unsynced":[CHUNK,...]]}
+ *             workspace scope: the top record; each folder holding entries names its chunk (chunks.ts),
+ *             folders in path order. `cache`: the root and the file system's clock before the scan, which
+ *             make it the next scan's stat cache (stat-cache.ts). `unsynced`: chunks it names that were
+ *             never fsynced (only in a top record written without fsync, a command's index).
+ *
+ * A durable format-2 manifest never names a chunk that a crash could lose:
+ * its new chunks, and those its base left unsynced, are fsynced in one group
+ * with the top record's temp file, before its rename. A command's index
+ * (no fsync at all: a cache, see command-index.ts) lists its unsynced
+ * chunks instead, so the durable manifest that next reuses one fsyncs it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { atomicWriteAt } from '../atomic.js';
+import { BATCH_FSYNC_LIMIT, syncFileSystem } from './blob-store.js';
 import { READ_FLAGS } from '../resolver.js';
 import type { Resolver } from '../resolver.js';
 import { readStateFile, StateFolder } from '../state-dir.js';
-import type { CheckpointScope, Manifest } from './types.js';
+import { ChunkStore, foldersOf, type FolderChunk } from './chunks.js';
+import type { FsClock } from './stat-cache.js';
+import { compareByPath, type CheckpointScope, type Manifest, type ManifestEntry } from './types.js';
+
+/** What makes a workspace manifest the next scan's stat cache: the root it was taken in, the file system's clock before its scan. */
+export interface CacheStamp {
+  root: { dev: number; ino: number };
+  clock: FsClock;
+}
+
+/** The top record of a format-2 workspace manifest, without its entries. */
+export interface WorkspaceTop {
+  cache: CacheStamp | null;
+  dirs: string[];
+  absentDirs: string[];
+  /** [folder, chunk name], folders in path order. */
+  chunks: Array<[string, string]>;
+  /** Chunks it names that were not fsynced for it (it was not durable itself): a durable manifest reusing one fsyncs it first. */
+  unsynced: Set<string>;
+}
+
+type TopRecord = Omit<Manifest, 'format' | 'entries'> & { format: 2; cache?: CacheStamp; chunks: Array<[string, string]>; unsynced?: string[] };
 
 const SCOPES: readonly CheckpointScope[] = ['files', 'workspace'];
 const ID_PATTERN = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
@@ -21,10 +60,13 @@ export class ManifestStore {
   readonly dir: string;
   private lastStamp = '';
   private readonly folders: Record<CheckpointScope, StateFolder>;
+  /** The folder chunks of workspace manifests (`<sub>/../chunks`). */
+  readonly chunks: ChunkStore;
 
   constructor(resolver: Resolver, sub: string) {
     this.folders = { files: new StateFolder(resolver, `${sub}/files`), workspace: new StateFolder(resolver, `${sub}/workspace`) };
     this.dir = path.dirname(this.folders.files.dir);
+    this.chunks = new ChunkStore(resolver, `${path.posix.dirname(sub)}/chunks`);
   }
 
   /** A new id: `YYYYMMDD-HHMMSS-mmm-xxxx` (UTC), sortable by time; unique within this store object even within one millisecond. */
@@ -40,12 +82,33 @@ export class ManifestStore {
    * Writes a manifest (temp + rename: whole or absent). Durable on return,
    * unless `deferred` is given: then the manifest and its folder are added
    * to it, and the caller makes them durable before anything relies on them.
+   * A workspace manifest is written as chunks and a top record (format 2):
+   * `folders` are its entries cut per folder (capture.ts; cut here when
+   * absent), `cache` what makes it the next scan's stat cache.
    */
-  write(manifest: Manifest, deferred?: string[]): void {
+  write(manifest: Manifest, deferred?: string[], folders?: readonly FolderChunk[], cache?: CacheStamp, unsyncedBase?: ReadonlySet<string>): void {
     if (!ID_PATTERN.test(manifest.id)) throw unknownCheckpoint(manifest.id);
     const name = `${manifest.id}.json`;
     const folder = this.folders[manifest.scope];
-    folder.with(true, undefined, (dir) => atomicWriteAt(dir, name, Buffer.from(JSON.stringify(manifest)), { mode: 0o644, noSync: deferred !== undefined }));
+    let bytes: Buffer;
+    const durableFirst: string[] = [];
+    if (manifest.scope === 'workspace') {
+      const cut = folders ?? foldersOf(manifest.entries);
+      // A deferred manifest (a command's index) is not durable itself: its chunks need not be either, but it says which are not.
+      const { names, unsynced } = this.chunks.write(cut, deferred === undefined ? durableFirst : null, unsyncedBase);
+      const { format: _format, entries: _entries, dirs, absentDirs, ...meta } = manifest;
+      const top: TopRecord = { format: 2, ...meta, ...(cache ? { cache } : {}), dirs, absentDirs, chunks: cut.map((f, i) => [f.chunk.dir, names[i] as string]), ...(unsynced.length > 0 ? { unsynced } : {}) };
+      bytes = Buffer.from(JSON.stringify(top));
+    } else {
+      bytes = Buffer.from(JSON.stringify(manifest));
+    }
+    // Many new chunks (a first checkpoint, a restore's safety checkpoint): one sync of the file system, not an fsync each.
+    if (durableFirst.length > BATCH_FSYNC_LIMIT) {
+      syncFileSystem(this.chunks.dir);
+      durableFirst.length = 0;
+    }
+    // The chunks go in one group with the temp file's fsync, before the rename: never a durable top record naming a chunk a crash could lose.
+    folder.with(true, undefined, (dir) => atomicWriteAt(dir, name, bytes, { mode: 0o644, noSync: deferred !== undefined, durableFirst }));
     deferred?.push(path.join(folder.dir, name), folder.dir);
   }
 
@@ -76,12 +139,35 @@ export class ManifestStore {
   }
 
   read(id: string): Manifest {
+    const { scope, parsed } = this.parse(id);
+    if (scope === 'workspace' && typeof parsed === 'object' && parsed !== null && (parsed as { format?: unknown }).format === 2) {
+      const top = parsed as TopRecord;
+      const shape = checkTop(top, id);
+      const entries: ManifestEntry[] = [];
+      for (const chunk of this.chunks.getAll(shape.chunks, id)) for (const e of chunk.entries) entries.push(e);
+      // Each chunk is in name order; a folder's files and its subfolders' interleave in path order.
+      entries.sort(compareByPath);
+      const { format: _format, chunks: _chunks, cache: _cache, unsynced: _unsynced, ...meta } = top;
+      return { format: 1, ...meta, entries };
+    }
+    const manifest = parsed as Manifest;
+    if (typeof manifest !== 'object' || manifest === null || manifest.format !== 1 || manifest.id !== id || manifest.scope !== scope || !Array.isArray(manifest.entries)) throw unknownFormat(id);
+    return manifest;
+  }
+
+  /** A format-2 workspace manifest's top record (no chunk read); null for a format-1 manifest. Throws when it is unreadable. */
+  readTop(id: string): WorkspaceTop | null {
+    const { scope, parsed } = this.parse(id);
+    if (scope !== 'workspace' || typeof parsed !== 'object' || parsed === null || (parsed as { format?: unknown }).format !== 2) return null;
+    return checkTop(parsed as TopRecord, id);
+  }
+
+  private parse(id: string): { scope: CheckpointScope; parsed: unknown } {
     if (!ID_PATTERN.test(id)) throw unknownCheckpoint(id);
     const scope = this.scopeOf(id);
     if (scope === null) throw unknownCheckpoint(id);
-    let parsed: unknown;
     try {
-      parsed = JSON.parse(this.folders[scope].with(false, Buffer.from('null'), (dir) => readStateFile(dir, `${id}.json`)).toString('utf8'));
+      return { scope, parsed: JSON.parse(this.folders[scope].with(false, Buffer.from('null'), (dir) => readStateFile(dir, `${id}.json`)).toString('utf8')) };
     } catch (error) {
       throw new EditwardenError(
         {
@@ -92,15 +178,23 @@ export class ManifestStore {
         { cause: error },
       );
     }
-    const manifest = parsed as Manifest;
-    if (typeof manifest !== 'object' || manifest === null || manifest.format !== 1 || manifest.id !== id || manifest.scope !== scope || !Array.isArray(manifest.entries)) {
-      throw new EditwardenError({
-        code: ErrorCode.IO,
-        message: `Checkpoint ${id} has a manifest of an unknown format.`,
-        hint: 'It was written by another editwarden version; use that version or drop the checkpoint.',
-      });
+  }
+
+  /**
+   * Removes every chunk no workspace manifest names. Under the root lock, with
+   * the blob collector (prune.ts). A top record that cannot be read keeps
+   * nothing alive: that checkpoint is unreadable already.
+   */
+  collectChunks(): number {
+    const live = new Set<string>();
+    for (const { id } of this.ids('workspace')) {
+      try {
+        for (const [, hash] of this.readTop(id)?.chunks ?? []) live.add(hash);
+      } catch {
+        // Damaged: listed as such; its chunks cannot make it readable.
+      }
     }
-    return manifest;
+    return this.chunks.collect(live);
   }
 
   /**
@@ -125,7 +219,10 @@ export class ManifestStore {
       });
       const entries = head.indexOf('"entries":');
       const origin = head.indexOf(',"origin":{"kind":"index"},');
-      return head.startsWith(`{"format":1,"id":"${id}",`) && origin !== -1 && (entries === -1 || origin < entries);
+      // Format 2 keeps "origin" before "chunks" as format 1 keeps it before "entries"; only a top-level key is unescaped.
+      const chunks = head.indexOf('"chunks":');
+      const start = head.startsWith(`{"format":1,"id":"${id}",`) || head.startsWith(`{"format":2,"id":"${id}",`);
+      return start && origin !== -1 && (entries === -1 || origin < entries) && (chunks === -1 || origin < chunks);
     } catch {
       return false;
     }
@@ -144,14 +241,43 @@ export class ManifestStore {
     return null;
   }
 
-  remove(id: string): void {
+  /** Removes a manifest (its chunks and blobs stay for the garbage collector); with `durable` false, the removal is not fsynced. */
+  remove(id: string, durable = true): void {
     const scope = this.scopeOf(id);
     if (scope === null) throw unknownCheckpoint(id);
     this.folders[scope].with(false, undefined, (dir) => {
       fs.rmSync(dir.at(`${id}.json`), { force: true });
-      dir.fsync();
+      if (durable) dir.fsync();
     });
   }
+}
+
+function unknownFormat(id: string): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.IO,
+    message: `Checkpoint ${id} has a manifest of an unknown format.`,
+    hint: 'It was written by another editwarden version; use that version or drop the checkpoint.',
+  });
+}
+
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
+
+/** The checked shape of a format-2 top record; unknownFormat when a field is not what the grammar says. */
+function checkTop(top: TopRecord, id: string): WorkspaceTop {
+  if (top.id !== id || top.scope !== 'workspace' || !isStrings(top.dirs) || !isStrings(top.absentDirs) || !Array.isArray(top.chunks)) throw unknownFormat(id);
+  if (top.unsynced !== undefined && !isStrings(top.unsynced)) throw unknownFormat(id);
+  let last: string | null = null;
+  for (const pair of top.chunks) {
+    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') throw unknownFormat(id);
+    // Folders in strictly increasing order: a folder named twice would give its paths twice.
+    if (last !== null && !(last < pair[0])) throw unknownFormat(id);
+    last = pair[0];
+  }
+  const c = top.cache;
+  const cache =
+    typeof c === 'object' && c !== null && typeof c.root === 'object' && c.root !== null && isNum(c.root.dev) && isNum(c.root.ino) && typeof c.clock === 'object' && c.clock !== null && isNum(c.clock.ms) && isNum(c.clock.dev) ? c : null;
+  return { cache, dirs: top.dirs, absentDirs: top.absentDirs, chunks: top.chunks, unsynced: new Set(top.unsynced ?? []) };
 }
 
 export function unknownCheckpoint(id: string): EditwardenError {

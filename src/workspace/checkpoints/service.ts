@@ -15,8 +15,8 @@ import { BlobStore } from './blob-store.js';
 import { DEFAULT_CHECKPOINT_LIMITS, StoreBudget, StoreFullError, type CheckpointLimits } from './budget.js';
 import { captureFiles, captureWorkspace, type Captured } from './capture.js';
 import { diffManifest, type DiffOptions } from './diff.js';
-import { ManifestStore } from './manifest-store.js';
-import { shapeOf, StatCacheStore } from './stat-cache.js';
+import { ManifestStore, type CacheStamp } from './manifest-store.js';
+import { StatCacheStore, type StatCache } from './stat-cache.js';
 import { collectGarbage, selectForPrune, type PrunePolicy } from './prune.js';
 import { checkManifestPath } from './current.js';
 import { applyManifest, type IgnoreRules } from './restore.js';
@@ -126,20 +126,17 @@ export class CheckpointService {
       const scanStartedMs = Date.now();
       // The file system's clock BEFORE the scan: what this scan records is trusted next time only if older (stat-cache.ts).
       const clock = this.statCache.clock();
-      const cache = this.statCache.load((id) => this.manifests.scopeOf(id) === 'workspace');
+      const cache = this.statCache.load(this.manifests);
       const captured = this.withRoom(() => captureWorkspace(this.ws.resolver, this.blobs, cache, relative));
-      const shape = shapeOf(captured.entries, captured.dirs, captured.absentDirs);
-      const same = cache !== null && cache.shape === shape && captured.read === 0 && captured.rows?.entries.length === cache.size;
-      if (same && reuse?.(cache.manifest)) {
-        // Nothing written: the cached manifest's files are exactly these rows (same paths, stats, blobs), the rest exactly this shape.
+      if (cache !== null && captured.read === 0 && sameTree(cache, captured) && reuse?.(cache.manifest)) {
+        // Nothing written: every folder's chunk is the cached manifest's (same paths, stats, blobs, links), and so are its folders.
         // This scan's start, not the cached one's: every stat was taken again now, so a file is as trustworthy as in a new index.
         return { format: 1, id: cache.manifest, name, reason, scope: 'workspace', origin, createdAt: this.now().toISOString(), scanStartedMs, entries: captured.entries, dirs: captured.dirs, absentDirs: captured.absentDirs };
       }
-      // Not durable (a command's index): its blobs are flushed by the capture; losing the manifest in a crash only costs the next scan its cache.
-      const manifest = this.save('workspace', name, reason, origin, scanStartedMs, captured, durable ? undefined : []);
-      // After the manifest, which names every blob of the cache: a crash in between leaves the older, still valid, cache.
-      if (clock !== null && captured.rows) this.statCache.save(manifest.id, clock, captured.rows, shape);
-      return manifest;
+      // Not durable (a command's index): its blobs are flushed by the capture; its chunks are not, and its top record says
+      // which (the next durable manifest that reuses one fsyncs it). Losing it in a crash only costs the next scan its base.
+      const stamp = clock === null ? undefined : { root: this.ws.resolver.identity, clock };
+      return this.save('workspace', name, reason, origin, scanStartedMs, captured, durable ? undefined : [], stamp, cache?.unsynced);
     });
   }
 
@@ -163,16 +160,16 @@ export class CheckpointService {
         .filter((id) => !inUse.has(id))
         .sort();
       // The blobs the failed capture wrote are named by no manifest: collected here.
-      collectGarbage(this.blobs, this.readAll());
+      this.collect();
       for (const id of prunable) {
         if (budget === null || budget.current() <= budget.limits.maxTotalBytes / 2) break;
         this.manifests.remove(id);
-        collectGarbage(this.blobs, this.readAll());
+        this.collect();
       }
       try {
         return capture();
       } catch (again) {
-        if (again instanceof StoreFullError) collectGarbage(this.blobs, this.readAll());
+        if (again instanceof StoreFullError) this.collect();
         throw again;
       }
     }
@@ -185,7 +182,7 @@ export class CheckpointService {
     return out;
   }
 
-  private save(scope: CheckpointScope, name: string, reason: string, origin: CheckpointOrigin, scanStartedMs: number, captured: Captured, deferred?: string[]): Manifest {
+  private save(scope: CheckpointScope, name: string, reason: string, origin: CheckpointOrigin, scanStartedMs: number, captured: Captured, deferred?: string[], stamp?: CacheStamp, unsyncedBase?: ReadonlySet<string>): Manifest {
     const now = this.now();
     const manifest: Manifest = {
       format: 1,
@@ -201,7 +198,7 @@ export class CheckpointService {
       absentDirs: captured.absentDirs,
     };
     // Blobs were flushed by capture (or are deferred with it, made durable in one group before anything relies on them): the manifest never names a blob that a crash could lose.
-    this.manifests.write(manifest, deferred);
+    this.manifests.write(manifest, deferred, captured.folders, stamp, unsyncedBase);
     return manifest;
   }
 
@@ -283,7 +280,7 @@ export class CheckpointService {
       this.manifests.read(id);
       if (this.inUse().has(id)) throw inUseError(id);
       this.manifests.remove(id);
-      return { id, freedBytes: collectGarbage(this.blobs, this.readAll()) };
+      return { id, freedBytes: this.collect() };
     });
   }
 
@@ -292,9 +289,16 @@ export class CheckpointService {
       const all = this.manifests.ids().map(({ id }) => ({ id, createdAt: this.manifests.read(id).createdAt }));
       const dropped = selectForPrune(all, policy, this.now(), this.inUse());
       for (const id of dropped) this.manifests.remove(id);
-      const freedBytes = dropped.length > 0 ? collectGarbage(this.blobs, this.readAll()) : 0;
+      const freedBytes = dropped.length > 0 ? this.collect() : 0;
       return { dropped, kept: all.length - dropped.length, freedBytes };
     });
+  }
+
+  /** Removes the blobs and chunks no remaining checkpoint names; returns the blob bytes freed. Under the root lock. */
+  private collect(): number {
+    // Chunks first: a blob stays alive through a chunk only while a manifest names that chunk.
+    this.manifests.collectChunks();
+    return collectGarbage(this.blobs, this.readAll());
   }
 
   /** Checkpoints an unfinished transaction still needs for its rollback. */
@@ -313,6 +317,23 @@ export class CheckpointService {
     }
     return out;
   }
+}
+
+/** Whether a capture is exactly its base's manifest: the same folders, each with the base's chunk, and the same folder lists. */
+function sameTree(cache: StatCache, captured: Captured): boolean {
+  const now = captured.folders ?? [];
+  const then = cache.folders;
+  if (now.length !== then.length || !sameList(captured.dirs, cache.dirs) || !sameList(captured.absentDirs, cache.absentDirs)) return false;
+  for (let i = 0; i < now.length; i++) {
+    const a = now[i] as (typeof now)[number];
+    const b = then[i] as (typeof then)[number];
+    if (a.hash === null || a.hash !== b.hash || a.chunk.dir !== b.chunk.dir) return false;
+  }
+  return true;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function blobsOf(manifest: Manifest): Map<string, number> {
