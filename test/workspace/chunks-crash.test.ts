@@ -4,18 +4,15 @@
  * whole — no top record names a chunk that is not there — and the next
  * checkpoint, from whatever base is left, equals a full capture.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { captureWorkspace } from '../../src/workspace/checkpoints/capture.js';
 import { CheckpointService } from '../../src/workspace/checkpoints/service.js';
 import type { ManifestEntry } from '../../src/workspace/checkpoints/types.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { tempRoot, write } from './fixtures/checkpoint-helpers.js';
-
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'tx-child.mjs');
+import { runUntilKilled } from './fixtures/tx-child-run.js';
 
 const made: string[] = [];
 afterEach(() => {
@@ -27,15 +24,7 @@ function content(entries: ManifestEntry[]): string[] {
 }
 
 function dieAt(r: string, op: string, n: number, durable: boolean): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [CHILD, 'ws-die-at', r, op, String(n), durable ? '1' : '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (err += d));
-    p.on('error', reject);
-    p.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve(out) : reject(new Error(`child was not killed at ${op} #${n}: ${out}${err}`))));
-  });
+  return runUntilKilled(['ws-die-at', r, op, String(n), durable ? '1' : '0']);
 }
 
 // A durable checkpoint after a 1-folder change: the chunk's rename, the top record's temp, the fsync group, the top record's rename.

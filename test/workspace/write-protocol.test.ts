@@ -8,6 +8,7 @@ import { openWorkspace } from '../../src/workspace/open.js';
 import { setDurableObserver, type DurableEvent } from '../../src/workspace/durable.js';
 import { UndoHistory } from '../../src/workspace/checkpoints/history.js';
 import { tempRoot, write } from './fixtures/checkpoint-helpers.js';
+import { runUntilKilled } from './fixtures/tx-child-run.js';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'tx-child.mjs');
 const roots: string[] = [];
@@ -149,15 +150,7 @@ describe('a multi-file batch, or a write that creates a folder, is journaled; th
 
 /** Runs the child that writes `text` to a.txt and SIGKILLs itself at the n-th step of kind `op`; resolves with its output. */
 function dieAt(r: string, op: string, n: number, text: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [CHILD, 'die-at', r, op, String(n), 'a.txt', text], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (err += d));
-    p.on('error', reject);
-    p.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve(out) : reject(new Error(`child was not killed at ${op} #${n}: ${out}${err}`))));
-  });
+  return runUntilKilled(['die-at', r, op, String(n), 'a.txt', text]);
 }
 
 describe('a process killed at each step of a one-file write: the file is old or new, nothing is left behind, and undo is right', () => {
