@@ -188,7 +188,7 @@ describe('stat cache', () => {
   it('is used: a second checkpoint of an unchanged, settled tree reads no file', async () => {
     const r = root();
     for (let i = 0; i < 30; i++) write(r, `f${i}.txt`, `file ${i}\n`);
-    await new Promise((res) => setTimeout(res, 30));
+    await pastTick();
     const cps = new CheckpointService(openWorkspace(r).ws);
     cps.createWorkspace('first', 'test', { kind: 'manual' });
     const cache = cps.statCache.load(cps.manifests);
@@ -215,6 +215,17 @@ interface Top {
   id: string;
   cache?: { root: { dev: number; ino: number }; clock: { ms: number; dev: number } };
   chunks: Array<[string, string]>;
+  unsynced?: string[];
+}
+
+/** The top record of workspace checkpoint `id`, as it is on disk. */
+function topOf(r: string, id: string): Top {
+  return JSON.parse(fs.readFileSync(store(r).top(id), 'utf8')) as Top;
+}
+
+/** Waits past the file system's timestamp tick, so files written before are trusted by the next checkpoint's clock. */
+function pastTick(): Promise<void> {
+  return new Promise((res) => setTimeout(res, 30));
 }
 
 function sha(bytes: Buffer | string): string {
@@ -227,10 +238,10 @@ describe('a planted, damaged or torn base only costs speed, or fails loudly', ()
     const r = root();
     write(r, 'a.txt', 'aaaa\n');
     write(r, 'b.txt', 'bbbb\n');
-    await new Promise((res) => setTimeout(res, 30));
+    await pastTick();
     const cps = new CheckpointService(openWorkspace(r).ws);
     const m = cps.createWorkspace('first', 'test', { kind: 'manual' });
-    const top = JSON.parse(fs.readFileSync(store(r).top(m.id), 'utf8')) as Top;
+    const top = topOf(r, m.id);
     const [dir, name] = top.chunks[0] as [string, string];
     expect(dir).toBe('');
     const text = fs.readFileSync(store(r).chunk(name), 'utf8');
@@ -327,7 +338,7 @@ describe('a planted, damaged or torn base only costs speed, or fails loudly', ()
     fs.writeFileSync(store(r).chunk(rootChunk), text.slice(0, 20));
     fs.rmSync(path.join(r, 'c.txt'));
     const third = new CheckpointService(openWorkspace(r).ws).createWorkspace('third', 'test', { kind: 'manual' });
-    expect(JSON.parse(fs.readFileSync(store(r).top(third.id), 'utf8')).chunks).toEqual([['', rootChunk]]);
+    expect(topOf(r, third.id).chunks).toEqual([['', rootChunk]]);
     expect(fs.readFileSync(store(r).chunk(rootChunk), 'utf8')).toBe(text);
     expect(new CheckpointService(openWorkspace(r).ws).get(third.id).entries.map((e) => e.path)).toEqual(['a.txt', 'b.txt']);
     expect(second.entries.map((e) => e.path)).toEqual(['a.txt', 'b.txt', 'c.txt']);
@@ -338,7 +349,7 @@ describe('folder chunks are shared and collected like blobs', () => {
   it('a checkpoint after a 1-file change writes one chunk; every other folder is the base’s', async () => {
     const r = root();
     for (let i = 0; i < 12; i++) write(r, `d${i % 4}/f${i}.txt`, `file ${i}\n`);
-    await new Promise((res) => setTimeout(res, 30));
+    await pastTick();
     const cps = new CheckpointService(openWorkspace(r).ws);
     const first = cps.createWorkspace('first', 'test', { kind: 'manual' });
     const before = new Set(fs.readdirSync(store(r).chunksDir));
@@ -346,19 +357,19 @@ describe('folder chunks are shared and collected like blobs', () => {
     const second = cps.createWorkspace('second', 'test', { kind: 'manual' });
     const added = fs.readdirSync(store(r).chunksDir).filter((n) => !before.has(n));
     expect(added).toHaveLength(1);
-    const tops = [first, second].map((m) => (JSON.parse(fs.readFileSync(store(r).top(m.id), 'utf8')) as Top).chunks);
+    const tops = [first, second].map((m) => topOf(r, m.id).chunks);
     expect(tops[1]?.filter(([d, h]) => tops[0]?.some(([d0, h0]) => d0 === d && h0 === h)).map(([d]) => d)).toEqual(['d0', 'd1', 'd3']);
   });
 
   it('dropping a checkpoint removes only the chunks (and blobs) no kept checkpoint names; the kept one restores exactly', async () => {
     const r = root();
     for (let i = 0; i < 6; i++) write(r, `d${i % 3}/f${i}.txt`, `file ${i}\n`);
-    await new Promise((res) => setTimeout(res, 30));
+    await pastTick();
     const cps = new CheckpointService(openWorkspace(r).ws);
     const first = cps.createWorkspace('first', 'test', { kind: 'manual' });
     write(r, 'd1/f1.txt', 'second version\n');
     const second = cps.createWorkspace('second', 'test', { kind: 'manual' });
-    const kept = (JSON.parse(fs.readFileSync(store(r).top(second.id), 'utf8')) as Top).chunks.map(([, h]) => h);
+    const kept = topOf(r, second.id).chunks.map(([, h]) => h);
     cps.drop(first.id);
     expect(fs.readdirSync(store(r).chunksDir).sort()).toEqual([...kept].sort());
     write(r, 'd1/f1.txt', 'third\n');
@@ -387,7 +398,7 @@ describe('a chunk a crash could lose is never named by a durable checkpoint', ()
   it("a command's index fsyncs no chunk and lists the ones it wrote; the durable checkpoint that next reuses them fsyncs them before its top record's rename", async () => {
     const r = root();
     for (let i = 0; i < 6; i++) write(r, `d${i % 3}/f${i}.txt`, `file ${i}\n`);
-    await new Promise((res) => setTimeout(res, 30));
+    await pastTick();
     const cps = new CheckpointService(openWorkspace(r).ws);
     cps.createWorkspace('first', 'test', { kind: 'manual' });
     const events: DurableEvent[] = [];
@@ -395,7 +406,7 @@ describe('a chunk a crash could lose is never named by a durable checkpoint', ()
     try {
       write(r, 'd1/f1.txt', 'edited before a command\n');
       const index = cps.createWorkspace('index', 'test', { kind: 'index' }, [], false, false);
-      const top = JSON.parse(fs.readFileSync(store(r).top(index.id), 'utf8')) as Top & { unsynced?: string[] };
+      const top = topOf(r, index.id);
       const d1 = top.chunks.find(([d]) => d === 'd1')?.[1] as string;
       expect(top.unsynced).toEqual([d1]);
       const synced = (): string[] => events.flatMap((e) => (e.op === 'fsync' ? [e.path] : e.op === 'group' ? [...e.paths] : []));
@@ -403,7 +414,7 @@ describe('a chunk a crash could lose is never named by a durable checkpoint', ()
       events.length = 0;
       // Nothing changed since the index: the manual checkpoint reuses every chunk, and must make the index's own durable first.
       const manual = cps.createWorkspace('manual', 'test', { kind: 'manual' });
-      const manualTop = JSON.parse(fs.readFileSync(store(r).top(manual.id), 'utf8')) as Top & { unsynced?: string[] };
+      const manualTop = topOf(r, manual.id);
       expect(manualTop.chunks).toEqual(top.chunks);
       expect(manualTop.unsynced).toBeUndefined();
       const group = events.find((e) => e.op === 'group') as Extract<DurableEvent, { op: 'group' }>;
@@ -419,10 +430,10 @@ describe('a chunk a crash could lose is never named by a durable checkpoint', ()
   it('a chunk already on disk with the same bytes is kept, never replaced by a file not yet fsynced', async () => {
     const r = root();
     write(r, 'a.txt', 'aaaa\n');
-    await new Promise((res) => setTimeout(res, 30));
+    await pastTick();
     const cps = new CheckpointService(openWorkspace(r).ws);
     const first = cps.createWorkspace('first', 'test', { kind: 'manual' });
-    const name = (JSON.parse(fs.readFileSync(store(r).top(first.id), 'utf8')) as Top).chunks[0]?.[1] as string;
+    const name = topOf(r, first.id).chunks[0]?.[1] as string;
     const inode = fs.statSync(store(r).chunk(name)).ino;
     // A fresh process cuts the same folder anew (no base in memory is needed to find the same bytes).
     const again = new CheckpointService(openWorkspace(r).ws);
@@ -439,7 +450,7 @@ describe("a restore's safety checkpoint", () => {
     write(r, 'd0/a.txt', 'a\n');
     write(r, 'd1/b.txt', 'b\n');
     write(r, 'd1/c.txt', 'c\n');
-    await new Promise((res) => setTimeout(res, 30));
+    await pastTick();
     const cps = new CheckpointService(openWorkspace(r).ws);
     const before = cps.createWorkspace('before', 'test', { kind: 'manual' });
     fs.rmSync(path.join(r, 'd1/c.txt'));
@@ -448,7 +459,7 @@ describe("a restore's safety checkpoint", () => {
     const m = cps.get(safety as string);
     expect(m.entries.find((e) => e.path === 'd1/c.txt')).toEqual({ path: 'd1/c.txt', type: 'absent' });
     expect(content(new CheckpointService(openWorkspace(r).ws).get(safety as string).entries)).toEqual(content(m.entries));
-    const chunksOf = (id: string): Array<[string, string]> => (JSON.parse(fs.readFileSync(store(r).top(id), 'utf8')) as Top).chunks;
+    const chunksOf = (id: string): Array<[string, string]> => topOf(r, id).chunks;
     const base = new Map(chunksOf(before.id));
     const after = new Map(chunksOf(safety as string));
     expect(after.get('d0')).toBe(base.get('d0'));
@@ -463,7 +474,7 @@ describe('a top record naming a folder twice', () => {
     write(r, 'a.txt', 'a\n');
     const cps = new CheckpointService(openWorkspace(r).ws);
     const m = cps.createWorkspace('first', 'test', { kind: 'manual' });
-    const top = JSON.parse(fs.readFileSync(store(r).top(m.id), 'utf8')) as Top;
+    const top = topOf(r, m.id);
     fs.writeFileSync(store(r).top(m.id), JSON.stringify({ ...top, chunks: [top.chunks[0], top.chunks[0]] }));
     expect(() => new CheckpointService(openWorkspace(r).ws).get(m.id)).toThrow(/unknown format/);
   });

@@ -198,7 +198,7 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
     const base = st.base?.chunk;
     if (base !== undefined) {
       // Rows of the base before this path are gone from the folder (most often the next row is this path).
-      while (st.at < base.entries.length && (base.entries[st.at] as ManifestEntry).path !== w.path && (base.entries[st.at] as ManifestEntry).path < w.path) {
+      while (st.at < base.entries.length && (base.entries[st.at] as ManifestEntry).path < w.path) {
         st.at++;
         st.same = false;
       }

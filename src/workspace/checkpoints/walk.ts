@@ -133,6 +133,13 @@ export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclud
 const DIR_MARK = '/';
 const LINK_MARK = '\0';
 
+/** An entry's sort key (see DIR_MARK) by its type, from a Dirent or an lstat; null for anything but a file, folder or symlink. */
+function keyOf(name: string, type: Pick<fs.Dirent, 'isFile' | 'isDirectory' | 'isSymbolicLink'>): string | null {
+  if (type.isFile()) return name;
+  if (type.isDirectory()) return name + DIR_MARK;
+  return type.isSymbolicLink() ? name + LINK_MARK : null;
+}
+
 /** One walk; null when the stat threads failed (nothing of it is used then). */
 function walkWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclude: string | null | undefined, stats: StatRun): WalkResult | null {
   const ignoreSources = sources ?? [diskIgnoreSource(resolver)];
@@ -160,22 +167,17 @@ function walkWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclu
       if (name.startsWith(TEMP_PREFIX)) continue;
       if (name === '.gitignore') onDisk = true;
       // The type readdir reports (d_type) for the entry it listed in the opened folder: no lstat per folder or link.
-      if (dirent.isFile()) keys.push(name);
-      else if (dirent.isDirectory()) keys.push(name + DIR_MARK);
-      else if (dirent.isSymbolicLink()) keys.push(name + LINK_MARK);
-      else if (dirent.isFIFO() || dirent.isSocket() || dirent.isBlockDevice() || dirent.isCharacterDevice())
-        continue; // Not project content.
-      else {
+      let key = keyOf(name, dirent);
+      if (key === null && !(dirent.isFIFO() || dirent.isSocket() || dirent.isBlockDevice() || dirent.isCharacterDevice())) {
         // File systems that do not report types (DT_UNKNOWN) need an lstat, through the opened folder.
         try {
-          const st = fs.lstatSync(dir.at(name));
-          if (st.isFile()) keys.push(name);
-          else if (st.isDirectory()) keys.push(name + DIR_MARK);
-          else if (st.isSymbolicLink()) keys.push(name + LINK_MARK);
+          key = keyOf(name, fs.lstatSync(dir.at(name)));
         } catch {
           // Vanished while we walked.
         }
       }
+      // null: a FIFO, socket or device (not project content), or gone.
+      if (key !== null) keys.push(key);
     }
     const texts = ignoreSources.map((source) => source(dirRel, onDisk));
     const levels = texts.some((t) => t !== null) ? [...stack, { base: dirRel, bySource: texts.map((t) => (t === null ? null : ignore().add(t))), screens: texts.map((t) => (t === null ? null : nameScreen(t))) }] : stack;
