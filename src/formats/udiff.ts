@@ -50,8 +50,12 @@ const CONTEXT_DIFF_SEPARATOR = '***************';
 const EXT_HEADERS = ['old mode ', 'new mode ', 'deleted file mode ', 'new file mode ', 'rename from ', 'rename to ', 'copy from ', 'copy to ', 'similarity index ', 'dissimilarity index ', 'index '] as const;
 
 const NUMBERED_HUNK = /^@@\s+-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?\s*(?:@@|$)/;
-/** A hunk header outside any file patch: numbered, or "@@ … @@". */
-const ORPHAN_HUNK = /^@@(?:\s+-\d|\s.*@@|@@)/;
+/**
+ * A hunk header outside any file patch. It is whatever parseHunk reads as a header inside one (any line opening
+ * with "@@", numbered or bare), so a hunk that lost its file header is refused in every shape a model writes it:
+ * the bare "@@" of apply_patch style was once read as prose there, and its edit lines silently dropped.
+ */
+const ORPHAN_HUNK = /^@@/;
 
 /** A delete request carrying the hunks that remove the old content, so the engine can check the file is what the patch saw. */
 export interface VerifiedDeleteRequest extends DeleteRequest {

@@ -6,15 +6,24 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedServer } from '../../src/agent/providers/scripted-server.js';
 import { lines } from './helpers/project.js';
 
 const REPO = path.resolve(__dirname, '../..');
 const BIN = path.join(REPO, 'bin/editwarden');
 let entry: string;
-const socket = `ew-agent-test-${process.pid}`;
 const session = 'run';
+/**
+ * A tmux server of its own for each test. One socket reused across tests raced: `kill-server` returns before the
+ * old server is gone, so the next test's `new-session` could land in the dying server and vanish with it (CI saw an
+ * empty screen for 30 s, 2026-11-27).
+ */
+let socket = '';
+let tests = 0;
+beforeEach(() => {
+  socket = `ew-agent-test-${process.pid}-${tests++}`;
+});
 
 beforeAll(() => {
   if (!fs.existsSync(path.join(REPO, 'dist/cli/commands/run.js'))) {
@@ -34,6 +43,8 @@ afterEach(() => {
 
 function tmux(...args: string[]): string {
   const r = spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+  // A failed tmux call (no such session: the command it ran is gone) says so at once, not as a 30 s empty screen.
+  if (r.status !== 0) throw new Error(`tmux ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
   return r.stdout;
 }
 

@@ -91,4 +91,13 @@ describe('a hunk that belongs to no file', () => {
     expect(parsed.requests).toHaveLength(1);
     expect(parsed.errors.map((e) => e.line)).toEqual([9]);
   });
+  // Found by every-line-accounted's random seed (CI, 2026-11-27): a bare "@@" after prose was read as prose and
+  // its "-i"/"+I" silently dropped, while the file patch before it applied.
+  it.each([['@@'], ['@@ '], ['@@ def f():'], ['@@@ -8 +8 @@@']])('in any header shape (%j), bare or numbered, it is refused', (header) => {
+    const text = ['--- a/f.txt', '+++ b/f.txt', '@@ -1,3 +1,3 @@', ' a', '-b', '+B', ' c', '*** End Patch', header, ' h', '-i', '+I', ' j', ''].join('\n');
+    const parsed = parseUnifiedDiff(text);
+    expect(parsed.requests).toHaveLength(1);
+    expect(parsed.errors.map((e) => [e.line, e.fromLine])).toEqual([[9, 8]]);
+    expect(parsed.errors[0]?.error.message).toMatch(/belongs to no file/);
+  });
 });
