@@ -35,11 +35,13 @@ function content(entries: ManifestEntry[]): string[] {
 
 /**
  * The checkpoint of the service (stat cache and chunks of the last one in use) next to a full capture of the same
- * moment, and the same checkpoint as a fresh process reads it back from disk (its chunks).
+ * moment, and the same checkpoint as a fresh process reads it back from disk (its chunks). The service's capture reuses
+ * the folder listings its last walk recorded (listings.ts), so the property covers them too.
  */
 function incrementalAndFull(cps: CheckpointService, r: string): { incremental: string[]; full: string[]; onDisk: string[]; dirs: [string[], string[], string[]] } {
   const m = cps.createWorkspace('round', 'test', { kind: 'manual' });
-  const full = captureWorkspace(r, cps.blobs, null);
+  // Cold: no stat cache, and every folder read (no listing of an earlier walk reused: listings.ts).
+  const full = captureWorkspace(r, cps.blobs, null, [], undefined, { reuseListings: false });
   const back = new CheckpointService(openWorkspace(r).ws).get(m.id);
   return { incremental: content(m.entries), full: content(full.entries), onDisk: content(back.entries), dirs: [m.dirs, full.dirs, back.dirs] };
 }

@@ -12,7 +12,7 @@ import type { BlobStore, Durability } from './blob-store.js';
 import type { Chunk, FolderChunk } from './chunks.js';
 import type { StatCache } from './stat-cache.js';
 import { compareByPath, parentDirs, type ManifestEntry } from './types.js';
-import { asResolver, walkWorkspace, type IgnoreSource, type RootArg } from './walk.js';
+import { asResolver, walkWorkspace, type IgnoreSource, type RootArg, type WalkOptions } from './walk.js';
 
 export interface Captured {
   entries: ManifestEntry[];
@@ -141,13 +141,14 @@ function captureFilesWith(dirCache: DirCache, paths: Iterable<string>, blobs: Bl
  * Workspace scope. `cache` is the stat cache of the last workspace
  * checkpoint (or null: every file is read); `extra` are paths to record even
  * if ignored (a restore's safety checkpoint must hold everything the restore
- * will overwrite).
+ * will overwrite). `walk`: how the tree is walked (its clock, to record the
+ * folders' listings for the next walk: walk.ts).
  */
-export function captureWorkspace(root: RootArg, blobs: BlobStore, cache: StatCache | null, extra: Iterable<string> = [], sources?: IgnoreSource[]): Captured {
+export function captureWorkspace(root: RootArg, blobs: BlobStore, cache: StatCache | null, extra: Iterable<string> = [], sources?: IgnoreSource[], walk: WalkOptions = {}): Captured {
   const resolver = asResolver(root);
   const dirCache = new DirCache(resolver);
   try {
-    return captureWorkspaceWith(resolver, dirCache, blobs, cache, extra, sources);
+    return captureWorkspaceWith(resolver, dirCache, blobs, cache, extra, sources, walk);
   } finally {
     dirCache.closeAll();
   }
@@ -163,8 +164,8 @@ interface FolderState {
   out: FolderChunk;
 }
 
-function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache: DirCache, blobs: BlobStore, cache: StatCache | null, extra: Iterable<string>, sources: IgnoreSource[] | undefined): Captured {
-  const walked = walkWorkspace(resolver, sources);
+function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache: DirCache, blobs: BlobStore, cache: StatCache | null, extra: Iterable<string>, sources: IgnoreSource[] | undefined, walk: WalkOptions): Captured {
+  const walked = walkWorkspace(resolver, sources, undefined, walk);
   const entries: ManifestEntry[] = [];
   const wanted = [...new Set(extra)];
   // Only extras need to know what the walk saw: no set of every path otherwise.

@@ -127,7 +127,8 @@ export class CheckpointService {
       // The file system's clock BEFORE the scan: what this scan records is trusted next time only if older (stat-cache.ts).
       const clock = this.statCache.clock();
       const cache = this.statCache.load(this.manifests);
-      const captured = this.withRoom(() => captureWorkspace(this.ws.resolver, this.blobs, cache, relative));
+      // The same clock lets the walk record the folders it lists, for the next walk to reuse (listings.ts).
+      const captured = this.withRoom(() => captureWorkspace(this.ws.resolver, this.blobs, cache, relative, undefined, { clock }));
       if (cache !== null && captured.read === 0 && sameTree(cache, captured) && reuse?.(cache.manifest)) {
         // Nothing written: every folder's chunk is the cached manifest's (same paths, stats, blobs, links), and so are its folders.
         // This scan's start, not the cached one's: every stat was taken again now, so a file is as trustworthy as in a new index.

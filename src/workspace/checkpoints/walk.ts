@@ -15,6 +15,8 @@ import { STATE_DIR } from '../paths.js';
 import { Resolver, type DirHandle } from '../resolver.js';
 import { readRegularAt } from './current.js';
 import { nameScreen, type NameScreen } from './ignore-screen.js';
+import { keepListings, listingsOf, recordable, stillListed, type Listing } from './listings.js';
+import type { FsClock } from './stat-cache.js';
 import { sharedStatPool, type StatPool } from './stat-pool.js';
 import { StatRun } from './stat-run.js';
 import type { StatKey } from './types.js';
@@ -95,6 +97,13 @@ interface Level {
 export interface WalkOptions {
   /** Threads for the stats (stat-pool.ts); null: this thread only. Default: the process's pool, once it runs. */
   pool?: StatPool | null;
+  /**
+   * The file system's clock read before this walk (stat-cache.ts): given, the walk records the folders it lists for the
+   * next walk to reuse (listings.ts) and replaces the root's table. Absent: recorded listings are only read.
+   */
+  clock?: FsClock | null;
+  /** false: every folder is read, no listing reused or recorded (a cold walk, to check the others against). Default true. */
+  reuseListings?: boolean;
 }
 
 /**
@@ -112,12 +121,13 @@ export interface WalkOptions {
 export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclude?: string | null, options: WalkOptions = {}): WalkResult {
   const resolver = asResolver(rootArg);
   const pool = options.pool === undefined ? sharedStatPool() : options.pool;
+  const folders = folderListings(resolver, options);
   if (pool?.usable) {
-    const threaded = walkWith(resolver, sources, exclude, pool.run());
-    if (threaded !== null) return threaded;
+    const threaded = walkWith(resolver, sources, exclude, pool.run(), folders);
+    if (threaded !== null) return folders.done(threaded);
     // A thread threw (the pool is given up): the whole walk again, here.
   }
-  const result = walkWith(resolver, sources, exclude, new StatRun(null, Number.POSITIVE_INFINITY)) as WalkResult;
+  const result = folders.done(walkWith(resolver, sources, exclude, new StatRun(null, Number.POSITIVE_INFINITY), folders) as WalkResult);
   // Only the process's own pool starts by itself, in a process that walks large trees more than once.
   if (options.pool === undefined) pool?.noteWalk(result.entries.length);
   return result;
@@ -140,8 +150,85 @@ function keyOf(name: string, type: Pick<fs.Dirent, 'isFile' | 'isDirectory' | 'i
   return type.isSymbolicLink() ? name + LINK_MARK : null;
 }
 
+/** A walk's use of the recorded listings (listings.ts): which it may reuse, and the table it records when it read a clock. */
+interface FolderListings {
+  /** The folder's entries (sorted keys) and whether it holds a .gitignore; read from disk unless its recorded listing holds. */
+  list(dir: DirHandle): { keys: readonly string[]; gitignore: boolean } | null;
+  /** Keeps the recorded table (a walk that read a clock and finished); returns the result. */
+  done(result: WalkResult): WalkResult;
+}
+
+function folderListings(resolver: Resolver, options: WalkOptions): FolderListings {
+  const reuse = options.reuseListings !== false;
+  const prior = reuse ? listingsOf(resolver.identity) : new Map<string, Listing>();
+  const clock = reuse ? (options.clock ?? null) : null;
+  let table = clock === null ? null : new Map<string, Listing>();
+  return {
+    list(dir) {
+      let key: fs.Stats | null = null;
+      if (reuse) {
+        // The key BEFORE the listing: a change while it is read leaves a newer key than the one recorded with it.
+        try {
+          key = fs.fstatSync(dir.fd);
+        } catch {
+          key = null;
+        }
+        const known = prior.get(dir.rel);
+        if (key !== null && known !== undefined && stillListed(known, key)) {
+          table?.set(dir.rel, known);
+          return known;
+        }
+      }
+      const listed = readListing(dir);
+      if (listed !== null && table !== null && key !== null && clock !== null && recordable(key, clock)) {
+        table.set(dir.rel, { dev: key.dev, ino: key.ino, mtimeMs: key.mtimeMs, ctimeMs: key.ctimeMs, ...listed });
+      }
+      return listed;
+    },
+    done(result) {
+      if (table !== null) keepListings(resolver.identity, table);
+      // A second walk (the threads failed) records afresh.
+      table = clock === null ? null : new Map<string, Listing>();
+      return result;
+    },
+  };
+}
+
+/** The folder's entries as sort keys (see DIR_MARK), sorted, without .git, the root's state folder or editwarden's temp files; null when it cannot be read. */
+function readListing(dir: DirHandle): { keys: string[]; gitignore: boolean } | null {
+  let names: fs.Dirent[];
+  try {
+    names = fs.readdirSync(dir.self, { withFileTypes: true });
+  } catch {
+    return null;
+  }
+  let gitignore = false;
+  const keys: string[] = [];
+  for (const dirent of names) {
+    const name = dirent.name;
+    if (name === '.git') continue;
+    if (dir.rel === '' && name === STATE_DIR) continue;
+    if (name.startsWith(TEMP_PREFIX)) continue;
+    if (name === '.gitignore') gitignore = true;
+    // The type readdir reports (d_type) for the entry it listed in the opened folder: no lstat per folder or link.
+    let key = keyOf(name, dirent);
+    if (key === null && !(dirent.isFIFO() || dirent.isSocket() || dirent.isBlockDevice() || dirent.isCharacterDevice())) {
+      // File systems that do not report types (DT_UNKNOWN) need an lstat, through the opened folder.
+      try {
+        key = keyOf(name, fs.lstatSync(dir.at(name)));
+      } catch {
+        // Vanished while we walked.
+      }
+    }
+    // null: a FIFO, socket or device (not project content), or gone.
+    if (key !== null) keys.push(key);
+  }
+  keys.sort();
+  return { keys, gitignore };
+}
+
 /** One walk; null when the stat threads failed (nothing of it is used then). */
-function walkWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclude: string | null | undefined, stats: StatRun): WalkResult | null {
+function walkWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclude: string | null | undefined, stats: StatRun, folders: FolderListings): WalkResult | null {
   const ignoreSources = sources ?? [diskIgnoreSource(resolver)];
   const entries: WalkedEntry[] = [];
   const dirs: string[] = [];
@@ -152,37 +239,12 @@ function walkWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclu
   const excludeRule: Rules | null = excludeRules === null ? null : { rules: excludeRules, screen: nameScreen(excludeText as string) };
   // Each folder is opened relative to its opened parent, never by a path string: a folder swapped for a symlink is not entered.
   const visit = (dir: DirHandle, dirRel: string, stack: Level[]): void => {
-    let names: fs.Dirent[];
-    try {
-      names = fs.readdirSync(dir.self, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    let onDisk = false;
-    const keys: string[] = [];
-    for (const dirent of names) {
-      const name = dirent.name;
-      if (name === '.git') continue;
-      if (dirRel === '' && name === STATE_DIR) continue;
-      if (name.startsWith(TEMP_PREFIX)) continue;
-      if (name === '.gitignore') onDisk = true;
-      // The type readdir reports (d_type) for the entry it listed in the opened folder: no lstat per folder or link.
-      let key = keyOf(name, dirent);
-      if (key === null && !(dirent.isFIFO() || dirent.isSocket() || dirent.isBlockDevice() || dirent.isCharacterDevice())) {
-        // File systems that do not report types (DT_UNKNOWN) need an lstat, through the opened folder.
-        try {
-          key = keyOf(name, fs.lstatSync(dir.at(name)));
-        } catch {
-          // Vanished while we walked.
-        }
-      }
-      // null: a FIFO, socket or device (not project content), or gone.
-      if (key !== null) keys.push(key);
-    }
+    const listed = folders.list(dir);
+    if (listed === null) return;
+    const { keys, gitignore: onDisk } = listed;
     const texts = ignoreSources.map((source) => source(dirRel, onDisk));
     const levels = texts.some((t) => t !== null) ? [...stack, { base: dirRel, bySource: texts.map((t) => (t === null ? null : ignore().add(t))), screens: texts.map((t) => (t === null ? null : nameScreen(t))) }] : stack;
     const check = levels.length > 0 || excludeRule !== null;
-    keys.sort();
     const relDir = dirRel === '' ? '' : `${dirRel}/`;
     // Path strings serve only the files' cache-key lstat (see WalkedEntry); everything else goes through `dir`.
     const displayDir = dir.display.endsWith('/') ? dir.display : `${dir.display}/`;
