@@ -13,8 +13,8 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { forgetListings } from '../../src/workspace/checkpoints/listings.js';
 import type { FsClock } from '../../src/workspace/checkpoints/stat-cache.js';
-import { walkWorkspace, type WalkResult } from '../../src/workspace/checkpoints/walk.js';
-import { tempRoot, write } from './fixtures/checkpoint-helpers.js';
+import { walkWorkspace } from '../../src/workspace/checkpoints/walk.js';
+import { plainWalk, tempRoot, write } from './fixtures/checkpoint-helpers.js';
 
 /** The file system's time now, read as the checkpoint service reads it: the mtime of a file just written there. */
 function fsClock(root: string): FsClock {
@@ -26,9 +26,10 @@ function fsClock(root: string): FsClock {
 }
 
 /** A walk that records (it read a clock first), one that reuses, one that reads every folder: all on this thread. */
-const recording = (root: string, clock: FsClock = fsClock(root)): WalkResult => walkWorkspace(root, undefined, undefined, { pool: null, clock });
-const reusing = (root: string): WalkResult => walkWorkspace(root, undefined, undefined, { pool: null });
-const cold = (root: string): WalkResult => walkWorkspace(root, undefined, undefined, { pool: null, reuseListings: false });
+type Walked = ReturnType<typeof plainWalk>;
+const recording = (root: string, clock: FsClock = fsClock(root)): Walked => plainWalk(walkWorkspace(root, undefined, undefined, { pool: null, clock }));
+const reusing = (root: string): Walked => plainWalk(walkWorkspace(root, undefined, undefined, { pool: null }));
+const cold = (root: string): Walked => plainWalk(walkWorkspace(root, undefined, undefined, { pool: null, reuseListings: false }));
 
 /** Folders listed from disk while `fn` runs (relative to `root`). */
 function foldersRead(root: string, fn: () => void): string[] {
@@ -175,7 +176,7 @@ describe('a walk that reuses listings gives what a walk reading every folder giv
     expect(first).toEqual(['', 'a', 'a/b', 'c', 'c/d', 'c/d/e']);
     fs.writeFileSync(path.join(r, 'a/b/x'), 'new content\n');
     fs.writeFileSync(path.join(r, 'c/added'), 'added\n');
-    let walked: WalkResult | null = null;
+    let walked: Walked | null = null;
     expect(foldersRead(r, () => (walked = reusing(r)))).toEqual(['c']);
     expect(walked).toEqual(cold(r));
   });

@@ -224,7 +224,7 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
       continue;
     }
     // Unchanged by its stat: the recorded entry, whose blob the base's checkpoint keeps from the garbage collector.
-    if (recorded?.type === 'file' && w.stat !== null && cache?.trusts(recorded, recordedDev, w.stat)) {
+    if (recorded?.type === 'file' && cache?.trusts(recorded, recordedDev, w.stats, w.at)) {
       entries.push(recorded);
       out.entries.push(recorded);
       out.devs.push(recordedDev);

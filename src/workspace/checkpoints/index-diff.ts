@@ -20,6 +20,7 @@ import { manifestIgnoreSource, type IgnoreRules } from './restore.js';
 import type { BlobStore } from './blob-store.js';
 import { diffManifest, type DiffOptions } from './diff.js';
 import { compareByPath, type CheckpointChange, type Manifest, type ManifestEntry } from './types.js';
+import { AT } from './stat-batch.js';
 import { walkWorkspace } from './walk.js';
 import type { Resolver } from '../resolver.js';
 
@@ -45,9 +46,11 @@ export function diffIndex(resolver: Resolver, index: Manifest, blobs: BlobStore,
       continue;
     }
     if (e.type === 'symlink' && w.type === 'symlink' && w.target === e.target) continue;
-    if (e.type === 'file' && w.type === 'file' && w.stat !== null && e.mtimeMs < trustBefore && e.ctimeMs < trustBefore) {
-      const st = w.stat;
-      if (st.size === e.size && st.mtimeMs === e.mtimeMs && st.ctimeMs === e.ctimeMs && st.ino === e.ino && (st.mode & 0o7777) === e.mode) continue;
+    if (e.type === 'file' && w.type === 'file' && e.mtimeMs < trustBefore && e.ctimeMs < trustBefore) {
+      // The walk's numbers for this file (a NaN device: it has none).
+      const s = w.stats;
+      const o = w.at;
+      if (!Number.isNaN(s[o + AT.dev]) && s[o + AT.size] === e.size && s[o + AT.mtimeMs] === e.mtimeMs && s[o + AT.ctimeMs] === e.ctimeMs && s[o + AT.ino] === e.ino && ((s[o + AT.mode] as number) & 0o7777) === e.mode) continue;
     }
     candidates.push(e);
   }

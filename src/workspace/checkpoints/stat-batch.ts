@@ -68,6 +68,12 @@ function statInto(file: string, out: Float64Array, o: number): void {
   out[o + 7] = st.gid;
 }
 
+/** Where each number of a file's stat sits among its FIELDS (statInto's order). */
+export const AT = { dev: 0, ino: 1, size: 2, mtimeMs: 3, ctimeMs: 4, mode: 5, uid: 6, gid: 7 } as const;
+
+/** A walked file's stat before its batch is done: no key (a file the walk never statted is never trusted). */
+export const NO_STAT = new Float64Array([Number.NaN]);
+
 /** The cache key of the file whose numbers start at `o`; null when its lstat failed or found no regular file. */
 export function keyAt(out: Float64Array, o: number): StatKey | null {
   const dev = out[o] as number;

@@ -34,7 +34,8 @@ import { StateFolder } from '../state-dir.js';
 import { tempNameFor } from '../atomic.js';
 import type { Chunk, FolderChunk } from './chunks.js';
 import type { ManifestStore } from './manifest-store.js';
-import type { ManifestEntry, StatKey } from './types.js';
+import { AT } from './stat-batch.js';
+import type { ManifestEntry } from './types.js';
 
 type FileEntry = Extract<ManifestEntry, { type: 'file' }>;
 
@@ -86,12 +87,16 @@ export class StatCache {
     return this.byDir.get(dir);
   }
 
-  /** Whether `stat` proves the file of `entry` (its stat read on device `dev`) unchanged since its bytes were read. */
-  trusts(entry: FileEntry, dev: number, stat: StatKey): boolean {
+  /**
+   * Whether the stat numbers at `s[o …]` (stat-batch.ts `AT`; NaN first: none) prove the file of `entry` (its stat read
+   * on device `dev`) unchanged since its bytes were read.
+   */
+  trusts(entry: FileEntry, dev: number, s: Float64Array, o: number): boolean {
     // Racily clean: changed in the tick of the clock or later, so an equal stat proves nothing.
     if (dev !== this.clock.dev || !(entry.ctimeMs < this.clock.ms) || !(entry.mtimeMs < this.clock.ms)) return false;
-    if (stat.dev !== dev || stat.ino !== entry.ino || stat.size !== entry.size || stat.mtimeMs !== entry.mtimeMs || stat.ctimeMs !== entry.ctimeMs) return false;
-    return (stat.mode & 0o7777) === entry.mode && stat.uid === entry.uid && stat.gid === entry.gid;
+    // A NaN device (no key) equals nothing.
+    if (s[o + AT.dev] !== dev || s[o + AT.ino] !== entry.ino || s[o + AT.size] !== entry.size || s[o + AT.mtimeMs] !== entry.mtimeMs || s[o + AT.ctimeMs] !== entry.ctimeMs) return false;
+    return ((s[o + AT.mode] as number) & 0o7777) === entry.mode && s[o + AT.uid] === entry.uid && s[o + AT.gid] === entry.gid;
   }
 }
 

@@ -9,21 +9,26 @@
  * the grace is statted again here into numbers of this thread's own, and a
  * thread that threw fails the run (the walk walks again without threads).
  */
-import { CLAIMS, DONE, FAILED, FIELDS, FREE, keyAt, MAX_BATCHES, REGION_FILES, SETTLED, statBatch, TAKEN } from './stat-batch.js';
+import { CLAIMS, DONE, FAILED, FIELDS, FREE, MAX_BATCHES, REGION_FILES, SETTLED, statBatch, TAKEN } from './stat-batch.js';
 import type { StatPool } from './stat-pool.js';
-import type { StatKey } from './types.js';
+
+/** A walked file's stat: `stats[at … at + FIELDS)` (stat-batch.ts), pointed into its batch's numbers, no object per file. */
+export interface StatSlot {
+  stats: Float64Array;
+  at: number;
+}
 
 interface Batch {
   dirs: string[];
   names: string[];
-  /** The walk's entries whose `stat` this batch fills, in order. */
-  entries: Array<{ stat: StatKey | null }>;
+  /** The walk's entries whose stat numbers this batch holds, in order. */
+  entries: StatSlot[];
   out: Float64Array | null;
 }
 
 /**
  * The stats of one walk: `add` queues a file (its folder's path prefix, its
- * name, the entry whose `stat` to fill); `finish` fills every entry, or
+ * name, the entry whose stat slot to point at its numbers); `finish` fills every entry, or
  * returns false when a thread failed (the caller walks again without the
  * pool). A batch is posted as soon as it is full, so the threads stat while
  * the walk still lists.
@@ -46,7 +51,7 @@ export class StatRun {
     private readonly lead = 0,
   ) {}
 
-  add(dirPrefix: string, name: string, entry: { stat: StatKey | null }): void {
+  add(dirPrefix: string, name: string, entry: StatSlot): void {
     let batch = this.current;
     if (batch === null) {
       batch = { dirs: [], names: [], entries: [], out: null };
@@ -133,10 +138,15 @@ export class StatRun {
       }
       pool.counts.threadBatches += this.posted - this.lead - ownPosted;
     }
+    // Each entry points into its batch's numbers: 50k files cost no 50k key objects (nor their collection).
     for (const batch of this.batches) {
       const out = batch.out as Float64Array;
       const entries = batch.entries;
-      for (let j = 0; j < entries.length; j++) (entries[j] as { stat: StatKey | null }).stat = keyAt(out, j * FIELDS);
+      for (let j = 0; j < entries.length; j++) {
+        const slot = entries[j] as StatSlot;
+        slot.stats = out;
+        slot.at = j * FIELDS;
+      }
     }
     return true;
   }

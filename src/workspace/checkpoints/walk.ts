@@ -18,8 +18,8 @@ import { nameScreen, type NameScreen } from './ignore-screen.js';
 import { keepListings, listingsOf, recordable, stillListed, type Listing } from './listings.js';
 import type { FsClock } from './stat-cache.js';
 import { sharedStatPool, type StatPool } from './stat-pool.js';
+import { NO_STAT } from './stat-batch.js';
 import { StatRun } from './stat-run.js';
-import type { StatKey } from './types.js';
 
 /** Where a walk or capture starts: a root path (made into a resolver) or the workspace's resolver. */
 export type RootArg = string | Resolver;
@@ -52,12 +52,13 @@ export function readExact(resolver: Resolver, rel: string): string | null {
 
 type WalkedEntry =
   /**
-   * `stat`: the file's lstat taken by path string (null when that failed or
-   * found no regular file), a cache key only (stat-cache.ts): it never decides
-   * which bytes are read, since every read goes through a descriptor opened
-   * inside the root.
+   * `stats[at …]`: the file's lstat taken by path string, as numbers
+   * (stat-batch.ts `AT`, `keyAt`; the first NaN when that failed or found no
+   * regular file), a cache key only (stat-cache.ts): it never decides which
+   * bytes are read, since every read goes through a descriptor opened inside
+   * the root. Shared with the other files of its batch: read, never kept.
    */
-  | { path: string; type: 'file'; stat: StatKey | null }
+  | { path: string; type: 'file'; stats: Float64Array; at: number }
   /** `target`: read through the opened folder during the walk; null when it vanished since readdir. */
   | { path: string; type: 'symlink'; target: string | null };
 
@@ -265,7 +266,7 @@ function walkWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclu
           child.close();
         }
       } else if (!isLink) {
-        const entry: WalkedFile = { path: rel, type: 'file', stat: null };
+        const entry: WalkedFile = { path: rel, type: 'file', stats: NO_STAT, at: 0 };
         entries.push(entry);
         stats.add(displayDir, name, entry);
       } else {
