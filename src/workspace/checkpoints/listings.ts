@@ -32,6 +32,8 @@ export interface Listing {
   ctimeMs: number;
   /** The walk's sort keys (walk.ts DIR_MARK), sorted; never mutated once recorded. */
   keys: readonly string[];
+  /** Each entry's path from the root, in the keys' order (made once, shared by every walk that reuses the listing). */
+  paths: readonly string[];
   /** Whether the folder held an entry named .gitignore (the walk reads its rules then). */
   gitignore: boolean;
 }

@@ -154,7 +154,7 @@ function keyOf(name: string, type: Pick<fs.Dirent, 'isFile' | 'isDirectory' | 'i
 /** A walk's use of the recorded listings (listings.ts): which it may reuse, and the table it records when it read a clock. */
 interface FolderListings {
   /** The folder's entries (sorted keys) and whether it holds a .gitignore; read from disk unless its recorded listing holds. */
-  list(dir: DirHandle): { keys: readonly string[]; gitignore: boolean } | null;
+  list(dir: DirHandle): Entries | null;
   /** Keeps the recorded table (a walk that read a clock and finished); returns the result. */
   done(result: WalkResult): WalkResult;
 }
@@ -195,8 +195,11 @@ function folderListings(resolver: Resolver, options: WalkOptions): FolderListing
   };
 }
 
-/** The folder's entries as sort keys (see DIR_MARK), sorted, without .git, the root's state folder or editwarden's temp files; null when it cannot be read. */
-function readListing(dir: DirHandle): { keys: string[]; gitignore: boolean } | null {
+/** A folder's entries: sort keys (see DIR_MARK), sorted; each one's path from the root; whether a .gitignore is among them. */
+type Entries = Pick<Listing, 'keys' | 'paths' | 'gitignore'>;
+
+/** The folder's entries, without .git, the root's state folder or editwarden's temp files; null when it cannot be read. */
+function readListing(dir: DirHandle): Entries | null {
   let names: fs.Dirent[];
   try {
     names = fs.readdirSync(dir.self, { withFileTypes: true });
@@ -225,7 +228,16 @@ function readListing(dir: DirHandle): { keys: string[]; gitignore: boolean } | n
     if (key !== null) keys.push(key);
   }
   keys.sort();
-  return { keys, gitignore };
+  // The paths once per listing: a reused listing hands the same strings to every later walk (no 50k concatenations each).
+  const relDir = dir.rel === '' ? '' : `${dir.rel}/`;
+  const paths = keys.map((key) => relDir + nameOf(key));
+  return { keys, paths, gitignore };
+}
+
+/** The entry's name in its sort key (see DIR_MARK). */
+function nameOf(key: string): string {
+  const mark = key.charCodeAt(key.length - 1);
+  return mark === 47 || mark === 0 ? key.slice(0, -1) : key;
 }
 
 /** One walk; null when the stat threads failed (nothing of it is used then). */
@@ -242,19 +254,19 @@ function walkWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclu
   const visit = (dir: DirHandle, dirRel: string, stack: Level[]): void => {
     const listed = folders.list(dir);
     if (listed === null) return;
-    const { keys, gitignore: onDisk } = listed;
+    const { keys, paths, gitignore: onDisk } = listed;
     const texts = ignoreSources.map((source) => source(dirRel, onDisk));
     const levels = texts.some((t) => t !== null) ? [...stack, { base: dirRel, bySource: texts.map((t) => (t === null ? null : ignore().add(t))), screens: texts.map((t) => (t === null ? null : nameScreen(t))) }] : stack;
     const check = levels.length > 0 || excludeRule !== null;
-    const relDir = dirRel === '' ? '' : `${dirRel}/`;
     // Path strings serve only the files' cache-key lstat (see WalkedEntry); everything else goes through `dir`.
     const displayDir = dir.display.endsWith('/') ? dir.display : `${dir.display}/`;
-    for (const key of keys) {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
       const mark = key.charCodeAt(key.length - 1);
       const isDir = mark === 47; // DIR_MARK
       const isLink = mark === 0; // LINK_MARK
       const name = isDir || isLink ? key.slice(0, -1) : key;
-      const rel = relDir + name;
+      const rel = paths[i] as string;
       if (check && isIgnored(levels, ignoreSources.length, excludeRule, rel, isDir, name)) continue;
       if (isDir) {
         const child = dir.openChild(name);
