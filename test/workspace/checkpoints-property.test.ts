@@ -4,7 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CheckpointService } from '../../src/workspace/checkpoints/service.js';
-import { snapshotTree, tempRoot, write } from './fixtures/checkpoint-helpers.js';
+import { doesNotFit, snapshotTree, tempRoot, write } from './fixtures/checkpoint-helpers.js';
 
 /** One change a person, an agent or a command might make between checkpoint and restore. */
 type Op =
@@ -69,9 +69,7 @@ function apply(root: string, o: Op): void {
       }
     }
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'EISDIR' || code === 'ELOOP') return;
-    throw error;
+    if (!doesNotFit(error)) throw error;
   }
 }
 

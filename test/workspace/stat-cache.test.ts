@@ -16,7 +16,7 @@ import { openWorkspace } from '../../src/workspace/open.js';
 import { CheckpointService } from '../../src/workspace/checkpoints/service.js';
 import { captureWorkspace } from '../../src/workspace/checkpoints/capture.js';
 import type { Manifest, ManifestEntry } from '../../src/workspace/checkpoints/types.js';
-import { tempRoot, write } from './fixtures/checkpoint-helpers.js';
+import { doesNotFit, tempRoot, write } from './fixtures/checkpoint-helpers.js';
 
 const made: string[] = [];
 afterEach(() => {
@@ -146,9 +146,7 @@ function apply(r: string, o: Op): void {
       }
     }
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'EISDIR' || code === 'ELOOP') return;
-    throw error;
+    if (!doesNotFit(error)) throw error;
   }
 }
 
