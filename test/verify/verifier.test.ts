@@ -12,7 +12,9 @@ import type { Workspace } from '../../src/workspace/workspace.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../..');
-const TSC = path.join(repo, 'node_modules/.bin/tsc');
+// TypeScript 5's own binary, not node_modules/.bin/tsc: typescript-native (TypeScript 7) installs a `tsc` too, and which
+// one .bin links depends on the install's history (7 exits 1 on a type error where 5 exits 2).
+const TSC = path.join(repo, 'node_modules/typescript/bin/tsc');
 const temps: string[] = [];
 afterAll(() => {
   for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true });
