@@ -163,7 +163,7 @@ function folderListings(resolver: Resolver, options: WalkOptions): FolderListing
   const reuse = options.reuseListings !== false;
   const prior = reuse ? listingsOf(resolver.identity) : new Map<string, Listing>();
   const clock = reuse ? (options.clock ?? null) : null;
-  let table = clock === null ? null : new Map<string, Listing>();
+  const table = clock === null ? null : new Map<string, Listing>();
   return {
     list(dir) {
       let key: fs.Stats | null = null;
@@ -187,9 +187,8 @@ function folderListings(resolver: Resolver, options: WalkOptions): FolderListing
       return listed;
     },
     done(result) {
+      // A first walk the threads failed left its records here too: each was true when made, and the second walk's replace them.
       if (table !== null) keepListings(resolver.identity, table);
-      // A second walk (the threads failed) records afresh.
-      table = clock === null ? null : new Map<string, Listing>();
       return result;
     },
   };
