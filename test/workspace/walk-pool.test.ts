@@ -9,11 +9,31 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyAt } from '../../src/workspace/checkpoints/stat-batch.js';
 import { compareByPath } from '../../src/workspace/checkpoints/types.js';
+import type { PendingWalk } from '../../src/workspace/checkpoints/walk.js';
 import { plainWalk, tempRoot } from './fixtures/checkpoint-helpers.js';
 
 type WalkModule = typeof import('../../src/workspace/checkpoints/walk.js');
 type PoolModule = typeof import('../../src/workspace/checkpoints/stat-pool.js');
+
+/**
+ * A pipelined walk read as the capture reads it: each file's numbers taken right after `ready` said they are final,
+ * before any later file is asked for. Null when a `ready` or the `end` said a thread failed.
+ */
+function readInOrder(w: PendingWalk): ReturnType<typeof plainWalk> | null {
+  let n = 0;
+  const entries: ReturnType<typeof plainWalk>['entries'] = [];
+  for (const e of w.entries) {
+    if (e.type !== 'file') {
+      entries.push(e);
+      continue;
+    }
+    if (!w.ready(n++)) return null;
+    entries.push({ path: e.path, type: e.type, stat: keyAt(e.stats, e.at) });
+  }
+  return w.end() ? { entries, dirs: w.dirs } : null;
+}
 
 const DIST = path.resolve(__dirname, '../../dist/workspace/checkpoints');
 let walk: WalkModule;
@@ -113,6 +133,9 @@ describe('the threaded walk gives exactly what the walk on one thread gives', ()
           expect(one.entries.every((e) => !e.path.split('/').includes('.git'))).toBe(true);
           expect(plainWalk(walk.walkWorkspace(root, sources, excl, { pool: threads }))).toEqual(plainWalk(one));
           expect(plainWalk(walk.walkWorkspace(root, sources, excl, { pool: threadsOnly }))).toEqual(plainWalk(one));
+          // Pipelined (the capture's way): the same numbers, each final when it is read.
+          expect(readInOrder(walk.startWalk(root, sources, excl, { pool: threads }))).toEqual(plainWalk(one));
+          expect(readInOrder(walk.startWalk(root, sources, excl, { pool: threadsOnly }))).toEqual(plainWalk(one));
         }
       }),
       { numRuns: 100 },
@@ -174,6 +197,33 @@ describe('a thread that fails or stalls costs a second walk on the calling threa
     }
   });
 
+  it('pipelined, a thread that throws: a ready or the end says so, the pool is given up, and a capture is done again whole without threads, equal to one without', async () => {
+    const open = (await import(path.resolve(DIST, '../open.js'))) as typeof import('../../src/workspace/open.js');
+    const cap = (await import(path.join(DIST, 'capture.js'))) as typeof import('../../src/workspace/checkpoints/capture.js');
+    const faulty = (): InstanceType<PoolModule['StatPool']> => new poolMod.StatPool({ threads: 1, batchFiles: 4, callerStats: false, fault: 'throw', graceMs: 10_000, leadFiles: 0 });
+    const pool = faulty();
+    try {
+      expect(pool.start() && pool.waitReady(20_000)).toBe(true);
+      expect(readInOrder(walk.startWalk(root, undefined, undefined, { pool }))).toBeNull();
+      expect(pool.counts.fallbacks).toBe(1);
+      expect(pool.broken).toBe(true);
+    } finally {
+      pool.close();
+    }
+    const again = faulty();
+    try {
+      expect(again.start() && again.waitReady(20_000)).toBe(true);
+      const blobs = open.openWorkspace(root).transactions.checkpoints.blobs;
+      const without = cap.captureWorkspace(root, blobs, null, [], undefined, { pool: null, reuseListings: false });
+      const threaded = cap.captureWorkspace(root, blobs, null, [], undefined, { pool: again });
+      expect(again.counts.fallbacks).toBe(1);
+      expect(threaded.entries).toEqual(without.entries);
+      expect(threaded.entries.length).toBe(41); // 40 files and the link.
+    } finally {
+      again.close();
+    }
+  });
+
   it('a thread that ends while it holds a batch: the calling thread stats what it held (and what it never took) after the grace; the walk equals the one-thread walk; the pool is given up once the exit is seen', async () => {
     const pool = new poolMod.StatPool({ threads: 1, batchFiles: 4, callerStats: false, fault: 'exit', graceMs: 300, leadFiles: 0 });
     try {
@@ -182,6 +232,9 @@ describe('a thread that fails or stalls costs a second walk on the calling threa
       expect(plainWalk(walk.walkWorkspace(root, undefined, undefined, { pool }))).toEqual(plainWalk(one));
       expect(pool.counts.retaken).toBe(10); // 40 files in batches of 4, none finished by the thread.
       expect(pool.counts.threadBatches).toBe(0);
+      // Pipelined, the same: each batch the dead thread holds is statted here once the grace is over.
+      expect(readInOrder(walk.startWalk(root, undefined, undefined, { pool }))).toEqual(plainWalk(one));
+      expect(pool.counts.retaken).toBe(20);
       for (let i = 0; i < 200 && !pool.broken; i++) await new Promise((r) => setTimeout(r, 10));
       expect(pool.broken).toBe(true);
       expect(plainWalk(walk.walkWorkspace(root, undefined, undefined, { pool }))).toEqual(plainWalk(one));

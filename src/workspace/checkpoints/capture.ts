@@ -12,7 +12,7 @@ import type { BlobStore, Durability } from './blob-store.js';
 import type { Chunk, FolderChunk } from './chunks.js';
 import type { StatCache } from './stat-cache.js';
 import { compareByPath, parentDirs, type ManifestEntry } from './types.js';
-import { asResolver, walkWorkspace, type IgnoreSource, type RootArg, type WalkOptions } from './walk.js';
+import { asResolver, startWalk, type IgnoreSource, type RootArg, type WalkOptions } from './walk.js';
 
 export interface Captured {
   entries: ManifestEntry[];
@@ -165,9 +165,13 @@ interface FolderState {
 }
 
 function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache: DirCache, blobs: BlobStore, cache: StatCache | null, extra: Iterable<string>, sources: IgnoreSource[] | undefined, walk: WalkOptions): Captured {
-  const walked = walkWorkspace(resolver, sources, undefined, walk);
+  // Each file's stat is made final as the loop below reaches it, so this pass runs beside the threads' stats.
+  const walked = startWalk(resolver, sources, undefined, walk);
+  let file = 0;
   const entries: ManifestEntry[] = [];
   const wanted = [...new Set(extra)];
+  // A stat thread failed: nothing of this pass is used; the whole capture again, its walk on this thread alone.
+  const again = (): Captured => captureWorkspaceWith(resolver, dirCache, blobs, cache, wanted, sources, { ...walk, pool: null });
   // Only extras need to know what the walk saw: no set of every path otherwise.
   const seen = wanted.length > 0 ? new Set<string>() : null;
   const device = { dev: -1 };
@@ -187,6 +191,7 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
   // The walk is in path order, so each folder's entries come in name order (interleaved with its subfolders'): one
   // cursor per folder through the base's chunk, no map of every path.
   for (const w of walked.entries) {
+    if (w.type === 'file' && !walked.ready(file++)) return again();
     seen?.add(w.path);
     const slash = w.path.lastIndexOf('/');
     // Still in the folder of the last entry (most are): no slice of the path.
@@ -242,6 +247,7 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
     out.entries.push(entry);
     out.devs.push(device.dev);
   }
+  if (!walked.end()) return again();
   const dirs = new Set(walked.dirs);
   const absentDirs = new Set<string>();
   const extras = seen === null ? [] : wanted.filter((p) => !seen.has(p));

@@ -2,7 +2,10 @@
  * The calling thread's side of one walk's stats (walk.ts): it queues the
  * files in batches as the walk lists them, posts each full batch to the
  * stat pool's threads (stat-pool.ts), and at the end stats what no thread
- * claimed, waits briefly for what they hold, and fills every entry's key.
+ * claimed, waits briefly for what they hold, and fills every entry's key —
+ * all at once (`finish`), or batch by batch in order as a reader reaches
+ * them (`settle`, the capture's way: its own work on the first batches runs
+ * while the threads stat the later ones).
  *
  * It must never fill a key from numbers a thread has not finished writing:
  * a batch counts only once its thread marked it done; one still held past
@@ -43,6 +46,12 @@ export class StatRun {
   private region: SharedArrayBuffer | null = null;
   private regionIndex = -1;
   private regionUsed = 0;
+  // Pipelined use (`settle`): batches made final from the first on; posted batches this thread statted; where its
+  // search for a free batch goes on (down from the last); when the grace for a batch a thread holds runs out (0: unset).
+  private settled = 0;
+  private ownPosted = 0;
+  private stealFrom = 0;
+  private graceDeadline = 0;
 
   constructor(
     private readonly pool: StatPool | null,
@@ -138,17 +147,116 @@ export class StatRun {
       }
       pool.counts.threadBatches += this.posted - this.lead - ownPosted;
     }
-    // Each entry points into its batch's numbers: 50k files cost no 50k key objects (nor their collection).
-    for (const batch of this.batches) {
-      const out = batch.out as Float64Array;
-      const entries = batch.entries;
-      for (let j = 0; j < entries.length; j++) {
-        const slot = entries[j] as StatSlot;
-        slot.stats = out;
-        slot.at = j * FIELDS;
-      }
+    for (const batch of this.batches) pointAt(batch);
+    return true;
+  }
+
+  /** Files per batch: the batch of a walk's `n`th file (0-based) is n / filesPerBatch, rounded down. */
+  get filesPerBatch(): number {
+    return this.batchFiles;
+  }
+
+  /**
+   * Pipelined use (a capture that reads each file's numbers in walk order): the listing is over; the batches are then
+   * made final in order by `settle`, and `end` closes the run. `finish` is the other way, all at once.
+   */
+  seal(): void {
+    if (this.current !== null) this.batches.push(this.current);
+    this.current = null;
+  }
+
+  /**
+   * Makes batch `i` and every one before it final and points their entries at their numbers, statting here what no
+   * thread holds: a batch itself when it is free, else — while a thread finishes it — the next free one after it (so
+   * this thread never idles while work is left). A batch a thread holds past the grace is statted again here, into
+   * numbers of this thread's own. False: a thread failed, and nothing of this run may be used.
+   */
+  settle(i: number): boolean {
+    while (this.settled <= i && this.settled < this.batches.length) {
+      if (!this.settleOne(this.settled)) return false;
+      this.settled++;
     }
     return true;
+  }
+
+  /** After every batch was read: false when a thread failed (then nothing of this run may be used). */
+  end(): boolean {
+    if (!this.settle(this.batches.length - 1)) return false;
+    const control = this.control;
+    const pool = this.pool;
+    if (control === null || pool === null) return true;
+    if (Atomics.load(control, FAILED) !== 0) {
+      pool.lost();
+      return false;
+    }
+    pool.counts.threadBatches += this.posted - this.lead - this.ownPosted;
+    return true;
+  }
+
+  private settleOne(i: number): boolean {
+    const batch = this.batches[i] as Batch;
+    const control = this.control;
+    const pool = this.pool;
+    if (control === null || pool === null || i < this.lead || i >= this.posted) {
+      // Never posted: only this thread knows it.
+      batch.out ??= new Float64Array(FIELDS * batch.entries.length);
+      statBatch(batch.dirs, batch.names, batch.out);
+      if (pool) pool.counts.callerBatches++;
+      pointAt(batch);
+      return true;
+    }
+    for (;;) {
+      if (Atomics.load(control, FAILED) !== 0) {
+        pool.lost();
+        return false;
+      }
+      if (pool.callerStats && Atomics.compareExchange(control, CLAIMS + i, FREE, TAKEN) === FREE) {
+        this.statClaimed(control, i);
+        pointAt(batch);
+        return true;
+      }
+      const seen = Atomics.load(control, SETTLED);
+      if (Atomics.load(control, CLAIMS + i) === DONE) {
+        pointAt(batch);
+        return true;
+      }
+      if (this.stealAfter(control, i)) continue;
+      // Nothing left to take: wait for the thread that holds it, within the run's grace (as `finish` does).
+      if (this.graceDeadline === 0) this.graceDeadline = performance.now() + pool.graceMs;
+      const left = this.graceDeadline - performance.now();
+      if (left <= 0) {
+        batch.out = new Float64Array(FIELDS * batch.entries.length);
+        statBatch(batch.dirs, batch.names, batch.out);
+        this.ownPosted++;
+        pool.counts.retaken++;
+        pointAt(batch);
+        return true;
+      }
+      Atomics.wait(control, SETTLED, seen, left);
+    }
+  }
+
+  /** Stats a posted batch this thread has claimed, into its shared numbers, and marks it done. */
+  private statClaimed(control: Int32Array, i: number): void {
+    const batch = this.batches[i] as Batch;
+    statBatch(batch.dirs, batch.names, batch.out as Float64Array);
+    Atomics.store(control, CLAIMS + i, DONE);
+    this.ownPosted++;
+    if (this.pool) this.pool.counts.callerBatches++;
+  }
+
+  /** Claims and stats the last free posted batch after `i` (the threads take them from the first on); false when there is none. */
+  private stealAfter(control: Int32Array, i: number): boolean {
+    if (!this.pool?.callerStats) return false;
+    if (this.stealFrom === 0) this.stealFrom = this.posted;
+    // Claims never return to free, so the search never comes back up.
+    for (let j = this.stealFrom - 1; j > i; j--) {
+      if (Atomics.compareExchange(control, CLAIMS + j, FREE, TAKEN) !== FREE) continue;
+      this.stealFrom = j;
+      this.statClaimed(control, j);
+      return true;
+    }
+    return false;
   }
 
   /** Waits for batch `i` until it is done or `deadline` passes; false when a thread failed. */
@@ -161,5 +269,16 @@ export class StatRun {
       if (left <= 0) return true;
       Atomics.wait(control, SETTLED, seen, left);
     }
+  }
+}
+
+/** Points each entry of a final batch at its numbers: 50k files cost no 50k key objects (nor their collection). */
+function pointAt(batch: Batch): void {
+  const out = batch.out as Float64Array;
+  const entries = batch.entries;
+  for (let j = 0; j < entries.length; j++) {
+    const slot = entries[j] as StatSlot;
+    slot.stats = out;
+    slot.at = j * FIELDS;
   }
 }

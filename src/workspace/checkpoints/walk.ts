@@ -241,6 +241,40 @@ function nameOf(key: string): string {
 
 /** One walk; null when the stat threads failed (nothing of it is used then). */
 function walkWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclude: string | null | undefined, stats: StatRun, folders: FolderListings): WalkResult | null {
+  const listed = listWith(resolver, sources, exclude, stats, folders);
+  return stats.finish() ? listed : null;
+}
+
+/** A walk whose files' stats are made final as they are read, batch by batch, while the threads stat the rest. */
+export interface PendingWalk extends WalkResult {
+  /** Makes the numbers of the walk's `n`th file (0-based, in walk order) final; false: a stat thread failed. */
+  ready(n: number): boolean;
+  /** Every file made final; false: a stat thread failed. After a false, nothing of the walk may be used: walk again. */
+  end(): boolean;
+}
+
+/**
+ * A walk for a reader that goes through the files in order (the workspace capture): the listing is done here, and each
+ * file's stat is made final when the reader asks for it, so the reader's own work on the first files runs while the
+ * threads stat the later ones. Without usable threads it is walkWorkspace's result, final at once.
+ */
+export function startWalk(rootArg: RootArg, sources?: IgnoreSource[], exclude?: string | null, options: WalkOptions = {}): PendingWalk {
+  const resolver = asResolver(rootArg);
+  const pool = options.pool === undefined ? sharedStatPool() : options.pool;
+  if (!pool?.usable) {
+    const walked = walkWorkspace(resolver, sources, exclude, options);
+    return { ...walked, ready: () => true, end: () => true };
+  }
+  const folders = folderListings(resolver, options);
+  const run = pool.run();
+  const listed = folders.done(listWith(resolver, sources, exclude, run, folders));
+  run.seal();
+  const perBatch = run.filesPerBatch;
+  return { ...listed, ready: (n) => run.settle(Math.floor(n / perBatch)), end: () => run.end() };
+}
+
+/** The listing of one walk: every entry, each file queued on `stats` (its numbers are final only once the run is). */
+function listWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclude: string | null | undefined, stats: StatRun, folders: FolderListings): WalkResult {
   const ignoreSources = sources ?? [diskIgnoreSource(resolver)];
   const entries: WalkedEntry[] = [];
   const dirs: string[] = [];
@@ -297,7 +331,6 @@ function walkWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclu
   } finally {
     rootDir.close();
   }
-  if (!stats.finish()) return null;
   // Entries are in path order already (see DIR_MARK); folders are not (a folder "a" is listed after "a-b").
   dirs.sort();
   return { entries, dirs };
