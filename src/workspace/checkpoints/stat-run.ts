@@ -106,46 +106,24 @@ export class StatRun {
   /** Stats what no thread claimed, waits for the rest, and fills every entry's `stat`; false: a thread failed, nothing is filled. */
   finish(): boolean {
     // The last, partial batch stays here: posting it would only race this thread for it.
-    if (this.current !== null) this.batches.push(this.current);
-    this.current = null;
+    this.seal();
     const control = this.control;
-    let ownPosted = 0;
     // From the last batch back: the threads take them from the first on.
     for (let i = this.batches.length - 1; i >= 0; i--) {
-      const batch = this.batches[i] as Batch;
-      const posted = control !== null && i >= this.lead && i < this.posted;
-      if (posted && (!this.pool?.callerStats || Atomics.compareExchange(control, CLAIMS + i, FREE, TAKEN) !== FREE)) continue;
-      batch.out ??= new Float64Array(FIELDS * batch.entries.length);
-      statBatch(batch.dirs, batch.names, batch.out);
-      if (posted) {
-        Atomics.store(control, CLAIMS + i, DONE);
-        ownPosted++;
-      }
-      if (this.pool) this.pool.counts.callerBatches++;
+      if (control === null || !this.isPosted(i)) this.statUnposted(i);
+      else if (this.pool?.callerStats && Atomics.compareExchange(control, CLAIMS + i, FREE, TAKEN) === FREE) this.statClaimed(control, i);
     }
     if (control !== null && this.pool !== null) {
-      const pool = this.pool;
-      const deadline = performance.now() + pool.graceMs;
+      const deadline = performance.now() + this.pool.graceMs;
       for (let i = this.lead; i < this.posted; i++) {
         if (!this.awaitBatch(control, i, deadline)) {
           // A thread threw: nothing it did is trusted; the caller walks again on this thread alone.
-          pool.lost();
+          this.pool.lost();
           return false;
         }
-        if (Atomics.load(control, CLAIMS + i) === DONE) continue;
-        // Held by a thread past the grace (descheduled, stopped or dead): statted here too, into this thread's own
-        // numbers; whatever the thread writes later goes to a buffer nobody reads.
-        const batch = this.batches[i] as Batch;
-        batch.out = new Float64Array(FIELDS * batch.entries.length);
-        statBatch(batch.dirs, batch.names, batch.out);
-        ownPosted++;
-        pool.counts.retaken++;
+        if (Atomics.load(control, CLAIMS + i) !== DONE) this.retake(i);
       }
-      if (Atomics.load(control, FAILED) !== 0) {
-        pool.lost();
-        return false;
-      }
-      pool.counts.threadBatches += this.posted - this.lead - ownPosted;
+      if (!this.closeCount(control)) return false;
     }
     for (const batch of this.batches) pointAt(batch);
     return true;
@@ -182,26 +160,15 @@ export class StatRun {
   /** After every batch was read: false when a thread failed (then nothing of this run may be used). */
   end(): boolean {
     if (!this.settle(this.batches.length - 1)) return false;
-    const control = this.control;
-    const pool = this.pool;
-    if (control === null || pool === null) return true;
-    if (Atomics.load(control, FAILED) !== 0) {
-      pool.lost();
-      return false;
-    }
-    pool.counts.threadBatches += this.posted - this.lead - this.ownPosted;
-    return true;
+    return this.control === null || this.closeCount(this.control);
   }
 
   private settleOne(i: number): boolean {
     const batch = this.batches[i] as Batch;
     const control = this.control;
     const pool = this.pool;
-    if (control === null || pool === null || i < this.lead || i >= this.posted) {
-      // Never posted: only this thread knows it.
-      batch.out ??= new Float64Array(FIELDS * batch.entries.length);
-      statBatch(batch.dirs, batch.names, batch.out);
-      if (pool) pool.counts.callerBatches++;
+    if (control === null || pool === null || !this.isPosted(i)) {
+      this.statUnposted(i);
       pointAt(batch);
       return true;
     }
@@ -225,15 +192,48 @@ export class StatRun {
       if (this.graceDeadline === 0) this.graceDeadline = performance.now() + pool.graceMs;
       const left = this.graceDeadline - performance.now();
       if (left <= 0) {
-        batch.out = new Float64Array(FIELDS * batch.entries.length);
-        statBatch(batch.dirs, batch.names, batch.out);
-        this.ownPosted++;
-        pool.counts.retaken++;
+        this.retake(i);
         pointAt(batch);
         return true;
       }
       Atomics.wait(control, SETTLED, seen, left);
     }
+  }
+
+  private isPosted(i: number): boolean {
+    return i >= this.lead && i < this.posted;
+  }
+
+  /** Stats a batch never posted (only this thread knows it). */
+  private statUnposted(i: number): void {
+    const batch = this.batches[i] as Batch;
+    batch.out ??= new Float64Array(FIELDS * batch.entries.length);
+    statBatch(batch.dirs, batch.names, batch.out);
+    if (this.pool) this.pool.counts.callerBatches++;
+  }
+
+  /**
+   * A posted batch a thread held past the grace (descheduled, stopped or dead): statted here too, into this thread's
+   * own numbers; whatever the thread writes later goes to a buffer nobody reads.
+   */
+  private retake(i: number): void {
+    const batch = this.batches[i] as Batch;
+    batch.out = new Float64Array(FIELDS * batch.entries.length);
+    statBatch(batch.dirs, batch.names, batch.out);
+    this.ownPosted++;
+    if (this.pool) this.pool.counts.retaken++;
+  }
+
+  /** The run's last check once every batch is final: false when a thread failed (the pool is given up); else counts what the threads did. */
+  private closeCount(control: Int32Array): boolean {
+    const pool = this.pool;
+    if (pool === null) return true;
+    if (Atomics.load(control, FAILED) !== 0) {
+      pool.lost();
+      return false;
+    }
+    pool.counts.threadBatches += this.posted - this.lead - this.ownPosted;
+    return true;
   }
 
   /** Stats a posted batch this thread has claimed, into its shared numbers, and marks it done. */
