@@ -20,6 +20,14 @@ async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
   return check();
 }
 
+/** The build's own output and the server's stderr, for a failure message. */
+function whatTheBuildSaid(root: string, server: Connected): string {
+  const runs = path.join(root, '.editwarden/runs');
+  const logs = fs.existsSync(runs) ? fs.readdirSync(runs, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('combined.log')) : [];
+  const outputs = logs.map((f) => `${f}:\n${fs.readFileSync(path.join(runs, f), 'utf8')}`);
+  return [...outputs, `server stderr:\n${server.stderr()}`].join('\n');
+}
+
 describe('editwarden mcp: a cancelled request', () => {
   it.each([
     ['headless', ['--headless']],
@@ -46,10 +54,13 @@ describe('editwarden mcp: a cancelled request', () => {
       const controller = new AbortController();
       const pending = server.client.callTool({ name: 'verify', arguments: { kind: 'build' } }, undefined, { signal: controller.signal });
       const settled = pending.then(
-        () => 'answered',
+        (answer) => `answered: ${JSON.stringify(answer.content)}`,
         (error: unknown) => `rejected: ${(error as Error).message}`,
       );
-      expect(await waitFor(() => fs.existsSync(pgidFile) && fs.statSync(pgidFile).size > 0, 10_000)).toBe(true);
+      // The build has started once it wrote its marker. A call that settles first (refused, failed) fails here with its answer,
+      // a missing marker with what the build and the server printed: CI once saw no marker in 10 s, and nothing said why.
+      const marked = waitFor(() => fs.existsSync(pgidFile) && fs.statSync(pgidFile).size > 0, 20_000).then((ok) => (ok ? 'started' : `no marker in 20 s\n${whatTheBuildSaid(root, server)}`));
+      expect(await Promise.race([marked, settled])).toBe('started');
       await new Promise((r) => setTimeout(r, 300));
       controller.abort('the person pressed stop');
       expect(await settled).toMatch(/^rejected/);
@@ -66,7 +77,7 @@ describe('editwarden mcp: a cancelled request', () => {
               return false;
             }
           });
-      expect(await waitFor(() => sleeping().length === 0, 10_000)).toBe(true);
+      expect(await waitFor(() => sleeping().length === 0, 20_000)).toBe(true);
 
       // The session is healthy: the next calls are answered, in the same run (a cancel is no violation, headless or not).
       const read = await call(server.client, 'read_file', { path: 'src/app.txt' });
@@ -87,6 +98,6 @@ describe('editwarden mcp: a cancelled request', () => {
       expect(calls.map((c) => c.tool)).toEqual(['verify', 'read_file', 'verify']);
       expect(calls[0]).toMatchObject({ status: 'failed', error: { code: 'E_CANCELLED' } });
     },
-    30_000,
+    90_000,
   );
 });
