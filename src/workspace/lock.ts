@@ -149,6 +149,17 @@ export class RootLock {
     return this.depth > 0;
   }
 
+  /**
+   * How many times this object has taken the lock (a hold counts once,
+   * however deep): what was read from disk in one hold may have been changed
+   * by another process before the next (StoreBudget reads its ledger again).
+   */
+  get holds(): number {
+    return this.holdCount;
+  }
+
+  private holdCount = 0;
+
   /** Takes the lock (or counts one more hold of it); throws E_LOCKED after the timeout. */
   acquire(): void {
     if (this.depth > 0) {
@@ -163,6 +174,7 @@ export class RootLock {
       if (this.tryCreate(token)) {
         this.token = token;
         this.depth = 1;
+        this.holdCount++;
         return;
       }
       const owner = readLockOwner(this.file);

@@ -50,9 +50,20 @@ function storeFull(needed: number, total: number, limits: CheckpointLimits): Sto
   });
 }
 
-/** The running total of one blob store. One per BlobStore; only used under the root lock. */
+/**
+ * The running total of one blob store. One per BlobStore; only used under the
+ * root lock. Other processes change the store too (a server and the hooks of
+ * a client, each with a StoreBudget of its own): the ledger is read again in
+ * each hold of the lock (`holds`), and what this object charged or refunded
+ * since is kept as a difference and added to the ledger as it is on disk, so
+ * no process's charges overwrite another's.
+ */
 export class StoreBudget {
-  private total: number | null = null;
+  /** The ledger as read in the hold `readIn` (null: not read yet). */
+  private base: number | null = null;
+  private readIn = -1;
+  /** Charged minus refunded since `base` was read, not yet in the ledger. */
+  private delta = 0;
   private dirty = false;
 
   constructor(
@@ -60,6 +71,8 @@ export class StoreBudget {
     readonly limits: CheckpointLimits,
     /** Counts the store from its blobs (the ledger is missing or damaged). */
     private readonly recount: () => number,
+    /** Which hold of the root lock this is (RootLock.holds); a new hold reads the ledger again. */
+    private readonly hold: () => number = () => 0,
   ) {}
 
   /** Refuses a file too large to copy, before a byte of it is read. */
@@ -67,10 +80,9 @@ export class StoreBudget {
     if (size > this.limits.maxFileBytes) throw fileTooLarge(rel, size, this.limits);
   }
 
-  /** Current total (ledger, or a recount). */
+  /** Current total (ledger, or a recount, with this object's changes since). */
   current(): number {
-    if (this.total === null) this.total = this.load();
-    return this.total;
+    return Math.max(0, this.ledger() + this.delta);
   }
 
   /** Whether `bytes` more would still fit. */
@@ -82,46 +94,64 @@ export class StoreBudget {
   charge(bytes: number): void {
     const total = this.current();
     if (total + bytes > this.limits.maxTotalBytes) throw storeFull(bytes, total, this.limits);
-    this.total = total + bytes;
+    this.delta += bytes;
     this.dirty = true;
   }
 
-  /** Corrects a charge (a streamed blob turned out smaller, or already existed). */
+  /** Corrects a charge (a streamed blob turned out smaller, or already existed), or counts blobs removed. */
   refund(bytes: number): void {
-    if (this.total === null || bytes <= 0) return;
-    this.total = Math.max(0, this.total - bytes);
+    if (bytes <= 0) return;
+    this.delta -= bytes;
     this.dirty = true;
   }
 
   /** Sets the exact total (the garbage collector has just counted it). */
   reset(total: number): void {
-    this.total = total;
+    this.base = total;
+    this.readIn = this.hold();
+    this.delta = 0;
     this.dirty = true;
   }
 
-  /** Writes the ledger if it changed (after a flush of blobs or a collection). */
+  /** Writes the ledger if it changed (after a flush of blobs or a collection): the total on disk now, plus this object's changes. */
   save(): void {
-    if (!this.dirty || this.total === null) return;
+    if (!this.dirty) return;
+    const total = this.current();
     try {
       fs.mkdirSync(this.dir, { recursive: true });
       const temp = path.join(this.dir, `.tmp-usage-${process.pid}`);
-      fs.writeFileSync(temp, JSON.stringify({ format: 1, bytes: this.total }));
+      fs.writeFileSync(temp, JSON.stringify({ format: 1, bytes: total }));
       fs.renameSync(temp, path.join(this.dir, LEDGER));
+      this.base = total;
+      this.delta = 0;
       this.dirty = false;
     } catch {
       // A ledger that cannot be written is counted again by the next process.
     }
   }
 
-  private load(): number {
+  /** The ledger as of this hold of the lock: read again in a new hold (another process may have written it). */
+  private ledger(): number {
+    const hold = this.hold();
+    if (this.base === null || this.readIn !== hold) {
+      const read = this.load();
+      // A recount sees the blobs as they are, this object's unsaved ones included.
+      if (read.recounted) this.delta = 0;
+      this.base = read.bytes;
+      this.readIn = hold;
+    }
+    return this.base;
+  }
+
+  private load(): { bytes: number; recounted: boolean } {
     try {
       const data = JSON.parse(fs.readFileSync(path.join(this.dir, LEDGER), 'utf8')) as { format?: unknown; bytes?: unknown };
-      if (data.format === 1 && typeof data.bytes === 'number' && Number.isSafeInteger(data.bytes) && data.bytes >= 0) return data.bytes;
+      if (data.format === 1 && typeof data.bytes === 'number' && Number.isSafeInteger(data.bytes) && data.bytes >= 0) return { bytes: data.bytes, recounted: false };
     } catch {
       // Missing or damaged: count.
     }
     this.dirty = true;
-    return this.recount();
+    return { bytes: this.recount(), recounted: true };
   }
 }
 

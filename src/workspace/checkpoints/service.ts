@@ -66,7 +66,14 @@ export class CheckpointService {
     this.journal = new Journal(ws.resolver);
     this.blobs = new BlobStore(ws.resolver, `${CHECKPOINTS_DIR}/blobs`);
     const blobs = this.blobs;
-    this.blobs.budget = new StoreBudget(path.join(ws.stateDir, CHECKPOINTS_DIR), { ...DEFAULT_CHECKPOINT_LIMITS, ...options.limits }, () => blobs.occupied());
+    // The ledger is read again in each hold of the root lock: other processes' checkpoints charge it too.
+    const lock = this.lock;
+    this.blobs.budget = new StoreBudget(
+      path.join(ws.stateDir, CHECKPOINTS_DIR),
+      { ...DEFAULT_CHECKPOINT_LIMITS, ...options.limits },
+      () => blobs.occupied(),
+      () => lock.holds,
+    );
     this.manifests = new ManifestStore(ws.resolver, `${CHECKPOINTS_DIR}/manifests`);
     this.statCache = new StatCacheStore(ws.resolver, CHECKPOINTS_DIR);
     this.now = options.now ?? (() => new Date());

@@ -1,0 +1,114 @@
+/**
+ * The checkpoint store's size ledger (usage.json, budget.ts) when more than
+ * one process writes the store: a long-running server and a client's hook
+ * processes each have a StoreBudget of their own. Each one's charges must
+ * reach the ledger: one that kept its own running total would overwrite the
+ * others' (seen: 40,000 bytes in the ledger for 60,000 stored), and the store
+ * could then grow past checkpoints.max_total_bytes unnoticed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { openWorkspace } from '../../src/workspace/open.js';
+import { CheckpointService } from '../../src/workspace/checkpoints/service.js';
+import { tempRoot, write } from './fixtures/checkpoint-helpers.js';
+
+const OPEN = pathToFileURL(path.resolve(__dirname, '../../dist/workspace/open.js')).href;
+
+function ledgerOf(root: string): number {
+  return (JSON.parse(fs.readFileSync(path.join(root, '.editwarden/checkpoints/usage.json'), 'utf8')) as { bytes: number }).bytes;
+}
+
+/** Each writer as a process would be: its own workspace, service, lock and budget. */
+function writer(root: string): CheckpointService {
+  return new CheckpointService(openWorkspace(root).ws);
+}
+
+type Op = { who: number; kind: 'add'; size: number } | { who: number; kind: 'files'; size: number } | { who: number; kind: 'remove' } | { who: number; kind: 'drop' } | { who: number; kind: 'prune'; keep: number };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ who: fc.nat(2), kind: fc.constant('add' as const), size: fc.integer({ min: 1, max: 5000 }) }),
+  fc.record({ who: fc.nat(2), kind: fc.constant('files' as const), size: fc.integer({ min: 1, max: 5000 }) }),
+  fc.record({ who: fc.nat(2), kind: fc.constant('remove' as const) }),
+  fc.record({ who: fc.nat(2), kind: fc.constant('drop' as const) }),
+  fc.record({ who: fc.nat(2), kind: fc.constant('prune' as const), keep: fc.integer({ min: 0, max: 3 }) }),
+);
+
+describe('the checkpoint store ledger, with several writers', () => {
+  it('equals the bytes stored after any interleaving of three writers checkpointing, dropping and pruning (property)', () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 14 }), (ops) => {
+        const root = tempRoot('ew-ledger-');
+        try {
+          write(root, 'seed.txt', 'seed\n');
+          const writers = [writer(root), writer(root), writer(root)];
+          let n = 0;
+          for (const o of ops) {
+            const w = writers[o.who] as CheckpointService;
+            if (o.kind === 'add') {
+              // Unique bytes: a new blob every time.
+              write(root, `f${n}.txt`, `${n++}:`.padEnd(o.size, 'x'));
+              w.createWorkspace(`w${n}`, 'test', { kind: 'manual' });
+            } else if (o.kind === 'files') {
+              write(root, `g${n}.txt`, `${n++};`.padEnd(o.size, 'y'));
+              w.createFiles([`g${n - 1}.txt`], `f${n}`, 'test', { kind: 'manual' });
+            } else if (o.kind === 'remove') {
+              const victim = fs.readdirSync(root).find((f) => /^[fg]\d+\.txt$/.test(f));
+              if (victim) fs.rmSync(path.join(root, victim));
+              w.createWorkspace(`r${n++}`, 'test', { kind: 'manual' });
+            } else if (o.kind === 'drop') {
+              const oldest = w.list()[0];
+              if (oldest) w.drop(oldest.id);
+            } else {
+              w.prune({ keepLast: o.keep });
+            }
+          }
+          if (fs.existsSync(path.join(root, '.editwarden/checkpoints/usage.json'))) expect(ledgerOf(root)).toBe((writers[0] as CheckpointService).blobs.occupied());
+        } finally {
+          fs.rmSync(root, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('equals the bytes stored after two real processes checkpoint new files at the same time (their checkpoints interleave)', async () => {
+    const root = tempRoot('ew-ledger-race-');
+    const gate = tempRoot('ew-ledger-gate-');
+    try {
+      write(root, 'seed.txt', 'seed\n');
+      const child = (name: string) =>
+        new Promise<number | null>((resolve) => {
+          const script = `
+            import fs from 'node:fs';
+            const { openWorkspace } = await import(${JSON.stringify(OPEN)});
+            const cps = openWorkspace(${JSON.stringify(root)}).transactions.checkpoints;
+            // Both start together: each says it is ready and waits for the go.
+            fs.writeFileSync(${JSON.stringify(gate)} + '/${name}', '');
+            while (!fs.existsSync(${JSON.stringify(gate)} + '/go')) await new Promise((r) => setTimeout(r, 2));
+            for (let i = 0; i < 30; i++) {
+              fs.writeFileSync(${JSON.stringify(root)} + '/${name}-' + i + '.txt', '${name} ' + i + ' ' + 'z'.repeat(1000 + i));
+              cps.createWorkspace('${name} ' + i, 'race', { kind: 'manual' });
+              // Out of the lock for a moment: the other process's lock poll gets its turn, so their checkpoints interleave.
+              await new Promise((r) => setTimeout(r, 10 + (i % 3) * 10));
+            }`;
+          const p = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'inherit' });
+          p.on('exit', (code) => resolve(code));
+        });
+      const both = Promise.all([child('a'), child('b')]);
+      while (!(fs.existsSync(path.join(gate, 'a')) && fs.existsSync(path.join(gate, 'b')))) await new Promise((r) => setTimeout(r, 5));
+      fs.writeFileSync(path.join(gate, 'go'), '');
+      expect(await both).toEqual([0, 0]);
+      const stored = writer(root).blobs.occupied();
+      // 60 new files and the seed, each its own blob.
+      expect(stored).toBeGreaterThanOrEqual(60 * 1000);
+      expect(ledgerOf(root)).toBe(stored);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.rmSync(gate, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
