@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -73,6 +73,53 @@ describe('the checkpoint store ledger, with several writers', () => {
       }),
       { numRuns: 30 },
     );
+  });
+
+  it('is rewritten in place, never through a planted link or FIFO, and an older, shorter ledger is read and replaced whole', () => {
+    const root = tempRoot('ew-ledger-planted-');
+    const outside = tempRoot('ew-ledger-outside-');
+    try {
+      write(root, 'a.txt', 'a'.repeat(3000));
+      const cps = writer(root);
+      cps.createWorkspace('first', 'test', { kind: 'manual' });
+      const ledger = path.join(root, '.editwarden/checkpoints/usage.json');
+      const inode = fs.statSync(ledger).ino;
+      write(root, 'b.txt', 'b'.repeat(4000));
+      writer(root).createWorkspace('second', 'test', { kind: 'manual' });
+      // The same file, rewritten: no new file and rename each checkpoint.
+      expect(fs.statSync(ledger).ino).toBe(inode);
+      expect(ledgerOf(root)).toBe(cps.blobs.occupied());
+
+      // What an earlier version wrote: shorter, no padding. Read, then covered whole by the next write.
+      fs.writeFileSync(ledger, JSON.stringify({ format: 1, bytes: ledgerOf(root) }));
+      write(root, 'c.txt', 'c'.repeat(5000));
+      writer(root).createWorkspace('third', 'test', { kind: 'manual' });
+      expect(ledgerOf(root)).toBe(cps.blobs.occupied());
+
+      // A link to a file outside: replaced by a real ledger, the outside file untouched.
+      const target = path.join(outside, 'victim.txt');
+      fs.writeFileSync(target, 'keep me\n');
+      fs.rmSync(ledger);
+      fs.symlinkSync(target, ledger);
+      write(root, 'd.txt', 'd'.repeat(6000));
+      writer(root).createWorkspace('fourth', 'test', { kind: 'manual' });
+      expect(fs.readFileSync(target, 'utf8')).toBe('keep me\n');
+      expect(fs.lstatSync(ledger).isFile()).toBe(true);
+      expect(ledgerOf(root)).toBe(cps.blobs.occupied());
+
+      // A FIFO (nobody at its other end): no hang, replaced. In a child process: a blocked open would stall this one for good.
+      fs.rmSync(ledger);
+      expect(spawnSync('mkfifo', [ledger]).status).toBe(0);
+      write(root, 'e.txt', 'e'.repeat(7000));
+      const script = `const { openWorkspace } = await import(${JSON.stringify(OPEN)}); openWorkspace(${JSON.stringify(root)}).transactions.checkpoints.createWorkspace('fifth', 'test', { kind: 'manual' });`;
+      const fifth = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+      expect(fifth.status, `${fifth.signal ?? ''} ${fifth.stderr}`).toBe(0);
+      expect(fs.lstatSync(ledger).isFile()).toBe(true);
+      expect(ledgerOf(root)).toBe(cps.blobs.occupied());
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('equals the bytes stored after two real processes checkpoint new files at the same time (their checkpoints interleave)', async () => {
