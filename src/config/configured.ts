@@ -9,10 +9,10 @@
  * It reads the file loadConfig reads (after loadConfig has validated it) and
  * never judges a value; must never fail on a file loadConfig accepted.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { CONFIG_FILE } from './names.js';
+import { readSmallFile } from '../small-file.js';
+import { CONFIG_FILE, MAX_CONFIG_BYTES } from './names.js';
 import { userConfigFile } from './trust-store.js';
 
 /** The dotted paths of the leaves of a config-shaped value (`{constraints: {max_files: 3}}` → `constraints.max_files`); lists are leaves. */
@@ -38,7 +38,7 @@ export function configuredKeys(root: string, explicitFile?: string, overrides: u
 
 function readYaml(file: string): unknown {
   try {
-    return YAML.parse(fs.readFileSync(file, 'utf8')) ?? {};
+    return YAML.parse(readSmallFile(file, { maxBytes: MAX_CONFIG_BYTES, follow: true }).toString('utf8')) ?? {};
   } catch {
     // No file (defaults only), or one loadConfig has already refused: nothing set there.
     return {};

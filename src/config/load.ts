@@ -16,8 +16,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { NotASmallFile, readSmallFile } from '../small-file.js';
 import { type Config, mergeRaw, parseYaml, validateConfig } from './config.js';
-import { CONFIG_FILE } from './names.js';
+import { CONFIG_FILE, MAX_CONFIG_BYTES } from './names.js';
 import { type Loosening, loosenings, withBaselineDenials } from './trust-keys.js';
 import { type ConfigTrust, trustRefusal } from './trust-state.js';
 import { type TrustState, trustDir, trustStateOf, userConfigFile } from './trust-store.js';
@@ -49,11 +50,24 @@ function real(p: string): string {
   }
 }
 
+/**
+ * The file's bytes; null when there is none. One that is there but cannot be
+ * read as a config (a FIFO or device a hostile clone put in its place, a huge
+ * file, no permission) is refused: its rules are unknown, so nothing runs
+ * under them (readSmallFile: never waits on a FIFO).
+ */
 function readBytes(file: string): Buffer | null {
   try {
-    return fs.readFileSync(file);
-  } catch {
-    return null;
+    return readSmallFile(file, { maxBytes: MAX_CONFIG_BYTES, follow: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    const why = error instanceof NotASmallFile ? error.reason : `cannot be read (${code ?? (error as Error).message})`;
+    throw new EditwardenError({
+      code: ErrorCode.CONFIG,
+      message: `Config file ${file} ${why}: the rules it holds are unknown, so nothing runs under them.`,
+      hint: `Make ${path.basename(file)} a readable regular file (or remove it), then try again.`,
+    });
   }
 }
 

@@ -18,6 +18,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { readSmallFile } from '../small-file.js';
+import { MAX_CONFIG_BYTES } from './names.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -52,6 +54,9 @@ export interface TrustRecord {
   /** ISO time of the `editwarden trust`. */
   trusted_at: string;
 }
+
+/** A trust record: small, and never read through a link (a planted record is not believed anyway; it must not hang or flood either). */
+const RECORD_READ = { maxBytes: 64 * 1024, follow: false } as const;
 
 function sha256(bytes: Uint8Array | string): string {
   return createHash('sha256').update(bytes).digest('hex');
@@ -93,7 +98,7 @@ function parseRecord(text: string): TrustRecord | null {
 function readRecord(dir: string, file: string): TrustRecord | null {
   if (!believable(dir)) return null;
   try {
-    const record = parseRecord(fs.readFileSync(recordFile(dir, file), 'utf8'));
+    const record = parseRecord(readSmallFile(recordFile(dir, file), RECORD_READ).toString('utf8'));
     return record !== null && record.path === realPath(file) ? record : null;
   } catch {
     return null;
@@ -116,7 +121,7 @@ function noStore(): Error {
 export function trustFile(file: string, env: Env = process.env, now: Date = new Date()): TrustRecord {
   const dir = trustDir(env);
   if (dir === null) throw noStore();
-  const bytes = fs.readFileSync(file);
+  const bytes = readSmallFile(file, { maxBytes: MAX_CONFIG_BYTES, follow: true });
   const record: TrustRecord = { path: realPath(file), sha256: sha256(bytes), trusted_at: now.toISOString() };
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (!believable(dir)) throw new Error(`${dir} is not yours alone (owner or group/other write): fix its owner and mode (chmod 700) first`);
@@ -155,14 +160,14 @@ export function listTrusted(env: Env = process.env): Array<TrustRecord & { state
     if (!name.endsWith('.json') || name.startsWith('.')) continue;
     let record: TrustRecord | null = null;
     try {
-      record = parseRecord(fs.readFileSync(path.join(dir, name), 'utf8'));
+      record = parseRecord(readSmallFile(path.join(dir, name), RECORD_READ).toString('utf8'));
     } catch {
       continue;
     }
     if (record === null) continue;
     let state: 'trusted' | 'changed' | 'missing';
     try {
-      state = sha256(fs.readFileSync(record.path)) === record.sha256 ? 'trusted' : 'changed';
+      state = sha256(readSmallFile(record.path, { maxBytes: MAX_CONFIG_BYTES, follow: true })) === record.sha256 ? 'trusted' : 'changed';
     } catch {
       state = 'missing';
     }

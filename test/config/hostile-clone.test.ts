@@ -114,6 +114,40 @@ describe('a hostile clone', () => {
     expect(fs.existsSync(path.join(s.clone, 'b.txt'))).toBe(false);
   });
 
+  it('a .editwarden.yml that is no file to read (a committed link to /dev/zero; a FIFO put in its place) is refused at once on every route, never waited on or read without end', () => {
+    const s = hostileClone(() => 'constraints:\n  max_files: 5\n');
+    const config = path.join(s.clone, '.editwarden.yml');
+    // The attacker's next commit: the config becomes a link to an endless device; the person pulls it.
+    const origin = path.join(path.dirname(s.clone), 'origin');
+    fs.rmSync(path.join(origin, '.editwarden.yml'));
+    fs.symlinkSync('/dev/zero', path.join(origin, '.editwarden.yml'));
+    git(origin, 'add', '-A');
+    git(origin, 'commit', '-qm', 'zero');
+    git(s.clone, 'pull', '-q');
+    expect(fs.readlinkSync(config)).toBe('/dev/zero');
+    for (const kind of ['a link to /dev/zero', 'a FIFO']) {
+      if (kind === 'a FIFO') {
+        fs.rmSync(config);
+        expect(spawnSync('mkfifo', [config]).status).toBe(0);
+      }
+      const write = JSON.stringify({ tool: 'write_file', args: { path: 'a.txt', content: 'x\n' } });
+      const exec = cli(s, ['exec', '-', '--root', s.clone, '--json'], write);
+      expect(exec.code, `${kind}: exec ${exec.stderr}`).toBe(64);
+      expect(exec.stdout + exec.stderr).toContain('E_CONFIG');
+      // The client's hook: a deny, not a hang the client would end by letting the edit through.
+      const event = { session_id: 's1', hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: path.join(s.clone, 'a.txt'), content: 'x\n' }, cwd: s.clone };
+      const hook = spawnSync(process.execPath, [BIN, 'hook', 'claude', 'pre-tool-use'], { cwd: s.clone, encoding: 'utf8', env: s.env, input: JSON.stringify(event), timeout: 30_000 });
+      expect(hook.status, `${kind}: hook ${hook.signal ?? ''} ${hook.stderr}`).toBe(0);
+      const decision = JSON.parse(hook.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+      expect(decision.hookSpecificOutput.permissionDecision).toBe('deny');
+      expect(decision.hookSpecificOutput.permissionDecisionReason).toContain('is not a regular file');
+      const doctor = cli(s, ['doctor', '--root', s.clone]);
+      expect(doctor.code, `${kind}: doctor ${doctor.stderr}`).toBe(1);
+      expect(doctor.stdout).toContain('is not a regular file');
+      expect(fs.existsSync(path.join(s.clone, 'a.txt'))).toBe(false);
+    }
+  });
+
   it("the person's own config applies on every route, the fast one too (a command with no repository file)", () => {
     const s = hostileClone(() => 'constraints:\n  max_files: 5\n');
     fs.rmSync(path.join(s.clone, '.editwarden.yml'));

@@ -15,6 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../../errors.js';
+import { readSmallFile } from '../../small-file.js';
 
 export interface CheckpointLimits {
   /** Largest file (apparent size) a checkpoint copies. */
@@ -142,25 +143,13 @@ export class StoreBudget {
 
   private load(): { bytes: number; recounted: boolean } {
     try {
-      const data = JSON.parse(readLedger(path.join(this.dir, LEDGER))) as { format?: unknown; bytes?: unknown };
+      const data = JSON.parse(readSmallFile(path.join(this.dir, LEDGER), { maxBytes: 4096, follow: false }).toString('utf8')) as { format?: unknown; bytes?: unknown };
       if (data.format === 1 && typeof data.bytes === 'number' && Number.isSafeInteger(data.bytes) && data.bytes >= 0) return { bytes: data.bytes, recounted: false };
     } catch {
       // Missing or damaged: count.
     }
     this.dirty = true;
     return { bytes: this.recount(), recounted: true };
-  }
-}
-
-/** The ledger's text; throws unless it is a small regular file (a planted link, FIFO or device is never followed, waited on or read). */
-function readLedger(file: string): string {
-  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile() || st.size > 4096) throw new Error(`${file} is not a ledger`);
-    return fs.readFileSync(fd, 'utf8');
-  } finally {
-    fs.closeSync(fd);
   }
 }
 

@@ -18,7 +18,6 @@
  * checkpoints a native edit cannot interleave with an undo. It never writes
  * a project file except through CheckpointService.restore.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { atomicWriteFile } from '../atomic.js';
@@ -27,6 +26,10 @@ import type { CheckpointService } from './service.js';
 import { StepRecords } from './steps.js';
 import type { CheckpointChange, CheckpointSummary } from './types.js';
 import { defined } from '../../defined.js';
+import { NotASmallFile, readSmallFile } from '../../small-file.js';
+
+/** Largest undo.json read: a step list of a long-lived project is far smaller; past this it is treated as damaged. */
+const MAX_UNDO_STATE_BYTES = 64 * 1024 * 1024;
 
 const UNDO_STATE_FILE = 'undo.json';
 const ID = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
@@ -300,8 +303,10 @@ export class UndoHistory {
   private read(): UndoState {
     let text: string;
     try {
-      text = fs.readFileSync(this.file, 'utf8');
-    } catch {
+      // Never through a link, never waiting on a FIFO put in its place (small-file.ts).
+      text = readSmallFile(this.file, { maxBytes: MAX_UNDO_STATE_BYTES, follow: false }).toString('utf8');
+    } catch (error) {
+      if (error instanceof NotASmallFile || (error as NodeJS.ErrnoException).code === 'ELOOP') throw damaged(this.file);
       return structuredClone(EMPTY);
     }
     // Attack: a hand-edited or agent-written undo.json steering a restore at a path outside the store. Only well-formed ids pass.
