@@ -114,7 +114,7 @@ describe('a hostile clone', () => {
     expect(fs.existsSync(path.join(s.clone, 'b.txt'))).toBe(false);
   });
 
-  it('a .editwarden.yml that is no file to read (a committed link to /dev/zero; a FIFO put in its place) is refused at once on every route, never waited on or read without end', () => {
+  it('a .editwarden.yml that is no file to read (a committed link to /dev/zero; a FIFO put in its place) is refused at once on every route (exec, the Claude and Gemini hooks, MCP, doctor), never waited on or read without end', () => {
     const s = hostileClone(() => 'constraints:\n  max_files: 5\n');
     const config = path.join(s.clone, '.editwarden.yml');
     // The attacker's next commit: the config becomes a link to an endless device; the person pulls it.
@@ -141,6 +141,19 @@ describe('a hostile clone', () => {
       const decision = JSON.parse(hook.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
       expect(decision.hookSpecificOutput.permissionDecision).toBe('deny');
       expect(decision.hookSpecificOutput.permissionDecisionReason).toContain('is not a regular file');
+      const gemini = { session_id: 's1', hook_event_name: 'BeforeTool', tool_name: 'write_file', tool_input: { file_path: path.join(s.clone, 'a.txt'), content: 'x\n' }, cwd: s.clone };
+      const geminiHook = spawnSync(process.execPath, [BIN, 'hook', 'gemini', 'before-tool'], { cwd: s.clone, encoding: 'utf8', env: s.env, input: JSON.stringify(gemini), timeout: 30_000 });
+      expect(geminiHook.status, `${kind}: gemini hook ${geminiHook.signal ?? ''}`).toBe(2);
+      expect(geminiHook.stderr).toContain('E_CONFIG');
+      // The MCP server (stdio): the tool call is refused with the same code.
+      const rpc = [
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'write_file', arguments: { path: 'a.txt', content: 'x\n' } } },
+      ];
+      const mcp = spawnSync(process.execPath, [BIN, 'mcp', '--root', s.clone], { encoding: 'utf8', env: s.env, input: rpc.map((m) => JSON.stringify(m)).join('\n') + '\n', timeout: 30_000 });
+      const answer = mcp.stdout.split('\n').find((line) => line.includes('"id":2'));
+      expect(answer, `${kind}: mcp ${mcp.signal ?? ''} ${mcp.stderr}`).toContain('E_CONFIG');
       const doctor = cli(s, ['doctor', '--root', s.clone]);
       expect(doctor.code, `${kind}: doctor ${doctor.stderr}`).toBe(1);
       expect(doctor.stdout).toContain('is not a regular file');
