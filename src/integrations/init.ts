@@ -15,6 +15,7 @@ import { createTwoFilesPatch } from 'diff';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { atomicWriteFile } from '../workspace/atomic.js';
 import { isWithin } from '../config/path-within.js';
+import { NotASmallFile, readSmallFile } from '../small-file.js';
 import type { ClientIntegration, InitSetup } from './client.js';
 
 export interface SettingsChange {
@@ -37,8 +38,9 @@ export function planInit(client: ClientIntegration, root: string, mode: InitMode
     refuseSymlinks(root, relative);
     let before: string | null = null;
     try {
-      before = fs.readFileSync(file.path, 'utf8');
+      before = readSettings(file.path);
     } catch (error) {
+      if (error instanceof NotASmallFile) throw notSettings(relative, error);
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
     const after = mode === 'add' ? file.render(before) : file.remove(before);
@@ -53,9 +55,10 @@ export function hookSwitches(client: ClientIntegration, root: string): string[] 
   for (const file of client.configFiles(root)) {
     let text: string | null = null;
     try {
-      // lstat first: doctor does not follow a planted link either.
-      if (fs.lstatSync(file.path).isFile()) text = fs.readFileSync(file.path, 'utf8');
-    } catch {
+      // Never through a planted link, never waiting on a FIFO (small-file.ts).
+      text = readSettings(file.path);
+    } catch (error) {
+      if (error instanceof NotASmallFile) out.push(`${path.relative(root, file.path)}: ${error.reason} (the client cannot read it as settings)`);
       continue;
     }
     try {
@@ -115,6 +118,23 @@ export function diffOf(c: SettingsChange): string {
  * into the project or rewrite settings outside it. Every component from the
  * root down to the settings file must be a real folder or file.
  */
+/** Largest settings file read (a client's settings are a few KiB). */
+const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
+
+/** A client settings file's text: a regular file only, never through a link, never waited on (small-file.ts). */
+function readSettings(file: string): string {
+  return readSmallFile(file, { maxBytes: MAX_SETTINGS_BYTES, follow: false }).toString('utf8');
+}
+
+function notSettings(relative: string, error: NotASmallFile): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.NOT_REGULAR,
+    message: `${relative} ${error.reason}; editwarden init reads and writes settings only in regular files, so nothing was changed.`,
+    hint: `Look at what ${relative} is. If it should be this project's settings, replace it with a regular file (or remove it) and run editwarden init again.`,
+    path: relative,
+  });
+}
+
 function refuseSymlinks(root: string, relative: string): void {
   let at = root;
   for (const part of relative.split('/')) {

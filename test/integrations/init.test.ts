@@ -5,6 +5,7 @@
  * committed), hostile switches are taken out, symbolic links are never
  * followed, and --remove takes out exactly what init added.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'smol-toml';
@@ -191,6 +192,31 @@ describe('init never follows a symbolic link', () => {
       expect(fs.existsSync(path.join(root, '.claude', 'settings.json'))).toBe(false);
     }
     expect(fs.readFileSync(path.join(outside, 'mcp.json'), 'utf8')).toContain('secret');
+  });
+});
+
+describe('init and doctor never wait on a settings file that is no file', () => {
+  it('a FIFO where a client reads settings: init refuses at once (E_NOT_REGULAR, nothing written), doctor names it', () => {
+    for (const [client, file] of [
+      ['claude', '.claude/settings.json'],
+      ['claude', '.mcp.json'],
+      ['gemini', '.gemini/settings.json'],
+    ] as const) {
+      const root = project({});
+      fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+      expect(spawnSync('mkfifo', [path.join(root, file)]).status).toBe(0);
+      // A real process with a deadline: the old read waited for a writer that never came.
+      const r = spawnSync(process.execPath, [BIN, 'init', client, '--root', root], { encoding: 'utf8', timeout: 20_000 });
+      expect(r.signal, `${file}: init was killed`).toBeNull();
+      expect(r.stderr).toContain('E_NOT_REGULAR');
+      expect(r.stderr).toContain(`${file} is not a regular file (a FIFO)`);
+      expect(r.stderr).toContain('hint:');
+      expect(fs.lstatSync(path.join(root, file)).isFIFO()).toBe(true);
+      const doctor = spawnSync(process.execPath, [BIN, 'doctor', '--root', root, '--only', 'client hooks'], { encoding: 'utf8', timeout: 20_000 });
+      expect(doctor.signal, `${file}: doctor was killed`).toBeNull();
+      expect(doctor.status).toBe(1);
+      expect(doctor.stdout).toContain(`${file}: is not a regular file (a FIFO)`);
+    }
   });
 });
 
