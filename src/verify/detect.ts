@@ -11,6 +11,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { readSmallFile } from '../small-file.js';
+
+/** Largest project manifest (package.json, Cargo.toml, a Makefile…) read to detect the build. */
+const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 
 const ProjectKind = {
   CMAKE: 'cmake',
@@ -67,7 +71,8 @@ class Files {
   }
   text(rel: string): string | null {
     try {
-      return fs.readFileSync(path.join(this.root, rel), 'utf8');
+      // A repository's own files: a committed link to /dev/zero or a FIFO is not read (small-file.ts), it counts as absent.
+      return readSmallFile(path.join(this.root, rel), { maxBytes: MAX_MANIFEST_BYTES, follow: true }).toString('utf8');
     } catch {
       return null;
     }

@@ -161,6 +161,29 @@ describe('a hostile clone', () => {
     }
   });
 
+  it('a committed package.json that links to /dev/zero is not read by build detection: verify answers at once, by the CLI and by MCP', () => {
+    const s = hostileClone(() => 'constraints:\n  max_files: 5\n');
+    const origin = path.join(path.dirname(s.clone), 'origin');
+    fs.symlinkSync('/dev/zero', path.join(origin, 'package.json'));
+    git(origin, 'add', '-A');
+    git(origin, 'commit', '-qm', 'zero');
+    git(s.clone, 'pull', '-q');
+    expect(fs.readlinkSync(path.join(s.clone, 'package.json'))).toBe('/dev/zero');
+    // Read whole, it never ended (54 s of system time until killed, here): it counts as no manifest, so no build command.
+    const cliRun = spawnSync(process.execPath, [BIN, 'verify', '--build', '--root', s.clone], { encoding: 'utf8', env: s.env, timeout: 30_000 });
+    expect(cliRun.signal, 'verify was killed').toBeNull();
+    expect(cliRun.status).toBe(64);
+    expect(cliRun.stderr).toContain('No build command');
+    const rpc = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'verify', arguments: { kind: 'build' } } },
+    ];
+    const mcp = spawnSync(process.execPath, [BIN, 'mcp', '--root', s.clone], { encoding: 'utf8', env: s.env, input: `${rpc.map((m) => JSON.stringify(m)).join('\n')}\n`, timeout: 30_000 });
+    expect(mcp.signal, 'the MCP server was killed').toBeNull();
+    expect(mcp.stdout.split('\n').find((line) => line.includes('"id":2'))).toContain('No build command');
+  });
+
   it("the person's own config applies on every route, the fast one too (a command with no repository file)", () => {
     const s = hostileClone(() => 'constraints:\n  max_files: 5\n');
     fs.rmSync(path.join(s.clone, '.editwarden.yml'));

@@ -19,6 +19,7 @@ import { formatDiagnostic, type Diagnostic } from '../../verify/diagnostics/inde
 import type { VerifyResult, VerifyWorkspace } from '../../verify/verifier.js';
 import { testLayout } from './conventions.js';
 import { describeSteps, firstErrors, relativeDiagnostic, runVerification, verificationCommands, type Verification } from '../editor/verification.js';
+import { readSmallFile } from '../../small-file.js';
 
 export interface ToolVersion {
   tool: string;
@@ -198,7 +199,8 @@ function suggestFramework(detection: Detection, root: string): string | null {
 
 function readText(root: string, rel: string): string {
   try {
-    return fs.readFileSync(path.join(root, rel), 'utf8');
+    // The repository's files: never a FIFO or an endless device behind a committed link (small-file.ts).
+    return readSmallFile(path.join(root, rel), { maxBytes: 4 * 1024 * 1024, follow: true }).toString('utf8');
   } catch {
     return '';
   }
