@@ -79,7 +79,9 @@ describe('the lock file names its holder at every moment', () => {
       // What any next command does first: open the root (recovery breaks a dead holder's lock).
       openWorkspace(root);
       if (fs.existsSync(path.join(root, '.editwarden', LOCK_FILE))) leftLocks++;
-      expect(fs.readdirSync(path.join(root, '.editwarden')).filter((n) => n.endsWith('.pending'))).toEqual([]);
+      // A writer killed before its first commit made no state folder (opening a root does not make one): nothing to leave.
+      const state = path.join(root, '.editwarden');
+      if (fs.existsSync(state)) expect(fs.readdirSync(state).filter((n) => n.endsWith('.pending'))).toEqual([]);
     }
     expect(leftLocks).toBe(0);
   }, 120_000);
