@@ -49,16 +49,22 @@ export function planInit(client: ClientIntegration, root: string, mode: InitMode
   });
 }
 
-/** The switches in a project's settings that turn the client's hooks (editwarden's included) off — for `doctor`. */
-export function hookSwitches(client: ClientIntegration, root: string): string[] {
+/** What `doctor` reports of a project's settings for a client: the switches that turn its hooks (editwarden's included) off, and settings files that are no file to read. */
+export interface HookSettingsReport {
+  switches: string[];
+  unreadable: string[];
+}
+
+export function hookSwitches(client: ClientIntegration, root: string): HookSettingsReport {
   const out: string[] = [];
+  const unreadable: string[] = [];
   for (const file of client.configFiles(root)) {
     let text: string | null = null;
     try {
       // Never through a planted link, never waiting on a FIFO (small-file.ts).
       text = readSettings(file.path);
     } catch (error) {
-      if (error instanceof NotASmallFile) out.push(`${path.relative(root, file.path)}: ${error.reason} (the client cannot read it as settings)`);
+      if (error instanceof NotASmallFile) unreadable.push(`${path.relative(root, file.path)} ${error.reason}`);
       continue;
     }
     try {
@@ -67,7 +73,7 @@ export function hookSwitches(client: ClientIntegration, root: string): string[] 
       out.push(`${path.relative(root, file.path)}: not valid settings (the client may ignore it)`);
     }
   }
-  return out;
+  return { switches: out, unreadable };
 }
 
 /** Characters a config path may hold in the committed hook command: no quoting needed, nothing a shell or Gemini's $VAR expansion reads. */

@@ -215,7 +215,8 @@ describe('init and doctor never wait on a settings file that is no file', () => 
       const doctor = spawnSync(process.execPath, [BIN, 'doctor', '--root', root, '--only', 'client hooks'], { encoding: 'utf8', timeout: 20_000 });
       expect(doctor.signal, `${file}: doctor was killed`).toBeNull();
       expect(doctor.status).toBe(1);
-      expect(doctor.stdout).toContain(`${file}: is not a regular file (a FIFO)`);
+      expect(doctor.stdout).toContain(`${file} is not a regular file (a FIFO)`);
+      expect(doctor.stdout).toContain('Replace it with a regular file');
     }
   });
 });

@@ -194,7 +194,16 @@ export function doctorChecks(context: DoctorContext): DoctorCheck[] {
       run: async () => {
         const { CLIENTS } = await import('../../integrations/index.js');
         const { hookSwitches } = await import('../../integrations/init.js');
-        const found = Object.values(CLIENTS).flatMap((client) => hookSwitches(client, context.root));
+        const reports = Object.values(CLIENTS).map((client) => hookSwitches(client, context.root));
+        const found = reports.flatMap((r) => r.switches);
+        const unreadable = [...new Set(reports.flatMap((r) => r.unreadable))];
+        if (unreadable.length > 0) {
+          return {
+            ok: false,
+            detail: `A client settings file is no file to read: ${unreadable.join('; ')}. The client cannot load its settings (editwarden's hooks included) from it.${found.length > 0 ? ` Also: ${found.join('; ')}.` : ''}`,
+            fix: 'Replace it with a regular file (or remove it), then run editwarden init <client>.',
+          };
+        }
         if (found.length === 0) return { ok: true, detail: "No project setting turns the clients' hooks off." };
         return {
           ok: false,
