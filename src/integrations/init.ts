@@ -32,6 +32,24 @@ export interface SettingsChange {
 
 export type InitMode = 'add' | 'remove';
 
+/** Largest settings file read (a client's settings are a few KiB). */
+const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
+
+/** A client settings file's text: a regular file only, never through a link, never waited on (small-file.ts). */
+function readSettings(file: string): string {
+  return readSmallFile(file, { maxBytes: MAX_SETTINGS_BYTES, follow: false }).toString('utf8');
+}
+
+/** The refusal of a settings file that is no file to read (a FIFO, a device): init leaves it as it is. */
+function notSettings(relative: string, error: NotASmallFile): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.NOT_REGULAR,
+    message: `${relative} ${error.reason}; editwarden init reads and writes settings only in regular files, so nothing was changed.`,
+    hint: `Look at what ${relative} is. If it should be this project's settings, replace it with a regular file (or remove it) and run editwarden init again.`,
+    path: relative,
+  });
+}
+
 export function planInit(client: ClientIntegration, root: string, mode: InitMode = 'add', setup: InitSetup = {}): SettingsChange[] {
   return client.configFiles(root, setup).map((file) => {
     const relative = path.relative(root, file.path).split(path.sep).join('/');
@@ -55,7 +73,7 @@ export interface HookSettingsReport {
   unreadable: string[];
 }
 
-export function hookSwitches(client: ClientIntegration, root: string): HookSettingsReport {
+export function hookSettings(client: ClientIntegration, root: string): HookSettingsReport {
   const out: string[] = [];
   const unreadable: string[] = [];
   for (const file of client.configFiles(root)) {
@@ -124,23 +142,6 @@ export function diffOf(c: SettingsChange): string {
  * into the project or rewrite settings outside it. Every component from the
  * root down to the settings file must be a real folder or file.
  */
-/** Largest settings file read (a client's settings are a few KiB). */
-const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
-
-/** A client settings file's text: a regular file only, never through a link, never waited on (small-file.ts). */
-function readSettings(file: string): string {
-  return readSmallFile(file, { maxBytes: MAX_SETTINGS_BYTES, follow: false }).toString('utf8');
-}
-
-function notSettings(relative: string, error: NotASmallFile): EditwardenError {
-  return new EditwardenError({
-    code: ErrorCode.NOT_REGULAR,
-    message: `${relative} ${error.reason}; editwarden init reads and writes settings only in regular files, so nothing was changed.`,
-    hint: `Look at what ${relative} is. If it should be this project's settings, replace it with a regular file (or remove it) and run editwarden init again.`,
-    path: relative,
-  });
-}
-
 function refuseSymlinks(root: string, relative: string): void {
   let at = root;
   for (const part of relative.split('/')) {

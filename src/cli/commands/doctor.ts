@@ -193,8 +193,8 @@ export function doctorChecks(context: DoctorContext): DoctorCheck[] {
       name: 'client hooks',
       run: async () => {
         const { CLIENTS } = await import('../../integrations/index.js');
-        const { hookSwitches } = await import('../../integrations/init.js');
-        const reports = Object.values(CLIENTS).map((client) => hookSwitches(client, context.root));
+        const { hookSettings } = await import('../../integrations/init.js');
+        const reports = Object.values(CLIENTS).map((client) => hookSettings(client, context.root));
         const found = reports.flatMap((r) => r.switches);
         const unreadable = [...new Set(reports.flatMap((r) => r.unreadable))];
         if (unreadable.length > 0) {
