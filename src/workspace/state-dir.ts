@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { NotASmallFile, readSmallFile } from '../small-file.js';
 import { STATE_DIR } from './paths.js';
 import type { DirHandle, Resolver } from './resolver.js';
 
@@ -184,11 +185,11 @@ function openOrMake(parent: DirHandle, name: string, create: boolean, display: s
 
 /** Reads a small state file without following a symlink (a planted `journal/x.json -> /etc/shadow` is never read). */
 export function readStateFile(dir: DirHandle, name: string): Buffer {
-  const fd = fs.openSync(dir.at(name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   try {
-    if (!fs.fstatSync(fd).isFile()) throw untrusted(`${path.join(dir.display, name)} is not a regular file.`);
-    return fs.readFileSync(fd);
-  } finally {
-    fs.closeSync(fd);
+    // No size cap: a manifest of a large tree is tens of megabytes, and it is editwarden's own file.
+    return readSmallFile(dir.at(name), { maxBytes: Number.POSITIVE_INFINITY, follow: false });
+  } catch (error) {
+    if (error instanceof NotASmallFile) throw untrusted(`${path.join(dir.display, name)} is not a regular file.`);
+    throw error;
   }
 }

@@ -47,6 +47,17 @@ function cli(s: Setup, args: string[], input?: string) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** One tool call to a real `editwarden mcp` (stdio) in the clone: the answer's line, and how the server ended. */
+function mcpCall(s: Setup, name: string, args: Record<string, unknown>) {
+  const rpc = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } },
+  ];
+  const r = spawnSync(process.execPath, [BIN, 'mcp', '--root', s.clone], { encoding: 'utf8', env: s.env, input: `${rpc.map((m) => JSON.stringify(m)).join('\n')}\n`, timeout: 30_000 });
+  return { answer: r.stdout.split('\n').find((line) => line.includes('"id":2')), signal: r.signal, stderr: r.stderr };
+}
+
 /** `editwarden exec` of one execute_command that writes a file outside the root. */
 function escape(s: Setup) {
   const calls = JSON.stringify({ tool: 'execute_command', args: { command: `echo pwned > ${s.outside}/x.txt` } });
@@ -146,14 +157,8 @@ describe('a hostile clone', () => {
       expect(geminiHook.status, `${kind}: gemini hook ${geminiHook.signal ?? ''}`).toBe(2);
       expect(geminiHook.stderr).toContain('E_CONFIG');
       // The MCP server (stdio): the tool call is refused with the same code.
-      const rpc = [
-        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } },
-        { jsonrpc: '2.0', method: 'notifications/initialized' },
-        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'write_file', arguments: { path: 'a.txt', content: 'x\n' } } },
-      ];
-      const mcp = spawnSync(process.execPath, [BIN, 'mcp', '--root', s.clone], { encoding: 'utf8', env: s.env, input: rpc.map((m) => JSON.stringify(m)).join('\n') + '\n', timeout: 30_000 });
-      const answer = mcp.stdout.split('\n').find((line) => line.includes('"id":2'));
-      expect(answer, `${kind}: mcp ${mcp.signal ?? ''} ${mcp.stderr}`).toContain('E_CONFIG');
+      const mcp = mcpCall(s, 'write_file', { path: 'a.txt', content: 'x\n' });
+      expect(mcp.answer, `${kind}: mcp ${mcp.signal ?? ''} ${mcp.stderr}`).toContain('E_CONFIG');
       const doctor = cli(s, ['doctor', '--root', s.clone]);
       expect(doctor.code, `${kind}: doctor ${doctor.stderr}`).toBe(1);
       expect(doctor.stdout).toContain('is not a regular file');
@@ -174,14 +179,9 @@ describe('a hostile clone', () => {
     expect(cliRun.signal, 'verify was killed').toBeNull();
     expect(cliRun.status).toBe(64);
     expect(cliRun.stderr).toContain('No build command');
-    const rpc = [
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } },
-      { jsonrpc: '2.0', method: 'notifications/initialized' },
-      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'verify', arguments: { kind: 'build' } } },
-    ];
-    const mcp = spawnSync(process.execPath, [BIN, 'mcp', '--root', s.clone], { encoding: 'utf8', env: s.env, input: `${rpc.map((m) => JSON.stringify(m)).join('\n')}\n`, timeout: 30_000 });
+    const mcp = mcpCall(s, 'verify', { kind: 'build' });
     expect(mcp.signal, 'the MCP server was killed').toBeNull();
-    expect(mcp.stdout.split('\n').find((line) => line.includes('"id":2'))).toContain('No build command');
+    expect(mcp.answer).toContain('No build command');
   });
 
   it("the person's own config applies on every route, the fast one too (a command with no repository file)", () => {

@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { readSmallFile } from '../../small-file.js';
+import { atomicWriteFile } from '../atomic.js';
 
 export interface CheckpointLimits {
   /** Largest file (apparent size) a checkpoint copies. */
@@ -185,9 +186,8 @@ function writeLedger(dir: string, total: number): void {
     return;
   }
   fs.mkdirSync(dir, { recursive: true });
-  const temp = path.join(dir, `.tmp-usage-${process.pid}`);
-  fs.writeFileSync(temp, record);
-  fs.renameSync(temp, file);
+  // Not fsynced, as before: a ledger lost in a crash is counted again.
+  atomicWriteFile(file, record, { noSync: true, mode: 0o644 });
 }
 
 /** Bytes a stored file occupies: its size, or less when it is sparse (holes take no disk). */

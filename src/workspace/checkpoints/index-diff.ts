@@ -20,7 +20,7 @@ import { manifestIgnoreSource, type IgnoreRules } from './restore.js';
 import type { BlobStore } from './blob-store.js';
 import { diffManifest, type DiffOptions } from './diff.js';
 import { compareByPath, type CheckpointChange, type Manifest, type ManifestEntry } from './types.js';
-import { AT } from './stat-batch.js';
+import { statShows } from './stat-batch.js';
 import { walkWorkspace } from './walk.js';
 import type { Resolver } from '../resolver.js';
 
@@ -48,9 +48,7 @@ export function diffIndex(resolver: Resolver, index: Manifest, blobs: BlobStore,
     if (e.type === 'symlink' && w.type === 'symlink' && w.target === e.target) continue;
     if (e.type === 'file' && w.type === 'file' && e.mtimeMs < trustBefore && e.ctimeMs < trustBefore) {
       // The walk's numbers for this file (a NaN device: it has none).
-      const s = w.stats;
-      const o = w.at;
-      if (!Number.isNaN(s[o + AT.dev]) && s[o + AT.size] === e.size && s[o + AT.mtimeMs] === e.mtimeMs && s[o + AT.ctimeMs] === e.ctimeMs && s[o + AT.ino] === e.ino && ((s[o + AT.mode] as number) & 0o7777) === e.mode) continue;
+      if (statShows(w.stats, w.at, e)) continue;
     }
     candidates.push(e);
   }

@@ -71,6 +71,16 @@ function statInto(file: string, out: Float64Array, o: number): void {
 /** Where each number of a file's stat sits among its FIELDS (statInto's order). */
 export const AT = { dev: 0, ino: 1, size: 2, mtimeMs: 3, ctimeMs: 4, mode: 5, uid: 6, gid: 7 } as const;
 
+/**
+ * Whether the stat at `s[o …]` shows the file `entry` recorded, as far as a
+ * walk's lstat can: a regular file (the stat did not fail), same inode, size,
+ * mtime, ctime and permission bits. The one comparison the stat cache and a
+ * command's diff share (each adds its own conditions).
+ */
+export function statShows(s: Float64Array, o: number, entry: Pick<StatKey, 'ino' | 'size' | 'mtimeMs' | 'ctimeMs' | 'mode'>): boolean {
+  return !Number.isNaN(s[o + AT.dev]) && s[o + AT.ino] === entry.ino && s[o + AT.size] === entry.size && s[o + AT.mtimeMs] === entry.mtimeMs && s[o + AT.ctimeMs] === entry.ctimeMs && ((s[o + AT.mode] as number) & 0o7777) === entry.mode;
+}
+
 /** A walked file's stat before its batch is done: no key (a file the walk never statted is never trusted). */
 export const NO_STAT = new Float64Array([Number.NaN]);
 

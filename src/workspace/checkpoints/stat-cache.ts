@@ -34,7 +34,7 @@ import { StateFolder } from '../state-dir.js';
 import { tempNameFor } from '../atomic.js';
 import type { Chunk, FolderChunk } from './chunks.js';
 import type { ManifestStore } from './manifest-store.js';
-import { AT } from './stat-batch.js';
+import { AT, statShows } from './stat-batch.js';
 import type { ManifestEntry } from './types.js';
 
 type FileEntry = Extract<ManifestEntry, { type: 'file' }>;
@@ -95,8 +95,7 @@ export class StatCache {
     // Racily clean: changed in the tick of the clock or later, so an equal stat proves nothing.
     if (dev !== this.clock.dev || !(entry.ctimeMs < this.clock.ms) || !(entry.mtimeMs < this.clock.ms)) return false;
     // A NaN device (no key) equals nothing.
-    if (s[o + AT.dev] !== dev || s[o + AT.ino] !== entry.ino || s[o + AT.size] !== entry.size || s[o + AT.mtimeMs] !== entry.mtimeMs || s[o + AT.ctimeMs] !== entry.ctimeMs) return false;
-    return ((s[o + AT.mode] as number) & 0o7777) === entry.mode && s[o + AT.uid] === entry.uid && s[o + AT.gid] === entry.gid;
+    return s[o + AT.dev] === dev && statShows(s, o, entry) && s[o + AT.uid] === entry.uid && s[o + AT.gid] === entry.gid;
   }
 }
 
