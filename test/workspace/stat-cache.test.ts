@@ -15,6 +15,7 @@ import { setDurableObserver, type DurableEvent } from '../../src/workspace/durab
 import { openWorkspace } from '../../src/workspace/open.js';
 import { CheckpointService } from '../../src/workspace/checkpoints/service.js';
 import { captureWorkspace } from '../../src/workspace/checkpoints/capture.js';
+import { bytesOf } from '../../src/workspace/checkpoints/current.js';
 import type { Manifest, ManifestEntry } from '../../src/workspace/checkpoints/types.js';
 import { doesNotFit, tempRoot, write } from './fixtures/checkpoint-helpers.js';
 
@@ -193,15 +194,9 @@ describe('stat cache', () => {
     cps.createWorkspace('first', 'test', { kind: 'manual' });
     const cache = cps.statCache.load(cps.manifests);
     expect(cache?.size).toBe(30);
-    let reads = 0;
-    const put = cps.blobs.put.bind(cps.blobs);
-    cps.blobs.put = (bytes, durability) => {
-      reads++;
-      return put(bytes, durability);
-    };
     write(r, 'f3.txt', 'changed\n');
-    cps.createWorkspace('second', 'test', { kind: 'manual' });
-    expect(reads).toBe(1);
+    expect(captureWorkspace(r, cps.blobs, cache).read).toBe(1);
+    expect(captureWorkspace(r, cps.blobs, null).read).toBe(30);
   });
 });
 
@@ -216,6 +211,18 @@ interface Top {
   cache?: { root: { dev: number; ino: number }; clock: { ms: number; dev: number } };
   chunks: Array<[string, string]>;
   unsynced?: string[];
+  held?: Array<[string, string]>;
+}
+
+/**
+ * A workspace checkpoint whose every chunk is read from its file: the first
+ * checkpoint of a small tree carries its few chunks in its top record
+ * (`held`), so a second one over the unchanged tree is taken, which names
+ * the same chunks, made durable, and carries none.
+ */
+function onDisk(cps: CheckpointService): Manifest {
+  cps.createWorkspace('first', 'test', { kind: 'manual' });
+  return cps.createWorkspace('on disk', 'test', { kind: 'manual' });
 }
 
 /** The top record of workspace checkpoint `id`, as it is on disk. */
@@ -240,8 +247,9 @@ describe('a planted, damaged or torn base only costs speed, or fails loudly', ()
     write(r, 'b.txt', 'bbbb\n');
     await pastTick();
     const cps = new CheckpointService(openWorkspace(r).ws);
-    const m = cps.createWorkspace('first', 'test', { kind: 'manual' });
+    const m = onDisk(cps);
     const top = topOf(r, m.id);
+    expect(top.held).toBeUndefined();
     const [dir, name] = top.chunks[0] as [string, string];
     expect(dir).toBe('');
     const text = fs.readFileSync(store(r).chunk(name), 'utf8');
@@ -256,7 +264,7 @@ describe('a planted, damaged or torn base only costs speed, or fails loudly', ()
     const cps = new CheckpointService(openWorkspace(r).ws);
     const m = cps.createWorkspace('next', 'test', { kind: 'manual' });
     const a = m.entries.find((e) => e.path === 'a.txt') as Extract<ManifestEntry, { type: 'file' }>;
-    return cps.blobs.get(a.blob).toString('utf8');
+    return bytesOf(a, cps.blobs).toString('utf8');
   }
 
   function rewriteTop(r: string, id: string, top: Top): void {
@@ -400,7 +408,7 @@ describe('a chunk a crash could lose is never named by a durable checkpoint', ()
     for (let i = 0; i < 6; i++) write(r, `d${i % 3}/f${i}.txt`, `file ${i}\n`);
     await pastTick();
     const cps = new CheckpointService(openWorkspace(r).ws);
-    cps.createWorkspace('first', 'test', { kind: 'manual' });
+    onDisk(cps);
     const events: DurableEvent[] = [];
     setDurableObserver((e) => events.push(e));
     try {

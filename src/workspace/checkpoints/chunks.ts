@@ -49,6 +49,15 @@ export interface FolderChunk {
   chunk: Chunk;
 }
 
+/**
+ * A durable manifest that cuts at most this many folders anew, in at most
+ * this many bytes of chunks, carries them in its top record (fsynced anyway)
+ * instead of fsyncing each chunk and the chunk folder: a checkpoint after a
+ * small edit then fsyncs two things (its top record, its folder), not four.
+ */
+const HOLD_MAX_CHUNKS = 4;
+const HOLD_MAX_BYTES = 64 * 1024;
+
 export class ChunkStore {
   readonly dir: string;
   private readonly folder: StateFolder;
@@ -74,12 +83,16 @@ export class ChunkStore {
    *
    * `durable` given (a durable manifest): the paths to fsync before the top
    * record's rename are added to it — every chunk written or kept now, and
-   * every reused one in `unsyncedBase` (written, and not fsynced, for a base
-   * that was not durable itself). `durable` null (a command's index): nothing
-   * is to be fsynced, and the names this manifest relies on without their
-   * being known durable are returned in `unsynced`, for its top record.
+   * every reused one in `unsyncedBase` (not fsynced for the base that named
+   * it: written again first when the file is not exactly its bytes, since a
+   * crash may have torn it). Except the held ones: when this manifest cuts
+   * only a few small folders anew (HOLD_*), their chunks are written without
+   * an fsync and returned in `held` ([name, text]), for the top record to
+   * carry, and in `unsynced`. `durable` null (a command's index): nothing is
+   * to be fsynced, and the names this manifest relies on without their being
+   * known durable are returned in `unsynced`, for its top record.
    */
-  write(folders: readonly FolderChunk[], durable: string[] | null, unsyncedBase: ReadonlySet<string> = new Set()): { names: string[]; unsynced: string[] } {
+  write(folders: readonly FolderChunk[], durable: string[] | null, unsyncedBase: ReadonlySet<string> = new Set()): { names: string[]; unsynced: string[]; held: Array<[string, string]> } {
     const names: string[] = new Array<string>(folders.length);
     const unsynced: string[] = [];
     const fresh: Array<{ name: string; bytes: Buffer }> = [];
@@ -87,22 +100,36 @@ export class ChunkStore {
       if (durable === null) unsynced.push(name);
       else durable.push(path.join(this.dir, name));
     };
+    let cut = 0;
+    let cutBytes = 0;
     for (let i = 0; i < folders.length; i++) {
       const f = folders[i] as FolderChunk;
-      if (f.hash !== null) {
+      if (f.hash !== null && !(durable !== null && unsyncedBase.has(f.hash))) {
         names[i] = f.hash;
         if (unsyncedBase.has(f.hash)) needSync(f.hash);
         continue;
       }
+      // New, or the base's unsynced chunk a durable manifest relies on: its bytes, to write when the file is not them.
       const bytes = Buffer.from(encodeChunk(f.chunk), 'utf8');
       const name = createHash('sha256').update(bytes).digest('hex');
       names[i] = name;
       fresh.push({ name, bytes });
+      if (f.hash === null) {
+        cut++;
+        cutBytes += bytes.length;
+      }
     }
+    // Only the chunks cut now are held; a base's unsynced chunk reused here is made durable, so the next manifest need not.
+    const hold = durable !== null && cut > 0 && cut <= HOLD_MAX_CHUNKS && cutBytes <= HOLD_MAX_BYTES;
+    const held: Array<[string, string]> = [];
     if (fresh.length > 0) {
+      const cutNow = new Set(folders.flatMap((f, i) => (f.hash === null ? [names[i] as string] : [])));
       this.folder.with(true, undefined, (dir) => {
         for (const { name, bytes } of fresh) {
-          needSync(name);
+          if (hold && cutNow.has(name)) {
+            held.push([name, bytes.toString('utf8')]);
+            unsynced.push(name);
+          } else needSync(name);
           if (sameFile(dir.at(name), bytes)) continue;
           const temp = dir.at(`.tmp-${randomBytes(6).toString('hex')}`);
           // "wx": a planted file or link at the temp name is never written through.
@@ -122,7 +149,7 @@ export class ChunkStore {
     const memory = new Map<string, Chunk>();
     for (let i = 0; i < folders.length; i++) memory.set(names[i] as string, (folders[i] as FolderChunk).chunk);
     this.memory = memory;
-    return { names, unsynced };
+    return { names, unsynced, held };
   }
 
   /**
@@ -130,7 +157,7 @@ export class ChunkStore {
    * an EditwardenError when one is missing, damaged or of another folder.
    * The chunk folder is opened once for all of them.
    */
-  getAll(pairs: ReadonlyArray<readonly [string, string]>, owner: string): Chunk[] {
+  getAll(pairs: ReadonlyArray<readonly [string, string]>, owner: string, held: ReadonlyMap<string, string> = new Map()): Chunk[] {
     const out: Chunk[] = new Array<Chunk>(pairs.length);
     let opened: DirHandle | null | undefined;
     try {
@@ -139,6 +166,12 @@ export class ChunkStore {
         const known = this.memory.get(name);
         if (known !== undefined && known.dir === dir) {
           out[i] = known;
+          continue;
+        }
+        // Carried by the top record itself: its file may be torn by a crash (never fsynced), so it is not read.
+        const text = held.get(name);
+        if (text !== undefined) {
+          out[i] = checkChunk(Buffer.from(text, 'utf8'), dir, name, owner);
           continue;
         }
         if (opened === undefined) opened = this.folder.open(false);
@@ -192,26 +225,35 @@ export function foldersOf(entries: readonly ManifestEntry[]): FolderChunk[] {
   return [...byDir.values()].sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)).map((chunk) => ({ hash: null, chunk }));
 }
 
+function chunkError(owner: string, dir: string, name: string, why: string, cause?: unknown): EditwardenError {
+  return new EditwardenError(
+    {
+      code: ErrorCode.IO,
+      message: `Checkpoint ${owner} names a chunk of folder ${JSON.stringify(dir)} that is ${why} (${name.slice(0, 12)}…).`,
+      hint: 'The checkpoint store was changed by hand or damaged; this checkpoint cannot be read exactly. Use another checkpoint.',
+    },
+    cause === undefined ? undefined : { cause },
+  );
+}
+
 /** Reads and checks one chunk in the opened chunk folder (null: there is none). */
 function readChunk(folder: DirHandle | null, dir: string, name: string, owner: string): Chunk {
-  const fail = (why: string, cause?: unknown): EditwardenError =>
-    new EditwardenError(
-      {
-        code: ErrorCode.IO,
-        message: `Checkpoint ${owner} names a chunk of folder ${JSON.stringify(dir)} that is ${why} (${name.slice(0, 12)}…).`,
-        hint: 'The checkpoint store was changed by hand or damaged; this checkpoint cannot be read exactly. Use another checkpoint.',
-      },
-      cause === undefined ? undefined : { cause },
-    );
-  if (!BLOB_ID.test(name)) throw fail('not a chunk name');
-  if (folder === null) throw fail('missing');
+  if (!BLOB_ID.test(name)) throw chunkError(owner, dir, name, 'not a chunk name');
+  if (folder === null) throw chunkError(owner, dir, name, 'missing');
   let bytes: Buffer;
   try {
     // Not followed if a link, and a regular file only (state-dir.ts).
     bytes = readStateFile(folder, name);
   } catch (error) {
-    throw fail('missing', error);
+    throw chunkError(owner, dir, name, 'missing', error);
   }
+  return checkChunk(bytes, dir, name, owner);
+}
+
+/** The rows of a chunk's bytes, read from its file or carried by a top record: only if they hash to its name and are of folder `dir`. */
+function checkChunk(bytes: Buffer, dir: string, name: string, owner: string): Chunk {
+  const fail = (why: string, cause?: unknown): EditwardenError => chunkError(owner, dir, name, why, cause);
+  if (!BLOB_ID.test(name)) throw fail('not a chunk name');
   // Content-addressed: bytes that do not hash to their name are damaged (or planted), never read as rows.
   if (createHash('sha256').update(bytes).digest('hex') !== name) throw fail('damaged');
   let chunk: Chunk | null;

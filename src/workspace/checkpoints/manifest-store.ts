@@ -9,17 +9,21 @@
  *   format 1  {"format":1,"id",...,"entries":[ENTRY,...],"dirs":[...],"absentDirs":[...]}
  *             files scope, and workspace manifests written before chunks
  *   format 2  {"format":2,"id",...,"origin":{...},"createdAt","scanStartedMs",["cache":{"root":{"dev","ino"},
- *             "clock":{"ms","dev"}},]"dirs":[...],"absentDirs":[...],"chunks":[[DIR,CHUNK],...][,"unsynced":[CHUNK,...]]}
+ *             "clock":{"ms","dev"}},]"dirs":[...],"absentDirs":[...],"chunks":[[DIR,CHUNK],...][,"unsynced":[CHUNK,...]]
+ *             [,"held":[[CHUNK,TEXT],...]]}
  *             workspace scope: the top record; each folder holding entries names its chunk (chunks.ts),
  *             folders in path order. `cache`: the root and the file system's clock before the scan, which
  *             make it the next scan's stat cache (stat-cache.ts). `unsynced`: chunks it names that were
- *             never fsynced (only in a top record written without fsync, a command's index).
+ *             never fsynced. `held`: chunks it carries whole (TEXT: the chunk's bytes), each also named in
+ *             `chunks` and `unsynced`; read from here, never from their files.
  *
  * A durable format-2 manifest never names a chunk that a crash could lose:
- * its new chunks, and those its base left unsynced, are fsynced in one group
- * with the top record's temp file, before its rename. A command's index
- * (no fsync at all: a cache, see command-index.ts) lists its unsynced
- * chunks instead, so the durable manifest that next reuses one fsyncs it.
+ * either it carries the chunk (`held`: a few small new ones, chunks.ts
+ * HOLD_*), or the chunk is fsynced in one group with the top record's temp
+ * file, before its rename — its other new chunks, and those its base left
+ * unsynced (written again first if a crash tore them). A command's index (no
+ * fsync at all: a cache, see command-index.ts) lists its unsynced chunks
+ * instead, so the durable manifest that next reuses one makes it durable.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -47,11 +51,13 @@ export interface WorkspaceTop {
   absentDirs: string[];
   /** [folder, chunk name], folders in path order. */
   chunks: Array<[string, string]>;
-  /** Chunks it names that were not fsynced for it (it was not durable itself): a durable manifest reusing one fsyncs it first. */
+  /** Chunks it names that were not fsynced for it: a durable manifest reusing one makes it durable first. */
   unsynced: Set<string>;
+  /** Chunks it carries whole (name → text): read from here, never from their files. */
+  held: Map<string, string>;
 }
 
-type TopRecord = Omit<Manifest, 'format' | 'entries'> & { format: 2; cache?: CacheStamp; chunks: Array<[string, string]>; unsynced?: string[] };
+type TopRecord = Omit<Manifest, 'format' | 'entries'> & { format: 2; cache?: CacheStamp; chunks: Array<[string, string]>; unsynced?: string[]; held?: Array<[string, string]> };
 
 const SCOPES: readonly CheckpointScope[] = ['files', 'workspace'];
 const ID_PATTERN = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
@@ -95,9 +101,18 @@ export class ManifestStore {
     if (manifest.scope === 'workspace') {
       const cut = folders ?? foldersOf(manifest.entries);
       // A deferred manifest (a command's index) is not durable itself: its chunks need not be either, but it says which are not.
-      const { names, unsynced } = this.chunks.write(cut, deferred === undefined ? durableFirst : null, unsyncedBase);
+      const { names, unsynced, held } = this.chunks.write(cut, deferred === undefined ? durableFirst : null, unsyncedBase);
       const { format: _format, entries: _entries, dirs, absentDirs, ...meta } = manifest;
-      const top: TopRecord = { format: 2, ...meta, ...(cache ? { cache } : {}), dirs, absentDirs, chunks: cut.map((f, i) => [f.chunk.dir, names[i] as string]), ...(unsynced.length > 0 ? { unsynced } : {}) };
+      const top: TopRecord = {
+        format: 2,
+        ...meta,
+        ...(cache ? { cache } : {}),
+        dirs,
+        absentDirs,
+        chunks: cut.map((f, i) => [f.chunk.dir, names[i] as string]),
+        ...(unsynced.length > 0 ? { unsynced } : {}),
+        ...(held.length > 0 ? { held } : {}),
+      };
       bytes = Buffer.from(JSON.stringify(top));
     } else {
       bytes = Buffer.from(JSON.stringify(manifest));
@@ -144,10 +159,10 @@ export class ManifestStore {
       const top = parsed as TopRecord;
       const shape = checkTop(top, id);
       const entries: ManifestEntry[] = [];
-      for (const chunk of this.chunks.getAll(shape.chunks, id)) for (const e of chunk.entries) entries.push(e);
+      for (const chunk of this.chunks.getAll(shape.chunks, id, shape.held)) for (const e of chunk.entries) entries.push(e);
       // Each chunk is in name order; a folder's files and its subfolders' interleave in path order.
       entries.sort(compareByPath);
-      const { format: _format, chunks: _chunks, cache: _cache, unsynced: _unsynced, ...meta } = top;
+      const { format: _format, chunks: _chunks, cache: _cache, unsynced: _unsynced, held: _held, ...meta } = top;
       return { format: 1, ...meta, entries };
     }
     const manifest = parsed as Manifest;
@@ -268,17 +283,31 @@ function checkTop(top: TopRecord, id: string): WorkspaceTop {
   if (top.id !== id || top.scope !== 'workspace' || !isStrings(top.dirs) || !isStrings(top.absentDirs) || !Array.isArray(top.chunks)) throw unknownFormat(id);
   if (top.unsynced !== undefined && !isStrings(top.unsynced)) throw unknownFormat(id);
   let last: string | null = null;
+  const named = new Set<string>();
   for (const pair of top.chunks) {
-    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') throw unknownFormat(id);
+    if (!isPair(pair)) throw unknownFormat(id);
     // Folders in strictly increasing order: a folder named twice would give its paths twice.
     if (last !== null && !(last < pair[0])) throw unknownFormat(id);
     last = pair[0];
+    named.add(pair[1]);
+  }
+  const unsynced = new Set(top.unsynced ?? []);
+  const held = new Map<string, string>();
+  if (top.held !== undefined) {
+    if (!Array.isArray(top.held)) throw unknownFormat(id);
+    // A held chunk is one this record names, and one a manifest reusing it must make durable (so it is unsynced too).
+    for (const pair of top.held) {
+      if (!isPair(pair) || !named.has(pair[0]) || !unsynced.has(pair[0])) throw unknownFormat(id);
+      held.set(pair[0], pair[1]);
+    }
   }
   const c = top.cache;
   const cache =
     typeof c === 'object' && c !== null && typeof c.root === 'object' && c.root !== null && isNum(c.root.dev) && isNum(c.root.ino) && typeof c.clock === 'object' && c.clock !== null && isNum(c.clock.ms) && isNum(c.clock.dev) ? c : null;
-  return { cache, dirs: top.dirs, absentDirs: top.absentDirs, chunks: top.chunks, unsynced: new Set(top.unsynced ?? []) };
+  return { cache, dirs: top.dirs, absentDirs: top.absentDirs, chunks: top.chunks, unsynced, held };
 }
+
+const isPair = (v: unknown): v is [string, string] => Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string';
 
 export function unknownCheckpoint(id: string): EditwardenError {
   return new EditwardenError({

@@ -218,12 +218,16 @@ export class CheckpointService {
   list(): CheckpointSummary[] {
     const manifests = this.readAll();
     const refs = new Map<string, number>();
-    for (const m of manifests) for (const blob of blobsOf(m).keys()) refs.set(blob, (refs.get(blob) ?? 0) + 1);
+    for (const m of manifests) {
+      for (const blob of blobsOf(m).keys()) refs.set(blob, (refs.get(blob) ?? 0) + 1);
+      if (m.scope === 'workspace') for (const e of m.entries) if (e.type === 'file' && e.inline !== undefined) refs.set(inlineKey(e), (refs.get(inlineKey(e)) ?? 0) + 1);
+    }
     return manifests.map((m) => {
       const own = blobsOf(m);
       let uniqueBytes = 0;
       for (const [blob, size] of own) if (refs.get(blob) === 1) uniqueBytes += size;
-      for (const e of m.entries) if (e.type === 'file' && e.inline !== undefined) uniqueBytes += e.size;
+      // Inline bytes: a files checkpoint's are its own; a workspace checkpoint's sit in folder chunks later ones may share.
+      for (const e of m.entries) if (e.type === 'file' && e.inline !== undefined && (m.scope === 'files' || refs.get(inlineKey(e)) === 1)) uniqueBytes += e.size;
       return {
         id: m.id,
         name: m.name,
@@ -342,6 +346,11 @@ function sameTree(cache: StatCache, captured: Captured): boolean {
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** An inline file of a workspace checkpoint, as shared with the others (the same path and bytes: the same chunk row). */
+function inlineKey(e: { path: string; blob: string }): string {
+  return `inline:${e.path}:${e.blob}`;
 }
 
 function blobsOf(manifest: Manifest): Map<string, number> {

@@ -153,7 +153,7 @@ export class StatCacheStore {
         if (c.clock.ms > Date.now() + 1000) continue;
         const folders: FolderChunk[] = [];
         const chunks = new Map<string, Chunk>();
-        const read = manifests.chunks.getAll(top.chunks, id);
+        const read = manifests.chunks.getAll(top.chunks, id, top.held);
         top.chunks.forEach(([, hash], k) => {
           const chunk = read[k] as Chunk;
           chunks.set(hash, chunk);
