@@ -128,7 +128,7 @@ export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclud
     if (threaded !== null) return folders.done(threaded);
     // A thread threw (the pool is given up): the whole walk again, here.
   }
-  const result = folders.done(walkWith(resolver, sources, exclude, new StatRun(null, ONE_BATCH), folders) as WalkResult);
+  const result = folders.done(walkWith(resolver, sources, exclude, new StatRun(null, Number.POSITIVE_INFINITY), folders) as WalkResult);
   // Only the process's own pool starts by itself, in a process that walks large trees more than once.
   if (options.pool === undefined) pool?.noteWalk(result.entries.length);
   return result;
@@ -180,11 +180,10 @@ function folderListings(resolver: Resolver, options: WalkOptions): FolderListing
           return known;
         }
       }
-      const read = readListing(dir);
-      if (read === null) return null;
-      // One object shape for a listing read now and one reused (the walk's loop then sees one map, and stays optimized).
-      const listed: Listing = { dev: key?.dev ?? -1, ino: key?.ino ?? -1, mtimeMs: key?.mtimeMs ?? -1, ctimeMs: key?.ctimeMs ?? -1, keys: read.keys, paths: read.paths, gitignore: read.gitignore };
-      if (table !== null && key !== null && clock !== null && recordable(key, clock)) table.set(dir.rel, listed);
+      const listed = readListing(dir);
+      if (listed !== null && table !== null && key !== null && clock !== null && recordable(key, clock)) {
+        table.set(dir.rel, { dev: key.dev, ino: key.ino, mtimeMs: key.mtimeMs, ctimeMs: key.ctimeMs, ...listed });
+      }
       return listed;
     },
     done(result) {
@@ -194,13 +193,6 @@ function folderListings(resolver: Resolver, options: WalkOptions): FolderListing
     },
   };
 }
-
-/**
- * Files per stat batch of a walk on this thread alone: all of them in one. A
- * small integer, not Infinity: the batch check runs in the walk's inner loop,
- * and a number V8 must keep as a double there throws away its optimized code.
- */
-const ONE_BATCH = 2 ** 30 - 1;
 
 /** A folder's entries: sort keys (see DIR_MARK), sorted; each one's path from the root; whether a .gitignore is among them. */
 type Entries = Pick<Listing, 'keys' | 'paths' | 'gitignore'>;
