@@ -29,6 +29,8 @@ describe('dist/ is stale when it is missing or older than any source', () => {
   it('a build newer than every source is fresh; one edited source deep in src/ makes it stale', () => {
     fs.mkdirSync(path.join(repo, 'dist'));
     fs.writeFileSync(path.join(repo, 'dist', 'build.tsbuildinfo'), '{}');
+    // The build 30 s ago, the source before it: the edit below is later than the build by more than any clock tick.
+    age(path.join(repo, 'dist', 'build.tsbuildinfo'), 30);
     age(path.join(repo, 'src', 'deep', 'a.ts'), 60);
     expect(distIsStale(repo)).toBe(false);
     fs.writeFileSync(path.join(repo, 'src', 'deep', 'a.ts'), 'export const a = 2;\n');
@@ -52,7 +54,8 @@ describe('the CLI bundle is stale when it is missing or older than the build, it
     fs.writeFileSync(bundle, '');
     expect(bundleIsStale(repo)).toBe(false);
     for (const file of [info, script, manifest]) {
-      age(file, 0);
+      // A second after the bundle: "now" in whole milliseconds can fall before the bundle's own finer mtime, written a moment earlier.
+      age(file, -1);
       expect(bundleIsStale(repo), file).toBe(true);
       age(file, 60);
     }
