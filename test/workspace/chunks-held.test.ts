@@ -58,6 +58,14 @@ async function project(): Promise<{ r: string; cps: CheckpointService; first: Ma
   return { r, cps, first };
 }
 
+/** The tree as it is now comes back exactly when checkpoint `id` is restored by a fresh process after `disturb` changed it. */
+function expectRestores(r: string, id: string, disturb: () => void): void {
+  const snap = snapshotTree(r);
+  disturb();
+  fresh(r).restore(id);
+  expect(snapshotTree(r)).toEqual(snap);
+}
+
 function observed(fn: () => Manifest): { manifest: Manifest; events: DurableEvent[]; synced: string[] } {
   const events: DurableEvent[] = [];
   setDurableObserver((e) => events.push(e));
@@ -78,11 +86,10 @@ describe('an incremental workspace checkpoint keeps the few small files it reads
     const second = cps.createWorkspace('second', 'test', { kind: 'manual' });
     expect(blobs(r)).toEqual(before);
     expect(Buffer.from(fileOf(second, 'd2/f2.txt').inline as string, 'base64').toString()).toBe('edited: kept inline\n');
-    const snap = snapshotTree(r);
-    write(r, 'd2/f2.txt', 'edited again\n');
-    fs.rmSync(path.join(r, 'd3'), { recursive: true });
-    fresh(r).restore(second.id);
-    expect(snapshotTree(r)).toEqual(snap);
+    expectRestores(r, second.id, () => {
+      write(r, 'd2/f2.txt', 'edited again\n');
+      fs.rmSync(path.join(r, 'd3'), { recursive: true });
+    });
   });
 
   it('the next checkpoint that cuts the folder anew stores a blob of each file it carries over inline, and keeps the base’s entry objects unchanged', async () => {
@@ -123,10 +130,9 @@ describe('an incremental workspace checkpoint keeps the few small files it reads
     expect(inline.every((e) => e.size <= 16 * 1024)).toBe(true);
     expect(fileOf(second, 'd5/big.txt').inline).toBeUndefined();
     expect(blobs(r)).toContain(fileOf(second, 'd5/big.txt').blob);
-    const snap = snapshotTree(r);
-    for (let i = 0; i < 24; i++) write(r, `d${i % 6}/f${i}.txt`, 'overwritten\n');
-    fresh(r).restore(second.id);
-    expect(snapshotTree(r)).toEqual(snap);
+    expectRestores(r, second.id, () => {
+      for (let i = 0; i < 24; i++) write(r, `d${i % 6}/f${i}.txt`, 'overwritten\n');
+    });
   });
 });
 
@@ -151,11 +157,8 @@ describe('a durable checkpoint that cuts a few small folders anew carries their 
     const second = cps.createWorkspace('second', 'test', { kind: 'manual' });
     const d2 = topOf(r, second.id).held?.[0]?.[0] as string;
     fs.writeFileSync(chunkPath(r, d2), '');
-    const snap = snapshotTree(r);
     expect(fresh(r).get(second.id).entries).toEqual(second.entries);
-    write(r, 'd2/f2.txt', 'after\n');
-    fresh(r).restore(second.id);
-    expect(snapshotTree(r)).toEqual(snap);
+    expectRestores(r, second.id, () => write(r, 'd2/f2.txt', 'after\n'));
   });
 
   it('the next durable checkpoint that reuses the chunk writes its file again whole and fsyncs it before its rename; it carries nothing of it, and reads without the older record', async () => {
@@ -179,10 +182,7 @@ describe('a durable checkpoint that cuts a few small folders anew carries their 
     expect(fs.readFileSync(chunkPath(r, d2), 'utf8')).toMatch(/^\{"format":1,"dir":"d2"/);
     // Without the record that carried it, the third checkpoint reads d2 from the file, written again whole.
     fresh(r).drop(second.id);
-    const snap = snapshotTree(r);
-    write(r, 'd2/f2.txt', 'changed after\n');
-    fresh(r).restore(third.id);
-    expect(snapshotTree(r)).toEqual(snap);
+    expectRestores(r, third.id, () => write(r, 'd2/f2.txt', 'changed after\n'));
   });
 
   it('a held text that does not hash to its name is never read as rows (the base is passed over, reading fails loudly); one the record does not name is of an unknown format', async () => {

@@ -285,7 +285,8 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
     entries.sort(compareByPath);
   }
   const folders: FolderChunk[] = [];
-  let stored: Map<ManifestEntry, ManifestEntry> | null = null;
+  // Carried inline entries stored as blobs: the base's entry → the one naming the blob.
+  const stored = new Map<ManifestEntry, ManifestEntry>();
   for (const s of states.values()) {
     const chunk = s.out.chunk;
     if (chunk.entries.length === 0) continue;
@@ -293,14 +294,13 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
     else {
       if (extras.length > 0) sortChunk(chunk);
       // Cut anew: the files it carries over inline from the base become blobs (in this flush), so inline bytes stay few.
-      stored = storeCarried(chunk, inlinedNow, blobs, stored);
+      storeCarried(chunk, inlinedNow, blobs, stored);
     }
     folders.push(s.out);
   }
   // Before the manifest is written: it never names a blob a crash could lose.
   blobs.flush();
-  const swapped = stored;
-  const all = swapped === null ? entries : entries.map((e) => swapped.get(e) ?? e);
+  const all = stored.size === 0 ? entries : entries.map((e) => stored.get(e) ?? e);
   folders.sort((a, b) => (a.chunk.dir < b.chunk.dir ? -1 : a.chunk.dir > b.chunk.dir ? 1 : 0));
   return { entries: all, dirs: [...dirs].sort(), absentDirs: [...absentDirs].sort(), folders, read };
 }
@@ -308,14 +308,13 @@ function captureWorkspaceWith(resolver: ReturnType<typeof asResolver>, dirCache:
 /**
  * Stores a blob of every file entry of `chunk` that is inline and was not
  * made inline by this capture, and puts an entry naming the blob in its
- * place (the base's entry object is shared with the base: never changed).
- * Returns the replacements so far (old entry → new), or `so far` when none.
+ * place (the base's entry object is shared with the base: never changed),
+ * adding each replacement (old entry → new) to `stored`.
  * An inline entry whose bytes do not hash to its blob (a damaged base would
  * have failed its chunk's hash already) is left as it is: carried, it is
  * still exactly what the base recorded.
  */
-function storeCarried(chunk: Chunk, inlinedNow: ReadonlySet<ManifestEntry>, blobs: BlobStore, soFar: Map<ManifestEntry, ManifestEntry> | null): Map<ManifestEntry, ManifestEntry> | null {
-  let out = soFar;
+function storeCarried(chunk: Chunk, inlinedNow: ReadonlySet<ManifestEntry>, blobs: BlobStore, stored: Map<ManifestEntry, ManifestEntry>): void {
   for (let i = 0; i < chunk.entries.length; i++) {
     const e = chunk.entries[i] as ManifestEntry;
     // An empty file is inline everywhere (no blob of nothing is kept): nothing to store.
@@ -323,12 +322,10 @@ function storeCarried(chunk: Chunk, inlinedNow: ReadonlySet<ManifestEntry>, blob
     const bytes = Buffer.from(e.inline, 'base64');
     if (sha256(bytes) !== e.blob) continue;
     blobs.put(bytes, 'batch');
-    const { inline: _inline, ...stored } = e;
-    chunk.entries[i] = stored;
-    out ??= new Map();
-    out.set(e, stored);
+    const { inline: _inline, ...asBlob } = e;
+    chunk.entries[i] = asBlob;
+    stored.set(e, asBlob);
   }
-  return out;
 }
 
 /** Puts a chunk's entries (and their devices) in path order. */

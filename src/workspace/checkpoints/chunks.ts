@@ -95,7 +95,8 @@ export class ChunkStore {
   write(folders: readonly FolderChunk[], durable: string[] | null, unsyncedBase: ReadonlySet<string> = new Set()): { names: string[]; unsynced: string[]; held: Array<[string, string]> } {
     const names: string[] = new Array<string>(folders.length);
     const unsynced: string[] = [];
-    const fresh: Array<{ name: string; bytes: Buffer }> = [];
+    // `cut`: a folder cut anew by this manifest (may be held), not a base's unsynced chunk written again.
+    const fresh: Array<{ name: string; bytes: Buffer; cut: boolean }> = [];
     const needSync = (name: string): void => {
       if (durable === null) unsynced.push(name);
       else durable.push(path.join(this.dir, name));
@@ -113,7 +114,7 @@ export class ChunkStore {
       const bytes = Buffer.from(encodeChunk(f.chunk), 'utf8');
       const name = createHash('sha256').update(bytes).digest('hex');
       names[i] = name;
-      fresh.push({ name, bytes });
+      fresh.push({ name, bytes, cut: f.hash === null });
       if (f.hash === null) {
         cut++;
         cutBytes += bytes.length;
@@ -123,10 +124,9 @@ export class ChunkStore {
     const hold = durable !== null && cut > 0 && cut <= HOLD_MAX_CHUNKS && cutBytes <= HOLD_MAX_BYTES;
     const held: Array<[string, string]> = [];
     if (fresh.length > 0) {
-      const cutNow = new Set(folders.flatMap((f, i) => (f.hash === null ? [names[i] as string] : [])));
       this.folder.with(true, undefined, (dir) => {
-        for (const { name, bytes } of fresh) {
-          if (hold && cutNow.has(name)) {
+        for (const { name, bytes, cut: isCut } of fresh) {
+          if (hold && isCut) {
             held.push([name, bytes.toString('utf8')]);
             unsynced.push(name);
           } else needSync(name);

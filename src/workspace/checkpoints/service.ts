@@ -220,7 +220,12 @@ export class CheckpointService {
     const refs = new Map<string, number>();
     for (const m of manifests) {
       for (const blob of blobsOf(m).keys()) refs.set(blob, (refs.get(blob) ?? 0) + 1);
-      if (m.scope === 'workspace') for (const e of m.entries) if (e.type === 'file' && e.inline !== undefined) refs.set(inlineKey(e), (refs.get(inlineKey(e)) ?? 0) + 1);
+      if (m.scope !== 'workspace') continue;
+      for (const e of m.entries) {
+        if (e.type !== 'file' || e.inline === undefined) continue;
+        const key = inlineKey(e);
+        refs.set(key, (refs.get(key) ?? 0) + 1);
+      }
     }
     return manifests.map((m) => {
       const own = blobsOf(m);
