@@ -93,9 +93,15 @@ export const ErrorCode = {
   SETTINGS_SYMLINK: 'E_SETTINGS_SYMLINK',
   /** The client's own shell cannot be run through editwarden (its hook can refuse, not rewrite): use the MCP tool execute_command. */
   SHELL_NOT_GUARDED: 'E_SHELL_NOT_GUARDED',
+  /** The editwarden a hook, the guarded shell or the MCP entry would run is not the install the person recorded (changed, replaced, or inside a root the agent may write): nothing of it runs. */
+  GUARD_TAMPERED: 'E_GUARD_TAMPERED',
+  /** `init` would overwrite or remove a settings entry of the person's under a name editwarden uses (an MCP server named `editwarden` that is not editwarden's). */
+  SETTINGS_CONFLICT: 'E_SETTINGS_CONFLICT',
   // Trust (SECURITY.md): a repository's config may only tighten the guard until a person trusts it.
   /** A repository config file sets a key that loosens the guard, and the person has not trusted that file (or it changed since). */
   UNTRUSTED_CONFIG: 'E_UNTRUSTED_CONFIG',
+  /** A repository's config file is a link (or lies under one) whose real target is outside the repository: it would borrow another project's file and its trust. */
+  CONFIG_SYMLINK: 'E_CONFIG_SYMLINK',
   // Undo (docs/undo.md).
   /** An undo would overwrite files changed since the step it undoes (a person's own later change): refused unless forced. */
   CHANGED_SINCE: 'E_CHANGED_SINCE',
@@ -190,6 +196,9 @@ const EXIT_CODE_OF: { readonly [C in ErrorCode]: ExitCode } = {
   E_GUARD_UNAVAILABLE: ExitCode.REJECTED,
   E_SETTINGS_SYMLINK: ExitCode.USAGE,
   E_SHELL_NOT_GUARDED: ExitCode.REJECTED,
+  E_GUARD_TAMPERED: ExitCode.REJECTED,
+  E_SETTINGS_CONFLICT: ExitCode.USAGE,
+  E_CONFIG_SYMLINK: ExitCode.USAGE,
 };
 
 /** The process exit code of a command that stopped on this refusal. */
