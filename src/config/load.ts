@@ -21,7 +21,7 @@ import { type Config, mergeRaw, parseYaml, validateConfig } from './config.js';
 import { CONFIG_FILE, MAX_CONFIG_BYTES } from './names.js';
 import { type Loosening, loosenings, withBaselineDenials } from './trust-keys.js';
 import { type ConfigTrust, trustRefusal } from './trust-state.js';
-import { type TrustState, trustDir, trustStateOf, userConfigFile } from './trust-store.js';
+import { ownPath, type TrustState, trustDir, trustStateOf, userConfigFile } from './trust-store.js';
 import { isWithin } from './path-within.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -71,6 +71,26 @@ function readBytes(file: string): Buffer | null {
   }
 }
 
+/**
+ * Attack: a clone commits `.editwarden.yml` as a link to a sibling project's
+ * config (`../other/.editwarden.yml`), which the person trusted there; read
+ * through the link it would carry that project's file — and, keyed by the
+ * target, its trust — into this one (issue 38.6). A repository's config must
+ * be the repository's own: its real target (a link inside the root, a
+ * monorepo habit, is fine) lies inside the root, else it is refused. Its
+ * trust is then judged by its own path (trust-store.ts `ownPath`).
+ */
+function refuseBorrowedConfig(root: string, source: string, file: string): void {
+  const target = real(file);
+  if (isWithin(target, real(root))) return;
+  throw new EditwardenError({
+    code: ErrorCode.CONFIG_SYMLINK,
+    message: `${source} leads out of the repository (its real file is ${target}): a repository's config must be its own file, so nothing runs under it.`,
+    hint: `Replace ${source} with a regular file (a copy of the settings you want), or pass your own file outside the repository with --config; then trust it with editwarden trust if it loosens the guard.`,
+    path: source,
+  });
+}
+
 /** Trust records kept inside the root (a HOME that is the project) are the repository's to write: not believed. */
 function storeOutside(root: string, env: Env): boolean {
   const dir = trustDir(env);
@@ -115,11 +135,13 @@ export function inspectConfig(root: string, explicitFile?: string, env: Env = pr
     return { config: baseline, user, repository: null, loosenings: [], refusal: null, trust: { state: 'none' } };
   }
   const source = explicitFile ?? CONFIG_FILE;
+  // A --config outside the root is the person's own file; anything named inside the root (through a link or not) is the repository's.
+  const own = explicitFile !== undefined && !isWithin(file, path.resolve(root)) && !isWithin(ownPath(file), real(root));
+  if (!own) refuseBorrowedConfig(root, source, file);
   const raw = parseYaml(bytes.toString('utf8'), source);
   validateConfig(raw, source);
   const merged = validateConfig(mergeRaw(userRaw, raw), source);
-  // A --config outside the root is the person's own file; anything inside is the repository's.
-  const trust: TrustState | 'own' = explicitFile && !isWithin(real(file), real(root)) ? 'own' : storeOutside(root, env) ? trustStateOf(file, bytes, env) : 'untrusted';
+  const trust: TrustState | 'own' = own ? 'own' : storeOutside(root, env) ? trustStateOf(file, bytes, env) : 'untrusted';
   const believed = trust === 'own' || trust === 'trusted';
   // Untrusted, a deny list adds to the person's (it can deny more, never less); believed, it replaces.
   const config = believed ? merged : withBaselineDenials(baseline, merged);

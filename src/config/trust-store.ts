@@ -1,7 +1,7 @@
 /**
  * Where a person's own settings live, outside every repository, and the
  * record of which repository config files they trusted — the `direnv allow`
- * model: `editwarden trust` records a file's real path with the SHA-256 of
+ * model: `editwarden trust` records a file's own path with the SHA-256 of
  * its bytes; the record counts only while the file still hashes the same,
  * so one changed byte makes the file untrusted again.
  *
@@ -47,7 +47,7 @@ export function trustDir(env: Env = process.env): string | null {
 export type TrustState = 'trusted' | 'changed' | 'untrusted';
 
 export interface TrustRecord {
-  /** The config file's real path. */
+  /** The config file's own path (its folder's real path and its own name: a link is not followed, see ownPath). */
   path: string;
   /** SHA-256 (hex) of its bytes when it was trusted. */
   sha256: string;
@@ -70,8 +70,21 @@ function realPath(file: string): string {
   }
 }
 
+/**
+ * The path a record is keyed by: the file's own name in its folder's real
+ * location — the last component is NOT followed. Attack: a clone whose
+ * `.editwarden.yml` is a link to a sibling project's trusted file would
+ * otherwise find that project's record under the link's target and be
+ * governed by its trust (issue 38.6); keyed by its own path, the clone has
+ * no record until a person trusts it there.
+ */
+export function ownPath(file: string): string {
+  const abs = path.resolve(file);
+  return path.join(realPath(path.dirname(abs)), path.basename(abs));
+}
+
 function recordFile(dir: string, file: string): string {
-  return path.join(dir, `${sha256(realPath(file)).slice(0, 32)}.json`);
+  return path.join(dir, `${sha256(ownPath(file)).slice(0, 32)}.json`);
 }
 
 /** The folder is believed only when it is ours and nobody else may write it (else a record could be planted). */
@@ -99,7 +112,7 @@ function readRecord(dir: string, file: string): TrustRecord | null {
   if (!believable(dir)) return null;
   try {
     const record = parseRecord(readSmallFile(recordFile(dir, file), RECORD_READ).toString('utf8'));
-    return record !== null && record.path === realPath(file) ? record : null;
+    return record !== null && record.path === ownPath(file) ? record : null;
   } catch {
     return null;
   }
@@ -122,7 +135,7 @@ export function trustFile(file: string, env: Env = process.env, now: Date = new 
   const dir = trustDir(env);
   if (dir === null) throw noStore();
   const bytes = readSmallFile(file, { maxBytes: MAX_CONFIG_BYTES, follow: true });
-  const record: TrustRecord = { path: realPath(file), sha256: sha256(bytes), trusted_at: now.toISOString() };
+  const record: TrustRecord = { path: ownPath(file), sha256: sha256(bytes), trusted_at: now.toISOString() };
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (!believable(dir)) throw new Error(`${dir} is not yours alone (owner or group/other write): fix its owner and mode (chmod 700) first`);
   const target = recordFile(dir, file);
