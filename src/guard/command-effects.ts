@@ -56,6 +56,8 @@ export interface CommandEffectsResult {
   governing: GoverningChange[];
   /** The undo step recorded for the command (null: it changed nothing, or it was not asked for). */
   step: string | null;
+  /** The unified diff of what it changed, text files only (binary and large files: no patch, but in `changes`); '' when none. */
+  diff: string;
 }
 
 export class CommandEffects {
@@ -114,7 +116,7 @@ export class CommandEffects {
     } catch {
       // Keeping one checkpoint too many is harmless; losing the count is not.
     }
-    return { changes, governing, step: step?.id ?? null };
+    return { changes, governing, step: step?.id ?? null, diff: kept.map((c) => c.patch ?? '').join('') };
   }
 }
 

@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import type { ErrorInfo } from '../errors.js';
-import { recordEvent, type EventRoute } from '../runs/events.js';
+import { outputTail, recordEvent, type EventRoute } from '../runs/events.js';
 import { STATE_DIR } from '../workspace/paths.js';
 import type { NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
@@ -66,10 +66,25 @@ export function recordHookCommand(
   root: string,
   route: EventRoute,
   tool: string,
-  run: { command: string; exitCode: number | null; changes: ReadonlyArray<{ path: string; added: number; removed: number }>; checkpoint: string | null; refusal: ErrorInfo | null },
+  run: {
+    command: string;
+    exitCode: number | null;
+    changes: ReadonlyArray<{ path: string; added: number; removed: number }>;
+    checkpoint: string | null;
+    refusal: ErrorInfo | null;
+    /** What it changed, as a unified diff (text files). */
+    diff?: string;
+    /** Its output (the last lines), kept when it failed or was refused. */
+    output?: string;
+    /** Protected files it changed, put back at once. */
+    putBack?: readonly string[];
+    /** Its changes were put back (over the limits). */
+    reverted?: boolean;
+  },
 ): Error | null {
   const added = run.changes.reduce((n, c) => n + c.added, 0);
   const removed = run.changes.reduce((n, c) => n + c.removed, 0);
+  const failed = run.exitCode !== 0 || run.refusal !== null;
   return recordEvent(path.join(root, STATE_DIR), {
     kind: 'command',
     route,
@@ -78,7 +93,13 @@ export function recordHookCommand(
     exit_code: run.exitCode,
     paths: run.changes.map((c) => c.path),
     changes: { added, removed },
-    ...defined({ checkpoint: run.checkpoint || undefined }),
+    ...defined({
+      checkpoint: run.checkpoint || undefined,
+      diff: run.diff || undefined,
+      output: failed && run.output ? outputTail(run.output) : undefined,
+      put_back: run.putBack?.length ? [...run.putBack] : undefined,
+      reverted: run.reverted ? (true as const) : undefined,
+    }),
     ...(run.refusal ? { code: run.refusal.code, message: run.refusal.message } : {}),
   });
 }

@@ -163,6 +163,10 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     changes: found.changes,
     checkpoint: undone ? null : found.step,
     refusal,
+    diff: found.diff,
+    output: result.tail,
+    putBack: found.governing.filter((g) => g.reverted).map((g) => g.path),
+    reverted: undone,
   });
   if (logged) say(`editwarden could not log this command: ${logged.message}`);
   if (refusal) return refuse(refusal, SHELL_REFUSED, `editwarden: the command ran (exit code ${exitCode}) but its effects were refused`);

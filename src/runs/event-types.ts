@@ -63,8 +63,8 @@ interface RefusalEvent extends EventBase {
   hint: string;
 }
 
-/** A shell command that ran, with what it changed. */
-interface CommandEvent extends EventBase {
+/** A shell command that ran, with what it changed (its diff, from the checkpoint taken before it: EventDiff). */
+interface CommandEvent extends EventBase, EventDiff {
   kind: 'command';
   tool: string;
   command: string;
@@ -77,6 +77,12 @@ interface CommandEvent extends EventBase {
   /** The refusal or failure, when it did not end with exit code 0. */
   code?: string;
   message?: string;
+  /** The last lines of what the command printed (bounded: COMMAND_OUTPUT_MAX), kept when it failed or was refused. */
+  output?: string;
+  /** Protected files (`.git/`, configs, client settings) the command changed and editwarden put back at once. */
+  put_back?: string[];
+  /** The command's file changes were put back (over the limits): `paths` changed, then were restored. */
+  reverted?: true;
 }
 
 /** A constraint was violated: the run stops (exit code 2). */
@@ -105,6 +111,8 @@ interface UndoEvent extends EventBase {
   label: string;
   written: string[];
   removed: string[];
+  /** The checkpoints of the step it undid or redid (so a report of that step's run or session shows it). */
+  undoes?: string[];
 }
 
 /** A run (editwarden's own) ended: its outcome and totals against the configured limits. */
@@ -123,6 +131,17 @@ interface RunEndEvent extends EventBase {
 
 export type EditwardenEvent = EditEvent | RefusalEvent | CommandEvent | ViolationEvent | CheckpointEvent | UndoEvent | RunEndEvent;
 export type EventKind = EditwardenEvent['kind'];
+/** Longest command output an event keeps (its last characters): the full logs stay in the run's folder. */
+const COMMAND_OUTPUT_MAX = 2000;
+
+/** A command's output as an event keeps it: the last COMMAND_OUTPUT_MAX characters, whole lines where it can. */
+export function outputTail(output: string): string {
+  if (output.length <= COMMAND_OUTPUT_MAX) return output;
+  const cut = output.slice(-COMMAND_OUTPUT_MAX);
+  const nl = cut.indexOf('\n');
+  return `…${nl >= 0 && nl < 200 ? cut.slice(nl) : cut}`;
+}
+
 export const EVENT_KINDS: readonly EventKind[] = ['edit', 'refusal', 'command', 'violation', 'checkpoint', 'undo', 'redo', 'run-end'];
 
 /** An event as a caller hands it to appendEvent: the version and time are filled in (time may be given). */

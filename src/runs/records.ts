@@ -27,6 +27,8 @@ export interface LoggedCall {
   status: string;
   output: string;
   data?: unknown;
+  /** A command's diff (for the event log): left out here, as data is. */
+  effects?: unknown;
   error?: { code: string; message: string } | undefined;
   files: string[];
 }
@@ -41,9 +43,9 @@ export interface RunReports {
 /** Longest tool output kept per line of calls.jsonl. */
 const MAX_LOGGED_OUTPUT = 4000;
 
-/** Appends one call to calls.jsonl (its data is left out; its output cut at MAX_LOGGED_OUTPUT). */
+/** Appends one call to calls.jsonl (its data and a command's diff are left out; its output cut at MAX_LOGGED_OUTPUT). */
 export function appendCallRecord(runDir: string, record: LoggedCall): void {
-  const { data: _data, ...rest } = record;
+  const { data: _data, effects: _effects, ...rest } = record;
   const line = { ...rest, output: record.output.length > MAX_LOGGED_OUTPUT ? `${record.output.slice(0, MAX_LOGGED_OUTPUT)}…` : record.output };
   try {
     fs.appendFileSync(path.join(runDir, CALLS_FILE), `${JSON.stringify(line)}\n`);

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { ConstraintsConfig } from '../config/config.js';
 import type { RunMetrics } from '../guard/metrics.js';
 import type { EventRoute, NewEvent } from '../runs/event-types.js';
-import { recordEvent } from '../runs/events.js';
+import { outputTail, recordEvent } from '../runs/events.js';
 import type { RunClosing } from '../runs/outcome.js';
 import type { RunProfile } from '../runs/profile.js';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
@@ -65,7 +65,12 @@ export function callEvents(record: CallRecord, ctx: CallEventContext): NewEvent[
       exit_code: exit,
       paths: record.files,
       changes: { added: record.lines_added, removed: record.lines_removed },
-      ...defined({ artifacts: typeof data?.artifacts === 'string' ? data.artifacts : undefined }),
+      ...defined({
+        artifacts: typeof data?.artifacts === 'string' ? data.artifacts : undefined,
+        diff: record.effects?.diff || undefined,
+        output: record.ok ? undefined : outputTail(record.output),
+        put_back: record.effects?.put_back.length ? record.effects.put_back : undefined,
+      }),
       ...(record.error ? { code: record.error.code, message: record.error.message } : {}),
     });
   } else if (record.ok && record.files.length > 0) {

@@ -298,6 +298,7 @@ export class ToolRunner {
     const fields = result ? resultFields(result) : { ok: false, output: 'The call did not stop at the deadline.' };
     const record: CallFields = {
       ...fields,
+      ...(measured.effects ? { effects: measured.effects } : {}),
       // A write tool's applied change is not shown as refused (a command's after-the-fact violation keeps its label; its violation says prevented: false).
       status: (violation && (changes.length === 0 || mark) ? 'refused' : result?.ok ? 'ok' : 'failed') as CallStatus,
       files: changes.map((c) => c.path),
@@ -315,7 +316,7 @@ export class ToolRunner {
   }
 
   /** A command: what it changed in the workspace; `.git/` and the config are a violation whatever the limits say (already undone). */
-  private chargeCommand(mark: NonNullable<Execution['mark']>, tool: string, site: CheckSite): { changes: FileChange[]; violation: Violation | null } {
+  private chargeCommand(mark: NonNullable<Execution['mark']>, tool: string, site: CheckSite): { changes: FileChange[]; violation: Violation | null; effects: NonNullable<CallRecord['effects']> } {
     const effects = this.effects.after(mark);
     let changes = effects.changes;
     let violation = this.guard.checkChanges(changes, site, false);
@@ -329,11 +330,11 @@ export class ToolRunner {
       changes = [...changes, ...effects.governing.map((g) => ({ path: g.path, added: g.change === 'deleted' ? 0 : 1, removed: g.change === 'added' ? 0 : 1 }))];
     }
     this.chargeFiles(changes, tool);
-    return { changes, violation };
+    return { changes, violation, effects: { diff: effects.diff, put_back: effects.governing.filter((g) => g.reverted).map((g) => g.path) } };
   }
 
   /** A write: what its result says it changed; a file the plan did not show is checked against the patterns after the fact. */
-  private chargeWrites(result: ToolResult | undefined, invocation: Invocation, tool: string, site: CheckSite): { changes: FileChange[]; violation: Violation | null } {
+  private chargeWrites(result: ToolResult | undefined, invocation: Invocation, tool: string, site: CheckSite): { changes: FileChange[]; violation: Violation | null; effects?: undefined } {
     if (!result?.changes) return { changes: [], violation: null };
     const changes = result.changes;
     const unplanned = changes.filter((c) => !invocation.changes.some((p) => p.path === c.path));

@@ -23,6 +23,7 @@ interface LoggedEvent {
   code?: string;
   command?: string;
   exit_code?: number | null;
+  output?: string;
   paths: string[];
   route: { via: string; run?: string };
   checkpoint?: string;
@@ -54,6 +55,9 @@ describe('editwarden log', () => {
     expect(created).toMatchObject({ path: SCRIPTED.scriptPath });
     expect(refusal).toMatchObject({ code: SCRIPTED.refusalCode, path: 'b.txt' });
     expect(command).toMatchObject({ command: SCRIPTED.command, exit_code: 3, paths: ['c.txt'] });
+    // A command's change has its diff, as an edit's has; a failed one keeps its output.
+    expect(command?.diff).toContain('+made\n');
+    expect(command?.output).toContain('exit code 3');
     expect(violation).toMatchObject({ type: SCRIPTED.violation, path: 'd.txt' });
   });
 

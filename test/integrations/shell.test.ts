@@ -135,9 +135,25 @@ describe('a hooked shell command runs through editwarden', () => {
     // `editwarden log` shows the command, the files it deleted and the undo step it belongs to.
     const command = readEvents(path.join(root, '.editwarden')).events.find((e) => e.kind === 'command');
     expect(command).toEqual(expect.objectContaining({ command: 'rm -rf src', exit_code: 0, paths: expect.arrayContaining(['src/a.ts', 'src/deep/b.bin']), checkpoint: expect.any(String) }));
+    // The undo is an event naming the step it took back (a report of the session shows it).
+    const undone = readEvents(path.join(root, '.editwarden')).events.find((e) => e.kind === 'undo');
+    expect(undone).toMatchObject({ label: 'claude Bash: rm -rf src', undoes: [command?.checkpoint] });
     const log = editwarden(['log', '--root', root, '--json']);
     expect(log.stdout).toContain('rm -rf src');
     for (const [rel, text] of Object.entries(files)) expect(fs.readFileSync(path.join(root, rel), 'utf8')).toBe(text);
+  });
+
+  it("a sed -i is logged with the diff it made; an attempt on .git/config the sandbox stopped is logged with the command's output", async () => {
+    const root = project({ 'notes.txt': 'colour one\nkeep\n' });
+    fs.mkdirSync(path.join(root, '.git'), { recursive: true });
+    fs.writeFileSync(path.join(root, '.git', 'config'), '[core]\n');
+    expect(asClient(await preHook('claude', root, "sed -i 's/colour/color/' notes.txt"), root).code).toBe(0);
+    expect(asClient(await preHook('claude', root, 'echo "[alias] x = !sh" >> .git/config'), root).code).not.toBe(0);
+    const [sed, attempt] = readEvents(path.join(root, '.editwarden')).events.filter((e) => e.kind === 'command');
+    expect(sed).toMatchObject({ paths: ['notes.txt'], diff: expect.stringContaining('-colour one\n+color one\n') });
+    expect(sed).not.toHaveProperty('output');
+    expect(attempt).toMatchObject({ paths: [], output: expect.stringMatching(/\.git\/config: Read-only file system/) });
+    expect(fs.readFileSync(path.join(root, '.git', 'config'), 'utf8')).toBe('[core]\n');
   });
 
   it('a read-only command leaves no undo step; the next one reuses the kept index (none written), and its rm -rf src is still undone byte-exact', async () => {

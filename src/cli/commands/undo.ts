@@ -117,10 +117,21 @@ function step(io: Io, flags: Flags, body: (history: UndoHistory, root: string) =
     const opened = openWorkspace(flags.root ?? findHistoryRoot(process.cwd()));
     const color = useColor(io, 'stderr');
     if (!flags.json) for (const n of opened.recovered) io.stderr.write(`${paint(color, 'yellow', 'recovered:')} ${n.message}\n`);
-    const results = body(new UndoHistory(opened.transactions.checkpoints), opened.ws.root).filter((r) => r.change !== null);
+    const history = new UndoHistory(opened.transactions.checkpoints);
+    const results = body(history, opened.ws.root).filter((r) => r.change !== null);
+    // The checkpoints of each step taken back: a report of that step's session or run shows the undo.
+    const stepCheckpoints = results.length > 0 ? new Map(history.changes().map((c) => [c.key, c.checkpoints])) : new Map<string, string[]>();
     // In the event log too (`editwarden log`); the safety checkpoint is the step that takes this one back.
     for (const r of results)
-      recordEvent(opened.ws.stateDir, { kind: verb, route: { via: 'cli' }, label: r.change?.label ?? '', written: r.written, removed: r.removed, paths: [...r.written, ...r.removed], ...defined({ checkpoint: r.safety || undefined }) });
+      recordEvent(opened.ws.stateDir, {
+        kind: verb,
+        route: { via: 'cli' },
+        label: r.change?.label ?? '',
+        written: r.written,
+        removed: r.removed,
+        paths: [...r.written, ...r.removed],
+        ...defined({ checkpoint: r.safety || undefined, undoes: stepCheckpoints.get(r.change?.key ?? '') }),
+      });
     if (flags.json) {
       writeJson(io, { ok: true, steps: results });
       return ExitCode.OK;
