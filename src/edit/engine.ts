@@ -89,6 +89,7 @@ export function planFile(path: string, before: TextDoc | null, requests: EditReq
     }
     try {
       const step = applyOne(path, current, request, options, hooks);
+      if (request.readAs && request.readAs.length > 0) step.applied.notes = [...request.readAs, ...step.applied.notes];
       const d = unifiedDiff({
         oldPath: path,
         newPath: step.moveTo ?? path,

@@ -90,7 +90,7 @@ export function tryFastExactEdit(path: string, bytes: Uint8Array, requests: Edit
       {
         request,
         ok: true,
-        applied: { action: 'edit', strategy: 'exact', count: 1, line: lineIndex + 1, notes: [] },
+        applied: { action: 'edit', strategy: 'exact', count: 1, line: lineIndex + 1, notes: [...(request.readAs ?? [])] },
         diff: d.diff,
         added: d.added,
         removed: d.removed,

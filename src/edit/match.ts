@@ -10,9 +10,12 @@
  * Pure: strings in, offsets out.
  */
 import { diffArrays } from 'diff';
+import { lineOf } from './text.js';
 import type { MatchStrategy } from './types.js';
 import { allIndexes, mapLookalike, normalizedString, normalizeText, type NormalizeOptions } from './normalize.js';
-import { ambiguousIndent, indentFrame, indentShift, isBlankLine, rebaseContinuation } from './reindent.js';
+import { blankLineTolerant } from './blank-lines.js';
+import { quoteLines, splitLines } from './lines.js';
+import { ambiguousIndent, continuationFrame, indentFrame, indentShift, isBlankLine } from './reindent.js';
 
 export interface TextMatch {
   /** Offsets in the file text ("\n"-normalised). */
@@ -123,7 +126,8 @@ function charLevel(text: string, oldText: string, options: NormalizeOptions): Te
     const region = text.slice(start, end);
     const changed = options.unicode ? lookalikeFixer(oldText, region) : identity;
     const indent = midLineIndent(text, start, oldText);
-    out.push({ start, end, transform: (newText) => rebaseContinuation(indent, keepUnchangedLines(region, oldText, newText, changed)) });
+    const line = lineOf(text, start);
+    out.push({ start, end, transform: (newText) => (indent === '' ? keepUnchangedLines(region, oldText, newText, changed) : fromLineStart(indent, region, oldText, newText, changed, line)) });
   }
   return out;
 }
@@ -131,15 +135,36 @@ function charLevel(text: string, oldText: string, options: NormalizeOptions): Te
 const identity = (line: string): string => line;
 
 /**
- * The indentation before a one-line quote that starts at the first non-blank character of its line ('' when
- * the quote starts at column 0, mid-text, or spans several lines — those carry their own indentation evidence).
+ * The indentation before a quote that starts at the first non-blank character of its line ('' when the quote
+ * starts at column 0, mid-text, or with blanks of its own — those carry their own indentation evidence).
  * Only tolerant matches use it: an exact match writes new_text verbatim (its inverse edit restores the file).
  */
 function midLineIndent(text: string, start: number, oldText: string): string {
-  if (oldText.replace(/\n$/, '').includes('\n') || /^\s/.test(oldText)) return '';
+  if (/^\s/.test(oldText)) return '';
   const lineStart = text.lastIndexOf('\n', start - 1) + 1;
   const before = text.slice(lineStart, start);
   return /^[ \t]+$/.test(before) ? before : '';
+}
+
+/**
+ * new_text for a quote copied from the first non-blank character of an indented line: its first line lands
+ * after that indentation, its further lines in the frame continuationFrame finds — moved by the same
+ * indentation as the first line (the whole block re-indented as one, never its first line alone), or kept.
+ * The quote, the file's lines and new_text are compared with their first lines completed by the indentation,
+ * so lines copied unchanged are still written as the file has them.
+ */
+function fromLineStart(indent: string, region: string, oldText: string, newText: string, changed: (line: string) => string, line: number): string {
+  const frame = continuationFrame(indent, oldText, newText);
+  if (frame.kind === 'ambiguous') throw ambiguousIndent(frame.why, line);
+  const wanted = newText
+    .split('\n')
+    .map((l, k) => (k === 0 || (frame.kind === 'quote' && !isBlankLine(l)) ? indent + l : l))
+    .join('\n');
+  const out = keepUnchangedLines(indent + region, indent + oldText, wanted, changed);
+  // The match starts after the indentation, so the first line written must start with it (a line written less
+  // indented than the line it replaces cannot be placed there: refused rather than eating its first characters).
+  if (!out.startsWith(indent)) throw ambiguousIndent("new_text's first line would sit left of the line it replaces", line);
+  return out.slice(indent.length);
 }
 
 /**
@@ -185,34 +210,10 @@ function keepUnchangedLines(region: string, oldText: string, newText: string, ch
 // ---------------------------------------------------------------------------
 // Line-block strategies: whole lines, compared without their indentation.
 
-interface Lines {
-  lines: string[];
-  /** Offset where each line starts. */
-  starts: number[];
-}
-
-function splitLines(text: string): Lines {
-  const lines = text.split('\n');
-  const starts: number[] = new Array(lines.length);
-  let offset = 0;
-  for (let i = 0; i < lines.length; i++) {
-    starts[i] = offset;
-    offset += (lines[i] as string).length + 1;
-  }
-  return { lines, starts };
-}
-
 const PLAIN_LINE = /^(?:[\x21-\x7e]+(?: [\x21-\x7e]+)*)?$/;
 const leading = (line: string): string => /^[ \t]*/.exec(line)?.[0] ?? '';
 /** Indentation when look-alikes are forgiven: no-break and other typographic spaces count as spaces. */
 const leadingUnicode = (line: string): string => /^[ \t\u00A0\u2002-\u200A\u202F\u205F\u3000]*/.exec(line)?.[0] ?? '';
-
-/** Splits old_text into lines; a final newline is remembered, not a line. */
-function quoteLines(oldText: string): { lines: string[]; trailingNewline: boolean } {
-  const trailingNewline = oldText.endsWith('\n');
-  const lines = (trailingNewline ? oldText.slice(0, -1) : oldText).split('\n');
-  return { lines, trailingNewline };
-}
 
 interface LineBlockOptions {
   contentOptions: NormalizeOptions;
@@ -280,151 +281,15 @@ function lineBlocks(text: string, oldText: string, options: LineBlockOptions): T
         // new_text may be written relative to the quote (shift it with the quote) or already at the file's indentation (keep it).
         const frame = indentFrame(oldLines, window, newText, lead);
         if (frame.kind === 'ambiguous') throw ambiguousIndent(frame.why, i + 1);
-        const shift = frame.kind === 'file' ? identity : reindent;
-        return keepUnchangedLines(region, oldText, newText, (line) => shift(fixLookalikes(line)));
+        if (frame.kind === 'file') {
+          // new_text is at the file's indentation: its unchanged lines are the ones equal to the file's lines.
+          // Compared with the quote's lines instead, a "\t}" written for the file's outer brace would be taken
+          // for the quote's inner "\t}" and written as the file has that one (a tab too deep, the outer one lost).
+          return keepUnchangedLines(region, region, newText, fixLookalikes);
+        }
+        return keepUnchangedLines(region, oldText, newText, (line) => reindent(fixLookalikes(line)));
       },
     });
   }
   return out.length > 0 ? [...out, ...unshiftable] : out;
-}
-
-/**
- * Blank lines added or missing in the quote: compare the non-blank lines in
- * order (trailing whitespace ignored, indentation exact) and let any number of
- * blank lines sit between them.
- */
-function blankLineTolerant(text: string, oldText: string): TextMatch[] {
-  const quote = quoteLines(oldText);
-  const first = quote.lines.findIndex((l) => !isBlankLine(l));
-  if (first < 0) return [];
-  let lastQuoted = quote.lines.length - 1;
-  while (isBlankLine(quote.lines[lastQuoted] as string)) lastQuoted--;
-  // The quote without its edge blank lines: the match never covers those.
-  const core = quote.lines.slice(first, lastQuoted + 1);
-  const wantedAt = core.flatMap((l, k) => (isBlankLine(l) ? [] : [k]));
-  const wanted = wantedAt.map((k) => (core[k] as string).trimEnd());
-  if (wanted.length < 2) return [];
-  const file = splitLines(text);
-  const out: TextMatch[] = [];
-  for (let i = 0; i < file.lines.length; i++) {
-    if ((file.lines[i] as string).trimEnd() !== wanted[0]) continue;
-    // Where each non-blank quoted line sits in the file, relative to line i.
-    const at: number[] = [0];
-    let j = i + 1;
-    for (; j < file.lines.length && at.length < wanted.length; j++) {
-      const line = file.lines[j] as string;
-      if (isBlankLine(line)) continue;
-      if (line.trimEnd() !== wanted[at.length]) break;
-      at.push(j - i);
-    }
-    if (at.length !== wanted.length) continue;
-    const last = j - 1;
-    const start = file.starts[i] as number;
-    let end = (file.starts[last] as number) + (file.lines[last] as string).length;
-    if (quote.trailingNewline || lastQuoted < quote.lines.length - 1) {
-      if (end >= text.length) continue; // old_text ends with a newline the file does not have there
-      end += 1;
-    }
-    const region = file.lines.slice(i, last + 1);
-    const fileAt = new Map<number, number>(wantedAt.map((k, n) => [k, at[n] as number]));
-    out.push({
-      start,
-      end,
-      transform: (newText) => realignBlankLines(trimBlankEdges(newText, quote.lines), core, region, fileAt),
-    });
-  }
-  return out;
-}
-
-/** Drops the blank lines new_text repeats from old_text's edges: the match never covers them. */
-function trimBlankEdges(newText: string, oldLines: string[]): { lines: string[]; newline: boolean } {
-  let lead = 0;
-  while (lead < oldLines.length && isBlankLine(oldLines[lead] as string)) lead++;
-  let trail = 0;
-  while (trail < oldLines.length - lead && isBlankLine(oldLines[oldLines.length - 1 - trail] as string)) trail++;
-  const hadNewline = newText.endsWith('\n');
-  const lines = (hadNewline ? newText.slice(0, -1) : newText).split('\n');
-  let from = 0;
-  while (from < lead && from < lines.length && isBlankLine(lines[from] as string)) from++;
-  let to = lines.length;
-  // A dropped trailing blank line carries new_text's final newline with it.
-  let newline = hadNewline;
-  while (lines.length - to < trail && to > from && isBlankLine(lines[to - 1] as string)) {
-    to--;
-    newline = to > from;
-  }
-  return { lines: lines.slice(from, to), newline };
-}
-
-/**
- * Writes new_text over a block whose blank lines the quote got wrong. The
- * model's edit is what turns its quote into new_text (a line diff); that edit
- * is replayed on the file's own lines. Quoted lines it kept are written as the
- * file has them, and the blank lines between two quoted lines are the file's
- * wherever the model changed nothing there: it asked to change lines, not the
- * spacing it misremembered. Where it did change a gap, its layout stands.
- */
-function realignBlankLines(next: { lines: string[]; newline: boolean }, core: string[], region: string[], fileAt: Map<number, number>): string {
-  const finish = (lines: string[]): string => lines.join('\n') + (next.newline ? '\n' : '');
-  const changes = diffArrays(core, next.lines, { maxEditLength: 4000 });
-  if (!changes) return finish(next.lines);
-  const kept: boolean[] = core.map(() => false);
-  // Lines of new_text added before quoted line k (k = core.length: after the last).
-  const addedBefore: string[][] = Array.from({ length: core.length + 1 }, () => []);
-  // Lines of new_text that replace removed quoted lines, written where the first removed non-blank line stood.
-  const replacing = new Map<number, string[]>();
-  let q = 0;
-  let removedFrom = -1;
-  for (const change of changes) {
-    if (change.added) {
-      let at = -1;
-      for (let k = removedFrom; k >= 0 && k < q && at < 0; k++) if (!isBlankLine(core[k] as string)) at = k;
-      if (at >= 0) replacing.set(at, change.value);
-      else (addedBefore[q] as string[]).push(...change.value);
-      removedFrom = -1;
-    } else if (change.removed) {
-      removedFrom = q;
-      q += change.value.length;
-    } else {
-      removedFrom = -1;
-      for (let k = 0; k < change.value.length; k++) kept[q++] = true;
-    }
-  }
-  const emit = (k: number): void => {
-    if (kept[k]) out.push(region[fileAt.get(k) as number] as string);
-    else out.push(...(replacing.get(k) ?? []));
-  };
-  const dropped = (k: number): boolean => !kept[k] && !replacing.has(k);
-  const out: string[] = [...(addedBefore[0] as string[])];
-  let prev = 0; // core[0] is never blank
-  const survivorAfter = (k: number): boolean => {
-    for (let j = k + 1; j < core.length; j++) if (!isBlankLine(core[j] as string) && !dropped(j)) return true;
-    return false;
-  };
-  emit(0);
-  for (let b = 1; b < core.length; b++) {
-    if (isBlankLine(core[b] as string)) continue;
-    // The gap between quoted lines prev and b: blank lines prev+1 … b-1.
-    let untouched = true;
-    for (let j = prev + 1; j <= b && untouched; j++) {
-      if ((addedBefore[j] as string[]).length > 0 || (j < b && !kept[j])) untouched = false;
-    }
-    if (untouched) {
-      // A deleted line takes one of the two gaps around it with it, so spacing does not double up.
-      // Deleted lines take their spacing with them: of the gaps around a run of deleted lines only the
-      // one after the last surviving line stands, and only if a surviving line follows (outside the
-      // block, the file's own spacing already stands).
-      const show = !dropped(prev) && (!dropped(b) || survivorAfter(b));
-      if (show) out.push(...region.slice((fileAt.get(prev) as number) + 1, fileAt.get(b) as number));
-    } else {
-      for (let j = prev + 1; j <= b; j++) {
-        out.push(...(addedBefore[j] as string[]));
-        if (j < b && kept[j]) out.push(core[j] as string);
-      }
-    }
-    emit(b);
-    prev = b;
-  }
-  out.push(...(addedBefore[core.length] as string[]));
-  return finish(out);
 }

@@ -9,7 +9,7 @@ import { EditwardenError, ErrorCode } from '../errors.js';
 
 export const isBlankLine = (line: string): boolean => line.trim().length === 0;
 
-type IndentFrame = { kind: 'quote' } | { kind: 'file' } | { kind: 'ambiguous'; why: string };
+export type IndentFrame = { kind: 'quote' } | { kind: 'file' } | { kind: 'ambiguous'; why: string };
 
 /**
  * Which indentation new_text is written in, decided from evidence: lines it
@@ -133,18 +133,55 @@ export function indentShift(oldLines: string[], fileLines: string[], leading: (l
 }
 
 /**
- * A one-line quote that starts at the first non-blank character of an indented line (the model copied from
- * there, not from column 0): new_text's first line lands after the line's indentation `lineIndent`, its
- * further lines exactly as written. The same evidence rule as indentFrame, with the only evidence a one-line
- * quote leaves — new_text's own base: lines written less indented than the line (from column 0, in the quote's
- * frame) move onto the line's indentation; lines already at or beyond it are in the file's frame and stay.
+ * A quote that starts at the first non-blank character of an indented line (the model copied from there, not
+ * from column 0): new_text's first line lands after the line's indentation `lineIndent`. Which frame its further
+ * lines are written in is decided from evidence, as in indentFrame — the quote's own further lines sit at the
+ * file's indentation (a tolerant match keeps indentation as it is), so:
+ *   - lines new_text shares with them (paired in order) either keep that indentation (new_text is in the file's
+ *     frame: its lines stay) or lack exactly `lineIndent` (new_text is in the frame of its first line, written
+ *     from column 0: every further line moves by `lineIndent`, as the first one did);
+ *   - without shared lines, new_text's first further line is compared with the quote's, then new_text's base:
+ *     lines written less indented than the line itself (from column 0) move; lines at or beyond it stay.
+ * Evidence both ways is ambiguous: refused, never guessed.
  */
-export function rebaseContinuation(lineIndent: string, newText: string): string {
-  const lines = newText.split('\n');
-  const rest = lines.slice(1).filter((l) => !isBlankLine(l));
-  if (lineIndent === '' || rest.length === 0) return newText;
+export function continuationFrame(lineIndent: string, oldText: string, newText: string): IndentFrame {
   const lead = (l: string): string => /^[ \t]*/.exec(l)?.[0] ?? '';
-  const base = rest.map(lead).reduce((a, b) => (b.length < a.length ? b : a));
-  if (base.length >= lineIndent.length) return newText;
-  return lines.map((l, k) => (k === 0 || isBlankLine(l) ? l : lineIndent + l)).join('\n');
+  const further = (t: string): string[] =>
+    t
+      .replace(/\n$/, '')
+      .split('\n')
+      .slice(1)
+      .filter((l) => !isBlankLine(l));
+  const quoted = further(oldText);
+  const wanted = further(newText);
+  if (lineIndent === '' || wanted.length === 0) return { kind: 'file' };
+  const changes = diffArrays(
+    quoted.map((l) => l.trim()),
+    wanted.map((l) => l.trim()),
+    { maxEditLength: 4000 },
+  );
+  let keep = 0;
+  let shift = 0;
+  let q = 0;
+  let n = 0;
+  for (const change of changes ?? []) {
+    if (change.added) n += change.value.length;
+    else if (change.removed) q += change.value.length;
+    else {
+      for (let c = 0; c < change.value.length; c++, q++, n++) {
+        const inFile = lead(quoted[q] as string);
+        const written = lead(wanted[n] as string);
+        if (written === inFile) keep++;
+        else if (lineIndent + written === inFile) shift++;
+      }
+    }
+  }
+  if (keep > 0 && shift > 0) return { kind: 'ambiguous', why: "some lines new_text shares with old_text keep the file's indentation and others lack the indentation of old_text's first line" };
+  if (shift > 0) return { kind: 'quote' };
+  if (keep > 0) return { kind: 'file' };
+  const first = { quoted: lead(quoted[0] ?? ''), wanted: lead(wanted[0] as string) };
+  if (quoted.length > 0 && first.wanted === first.quoted) return { kind: 'file' };
+  if (quoted.length > 0 && lineIndent + first.wanted === first.quoted) return { kind: 'quote' };
+  const base = wanted.map(lead).reduce((a, b) => (b.length < a.length ? b : a));
+  return base.length < lineIndent.length ? { kind: 'quote' } : { kind: 'file' };
 }

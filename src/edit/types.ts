@@ -20,6 +20,12 @@ interface BaseRequest {
   /** sha256 (hex, or a prefix of ≥ 8 chars) of the bytes the agent read; a mismatch is E_STALE. */
   expectedHash?: string;
   source?: RequestSource;
+  /**
+   * How the parser read the model's text where it forgave something (an escaped marker line, Roo's line-number
+   * prefixes, a longer marker, a path found by its name, …), one sentence each: put first in the result's notes,
+   * so the model is told which normalisation was used. The engine's own strategies add theirs after.
+   */
+  readAs?: string[];
 }
 
 /** Replace a unique `oldText` (or every match with `replaceAll`). */

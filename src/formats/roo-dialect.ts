@@ -17,9 +17,13 @@
  * they only choose between several places SEARCH matches (edit/engine.ts,
  * `lineHint`). A hint line anywhere else — inside SEARCH after content, or
  * inside REPLACE — is refused: written into the file it would corrupt it, and
- * dropped it might be content the model meant. Escapes are undone only in a
- * reply that speaks the dialect (one of its blocks has a head), so an Aider
- * reply's literal "\=======" line stays as it is.
+ * dropped it might be content the model meant. In a reply that speaks the
+ * dialect (one of its blocks has a head) every marker-like line escaped with a
+ * backslash loses it, as Roo does. Elsewhere only a line that is exactly one
+ * backslash followed by a whole marker line is an escape (ESCAPED_LINE): Roo's
+ * models escape without a head too, and a marker line cannot stand in a
+ * block's content any other way, while "\<<<" with other text after it stays
+ * as written.
  */
 import type { EditwardenError } from '../errors.js';
 import { parseError } from './parse-result.js';
@@ -64,9 +68,26 @@ export function speaksRoo(lines: string[], isSearchMarker: (line: string) => boo
   return false;
 }
 
-/** A content line with its escape undone ("\=======" → "======="). */
+/** A content line with its escape undone ("\=======" → "======="), in a reply that speaks Roo's dialect. */
 export function unescapeRooLine(line: string): string {
   return ESCAPED_MARKER.test(line) ? line.slice(1) : line;
+}
+
+/** A whole hint line with its number (":start_line:12"), as Roo writes it. */
+const WHOLE_HINT = /^:(?:start_line|end_line):\s*\d+\s*$/;
+/** git's conflict markers ("<<<<<<< HEAD", "=======", ">>>>>>> branch"): Roo's models escape them inside content too. */
+const CONFLICT_MARKER = /^(?:<{7}|>{7})(?:[ \t].*)?$|^={7}$/;
+
+/**
+ * A content line with its escape undone in any SEARCH/REPLACE reply, only when the line is exactly one
+ * backslash followed by a whole marker line: a block marker of the reply's grammar (`isMarker`), Roo's
+ * separator or a hint with its number, or a git conflict marker. Such a line cannot be content as written
+ * (unescaped it would end the block), so the escape is the only thing it can mean.
+ */
+export function unescapeMarkerLine(line: string, isMarker: (line: string) => boolean): string {
+  if (!line.startsWith('\\')) return line;
+  const rest = line.slice(1);
+  return isMarker(rest) || ROO_SEPARATOR.test(rest) || WHOLE_HINT.test(rest) || CONFLICT_MARKER.test(rest) ? rest : line;
 }
 
 /**

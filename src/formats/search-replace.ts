@@ -33,9 +33,9 @@
  * it is never a line of the new text). An empty SEARCH creates the file when
  * it does not exist and appends to it when it does (Aider's rule); the caller
  * says which through `fileExists`. A fence or marker line is never a path.
- * Roo's head becomes the request's `lineHint`; in a reply that speaks Roo's
- * dialect, "\=======" and the other escaped marker lines are content without
- * their backslash; a hint line anywhere but the head is refused.
+ * Roo's head becomes the request's `lineHint`; "\=======" and the other escaped
+ * marker lines are content without their backslash (roo-dialect.ts says which,
+ * in Roo's dialect and outside it); a hint line anywhere but the head is refused.
  *
  * Each block is one item: a malformed one is reported with its index and
  * line, and the next block is read from its own header (path line, fence),
@@ -45,7 +45,7 @@ import { ErrorCode, EditwardenError } from '../errors.js';
 import type { EditRequest } from '../edit/types.js';
 import { normalizeEol } from '../edit/text.js';
 import { parseError, probeExists, source, type ItemError, type ParseOptions, type ParseResult } from './parse-result.js';
-import { readRooHead, speaksRoo, strayHint, unescapeRooLine } from './roo-dialect.js';
+import { readRooHead, speaksRoo, strayHint, unescapeMarkerLine, unescapeRooLine } from './roo-dialect.js';
 import { defined } from '../defined.js';
 
 export const SEARCH_MARKER = /^(?:<{3,}|-{3,}) ?SEARCH>?\s*$/;
@@ -71,6 +71,9 @@ export interface SearchReplaceOptions extends ParseOptions {
 }
 
 const HINT = 'Write the file path on its own line, then "<<<<<<< SEARCH", the exact lines to find, "=======", the new lines, and ">>>>>>> REPLACE".';
+
+/** A SEARCH, divider or REPLACE marker line of this grammar. */
+const isBlockMarker = (line: string): boolean => SEARCH_MARKER.test(line) || DIVIDER_MARKER.test(line) || REPLACE_MARKER.test(line);
 
 /** A line that is a fence or a block marker: never a file name. */
 export function isFenceOrMarker(line: string): boolean {
@@ -150,6 +153,9 @@ function blockAhead(lines: string[], from: number): boolean {
   for (let n = from; n < lines.length && !FENCE.test(lines[n] as string); n++) if (SEARCH_MARKER.test(lines[n] as string)) return true;
   return false;
 }
+
+/** The request's `readAs` notes, left out when the parser forgave nothing. */
+const readAsField = (readAs: string[]): { readAs?: string[] } => (readAs.length > 0 ? { readAs } : {});
 
 function toText(lines: string[]): string {
   if (lines.length === 0) return '';
@@ -316,11 +322,18 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
       const replaceLines = lines.slice(divider + 1, replaceEnd);
       const stray = strayHint(searchLines, i + 2 + head.length, 'SEARCH', path) ?? strayHint(replaceLines, divider + 2, 'REPLACE', path);
       if (stray) throw stray;
-      const search = toText(roo ? searchLines.map(unescapeRooLine) : searchLines);
-      const replace = toText(roo ? replaceLines.map(unescapeRooLine) : replaceLines);
+      const unescape = roo ? unescapeRooLine : (l: string): string => unescapeMarkerLine(l, isBlockMarker);
+      const readAs: string[] = [];
+      const searchContent = searchLines.map(unescape);
+      const replaceContent = replaceLines.map(unescape);
+      if (!roo && [...searchLines, ...replaceLines].some((l, k) => l !== (k < searchLines.length ? searchContent[k] : replaceContent[k - searchLines.length]))) {
+        readAs.push('escaped marker lines ("\\=======", "\\>>>>>>> REPLACE", …) were read as the marker lines without their backslash');
+      }
+      const search = toText(searchContent);
+      const replace = toText(replaceContent);
       const src = source('search-replace', itemIndex, startLine);
       if (search === '') {
-        requests.push(probeExists(options, path) ? { action: 'append', path, content: replace, source: src } : { action: 'create', path, content: replace, source: src });
+        requests.push({ ...(probeExists(options, path) ? { action: 'append', path, content: replace } : { action: 'create', path, content: replace }), source: src, ...readAsField(readAs) });
       } else if (search.trim() === '') {
         throw new EditwardenError({
           code: ErrorCode.MISSING_OLD_TEXT,
@@ -330,7 +343,7 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
           line: startLine,
         });
       } else {
-        requests.push({ action: 'edit', path, oldText: search, newText: replace, ...defined({ lineHint: head.lineHint }), source: src });
+        requests.push({ action: 'edit', path, oldText: search, newText: replace, ...defined({ lineHint: head.lineHint }), source: src, ...readAsField(readAs) });
       }
       const made = requests[requests.length - 1];
       lastOk = made && made.source?.index === itemIndex ? { request: made, fromLine: Math.min(header.start, previousEnd) + 1 } : undefined;

@@ -10,6 +10,8 @@
  *   after/           the whole project after it, byte for byte; or
  *   expected-error   line 1: the error code one refused result must carry (nothing is written);
  *                    further lines: text its message or hint must contain (the one thing to change)
+ *   result.json      optional: what each result must say, in order — its fields (`path`, `strategy`, …) and
+ *                    `notes`: texts each of which one of its notes must contain (the normalisation it used)
  *
  * One driver runs them all through the library's applyReply on a real temp
  * folder and prints the tally (identical / refused correctly / wrong writes).
@@ -88,6 +90,16 @@ describe('dialect corpus: replies in the other agents’ dialects', () => {
       else tally.wrongWrites.push(name);
       expect(outcome.results.map((r) => r.error ?? r.status)).toEqual(outcome.results.map(() => 'applied'));
       expect(after).toEqual(expected);
+    }
+    const resultFile = path.join(dir, 'result.json');
+    if (fs.existsSync(resultFile)) {
+      const wanted = JSON.parse(fs.readFileSync(resultFile, 'utf8')) as Array<Record<string, unknown> & { notes?: string[] }>;
+      expect(outcome.results.length).toBe(wanted.length);
+      wanted.forEach(({ notes, ...fields }, k) => {
+        const got = outcome.results[k];
+        expect(got).toMatchObject(fields);
+        for (const text of notes ?? []) expect(got?.notes ?? [], `${name}: result ${k} notes`).toEqual(expect.arrayContaining([expect.stringContaining(text)]));
+      });
     }
   });
 });

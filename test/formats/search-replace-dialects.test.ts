@@ -125,9 +125,10 @@ describe("Roo Code's dialect: hints are metadata, escapes are content", () => {
     expect(parsed.requests[0]).toMatchObject({ oldText: 'one\n', newText: ':start_line:1\n', lineHint: { start: 1 } });
   });
 
-  it('escapes are undone only in a reply that speaks the dialect: an Aider reply keeps its literal backslash lines', () => {
-    const aider = parseSearchReplace(['a.md', '```', '<<<<<<< SEARCH', '\\=======', '=======', '\\======= kept', '>>>>>>> REPLACE', '```', ''].join('\n'));
-    expect(aider.requests[0]).toMatchObject({ oldText: '\\=======\n', newText: '\\======= kept\n' });
+  it('outside the dialect only a line that is exactly a backslash and a whole marker line loses its backslash', () => {
+    const aider = parseSearchReplace(['a.md', '```', '<<<<<<< SEARCH', '\\=======', '=======', '\\======= kept', '\\>>>>>>> REPLACE', '\\<<<<<<< HEAD', '\\<<< x', '>>>>>>> REPLACE', '```', ''].join('\n'));
+    expect(aider.requests[0]).toMatchObject({ oldText: '=======\n', newText: '\\======= kept\n>>>>>>> REPLACE\n<<<<<<< HEAD\n\\<<< x\n' });
+    expect(aider.requests[0]?.readAs?.[0]).toContain('escaped marker lines');
     expect(aider.requests[0]).not.toHaveProperty('lineHint');
     const spoken = parseSearchReplace(roo(['<<<<<<< SEARCH', '-------', '\\=======', '=======', '\\======= kept', '>>>>>>> REPLACE']));
     expect(spoken.requests[0]).toMatchObject({ oldText: '=======\n', newText: '======= kept\n' });
