@@ -25,7 +25,9 @@
  * `recordCommandStep`). Changes to the governing files are not in it: they
  * were put back already.
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import { witnessed, type WitnessLog } from '../sandbox/witness.js';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
 import { CommandIndex } from '../workspace/checkpoints/command-index.js';
 import { diffIndex } from '../workspace/checkpoints/index-diff.js';
@@ -58,6 +60,10 @@ export interface CommandEffectsResult {
   step: string | null;
   /** The unified diff of what it changed, text files only (binary and large files: no patch, but in `changes`); '' when none. */
   diff: string;
+  /** Changes to paths read-only inside the sandbox the command ran in (a person's `git gc --auto` writing `.git/gc.log.lock`): not its own, neither charged nor put back. */
+  notOurs: string[];
+  /** Paths of the step that changed during the command but that its processes cannot be shown to have written (a person's edit): an undo or put-back of the step leaves them unless forced. */
+  unshown: string[];
 }
 
 export class CommandEffects {
@@ -82,24 +88,41 @@ export class CommandEffects {
   }
 
   /** The command's effects; with a `step` given to `before`, what it changed is recorded as one undo step (`step` in the result). */
-  after(mark: EffectsMark): CommandEffectsResult {
+  after(mark: EffectsMark, seen: CommandSeen = {}): CommandEffectsResult {
     try {
-      return this.measure(mark);
+      return this.measure(mark, seen);
     } finally {
       // The step (if any) names the index's blobs now: the index may be removed by the next release.
       if (mark.lease) new CommandIndex(this.checkpoints).endLease(mark.lease);
     }
   }
 
-  private measure(mark: EffectsMark): CommandEffectsResult {
-    // Undo changes to what governs the run before anything else reads it.
-    const governing = revertGoverning(mark.governing, governingChanges(mark.governing));
+  private measure(mark: EffectsMark, seen: CommandSeen): CommandEffectsResult {
+    const root = realOr(this.checkpoints.ws.root);
+    // A path read-only inside the sandbox the command ran in cannot have been changed by it (a person's git, another tool).
+    const readOnly = (seen.readOnly ?? []).map((p) => realOr(p));
+    const notTheCommands = (key: string): boolean => {
+      const abs = path.isAbsolute(key) ? key : path.join(root, ...key.split('/'));
+      return readOnly.some((r) => abs === r || abs.startsWith(`${r}${path.sep}`));
+    };
+    const found = governingChanges(mark.governing);
+    const notOurs = found.filter((c) => notTheCommands(c.path)).map((c) => c.path);
+    // Undo changes to what governs the run before anything else reads it — the command's own, never a person's.
+    const governing = revertGoverning(
+      mark.governing,
+      found.filter((c) => !notTheCommands(c.path)),
+    );
     const governed = new Set(governing.map((g) => g.path));
     const manifest = mark.index ?? this.checkpoints.get(mark.checkpoint);
     // One walk: files whose stat is unchanged are passed by it, the rest diffed exactly (index-diff.ts).
     const diff = diffIndex(this.checkpoints.ws.resolver, manifest, this.checkpoints.blobs, { only: 'checkpoint', exclude: mark.exclude });
-    const kept = diff.filter((c) => !governed.has(c.path));
-    const changes = kept.map((c) => toFileChange(c, sidesOf(this.checkpoints, manifest)));
+    for (const c of diff) if (notTheCommands(c.path)) notOurs.push(c.path);
+    const kept = diff.filter((c) => !governed.has(c.path) && !notTheCommands(c.path));
+    // Whose each change is: the witness's log, or else the times (a file last changed after the command ended is not its).
+    const unshown = kept.filter((c) => !shownToBeTheCommands(root, c, seen)).map((c) => c.path);
+    const notShown = new Set(unshown);
+    // The command is charged only for what it can be shown to have done.
+    const changes = kept.filter((c) => !notShown.has(c.path)).map((c) => toFileChange(c, sidesOf(this.checkpoints, manifest)));
     // Before the index is dropped: the step shares its blobs, so the collector keeps them.
     const step =
       mark.step && kept.length > 0
@@ -107,7 +130,7 @@ export class CommandEffects {
             this.checkpoints,
             manifest,
             kept.map((c) => c.path),
-            { kind: 'command', ...mark.step },
+            { kind: 'command', ...mark.step, ...defined({ unshown: unshown.length > 0 ? unshown : undefined, window: seen.window, witness: seen.witness === undefined ? undefined : seen.witness === null ? 'none' : 'strace' }) },
           )
         : null;
     try {
@@ -116,7 +139,52 @@ export class CommandEffects {
     } catch {
       // Keeping one checkpoint too many is harmless; losing the count is not.
     }
-    return { changes, governing, step: step?.id ?? null, diff: kept.map((c) => c.patch ?? '').join('') };
+    return {
+      changes,
+      governing,
+      step: step?.id ?? null,
+      diff: kept
+        .filter((c) => !notShown.has(c.path))
+        .map((c) => c.patch ?? '')
+        .join(''),
+      unshown,
+      notOurs,
+    };
+  }
+}
+
+/** What is known of the command's run: where it could not write, what it was seen writing, when it ran. */
+export interface CommandSeen {
+  /** Absolute paths bound read-only inside the sandbox the command ran in (none when it ran without one). */
+  readOnly?: readonly string[];
+  /** The write witness's log (sandbox/witness.ts); null: it ran without one; absent: not asked. */
+  witness?: WitnessLog | null;
+  /** When the command's processes ran (ISO times). */
+  window?: { start: string; end: string };
+}
+
+/**
+ * Whether a change can be shown to be the command's: with a witness, its
+ * processes named the path; without one, any change in the window counts as
+ * its own (it cannot be told apart) unless the file was last changed after
+ * the command had ended.
+ */
+function shownToBeTheCommands(root: string, change: CheckpointChange, seen: CommandSeen): boolean {
+  if (seen.witness) return witnessed(seen.witness, change.path);
+  if (seen.window === undefined || change.after === undefined) return true;
+  try {
+    const st = fs.lstatSync(path.join(root, ...change.path.split('/')));
+    return Math.max(st.mtimeMs, st.ctimeMs) <= Date.parse(seen.window.end);
+  } catch {
+    return true;
+  }
+}
+
+function realOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
   }
 }
 

@@ -26,6 +26,9 @@ import { CommandEffects, type CommandEffectsResult } from '../guard/command-effe
 import { ConstraintGuard } from '../guard/constraints.js';
 import { commandSandbox, sandboxInForce, unsandboxedRefusal } from '../sandbox/for-workspace.js';
 import { runCommand } from '../verify/runner.js';
+import { recordEvent } from '../runs/events.js';
+import { WitnessFile } from '../sandbox/witness.js';
+import type { RestoreResult } from '../workspace/checkpoints/types.js';
 import type { RootLock } from '../workspace/lock.js';
 import { openProjectAt, type Project } from '../host/project.js';
 import { SessionLedger, type SessionKey } from './session-ledger.js';
@@ -96,25 +99,34 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     return refuse(toErrorInfo(error), SHELL_NOT_RUN);
   }
 
-  const result = await runCommand({
-    command: req.command,
-    cwd,
-    sandbox,
-    timeoutMs: 0,
-    env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])),
-    onOutput: (e) => (e.stream === 'stdout' ? io.stdout(e.chunk) : io.stderr(e.chunk)),
-    ...defined({ signal: io.signal }),
-  });
-  const exitCode = result.exit_code ?? (result.spawn_error ? 127 : 128 + signalNumber(result.signal));
-
+  // The write witness sees which files the command's own processes changed (a person's edit in the same window is not its).
+  const witness = new WitnessFile();
+  const start = new Date().toISOString();
+  let result: Awaited<ReturnType<typeof runCommand>>;
   let found: CommandEffectsResult;
   try {
-    found = effects.after(mark);
-  } catch (error) {
-    return refuse(toErrorInfo(error), SHELL_REFUSED, 'editwarden could not count what this command changed');
+    result = await runCommand({
+      command: req.command,
+      cwd,
+      sandbox,
+      timeoutMs: 0,
+      env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])),
+      onOutput: (e) => (e.stream === 'stdout' ? io.stdout(e.chunk) : io.stderr(e.chunk)),
+      witness: witness.path,
+      ...defined({ signal: io.signal }),
+    });
+    const window = { start, end: new Date().toISOString() };
+    const seen = { readOnly: result.sandbox === 'none' ? [] : sandbox.readOnly, witness: result.witness ? witness.read(sandbox.root) : null, window };
+    try {
+      found = effects.after(mark, seen);
+    } catch (error) {
+      return refuse(toErrorInfo(error), SHELL_REFUSED, 'editwarden could not count what this command changed');
+    }
+  } finally {
+    witness.dispose();
   }
+  const exitCode = result.exit_code ?? (result.spawn_error ? 127 : 128 + signalNumber(result.signal));
   let refusal: ErrorInfo | null = null;
-  let undone = false;
   if (found.governing.length > 0) {
     const v = new ConstraintGuard(config.constraints).governingChanged(
       found.governing.map((g) => g.path),
@@ -124,19 +136,15 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     refusal = { code: ErrorCode.DENIED_PATH, message: v.message, hint: v.hint };
   }
   const limits = chargeLimits(req, config.constraints, found, ws.stateDir, opened.transactions.checkpoints.lock);
+  let putBack: RestoreResult | null = null;
   if (limits) {
     // Over the session's limits: the command's changes are put back, as a native edit would have been refused before it landed.
     try {
-      // The command's undo step holds the before-state of exactly what it changed: restore it, and it is no step any more.
-      if (found.step) {
-        opened.transactions.checkpoints.restore(found.step, { safety: false });
-        opened.transactions.checkpoints.drop(found.step);
-      }
-      undone = found.step !== null;
+      putBack = putBackCommand(opened, found, req);
     } catch (error) {
       say(`editwarden could not put this command's changes back: ${toErrorInfo(error).message}`);
     }
-    refusal = { ...limits, message: `${limits.message} ${undone ? "The command's file changes were put back." : 'Its changes could NOT be put back; run `editwarden undo`.'}` };
+    refusal = { ...limits, message: `${limits.message} ${putBackSentence(putBack, found)}` };
   }
   try {
     appendHookRecord(ws, {
@@ -148,7 +156,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
       cwd,
       exit_code: result.exit_code,
       sandbox: result.sandbox,
-      checkpoint: undone ? null : found.step,
+      checkpoint: found.step,
       changes: found.changes,
       governing: found.governing,
       ...defined({ refused: refusal ? refusal.code : undefined }),
@@ -161,12 +169,12 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     command: req.command,
     exitCode: result.exit_code,
     changes: found.changes,
-    checkpoint: undone ? null : found.step,
+    checkpoint: found.step,
     refusal,
     diff: found.diff,
     output: result.tail,
     putBack: found.governing.filter((g) => g.reverted).map((g) => g.path),
-    reverted: undone,
+    reverted: putBack !== null,
   });
   if (logged) say(`editwarden could not log this command: ${logged.message}`);
   if (refusal) return refuse(refusal, SHELL_REFUSED, `editwarden: the command ran (exit code ${exitCode}) but its effects were refused`);
@@ -176,6 +184,49 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     );
   }
   return exitCode;
+}
+
+/**
+ * Puts back what the command can be shown to have changed, through the one
+ * restore primitive: what it overwrites is captured first and is an undo
+ * step (`editwarden undo` right after brings the command's files back,
+ * byte-exact, a person's write during the command with them). The
+ * command's own step stays, under it. Files changed during the command that
+ * its processes cannot be shown to have written are left as they are.
+ */
+function putBackCommand(opened: Project, found: CommandEffectsResult, req: ShellRequest): RestoreResult | null {
+  if (!found.step) return null;
+  const checkpoints = opened.transactions.checkpoints;
+  const left = new Set(found.unshown);
+  const only = new Set(
+    checkpoints
+      .get(found.step)
+      .entries.map((e) => e.path)
+      .filter((p) => !left.has(p)),
+  );
+  if (only.size === 0) return null;
+  const label = `put-back of ${req.client} ${req.tool}: ${req.command.replace(/\s+/g, ' ').trim().slice(0, 160)}`;
+  const r = checkpoints.restore(found.step, { cause: 'put-back', label, only });
+  // The record shows it: which files, how many bytes, and the step that takes the put-back back.
+  const route = { via: 'shell', client: req.client, ...defined({ session: req.session ? req.session.session : undefined }) };
+  recordEvent(opened.ws.stateDir, {
+    kind: 'undo',
+    action: 'put-back',
+    route,
+    label,
+    written: r.written,
+    removed: r.removed,
+    bytes: r.bytes ?? 0,
+    paths: [...r.written, ...r.removed],
+    ...defined({ checkpoint: r.safety, step: r.safety, left: found.unshown.length > 0 ? found.unshown : undefined }),
+  });
+  return r;
+}
+
+function putBackSentence(putBack: RestoreResult | null, found: CommandEffectsResult): string {
+  const left = found.unshown.length > 0 ? ` Left as they were (changed during the command, not shown to be its own): ${found.unshown.join(', ')}.` : '';
+  if (putBack === null) return found.step === null || found.unshown.length > 0 ? `Nothing of it was put back.${left}` : 'Its changes could NOT be put back; run `editwarden undo`.';
+  return `The command's file changes were put back (${putBack.written.length + putBack.removed.length} file(s)); \`editwarden undo\` brings them back.${left}`;
 }
 
 /** The command's effects against the session's limits (or this call's alone, without a session id); null when they fit. */

@@ -105,7 +105,11 @@ interface CheckpointEvent extends EventBase {
   label: string;
 }
 
-/** `editwarden undo` / `redo`: which step, and the files it put back. */
+/**
+ * A write editwarden itself made to project files from a checkpoint: `editwarden undo` / `redo`, and (`action`) a
+ * command's put-back, a `checkpoint restore`, a rollback, a recovery, a forced undo's capture. Which step, the files
+ * it wrote and removed, how many bytes, and (`step`, = `checkpoint`) the undo step it made of what it overwrote.
+ */
 interface UndoEvent extends EventBase {
   kind: 'undo' | 'redo';
   label: string;
@@ -113,6 +117,14 @@ interface UndoEvent extends EventBase {
   removed: string[];
   /** The checkpoints of the step it undid or redid (so a report of that step's run or session shows it). */
   undoes?: string[];
+  /** What it was (absent in older lines: the kind says it). */
+  action?: 'undo' | 'redo' | 'put-back' | 'restore' | 'rollback' | 'recovery';
+  /** Bytes of the files written. */
+  bytes?: number;
+  /** The undo step this write made (the capture of what it overwrote): `editwarden undo` right after it takes it back. */
+  step?: string;
+  /** Files it left as they were because the step's command cannot be shown to have changed them (a put-back). */
+  left?: string[];
 }
 
 /** A run (editwarden's own) ended: its outcome and totals against the configured limits. */

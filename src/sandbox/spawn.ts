@@ -15,6 +15,7 @@ import { commandEnv } from './env.js';
 import type { SandboxPolicy } from './policy.js';
 import { rootOnlyMasks } from './root-only.js';
 import { sandboxExecArgs } from './sbpl.js';
+import { traceFlags, witnessProgram } from './witness.js';
 
 /** What the runner is told: a policy to enforce, or 'none' (no sandbox; the environment allowlist still applies). */
 export type CommandSandbox = SandboxPolicy | 'none';
@@ -57,4 +58,15 @@ export function sandboxedSpawn(argv: readonly string[], cwd: string, sandbox: Co
     return { file: info.program, args: bwrapArgs(policy, cwd, argv, isDir, rootOnly), env, sandbox: 'bwrap' };
   }
   return { file: info.program, args: sandboxExecArgs(policy, argv), env: commandEnv(process.env, { ...envOptions, set: callerEnv }), sandbox: 'sandbox-exec' };
+}
+
+/**
+ * The same spawn under the write witness (witness.ts): strace runs outside
+ * the sandbox and writes `log`, a file the command cannot reach. Only a
+ * sandboxed command is witnessed (an unsandboxed one could rewrite the log);
+ * null when there is no sandbox or no usable strace.
+ */
+export function witnessedSpawn(spec: SpawnSpec, log: string, program: string | null = witnessProgram()): SpawnSpec | null {
+  if (spec.sandbox === 'none' || program === null) return null;
+  return { ...spec, file: program, args: [...traceFlags(log), '--', spec.file, ...spec.args] };
 }

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { LineTail, DEFAULT_TAIL_LINES } from './tail.js';
 import { reapGroup, signalGroup } from './process-group.js';
-import { sandboxedSpawn, type CommandSandbox } from '../sandbox/spawn.js';
+import { sandboxedSpawn, witnessedSpawn, type CommandSandbox } from '../sandbox/spawn.js';
 
 export type { CommandSandbox } from '../sandbox/spawn.js';
 import type { SandboxKind } from '../sandbox/detect.js';
@@ -48,6 +48,12 @@ export interface RunCommandOptions {
   onOutput?: (event: OutputEvent) => void;
   /** Aborting ends the command like a timeout does. */
   signal?: AbortSignal;
+  /**
+   * A file for the write witness's log (sandbox/witness.ts): a sandboxed
+   * command then runs under it, and `witness` in the result says so. Outside
+   * every root the command may write.
+   */
+  witness?: string;
 }
 
 /** What result.json holds: the facts of the run, no output. */
@@ -70,6 +76,8 @@ export interface CommandRecord {
   leftovers: 'empty' | 'terminated' | 'killed' | 'survivors';
   /** The OS sandbox the command ran in ("none": it had the user's full rights). */
   sandbox: SandboxKind;
+  /** The write witness the command ran under (absent: none; every change in its window counts as its own). */
+  witness?: 'strace';
 }
 
 export interface CommandResult extends CommandRecord {
@@ -206,8 +214,10 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     return finish();
   }
 
-  const spec = sandboxedSpawn(commandArgv(options.command), options.cwd, options.sandbox, options.env);
-  record.sandbox = spec.sandbox;
+  const plain = sandboxedSpawn(commandArgv(options.command), options.cwd, options.sandbox, options.env);
+  const spec = options.witness === undefined ? plain : (witnessedSpawn(plain, options.witness) ?? plain);
+  record.sandbox = plain.sandbox;
+  if (spec !== plain) record.witness = 'strace';
   const child = spawn(spec.file, spec.args, {
     cwd: options.cwd,
     env: spec.env,

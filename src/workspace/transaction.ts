@@ -280,7 +280,7 @@ export class Transaction implements WriteTransaction {
       ws.writeAll(writes, { durableFirst });
     } catch (error) {
       try {
-        this.layer.checkpoints.restore(cp.id, { safety: false });
+        this.layer.checkpoints.restore(cp.id, { cause: 'rollback', label: `rollback of the failed write of ${this.name}` });
       } catch (restoreError) {
         // The journal record must outlive this process: the next command rolls the transaction back.
         this.broken = true;

@@ -17,7 +17,7 @@ import { guardedHookCommand } from '../../src/integrations/client.js';
 import { memberCovering, PROTECTED_MEMBERS } from '../../src/config/protected-set.js';
 
 const isProtectedConfig = (p: string): boolean => memberCovering(p, PROTECTED_MEMBERS) !== null;
-import { changesOf } from '../../src/workspace/checkpoints/history.js';
+import { changesOf } from '../../src/workspace/checkpoints/changes.js';
 import type { CheckpointOrigin, CheckpointSummary } from '../../src/workspace/checkpoints/types.js';
 
 const origin: fc.Arbitrary<CheckpointOrigin> = fc.oneof(

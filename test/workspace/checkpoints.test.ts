@@ -86,7 +86,7 @@ describe('a workspace checkpoint restores the root exactly', () => {
     const root = project();
     const cps = service(root);
     const id = cps.create('x', 'y');
-    const result = cps.restore(id, { safety: false });
+    const result = cps.restore(id);
     expect(result.written).toEqual([]);
     expect(result.removed).toEqual([]);
     expect(result.unchanged).toBeGreaterThan(0);
@@ -432,7 +432,7 @@ describe('large files are streamed into the store', () => {
     const entry = cps.get(id).entries[0];
     expect(entry).toMatchObject({ path: 'asset.bin', type: 'file', size: big.length, blob: sha256(big) });
     fs.writeFileSync(path.join(root, 'asset.bin'), 'replaced');
-    cps.restore(id, { safety: false });
+    cps.restore(id);
     expect(fs.readFileSync(path.join(root, 'asset.bin')).equals(big)).toBe(true);
     expect(fs.readdirSync(cps.blobs.dir).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
   });

@@ -75,12 +75,14 @@ export function registerCheckpoint(program: Command, io: Io, setExit: (code: num
         // A restore is an undo a person chose: in the event log with the checkpoint that takes it back.
         recordEvent(cps.ws.stateDir, {
           kind: 'undo',
+          action: 'restore',
           route: { via: 'cli' },
           label: `checkpoint restore ${id}`,
           written: r.written,
           removed: r.removed,
+          bytes: r.bytes ?? 0,
           paths: [...r.written, ...r.removed],
-          ...defined({ checkpoint: r.safety || undefined }),
+          ...defined({ checkpoint: r.safety || undefined, step: r.safety || undefined }),
         });
         const text = `restored ${id}: ${r.written.length} written, ${r.removed.length} removed, ${r.unchanged} unchanged` + (r.safety ? `\nundo with: editwarden checkpoint restore ${r.safety}` : '');
         return { json: { ok: true, ...r }, text };

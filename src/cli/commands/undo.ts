@@ -125,12 +125,14 @@ function step(io: Io, flags: Flags, body: (history: UndoHistory, root: string) =
     for (const r of results)
       recordEvent(opened.ws.stateDir, {
         kind: verb,
+        action: verb,
         route: { via: 'cli' },
         label: r.change?.label ?? '',
         written: r.written,
         removed: r.removed,
+        bytes: r.bytes,
         paths: [...r.written, ...r.removed],
-        ...defined({ checkpoint: r.safety || undefined, undoes: stepCheckpoints.get(r.change?.key ?? '') }),
+        ...defined({ checkpoint: r.safety || undefined, step: r.safety || undefined, undoes: stepCheckpoints.get(r.change?.key ?? '') }),
       });
     if (flags.json) {
       writeJson(io, { ok: true, steps: results });

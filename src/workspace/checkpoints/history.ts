@@ -24,7 +24,10 @@ import { atomicWriteFile } from '../atomic.js';
 import { ensureStateDir } from '../lock.js';
 import type { CheckpointService } from './service.js';
 import { StepRecords } from './steps.js';
-import type { CheckpointChange, CheckpointSummary } from './types.js';
+import { changesOf, type Change } from './changes.js';
+
+export type { Change };
+import type { CheckpointChange, Manifest } from './types.js';
 import { defined } from '../../defined.js';
 import { NotASmallFile, readSmallFile } from '../../small-file.js';
 
@@ -33,16 +36,6 @@ const MAX_UNDO_STATE_BYTES = 64 * 1024 * 1024;
 
 const UNDO_STATE_FILE = 'undo.json';
 const ID = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
-
-/** One undoable change: the checkpoints that hold the state before it, oldest first. */
-export interface Change {
-  key: string;
-  kind: 'transaction' | 'hook' | 'command' | 'restore';
-  /** Human label: the transaction's reason, the hook's tool, the command line, the restored id. */
-  label: string;
-  checkpoints: string[];
-  createdAt: string;
-}
 
 interface UndoState {
   format: 1;
@@ -61,8 +54,12 @@ export interface StepResult {
   change: { key: string; kind: Change['kind']; label: string; createdAt: string } | null;
   written: string[];
   removed: string[];
+  /** Bytes of the files written. */
+  bytes: number;
   /** The checkpoint that holds the state just before this step. */
   safety: string | null;
+  /** A forced undo: the files it took although their change since could not be shown to be the step's, captured as the undo step `taken` (the next `undo` gives them back). */
+  taken?: { step: string; paths: string[] };
 }
 
 export interface UndoOptions {
@@ -143,10 +140,11 @@ export class UndoHistory {
       const target = this.nextTarget(state);
       if (!target) {
         this.write(state);
-        return { change: null, written: [], removed: [], safety: null };
+        return { change: null, written: [], removed: [], bytes: 0, safety: null };
       }
-      if (!options.force) refuseChanged(target, this.changedSince(target, new Set()));
-      return this.undoOne(state, target);
+      const changed = this.changedSince(target, new Set());
+      if (!options.force) refuseChanged(target, changed);
+      return this.undoOne(state, target, changed);
     });
   }
 
@@ -166,7 +164,8 @@ export class UndoHistory {
           this.write(state);
           return out;
         }
-        out.push(this.undoOne(state, target));
+        // Forced: what each step takes that is not its own is captured as a step of its own (undoOne).
+        out.push(this.undoOne(state, target, options.force ? this.changedSince(target, new Set()) : []));
       }
     });
   }
@@ -176,8 +175,8 @@ export class UndoHistory {
     return this.service.lock.with(() => {
       const state = this.fresh();
       const entry = state.redo.pop();
-      if (!entry) return { change: null, written: [], removed: [], safety: null };
-      const r = this.service.restore(entry.safety);
+      if (!entry) return { change: null, written: [], removed: [], bytes: 0, safety: null };
+      const r = this.service.restore(entry.safety, { cause: 'redo', label: `redo of ${entry.label}` });
       if (r.safety) state.own.push(r.safety);
       state.undone = state.undone.filter((k) => k !== entry.change);
       this.write({ ...state, at: this.newestId() });
@@ -186,6 +185,7 @@ export class UndoHistory {
         change: { key: entry.change, kind: change?.kind ?? 'transaction', label: entry.label, createdAt: change?.createdAt ?? '' },
         written: r.written,
         removed: r.removed,
+        bytes: r.bytes ?? 0,
         safety: r.safety ?? null,
       };
     });
@@ -209,24 +209,74 @@ export class UndoHistory {
     return null;
   }
 
-  private undoOne(state: UndoState, target: Change): StepResult {
+  /**
+   * Restores `target`'s checkpoints, newest first. `taken`: files a forced
+   * undo overwrites although their change since cannot be shown to be the
+   * step's (a person's edit): what stood there is cut from the undo's own
+   * capture into an undo step of its own, so the very next `undo` gives
+   * exactly those files back and leaves the step undone.
+   */
+  private undoOne(state: UndoState, target: Change, taken: readonly string[] = []): StepResult {
     const written = new Set<string>();
     const removed = new Set<string>();
-    let first: string | null = null;
+    const safeties: string[] = [];
+    let bytes = 0;
     // Newest first: the oldest checkpoint's record of a path is what stands at the end.
     for (const id of [...target.checkpoints].reverse()) {
-      const r = this.service.restore(id);
+      const r = this.service.restore(id, { cause: 'undo', label: `undo of ${target.label}` });
       if (r.safety) {
         state.own.push(r.safety);
-        first ??= r.safety;
+        safeties.push(r.safety);
       }
+      bytes += r.bytes ?? 0;
       for (const p of r.written) written.add(p);
       for (const p of r.removed) removed.add(p);
     }
+    const first = safeties[0] ?? null;
+    const takenStep = taken.length > 0 ? this.captureTaken(target, safeties, taken) : null;
     state.undone.push(target.key);
     if (first) state.redo.push({ change: target.key, safety: first, label: target.label });
     this.write({ ...state, at: this.newestId() });
-    return { change: { key: target.key, kind: target.kind, label: target.label, createdAt: target.createdAt }, written: [...written].sort(), removed: [...removed].sort(), safety: first };
+    return {
+      change: { key: target.key, kind: target.kind, label: target.label, createdAt: target.createdAt },
+      written: [...written].sort(),
+      removed: [...removed].sort(),
+      bytes,
+      safety: first,
+      ...defined({ taken: takenStep ? { step: takenStep, paths: [...taken] } : undefined }),
+    };
+  }
+
+  /** The undo step of what a forced undo took: `paths` as the undo's first capture of each recorded them (their blobs shared, nothing copied). */
+  private captureTaken(target: Change, safeties: readonly string[], paths: readonly string[]): string | null {
+    const wanted = new Set(paths);
+    const entries = new Map<string, Manifest['entries'][number]>();
+    const dirs = new Set<string>();
+    const absentDirs = new Set<string>();
+    for (const id of safeties) {
+      const m = this.service.get(id);
+      for (const e of m.entries) if (wanted.has(e.path) && !entries.has(e.path)) entries.set(e.path, e);
+      for (const d of m.dirs) dirs.add(d);
+      for (const d of m.absentDirs) absentDirs.add(d);
+    }
+    if (entries.size === 0) return null;
+    const now = new Date();
+    const shown = [...entries.keys()].sort();
+    const manifest: Manifest = {
+      format: 1,
+      id: this.service.manifests.newId(now),
+      name: `taken by the forced undo of ${target.label}`,
+      reason: `what the forced undo of "${target.label}" overwrote although the step cannot be shown to have made it`,
+      scope: 'files',
+      origin: { kind: 'safety', before: target.checkpoints[0] as string, cause: 'forced-undo', label: `what the forced undo of "${target.label}" took: ${shown.join(', ')}` },
+      createdAt: now.toISOString(),
+      scanStartedMs: Date.now(),
+      entries: [...entries.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+      dirs: [...dirs].filter((d) => shown.some((p) => p.startsWith(`${d}/`))).sort(),
+      absentDirs: [...absentDirs].filter((d) => shown.some((p) => p.startsWith(`${d}/`))).sort(),
+    };
+    this.service.manifests.write(manifest);
+    return manifest.id;
   }
 
   /** The state, with the redo stack dropped when a change was made after the last undo/redo. */
@@ -326,57 +376,6 @@ export class UndoHistory {
   }
 }
 
-/**
- * The changes recorded in these checkpoints (oldest first): a transaction's
- * checkpoints form one change; a hook's checkpoint one; a restore's safety
- * checkpoint (unless undo/redo made it) one — undoing it undoes the restore.
- */
-export function changesOf(summaries: readonly CheckpointSummary[], own: ReadonlySet<string>, confirmed?: ReadonlySet<string>): Change[] {
-  const byKey = new Map<string, Change>();
-  for (const c of [...summaries].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
-    let key: string;
-    let kind: Change['kind'];
-    let label: string;
-    switch (c.origin.kind) {
-      case 'transaction':
-        key = `tx:${c.origin.tx}`;
-        kind = 'transaction';
-        label = c.reason || c.name;
-        break;
-      case 'hook':
-        // A pre-hook checkpoint of an edit the client never applied is no step (steps.ts): only a confirmed one is.
-        if (confirmed !== undefined && !confirmed.has(c.id)) continue;
-        key = `hook:${c.id}`;
-        kind = 'hook';
-        label = c.reason || `${c.origin.client} ${c.origin.tool}`;
-        break;
-      case 'command':
-        key = `command:${c.id}`;
-        kind = 'command';
-        label = c.name;
-        break;
-      case 'safety':
-        if (own.has(c.id)) continue;
-        key = `restore:${c.id}`;
-        kind = 'restore';
-        label = `restore of checkpoint ${c.origin.before}`;
-        break;
-      case 'manual':
-      case 'index':
-        continue;
-      default: {
-        const never: never = c.origin;
-        void never;
-        continue;
-      }
-    }
-    const existing = byKey.get(key);
-    if (existing) existing.checkpoints.push(c.id);
-    else byKey.set(key, { key, kind, label, checkpoints: [c.id], createdAt: c.createdAt });
-  }
-  return [...byKey.values()].sort((a, b) => ((a.checkpoints[0] as string) < (b.checkpoints[0] as string) ? -1 : 1));
-}
-
 function isUndoState(data: unknown): data is UndoState {
   if (typeof data !== 'object' || data === null) return false;
   const d = data as Record<string, unknown>;
@@ -402,8 +401,8 @@ function refuseChanged(target: Change, paths: string[]): void {
   const shown = paths.slice(0, 10).join(', ') + (paths.length > 10 ? ` and ${paths.length - 10} more` : '');
   throw new EditwardenError({
     code: ErrorCode.CHANGED_SINCE,
-    message: `Undoing "${target.label}" would overwrite ${paths.length} file(s) changed since that step: ${shown}.`,
-    hint: 'Those changes were not made by that step (a person or another tool changed the files since). See them with `editwarden undo --dry-run`; keep them and leave the step, or pass --force to undo anyway (`editwarden redo` puts them back).',
+    message: `Undoing "${target.label}" would overwrite ${paths.length} file(s) changed since that step, or during it by a process that was not the step's: ${shown}.`,
+    hint: 'Those changes were not made by that step (a person or another tool changed the files). See them with `editwarden undo --dry-run`; keep them and leave the step, or pass --force to undo anyway: what it overwrites is kept, and the next `editwarden undo` gives those files back.',
     ...defined({ path: paths.length === 1 ? (paths[0] as string) : undefined }),
   });
 }

@@ -23,7 +23,7 @@ import { isGone, type LockOwner } from '../lock.js';
 import { DirCache } from '../resolver.js';
 import type { CheckpointService } from './service.js';
 import type { RestoreResult } from './types.js';
-import { extrasOf } from './restore.js';
+import { defined } from '../../defined.js';
 
 export interface RollbackResult {
   tx: string;
@@ -31,6 +31,10 @@ export interface RollbackResult {
   checkpoints: string[];
   written: string[];
   removed: string[];
+  /** The capture of what the rollback overwrote (its first safety checkpoint): the undo step that takes the rollback back. */
+  safety?: string;
+  /** Bytes of the files written. */
+  bytes?: number;
 }
 
 /** What recovery did about one unfinished transaction. */
@@ -52,18 +56,28 @@ export interface RecoveryNotice {
   message: string;
 }
 
-/** Restores checkpoints newest first, so every path ends as the oldest one recorded it: the state before the transaction. */
-export function rollbackCheckpoints(service: CheckpointService, tx: string, ids: readonly string[]): RollbackResult {
+/**
+ * Restores checkpoints newest first, so every path ends as the oldest one
+ * recorded it: the state before the transaction. Each restore is the one
+ * primitive (service.ts `restore`): what it overwrites is captured first,
+ * the captures of this rollback form one undo step (`group`), so a rollback
+ * that took a person's edit made during the transaction can itself be undone.
+ */
+export function rollbackCheckpoints(service: CheckpointService, tx: string, ids: readonly string[], cause: 'rollback' | 'recovery' = 'rollback', label = `rollback of ${tx}`): RollbackResult {
   const written = new Set<string>();
   const removed = new Set<string>();
   const order = [...ids].reverse();
+  let safety: string | undefined;
+  let bytes = 0;
   for (const id of order) {
     // The checkpoint's own ignore rules: a transaction that rewrote .gitignore cannot hide its files from its rollback.
-    const r: RestoreResult = service.restore(id, { safety: false, rules: { only: 'checkpoint' } });
+    const r: RestoreResult = service.restore(id, { cause, group: `${cause}:${tx}`, label, rules: { only: 'checkpoint' } });
+    safety ??= r.safety;
+    bytes += r.bytes ?? 0;
     for (const p of r.written) written.add(p);
     for (const p of r.removed) removed.add(p);
   }
-  return { tx, checkpoints: order, written: [...written].sort(), removed: [...removed].sort() };
+  return { tx, checkpoints: order, written: [...written].sort(), removed: [...removed].sort(), bytes, ...defined({ safety }) };
 }
 
 /**
@@ -223,25 +237,9 @@ function recoverOne(service: CheckpointService, record: JournalRecord): Recovery
       hint: `Inspect the files by hand, then run \`editwarden checkpoint repair --drop ${record.tx}.json\`.`,
     });
   }
-  const paths = new Set<string>();
-  let workspaceScope = false;
-  for (const id of available) {
-    const manifest = service.manifests.read(id);
-    if (manifest.scope === 'workspace') {
-      workspaceScope = true;
-      // What the rollback will delete by the checkpoint's rules goes into the safety checkpoint too, even if today's rules ignore it.
-      for (const p of extrasOf(service.ws.root, manifest, service.blobs, { only: 'checkpoint' }).files) paths.add(p);
-    }
-    for (const e of manifest.entries) paths.add(e.path);
-  }
-  let safety: string | undefined;
-  if (available.length > 0) {
-    const name = `interrupted ${record.name}`;
-    const reason = `state left by transaction ${record.tx} (pid ${record.pid}), before recovery rolled it back`;
-    const origin = { kind: 'safety' as const, before: record.tx };
-    safety = (workspaceScope ? service.createWorkspace(name, reason, origin, paths, true) : service.createFiles(paths, name, reason, origin, true)).id;
-  }
-  const rollback = rollbackCheckpoints(service, record.tx, available);
+  // The primitive captures the interrupted state (the files it overwrites, and what it deletes by the checkpoint's rules) before it writes.
+  const rollback = rollbackCheckpoints(service, record.tx, available, 'recovery', `recovery of the interrupted ${record.name}`);
+  const safety = rollback.safety;
   service.journal.close(record.tx);
   const changed = rollback.written.length + rollback.removed.length;
   const notice: RecoveryNotice = {

@@ -80,6 +80,7 @@ function skip(result: { skipped: string[] }, rel: string): void {
 export function applyManifest(rootArg: RootArg, manifest: Manifest, blobs: BlobStore, rules: IgnoreRules = {}, isConfigFile: ProtectedTest = fixedMembers): Omit<RestoreResult, 'id' | 'safety'> {
   const resolver = asResolver(rootArg);
   const result = { written: [] as string[], removed: [] as string[], dirsCreated: [] as string[], dirsRemoved: [] as string[], unchanged: 0, skipped: [] as string[] };
+  let bytes = 0;
   const touchedDirs = new Set<string>();
   const recordedDirs = new Set(manifest.dirs);
   const dirs = new DirCache(resolver);
@@ -157,6 +158,7 @@ export function applyManifest(rootArg: RootArg, manifest: Manifest, blobs: BlobS
       const done = restoreEntry(parent, name, entry, blobs, result);
       if (done) {
         result.written.push(entry.path);
+        if (entry.type === 'file') bytes += entry.size;
         touchedDirs.add(parent.rel);
       } else result.unchanged++;
     }
@@ -165,7 +167,7 @@ export function applyManifest(rootArg: RootArg, manifest: Manifest, blobs: BlobS
     dirs.closeAll();
   }
   result.dirsCreated = [...new Set(result.dirsCreated)];
-  const out: Omit<RestoreResult, 'id' | 'safety'> = { written: result.written, removed: result.removed, dirsCreated: result.dirsCreated, dirsRemoved: result.dirsRemoved, unchanged: result.unchanged };
+  const out: Omit<RestoreResult, 'id' | 'safety'> = { written: result.written, removed: result.removed, dirsCreated: result.dirsCreated, dirsRemoved: result.dirsRemoved, unchanged: result.unchanged, bytes };
   if (result.skipped.length > 0) out.skipped = result.skipped;
   return out;
 }

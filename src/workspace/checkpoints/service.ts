@@ -19,8 +19,9 @@ import { ManifestStore, type CacheStamp } from './manifest-store.js';
 import { StatCacheStore, type StatCache } from './stat-cache.js';
 import { collectGarbage, selectForPrune, type PrunePolicy } from './prune.js';
 import { checkManifestPath } from './current.js';
-import { applyManifest, type IgnoreRules } from './restore.js';
-import type { CheckpointChange, CheckpointOrigin, CheckpointScope, CheckpointSummary, Manifest, PruneResult, RestoreResult } from './types.js';
+import { applyManifest, extrasOf, type IgnoreRules } from './restore.js';
+import { parentDirs, type CheckpointChange, type CheckpointOrigin, type CheckpointScope, type CheckpointSummary, type Manifest, type PruneResult, type RestoreCause, type RestoreResult } from './types.js';
+import { defined } from '../../defined.js';
 
 export const CHECKPOINTS_DIR = 'checkpoints';
 
@@ -41,8 +42,14 @@ export interface CreateOptions {
 }
 
 export interface RestoreOptions {
-  /** Take a safety checkpoint first (default true). Rollbacks of a transaction skip it: they are the undo. */
-  safety?: boolean;
+  /** Which of editwarden's writes this is (default `restore`, a person's `checkpoint restore`): names the step the capture makes. */
+  cause?: RestoreCause;
+  /** Restores that form one act (a rollback of a transaction's checkpoints, one recovery): their captures are one undo step. */
+  group?: string;
+  /** What the step is called in `undo --list` (default: from the cause and the checkpoint). */
+  label?: string;
+  /** Files scope: restore only these paths of the manifest (the others are left as they are). */
+  only?: ReadonlySet<string>;
   /** Which ignore rules decide what "created since" is (default: then or now; rollbacks use the checkpoint's). */
   rules?: IgnoreRules;
 }
@@ -253,24 +260,37 @@ export class CheckpointService {
   }
 
   /**
-   * Puts back exactly what the checkpoint recorded. With `safety` (default),
-   * the state about to be overwritten is checkpointed first and the restore is
-   * journaled against it: a restore killed half-way is rolled back to it.
+   * THE restore primitive: every write editwarden makes to project files
+   * from a checkpoint (checkpoint restore, undo, redo, a command's put-back,
+   * a transaction's rollback, recovery after a crash) is this call, and no
+   * module but this one applies a manifest (test/package/architecture.test.ts).
+   * It first captures exactly what it is about to overwrite or delete (the
+   * manifest's paths, and under the checkpoint's own ignore rules the files
+   * it would delete as created since) as a safety checkpoint whose origin
+   * names the cause, then journals itself against it: a restore killed
+   * half-way is rolled back to it, and the capture is an undo step (undo's
+   * and redo's are the redo stack), so nothing it overwrote is lost.
+   *
+   * `only` (files scope): restore just those paths of the manifest — a
+   * put-back of what a command can be shown to have done, leaving the rest.
    */
   restore(id: string, options: RestoreOptions = {}): RestoreResult {
-    const manifest = this.manifests.read(id);
+    const full = this.manifests.read(id);
+    const manifest = options.only === undefined ? full : narrowed(full, options.only);
     return this.lock.with(() => {
-      if (options.safety === false) return { id, ...applyManifest(this.ws.resolver, manifest, this.blobs, options.rules, this.isProtected) };
-      const reason = `state before restoring checkpoint ${id}`;
-      const origin: CheckpointOrigin = { kind: 'safety', before: id };
+      const cause = options.cause ?? 'restore';
+      const reason = `state before ${cause === 'restore' ? 'restoring' : `the ${cause} of`} checkpoint ${id}`;
+      const origin: CheckpointOrigin = { kind: 'safety', before: id, cause, ...defined({ group: options.group, label: options.label }) };
       const paths = manifest.entries.map((e) => e.path);
+      // What the restore deletes by the checkpoint's own rules, although today's rules ignore it: captured too.
+      if (manifest.scope === 'workspace' && options.rules?.only === 'checkpoint') paths.push(...extrasOf(this.ws.resolver, manifest, this.blobs, options.rules).files);
       // The manifest's own paths, not resolved: a path that is a symlink now is recorded as that symlink.
-      const safety = manifest.scope === 'workspace' ? this.createWorkspace(`before restore ${id}`, reason, origin, paths, true) : this.createFiles(paths, `before restore ${id}`, reason, origin, true);
+      const safety = manifest.scope === 'workspace' ? this.createWorkspace(`before ${cause} ${id}`, reason, origin, paths, true) : this.createFiles(paths, `before ${cause} ${id}`, reason, origin, true);
       const tx = `restore-${safety.id}`;
       this.journal.write({
         format: 1,
         tx,
-        name: `restore ${id}`,
+        name: `${cause} ${id}`,
         reason,
         scope: manifest.scope,
         ...currentProcess(),
@@ -334,6 +354,17 @@ export class CheckpointService {
     }
     return out;
   }
+}
+
+/** A files manifest cut down to `only` (its folder lists recomputed for what is left). */
+function narrowed(manifest: Manifest, only: ReadonlySet<string>): Manifest {
+  if (manifest.scope !== 'files') throw new Error('restore: `only` narrows a files checkpoint, never a workspace one');
+  const entries = manifest.entries.filter((e) => only.has(e.path));
+  const had = new Set(manifest.dirs);
+  const dirs = new Set<string>();
+  const absentDirs = new Set<string>();
+  for (const e of entries) for (const d of parentDirs(e.path)) (had.has(d) ? dirs : absentDirs).add(d);
+  return { ...manifest, entries, dirs: [...dirs].sort(), absentDirs: [...absentDirs].sort() };
 }
 
 /** Whether a capture is exactly its base's manifest: the same folders, each with the base's chunk, and the same folder lists. */

@@ -92,8 +92,22 @@ export class StepRecords {
    */
   changedSince(id: string): CheckpointChange[] {
     const record = this.read(id);
-    if (record === null) return [];
-    return diffManifest(this.service.ws.resolver, record, this.service.blobs, { patch: false });
+    const out = record === null ? [] : diffManifest(this.service.ws.resolver, record, this.service.blobs, { patch: false });
+    // A command step's paths its processes cannot be shown to have changed: an undo of them would take a change not the step's.
+    const unshown = this.unshownOf(id);
+    if (unshown.size === 0) return out;
+    const have = new Set(out.map((c) => c.path));
+    for (const c of this.service.diff(id, { patch: false })) if (unshown.has(c.path) && !have.has(c.path)) out.push(c);
+    return out;
+  }
+
+  private unshownOf(id: string): Set<string> {
+    try {
+      const origin = this.service.get(id).origin;
+      return new Set(origin.kind === 'command' ? (origin.unshown ?? []) : []);
+    } catch {
+      return new Set();
+    }
   }
 
   /** Removes after records whose checkpoint was dropped or pruned. */

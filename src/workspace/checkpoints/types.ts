@@ -51,11 +51,22 @@ export interface StatKey {
   gid: number;
 }
 
+/**
+ * Which of editwarden's own writes to project files a restore is: each is a step of the undo history (undo and redo
+ * keep theirs as the redo stack), so `editwarden undo` right after any of them brings back what it overwrote.
+ */
+export type RestoreCause = 'restore' | 'undo' | 'redo' | 'put-back' | 'rollback' | 'recovery' | 'forced-undo';
+
 /** Why a checkpoint exists: shown in `list` and used by recovery and prune. */
 export type CheckpointOrigin =
   | { kind: 'manual' }
   | { kind: 'transaction'; tx: string }
-  | { kind: 'safety'; before: string }
+  /**
+   * The state a restore was about to overwrite or delete, captured first (service.ts `restore`, the one restore
+   * primitive): `cause` says which of editwarden's own writes it was, `group` joins the captures of one act (a
+   * rollback of several checkpoints) into one undo step, `label` names it. Absent fields: an older restore.
+   */
+  | { kind: 'safety'; before: string; cause?: RestoreCause; group?: string; label?: string }
   /** Taken by a client hook (`editwarden hook`) before an agent's own edit tool wrote these files. */
   | { kind: 'hook'; client: string; tool: string; call?: string }
   /**
@@ -63,7 +74,20 @@ export type CheckpointOrigin =
    * (steps.ts `recordCommandStep`): written after the command ran, from the
    * workspace index taken before it. One undo step, named by the command line.
    */
-  | { kind: 'command'; command: string; run?: string; session?: string; client?: string; tool?: string }
+  | {
+      kind: 'command';
+      command: string;
+      run?: string;
+      session?: string;
+      client?: string;
+      tool?: string;
+      /** Paths of the step its processes cannot be shown to have changed (a person's edit during it): an undo refuses them unless forced, a put-back leaves them. */
+      unshown?: string[];
+      /** When its processes ran. */
+      window?: { start: string; end: string };
+      /** How its writes were told from others': `strace` (the witness saw its processes), `none` (by times only). */
+      witness?: 'strace' | 'none';
+    }
   /**
    * The workspace index a command's effects are measured against
    * (command-index.ts): kept after the command as the base of the next one
@@ -129,6 +153,8 @@ export interface RestoreResult {
   unchanged: number;
   /** FIFOs, sockets and devices the restore left alone: it never deletes, replaces or recreates one. */
   skipped?: string[];
+  /** Bytes of the files written (what the event log reports). */
+  bytes?: number;
 }
 
 export interface PruneResult {
