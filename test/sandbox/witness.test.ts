@@ -21,7 +21,9 @@ const str = (text: string): string => `"${hex(text)}"`;
 const fd = (n: string, p: string): string => `${n}<${hex(p)}>`;
 
 /** A path component: any characters but `/` and NUL, never `.` or `..`. */
-const component = fc.string({ minLength: 1, maxLength: 8, unit: fc.oneof(fc.constantFrom('"', '<', '>', '\n', ' ', ',', '(', ')', '=', 'é', '\\', 'x'), fc.string({ minLength: 1, maxLength: 1 })) }).filter((s) => !s.includes('/') && !s.includes('\0') && s !== '.' && s !== '..');
+const component = fc
+  .string({ minLength: 1, maxLength: 8, unit: fc.oneof(fc.constantFrom('"', '<', '>', '\n', ' ', ',', '(', ')', '=', 'é', '\\', 'x'), fc.string({ minLength: 1, maxLength: 1 })) })
+  .filter((s) => !s.includes('/') && !s.includes('\0') && s !== '.' && s !== '..');
 const relPath = fc.array(component, { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/'));
 
 describe('the witness log is parsed exactly, whatever bytes a name holds', () => {
@@ -64,7 +66,11 @@ describe('the witness log is parsed exactly, whatever bytes a name holds', () =>
     fc.assert(
       fc.property(relPath, relPath, (named, other) => {
         fc.pre(named !== other && !other.startsWith(`${named}/`) && !other.endsWith(`/${named}`));
-        const log = [`9 openat(${fd('AT_FDCWD', '/tmp')}, ${str('x')}, O_WRONLY|O_CREAT, 0666) = 3<${hex('/tmp/x')}>`, `9 unlink(${str(`${ROOT}/${named}`)}) = 0`, `9 openat(${fd('AT_FDCWD', ROOT)}, ${str('..')}, O_RDONLY) = 3<${hex('/w')}>`].join('\n');
+        const log = [
+          `9 openat(${fd('AT_FDCWD', '/tmp')}, ${str('x')}, O_WRONLY|O_CREAT, 0666) = 3<${hex('/tmp/x')}>`,
+          `9 unlink(${str(`${ROOT}/${named}`)}) = 0`,
+          `9 openat(${fd('AT_FDCWD', ROOT)}, ${str('..')}, O_RDONLY) = 3<${hex('/w')}>`,
+        ].join('\n');
         const seen = parseWitness(log, ROOT);
         expect([...seen.paths]).toEqual([named]);
         expect(witnessed(seen, other)).toBe(false);
@@ -95,7 +101,7 @@ describe.runIf(witnessProgram() !== null)('the real witness in the real sandbox'
     const sandbox = commandSandbox({ root, stateDir: path.join(root, '.editwarden') }, {});
     const witness = new WitnessFile();
     try {
-      const command = 'sleep 0.6; echo x > out.txt; mv a.txt b.txt; rm src/old.js; node -e "require(\'fs\').renameSync(\'out.txt\', \'out2.txt\')"; mkdir -p d && touch d/z';
+      const command = "sleep 0.6; echo x > out.txt; mv a.txt b.txt; rm src/old.js; node -e \"require('fs').renameSync('out.txt', 'out2.txt')\"; mkdir -p d && touch d/z";
       const running = runCommand({ command, cwd: root, sandbox, timeoutMs: 20_000, witness: witness.path });
       // Another process, outside the sandbox, writes the person's file while the command sleeps.
       await new Promise((r) => setTimeout(r, 150));
