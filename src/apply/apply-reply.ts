@@ -14,6 +14,7 @@
 import { applyRequests, plan, type ApplyOutcome, type Plan, type PlanOptions } from './pipeline.js';
 import type { EditRequest } from '../edit/types.js';
 import { parseEdits, type FormatName } from '../formats/index.js';
+import { walkFiles } from '../workspace/file-walk.js';
 import type { FileView } from '../workspace/view.js';
 
 export interface ApplyReplyOptions extends Omit<PlanOptions, 'parseErrors'> {
@@ -44,7 +45,7 @@ export interface ReplyPlan {
 /** A reply parsed: its requests and how the pipeline takes them (each on its own or all or nothing; unparsable items as rejected results). */
 function parsedReply(ws: FileView, text: string, options: ApplyReplyOptions): { requests: EditRequest[]; options: PlanOptions; format: FormatName | undefined } {
   const { format: wanted, atomic: _atomic, partial: _partial, ...rest } = options;
-  const parsed = parseEdits(text, wanted ?? 'auto', { fileExists: (path) => ws.exists(path) });
+  const parsed = parseEdits(text, wanted ?? 'auto', { fileExists: (path) => ws.exists(path), filesNamed: filesNamedIn(ws) });
   return {
     requests: parsed.requests,
     format: parsed.format,
@@ -59,6 +60,36 @@ function parsedReply(ws: FileView, text: string, options: ApplyReplyOptions): { 
         error: e.error.toJSON(),
       })),
     },
+  };
+}
+
+/** Files looked at before a bare file name is given up on: past that, the project is too big to say "the one file". */
+const NAME_WALK_LIMIT = 200_000;
+
+/**
+ * The files of the project with a given name (block-tolerance.ts: a SEARCH/REPLACE block naming a bare file that
+ * is not at the root), found by the walk list_files uses — git-ignored files, `.git/` and the state folder never —
+ * once per name and reply, only when a block asks. Stops at a sixth match; an unfinished walk answers nothing.
+ */
+function filesNamedIn(ws: FileView): (name: string) => string[] {
+  const seen = new Map<string, string[]>();
+  return (name) => {
+    const known = seen.get(name);
+    if (known) return known;
+    const found: string[] = [];
+    let visited = 0;
+    let finished = true;
+    walkFiles(ws.root, (relative, type) => {
+      if (++visited > NAME_WALK_LIMIT) {
+        finished = false;
+        return false;
+      }
+      if (type === 'file' && (relative === name || relative.endsWith(`/${name}`))) found.push(relative);
+      return found.length > 5 ? false : undefined;
+    });
+    const answer = finished ? found : [];
+    seen.set(name, answer);
+    return answer;
   };
 }
 

@@ -10,6 +10,7 @@ import { ambiguous, dramaticReduction, emptyOldTextOnContent, fileExists, missin
 import { applyHunks, checkDeletion } from './hunks.js';
 import { shrinksTooMuch } from './large-deletion.js';
 import { escapedNewlines } from './escaped-newlines.js';
+import { LEADING_BLANK_NOTE, leadingBlankLacked } from './whole-lines.js';
 import { findMatches, nonOverlapping, type TextMatch } from './match.js';
 import { notFoundError } from './near-match.js';
 import { countLines, encodeText, lineOf, newDoc, normalizeEol, spliceDoc, type TextDoc } from './text.js';
@@ -181,8 +182,13 @@ function applyOne(path: string, current: TextDoc | null, request: EditRequest, o
     case 'edit': {
       if (request.oldText.length === 0) return emptyOldText(path, current, request.newText);
       if (current === null) throw noFile(path, 'edit');
-      const oldText = normalizeEol(request.oldText);
-      const newText = normalizeEol(request.newText);
+      let oldText = normalizeEol(request.oldText);
+      let newText = normalizeEol(request.newText);
+      const lacked = request.wholeLines && !options.strict ? leadingBlankLacked(current.text, oldText, newText) : undefined;
+      if (lacked) {
+        oldText = lacked.oldText;
+        newText = lacked.newText;
+      }
       // A harmless no-op (SEARCH equal to REPLACE) is reported as such, never a refusal that aborts the reply's
       // other edits — but only when its anchor is there: telling a model a missing quote "succeeded" hides its mistake.
       if (oldText === newText) {
@@ -190,7 +196,9 @@ function applyOne(path: string, current: TextDoc | null, request: EditRequest, o
         if (found === null) throw notFoundError(path, current.text, oldText, options.strict);
         return noOpStep(current, lineOf(current.text, found.matches[0]?.start ?? 0), NO_OP_IDENTICAL);
       }
-      return replaceText(path, current, oldText, newText, { replaceAll: request.replaceAll === true, strict: options.strict, lineHint: request.lineHint });
+      const step = replaceText(path, current, oldText, newText, { replaceAll: request.replaceAll === true, strict: options.strict, lineHint: request.lineHint });
+      if (lacked) step.applied.notes.unshift(LEADING_BLANK_NOTE);
+      return step;
     }
     case 'create': {
       if (current !== null) throw fileExists(path);

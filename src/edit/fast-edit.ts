@@ -28,6 +28,8 @@ export function tryFastExactEdit(path: string, bytes: Uint8Array, requests: Edit
   if (hooks.newSyntaxErrors && hooks.syntaxPolicy !== 'off') return null;
   const { oldText, newText } = request;
   if (oldText === newText || oldText.includes('\r') || newText.includes('\r')) return null;
+  // A whole-line quote that starts with a blank line may match from the end of the line above (whole-lines.ts).
+  if (request.wholeLines && /^[ \t]*\n/.test(oldText)) return null;
 
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) return null;

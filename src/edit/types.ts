@@ -40,6 +40,12 @@ export interface ReplaceRequest extends BaseRequest {
    * of them starts at that line (and ends at `end`, when given). It never moves an edit to a place that does not match.
    */
   lineHint?: { start: number; end?: number } | undefined;
+  /**
+   * old_text and new_text are whole lines (SEARCH/REPLACE): a quote that starts with a blank line which the file
+   * lacks there is matched without it (and new_text loses its own leading blank line), never from the newline
+   * that ends the line above — that would join the two lines.
+   */
+  wholeLines?: true;
 }
 
 interface CreateRequest extends BaseRequest {

@@ -15,7 +15,7 @@ import { parseError, type FormatName } from './parse-result.js';
 
 const APPLY_PATCH = /^[ \t]*\*\*\* Begin Patch[ \t]*\r?$/m;
 const ACTIVE_EDIT = /^[ \t]*---BEGIN---[ \t]*\r?$/m;
-const SEARCH_REPLACE = /^(?:<{5,9}|-{3,9}) ?SEARCH[ \t]*\r?$/m;
+const SEARCH_REPLACE = /^(?:<{5,9}|-{3,}) ?SEARCH[ \t]*\r?$/m;
 const UNIFIED_DIFF = /^(?:diff --git |--- [^\n]*\r?\n\+\+\+ |@@ -\d)/m;
 
 export function detectFormat(text: string): FormatName | undefined {

@@ -43,6 +43,12 @@ export interface ParseOptions {
    * is not — the safe default. Parsers stay pure: the caller supplies this.
    */
   fileExists?: (path: string) => boolean;
+  /**
+   * The files of the project whose name (last path component) is `name`, as paths from the root; a few are
+   * enough (two already say "ambiguous"). A SEARCH/REPLACE block whose bare path line names no file at the root
+   * edits the one file so named (block-tolerance.ts). The caller walks the tree; parsers stay pure.
+   */
+  filesNamed?: (name: string) => string[];
 }
 
 export function parseError(message: string, line: number, hint: string, path?: string): EditwardenError {

@@ -45,6 +45,7 @@ import { ErrorCode, EditwardenError } from '../errors.js';
 import type { EditRequest } from '../edit/types.js';
 import { normalizeEol } from '../edit/text.js';
 import { parseError, probeExists, source, type ItemError, type ParseOptions, type ParseResult } from './parse-result.js';
+import { fencedName, fencedNameNote, longDivider, resolveBareName, stripLineNumbers } from './block-tolerance.js';
 import { readRooHead, speaksRoo, strayHint, unescapeMarkerLine, unescapeRooLine } from './roo-dialect.js';
 import { defined } from '../defined.js';
 
@@ -124,7 +125,7 @@ export function cleanPathLine(line: string): string | undefined {
  * path line above, or a fence that names it) and the first line of the header.
  * Lines before `floor` belong to an earlier item and are never read.
  */
-function blockHeader(lines: string[], at: number, floor: number): { path?: string; start: number } {
+function blockHeader(lines: string[], at: number, floor: number): { path?: string; start: number; fenced?: true } {
   let k = at - 1;
   while (k >= floor && (lines[k] as string).trim() === '') k--;
   if (k >= floor && FENCE.test(lines[k] as string)) {
@@ -134,7 +135,9 @@ function blockHeader(lines: string[], at: number, floor: number): { path?: strin
     k--;
     while (k >= floor && (lines[k] as string).trim() === '') k--;
     const path = k >= floor ? cleanPathLine(lines[k] as string) : undefined;
-    return path !== undefined ? { path, start: k } : { start: fence };
+    if (path !== undefined) return { path, start: k };
+    const named = k - 2 >= floor ? fencedName(lines, k, (l) => FENCE.test(l), cleanPathLine) : undefined;
+    return named ? { ...named, fenced: true } : { start: fence };
   }
   const path = k >= floor ? cleanPathLine(lines[k] as string) : undefined;
   return path !== undefined ? { path, start: k } : { start: at };
@@ -288,6 +291,21 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
         break;
       }
     }
+    // Cline's longer divider ("=========="): the block's one divider-like line, where the grammar found none
+    // before the REPLACE marker that closes the block.
+    let longDividerAt = -1;
+    if (divider === -1) {
+      let close = i + 1;
+      while (close < j && !REPLACE_MARKER.test(lines[close] as string)) close++;
+      if (close < j) {
+        longDividerAt = longDivider(lines, i, close);
+        if (longDividerAt !== -1) {
+          divider = longDividerAt;
+          end = close;
+          j = close;
+        }
+      }
+    }
     // Cline: the last block of a complete reply may lack its REPLACE marker; the fence or tag that closes the
     // reply ends it. Only the last block, only inside a fence, and only when nothing but closers follows.
     let implicitEnd = false;
@@ -324,13 +342,24 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
       if (stray) throw stray;
       const unescape = roo ? unescapeRooLine : (l: string): string => unescapeMarkerLine(l, isBlockMarker);
       const readAs: string[] = [];
-      const searchContent = searchLines.map(unescape);
-      const replaceContent = replaceLines.map(unescape);
-      if (!roo && [...searchLines, ...replaceLines].some((l, k) => l !== (k < searchLines.length ? searchContent[k] : replaceContent[k - searchLines.length]))) {
+      if (header.fenced && path === header.path) readAs.push(fencedNameNote(path));
+      if (longDividerAt !== -1) readAs.push(`the divider "${(lines[longDividerAt] as string).trim()}" (${(lines[longDividerAt] as string).trim().length} "=") was read as "======="`);
+      const numbered = stripLineNumbers(searchLines, replaceLines);
+      if (numbered) readAs.push(numbered.note);
+      const searchRaw = numbered?.search ?? searchLines;
+      const replaceRaw = numbered?.replace ?? replaceLines;
+      const searchContent = searchRaw.map(unescape);
+      const replaceContent = replaceRaw.map(unescape);
+      if (!roo && [...searchRaw, ...replaceRaw].some((l, k) => l !== (k < searchRaw.length ? searchContent[k] : replaceContent[k - searchRaw.length]))) {
         readAs.push('escaped marker lines ("\\=======", "\\>>>>>>> REPLACE", …) were read as the marker lines without their backslash');
       }
       const search = toText(searchContent);
       const replace = toText(replaceContent);
+      if (search.trim() !== '' && options.path === undefined && path === header.path) {
+        const resolved = resolveBareName(path, options, startLine);
+        path = resolved.path;
+        if (resolved.note) readAs.push(resolved.note);
+      }
       const src = source('search-replace', itemIndex, startLine);
       if (search === '') {
         requests.push({ ...(probeExists(options, path) ? { action: 'append', path, content: replace } : { action: 'create', path, content: replace }), source: src, ...readAsField(readAs) });
@@ -343,7 +372,7 @@ export function parseSearchReplace(input: string, options: SearchReplaceOptions 
           line: startLine,
         });
       } else {
-        requests.push({ action: 'edit', path, oldText: search, newText: replace, ...defined({ lineHint: head.lineHint }), source: src, ...readAsField(readAs) });
+        requests.push({ action: 'edit', path, oldText: search, newText: replace, ...defined({ lineHint: head.lineHint }), wholeLines: true, source: src, ...readAsField(readAs) });
       }
       const made = requests[requests.length - 1];
       lastOk = made && made.source?.index === itemIndex ? { request: made, fromLine: Math.min(header.start, previousEnd) + 1 } : undefined;

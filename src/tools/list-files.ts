@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
-import { walkFiles } from './file-walk.js';
+import { walkFiles } from '../workspace/file-walk.js';
 import { defineTool, failure } from './types.js';
 import { listFilesDescription } from './descriptions/list_files.js';
 

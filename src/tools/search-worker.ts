@@ -18,7 +18,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { EditwardenError, ErrorCode, quote } from '../errors.js';
-import { walkFiles } from './file-walk.js';
+import { walkFiles } from '../workspace/file-walk.js';
 import { emptyOutcome, FileSearcher, globFilter, rootPrefix, searchFiles, type SearchOutcome, type SearchQuery } from './search.js';
 import { CHUNK, CLOSED, claimAndSearch, FOUND, type FromWorker, JobFeed, merge, NEXT, searchChunk, searchList, type ToWorker } from './search-chunks.js';
 import { defined } from '../defined.js';

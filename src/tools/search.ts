@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import picomatch from 'picomatch';
 import { checkGlob } from '../config/glob-bounds.js';
 import { READ_FLAGS, Resolver, type DirHandle } from '../workspace/resolver.js';
-import { walkFiles } from './file-walk.js';
+import { walkFiles } from '../workspace/file-walk.js';
 import { defined } from '../defined.js';
 
 export interface SearchQuery {

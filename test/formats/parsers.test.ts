@@ -148,7 +148,7 @@ describe('SEARCH/REPLACE blocks', () => {
     const text = 'Change it:\n\nsrc/app.py\n```python\n<<<<<<< SEARCH\ndef f():\n    return 1\n=======\ndef f():\n    return 2\n>>>>>>> REPLACE\n```\n';
     const r = parseSearchReplace(text);
     expect(r.errors).toEqual([]);
-    expect(r.requests).toEqual([{ action: 'edit', path: 'src/app.py', oldText: 'def f():\n    return 1\n', newText: 'def f():\n    return 2\n', source: { format: 'search-replace', index: 0, line: 5 } }]);
+    expect(r.requests).toEqual([{ action: 'edit', path: 'src/app.py', oldText: 'def f():\n    return 1\n', newText: 'def f():\n    return 2\n', wholeLines: true, source: { format: 'search-replace', index: 0, line: 5 } }]);
   });
 });
 

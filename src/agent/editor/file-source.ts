@@ -6,7 +6,7 @@
  * second query in the same session reads only what changed. Read-only.
  */
 import type fs from 'node:fs';
-import { walkFiles } from '../../tools/file-walk.js';
+import { walkFiles } from '../../workspace/file-walk.js';
 import type { OverlayView } from '../../workspace/overlay.js';
 import type { FileView } from '../../workspace/view.js';
 

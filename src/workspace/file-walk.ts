@@ -10,10 +10,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { STATE_DIR } from '../workspace/paths.js';
-import { Resolver, type DirHandle } from '../workspace/resolver.js';
-import { readExact, readSmallAt } from '../workspace/checkpoints/walk.js';
-import { nameScreen, type NameScreen } from '../workspace/checkpoints/ignore-screen.js';
+import { STATE_DIR } from './paths.js';
+import { Resolver, type DirHandle } from './resolver.js';
+import { readExact, readSmallAt } from './checkpoints/walk.js';
+import { nameScreen, type NameScreen } from './checkpoints/ignore-screen.js';
 
 type WalkEntryType = 'file' | 'dir' | 'symlink';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import ignore from 'ignore';
-import { walkFiles } from '../../src/tools/file-walk.js';
+import { walkFiles } from '../../src/workspace/file-walk.js';
 
 let root: string;
 beforeAll(() => {
