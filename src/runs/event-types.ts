@@ -35,6 +35,26 @@ interface EventBase {
   checkpoint?: string;
   /** Set on the first event appended after a torn line (a writer that crashed mid-line): the torn fragment before it is no corruption. */
   after_torn?: true;
+  /** Lists and texts cut to keep the event's line within its cap (events-cap.ts): what each held, and where the whole of it is. */
+  cut?: EventCuts;
+  /** The event was read back from the index of a rotated generation (events-index.ts): compact, its diff and side files gone. */
+  indexed?: true;
+}
+
+/** A list cut to its first entries: how many it held, and the side file (`.editwarden/events-diffs/<id>.list`) with all of them. */
+export interface ListCut {
+  total: number;
+  /** sha256 of the side file holding the whole list as JSON (absent: not kept — it was larger than a side file may be). */
+  blob?: string;
+}
+
+/** What capping did to an event: each cut list by its field name, and the names of the text fields cut short. */
+export interface EventCuts {
+  paths?: ListCut;
+  written?: ListCut;
+  removed?: ListCut;
+  /** Text fields cut at their cap (the end replaced by a note of how much was cut). */
+  texts?: string[];
 }
 
 /** The change's diff, inline when small, else a pointer to a blob under `.editwarden/events-diffs/`. */

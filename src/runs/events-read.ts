@@ -1,89 +1,46 @@
 /**
- * The root's event log, read back: every kept generation, oldest first, each
- * line checked to be an event editwarden wrote before anyone sees it. The
- * log lives in state an agent never writes, but a repository can ship a
- * `.editwarden/` of its own, so the file is trusted only after it is checked
- * (as every state file: state-dir.ts): a symlink, a FIFO, a file of another
- * user or a line that is not an event is refused with E_UNTRUSTED_STATE —
- * except the one torn line a writer killed mid-write leaves (events.ts marks
- * the line after it), which is skipped and counted. It never writes.
+ * The root's event log, read back: the rotation index of generations
+ * already dropped (events-index.ts: their compact evidence), then every kept
+ * generation, oldest first, each line checked to be an event editwarden
+ * wrote before anyone sees it. The log lives in state an agent never
+ * writes, but a repository can ship a `.editwarden/` of its own and a
+ * damaged disk can break a line, so nothing read is trusted unchecked — and
+ * nothing read blinds the reader: a file that is a symlink, a FIFO, another
+ * user's or a hard link is not read, a line that is not an event or is
+ * longer than any editwarden writes is skipped, the part of a file past its
+ * cap is not read — each with a note (`notes`), never a refusal of the whole
+ * log. Only a state folder that is itself not editwarden's (a link, another
+ * user's) is refused: there is no log to read. It never writes.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
 import { BLOB_ID, checkStateStat, untrusted } from '../workspace/state-dir.js';
-import { EVENT_FORMAT, EVENT_KINDS, type EditwardenEvent } from './event-types.js';
-import { checkedStat, DIFFS_DIR, EVENT_LOG_MAX_BYTES, generationFile } from './events.js';
+import type { EditwardenEvent } from './event-types.js';
+import { readIndex, type IndexedGeneration } from './events-index.js';
+import { DIFFS_DIR, generationFile, openLogFile, parseEventLine, walkLines } from './event-lines.js';
+
+export { parseEventLine };
+
+/** Largest side file read (they are cut at 4 MiB when written). */
+const SIDE_FILE_READ_MAX = 5 * 1024 * 1024;
 
 export interface EventLog {
-  /** Oldest first. */
+  /** Oldest first: the index's compact copies (`indexed: true`) of dropped generations, then the kept generations' events. */
   events: EditwardenEvent[];
   /** Torn lines skipped (a writer killed mid-line). */
   torn: number;
   /** The files read, oldest first. */
   files: string[];
+  /** The generations rotated away, in counts (their listed events are in `events`). */
+  dropped: IndexedGeneration[];
+  /** What was not read, for a person: skipped files, damaged or over-long lines, unread tails. Never the content. */
+  notes: string[];
 }
 
-/** A log file larger than this is not one editwarden rotated (it rotates at 8 MiB plus one line). */
-const MAX_FILE_BYTES = 4 * EVENT_LOG_MAX_BYTES;
-
-const str = z.string();
-const strings = z.array(z.string());
-const num = z.number();
-
-/** The fields each kind must have, with their types; unknown fields pass (newer writers may add some). */
-const base = z.looseObject({
-  v: z.literal(EVENT_FORMAT),
-  time: str.refine((t) => !Number.isNaN(Date.parse(t)), 'not a time'),
-  kind: z.enum(EVENT_KINDS as [string, ...string[]]),
-  route: z.looseObject({ via: str, client: str.optional(), session: str.optional(), run: str.optional() }),
-  paths: strings,
-  checkpoint: str.optional(),
-  diff: str.optional(),
-  diff_blob: str.regex(BLOB_ID).optional(),
-});
-const byKind: Record<string, z.ZodType> = {
-  edit: z.looseObject({ tool: str, added: num, removed: num }),
-  refusal: z.looseObject({ tool: str, code: str, message: str, hint: str }),
-  command: z.looseObject({ tool: str, command: str, exit_code: num.nullable(), changes: z.looseObject({ added: num, removed: num }) }),
-  violation: z.looseObject({ type: str, constraint: str, message: str, hint: str, prevented: z.boolean(), limit: z.union([num, str, strings]), actual: z.union([num, str]) }),
-  checkpoint: z.looseObject({ label: str }),
-  undo: z.looseObject({ label: str, written: strings, removed: strings }),
-  redo: z.looseObject({ label: str, written: strings, removed: strings }),
-  'run-end': z.looseObject({
-    status: str,
-    outcome: str,
-    started_at: str,
-    calls: num,
-    totals: z.looseObject({ files: num, lines_added: num, lines_removed: num, tokens: num, elapsed_seconds: num }),
-    limits: z.looseObject({ max_files: num, max_lines_changed: num, max_tokens: num, timeout_seconds: num }),
-  }),
-};
-
-/** One line as an event, or why it is not one. */
-export function parseEventLine(line: string): EditwardenEvent | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return 'it is not JSON';
-  }
-  const head = base.safeParse(value);
-  if (!head.success) return describe(head.error);
-  const body = byKind[head.data.kind]?.safeParse(value);
-  if (!body?.success) return body ? describe(body.error) : 'unknown kind';
-  return value as EditwardenEvent;
-}
-
-function describe(error: z.ZodError): string {
-  const issue = error.issues[0];
-  return `field ${issue?.path.join('.') || '(event)'}: ${issue?.message ?? 'invalid'}`;
-}
-
-/** Every kept generation of the log at `stateDir`, oldest first; an empty log when there is none. */
+/** Every kept generation of the log at `stateDir` (and the index of those dropped), oldest first; an empty log when there is none. */
 export function readEvents(stateDir: string): EventLog {
-  const out: EventLog = { events: [], torn: 0, files: [] };
+  const out: EventLog = { events: [], torn: 0, files: [], dropped: [], notes: [] };
   let st: fs.Stats;
   try {
     st = fs.lstatSync(stateDir);
@@ -92,13 +49,11 @@ export function readEvents(stateDir: string): EventLog {
     throw error;
   }
   checkStateStat(stateDir, st);
-  for (const n of generationsOf(stateDir)) {
-    const file = path.join(stateDir, generationFile(n));
-    const text = readLogFile(file);
-    if (text === null) continue;
-    out.files.push(file);
-    parseInto(out, file, text);
-  }
+  const index = readIndex(stateDir);
+  out.events.push(...index.events);
+  out.dropped.push(...index.generations);
+  out.notes.push(...index.notes);
+  for (const n of generationsOf(stateDir)) readGeneration(out, path.join(stateDir, generationFile(n)));
   return out;
 }
 
@@ -113,58 +68,44 @@ function generationsOf(stateDir: string): number[] {
   return [...rotated, 0];
 }
 
-function readLogFile(file: string): string | null {
-  let fd: number;
+function readGeneration(out: EventLog, file: string): void {
+  let opened: ReturnType<typeof openLogFile>;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    opened = openLogFile(file);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') throw untrusted(`${file} is a symlink; editwarden's event log must be a regular file.`);
-    throw error;
+    out.notes.push(`${file} was not read: ${(error as Error).message}`);
+    return;
   }
-  try {
-    const st = checkedStat(file, fd);
-    if (st.size > MAX_FILE_BYTES) throw untrusted(`${file} is ${st.size} bytes; editwarden rotates its event log long before that.`);
-    return fs.readFileSync(fd, 'utf8');
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function parseInto(out: EventLog, file: string, text: string): void {
-  const lines = text.split('\n');
-  // The part after the last newline is a line a writer did not finish.
-  const last = lines.pop();
-  if (last !== undefined && last !== '') out.torn++;
+  if (opened === null) return;
+  out.files.push(file);
+  const bad: Array<{ line: number; why: string }> = [];
   let pendingTorn: { line: number; why: string } | null = null;
-  lines.forEach((line, i) => {
-    if (line === '') return;
-    const parsed = parseEventLine(line);
-    if (typeof parsed === 'string') {
-      if (pendingTorn) throw badLine(file, pendingTorn.line, pendingTorn.why);
-      pendingTorn = { line: i + 1, why: parsed };
-      return;
-    }
-    if (pendingTorn) {
-      // Only the line a crashed writer left (the next writer marked its own) is no corruption.
-      if (parsed.after_torn !== true) throw badLine(file, pendingTorn.line, pendingTorn.why);
-      out.torn++;
-      pendingTorn = null;
-    }
-    out.events.push(parsed);
-  });
-  if (pendingTorn !== null) {
-    const { line, why } = pendingTorn;
-    throw badLine(file, line, why);
+  try {
+    const walk = walkLines(opened, (line, n) => {
+      if (line === '') return;
+      const parsed = parseEventLine(line);
+      if (typeof parsed === 'string') {
+        if (pendingTorn) bad.push(pendingTorn);
+        pendingTorn = { line: n, why: parsed };
+        return;
+      }
+      if (pendingTorn) {
+        // The line a crashed writer left (the next writer marked its own) is no damage; any other is.
+        if (parsed.after_torn === true) out.torn++;
+        else bad.push(pendingTorn);
+        pendingTorn = null;
+      }
+      out.events.push(parsed);
+    });
+    if (pendingTorn !== null) bad.push(pendingTorn);
+    if (walk.unfinished) out.torn++;
+    for (const n of walk.oversized) out.notes.push(`${file} line ${n} is longer than any event editwarden writes; skipped.`);
+    if (walk.unread > 0) out.notes.push(`${file}: the last ${walk.unread} bytes were not read (larger than any log editwarden keeps).`);
+  } finally {
+    fs.closeSync(opened.fd);
   }
-}
-
-function badLine(file: string, line: number, why: string): Error {
-  return untrusted(
-    `${file} line ${line} is not an event editwarden wrote (${why}).`,
-    'editwarden will not show a log it cannot trust. Look at the file; if it is damaged, move it away (`mv .editwarden/events.jsonl /tmp/`) and a new log begins.',
-  );
+  for (const { line, why } of bad.slice(0, 20)) out.notes.push(`${file} line ${line} is not an event editwarden wrote (${why}); skipped.`);
+  if (bad.length > 20) out.notes.push(`${file}: ${bad.length - 20} more lines that are not events were skipped.`);
 }
 
 /** The diff of an event: inline, or its blob read back and checked against its id (a swapped blob is refused). */
@@ -173,8 +114,37 @@ export function readEventDiff(stateDir: string, event: { diff?: string; diff_blo
   if (event.diff_blob === undefined) return null;
   if (!BLOB_ID.test(event.diff_blob)) throw untrusted(`${JSON.stringify(event.diff_blob)} is not a diff blob id.`);
   const file = path.join(stateDir, DIFFS_DIR, `${event.diff_blob}.diff`);
-  const text = readLogFile(file);
+  const text = readSideFile(file, event.diff_blob);
   if (text === null) return null;
-  if (createHash('sha256').update(text, 'utf8').digest('hex') !== event.diff_blob) throw untrusted(`${file} does not hold the diff its name says.`);
+  return text;
+}
+
+/** The whole of a cut list (`paths`, `written`, `removed`) from its side file, checked against its id; the inline entries when it was not cut; null when its side file is gone. */
+export function readEventList(stateDir: string, event: EditwardenEvent, field: 'paths' | 'written' | 'removed'): string[] | null {
+  const inline = (event as unknown as Record<string, unknown>)[field];
+  const cut = event.cut?.[field];
+  if (cut === undefined) return Array.isArray(inline) ? (inline as string[]) : null;
+  if (cut.blob === undefined) return null;
+  if (!BLOB_ID.test(cut.blob)) throw untrusted(`${JSON.stringify(cut.blob)} is not a side file id.`);
+  const text = readSideFile(path.join(stateDir, DIFFS_DIR, `${cut.blob}.list`), cut.blob);
+  if (text === null) return null;
+  const list: unknown = JSON.parse(text);
+  if (!Array.isArray(list) || !list.every((p) => typeof p === 'string')) throw untrusted(`${cut.blob}.list is not a list of paths.`);
+  return list as string[];
+}
+
+/** A side file's text, checked against the sha256 its name says (a swapped one is refused); null when it is gone. */
+function readSideFile(file: string, id: string): string | null {
+  const opened = openLogFile(file);
+  if (opened === null) return null;
+  let text: string;
+  try {
+    // editwarden's side files stop at 4 MiB (events.ts); a larger one is not its own.
+    if (opened.size > SIDE_FILE_READ_MAX) throw untrusted(`${file} is ${opened.size} bytes, larger than any side file editwarden writes.`);
+    text = fs.readFileSync(opened.fd, 'utf8');
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+  if (createHash('sha256').update(text, 'utf8').digest('hex') !== id) throw untrusted(`${file} does not hold what its name says.`);
   return text;
 }

@@ -63,7 +63,7 @@ for (let i = 0; i < 200; i++) appendEvent(process.argv[2], { kind: 'checkpoint',
   }, 60_000);
 });
 
-describe('a writer killed mid-line leaves one torn line, which is skipped; any other bad line is refused', () => {
+describe('a writer killed mid-line leaves one torn line, which is skipped; any other bad line is skipped with a note, never a refusal of the log', () => {
   it('skips a torn last line', () => {
     const dir = stateDir();
     appendEvent(dir, edit(1));
@@ -85,19 +85,35 @@ describe('a writer killed mid-line leaves one torn line, which is skipped; any o
     expect(log.events[1]?.after_torn).toBe(true);
   });
 
-  it('refuses a line in the middle that is not an event (E_UNTRUSTED_STATE, with the line number)', () => {
+  it('skips a line in the middle that is not an event, with a note naming the line (and never its content)', () => {
     const dir = stateDir();
     appendEvent(dir, edit(1));
-    fs.appendFileSync(path.join(dir, EVENTS_FILE), '{"v":1,"kind":"edit","time":"x"}\n');
+    fs.appendFileSync(path.join(dir, EVENTS_FILE), '{"v":1,"kind":"edit","time":"x","secret":"hunter2"}\n');
     appendEvent(dir, edit(2));
-    expect(() => readEvents(dir)).toThrow(expect.objectContaining({ code: 'E_UNTRUSTED_STATE', message: expect.stringContaining('line 2') }));
+    const log = readEvents(dir);
+    expect(log.events.map((e) => e.kind === 'edit' && e.diff)).toEqual([expect.stringContaining('new 1'), expect.stringContaining('new 2')]);
+    expect(log.notes).toEqual([expect.stringMatching(/line 2 is not an event editwarden wrote .*skipped/)]);
+    expect(log.notes.join('')).not.toContain('hunter2');
   });
 
-  it('refuses a planted event of an unknown kind or a wrong field type', () => {
+  it('skips a planted event of an unknown kind or a wrong field type', () => {
     const dir = stateDir();
     fs.mkdirSync(dir);
     fs.writeFileSync(path.join(dir, EVENTS_FILE), `${JSON.stringify({ v: 1, time: new Date().toISOString(), kind: 'edit', route: { via: 'x' }, paths: ['a'], tool: 't', added: '1', removed: 0 })}\n`);
-    expect(() => readEvents(dir)).toThrow(expect.objectContaining({ code: 'E_UNTRUSTED_STATE' }));
+    const log = readEvents(dir);
+    expect(log.events).toEqual([]);
+    expect(log.notes).toEqual([expect.stringContaining('line 1')]);
+  });
+
+  it('skips a line longer than any event editwarden writes (an older, uncapped 35 MiB event) and reads the rest', () => {
+    const dir = stateDir();
+    appendEvent(dir, edit(1));
+    const huge = { ...edit(2), v: 1, time: new Date().toISOString(), paths: Array.from({ length: 30_000 }, (_, i) => `deep/${'d'.repeat(40)}/f${i}.txt`) };
+    fs.appendFileSync(path.join(dir, EVENTS_FILE), `${JSON.stringify(huge)}\n`);
+    appendEvent(dir, edit(3));
+    const log = readEvents(dir);
+    expect(log.events.map((e) => e.kind === 'edit' && /new (\d)/.exec(e.diff ?? '')?.[1])).toEqual(['1', '3']);
+    expect(log.notes).toEqual([expect.stringMatching(/line 2 is longer than any event editwarden writes; skipped/)]);
   });
 
   it('parses only events: any line is an event or a reason (property)', () => {
@@ -116,34 +132,51 @@ describe('a writer killed mid-line leaves one torn line, which is skipped; any o
   });
 });
 
-describe('a planted log is refused like every state file', () => {
-  it('refuses a symlink in the log’s place, for writing and for reading, and never touches its target', () => {
+describe('a planted log file is never followed, read or written: refused for writing, skipped with a note for reading', () => {
+  it('a symlink in the log’s place: appending is refused, reading skips it, its target is never touched', () => {
     const dir = stateDir();
     fs.mkdirSync(dir);
     const outside = path.join(path.dirname(dir), 'outside.txt');
-    fs.writeFileSync(outside, 'secret\n');
+    fs.writeFileSync(outside, `${JSON.stringify({ ...edit(9), v: 1, time: new Date().toISOString() })}\n`);
+    const before = fs.readFileSync(outside, 'utf8');
     fs.symlinkSync(outside, path.join(dir, EVENTS_FILE));
     expect(() => appendEvent(dir, edit(1))).toThrow(expect.objectContaining({ code: 'E_UNTRUSTED_STATE', message: expect.stringContaining('symlink') }));
-    expect(() => readEvents(dir)).toThrow(expect.objectContaining({ code: 'E_UNTRUSTED_STATE' }));
-    expect(fs.readFileSync(outside, 'utf8')).toBe('secret\n');
+    const log = readEvents(dir);
+    expect(log.events).toEqual([]);
+    expect(log.notes).toEqual([expect.stringContaining('is a symlink')]);
+    expect(fs.readFileSync(outside, 'utf8')).toBe(before);
   });
 
-  it('refuses a FIFO and a folder in the log’s place without blocking', () => {
+  it('a FIFO and a folder in the log’s place: skipped without blocking', () => {
     const dir = stateDir();
     fs.mkdirSync(dir);
     expect(spawnSync('mkfifo', [path.join(dir, EVENTS_FILE)]).status).toBe(0);
-    expect(() => readEvents(dir)).toThrow(expect.objectContaining({ code: 'E_UNTRUSTED_STATE', message: expect.stringContaining('not a regular file') }));
+    expect(readEvents(dir).notes).toEqual([expect.stringContaining('not a regular file')]);
     expect(() => appendEvent(dir, edit(1))).toThrow(expect.objectContaining({ code: 'E_UNTRUSTED_STATE' }));
     const other = stateDir();
     fs.mkdirSync(path.join(other, EVENTS_FILE), { recursive: true });
-    expect(() => readEvents(other)).toThrow(expect.objectContaining({ code: 'E_UNTRUSTED_STATE' }));
+    expect(readEvents(other).notes).toEqual([expect.stringContaining('not a regular file')]);
   });
 
-  it('refuses a rotated generation that is a symlink', () => {
+  it('a rotated generation that is a symlink or a hard link to a file elsewhere is skipped; the rest of the log is read', () => {
     const dir = stateDir();
     appendEvent(dir, edit(1));
     fs.symlinkSync('/etc/hostname', path.join(dir, 'events.2.jsonl'));
-    expect(() => readEvents(dir)).toThrow(expect.objectContaining({ code: 'E_UNTRUSTED_STATE' }));
+    const elsewhere = path.join(path.dirname(dir), 'config');
+    fs.writeFileSync(elsewhere, `${JSON.stringify({ ...edit(7), v: 1, time: new Date().toISOString() })}\n`);
+    fs.linkSync(elsewhere, path.join(dir, 'events.3.jsonl'));
+    const log = readEvents(dir);
+    expect(log.events).toHaveLength(1);
+    expect(log.notes).toEqual([expect.stringContaining('has 2 names'), expect.stringContaining('is a symlink')]);
+  });
+
+  it('a log grown to 1 GiB (sparse): its events are read, the endless line of NULs skipped, the tail past the cap not read — with notes', () => {
+    const dir = stateDir();
+    appendEvent(dir, edit(1));
+    fs.truncateSync(path.join(dir, EVENTS_FILE), 1024 ** 3);
+    const log = readEvents(dir);
+    expect(log.events).toHaveLength(1);
+    expect(log.notes).toEqual([expect.stringContaining('line 2 is longer than any event'), expect.stringMatching(/the last \d+ bytes were not read/)]);
   });
 
   it('refuses a state folder that is a symlink', () => {
@@ -161,10 +194,12 @@ describe('the log is bounded: rotated at its size, generations beyond the kept n
     const dir = stateDir();
     const options = { maxBytes: 2000, keep: 2 };
     for (let i = 0; i < 60; i++) appendEvent(dir, edit(i), options);
-    const names = fs.readdirSync(dir).filter((n) => n.startsWith('events'));
+    const names = fs.readdirSync(dir).filter((n) => /^events(\.\d+)?\.jsonl$/.test(n));
     expect(names.sort()).toEqual(['events.1.jsonl', 'events.2.jsonl', 'events.jsonl']);
     for (const n of names) expect(fs.statSync(path.join(dir, n)).size).toBeLessThan(2000 + 400);
-    const read = readEvents(dir).events.map((e) => (e.kind === 'edit' ? Number(/new (\d+)/.exec(e.diff ?? '')?.[1]) : -1));
+    const read = readEvents(dir)
+      .events.filter((e) => e.indexed !== true)
+      .map((e) => (e.kind === 'edit' ? Number(/new (\d+)/.exec(e.diff ?? '')?.[1]) : -1));
     // The newest events, in order, with no gap; the oldest generations are gone.
     expect(read[read.length - 1]).toBe(59);
     expect(read).toEqual(read.map((_, i) => 60 - read.length + i));

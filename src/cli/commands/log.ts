@@ -11,7 +11,7 @@ import { ExitCode } from '../../errors.js';
 import { eventLine, type Severity } from '../../report/event-summary.js';
 import { eventMatches } from '../../runs/event-types.js';
 import { paint, refuseCommand, useColor, type Io, type Style } from '../output.js';
-import { loadEventLog } from './report.js';
+import { loadEventLog, writeLogNotes } from './report.js';
 
 interface Flags {
   root?: string;
@@ -51,6 +51,7 @@ function log(io: Io, flags: Flags): number {
       io.stdout.write(`${paint(color, 'dim', line.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z'))} ${loud ? paint(color, 'bold', kind) : kind} ${text}  ${paint(color, 'dim', `[${line.route}]`)}\n`);
     }
     if (log.torn > 0) io.stderr.write(`note: ${log.torn} torn line(s) skipped (a writer stopped mid-line).\n`);
+    writeLogNotes(io, log);
     return ExitCode.OK;
   } catch (error) {
     return refuseCommand(error, flags.json === true, io);

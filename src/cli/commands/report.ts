@@ -35,6 +35,16 @@ export function loadEventLog(rootFlag: string | undefined): { root: string; stat
   return { root, stateDir, log: readEvents(stateDir) };
 }
 
+/** What reading the log skipped or summarised, for a person (stderr): never a reason to show nothing. */
+export function writeLogNotes(io: Io, log: EventLog): void {
+  for (const note of log.notes) io.stderr.write(`note: ${note}\n`);
+  if (log.dropped.length > 0) {
+    const events = log.dropped.reduce((n, g) => n + g.events, 0);
+    const listed = log.dropped.reduce((n, g) => n + g.listed, 0);
+    io.stderr.write(`note: ${events} older event(s) in ${log.dropped.length} rotated generation(s) are summarised by the index; the ${listed} refusal(s), violation(s), deletion(s), undo steps and run ends among them are listed from the index (without their diffs).\n`);
+  }
+}
+
 interface Flags {
   root?: string;
   run?: string;
@@ -101,6 +111,7 @@ function report(io: Io, flags: Flags): number {
     // A GitHub Actions job: the Markdown report is the job's summary page too.
     if (flags.format === 'md' && summaryFile !== undefined && summaryFile !== '') fs.appendFileSync(summaryFile, text);
     if (log.torn > 0) io.stderr.write(`note: ${log.torn} torn line(s) in the event log were skipped (a writer stopped mid-line).\n`);
+    writeLogNotes(io, log);
     return ExitCode.OK;
   } catch (error) {
     return refuseCommand(error, false, io);

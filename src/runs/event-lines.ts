@@ -1,0 +1,200 @@
+/**
+ * The event log's files, line by line: their names, the check every one of
+ * them passes before a byte is read or written, the grammar of one line, and
+ * a reader that walks a file's lines in bounded memory. Shared by the writer
+ * (events.ts), the rotation index (events-index.ts) and the reader
+ * (events-read.ts), so each rule exists once.
+ *
+ * Grammar of a log file:
+ *   file  = *( line LF ) [ torn ]     ; torn: what a writer killed mid-line left
+ *   line  = <one JSON object: an event of event-types.ts>
+ * A line longer than LINE_READ_MAX is not read at all (skipped with a note);
+ * a file is read up to FILE_READ_MAX bytes (the rest is skipped with a note).
+ *
+ * Attacks it defends against: a log, generation, index or side file that is
+ * a symlink (O_NOFOLLOW: never followed — `events.1.jsonl -> ../.git/config`
+ * is not read), a FIFO or device in its place (O_NONBLOCK, then a
+ * regular-file check: nothing blocks), a file of another user, a hard link
+ * to a file elsewhere (more than one link: editwarden's own files have one),
+ * and a huge or sparse file (read in slices up to a cap; one endless line is
+ * skipped, not held in memory). It never writes.
+ */
+import fs from 'node:fs';
+import { z } from 'zod';
+import { BLOB_ID, untrusted } from '../workspace/state-dir.js';
+import { EVENT_FORMAT, EVENT_KINDS, type EditwardenEvent } from './event-types.js';
+
+export const EVENTS_FILE = 'events.jsonl';
+/** Side files: long diffs (`<sha256>.diff`) and the whole of cut lists (`<sha256>.list`). */
+export const DIFFS_DIR = 'events-diffs';
+/** Size at which the log is rotated (8 MiB: some 10,000 events with small diffs). */
+export const EVENT_LOG_MAX_BYTES = 8 * 1024 * 1024;
+/** Longest line editwarden writes (events-cap.ts keeps every event under it). */
+export const EVENT_LINE_MAX = 64 * 1024;
+/** Longest line the reader reads; a longer one (a damaged file, or an older editwarden's uncapped event) is skipped with a note. */
+export const LINE_READ_MAX = 1024 * 1024;
+/** Most of one log file that is read: rotation keeps editwarden's own far below it; the rest of a larger file is skipped with a note. */
+export const FILE_READ_MAX = 4 * EVENT_LOG_MAX_BYTES;
+
+/** The name of a generation: 0 is the current log, n ≥ 1 a rotated one. */
+export function generationFile(n: number): string {
+  return n === 0 ? EVENTS_FILE : `events.${n}.jsonl`;
+}
+
+/** A file of the log's, opened and checked: a regular file of this user with one link. */
+export interface OpenLogFile {
+  fd: number;
+  size: number;
+}
+
+/** The log's fstat, refused unless it is a regular file of this user. */
+export function checkedStat(file: string, fd: number): fs.Stats {
+  const st = fs.fstatSync(fd);
+  if (!st.isFile()) throw untrusted(`${file} is not a regular file.`);
+  const uid = typeof process.getuid === 'function' ? process.getuid() : null;
+  if (uid !== null && st.uid !== uid) throw untrusted(`${file} belongs to user ${st.uid}, not to the user running editwarden (${uid}).`);
+  return st;
+}
+
+/**
+ * Opens one of the log's files for reading: null when it does not exist;
+ * throws E_UNTRUSTED_STATE when it is not one editwarden wrote (a link, not
+ * a regular file, another user's, a hard link to something else).
+ */
+export function openLogFile(file: string): OpenLogFile | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    // A planted `events.1.jsonl -> ../.git/config`: never followed.
+    if (code === 'ELOOP') throw untrusted(`${file} is a symlink; editwarden's event log must be a regular file.`);
+    throw error;
+  }
+  try {
+    const st = checkedStat(file, fd);
+    // A hard link to `.git/config` is a regular file of this user: its second name gives it away (editwarden renames its files into place, one name each).
+    if (st.nlink > 1) throw untrusted(`${file} has ${st.nlink} names (a hard link); editwarden's event log files have one.`);
+    return { fd, size: st.size };
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error;
+  }
+}
+
+/** What walking a file's lines met besides lines: an unfinished last line, over-long lines, an unread tail. */
+export interface LineWalk {
+  /** The bytes after the last newline (a line a writer did not finish), when any. */
+  unfinished: boolean;
+  /** Lines longer than LINE_READ_MAX, by number (not read). */
+  oversized: number[];
+  /** Bytes past FILE_READ_MAX that were not read. */
+  unread: number;
+}
+
+const SLICE = 1024 * 1024;
+
+/**
+ * Calls `onLine` for each complete line of an opened file, in order, with
+ * its 1-based number; never holds more than one line (≤ lineMax) and one
+ * slice in memory. Closes nothing: the caller owns `fd`.
+ */
+export function walkLines(file: OpenLogFile, onLine: (line: string, n: number) => void, limits: { lineMax?: number; fileMax?: number } = {}): LineWalk {
+  const lineMax = limits.lineMax ?? LINE_READ_MAX;
+  const toRead = Math.min(file.size, limits.fileMax ?? FILE_READ_MAX);
+  const out: LineWalk = { unfinished: false, oversized: [], unread: file.size - toRead };
+  const buf = Buffer.alloc(Math.min(SLICE, Math.max(toRead, 1)));
+  let parts: Buffer[] = [];
+  let held = 0;
+  let skipping = false;
+  let n = 1;
+  let pos = 0;
+  while (pos < toRead) {
+    const got = fs.readSync(file.fd, buf, 0, Math.min(buf.length, toRead - pos), pos);
+    if (got === 0) break;
+    pos += got;
+    let start = 0;
+    for (let nl = buf.indexOf(0x0a, start); nl !== -1 && nl < got; nl = buf.indexOf(0x0a, start)) {
+      if (!skipping && held + (nl - start) <= lineMax) {
+        parts.push(buf.subarray(start, nl));
+        onLine(Buffer.concat(parts).toString('utf8'), n);
+      } else if (!skipping) out.oversized.push(n);
+      parts = [];
+      held = 0;
+      skipping = false;
+      start = nl + 1;
+      n++;
+    }
+    if (start < got && !skipping) {
+      if (held + (got - start) > lineMax) {
+        // An endless line (a sparse file is one line of NULs): dropped as it goes, counted once.
+        out.oversized.push(n);
+        skipping = true;
+        parts = [];
+        held = 0;
+      } else {
+        parts.push(Buffer.from(buf.subarray(start, got)));
+        held += got - start;
+      }
+    }
+  }
+  out.unfinished = held > 0;
+  return out;
+}
+
+const str = z.string();
+const strings = z.array(z.string());
+const num = z.number();
+const listCut = z.looseObject({ total: num, blob: str.regex(BLOB_ID).optional() });
+
+/** The fields each kind must have, with their types; unknown fields pass (newer writers may add some). */
+const base = z.looseObject({
+  v: z.literal(EVENT_FORMAT),
+  time: str.refine((t) => !Number.isNaN(Date.parse(t)), 'not a time'),
+  kind: z.enum(EVENT_KINDS as [string, ...string[]]),
+  route: z.looseObject({ via: str, client: str.optional(), session: str.optional(), run: str.optional() }),
+  paths: strings,
+  checkpoint: str.optional(),
+  diff: str.optional(),
+  diff_blob: str.regex(BLOB_ID).optional(),
+  cut: z.looseObject({ paths: listCut.optional(), written: listCut.optional(), removed: listCut.optional(), texts: strings.optional() }).optional(),
+  indexed: z.literal(true).optional(),
+});
+const byKind: Record<string, z.ZodType> = {
+  edit: z.looseObject({ tool: str, added: num, removed: num }),
+  refusal: z.looseObject({ tool: str, code: str, message: str, hint: str }),
+  command: z.looseObject({ tool: str, command: str, exit_code: num.nullable(), changes: z.looseObject({ added: num, removed: num }) }),
+  violation: z.looseObject({ type: str, constraint: str, message: str, hint: str, prevented: z.boolean(), limit: z.union([num, str, strings]), actual: z.union([num, str]) }),
+  checkpoint: z.looseObject({ label: str }),
+  undo: z.looseObject({ label: str, written: strings, removed: strings }),
+  redo: z.looseObject({ label: str, written: strings, removed: strings }),
+  'run-end': z.looseObject({
+    status: str,
+    outcome: str,
+    started_at: str,
+    calls: num,
+    totals: z.looseObject({ files: num, lines_added: num, lines_removed: num, tokens: num, elapsed_seconds: num }),
+    limits: z.looseObject({ max_files: num, max_lines_changed: num, max_tokens: num, timeout_seconds: num }),
+  }),
+};
+
+/** One line as an event, or why it is not one (the reason never quotes the line: a damaged line may hold anything). */
+export function parseEventLine(line: string): EditwardenEvent | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return 'it is not JSON';
+  }
+  const head = base.safeParse(value);
+  if (!head.success) return describe(head.error);
+  const body = byKind[head.data.kind]?.safeParse(value);
+  if (!body?.success) return body ? describe(body.error) : 'unknown kind';
+  return value as EditwardenEvent;
+}
+
+function describe(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return `field ${issue?.path.join('.') || '(event)'}: ${issue?.message ?? 'invalid'}`;
+}
