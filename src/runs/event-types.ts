@@ -44,8 +44,10 @@ interface EventBase {
 /** A list cut to its first entries: how many it held, and the side file (`.editwarden/events-diffs/<id>.list`) with all of them. */
 export interface ListCut {
   total: number;
-  /** sha256 of the side file holding the whole list as JSON (absent: not kept — it was larger than a side file may be). */
+  /** sha256 of the side file holding the list as JSON. */
   blob?: string;
+  /** Set when the side file holds only the list's first entries (it would have passed a side file's size cap): how many. */
+  blob_entries?: number;
 }
 
 /** What capping did to an event: each cut list by its field name, and the names of the text fields cut short. */

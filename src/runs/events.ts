@@ -255,7 +255,7 @@ function storeLists(stateDir: string, cuts: EventCuts | undefined, lists: readon
       keep = Math.floor((keep * BLOB_LIST_MAX) / Buffer.byteLength(text, 'utf8') / 1.01);
       text = JSON.stringify(full.slice(0, keep));
     }
-    out[field] = { ...(out[field] as { total: number }), blob: writeSideFile(stateDir, text, 'list') };
+    out[field] = { ...(out[field] as { total: number }), blob: writeSideFile(stateDir, text, 'list'), ...defined({ blob_entries: keep < full.length ? keep : undefined }) };
   }
   return out;
 }
