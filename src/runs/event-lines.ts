@@ -30,11 +30,11 @@ export const DIFFS_DIR = 'events-diffs';
 /** Size at which the log is rotated (8 MiB: some 10,000 events with small diffs). */
 export const EVENT_LOG_MAX_BYTES = 8 * 1024 * 1024;
 /** Longest line editwarden writes (events-cap.ts keeps every event under it). */
-export const EVENT_LINE_MAX = 64 * 1024;
+export const EVENT_LINE_MAX = 96 * 1024;
 /** Longest line the reader reads; a longer one (a damaged file, or an older editwarden's uncapped event) is skipped with a note. */
-export const LINE_READ_MAX = 1024 * 1024;
+const LINE_READ_MAX = 1024 * 1024;
 /** Most of one log file that is read: rotation keeps editwarden's own far below it; the rest of a larger file is skipped with a note. */
-export const FILE_READ_MAX = 4 * EVENT_LOG_MAX_BYTES;
+const FILE_READ_MAX = 4 * EVENT_LOG_MAX_BYTES;
 
 /** The name of a generation: 0 is the current log, n ≥ 1 a rotated one. */
 export function generationFile(n: number): string {
@@ -158,7 +158,7 @@ const base = z.looseObject({
   checkpoint: str.optional(),
   diff: str.optional(),
   diff_blob: str.regex(BLOB_ID).optional(),
-  cut: z.looseObject({ paths: listCut.optional(), written: listCut.optional(), removed: listCut.optional(), texts: strings.optional() }).optional(),
+  cut: z.looseObject({ paths: listCut.optional(), written: listCut.optional(), removed: listCut.optional(), put_back: listCut.optional(), undoes: listCut.optional(), texts: strings.optional() }).optional(),
   indexed: z.literal(true).optional(),
 });
 const byKind: Record<string, z.ZodType> = {

@@ -42,7 +42,7 @@ interface EventBase {
 }
 
 /** A list cut to its first entries: how many it held, and the side file (`.editwarden/events-diffs/<id>.list`) with all of them. */
-export interface ListCut {
+interface ListCut {
   total: number;
   /** sha256 of the side file holding the list as JSON. */
   blob?: string;
@@ -55,6 +55,8 @@ export interface EventCuts {
   paths?: ListCut;
   written?: ListCut;
   removed?: ListCut;
+  put_back?: ListCut;
+  undoes?: ListCut;
   /** Text fields cut at their cap (the end replaced by a note of how much was cut). */
   texts?: string[];
 }

@@ -14,7 +14,7 @@
 import type { EditwardenEvent, EventCuts, NewEvent } from './event-types.js';
 
 /** The lists an event may carry that are cut with a count (and kept whole in a side file). */
-export const LIST_FIELDS = ['paths', 'written', 'removed'] as const;
+export const LIST_FIELDS = ['paths', 'written', 'removed', 'put_back', 'undoes'] as const;
 type ListField = (typeof LIST_FIELDS)[number];
 
 export interface Caps {
@@ -29,9 +29,9 @@ export interface Caps {
 }
 
 /** The caps of a logged event: with an inline diff of at most INLINE_DIFF_MAX they keep the line under EVENT_LINE_MAX (the sum is below it). */
-export const EVENT_CAPS: Caps = { listEntries: 100, listBytes: 8 * 1024, texts: { command: 4096, message: 2048, hint: 2048, label: 1024, default: 512 }, routeText: 256 };
+export const EVENT_CAPS: Caps = { listEntries: 100, listBytes: 6 * 1024, texts: { command: 4096, output: 8192, message: 2048, hint: 2048, label: 1024, default: 512 }, routeText: 256 };
 /** The caps of an event's compact copy in the rotation index (some 1–3 KiB a line). */
-export const INDEX_CAPS: Caps = { listEntries: 5, listBytes: 1024, texts: { command: 1024, default: 256 }, routeText: 128 };
+const INDEX_CAPS: Caps = { listEntries: 5, listBytes: 1024, texts: { command: 1024, output: 512, default: 256 }, routeText: 128 };
 
 /** Fields that are not cut as text: the diff goes to a blob by its own rule, the rest are short by construction. */
 const NOT_TEXT = new Set(['diff', 'diff_blob', 'kind', 'v']);

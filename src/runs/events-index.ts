@@ -9,7 +9,7 @@
  *     refusal, violation, undo, redo and run end, every edit or command
  *     that took something away (more lines removed than added, or files
  *     changed without a line added — deleted or overwritten binary files),
- *     and every command refused or stopped;
+ *     and every command refused, stopped, or with protected files put back;
  *   - one `generation` line: the dropped generation's time span, its events
  *     counted by kind, and its sessions (route, events, first and last time).
  *
@@ -32,14 +32,14 @@ import { compactEvent } from './events-cap.js';
 import { checkedStat, openLogFile, parseEventLine, walkLines } from './event-lines.js';
 
 export const INDEX_FILE = 'events-index.jsonl';
-export const INDEX_OLD_FILE = 'events-index.1.jsonl';
+const INDEX_OLD_FILE = 'events-index.1.jsonl';
 /** Size at which the index is rotated (once: the one before is replaced). */
-export const INDEX_MAX_BYTES = 4 * 1024 * 1024;
+const INDEX_MAX_BYTES = 4 * 1024 * 1024;
 /** Sessions a generation line names (the rest are counted). */
 const SESSIONS_MAX = 50;
 
 /** One session (or run, or route) of a dropped generation. */
-export interface IndexedSession {
+interface IndexedSession {
   route: EventRoute;
   events: number;
   first: string;
@@ -77,7 +77,7 @@ export function keptInIndex(event: EditwardenEvent): boolean {
       return took(event.added, event.removed, event.paths.length);
     case 'command':
       // A command refused or stopped (its code) is kept too: an attempt a person must see.
-      return took(event.changes.added, event.changes.removed, event.paths.length) || event.code !== undefined;
+      return took(event.changes.added, event.changes.removed, event.paths.length) || event.code !== undefined || event.put_back !== undefined || event.reverted === true;
     case 'checkpoint':
       return false;
     default: {
@@ -93,7 +93,7 @@ const took = (added: number, removed: number, files: number): boolean => removed
 const sessionKey = (route: EventRoute): string => JSON.stringify([route.via, route.client ?? '', route.session ?? '', route.run ?? '']);
 
 /** The index lines of one generation file (read through its checks): compact events, then its generation line. */
-export function indexLines(file: string, now: Date): string[] {
+function indexLines(file: string, now: Date): string[] {
   const opened = openLogFile(file);
   if (opened === null) return [];
   const kept: string[] = [];

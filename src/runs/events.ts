@@ -42,7 +42,7 @@ import { checkedStat, DIFFS_DIR, EVENT_LINE_MAX, EVENT_LOG_MAX_BYTES, EVENTS_FIL
 import { defined } from '../defined.js';
 
 export * from './event-types.js';
-export { checkedStat, DIFFS_DIR, EVENT_LINE_MAX, EVENT_LOG_MAX_BYTES, EVENTS_FILE, generationFile };
+export { DIFFS_DIR, EVENTS_FILE };
 
 /** Rotated generations kept beside the current log (events.1.jsonl … events.3.jsonl). */
 const EVENT_LOG_KEEP = 3;
@@ -53,7 +53,7 @@ const BLOB_DIFF_MAX = 4 * 1024 * 1024;
 /** Longest list side file (JSON): a longer list keeps its first entries there, and `cut.<field>.total` says how many it held. */
 const BLOB_LIST_MAX = 4 * 1024 * 1024;
 /** All side files together: past it, the side files of the oldest events are deleted (down to half of it). */
-export const SIDE_FILES_MAX = 32 * 1024 * 1024;
+const SIDE_FILES_MAX = 32 * 1024 * 1024;
 
 export interface EventLogOptions {
   /** Rotation size (tests use a small one). */

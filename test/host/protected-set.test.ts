@@ -49,8 +49,17 @@ const NESTED = [
   { member: 'submodule .git file', file: 'vendor/sub/.git', old: SUBMODULE_LINK },
   { member: 'submodule gitdir', file: '.git/modules/vendor/sub/hooks/pre-commit', old: 'original' },
 ];
+/**
+ * The event log's own files (issue 38.4): a rotated generation, the rotation index and a cut list's side file —
+ * the evidence an agent would rewrite to hide what it did. (The current events.jsonl is left out: every route appends to it.)
+ */
+const EVENT_LOG = [
+  { member: '.editwarden (event log)', file: '.editwarden/events.1.jsonl', old: 'original' },
+  { member: '.editwarden (event index)', file: '.editwarden/events-index.jsonl', old: 'original' },
+  { member: '.editwarden (list side file)', file: `.editwarden/events-diffs/${'c'.repeat(64)}.list`, old: 'original' },
+];
 /** Every protected file, by the member that protects it, with a line of it an edit would change. */
-const FILES = [...PROTECTED_MEMBERS.map((m) => ({ member: m.path, file: fileOf(m), old: 'original' })), { member: '--config', file: EXTRA_CONFIG, old: 'original' }, ...NESTED];
+const FILES = [...PROTECTED_MEMBERS.map((m) => ({ member: m.path, file: fileOf(m), old: 'original' })), { member: '--config', file: EXTRA_CONFIG, old: 'original' }, ...NESTED, ...EVENT_LOG];
 /** The state folder is also unreadable to agents; its files are refused with the same code. */
 const REFUSED = /E_DENIED_PATH|E_CONSTRAINT/;
 

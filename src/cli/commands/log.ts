@@ -37,6 +37,7 @@ function log(io: Io, flags: Flags): number {
   try {
     const { log } = loadEventLog(flags.root);
     const events = log.events.filter((e) => eventMatches(e, { run: flags.run, session: flags.session }));
+    writeLogNotes(io, log);
     if (flags.json) {
       for (const e of events) io.stdout.write(`${JSON.stringify(e.paths[0] !== undefined ? { ...e, path: e.paths[0] } : e)}\n`);
       return ExitCode.OK;
@@ -51,7 +52,6 @@ function log(io: Io, flags: Flags): number {
       io.stdout.write(`${paint(color, 'dim', line.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z'))} ${loud ? paint(color, 'bold', kind) : kind} ${text}  ${paint(color, 'dim', `[${line.route}]`)}\n`);
     }
     if (log.torn > 0) io.stderr.write(`note: ${log.torn} torn line(s) skipped (a writer stopped mid-line).\n`);
-    writeLogNotes(io, log);
     return ExitCode.OK;
   } catch (error) {
     return refuseCommand(error, flags.json === true, io);

@@ -41,7 +41,9 @@ export function writeLogNotes(io: Io, log: EventLog): void {
   if (log.dropped.length > 0) {
     const events = log.dropped.reduce((n, g) => n + g.events, 0);
     const listed = log.dropped.reduce((n, g) => n + g.listed, 0);
-    io.stderr.write(`note: ${events} older event(s) in ${log.dropped.length} rotated generation(s) are summarised by the index; the ${listed} refusal(s), violation(s), deletion(s), undo steps and run ends among them are listed from the index (without their diffs).\n`);
+    io.stderr.write(
+      `note: ${events} older event(s) in ${log.dropped.length} rotated generation(s) are summarised by the index; the ${listed} refusal(s), violation(s), deletion(s), undo steps and run ends among them are listed from the index (without their diffs).\n`,
+    );
   }
 }
 
