@@ -280,6 +280,7 @@ const STRATEGY_RANK: Record<MatchStrategy, number> = {
   'surrounding-whitespace': 3,
   'escaped-newlines': 4,
   'whitespace-runs': 3,
+  'inner-whitespace': 4,
   unicode: 4,
   'indentation+unicode': 5,
   fuzz: 6,
@@ -304,8 +305,16 @@ export function applyHunks(text: string, request: PatchRequest, options: { stric
   let lastOffset = 0;
   let firstLine = 0;
   let eofNewline = image.eofNewline;
+  // Hunks that only add lines, with neither context nor an anchor, before other hunks: their place is the end of
+  // the file (codex's apply_patch puts them there, against the original lines), so they go there after the rest.
+  const atEnd: string[] = [];
   request.hunks.forEach((hunk, index) => {
     const p = prepare(hunk, index);
+    if (!strict && hunk.oldStart === undefined && p.old.length === 0 && (hunk.anchors ?? []).length === 0 && index < request.hunks.length - 1) {
+      for (const l of hunk.lines) atEnd.push(l.text);
+      notes.push(`${hunkLabel(p)} only adds lines, with no context: they were added at the end of the file (as Codex's apply_patch does), after the other hunks were placed.`);
+      return;
+    }
     if (hunk.recount) {
       const r = hunk.recount;
       const counts = `its header promises ${r.header.old} old and ${r.header.new} new line(s), but its body has ${r.body.old} and ${r.body.new} (line ${r.line} of the patch is past the header's count)`;
@@ -328,7 +337,7 @@ export function applyHunks(text: string, request: PatchRequest, options: { stric
       placement = placeByContext(ctx, p, cursor);
     }
     const { at } = placement;
-    if (index === 0) firstLine = at + 1;
+    if (firstLine === 0) firstLine = at + 1;
     if (placement.offset !== 0) {
       lastOffset = placement.offset;
       notes.push(`${hunkLabel(p)} applied at line ${at + 1} (offset ${placement.offset > 0 ? '+' : ''}${placement.offset} line${Math.abs(placement.offset) === 1 ? '' : 's'}).`);
@@ -353,6 +362,8 @@ export function applyHunks(text: string, request: PatchRequest, options: { stric
     }
   });
   for (let i = cursor; i < image.lines.length; i++) out.push(image.lines[i] as string);
+  out.push(...atEnd);
+  if (firstLine === 0) firstLine = image.lines.length + 1;
   return { text: fromLineImage({ lines: out, eofNewline }), strategy, line: Math.max(1, firstLine), notes };
 }
 

@@ -38,6 +38,7 @@ interface Strategy {
 const CHAR_TRAILING: NormalizeOptions = { trailing: true, runs: false, unicode: false };
 const CHAR_RUNS: NormalizeOptions = { trailing: true, runs: true, unicode: false };
 const CHAR_UNICODE: NormalizeOptions = { trailing: true, runs: true, unicode: true };
+const CHAR_INNER: NormalizeOptions = { trailing: true, runs: true, unicode: false, punctuation: true };
 
 const STRATEGIES: readonly Strategy[] = [
   { name: 'trailing-whitespace', find: (t, o) => charLevel(t, o, CHAR_TRAILING) },
@@ -46,6 +47,8 @@ const STRATEGIES: readonly Strategy[] = [
   { name: 'unicode', find: (t, o) => charLevel(t, o, CHAR_UNICODE) },
   { name: 'indentation+unicode', find: (t, o) => lineBlocks(t, o, { contentOptions: CHAR_UNICODE }) },
   { name: 'blank-lines', find: (t, o) => blankLineTolerant(t, o) },
+  // Last: blanks a formatter adds or drops inside a line (`myFunc( a, b )`); unique, like every other.
+  { name: 'inner-whitespace', find: (t, o) => charLevel(t, o, CHAR_INNER) },
 ];
 
 /** Finds old_text; null when no strategy finds it. Both texts must be "\n"-normalised. */

@@ -12,6 +12,24 @@ export interface NormalizeOptions {
   runs: boolean;
   /** Map typographic look-alikes (smart quotes, dashes, NBSP, ellipsis) to ASCII; drop zero-width characters. */
   unicode: boolean;
+  /**
+   * Drop blanks inside a line where a formatter may put them or not (`myFunc( a, b )` = `myFunc(a,b)`): next to a
+   * bracket, "," or ";", and between an operator and a word. Two words keep one blank between them (never joined),
+   * and so do two operators (`= >` is not `=>`, `+ ++` is not `++ +`). Needs `runs`.
+   */
+  punctuation?: boolean;
+}
+
+/** Next to these a blank is layout, never meaning. */
+const BRACKETISH = new Set(['(', ')', '[', ']', '{', '}', ',', ';']);
+/** Operator characters: a blank between one of them and a word is layout; between two of them it may be meaning. */
+const OPERATOR = new Set(['+', '-', '*', '/', '%', '=', '<', '>', '!', '&', '|', '^', '~', '?', ':', '.']);
+
+/** Whether a run of blanks between `before` and `after` (the characters around it) may be dropped. */
+function layoutBlank(before: string | undefined, after: string | undefined): boolean {
+  if (before === undefined || after === undefined) return false;
+  if (BRACKETISH.has(before) || BRACKETISH.has(after)) return true;
+  return OPERATOR.has(before) !== OPERATOR.has(after);
 }
 
 export interface NormalizedText {
@@ -102,6 +120,10 @@ function normalize(raw: string, options: NormalizeOptions, map: Offsets | null):
         continue;
       }
       if (options.runs && !atLineStart) {
+        if (options.punctuation && layoutBlank(out[out.length - 1], raw[j])) {
+          i = j;
+          continue;
+        }
         out += ' ';
         mark(i, j, 1);
       } else {

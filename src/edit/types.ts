@@ -153,6 +153,8 @@ export type MatchStrategy =
   /** edit_file: old_text arrived with its newlines escaped ("\\n" as two characters) and matched once unescaped. */
   | 'escaped-newlines'
   | 'whitespace-runs'
+  /** edit_file: blanks inside a line next to brackets, "," / ";" or between an operator and a word were ignored (`myFunc( a, b )`). */
+  | 'inner-whitespace'
   | 'unicode'
   | 'indentation+unicode'
   | 'blank-lines'
