@@ -145,7 +145,7 @@ export class CommandEffects {
       step: step?.id ?? null,
       diff: kept
         .filter((c) => !notShown.has(c.path))
-        .map((c) => c.patch ?? '')
+        .map((c) => withoutRule(c.patch ?? ''))
         .join(''),
       unshown,
       notOurs,
@@ -187,6 +187,9 @@ function realOr(p: string): string {
     return p;
   }
 }
+
+/** A patch without the "=====" rule jsdiff puts above each file (a diff of many files reads as one). */
+export const withoutRule = (patch: string): string => patch.replace(/^=+\n/, '');
 
 /** The undo step of a command tool's call: named by its command line (the `command` argument every command tool takes). */
 export function commandStep(args: unknown, run: string): Omit<CommandOrigin, 'kind'> {

@@ -2,20 +2,24 @@
  * `editwarden report --format html`: one self-contained page a person opens
  * in any browser, on a phone or on paper. Inline CSS, one line of inline
  * script (open every fold before printing), no external resource: nothing in
- * a `src` or `href` leaves the file (links are `#anchors` only). The summary
- * on top counts each kind and links to every refusal and violation; each
- * event is a row, its diff folded in a `<details>` with added and removed
- * lines coloured.
+ * a `src` or `href` leaves the file (links are `#anchors` only). The same
+ * facts as the Markdown (both lay out cards.ts): the headline and usage on
+ * top with a link to every refusal, stopped attempt and violation; then what
+ * changed, file by file, now against the start; then the timeline, each
+ * event a card with its diff (folded in a `<details>` when long) or output
+ * and the command that undoes back to it.
  *
  * Everything from the log — paths, messages, hints, commands, diff lines —
  * is HTML-escaped exactly once, in `esc`, before it is placed in the page:
  * a file named `<script>…` or a diff line `</pre><img onerror=…>` shows as
  * text and runs nothing. Pure: events in, a string out.
  */
-import { eventLine, routeText, summarize, usageText, type ReportInput, type ReportItem, type Usage } from './event-summary.js';
+import { cardsOf, scopeWords, type Card, type Fact } from './cards.js';
+import { clockFor } from './clock.js';
+import { headline, summarize, usageText, type NetChange, type ReportInput, type ReportSummary, type Usage } from './event-summary.js';
 
 /** The only way text from the log reaches the page. */
-export function esc(text: string): string {
+function esc(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
@@ -36,7 +40,13 @@ td,th{border:1px solid var(--line);padding:.25rem .6rem;text-align:left}
 ol.events{list-style:none;padding:0;margin:0}
 li.ev{border:1px solid var(--line);border-left:5px solid var(--line);border-radius:6px;padding:.5rem .7rem;margin:.5rem 0}
 li.edit{border-left-color:var(--ok)} li.refusal{border-left-color:var(--warn);background:#fff8c5} li.violation{border-left-color:var(--bad);background:var(--del)}
-li.command{border-left-color:#0969da} li.command.failed{border-left-color:var(--warn)} li.undo,li.redo{border-left-color:#8250df}
+li.command{border-left-color:#0969da} li.failed{border-left-color:var(--warn)} li.attempt{border-left-color:var(--bad);background:#fff8c5} li.undo{border-left-color:#8250df}
+.badge{font-size:.75rem;font-weight:700;padding:0 .4rem;border-radius:4px;background:var(--bad);color:#fff} .badge.undone{background:#8250df}
+.facts{margin:.3rem 0;padding:0;list-style:none} .facts li{margin:.1rem 0} .facts .l{color:var(--muted);margin-right:.3rem}
+.net{list-style:none;padding:0;margin:0} .net li{border:1px solid var(--line);border-radius:6px;padding:.4rem .7rem;margin:.4rem 0}
+.st{font-weight:700;font-size:.8rem;text-transform:uppercase;margin-right:.4rem} .st.added{color:var(--ok)} .st.deleted{color:var(--bad)} .st.modified{color:#0969da} .st.unchanged,.st.unknown{color:var(--muted)}
+.undo-cmd{margin-top:.3rem;font-size:.85rem;color:var(--muted)} .date{margin:.8rem 0 .2rem;font-weight:700;color:var(--muted)}
+pre.out{margin:.4rem 0 0;padding:.4rem .6rem;overflow-x:auto;border:1px solid var(--line);border-radius:6px;background:#f6f8fa;white-space:pre-wrap}
 .head{display:flex;flex-wrap:wrap;gap:.2rem .7rem;align-items:baseline}
 .kind{font-weight:700;text-transform:uppercase;font-size:.75rem;letter-spacing:.04em}
 .n{color:var(--muted);font-size:.8rem}
@@ -60,82 +70,88 @@ function diffHtml(diff: string): string {
   return `<pre class="diff">${lines.map((l) => `<span${cls(l) ? ` class="${cls(l)}"` : ''}>${esc(l) || ' '}</span>`).join('')}</pre>`;
 }
 
-const codeList = (paths: readonly string[]): string => paths.map((p) => `<code>${esc(p)}</code>`).join(', ');
-
-function body(item: ReportItem): string {
-  const { event } = item;
-  switch (event.kind) {
-    case 'edit': {
-      const files = `<div>${codeList(event.paths)} <span class="n">+${event.added} −${event.removed}</span></div>`;
-      if (item.diff) return `${files}<details${item.diff.length < 4000 ? ' open' : ''}><summary>diff (${item.diff.split('\n').length - 1} lines)</summary>${diffHtml(item.diff)}</details>`;
-      return event.diff_blob ? `${files}<div class="meta">diff blob ${esc(event.diff_blob)} is missing</div>` : files;
-    }
-    case 'refusal':
-      return `<div><span class="code">${esc(event.code)}</span> ${esc(event.message)}</div><div>hint: ${esc(event.hint)}</div>${event.paths.length ? `<div>${codeList(event.paths)}</div>` : ''}`;
-    case 'command': {
-      const exit = event.exit_code === null ? 'none' : String(event.exit_code);
-      const why = event.code ? ` <span class="code">${esc(event.code)}</span>${event.message ? ` ${esc(event.message)}` : ''}` : '';
-      const changed = event.paths.length ? `changed ${codeList(event.paths)} <span class="n">+${event.changes.added} −${event.changes.removed}</span>` : 'changed nothing';
-      return `<div><code>$ ${esc(event.command)}</code></div><div>exit code <b>${esc(exit)}</b>${why}; ${changed}</div>${event.artifacts ? `<div class="meta">logs: <code>${esc(event.artifacts)}</code></div>` : ''}`;
-    }
-    case 'violation': {
-      const limit = Array.isArray(event.limit) ? event.limit.join(', ') : String(event.limit);
-      return `<div><span class="code">E_CONSTRAINT ${esc(event.type)}</span> <code>${esc(event.constraint)}</code>: reached ${esc(String(event.actual))}, limit ${esc(limit)} — ${event.prevented ? 'refused before anything was written' : 'it had already happened'}</div><div>${esc(event.message)}</div><div>hint: ${esc(event.hint)}</div>${event.report ? `<div class="meta">report: <code>${esc(event.report)}</code></div>` : ''}`;
-    }
-    case 'undo':
-    case 'redo':
-      return `${event.written.length ? `<div>written ${codeList(event.written)}</div>` : ''}${event.removed.length ? `<div>removed ${codeList(event.removed)}</div>` : ''}`;
-    case 'checkpoint':
-    case 'run-end':
-      return '';
-    default: {
-      const never: never = event;
-      return never;
-    }
-  }
+/** A diff, open when short, folded when long. */
+function diffBlock(diff: string): string {
+  return `<details${diff.length < 4000 ? ' open' : ''}><summary>diff (${diff.replace(/\n$/, '').split('\n').length} lines)</summary>${diffHtml(diff)}</details>`;
 }
 
-function row(item: ReportItem, n: number): string {
-  const line = eventLine(item.event);
-  const classes = `ev ${item.event.kind}${line.severity === 'command-failed' ? ' failed' : ''}`;
-  const undo = item.event.checkpoint ? ` · undo step <code>${esc(item.event.checkpoint)}</code>` : '';
-  return `<li class="${classes}" id="e${n}"><div class="head"><span class="n">#${n}</span><span class="kind">${esc(item.event.kind)}</span><span>${esc(line.title)}</span></div><div class="route">${esc(item.event.time)} · ${esc(routeText(item.event.route))}${undo}</div>${body(item)}</li>`;
+const factHtml = (f: Fact): string => `<li><span class="l">${esc(f.label)}:</span>${f.parts.map((p) => ('code' in p ? `<code>${esc(p.code)}</code>` : esc(p.text))).join('')}</li>`;
+
+const BADGE: Record<Card['look'], string> = { edit: '', command: '', failed: 'failed', attempt: 'stopped', refusal: 'refused', violation: 'violation', undo: '', info: '' };
+
+function cardHtml(card: Card): string {
+  const badge = BADGE[card.look] ? ` <span class="badge">${BADGE[card.look]}</span>` : '';
+  const undo =
+    card.undoneBy !== null
+      ? `<div class="undo-cmd"><span class="badge undone">undone</span> by <a href="#e${card.undoneBy}">#${card.undoneBy}</a></div>`
+      : card.undoTo
+        ? `<div class="undo-cmd">undo to here: <code>${esc(card.undoTo)}</code></div>`
+        : '';
+  return [
+    `<li class="ev ${card.look}" id="e${card.n}">`,
+    `<div class="head"><span class="n">#${card.n}</span><span class="kind">${esc(card.kind)}</span><span>${esc(card.title)}</span>${badge}</div>`,
+    `<div class="route">${card.time} · ${esc(card.by)}</div>`,
+    card.facts.length ? `<ul class="facts">${card.facts.map(factHtml).join('')}</ul>` : '',
+    card.diff ? diffBlock(card.diff) : '',
+    card.output ? `<div class="meta">output (last lines):</div><pre class="out">${esc(card.output)}</pre>` : '',
+    undo,
+    '</li>',
+  ].join('');
 }
 
-function usageRow(name: string, u: Usage, unit = ''): string {
+const NET_WORD: Record<NetChange['change'], string> = { added: 'added', modified: 'modified', deleted: 'deleted', unchanged: 'back as it was', unknown: 'changed' };
+
+function netHtml(net: ReportInput['net']): string {
+  if (!Array.isArray(net)) return `<p class="meta">Not available: ${esc(net.unavailable)}</p>`;
+  if (net.length === 0) return '<p>No file changed.</p>';
+  const row = (f: NetChange): string =>
+    `<li><span class="st ${f.change}">${NET_WORD[f.change]}</span><code>${esc(f.path)}</code>${f.change === 'unchanged' ? ' <span class="n">changed, then put back</span>' : f.change === 'unknown' ? ' <span class="n">its state before was not kept</span>' : ` <span class="n">+${f.added} −${f.removed}</span>`}${f.diff ? diffBlock(f.diff) : ''}</li>`;
+  return `<ul class="net">${net.map(row).join('')}</ul>`;
+}
+
+function usageRow(u: Usage, s: ReportSummary): string {
   const over = u.limit !== null && u.used > u.limit;
-  return `<tr><th>${name}</th><td${over ? ' class="over"' : ''}>${esc(usageText(u, unit))}</td></tr>`;
+  return `<tr><th>${u.name}</th><td${over ? ' class="over"' : ''}>${esc(usageText(u, s.limitsFrom))}</td></tr>`;
 }
 
 export function renderHtml(input: ReportInput): string {
-  const s = summarize(input.items, input.limits);
-  const firstOf = new Map<string, number>();
-  input.items.forEach((item, i) => {
-    if (!firstOf.has(item.event.kind)) firstOf.set(item.event.kind, i + 1);
+  const s = summarize(input.items);
+  const clock = clockFor(input.timeZone);
+  const cards = cardsOf(input.items, input.scope, clock);
+  // Every refusal, stopped attempt and violation is one click from the top.
+  const jumps = cards
+    .filter((c) => c.look === 'refusal' || c.look === 'attempt' || c.look === 'violation')
+    .map((c) => `<a href="#e${c.n}">#${c.n} ${BADGE[c.look]}</a>`)
+    .join('');
+  const counts = Object.entries(s.counts)
+    .map(([k, n]) => `${n} ${esc(k)}`)
+    .join(' · ');
+  const day = clock.date(s.first ?? input.generatedAt);
+  const span = s.first ? `${clock.time(s.first)} → ${clock.time(s.last ?? s.first)}` : 'no events';
+  const title = `editwarden report — ${scopeWords(input.scope)}`;
+  let date = day;
+  const timeline = cards.map((card) => {
+    const dated = card.date !== date ? `<li class="date">${card.date}</li>` : '';
+    date = card.date;
+    return dated + cardHtml(card);
   });
-  const counts = (Object.entries(s.counts) as Array<[string, number]>)
-    .filter(([, n]) => n > 0)
-    .map(([k, n]) => `<a href="#e${firstOf.get(k)}">${n} ${esc(k)}</a>`)
-    .join('');
-  // Every refusal and violation is one click from the top.
-  const jumps = input.items
-    .map((item, i) => ({ item, n: i + 1 }))
-    .filter(({ item }) => item.event.kind === 'refusal' || item.event.kind === 'violation')
-    .map(({ item, n }) => `<a href="#e${n}">#${n} ${esc(item.event.kind === 'refusal' ? item.event.code : item.event.kind === 'violation' ? item.event.type : '')}</a>`)
-    .join('');
-  const title = `editwarden report — ${input.scope}`;
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${CSS}</style></head>
 <body><main>
 <h1>${esc(title)}</h1>
-<div class="meta">root <code>${esc(input.root)}</code> · ${s.first ? `${esc(s.first)} → ${esc(s.last ?? '')}` : 'no events'} · generated ${esc(input.generatedAt)}</div>
-<h2>Summary</h2>
-<div class="outcome ${s.outcome}">${esc(s.outcome)}: ${esc(s.outcomeText)}</div>
-<table>${usageRow('files changed', s.files)}${usageRow('lines changed', s.lines)}${usageRow('tokens', s.tokens)}${usageRow('time', s.seconds, ' s')}</table>
-<div class="counts">${counts || 'No events recorded.'}</div>
-${jumps ? `<div class="jump">refusals and violations: ${jumps}</div>` : ''}
+<div class="meta">root <code>${esc(input.root)}</code> · ${day}, ${span} (${esc(clock.zone(s.first ?? input.generatedAt))}) · generated ${clock.date(input.generatedAt) === day ? '' : `${clock.date(input.generatedAt)} `}${clock.time(input.generatedAt)}</div>
+<div class="outcome ${s.outcome}">${esc(headline(s))}</div>
+<table>${s.usage.map((u) => usageRow(u, s)).join('')}</table>
+<div class="meta">${s.limitsFrom === 'run' ? 'Limits as the run recorded them. ' : ''}Events: ${counts || 'none'}</div>
+${jumps ? `<div class="jump">refused, stopped, violated: ${jumps}</div>` : ''}
+${
+  input.items.length === 0
+    ? '<p>No events recorded.</p>'
+    : `<h2>What changed since the start of the ${input.scope.kind === 'all' ? 'log' : input.scope.kind}</h2>
+${netHtml(input.net)}
 <h2>Timeline</h2>
-<ol class="events">${input.items.map((item, i) => row(item, i + 1)).join('\n')}</ol>
+<ol class="events">${timeline.join('\n')}</ol>`
+}
 </main><script>${SCRIPT}</script></body></html>
 `;
 }

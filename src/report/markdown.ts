@@ -1,44 +1,70 @@
 /**
  * `editwarden report --format md`: the events of a run, a session or a root
  * as Markdown — for a terminal pager, a pull request, or a GitHub job summary
- * (`$GITHUB_STEP_SUMMARY`). A summary first (outcome, files and lines
- * against the limits, tokens, time, counts), then every event: each change
- * with its diff, each refusal with its code and hint, each command with its
- * exit code and the files it changed, each violation with its report.
+ * (`$GITHUB_STEP_SUMMARY`). The headline and the usage first, then what
+ * changed (each file now against the start, with its diff), then the
+ * timeline: every event a heading of its own, its facts, its diff or output,
+ * and the command that undoes back to it.
  *
- * Text from the log (paths, messages, diffs) is never read as Markdown or
- * HTML: prose is entity-escaped, code goes in a fence longer than any
- * backtick run inside it — a path named `<script>` shows as text. Pure.
+ * Text from the log (paths, commands, messages, hints, diffs — all the
+ * agent's or the repository's) is never read as Markdown or HTML:
+ * - prose (mdText) is one line, HTML-entity-escaped, every character that
+ *   starts inline markup backslash-escaped (links, images, emphasis,
+ *   autolinks: `:` `@` and `www.`, math, emoji), and nothing at its start
+ *   can open a block (list, heading, quote, thematic break);
+ * - literals (mdCode) are code spans whose backtick run is longer than any
+ *   inside, on one line;
+ * - blocks (mdFence) are fenced with the character that occurs in shorter
+ *   runs, one longer than its longest run ANYWHERE in the text (indented or
+ *   not), so no line inside can close the fence.
+ * Checked against a real CommonMark/GFM renderer (micromark + GFM) with
+ * fuzzed text: test/report/markdown-renderer.test.ts. Pure.
  */
-import { eventLine, routeText, summarize, usageText, type ReportInput, type ReportItem } from './event-summary.js';
+import { cardsOf, scopeWords, type Card, type Fact } from './cards.js';
+import { clockFor } from './clock.js';
+import { headline, summarize, usageText, type NetChange, type ReportInput } from './event-summary.js';
 
 /** Longest diff shown in Markdown (a job summary is limited to 1 MiB); the HTML report shows every line. */
 export const MD_DIFF_MAX_LINES = 400;
 
-/** Prose from the log, safe in Markdown: HTML and Markdown's own active characters escaped. */
-function mdText(text: string): string {
-  return text
+/** Every line ending CommonMark knows (and the Unicode separators some renderers treat as one), and NUL, which it replaces anyway. */
+const oneLine = (text: string): string => text.replace(/\r\n|[\r\n\u2028\u2029\v\f]/g, ' ').replace(/\0/g, '\uFFFD');
+
+/** Prose from the log, safe in Markdown: one line that opens no block and holds no markup (its spaces kept: it is joined to code spans). */
+function mdText(raw: string): string {
+  const escaped = oneLine(raw)
+    // Two spaces before a line's end are a hard break (<br>): at most one is kept.
+    .replace(/[ \t]+$/, ' ')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
-    .replace(/([\\`*_[\]|#])/g, '\\$1')
-    .replace(/\r?\n/g, ' ');
+    // Inline markup, links and images, tables, strikethrough, math, emoji and the GFM autolinks (scheme:, user@host).
+    .replace(/([\\`*_[\]|~:@$#])/g, '\\$1')
+    // The autolink with no scheme: www.example.com.
+    .replace(/(www)\./gi, '$1\\.');
+  // What could open a block at the start of a line: list items, setext/thematic lines, an ordered list's "1." or "1)".
+  return escaped.replace(/^([-+=])/, '\\$1').replace(/^(\d{1,9})([.)])/, '$1\\$2');
 }
 
 /** Inline code that holds any text (a backtick in a path cannot end it early). */
-export function mdCode(text: string): string {
-  const flat = text.replace(/\r?\n/g, ' ');
+function mdCode(raw: string): string {
+  const flat = oneLine(raw);
   const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((m) => m[0].length));
   const ticks = '`'.repeat(longest + 1);
-  const pad = flat.startsWith('`') || flat.endsWith('`') || flat === '' ? ' ' : '';
+  const pad = flat.startsWith('`') || flat.endsWith('`') || flat === '' || /^ .* $/.test(flat) ? ' ' : '';
   return `${ticks}${pad}${flat}${pad}${ticks}`;
 }
 
-/** A fenced block that holds any text. */
-export function mdFence(text: string, lang = ''): string {
-  const longest = Math.max(2, ...[...text.matchAll(/^`+/gm)].map((m) => m[0].length));
-  const fence = '`'.repeat(longest + 1);
-  return `${fence}${lang}\n${text.replace(/\n$/, '')}\n${fence}`;
+const longestRun = (text: string, re: RegExp): number => Math.max(0, ...[...text.matchAll(re)].map((m) => m[0].length));
+
+/** A fenced block that holds any text: its fence is longer than any run of its character anywhere inside. */
+export function mdFence(raw: string, lang = ''): string {
+  const body = raw.replace(/\0/g, '\uFFFD').replace(/\r?\n$/, '');
+  const ticks = longestRun(body, /`+/g);
+  const tildes = longestRun(body, /~+/g);
+  // The rarer character makes the shorter fence (an info string never holds a backtick: `lang` is ours).
+  const fence = ticks <= tildes ? '`'.repeat(Math.max(3, ticks + 1)) : '~'.repeat(Math.max(3, tildes + 1));
+  return `${fence}${lang}\n${body}\n${fence}`;
 }
 
 function cutDiff(diff: string): string {
@@ -47,72 +73,60 @@ function cutDiff(diff: string): string {
   return `${lines.slice(0, MD_DIFF_MAX_LINES).join('\n')}\n… ${lines.length - MD_DIFF_MAX_LINES} more lines (editwarden report --format html shows them all)`;
 }
 
-function itemMarkdown(item: ReportItem, n: number): string[] {
-  const { event } = item;
-  const line = eventLine(event);
-  const out = [`### ${n}. ${event.kind} — ${mdText(line.title)}`, '', `${mdText(event.time)} · ${mdText(routeText(event.route))}${event.checkpoint ? ` · undo step ${mdCode(event.checkpoint)}` : ''}`, ''];
-  switch (event.kind) {
-    case 'edit':
-      out.push(`Files: ${event.paths.map(mdCode).join(', ')} (+${event.added} −${event.removed})`, '');
-      if (item.diff) out.push(mdFence(cutDiff(item.diff), 'diff'), '');
-      else if (event.diff_blob) out.push(`(diff blob ${mdCode(event.diff_blob)} is missing)`, '');
-      break;
-    case 'refusal':
-      out.push(`**${mdCode(event.code)}** ${mdText(event.message)}`, '', `hint: ${mdText(event.hint)}`, '');
-      if (event.paths.length) out.push(`Paths: ${event.paths.map(mdCode).join(', ')}`, '');
-      break;
-    case 'command':
-      out.push(`Command: ${mdCode(event.command)}`, '', `Exit code: ${event.exit_code === null ? 'none' : event.exit_code}${event.code ? ` (${mdCode(event.code)}${event.message ? `: ${mdText(event.message)}` : ''})` : ''}`, '');
-      out.push(event.paths.length ? `Changed: ${event.paths.map(mdCode).join(', ')} (+${event.changes.added} −${event.changes.removed})` : 'Changed: nothing', '');
-      if (event.artifacts) out.push(`Logs: ${mdCode(event.artifacts)}`, '');
-      break;
-    case 'violation':
-      out.push(
-        `**${mdCode('E_CONSTRAINT')} ${mdText(event.type)}** (${mdCode(event.constraint)}: reached ${mdText(String(event.actual))}, limit ${mdText(Array.isArray(event.limit) ? event.limit.join(', ') : String(event.limit))}; ${event.prevented ? 'refused before anything was written' : 'it had already happened'})`,
-        '',
-      );
-      out.push(mdText(event.message), '', `hint: ${mdText(event.hint)}`, '');
-      if (event.report) out.push(`Report: ${mdCode(event.report)}`, '');
-      break;
-    case 'undo':
-    case 'redo':
-      if (event.written.length) out.push(`Written: ${event.written.map(mdCode).join(', ')}`, '');
-      if (event.removed.length) out.push(`Removed: ${event.removed.map(mdCode).join(', ')}`, '');
-      break;
-    case 'checkpoint':
-    case 'run-end':
-      break;
-    default: {
-      const never: never = event;
-      return never;
-    }
+const factLine = (f: Fact): string => `- **${f.label}:** ${f.parts.map((p) => ('code' in p ? mdCode(p.code) : mdText(p.text))).join('')}`;
+
+const LOOK_WORD: Record<Card['look'], string> = { edit: '', command: '', failed: ' · ⚠️ failed', attempt: ' · ⛔ **stopped**', refusal: ' · ⚠️ **refused**', violation: ' · ⛔ **violation**', undo: ' · ↩️', info: '' };
+
+function cardMarkdown(card: Card): string[] {
+  const out = [`### ${card.n}. ${mdText(card.kind)} — ${mdText(card.title)}`, '', `${card.time} · ${mdText(card.by)}${LOOK_WORD[card.look]}`, '', ...card.facts.map(factLine), ''];
+  if (card.diff) out.push(mdFence(cutDiff(card.diff), 'diff'), '');
+  if (card.output) out.push('Output (last lines):', '', mdFence(card.output), '');
+  if (card.undoneBy !== null) out.push(`↩️ Undone by #${card.undoneBy}.`, '');
+  else if (card.undoTo) out.push(`↩️ Undo to here: ${mdCode(card.undoTo)}`, '');
+  return out;
+}
+
+const NET_WORD: Record<NetChange['change'], string> = { added: 'added', modified: 'modified', deleted: 'deleted', unchanged: 'back as it was', unknown: 'changed (its state before was not kept)' };
+
+function netMarkdown(input: ReportInput, scopeName: string): string[] {
+  const out = [`### What changed since the start of the ${scopeName}`, ''];
+  if (!Array.isArray(input.net)) return [...out, `Not available: ${mdText(input.net.unavailable)}`, ''];
+  if (input.net.length === 0) return [...out, 'No file changed.', ''];
+  for (const f of input.net) {
+    out.push(`**${NET_WORD[f.change]}** ${mdCode(f.path)}${f.change === 'unchanged' || f.change === 'unknown' ? '' : ` (+${f.added} −${f.removed})`}`, '');
+    if (f.diff) out.push(mdFence(cutDiff(f.diff), 'diff'), '');
   }
   return out;
 }
 
 export function renderMarkdown(input: ReportInput): string {
-  const s = summarize(input.items, input.limits);
+  const s = summarize(input.items);
+  const clock = clockFor(input.timeZone);
   const badge = { ok: '✅', refused: '⚠️', violation: '⛔', failed: '❌' }[s.outcome];
-  const kinds = (Object.entries(s.counts) as Array<[string, number]>).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
+  const kinds = Object.entries(s.counts).map(([k, n]) => `${n} ${mdText(k)}`);
+  const day = s.first ? clock.date(s.first) : clock.date(input.generatedAt);
+  const span = s.first ? `${clock.time(s.first)} → ${clock.time(s.last ?? s.first)}` : 'no events';
   const out = [
-    `## editwarden report — ${mdText(input.scope)}`,
+    `## editwarden report — ${mdText(scopeWords(input.scope))}`,
     '',
-    `${badge} **${s.outcome}** — ${mdText(s.outcomeText)}`,
+    `${badge} **${mdText(headline(s))}**`,
     '',
     '| | used / limit |',
     '|---|---|',
-    `| files changed | ${usageText(s.files)} |`,
-    `| lines changed | ${usageText(s.lines)} |`,
-    `| tokens | ${usageText(s.tokens)} |`,
-    `| time | ${usageText(s.seconds, ' s')} |`,
+    ...s.usage.map((u) => `| ${u.name} | ${usageText(u, s.limitsFrom)} |`),
     '',
-    `Root ${mdCode(input.root)} · ${s.first ? `${mdText(s.first)} → ${mdText(s.last ?? '')}` : 'no events'} · events: ${kinds.length ? kinds.join(', ') : 'none'}`,
+    `${s.limitsFrom === 'run' ? 'Limits as the run recorded them. ' : ''}Root ${mdCode(input.root)} · ${day}, ${span} (${mdText(clock.zone(s.first ?? input.generatedAt))}) · events: ${kinds.length ? kinds.join(', ') : 'none'}`,
     '',
   ];
   if (input.items.length === 0) return `${[...out, 'No events recorded.'].join('\n')}\n`;
+  out.push(...netMarkdown(input, input.scope.kind === 'all' ? 'log' : input.scope.kind));
   out.push('### Timeline', '');
-  input.items.forEach((item, i) => {
-    out.push(...itemMarkdown(item, i + 1));
-  });
+  let date = day;
+  for (const card of cardsOf(input.items, input.scope, clock)) {
+    // The date once, then again only where the day changes.
+    if (card.date !== date) out.push(`**${card.date}**`, '');
+    date = card.date;
+    out.push(...cardMarkdown(card));
+  }
   return `${out.join('\n')}\n`;
 }

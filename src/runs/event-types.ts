@@ -183,10 +183,3 @@ export const EVENT_KINDS: readonly EventKind[] = ['edit', 'refusal', 'command', 
 /** An event as a caller hands it to appendEvent: the version and time are filled in (time may be given). */
 export type NewEvent = DistributiveOmit<EditwardenEvent, 'v' | 'time'> & { time?: string };
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-/** Whether an event matches a `--run` / `--session` filter. */
-export function eventMatches(event: EditwardenEvent, filter: { run?: string | undefined; session?: string | undefined }): boolean {
-  if (filter.run !== undefined && event.route.run !== filter.run) return false;
-  if (filter.session !== undefined && event.route.session !== filter.session) return false;
-  return true;
-}

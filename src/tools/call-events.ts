@@ -52,7 +52,8 @@ function diffOf(data: unknown): string | undefined {
 
 /** The events one recorded call adds (zero, one or two: a call that broke a limit adds its violation too). */
 export function callEvents(record: CallRecord, ctx: CallEventContext): NewEvent[] {
-  const base = { route: ctx.route, ...defined({ checkpoint: ctx.checkpoint || undefined }) };
+  // A command's undo step is its own (command-effects.ts); a write's is the checkpoint its transaction took.
+  const base = { route: ctx.route, ...defined({ checkpoint: (ctx.kind === 'command' ? record.effects?.step : ctx.checkpoint) || undefined }) };
   const out: NewEvent[] = [];
   if (ctx.kind === 'command') {
     const data = record.data as { exit_code?: unknown; artifacts?: unknown } | undefined;

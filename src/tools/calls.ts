@@ -41,8 +41,8 @@ export interface CallRecord {
   ok: boolean;
   output: string;
   data?: unknown;
-  /** A command's effects as the event log shows them: its diff and the protected files put back (not in calls.jsonl). */
-  effects?: { diff: string; put_back: string[] };
+  /** A command's effects as the event log shows them: its diff, the protected files put back and its undo step (not in calls.jsonl). */
+  effects?: { diff: string; put_back: string[]; step: string | null };
   error?: ToolError;
   duration_ms: number;
   files: string[];

@@ -330,7 +330,7 @@ export class ToolRunner {
       changes = [...changes, ...effects.governing.map((g) => ({ path: g.path, added: g.change === 'deleted' ? 0 : 1, removed: g.change === 'added' ? 0 : 1 }))];
     }
     this.chargeFiles(changes, tool);
-    return { changes, violation, effects: { diff: effects.diff, put_back: effects.governing.filter((g) => g.reverted).map((g) => g.path) } };
+    return { changes, violation, effects: { diff: effects.diff, put_back: effects.governing.filter((g) => g.reverted).map((g) => g.path), step: effects.step } };
   }
 
   /** A write: what its result says it changed; a file the plan did not show is checked against the patterns after the fact. */

@@ -67,35 +67,49 @@ describe('editwarden log', () => {
     expect(logJson('--session', 'nobody')).toEqual([]);
   });
 
-  it('prints one line per event, newest last; refusals and violations in bold red on a colour terminal', () => {
-    const plain = cli(['log', '--root', run.root]);
+  it('prints one line per event on the local clock, the date once; refusals and violations in bold red on a colour terminal; then the headline', () => {
+    const plain = cli(['log', '--root', run.root], { TZ: 'UTC' });
     const lines = plain.stdout.trim().split('\n');
-    expect(lines).toHaveLength(6);
-    expect(lines[2]).toMatch(/refusal\s+E_NOT_FOUND edit_file b\.txt/);
-    expect(lines[3]).toContain(`$ ${SCRIPTED.command} → exit 3; changed c.txt`);
+    expect(lines).toHaveLength(8);
+    expect(lines[0]).toMatch(/^\d{4}-\d{2}-\d{2} \(UTC\)$/);
+    expect(lines[1]).toMatch(/^\d{2}:\d{2}:\d{2} edit/);
+    expect(lines[3]).toMatch(/refusal\s+E_NOT_FOUND edit_file b\.txt/);
+    expect(lines[4]).toContain(`$ ${SCRIPTED.command} → exit 3; changed c.txt`);
+    // The last line is the report's headline for the same scope, word for word.
+    const md = cli(['report', '--root', run.root, '--format', 'md']).stdout;
+    expect(lines[7]).toMatch(/^run \S+: violation: A limit was violated: FileModification — max_files reached 4, limit 3 \(exit code 2\)\. \(files changed 3 \/ 3/);
+    expect(md).toContain(lines[7]?.replace(/^run \S+: /, '').replace(/([_:])/g, '\\$1'));
     expect(plain.stdout).not.toContain('\u001b[');
     const colour = cli(['log', '--root', run.root], { NO_COLOR: '', FORCE_COLOR: '1' });
-    const refusal = colour.stdout.split('\n')[2] ?? '';
+    const refusal = colour.stdout.split('\n')[3] ?? '';
     expect(refusal).toContain('\u001b[1m\u001b[31mrefusal');
   });
 });
 
 describe('editwarden report', () => {
-  it('Markdown: a summary against the limits, then every diff line, refusal code and hint, command and violation', () => {
+  it("Markdown: the headline and usage against the run's own limits, what changed, then every diff line, refusal code and hint, command (with its diff and output) and violation", () => {
     const r = cli(['report', '--root', run.root, '--format', 'md']);
     expect(r.status).toBe(0);
     const md = r.stdout;
     expect(md).toContain(`## editwarden report — run ${run.runId}`);
     expect(md).toContain('| files changed | 3 / 3 |');
     expect(md).toMatch(/\| tokens \| 120 \/ \d+ \|/);
+    // What is different now comes before the timeline: the command's new file with its content.
+    const changed = md.indexOf('### What changed since the start of the run');
+    expect(changed).toBeGreaterThan(0);
+    expect(md.indexOf('**added** `c.txt` (+1 −0)')).toBeGreaterThan(changed);
+    expect(md.indexOf('**added** `c.txt`')).toBeLessThan(md.indexOf('### Timeline'));
     expect(md).toContain(SCRIPTED.diffLine);
-    expect(md).toContain('**`E_NOT_FOUND`**');
-    expect(md).toContain('hint: Read the file again');
-    expect(md).toContain(`Command: \`${SCRIPTED.command}\``);
-    expect(md).toContain('Exit code: 3');
-    expect(md).toContain('Changed: `c.txt`');
+    expect(md).toContain('- **Refused:** `E_NOT_FOUND`');
+    expect(md).toContain('- **Hint:** Read the file again');
+    expect(md).toContain(`- **Command:** \`${SCRIPTED.command}\``);
+    expect(md).toContain('- **Result:** exit code 3 `E_COMMAND_FAILED`');
+    expect(md).toContain('- **Changed:** `c.txt` (+1 −0)');
+    expect(md).toMatch(/```diff\n--- \/dev\/null\n\+\+\+ b\/c\.txt\n@@ -0,0 \+1,1 @@\n\+made\n```/);
+    expect(md).toMatch(/Output \(last lines\):\n\n```\n\$ echo made > c\.txt; exit 3\nexit code 3/);
+    expect(md).toMatch(/↩️ Undo to here: `editwarden undo --to \d{8}-\d{6}-\d{3}-[0-9a-f]{4}`/);
     expect(md).toContain('`E_CONSTRAINT` FileModification');
-    expect(md).toContain(`Report: \`.editwarden/runs/${run.runId}/violation.md\``);
+    expect(md).toContain(`- **Report:** \`.editwarden/runs/${run.runId}/violation.md\``);
     // Prose never carries live markup: the created file's name is in code, its `<` escaped everywhere else.
     expect(md).toContain('`<script>x.txt`');
     expect(md.replace(/```diff\n[\s\S]*?\n```/g, '').replace(/`[^`\n]*`/g, '')).not.toMatch(/<script/);

@@ -72,7 +72,7 @@ describe('the HTML report in headless Chromium', () => {
     expect(consoleLines(stderr)).toEqual([]);
     // The rendered DOM: text from the log is still escaped text, never an element.
     expect(stdout).toContain(SCRIPTED.refusalCode);
-    expect(stdout).toContain('E_CONSTRAINT FileModification');
+    expect(stdout).toContain('E_CONSTRAINT</code> FileModification');
     expect(stdout).toContain('+hi &lt;/pre&gt;&lt;script&gt;alert("diff")&lt;/script&gt;');
     expect(stdout).toContain('&lt;script&gt;x.txt');
     expect(stdout).toContain('$ echo made &gt; c.txt; exit 3');

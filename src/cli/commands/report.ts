@@ -1,8 +1,10 @@
 /**
  * `editwarden report [--root DIR] [--run ID | --session ID | --all] --format md|html [-o FILE]`:
- * what an agent did, for a person — a summary against the configured limits
- * and every event with its diff, code, hint or exit code (report/markdown.ts,
- * report/html.ts render it; this command reads the log and writes the file).
+ * what an agent did, for a person — how it ended against the limits the run
+ * recorded, what is different now (report/net-change.ts, from the
+ * checkpoints), then every event with its diff, code, hint, output or exit
+ * code (report/markdown.ts, report/html.ts render it; this command reads the
+ * log and the checkpoints and writes the file; times on this machine's clock).
  * Without a scope it reports the latest run or client session in the log.
  * With `--format md`, when `GITHUB_STEP_SUMMARY` names a file, the report is
  * appended there too (a GitHub Actions job summary).
@@ -10,12 +12,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/load.js';
-import { EditwardenError, ErrorCode, ExitCode } from '../../errors.js';
+import { EditwardenError, ErrorCode, ExitCode, toErrorInfo } from '../../errors.js';
 import { renderHtml } from '../../report/html.js';
 import { renderMarkdown } from '../../report/markdown.js';
-import type { ReportItem, ReportLimits } from '../../report/event-summary.js';
-import { eventMatches, type EditwardenEvent } from '../../runs/event-types.js';
+import { eventsInScope, type ReportInput, type ReportItem, type ReportScope } from '../../report/event-summary.js';
+import { netChanges } from '../../report/net-change.js';
+import type { EditwardenEvent } from '../../runs/event-types.js';
+import { openWorkspace } from '../../workspace/open.js';
 import { readEventDiff, readEvents, type EventLog } from '../../runs/events-read.js';
 import { STATE_DIR } from '../../workspace/paths.js';
 import { refuseCommand, type Io } from '../output.js';
@@ -57,24 +60,42 @@ interface Flags {
 }
 
 /** What the report covers: the flags' scope, else the latest run or session in the log, else everything. */
-export function reportScope(events: readonly EditwardenEvent[], flags: { run?: string | undefined; session?: string | undefined; all?: boolean | undefined }): { filter: EventFilter; words: string } {
+export function reportScope(events: readonly EditwardenEvent[], flags: { run?: string | undefined; session?: string | undefined; all?: boolean | undefined }): { filter: EventFilter; scope: ReportScope } {
   const given = [flags.run !== undefined, flags.session !== undefined, flags.all === true].filter(Boolean).length;
   if (given > 1) throw new EditwardenError({ code: ErrorCode.USAGE, message: 'Give one of --run, --session and --all.', hint: 'editwarden report --run <id>, --session <id>, or --all.' });
-  if (flags.run !== undefined) return { filter: { run: flags.run }, words: `run ${flags.run}` };
-  if (flags.session !== undefined) return { filter: { session: flags.session }, words: `session ${flags.session}` };
+  if (flags.run !== undefined) return { filter: { run: flags.run }, scope: { kind: 'run', id: flags.run } };
+  if (flags.session !== undefined) return { filter: { session: flags.session }, scope: { kind: 'session', id: flags.session } };
   if (flags.all !== true) {
     for (let i = events.length - 1; i >= 0; i--) {
       const route = (events[i] as EditwardenEvent).route;
-      if (route.run) return { filter: { run: route.run }, words: `run ${route.run}` };
-      if (route.session) return { filter: { session: route.session }, words: `session ${route.session}` };
+      if (route.run) return { filter: { run: route.run }, scope: { kind: 'run', id: route.run } };
+      if (route.session) return { filter: { session: route.session }, scope: { kind: 'session', id: route.session } };
     }
   }
-  return { filter: {}, words: 'all events' };
+  return { filter: {}, scope: { kind: 'all' } };
 }
 
-function limitsOf(root: string): ReportLimits {
-  const c = loadConfig(root).constraints;
-  return { max_files: c.max_files, max_lines_changed: c.max_lines_changed, max_tokens: c.max_tokens, timeout_seconds: c.timeout };
+/** The report's facts: the scope's events with their diffs, and the net change read from the checkpoints. */
+export function reportInput(loaded: ReturnType<typeof loadEventLog>, flags: { run?: string | undefined; session?: string | undefined; all?: boolean | undefined }): ReportInput {
+  const { root, stateDir, log } = loaded;
+  const { filter, scope } = reportScope(log.events, flags);
+  const items: ReportItem[] = eventsInScope(log.events, filter).map((event) => ({ event, diff: event.kind === 'edit' || event.kind === 'command' ? readEventDiff(stateDir, event) : null }));
+  if (scope.kind !== 'all' && (flags.run !== undefined || flags.session !== undefined) && items.length === 0) {
+    throw new EditwardenError({
+      code: ErrorCode.NOT_FOUND,
+      message: `The event log of ${root} has no events of ${scope.kind} ${scope.id}.`,
+      hint: 'List what is there with `editwarden log` (or `editwarden log --json`), then pass a run or session id from it.',
+    });
+  }
+  return { scope, root, items, net: items.length === 0 ? [] : netOf(root, items), generatedAt: new Date().toISOString(), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone };
+}
+
+function netOf(root: string, items: ReportItem[]): ReportInput['net'] {
+  try {
+    return netChanges(items, openWorkspace(root).transactions.checkpoints);
+  } catch (error) {
+    return { unavailable: `the checkpoints could not be read (${toErrorInfo(error).message})` };
+  }
 }
 
 export function registerReport(program: Command, io: Io, setExit: (code: number) => void): void {
@@ -95,25 +116,16 @@ function report(io: Io, flags: Flags): number {
     if (flags.format !== 'md' && flags.format !== 'html') {
       throw new EditwardenError({ code: ErrorCode.USAGE, message: `--format ${JSON.stringify(flags.format)} is not a report format.`, hint: 'Use --format md or --format html.' });
     }
-    const { root, stateDir, log } = loadEventLog(flags.root);
-    const scope = reportScope(log.events, flags);
-    const items: ReportItem[] = log.events.filter((e) => eventMatches(e, scope.filter)).map((event) => ({ event, diff: event.kind === 'edit' ? readEventDiff(stateDir, event) : null }));
-    if ((flags.run !== undefined || flags.session !== undefined) && items.length === 0) {
-      throw new EditwardenError({
-        code: ErrorCode.NOT_FOUND,
-        message: `The event log of ${root} has no events of ${scope.words}.`,
-        hint: 'List what is there with `editwarden log` (or `editwarden log --json`), then pass a run or session id from it.',
-      });
-    }
-    const input = { scope: scope.words, root, items, limits: limitsOf(root), generatedAt: new Date().toISOString() };
+    const loaded = loadEventLog(flags.root);
+    const input = reportInput(loaded, flags);
     const text = flags.format === 'html' ? renderHtml(input) : renderMarkdown(input);
     if (flags.output !== undefined) fs.writeFileSync(path.resolve(flags.output), text);
     else io.stdout.write(text);
     const summaryFile = io.env.GITHUB_STEP_SUMMARY;
     // A GitHub Actions job: the Markdown report is the job's summary page too.
     if (flags.format === 'md' && summaryFile !== undefined && summaryFile !== '') fs.appendFileSync(summaryFile, text);
-    if (log.torn > 0) io.stderr.write(`note: ${log.torn} torn line(s) in the event log were skipped (a writer stopped mid-line).\n`);
-    writeLogNotes(io, log);
+    if (loaded.log.torn > 0) io.stderr.write(`note: ${loaded.log.torn} torn line(s) in the event log were skipped (a writer stopped mid-line).\n`);
+    writeLogNotes(io, loaded.log);
     return ExitCode.OK;
   } catch (error) {
     return refuseCommand(error, false, io);
