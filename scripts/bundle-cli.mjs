@@ -126,8 +126,35 @@ export async function bundleHookClient({ outdir = path.join(dist, 'hook-client')
   });
 }
 
+/**
+ * Bundles the guard launcher (dist/integrations/guard-install.js, Node
+ * built-ins only) into ONE CommonJS file, dist/guard-launcher/launch.cjs,
+ * that runs `launchMain()` when loaded. `editwarden init` and `trust
+ * --guard` copy it into the person's own data folder, outside every
+ * repository: the committed hooks run a project-local editwarden only
+ * through that copy, which checks the install against the recorded digest
+ * first (src/integrations/guard-install.ts). It must find nothing next to
+ * itself: it runs from a folder of its own.
+ */
+export async function bundleGuardLauncher({ outdir = path.join(dist, 'guard-launcher') } = {}) {
+  fs.rmSync(outdir, { recursive: true, force: true });
+  await build({
+    entryPoints: { launch: path.join(dist, 'integrations', 'guard-install.js') },
+    outdir,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    outExtension: { '.js': '.cjs' },
+    footer: { js: 'module.exports.launchMain();' },
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+}
+
 // Run as a script (not imported by the bench): Node gives the main module its real path, so compare real paths.
 if (process.argv[1] && fs.realpathSync(path.resolve(process.argv[1])) === fileURLToPath(import.meta.url)) {
   await bundleCli();
   await bundleHookClient();
+  await bundleGuardLauncher();
 }

@@ -19,6 +19,35 @@ import { CONFIG_FILE } from './names.js';
 export const STATE_DIR = '.editwarden';
 
 /**
+ * A project-local install of editwarden (a devDependency), as npm lays it
+ * out: its package folder and the packages its CLI bundle loads from
+ * node_modules at run time (scripts/bundle-cli.mjs `external`). Their code
+ * runs as the guard — the hooks, the guarded shell and the MCP server run
+ * it (issue 38.1) — so an agent that could write them would replace the
+ * guard. Read-only in every sandbox and refused to every edit route; not
+ * snapshotted around each command (tens of MiB of grammars): a change that
+ * gets past the sandbox anyway is caught by the digest the person recorded
+ * (integrations/guard-install.ts), and the hooks then fail closed.
+ */
+export const PROJECT_INSTALL = {
+  bin: 'node_modules/.bin/editwarden',
+  package: 'node_modules/editwarden',
+  externals: ['node_modules/web-tree-sitter', 'node_modules/tree-sitter-wasms'],
+} as const;
+
+function installMembers(): ProtectedMember[] {
+  return [PROJECT_INSTALL.package, ...PROJECT_INSTALL.externals].map((p) => ({
+    path: p,
+    folder: true,
+    install: true,
+    reason:
+      p === PROJECT_INSTALL.package
+        ? 'the project-local editwarden: the code the hooks, the guarded shell and the MCP server run as the guard'
+        : "a package the project-local editwarden's CLI loads at run time (code that runs as the guard)",
+  }));
+}
+
+/**
  * Each member: a root-relative path ('/' separators), whether it is a
  * folder (everything below it is protected too) and why. Matched
  * case-insensitively (on macOS and Windows `.Claude/Settings.json` is the
@@ -44,9 +73,17 @@ export const PROTECTED_MEMBERS = [
   { path: '.devcontainer', folder: true, reason: 'dev container definition: postCreateCommand and friends run when the folder is opened in a container' },
   { path: '.envrc', folder: false, reason: 'direnv runs it in your shell on entering the folder (once allowed)' },
   { path: '.husky', folder: true, reason: 'git hooks (core.hooksPath) that run at your next commit, outside every sandbox' },
-] as const satisfies ReadonlyArray<{ path: string; folder: boolean; reason: string }>;
+  { path: PROJECT_INSTALL.bin, folder: false, reason: "the project-local editwarden's command link: what `npx editwarden` and npm scripts run as the guard" },
+  ...installMembers(),
+] as const satisfies ReadonlyArray<ProtectedMember>;
 
-export type ProtectedMember = { readonly path: string; readonly folder: boolean; readonly reason: string };
+export type ProtectedMember = {
+  readonly path: string;
+  readonly folder: boolean;
+  readonly reason: string;
+  /** Part of a project-local editwarden install: bound read-only and refused to edits, but not snapshotted around commands (its digest is checked instead). */
+  readonly install?: boolean;
+};
 
 /** The member that covers `relative` (a root-relative path, '/' separators) among `members`, or null. */
 export function memberCovering(relative: string, members: readonly ProtectedMember[]): ProtectedMember | null {

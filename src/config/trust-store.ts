@@ -43,6 +43,15 @@ export function trustDir(env: Env = process.env): string | null {
   return dir === null ? null : path.join(dir, 'editwarden', 'trust');
 }
 
+/**
+ * The folder of the person's records of a project-local editwarden install (its digest, by project) and of the
+ * launcher the committed hooks run it through: `$XDG_DATA_HOME/editwarden/guard` (integrations/guard-install.ts).
+ */
+export function guardDir(env: Env = process.env): string | null {
+  const dir = base(env, 'XDG_DATA_HOME', path.join('.local', 'share'));
+  return dir === null ? null : path.join(dir, 'editwarden', 'guard');
+}
+
 /** `trusted`: recorded with these bytes; `changed`: recorded, but the file changed since; `untrusted`: no record. */
 export type TrustState = 'trusted' | 'changed' | 'untrusted';
 
@@ -88,7 +97,7 @@ function recordFile(dir: string, file: string): string {
 }
 
 /** The folder is believed only when it is ours and nobody else may write it (else a record could be planted). */
-function believable(dir: string): boolean {
+export function believable(dir: string): boolean {
   try {
     const st = fs.statSync(dir);
     const ours = typeof process.geteuid !== 'function' || st.uid === process.geteuid();

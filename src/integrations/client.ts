@@ -107,10 +107,22 @@ export function refusalText(error: ErrorInfo): string {
   return `editwarden refused this edit: ${formatRefusal(error)}\nNothing was written.`;
 }
 
-/** argv of the running editwarden: this Node and this package's bin script, both absolute — it works when editwarden is not on PATH. */
-export function selfCommand(): string[] {
+/**
+ * argv of the running editwarden: this Node and this package's bin script, both absolute — it works when
+ * editwarden is not on PATH. A project-local install started by the person's launcher (guard-install.ts) is run
+ * through that launcher again, so a rewritten shell command checks the install before any of its code runs.
+ */
+export function selfCommand(env: NodeJS.ProcessEnv = process.env): string[] {
+  const launcher = env.EDITWARDEN_LAUNCHER;
+  const root = env.EDITWARDEN_LAUNCH_ROOT;
+  if (launcher && root && path.isAbsolute(launcher) && path.isAbsolute(root)) return [process.execPath, launcher, root];
   const bin = fileURLToPath(new URL('../../bin/editwarden', import.meta.url));
   return [process.execPath, path.resolve(bin)];
+}
+
+/** This build's launcher bundle (scripts/bundle-cli.mjs), which `init` and `trust --guard` copy to the person's guard folder. */
+export function launcherBundle(): string {
+  return fileURLToPath(new URL('../guard-launcher/launch.cjs', import.meta.url));
 }
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -201,12 +213,44 @@ export function jsonText(data: Json): string {
 }
 
 /**
- * How the committed settings find editwarden: on PATH (a global install),
- * else the project's own `node_modules/.bin` (a devDependency). Never an
- * absolute path of the machine that ran `init`: the settings are committed
- * and run on a teammate's machine and in CI.
+ * How the committed settings find editwarden (docs/integrations.md, "Which
+ * editwarden runs"), as POSIX sh words that end with `ew` set to an
+ * editwarden outside the project, or empty:
+ *
+ * 1. `editwarden` on PATH (a global install), when its real location lies
+ *    outside the project folder. One inside it (PATH naming the project's
+ *    `node_modules/.bin`, as `npx` and npm scripts do) is a program the
+ *    agent could write: never run directly.
+ * 2. Otherwise the project-local install (a devDependency), only through
+ *    the person's launcher (`$XDG_DATA_HOME/editwarden/guard/launch.cjs`,
+ *    outside every repository), which checks the install against the digest
+ *    recorded by `init` / `trust --guard` before it loads any of its code
+ *    (guard-install.ts): E_GUARD_TAMPERED when it changed.
+ *
+ * Never an absolute path of the machine that ran `init` (the settings are
+ * committed and run on a teammate's machine and in CI), never `npx` (it runs
+ * the project's `node_modules/.bin` first), never the project's `.bin` link.
+ * `projectDir` is how the client names the project folder (braced, so
+ * Gemini's textual $VAR expansion leaves it alone). Its own variables are
+ * named `ew…`: Gemini CLI also replaces a `$NAME` its environment holds.
  */
-const FIND_EDITWARDEN = (projectDir: string): string => `ew=$(command -v editwarden || echo "${projectDir}/node_modules/.bin/editwarden")`;
+function findGuard(projectDir: string): string {
+  return [
+    `ew_p="${projectDir}"`,
+    'ew=$(command -v editwarden) && { ew_r=$(readlink -f "$ew" 2>/dev/null) || ew_r=$ew; ew_R=$(cd "$ew_p" 2>/dev/null && pwd -P); case "$ew_r/" in "$ew_R"/*) ew= ;; esac; }',
+    // No nested braces: Gemini CLI expands `${VAR:-default}` in its settings itself, up to the first `}`.
+    'ew_d=${XDG_DATA_HOME:-}; [ -n "$ew_d" ] || ew_d=${HOME}/.local/share; ew_l=$ew_d/editwarden/guard/launch.cjs',
+  ].join('; ');
+}
+
+/** The command that runs editwarden with `args` as findGuard found it: directly, or through the launcher (`prefix`: `exec ` for the MCP server). */
+function runGuard(args: string, hint: string, prefix = ''): string {
+  return `if [ -n "$ew" ]; then ${prefix}"$ew" ${args}; elif [ -f "$ew_l" ]; then ${prefix}node "$ew_l" "$ew_p" ${args}; else echo '${unavailableText()}' >&2; echo '${hint}' >&2; exit 2; fi`;
+}
+
+function unavailableText(): string {
+  return `editwarden refused this tool call: ${ErrorCode.GUARD_UNAVAILABLE}: editwarden is not installed on this machine (not on PATH outside the project, no recorded project-local install), so nothing can be vetted and the call is blocked.`;
+}
 
 /**
  * The hook command `init` writes: a few POSIX sh words (no process of their
@@ -215,16 +259,13 @@ const FIND_EDITWARDEN = (projectDir: string): string => `ew=$(command -v editwar
  * missing editwarden, a crash or any exit other than 0 (answered) and 2
  * (refused) becomes exit 2 — "blocked" in Claude Code, Gemini CLI, Codex and
  * Cursor alike — with the reason (code and hint) on stderr for the model.
- * `projectDir` is how the client names the project folder in the hook's
- * environment (braced, so Gemini's textual $VAR expansion leaves it alone).
  */
 export function guardedHookCommand(client: string, event: string, projectDir: string, setup?: InitSetup): string {
   const why = (what: string): string => `editwarden refused this tool call: ${ErrorCode.GUARD_UNAVAILABLE}: ${what}, so nothing can be vetted and the call is blocked.`;
-  const hint = 'hint: a person installs editwarden (npm install -g editwarden, or as a devDependency of the project) or removes the hooks with: editwarden init ' + client + ' --remove';
+  const hint = `hint: a person installs editwarden (npm install -g editwarden, or as a devDependency recorded with: npx editwarden trust --guard) or removes the hooks with: editwarden init ${client} --remove`;
   return [
-    FIND_EDITWARDEN(projectDir),
-    `[ -x "$ew" ] || { echo '${why('editwarden is not installed on this machine')}' >&2; echo '${hint}' >&2; exit 2; }`,
-    `"$ew" hook ${client} ${event}${configArg(setup)}`,
+    findGuard(projectDir),
+    `{ ${runGuard(`hook ${client} ${event}${configArg(setup)}`, hint)}; }`,
     `s=$?; [ $s -eq 0 ] || [ $s -eq 2 ] || { echo "${why('the editwarden hook failed (exit $s)')}" >&2; echo '${hint}' >&2; exit 2; }`,
     // The hook's own answer (0, or 2 = refused in exit-code protocols) is the wrapper's: without this the test above would exit 0.
     'exit $s',
@@ -233,7 +274,7 @@ export function guardedHookCommand(client: string, event: string, projectDir: st
 
 /** The MCP server entry every client gets: editwarden found as the hooks find it, serving `mcp` (the client starts it in the project folder). */
 export function mcpServer(setup?: InitSetup): { command: string; args: string[] } {
-  return { command: 'sh', args: ['-c', `${FIND_EDITWARDEN('.')}; exec "$ew" mcp${configArg(setup)}`] };
+  return { command: 'sh', args: ['-c', `${findGuard('.')}; ${runGuard(`mcp${configArg(setup)}`, 'hint: npm install -g editwarden, or as a devDependency recorded with: npx editwarden trust --guard', 'exec ')}`] };
 }
 
 /** A client settings file init cannot merge into: nothing is written (every file is rendered before any is written). */

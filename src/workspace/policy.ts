@@ -76,9 +76,11 @@ export class Policy {
     // The links inside a protected folder count too (`.claude/settings.json -> ../config/claude.json`).
     for (const m of [...members]) {
       if (m.path === STATE_DIR || m === GIT_MEMBER) continue; // a real folder by construction (state-dir.ts); .git's links lead into .git
-      for (const link of [m, ...(m.folder ? linksBelow(root, m.path) : [])]) {
+      // An install folder (node_modules/editwarden …) is not walked for links: hundreds of entries per opening, and its digest covers them.
+      for (const link of [m, ...(m.folder && m.install !== true ? linksBelow(root, m.path) : [])]) {
         const target = realTargetOf(resolver, link.path);
-        if (target !== null && target !== '' && memberCovering(target, members) === null) members.push({ path: target, folder: link.folder, reason: `${m.reason} — the real target of ${link.path}` });
+        if (target !== null && target !== '' && memberCovering(target, members) === null)
+          members.push({ path: target, folder: link.folder, reason: `${m.reason} — the real target of ${link.path}`, ...(m.install === true ? { install: true } : {}) });
       }
     }
     this.members = members;
@@ -100,7 +102,7 @@ export class Policy {
 
   /** The root-relative paths a command may not change (reverted after it): every member but the state folder (read-only in the sandbox), `.git` unless git_writable. */
   governedPaths(): string[] {
-    return this.members.filter((m) => m.path !== STATE_DIR && !(this.gitWritable && m === GIT_MEMBER)).map((m) => m.path);
+    return this.members.filter((m) => m.path !== STATE_DIR && m.install !== true && !(this.gitWritable && m === GIT_MEMBER)).map((m) => m.path);
   }
 
   /**
@@ -114,10 +116,12 @@ export class Policy {
     return this.gitWritable ? [] : this.nested.find();
   }
 
-  /** Absolute real paths of the members that exist now, for the sandbox's read-only binds (a missing one is reverted after the command instead); nested repositories' `.git` included. */
+  /** Absolute real paths of the members that exist now, for the sandbox's read-only binds (a missing one is reverted after the command instead); nested repositories' `.git` and a project-local editwarden install included. */
   existingProtectedPaths(): string[] {
     const out: string[] = [];
-    for (const rel of [...this.governedPaths(), ...this.nestedGitDirs()]) {
+    // A project-local editwarden install is bound read-only too, though not snapshotted around commands (protected-set.ts PROJECT_INSTALL).
+    const installs = this.members.filter((m) => m.install === true).map((m) => m.path);
+    for (const rel of [...this.governedPaths(), ...installs, ...this.nestedGitDirs()]) {
       const abs = path.join(this.root, ...rel.split('/'));
       try {
         fs.lstatSync(abs);

@@ -55,6 +55,8 @@ function hookServerEnv(): NodeJS.ProcessEnv {
 export interface ClientOptions {
   /** Whether editwarden is installed where the client runs (default true). */
   installed?: boolean;
+  /** More of the client's environment (e.g. the person's XDG_DATA_HOME, where a project-local install's record lives). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export const THIRTY_LINES = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
@@ -148,6 +150,7 @@ export async function runClaude(root: string, calls: ScriptedCall[], extraArgs: 
       DISABLE_TELEMETRY: '1',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       ...hookServerEnv(),
+      ...options.env,
     });
     return { ...ran, requests: [...server.requests] };
   } finally {
@@ -192,6 +195,7 @@ export async function runGemini(root: string, calls: ScriptedCall[], timeoutMs =
       GEMINI_CLI_NO_RELAUNCH: '1',
       GEMINI_CLI_TRUST_WORKSPACE: 'true',
       ...hookServerEnv(),
+      ...options.env,
     });
     return { ...ran, requests: [...server.requests] };
   } finally {

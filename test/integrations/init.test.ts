@@ -121,7 +121,12 @@ describe('what init writes for Claude Code', () => {
     expect(settings.hooks.PostToolUse?.[0]?.hooks[0]?.command).toContain('"$ew" hook claude post-tool-use;');
     expect(settings.enabledMcpjsonServers).toContain('editwarden');
     const mcp = JSON.parse(fs.readFileSync(path.join(root, '.mcp.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> };
-    expect(mcp.mcpServers.editwarden).toMatchObject({ command: 'sh', args: ['-c', 'ew=$(command -v editwarden || echo "./node_modules/.bin/editwarden"); exec "$ew" mcp'] });
+    // Found as the hooks find it: on PATH outside the project, else the project-local install through the person's launcher (guard-install.ts).
+    const line = mcp.mcpServers.editwarden?.args[1] ?? '';
+    expect(mcp.mcpServers.editwarden?.command).toBe('sh');
+    expect(line).toContain('then exec "$ew" mcp;');
+    expect(line).toContain('exec node "$ew_l" "$ew_p" mcp;');
+    expect(line).not.toContain('node_modules');
   });
 
   it('refuses to merge into a settings file that is not JSON, and changes nothing', () => {

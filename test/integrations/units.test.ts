@@ -107,9 +107,12 @@ describe('the settings that govern the agent', () => {
   it('the hook command init writes passes the answer through and blocks (exit 2) on every failure to run the guard', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-wrap-'));
     try {
+      // A global install: outside the project folder (one inside it is never run directly: guard-install.test.ts).
       const fake = path.join(dir, 'editwarden');
+      const projectDir = path.join(dir, 'project');
+      fs.mkdirSync(projectDir);
       const line = guardedHookCommand('gemini', 'before-tool', '${GEMINI_PROJECT_DIR:-.}');
-      const run = (pathVar: string) => spawnSync('/bin/sh', ['-c', line], { encoding: 'utf8', env: { PATH: pathVar }, cwd: dir });
+      const run = (pathVar: string) => spawnSync('/bin/sh', ['-c', line], { encoding: 'utf8', env: { PATH: pathVar, HOME: dir }, cwd: projectDir });
       const cases: Array<[string, number, string]> = [
         ['echo "{\\"ok\\":1}"; exit 0', 0, ''],
         ['echo refused >&2; exit 2', 2, 'refused'],

@@ -9,6 +9,8 @@ import type { Command } from 'commander';
 import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { CLIENTS } from '../../integrations/index.js';
 import { applyInit, diffOf, planInit, portableConfigPath } from '../../integrations/init.js';
+import { launcherBundle } from '../../integrations/client.js';
+import { recordGuard } from '../../integrations/guard-install.js';
 import { paintDiff, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 import { defined } from '../../defined.js';
 
@@ -31,6 +33,8 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
         const changes = planInit(client, root, flags.remove ? 'remove' : 'add', setup);
         const switches = changes.flatMap((c) => c.switchesRemoved);
         if (!flags.dryRun) applyInit(changes);
+        // The person's word on the project-local editwarden as it is now: the hooks run it only while it still matches.
+        const guard = flags.dryRun || flags.remove ? null : recordGuard(root, launcherBundle());
         if (flags.json) {
           writeJson(io, {
             ok: true,
@@ -39,6 +43,7 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
             dry_run: flags.dryRun === true,
             removed: flags.remove === true,
             hook_switches_removed: switches,
+            ...defined({ guard: guard === null ? undefined : { parts: guard.parts, digest: guard.digest } }),
             files: changes.map((c) => ({ path: c.relative, changed: c.changed, ...defined({ diff: flags.dryRun && c.changed ? diffOf(c) : undefined }) })),
           });
         } else {
@@ -50,6 +55,7 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
             else out.push(`${c.before === null ? 'created' : c.after === null ? 'removed' : 'updated'} ${c.relative}`);
           }
           for (const s of switches) out.push(`took out ${s}: it turned every hook off, editwarden's included`);
+          if (guard !== null) out.push(guardRecorded(guard.parts[0] as string, guard.digest));
           if (flags.dryRun) out.push('dry run: nothing was written.');
           if (flags.remove) out.push('', `editwarden no longer guards ${name} in this project: its hooks and MCP entry are gone; every other setting is as it was.`);
           else out.push('', client.coverage, 'Undo the last change with: editwarden undo', `Take this out again with: editwarden init ${name} --remove`);
@@ -61,4 +67,9 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
         setExit(refuseCommand(info, flags.json === true, io));
       }
     });
+}
+
+/** What init and `trust --guard` say after recording the project-local install. */
+export function guardRecorded(pkg: string, digest: string): string {
+  return `recorded the project-local editwarden (${pkg}, sha256 ${digest.slice(0, 16)}…) outside the repository: the hooks, the guarded shell and the MCP server run it only while it matches (re-record after an update: npx editwarden trust --guard)`;
 }

@@ -16,9 +16,13 @@ import { listTrusted, revokeFile, trustDir, trustFile } from '../../config/trust
 import { EditwardenError, ErrorCode, ExitCode, toErrorInfo } from '../../errors.js';
 import { refuseCommand, writeJson, type Io } from '../output.js';
 import { isWithin } from '../../config/path-within.js';
+import { launcherBundle } from '../../integrations/client.js';
+import { recordGuard } from '../../integrations/guard-install.js';
+import { guardRecorded } from './init.js';
 
 interface TrustFlags {
   root?: string;
+  guard?: boolean;
   revoke?: boolean;
   list?: boolean;
   json?: boolean;
@@ -30,6 +34,7 @@ export function registerTrust(program: Command, io: Io, setExit: (code: number) 
     .description("Trust this repository's config by its content hash, so keys that loosen the guard count (--revoke, --list); any change voids it.")
     .argument('[file]', `config file to trust (default: <root>/${CONFIG_FILE})`)
     .option('--root <dir>', 'workspace root (default: current folder)')
+    .option('--guard', "record the project's own editwarden install (node_modules/editwarden) as it is now: the hooks run it only while it matches")
     .option('--revoke', 'forget the trust given to the file')
     .option('--list', 'list every trusted file and whether it still has the trusted content')
     .option('--json', 'print the JSON result')
@@ -43,6 +48,7 @@ function runTrust(file: string | undefined, flags: TrustFlags, io: Io): number {
   try {
     if (flags.list) return list(io, json);
     const root = path.resolve(flags.root ?? process.cwd());
+    if (flags.guard) return trustGuard(root, io, json);
     const target = path.resolve(file ?? path.join(root, CONFIG_FILE));
     if (flags.revoke) {
       const removed = revokeFile(target);
@@ -75,6 +81,21 @@ function runTrust(file: string | undefined, flags: TrustFlags, io: Io): number {
   } catch (error) {
     return refuseCommand(toErrorInfo(error), json, io);
   }
+}
+
+/** `trust --guard`: the person's word on the project-local install (integrations/guard-install.ts). */
+function trustGuard(root: string, io: Io, json: boolean): number {
+  const record = recordGuard(root, launcherBundle());
+  if (record === null) {
+    throw new EditwardenError({
+      code: ErrorCode.USAGE,
+      message: `${root} has no project-local editwarden (node_modules/editwarden): there is no install to record.`,
+      hint: 'Install it as a devDependency (npm install -D editwarden) and run this again, or install editwarden globally (npm install -g editwarden), which the hooks run without a record.',
+    });
+  }
+  if (json) writeJson(io, { ok: true, guard: record });
+  else io.stdout.write(`${guardRecorded(record.parts[0] as string, record.digest)}.\n`);
+  return ExitCode.OK;
 }
 
 function list(io: Io, json: boolean): number {
