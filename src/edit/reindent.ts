@@ -33,8 +33,11 @@ export function indentFrame(oldLines: string[], fileLines: string[], newText: st
     newLines.map((l) => l.trim()),
     { maxEditLength: 4000 },
   );
-  let quoteVotes = 0;
-  let fileVotes = 0;
+  // A line that occurs more than once ("}") may be paired with the wrong counterpart by the diff: it votes only
+  // when nothing else does.
+  const counts = new Map<string, number>();
+  for (const k of quoted) counts.set((oldLines[k] as string).trim(), (counts.get((oldLines[k] as string).trim()) ?? 0) + 1);
+  const votes = { quote: 0, file: 0, repeatedQuote: 0, repeatedFile: 0 };
   let q = 0;
   let n = 0;
   for (const change of changes ?? []) {
@@ -47,11 +50,15 @@ export function indentFrame(oldLines: string[], fileLines: string[], newText: st
         const inQuote = leading(oldLines[k] as string);
         const inFile = leading(fileLines[k] as string);
         if (inQuote === inFile) continue; // this line cannot tell the two frames apart
-        if (lead === inQuote) quoteVotes++;
-        else if (lead === inFile) fileVotes++;
+        const repeated = (counts.get((oldLines[k] as string).trim()) ?? 0) > 1;
+        if (lead === inQuote) votes[repeated ? 'repeatedQuote' : 'quote']++;
+        else if (lead === inFile) votes[repeated ? 'repeatedFile' : 'file']++;
       }
     }
   }
+  const unique = votes.quote + votes.file > 0;
+  const quoteVotes = unique ? votes.quote : votes.repeatedQuote;
+  const fileVotes = unique ? votes.file : votes.repeatedFile;
   if (quoteVotes > 0 && fileVotes === 0) return { kind: 'quote' };
   if (fileVotes > 0 && quoteVotes === 0) return { kind: 'file' };
   const base = (lines: string[]): string =>

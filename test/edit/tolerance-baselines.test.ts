@@ -4,7 +4,7 @@
  * re-implementations of opencode's replacer chain and Codex's seek_sequence.
  * Prints a per-class table (applied / correct / wrong / wrong place / false)
  * and holds editwarden to the goal: 0 false matches, 0 wrong places, correct
- * on at least 95% of the should-apply cases.
+ * on at least 99% of the should-apply cases.
  */
 import { describe, expect, it } from 'vitest';
 import { planFile } from '../../src/edit/engine.js';
@@ -81,12 +81,12 @@ function score(c: RealCase, result: string | undefined, row: Row): void {
 const corpus = buildRealCorpus(10);
 
 describe('real-file tolerance corpus: editwarden next to opencode and codex', () => {
-  it('has every class, from three languages', () => {
+  it('has every class, from four languages', () => {
     for (const klass of [...SHOULD_APPLY_CLASSES, ...MUST_REFUSE_CLASSES]) expect(corpus.filter((c) => c.klass === klass).length).toBeGreaterThanOrEqual(10);
-    expect(new Set(corpus.map((c) => c.source.split(':')[0])).size).toBe(3);
+    expect(new Set(corpus.map((c) => c.source.split(':')[0])).size).toBe(4);
   });
 
-  it('meets the goal: 0 false matches, 0 wrong places, correct on ≥ 95% of should-apply cases', () => {
+  it('meets the goal: 0 false matches, 0 wrong places, correct on ≥ 99% of should-apply cases', () => {
     const table = new Map<string, Map<string, Row>>();
     for (const c of corpus) {
       for (const [tool, run] of Object.entries(TOOLS)) {
@@ -124,9 +124,12 @@ describe('real-file tolerance corpus: editwarden next to opencode and codex', ()
     const ours = totals.get('editwarden') as Row;
     expect(ours.falseMatch).toBe(0);
     expect(ours.wrongPlace).toBe(0);
-    expect(ours.correct / shouldApply).toBeGreaterThanOrEqual(0.95);
-    // The figures of this round (issue 28): every should-apply case right, the escaped-old-only class included,
-    // and none of the 150 must-refuse cases applied — the two-places-after-normalising class included.
-    expect({ correct: ours.correct, shouldApply, falseMatch: ours.falseMatch, mustRefuse: corpus.length - shouldApply }).toEqual({ correct: 360, shouldApply: 360, falseMatch: 0, mustRefuse: 150 });
+    expect(ours.correct / shouldApply).toBeGreaterThanOrEqual(0.99);
+    // The figures of this round (issue 42): every should-apply case right — the two classes the peers' tests found
+    // harmful included (a quote copied from an indented line's first character, new_text re-indented as a whole
+    // block: 0/40 right before, every one a wrong write; a quote a level shallower with closing braces a level
+    // apart, new_text at the file's indentation: 12/26 before, 12 wrong writes) — in four languages, YAML included,
+    // and none of the 200 must-refuse cases applied.
+    expect({ correct: ours.correct, shouldApply, falseMatch: ours.falseMatch, mustRefuse: corpus.length - shouldApply }).toEqual({ correct: 539, shouldApply: 539, falseMatch: 0, mustRefuse: 200 });
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The real-file tolerance corpus: imperfect quotes cut from three vendored
- * source files (test/fixtures/tolerance/, TypeScript, Python, C), one class
+ * The real-file tolerance corpus: imperfect quotes cut from four vendored
+ * source files (test/fixtures/tolerance/, TypeScript, Python, C, YAML), one class
  * per mistake models make, plus classes that must be refused. Deterministic
  * (a seeded generator); data only — the test runs it through editwarden and
  * the baselines.
@@ -29,6 +29,7 @@ const SOURCES = [
   { name: 'eventsource-parse.ts.txt', comment: ' // edited' },
   { name: 'textwrap.py.txt', comment: '  # edited' },
   { name: 'xxmodule.c.txt', comment: ' /* edited */' },
+  { name: 'fast-uri-ci.yml.txt', comment: '  # edited' },
 ];
 
 /** mulberry32: a small seeded generator, so the corpus is the same on every run. */
@@ -125,6 +126,22 @@ const SHOULD_APPLY: Record<string, Mistake> = {
     if (!w.lines.some((l) => / \S/.test(l.trimStart()))) return null;
     const doubled = w.lines.map((l) => indentOf(l) + l.slice(indentOf(l).length).replace(/(\S) (?=\S)/g, '$1  '));
     return { oldText: join(doubled), newText: join(changed) };
+  },
+  "multi-line re-indent: quote from the first line's first character": (w, changed) => {
+    // Copied from the first non-blank character of an indented line (retyped with a trailing blank: not exact),
+    // further lines as the file has them; new_text written from column 0 in the frame of its first line. Every
+    // line of it must move by the first line's indentation (issue 42: gemini-cli's regression case).
+    const lead = indentOf(w.lines[0] as string).length;
+    if (lead < 2 || w.lines.some((l) => !blank(l) && indentOf(l).length < lead) || !w.lines.slice(1).some((l) => !blank(l) && indentOf(l).length > lead)) return null;
+    return { oldText: join([`${(w.lines[0] as string).slice(lead)} `, ...w.lines.slice(1)]), newText: join(dedent(changed, lead)) };
+  },
+  "dedent closing brace: quote one level shallower, new at the file's indentation": (w, changed) => {
+    // Two closing lines a level apart: quoted one level shallower, the inner one reads like the outer one at the
+    // file's indentation. new_text is at the file's indentation: no brace a level too deep, none lost.
+    const closers = w.lines.filter((l) => /^\s*[}\])]/.test(l)).map((l) => indentOf(l));
+    const step = closers.flatMap((a) => closers.map((b) => (a.startsWith(b) && a.length > b.length ? a.length - b.length : 0))).find((d) => d > 0);
+    if (step === undefined || minIndent(w.lines) < step) return null;
+    return { oldText: join(dedent(w.lines, step)), newText: join(changed) };
   },
   'escaped newlines: old only': (w, changed) => {
     // old_text JSON-escaped twice, new_text sent with real line breaks (meant literally, "\\n" in code included).
