@@ -81,8 +81,9 @@ function factsOf(event: EditwardenEvent): Fact[] {
       const out: Fact[] = [{ label: 'Command', parts: [code(event.command)] }];
       if (attempt) out.push({ label: 'Stopped', parts: [text(attempt.why)] });
       out.push({ label: 'Result', parts: [text(exit), ...(event.code ? [text(' '), code(event.code), ...(event.message ? [text(` ${event.message}`)] : [])] : [])] });
-      const changed = event.paths.length ? [...codes(event.paths), text(` (+${event.changes.added} −${event.changes.removed})${event.reverted ? ', then put back' : ''}`)] : [text('nothing')];
-      out.push({ label: 'Changed', parts: changed });
+      // A stopped attempt that changed nothing says why it was stopped, not "changed nothing".
+      if (event.paths.length) out.push({ label: 'Changed', parts: [...codes(event.paths), text(` (+${event.changes.added} −${event.changes.removed})${event.reverted ? ', then put back' : ''}`)] });
+      else if (!attempt) out.push({ label: 'Changed', parts: [text('nothing')] });
       if (event.artifacts) out.push({ label: 'Logs', parts: [code(event.artifacts)] });
       return out;
     }
@@ -143,7 +144,8 @@ export function cardsOf(items: readonly ReportItem[], scope: ReportScope, clock:
       time: clock.time(event.time),
       by: event.route ? routeText(event.route, scope) : '',
       facts,
-      diff,
+      // jsdiff's "=====" rule above a file is no line of the change.
+      diff: diff === null ? null : diff.replace(/^={20,}\n/gm, ''),
       output,
       undoTo: step ? `editwarden undo --to ${step}` : null,
       undoneBy: step ? (undoneBy.get(step) ?? null) : null,

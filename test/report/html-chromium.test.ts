@@ -7,41 +7,12 @@
  * stays text — and takes a phone-width screenshot of a sane size. A missing
  * browser fails the test: it is never skipped.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../temp-dirs.js';
+import { chromium, consoleLines, findChromium } from './chromium.js';
 import { cli, SCRIPTED, scriptedRun } from './scripted-run.js';
-
-let found: string | undefined;
-/** $CHROMIUM, else `chromium` or `chromium-browser` on PATH (looked up once per file: each look-up runs the browser). */
-function findChromium(): string {
-  if (found !== undefined) return found;
-  const candidates = [process.env.CHROMIUM, 'chromium', 'chromium-browser'].filter((c): c is string => c !== undefined && c !== '');
-  for (const c of candidates) {
-    if (spawnSync(c, ['--version'], { encoding: 'utf8' }).status === 0) {
-      found = c;
-      return c;
-    }
-  }
-  throw new Error('No Chromium found: the HTML report is checked in a real browser. Install it (Debian/Ubuntu: `sudo apt-get install -y chromium`) or point $CHROMIUM at the binary.');
-}
-
-/** Runs headless Chromium on a file with its own profile and temp folder (nothing is left behind). */
-function chromium(page: string, args: string[]): { stdout: string; stderr: string } {
-  const home = tempDir('ew-chromium-');
-  const r = spawnSync(
-    findChromium(),
-    ['--headless', '--disable-gpu', '--no-sandbox', '--no-first-run', '--disable-extensions', '--enable-logging=stderr', '--v=0', `--user-data-dir=${path.join(home, 'profile')}`, ...args, `file://${page}`],
-    { encoding: 'utf8', env: { ...process.env, HOME: home, TMPDIR: home, XDG_CONFIG_HOME: home, XDG_CACHE_HOME: home }, timeout: 90_000 },
-  );
-  if (r.status !== 0) throw new Error(`chromium exited ${r.status}: ${r.stderr}`);
-  return { stdout: r.stdout, stderr: r.stderr };
-}
-
-/** The console lines Chromium logged for the page (`:CONSOLE` in its log). */
-const consoleLines = (stderr: string): string[] => stderr.split('\n').filter((l) => /:CONSOLE[:(]/.test(l));
 
 let page: string;
 let shot: string;
