@@ -5,6 +5,7 @@
  * opened (host/'s `Project` has these fields, so it passes as one); the
  * control names the run and cancels it. Types only.
  */
+import type { ConfigLayers } from '../config/layers.js';
 import type { ApplyOptions } from '../apply/pipeline.js';
 import type { Config } from '../config/config.js';
 import type { TransactionLayer } from '../workspace/transaction.js';
@@ -18,6 +19,8 @@ export interface AgentProject {
   transactions?: TransactionLayer;
   /** Language hooks (the syntax guard) for the write tools. */
   applyHooks?: Pick<ApplyOptions, 'prepareHooks' | 'hooks'>;
+  /** Which layer of the config set each key (config/layers.ts); absent or null: a value that differs from the default counts as set. */
+  layers?: ConfigLayers | null;
 }
 
 /** The run's name, cancellation and clock, as the caller gives them (default: a new id, no signal, the system clock). */

@@ -87,7 +87,8 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
   const listeners = options.listeners ?? {};
   const build = options.build ?? {};
   const activeEdit = mode !== 'controlled' && (options.activeEdit ?? project.config.active_edit_enabled);
-  const profile = runProfile(mode, { config: project.config });
+  // The keys the config's layers set: an interactive session's caps are only these (runs/profile.ts).
+  const profile = runProfile(mode, { config: project.config, layers: project.layers });
   // Controlled mode's one tool stands in for edit_file; the toolset says what the mode offers and allows.
   const toolset = toolsetFor(profile, project.config, { activeEdit, own: mode === 'controlled' ? [editFileTool.name] : [] });
   const config = toolset.config;

@@ -12,8 +12,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
 import { DEFAULT_EDIT_OPTIONS } from '../edit/types.js';
-import { type ConfigTrust, NO_REPOSITORY_CONFIG } from './trust-state.js';
+import { NO_REPOSITORY_CONFIG } from './trust-state.js';
 import { userConfigFile } from './trust-store.js';
+import { NO_LAYERS } from './layers.js';
+import type { LoadedConfig } from './load.js';
 
 /** The tools a run may use when the config names none. */
 export const DEFAULT_ALLOWED_TOOLS = ['read_file', 'list_files', 'search_files', 'edit_file', 'write_file', 'apply_patch', 'execute_command', 'task_completion'] as const;
@@ -52,10 +54,11 @@ export async function loadConfigFast(root: string, explicitFile?: string): Promi
 }
 
 /** The config and its trust state (load.ts `loadProjectConfig`), touching the schema only when there is a file to validate. */
-export async function loadProjectConfigFast(root: string, explicitFile?: string): Promise<{ config: Config; trust: ConfigTrust }> {
+export async function loadProjectConfigFast(root: string, explicitFile?: string): Promise<LoadedConfig> {
   // The person's own config (outside the repository) counts too: without either file, the defaults are the config.
   const userFile = userConfigFile();
-  if (explicitFile === undefined && !fs.existsSync(path.join(root, '.editwarden.yml')) && (userFile === null || !fs.existsSync(userFile))) return { config: structuredClone(DEFAULT_CONFIG), trust: NO_REPOSITORY_CONFIG };
+  if (explicitFile === undefined && !fs.existsSync(path.join(root, '.editwarden.yml')) && (userFile === null || !fs.existsSync(userFile)))
+    return { config: structuredClone(DEFAULT_CONFIG), trust: NO_REPOSITORY_CONFIG, layers: { ...NO_LAYERS, userFile } };
   const { loadProjectConfig } = await import('./load.js');
   return loadProjectConfig(root, explicitFile);
 }

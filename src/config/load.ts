@@ -10,8 +10,17 @@
  * only tighten what the layers below it set, key by key (trust-keys.ts), until
  * the person trusts that file by its content hash (`editwarden trust`). A
  * loosening from an untrusted file is refused before anything runs, with
- * every such key named and the command that trusts the file. A `--config`
- * file outside the root is the person's own, like their user config.
+ * every such key named and the command that trusts the file — except a
+ * bound (a limit, a timeout, a size: trust-keys.ts `isBound`), whose raise is
+ * not applied and named in a notice instead: keeping the person's value is
+ * always safe, so it must not stop every edit. A `--config` file outside the
+ * root is the person's own, like their user config.
+ *
+ * The person's own config is the person's word: a bound set there applies
+ * for them even where the repository's file sets another value (`doctor`
+ * says so); the repository's file still tightens for everyone who did not
+ * set it. Which layer set each key in force is returned (layers.ts), so a
+ * mode's own defaults give way to exactly those and a refusal names the file.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,7 +28,8 @@ import { EditwardenError, ErrorCode } from '../errors.js';
 import { NotASmallFile, readSmallFile } from '../small-file.js';
 import { type Config, mergeRaw, parseYaml, validateConfig } from './config.js';
 import { CONFIG_FILE, MAX_CONFIG_BYTES } from './names.js';
-import { type Loosening, loosenings, withBaselineDenials } from './trust-keys.js';
+import { type ConfigLayers, type Layer, leafKeys, NO_LAYERS } from './layers.js';
+import { isBound, type Loosening, loosenings, setValueAt, TRUST_RULES, valueAt, withBaselineDenials } from './trust-keys.js';
 import { type ConfigTrust, trustRefusal } from './trust-state.js';
 import { ownPath, type TrustState, trustDir, trustStateOf, userConfigFile } from './trust-store.js';
 import { isWithin } from './path-within.js';
@@ -40,6 +50,8 @@ export interface ConfigInspection {
   refusal: EditwardenError | null;
   /** The trust state as one value (config/trust-state.ts): what the project's Policy carries and `doctor` prints. */
   trust: ConfigTrust;
+  /** Which layer set each key in force, the bounds not applied, the bounds where yours won (layers.ts). */
+  layers: ConfigLayers;
 }
 
 function real(p: string): string {
@@ -108,6 +120,23 @@ function trustCommand(root: string, file: string): string {
   return `editwarden trust --root ${shellWord(path.resolve(root))}${defaultFile ? '' : ` ${shellWord(path.resolve(file))}`}`;
 }
 
+function show(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Which layer's value of each schema key applies: the repository's, except a bound the person set (theirs is their word). */
+function layersOf(userRaw: unknown, raw: unknown, ignored: readonly Loosening[]): Record<string, Layer> {
+  const out: Record<string, Layer> = {};
+  const known = (k: string) => k in TRUST_RULES;
+  for (const key of leafKeys(userRaw).filter(known)) out[key] = 'yours';
+  for (const key of leafKeys(raw).filter(known)) {
+    if (ignored.some((l) => l.key === key)) continue;
+    if (out[key] === 'yours' && isBound(key)) continue;
+    out[key] = 'repository';
+  }
+  return out;
+}
+
 /** `source`: the file as the person named it (for the message); `file`: its absolute path (for the command). */
 function refusal(root: string, source: string, file: string, trust: TrustState, found: Loosening[], userFile: string | null): EditwardenError {
   const keys = found.map((l) => `${l.key}: ${l.value} (yours: ${l.baseline})`).join('; ');
@@ -132,7 +161,7 @@ export function inspectConfig(root: string, explicitFile?: string, env: Env = pr
   const bytes = readBytes(file);
   if (bytes === null) {
     if (explicitFile) throw new EditwardenError({ code: ErrorCode.CONFIG, message: `Config file ${explicitFile} cannot be read.`, hint: 'Check the --config path.' });
-    return { config: baseline, user, repository: null, loosenings: [], refusal: null, trust: { state: 'none' } };
+    return { config: baseline, user, repository: null, loosenings: [], refusal: null, trust: { state: 'none' }, layers: { ...NO_LAYERS, userFile, setBy: layersOf(userRaw, {}, []) } };
   }
   const source = explicitFile ?? CONFIG_FILE;
   // A --config outside the root is the person's own file; anything named inside the root (through a link or not) is the repository's.
@@ -145,18 +174,39 @@ export function inspectConfig(root: string, explicitFile?: string, env: Env = pr
   const believed = trust === 'own' || trust === 'trusted';
   // Untrusted, a deny list adds to the person's (it can deny more, never less); believed, it replaces.
   const config = believed ? merged : withBaselineDenials(baseline, merged);
+  // A bound the person set is theirs, whatever the repository's file says (it still tightens for everyone else).
+  const yoursOver: ConfigLayers['yoursOver'][number][] = [];
+  for (const key of leafKeys(userRaw).filter(isBound)) {
+    const repository = valueAt(raw, key);
+    const yours = valueAt(baseline, key);
+    if (repository === undefined) continue;
+    setValueAt(config, key, yours);
+    if (repository !== yours) yoursOver.push({ key, yours: show(yours), repository: show(repository) });
+  }
   const found = loosenings(baseline, config);
-  const refused = found.length > 0 && !believed ? refusal(root, source, file, trust, found, userFile) : null;
+  // Untrusted, a raised bound is not applied (the person's value stands, named in a notice); anything else that loosens is refused.
+  const ignored = believed ? [] : found.filter((l) => isBound(l.key));
+  for (const l of ignored) setValueAt(config, l.key, valueAt(baseline, l.key));
+  const refusing = found.filter((l) => !ignored.includes(l));
+  const refused = refusing.length > 0 && !believed ? refusal(root, source, file, trust, refusing, userFile) : null;
   const state: ConfigTrust = trust === 'own' || trust === 'trusted' ? { state: trust, file, loosenings: found } : { state: trust, file, loosenings: found, refusal: refused };
-  return { config, user, repository: { file, trust }, loosenings: found, refusal: refused, trust: state };
+  const layers: ConfigLayers = { userFile, repositoryFile: file, trustCommand: believed ? null : trustCommand(root, file), setBy: layersOf(userRaw, raw, ignored), ignored, yoursOver };
+  return { config, user, repository: { file, trust }, loosenings: found, refusal: refused, trust: state, layers };
 }
 
 /** A project's config and its trust state, judged once (the Policy carries `trust`); throws what `loadConfig` throws. */
-export function loadProjectConfig(root: string, explicitFile?: string, env: Env = process.env): { config: Config; trust: ConfigTrust } {
-  const { config, trust } = inspectConfig(root, explicitFile, env);
+export function loadProjectConfig(root: string, explicitFile?: string, env: Env = process.env): LoadedConfig {
+  const { config, trust, layers } = inspectConfig(root, explicitFile, env);
   const refused = trustRefusal(trust);
   if (refused) throw refused;
-  return { config, trust };
+  return { config, trust, layers };
+}
+
+/** A project's config as the loader judged it: the value, its trust state and which layer set what. */
+export interface LoadedConfig {
+  config: Config;
+  trust: ConfigTrust;
+  layers: ConfigLayers;
 }
 
 /**

@@ -96,13 +96,32 @@ export interface Loosening {
 }
 
 /** The value at a dotted path of a config object (undefined where a section or key is absent). */
-function valueAt(config: unknown, key: string): unknown {
+export function valueAt(config: unknown, key: string): unknown {
   let node: unknown = config;
   for (const part of key.split('.')) {
     if (node === null || typeof node !== 'object') return undefined;
     node = (node as Record<string, unknown>)[part];
   }
   return node;
+}
+
+/** `config` with `value` at the dotted `key` (the sections on the way exist: a validated config has them all). */
+export function setValueAt(config: unknown, key: string, value: unknown): void {
+  const parts = key.split('.');
+  let node = config as Record<string, unknown>;
+  for (const part of parts.slice(0, -1)) node = node[part] as Record<string, unknown>;
+  node[parts.at(-1) as string] = value;
+}
+
+/**
+ * A bound: a number that limits something (`at-most`: files, lines, tokens, seconds, bytes) or below which a
+ * guard fires (`at-least`). Bounds are where the person's own value is their word over the repository's
+ * (load.ts), and where an untrusted repository file's loosening is ignored with a notice instead of refused:
+ * keeping the person's value is always safe, so no edit need fail for it.
+ */
+export function isBound(key: string): boolean {
+  const kind = TRUST_RULES[key]?.kind;
+  return kind === 'at-most' || kind === 'at-least';
 }
 
 function list(value: unknown): string[] {
@@ -177,11 +196,7 @@ export function withBaselineDenials(baseline: Config, config: Config): Config {
   for (const [key, rule] of Object.entries(TRUST_RULES)) {
     if (rule.kind !== 'superset') continue;
     const mine = list(valueAt(out, key));
-    const merged = [...mine, ...list(valueAt(baseline, key)).filter((b) => !mine.includes(b))];
-    const parts = key.split('.');
-    let node = out as unknown as Record<string, unknown>;
-    for (const part of parts.slice(0, -1)) node = node[part] as Record<string, unknown>;
-    node[parts.at(-1) as string] = merged;
+    setValueAt(out, key, [...mine, ...list(valueAt(baseline, key)).filter((b) => !mine.includes(b))]);
   }
   return out;
 }

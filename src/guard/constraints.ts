@@ -9,6 +9,7 @@
  * runner asks, then acts.
  */
 import type { ConstraintsConfig } from '../config/config.js';
+import type { LimitSource } from '../config/layers.js';
 import type { Attendance } from '../config/modes.js';
 import { compilePatterns, normalizeRelative, type PathMatcher } from './patterns.js';
 import { ADR_ERRORS, ViolationType, type ConstraintKey, type Violation } from './violations.js';
@@ -32,7 +33,15 @@ export interface GuardOptions {
   mode?: Attendance;
   /** Milliseconds clock (tests pass their own). */
   now?: () => number;
+  /**
+   * Where each limit was set and how to raise it (config/layers.ts `limitSource`): a refusal names the file
+   * and key to change. Without it, the refusal names the key and its command-line flag.
+   */
+  limitSource?: (key: `constraints.${LimitKey}`) => LimitSource;
 }
+
+/** The limits a person raises: the ones a refusal says where to change. */
+type LimitKey = 'max_files' | 'max_lines_changed' | 'max_tokens' | 'timeout';
 
 export interface ConstraintTotals {
   files_modified: number;
@@ -50,6 +59,7 @@ export class ConstraintGuard {
   readonly matcher: PathMatcher;
   readonly mode: Attendance;
   private readonly now: () => number;
+  private readonly limitSource: GuardOptions['limitSource'];
   private readonly startedMs: number;
   private readonly allowedTools: ReadonlySet<string>;
   private readonly files = new Map<string, { added: number; removed: number }>();
@@ -62,6 +72,7 @@ export class ConstraintGuard {
     this.matcher = compilePatterns(config.allowed_patterns, config.denied_patterns);
     this.mode = options.mode ?? 'headless';
     this.now = options.now ?? Date.now;
+    this.limitSource = options.limitSource;
     this.startedMs = this.now();
     this.allowedTools = new Set(config.allowed_tools);
   }
@@ -111,8 +122,8 @@ export class ConstraintGuard {
       limit: this.config.timeout,
       actual: round(elapsed / 1000, 3),
       adr: ADR_ERRORS.timeout(elapsed, this.timeoutMs),
-      message: `Timeout: the run has taken ${(elapsed / 1000).toFixed(1)} s, over the limit of ${this.config.timeout} s (constraints.timeout).`,
-      hint: 'Raise constraints.timeout (or --timeout, in seconds), or give the agent a smaller task.',
+      message: `Timeout: the run has taken ${(elapsed / 1000).toFixed(1)} s, over the limit of ${this.config.timeout} s (${this.keyIn('timeout')}).`,
+      hint: `${capital(this.raise('timeout', 'raise constraints.timeout (or --timeout, in seconds)'))}, or give the agent a smaller task.`,
     });
   }
 
@@ -122,8 +133,8 @@ export class ConstraintGuard {
       limit: this.config.timeout,
       actual: round(this.elapsedMs() / 1000, 3),
       adr: ADR_ERRORS.timeout(this.elapsedMs(), this.timeoutMs),
-      message: `Timeout: ${site.tool ?? 'the call'} was still running at the run's deadline of ${this.config.timeout} s (constraints.timeout) and was stopped.`,
-      hint: 'Raise constraints.timeout (or --timeout, in seconds), or run shorter commands.',
+      message: `Timeout: ${site.tool ?? 'the call'} was still running at the run's deadline of ${this.config.timeout} s (${this.keyIn('timeout')}) and was stopped.`,
+      hint: `${capital(this.raise('timeout', 'raise constraints.timeout (or --timeout, in seconds)'))}, or run shorter commands.`,
     });
   }
 
@@ -209,8 +220,8 @@ export class ConstraintGuard {
         ...defined({ path: fresh[0] }),
         prevented,
         adr: ADR_ERRORS.maxFiles(union.size, this.config.max_files),
-        message: `File limit: this would make ${union.size} files changed in this run, over the limit of ${this.config.max_files} (constraints.max_files)${fresh.length > 0 ? `; new: ${fresh.slice(0, 5).join(', ')}` : ''}.`,
-        hint: 'Finish with the files already changed, raise constraints.max_files (or --max-files), or split the task into smaller runs.',
+        message: `File limit: this would make ${union.size} files changed in this run, over the limit of ${this.config.max_files} (${this.keyIn('max_files')})${fresh.length > 0 ? `; new: ${fresh.slice(0, 5).join(', ')}` : ''}.`,
+        hint: `Finish with the files already changed, ${this.raise('max_files', 'raise constraints.max_files (or --max-files)')}, or split the task into smaller runs.`,
       });
     }
     let added = 0;
@@ -227,8 +238,8 @@ export class ConstraintGuard {
         ...defined({ path: changes[0] !== undefined ? normalizeRelative(changes[0].path) : undefined }),
         prevented,
         adr: ADR_ERRORS.maxLines(total, this.config.max_lines_changed),
-        message: `Line limit: this would make ${total} lines changed in this run (${this.linesAdded + added} added, ${this.linesRemoved + removed} removed), over the limit of ${this.config.max_lines_changed} (constraints.max_lines_changed).`,
-        hint: 'Make smaller edits, raise constraints.max_lines_changed (or --max-lines), or split the task into smaller runs.',
+        message: `Line limit: this would make ${total} lines changed in this run (${this.linesAdded + added} added, ${this.linesRemoved + removed} removed), over the limit of ${this.config.max_lines_changed} (${this.keyIn('max_lines_changed')}).`,
+        hint: `Make smaller edits, ${this.raise('max_lines_changed', 'raise constraints.max_lines_changed (or --max-lines)')}, or split the task into smaller runs.`,
       });
     }
     return null;
@@ -275,9 +286,20 @@ export class ConstraintGuard {
     return this.violation(ViolationType.TOKEN_LIMIT, 'max_tokens', site, {
       limit: this.config.max_tokens,
       actual: this.tokens,
-      message: `Token limit: ${this.tokens} tokens used, over the budget of ${this.config.max_tokens} (constraints.max_tokens).`,
-      hint: 'Raise constraints.max_tokens (or --max-tokens), or give the agent a smaller task.',
+      message: `Token limit: ${this.tokens} tokens used, over the budget of ${this.config.max_tokens} (${this.keyIn('max_tokens')}).`,
+      hint: `${capital(this.raise('max_tokens', 'raise constraints.max_tokens (or --max-tokens)'))}, or give the agent a smaller task.`,
     });
+  }
+
+  /** "constraints.max_files, set in /p/.editwarden.yml": the key, and the file that set it where known. */
+  private keyIn(key: LimitKey): string {
+    const source = this.limitSource?.(`constraints.${key}`);
+    return source ? `constraints.${key}, set in ${source.setIn}` : `constraints.${key}`;
+  }
+
+  /** The clause that says how to raise a limit: the file and key where known, else the key and its flag. */
+  private raise(key: LimitKey, fallback: string): string {
+    return this.limitSource?.(`constraints.${key}`).raise ?? fallback;
   }
 
   private violation(type: Violation['type'], constraint: ConstraintKey, site: CheckSite, detail: Pick<Violation, 'limit' | 'actual' | 'message' | 'hint'> & { path?: string; prevented?: boolean; adr?: string }): Violation {
@@ -308,6 +330,10 @@ export class ConstraintGuard {
 function violationMessage(type: Violation['type'], detail: string, adr?: string): string {
   const ours = detail.replace(/^(Pattern violation|Tool restriction|Timeout|File limit|Line limit|Token limit): /, '');
   return `constraint violated: ${type} - ${adr !== undefined ? `${adr} — ${ours}` : ours}`;
+}
+
+function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function round(x: number, digits: number): number {

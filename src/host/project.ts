@@ -14,6 +14,7 @@ import type { Config } from '../config/config.js';
 import { editOptionsFromConfig } from '../config/edit-options.js';
 import { loadProjectConfig } from '../config/load.js';
 import { type ConfigTrust, trustRefusal } from '../config/trust-state.js';
+import type { ConfigLayers } from '../config/layers.js';
 import { openWorkspace, type RecoveryNotice } from '../workspace/open.js';
 import type { Policy } from '../workspace/policy.js';
 import type { TransactionLayer } from '../workspace/transaction.js';
@@ -27,6 +28,12 @@ export interface Project {
   transactions: TransactionLayer;
   /** The config the project was opened with. */
   config: Config;
+  /**
+   * Which layer set each key in force, and the bounds not applied (config/layers.ts): a mode's defaults give way
+   * to these; refusals name the file. null: the config was not read by the loader (a library caller's own Config),
+   * so a value that differs from the default counts as set (runs/profile.ts).
+   */
+  layers: ConfigLayers | null;
   /** The protected set of this project (the same value as `ws.policy`): every layer reads it. */
   policy: Policy;
   /** Transactions of dead processes that were rolled back; the caller shows them (`message`). */
@@ -50,6 +57,8 @@ export interface OpenProjectOptions {
   configFiles?: readonly string[] | undefined;
   /** The trust state the loader judged for `config` (load.ts `loadProjectConfig`), carried by the Policy; absent: no repository config was read. */
   trust?: ConfigTrust | undefined;
+  /** What the loader found in each layer (load.ts `loadProjectConfig`); absent: none read (a library caller's own Config). */
+  layers?: ConfigLayers | undefined;
 }
 
 export function openProject(root: string, config: Config, options: OpenProjectOptions = {}): Project {
@@ -69,6 +78,7 @@ export function openProject(root: string, config: Config, options: OpenProjectOp
     ws: opened.ws,
     transactions: opened.transactions,
     config,
+    layers: options.layers ?? null,
     policy: opened.ws.policy,
     recovered: opened.recovered,
     applyOptions: { edit: editOptionsFromConfig(config), prepareHooks },
@@ -85,6 +95,6 @@ export function openProject(root: string, config: Config, options: OpenProjectOp
  * protected with it.
  */
 export function openProjectAt(root: string, options: { configFile?: string | undefined } = {}): Project {
-  const { config, trust } = loadProjectConfig(root, options.configFile);
-  return openProject(root, config, { trust, ...defined({ configFiles: options.configFile === undefined ? undefined : [options.configFile] }) });
+  const { config, trust, layers } = loadProjectConfig(root, options.configFile);
+  return openProject(root, config, { trust, layers, ...defined({ configFiles: options.configFile === undefined ? undefined : [options.configFile] }) });
 }

@@ -36,10 +36,15 @@ import { defined } from '../defined.js';
 
 const CLAUDE_EDIT_TOOLS = ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'] as const;
 const CLAUDE_SHELL_TOOLS = ['Bash'] as const;
-/** PreToolUse: the edit tools are vetted, Bash is rewritten to run through `editwarden shell`. PostToolUse records edits only. */
-const PRE_MATCHER = [...CLAUDE_EDIT_TOOLS, ...CLAUDE_SHELL_TOOLS].join('|');
-const POST_MATCHER = CLAUDE_EDIT_TOOLS.join('|');
 const SERVER = 'editwarden';
+/** Claude Code names an MCP server's tools `mcp__<server>__<tool>`; its hooks see them (matchers are regular expressions). */
+const MCP_PREFIX = `mcp__${SERVER}__`;
+/**
+ * PreToolUse: the edit tools are vetted, Bash is rewritten to run through `editwarden shell`, and editwarden's own
+ * MCP tools are seen so their writes count against the same session limits (mcp-call.ts). PostToolUse records edits only.
+ */
+const PRE_MATCHER = [...CLAUDE_EDIT_TOOLS, ...CLAUDE_SHELL_TOOLS, `${MCP_PREFIX}.*`].join('|');
+const POST_MATCHER = CLAUDE_EDIT_TOOLS.join('|');
 
 function editOf(file: string, e: Record<string, unknown>, index: number): EditRequest {
   const oldText = stringField(e, 'old_string');
@@ -100,6 +105,7 @@ export const claude: ClientIntegration = {
   postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }) }),
   deny,
   allow: () => ({ exitCode: 0 }),
+  mcpToolPrefix: MCP_PREFIX,
   shell: {
     tools: CLAUDE_SHELL_TOOLS,
     commandOf: (ti) => stringField(ti, 'command'),

@@ -48,6 +48,11 @@ export interface ClientIntegration {
   coverage: string;
   /** The client's shell tool, where its pre-tool hook can rewrite the tool's input (absent: the client's shell is not wrapped). */
   shell?: ShellRewrite;
+  /**
+   * How the client names editwarden's own MCP tools (`mcp__editwarden__` + the tool), where its pre-tool hook
+   * sees them: their writes are charged to the session's ledger there (integrations/mcp-call.ts). Absent: not seen.
+   */
+  mcpToolPrefix?: string;
   /** Shell tools a hook can only refuse (no rewrite relied on): refused, with the way through editwarden's MCP execute_command. */
   shellRefused?: readonly string[];
 }

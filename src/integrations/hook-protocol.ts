@@ -22,6 +22,7 @@ export type HookCall = { route: EventRoute; session: SessionKey | null } & (
   | { kind: 'edit'; edit: NativeEdit }
   | /** A call of the client's shell tool, to run through `editwarden shell`. */ { kind: 'shell'; tool: string; command: string; toolInput: Record<string, unknown> }
   | /** A shell tool whose input a hook cannot rewrite: refused with the way through MCP. */ { kind: 'shell-refused'; tool: string }
+  | /** A call of editwarden's own MCP server (`tool`: its name there): its writes are charged to the session. */ { kind: 'mcp'; tool: string; args: Record<string, unknown> }
   | /** An edit or shell call whose input cannot be read: refused, since it cannot be vetted. */ { kind: 'unreadable'; tool: string; error: NativeInputError }
   | /** After the tool ran: what to record. */ { kind: 'post'; tool: string; call?: string }
 );
@@ -43,6 +44,11 @@ export function translateHook(client: ClientIntegration, kind: HookEventKind, in
   const toolName = typeof input.tool_name === 'string' ? input.tool_name : undefined;
   if (kind === 'post') return { ...common, kind: 'post', ...client.postCall(input) };
   if (toolName !== undefined && client.shellRefused?.includes(toolName)) return { ...common, kind: 'shell-refused', tool: toolName };
+  if (toolName !== undefined && client.mcpToolPrefix !== undefined && toolName.startsWith(client.mcpToolPrefix)) {
+    // Arguments the server cannot read are its to refuse (nothing is written then): only what it would run is charged here.
+    const args = input.tool_input;
+    return { ...common, kind: 'mcp', tool: toolName.slice(client.mcpToolPrefix.length), args: typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {} };
+  }
   if (client.shell && toolName !== undefined && client.shell.tools.includes(toolName)) {
     try {
       const toolInput = objectOf(input.tool_input, 'tool_input');

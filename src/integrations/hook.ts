@@ -13,6 +13,7 @@ import { recordHookEdit, recordHookRefusal } from './hook-events.js';
 import { renderHook, translateHook, type HookCall, type HookDecision } from './hook-protocol.js';
 import { NativeInputError } from './native-edit.js';
 import { recordNativeEdit, vetNativeEdit } from './vet.js';
+import { chargeMcpCall } from './mcp-call.js';
 import { defined } from '../defined.js';
 
 export interface HookContext {
@@ -89,6 +90,14 @@ async function decide(clientName: string, call: HookCall, root: string, ctx: Hoo
     case 'shell': {
       const line = shellRunnerLine(ctx.self ?? selfCommand(), { root, client: clientName, tool: call.tool, ...defined({ session: call.session ? call.session.session : undefined, configFile }) }, call.command);
       return { kind: 'rewrite', toolInput: call.toolInput, line };
+    }
+    case 'mcp': {
+      // Without a session id the server's own per-run count is the only one (as for a native edit without one).
+      if (!call.session) return { kind: 'allow' };
+      const refused = await chargeMcpCall(root, call.tool, call.args, call.session, configFile);
+      if (!refused) return { kind: 'allow' };
+      recordHookRefusal(root, call.route, `mcp ${call.tool}`, null, refused);
+      return { kind: 'deny', error: refused };
     }
     case 'edit': {
       const verdict = await vetNativeEdit(root, call.session ? { ...call.edit, session: call.session } : call.edit, configFile);

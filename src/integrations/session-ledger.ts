@@ -11,13 +11,21 @@
  * one session cannot both pass with the last free file. The file is state
  * like any other: read without following a symlink, validated before use,
  * and a damaged ledger is a refusal (fail closed), never an empty count.
+ *
+ * A client session is interactive: a person watches it and undo covers it,
+ * so its limits are the interactive profile's (runs/profile.ts: only the caps
+ * a layer of the config set) — `sessionLimits` is the one place every route of
+ * a session (native edits, the guarded shell, editwarden's MCP tools seen by
+ * the hook) reads them.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ConstraintsConfig } from '../config/config.js';
+import type { Project } from '../host/project.js';
+import { configUnder, runProfile } from '../runs/profile.js';
 import { EditwardenError, ErrorCode, type ErrorInfo } from '../errors.js';
-import { ConstraintGuard, type FileChange } from '../guard/constraints.js';
+import { ConstraintGuard, type FileChange, type GuardOptions } from '../guard/constraints.js';
 import { atomicWriteFile } from '../workspace/atomic.js';
 import type { RootLock } from '../workspace/lock.js';
 import { ensureStateSubdir } from '../workspace/state-dir.js';
@@ -51,6 +59,20 @@ function ledgerName(key: SessionKey): string {
   return `${createHash('sha256').update(`${key.client}\0${key.session}`).digest('hex').slice(0, 32)}.json`;
 }
 
+/** The limits of a client session in `project`, and where each was set (for the refusal's message and hint). */
+export interface SessionLimits {
+  constraints: ConstraintsConfig;
+  guard: GuardOptions;
+}
+
+export function sessionLimits(project: Project): SessionLimits {
+  const profile = runProfile('interactive', { config: project.config, layers: project.layers });
+  return {
+    constraints: configUnder(project.config, profile).constraints,
+    guard: { mode: 'interactive', ...defined({ limitSource: profile.limitSource }) },
+  };
+}
+
 export class SessionLedger {
   private readonly file: string;
 
@@ -72,11 +94,12 @@ export class SessionLedger {
    * changed; when they fit, records them. Returns the refusal otherwise
    * (nothing recorded). `tool` names the call for the message.
    */
-  charge(constraints: ConstraintsConfig, changes: readonly FileChange[], tool: string): ErrorInfo | null {
+  charge(limits: SessionLimits, changes: readonly FileChange[], tool: string): ErrorInfo | null {
     if (changes.length === 0) return null;
+    const constraints = limits.constraints;
     return this.lock.with(() => {
       const ledger = this.read();
-      const guard = new ConstraintGuard(constraints, { mode: 'interactive' });
+      const guard = new ConstraintGuard(constraints, limits.guard);
       guard.recordChanges(Object.entries(ledger.files).map(([p, c]) => ({ path: p, ...c })));
       const violation = guard.checkChanges(changes, { tool });
       if (violation) return { code: ErrorCode.CONSTRAINT, message: `${violation.message} ${usageLine(constraints, ledger.files, changes)}`, hint: violation.hint, ...defined({ path: violation.path }) };
@@ -126,7 +149,8 @@ function usageLine(constraints: ConstraintsConfig, files: LedgerFile['files'], c
   for (const c of Object.values(files)) lines += c.added + c.removed;
   for (const c of changes) lines += c.added + c.removed;
   const shown = all.length <= 8 ? all.join(', ') : `${all.slice(0, 8).join(', ')} and ${all.length - 8} more`;
-  return `${all.length} of ${constraints.max_files} files used in this session: ${shown}; ${lines} of ${constraints.max_lines_changed} lines.`;
+  const of = (limit: number): string => (Number.isFinite(limit) ? `of ${limit}` : '(no limit)');
+  return `${all.length} ${of(constraints.max_files)} files used in this session: ${shown}; ${lines} ${of(constraints.max_lines_changed)} lines.`;
 }
 
 function isLedger(data: unknown): data is LedgerFile {

@@ -19,7 +19,6 @@
  * back (the native-edit hook refuses the same change before it lands).
  */
 import fs from 'node:fs';
-import type { ConstraintsConfig } from '../config/config.js';
 import { modelKeyEnvNames } from '../config/env-names.js';
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { CommandEffects, type CommandEffectsResult } from '../guard/command-effects.js';
@@ -31,7 +30,7 @@ import { WitnessFile } from '../sandbox/witness.js';
 import type { RestoreResult } from '../workspace/checkpoints/types.js';
 import type { RootLock } from '../workspace/lock.js';
 import { openProjectAt, type Project } from '../host/project.js';
-import { SessionLedger, type SessionKey } from './session-ledger.js';
+import { SessionLedger, sessionLimits, type SessionKey, type SessionLimits } from './session-ledger.js';
 import { recordHookCommand } from './hook-events.js';
 import { appendHookRecord } from './vet.js';
 import { defined } from '../defined.js';
@@ -135,7 +134,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     );
     refusal = { code: ErrorCode.DENIED_PATH, message: v.message, hint: v.hint };
   }
-  const limits = chargeLimits(req, config.constraints, found, ws.stateDir, opened.transactions.checkpoints.lock);
+  const limits = chargeLimits(req, sessionLimits(opened), found, ws.stateDir, opened.transactions.checkpoints.lock);
   let putBack: RestoreResult | null = null;
   if (limits) {
     // Over the session's limits: the command's changes are put back, as a native edit would have been refused before it landed.
@@ -230,10 +229,10 @@ function putBackSentence(putBack: RestoreResult | null, found: CommandEffectsRes
 }
 
 /** The command's effects against the session's limits (or this call's alone, without a session id); null when they fit. */
-function chargeLimits(req: ShellRequest, constraints: ConstraintsConfig, found: CommandEffectsResult, stateDir: string, lock: RootLock): ErrorInfo | null {
+function chargeLimits(req: ShellRequest, limits: SessionLimits, found: CommandEffectsResult, stateDir: string, lock: RootLock): ErrorInfo | null {
   if (found.changes.length === 0) return null;
-  if (req.session) return new SessionLedger(stateDir, lock, req.session).charge(constraints, found.changes, req.tool);
-  const v = new ConstraintGuard(constraints).checkChanges(found.changes, { tool: req.tool }, false);
+  if (req.session) return new SessionLedger(stateDir, lock, req.session).charge(limits, found.changes, req.tool);
+  const v = new ConstraintGuard(limits.constraints, limits.guard).checkChanges(found.changes, { tool: req.tool }, false);
   return v ? { code: ErrorCode.CONSTRAINT, message: v.message, hint: v.hint, ...defined({ path: v.path }) } : null;
 }
 

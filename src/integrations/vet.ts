@@ -22,7 +22,7 @@ import { openProjectAt } from '../host/project.js';
 import { protectedRefusal } from '../workspace/policy.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { NativeEdit } from './native-edit.js';
-import { SessionLedger } from './session-ledger.js';
+import { SessionLedger, sessionLimits } from './session-ledger.js';
 
 export type Verdict = { allow: true; changes: FileChange[]; diff: string; checkpoint: string | null } | { allow: false; error: ErrorInfo };
 
@@ -37,8 +37,10 @@ export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?:
     // The Project every route opens (host/project.ts): the one loader, the protected set (an explicit config is a member),
     // the edit options and the language hooks — the same values the file tools, the CLI and the sandbox read.
     const project = openProjectAt(root, { configFile });
-    const { ws, config } = project;
-    const guard = new ConstraintGuard(config.constraints, { mode: 'interactive' });
+    const { ws } = project;
+    // A client session's limits: the interactive profile's (only the caps a layer of the config set), and where each was set.
+    const limits = sessionLimits(project);
+    const guard = new ConstraintGuard(limits.constraints, limits.guard);
     const tool = toolOf(edit);
     // A client's own edit tool is judged as editwarden's file tool: it needs no person.
     const restricted = guard.checkTool(tool, { tool }, false);
@@ -77,7 +79,7 @@ export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?:
     if (violation) return deny(violationError(violation));
     // …and on top of what this client session already changed (each hook call is its own process).
     if (edit.session) {
-      const refused = new SessionLedger(ws.stateDir, project.transactions.checkpoints.lock, edit.session).charge(config.constraints, changes, tool);
+      const refused = new SessionLedger(ws.stateDir, project.transactions.checkpoints.lock, edit.session).charge(limits, changes, tool);
       if (refused) return deny(refused);
     }
 
@@ -89,6 +91,8 @@ export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?:
       client: edit.client,
       tool: edit.tool,
       ...(edit.call !== undefined ? { call: edit.call } : {}),
+      // The client's session: `undo --session <id>` and `undo --list` group its steps by it.
+      ...(edit.session ? { session: edit.session.session } : {}),
     });
     return { allow: true, changes, diff, checkpoint: manifest.id };
   } catch (error) {

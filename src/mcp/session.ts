@@ -27,6 +27,7 @@ import { runProfile } from '../runs/profile.js';
 import { Run } from '../runs/run.js';
 import type { Config } from '../config/config.js';
 import { loadProjectConfig } from '../config/load.js';
+import { type ConfigLayers, ignoredNotice } from '../config/layers.js';
 import { ErrorCode, toErrorInfo } from '../errors.js';
 import type { Attendance } from '../config/modes.js';
 import { ToolRunner, type RunSummary } from '../tools/runner.js';
@@ -71,6 +72,8 @@ interface OpenRoot {
   ws: Workspace;
   transactions: TransactionLayer;
   config: Config;
+  /** Which layer set each key (config/layers.ts): a mode's defaults give way to these; a limit's refusal names its file. */
+  layers: ConfigLayers;
   /** What this root's config offers and serves (tools/toolset.ts, client mcp). */
   toolset: Toolset;
   apply: ToolContext['apply'];
@@ -228,14 +231,15 @@ export class McpSession {
     const r = this.runner;
     if (r) {
       if (this.options.mode === 'headless') return r;
-      const fresh = r.state === 'running' && r.guard.remainingMs() > r.guard.timeoutMs / 2;
+      // No time limit (an interactive session's, unless set): a run is fresh while it runs.
+      const fresh = r.state === 'running' && (!Number.isFinite(r.guard.timeoutMs) || r.guard.remainingMs() > r.guard.timeoutMs / 2);
       if (fresh) return r;
       this.endRun();
     }
     this.runner = ToolRunner.start({
       ws: open.ws,
       config: open.config,
-      run: new Run({ profile: runProfile(this.options.mode, { config: open.config }) }),
+      run: new Run({ profile: runProfile(this.options.mode, { config: open.config, layers: open.layers }) }),
       tools: open.toolset.tools,
       transactions: open.transactions,
       apply: open.apply,
@@ -281,8 +285,10 @@ export class McpSession {
       this.options.log(`editwarden mcp: the client's roots changed; workspace ${this.open.root} → ${choice.root}`);
       this.release();
     }
-    const { config: file, trust } = loadProjectConfig(choice.root, this.options.configFile);
-    const toolset = toolsetFor(runProfile(this.options.mode, { config: file }), file, { client: 'mcp' });
+    const { config: file, trust, layers } = loadProjectConfig(choice.root, this.options.configFile);
+    const toolset = toolsetFor(runProfile(this.options.mode, { config: file, layers }), file, { client: 'mcp' });
+    const notice = ignoredNotice(layers);
+    if (notice) this.options.log(`editwarden mcp: note: ${notice}`);
     const loaded = toolset.config;
     const config = this.options.unsandboxed ? { ...loaded, sandbox: { ...loaded.sandbox, allow_unsandboxed: true } } : loaded;
     const opened = openProject(choice.root, config, { languageHooks: 'session', configFiles: this.options.configFile !== undefined ? [this.options.configFile] : undefined, trust });
@@ -295,6 +301,7 @@ export class McpSession {
       ws: opened.ws,
       transactions: opened.transactions,
       config,
+      layers,
       toolset,
       apply: opened.applyOptions,
     };

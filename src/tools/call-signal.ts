@@ -7,6 +7,9 @@
  */
 import { CallStop, type StopCause, type ToolResult } from './types.js';
 
+/** Node's longest timer (2^31 - 1 ms): a longer (or infinite) delay fires after 1 ms instead. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export class CallSignal {
   private readonly controller = new AbortController();
   private deadline: NodeJS.Timeout | undefined;
@@ -41,7 +44,10 @@ export class CallSignal {
   /** (Re-)arms the deadline for the time the run has left. */
   arm(): void {
     clearTimeout(this.deadline);
-    this.deadline = setTimeout(this.stopper('deadline'), Math.max(0, this.remainingMs()));
+    const left = this.remainingMs();
+    // No time limit (an interactive session's, profile.ts): no deadline. Past Node's longest timer, setTimeout would fire at once.
+    if (left > MAX_TIMER_MS) return;
+    this.deadline = setTimeout(this.stopper('deadline'), Math.max(0, left));
   }
 
   dispose(): void {

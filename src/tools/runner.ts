@@ -62,7 +62,7 @@ import {
   type ToolRunnerOptions,
 } from './calls.js';
 import { ToolRegistry } from './registry.js';
-import { runProfile, type RunProfile } from '../runs/profile.js';
+import { configUnder, runProfile, type RunProfile } from '../runs/profile.js';
 import { prepareCall, ToolErrorCode, type AnyTool, type Invocation, type StopCause, type ToolContext, type ToolResult } from './types.js';
 
 export * from './calls.js';
@@ -116,13 +116,19 @@ export class ToolRunner {
   private constructor(options: ToolRunnerOptions) {
     this.options = options;
     this.ws = options.ws;
-    this.config = options.config;
     this.run = options.run ?? new Run({ profile: runProfile('headless', { config: options.config }) });
     this.profile = this.run.profile;
+    // The limits of the run's mode (profile.ts): an interactive session's caps are only those the config set.
+    this.config = configUnder(options.config, this.profile);
     // The guard's question is only whether a person is there to ask.
     this.mode = this.profile.approval === 'person' ? 'interactive' : 'headless';
     this.registry = new ToolRegistry(options.tools);
-    this.guard = new ConstraintGuard(options.config.constraints, { mode: this.mode, ...(options.timing?.now ? { now: options.timing.now } : {}) });
+    this.guard = new ConstraintGuard(this.config.constraints, {
+      mode: this.mode,
+      ...(options.timing?.now ? { now: options.timing.now } : {}),
+      // Where each limit was set (the profile knows when the config's layers were read): a refusal names the file.
+      ...(this.profile.limitSource ? { limitSource: this.profile.limitSource } : {}),
+    });
     this.runId = this.run.id;
     this.runDir = options.artifacts === false ? null : ensureRunDir(options.ws, this.runId);
     this.transactions = options.transactions ?? transactionsOf(options.ws) ?? noLayer();

@@ -28,6 +28,9 @@ import { SERVICE_TOOLS } from './service-tools.js';
 import type { AnyTool, ImplicitGrant, ToolAnnotations, ToolKind } from './types.js';
 import { writeFileTool } from './write-file.js';
 
+/** A write tool of any schema (AnyTool's write half). */
+type AnyWriteTool = Extract<AnyTool, { kind: 'write' }>;
+
 /** The agent's tools, in the order a model should meet them (the library exports them as BUILTIN_TOOLS). */
 export const AGENT_TOOLS: readonly AnyTool[] = [readFileTool, listFilesTool, searchFilesTool, editFileTool, writeFileTool, applyPatchTool, executeCommandTool, taskCompletionTool, askQuestionTool, converseTool, activeEditTool];
 
@@ -60,6 +63,15 @@ export function toolAliases(tools: readonly AnyTool[] = [...AGENT_TOOLS, ...MCP_
   const out: Record<string, string> = {};
   for (const tool of tools) for (const alias of tool.aliases ?? []) out[alias] = tool.name;
   return out;
+}
+
+/**
+ * The MCP server's tool named `name` (or an alias of it) when it writes project files (kind write): what a
+ * client's hook charges to the session's limits before the server runs it (integrations/mcp-call.ts).
+ */
+export function mcpWriteTool(name: string): AnyWriteTool | undefined {
+  const canonical = toolAliases()[name] ?? name;
+  return MCP_TOOLS.find((t): t is AnyWriteTool => t.name === canonical && t.kind === 'write');
 }
 
 /** Every name of tools/ that allowed_tools may list: each tool of every client, and the aliases. */

@@ -34,13 +34,37 @@ function doctor(only?: string, env: NodeJS.ProcessEnv = process.env): { code: nu
 describe('editwarden doctor', () => {
   it('a healthy project passes every check, and the doctor creates nothing', () => {
     const r = doctor();
-    expect(Object.keys(r.checks)).toEqual(['node', 'git', 'grammars', 'config', 'trust', 'state folder', 'sandbox', 'client hooks']);
+    expect(Object.keys(r.checks)).toEqual(['node', 'git', 'grammars', 'config', 'trust', 'limits', 'state folder', 'sandbox', 'client hooks']);
     expect(r.checks.sandbox!.detail).toMatch(/^Commands run in bwrap: /);
     expect(r.code).toBe(0);
     expect(r.ok).toBe(true);
     expect(r.checks.grammars!.detail).toMatch(/^\d+ tree-sitter grammars load\.$/);
     expect(r.checks.git!.detail).toMatch(/^git version /);
     expect(fs.readdirSync(root)).toEqual([]);
+  });
+
+  it('says which limits apply by mode and where to change them; an untrusted raise is named as not applied, a person’s own value as winning', () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-doctor-home-'));
+    try {
+      const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: '', XDG_DATA_HOME: '' };
+      const none = doctor('limits', env).checks.limits!.detail;
+      expect(none).toContain("client sessions (its edit tools, its shell, editwarden's MCP tools; a person watches and undo covers them): no file, line, token or time caps");
+      expect(none).toContain('headless runs (editwarden exec, run, the GitHub Action, mcp --headless): max_files 10, max_lines_changed 500, max_tokens 50000, timeout 300 s');
+      expect(none).toContain(`Change them in your own config ${path.join(home, '.config', 'editwarden', 'config.yml')}`);
+      fs.writeFileSync(path.join(root, '.editwarden.yml'), 'constraints:\n  max_files: 40\n  max_lines_changed: 100\n');
+      const raised = doctor('limits', env).checks.limits!.detail;
+      expect(raised).toContain('mcp --headless): max_files 10, max_lines_changed 100,');
+      expect(raised).toContain('covers them): max_lines_changed 100');
+      expect(raised).toContain('Not applied: ');
+      expect(raised).toContain('constraints.max_files: 40 (in force: 10)');
+      fs.mkdirSync(path.join(home, '.config', 'editwarden'), { recursive: true });
+      fs.writeFileSync(path.join(home, '.config', 'editwarden', 'config.yml'), 'constraints:\n  max_lines_changed: 900\n');
+      const yours = doctor('limits', env).checks.limits!.detail;
+      expect(yours).toContain('Your own config sets constraints.max_lines_changed: 900; ');
+      expect(yours).toContain('covers them): max_lines_changed 900');
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('a mistyped config key fails the config check, naming the key and the nearest one', () => {
@@ -130,7 +154,7 @@ describe('doctor --only', () => {
     expect(Object.keys(doctor('git,config').checks)).toEqual(['git', 'config']);
     const r = spawnSync(process.execPath, [BIN, 'doctor', '--root', root, '--only', 'gti', '--json'], { encoding: 'utf8' });
     expect(r.status).toBe(64);
-    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'E_USAGE', hint: 'The checks are: node, git, grammars, config, trust, state folder, sandbox, client hooks.' });
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'E_USAGE', hint: 'The checks are: node, git, grammars, config, trust, limits, state folder, sandbox, client hooks.' });
   });
 });
 

@@ -12,7 +12,8 @@ import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { ConfigSchema, defaultConfig } from '../../src/config/config.js';
 import { inspectConfig, loadConfig } from '../../src/config/load.js';
-import { TRUST_RULES } from '../../src/config/trust-keys.js';
+import { isBound, TRUST_RULES, valueAt } from '../../src/config/trust-keys.js';
+import { ignoredNotice } from '../../src/config/layers.js';
 import { listTrusted, revokeFile, trustFile } from '../../src/config/trust-store.js';
 import { codeOf } from '../error-code.js';
 import { tempDir } from '../temp-dirs.js';
@@ -127,11 +128,18 @@ describe('an untrusted repository config may only tighten', () => {
         write(YAML.stringify(data));
         const inspection = inspectConfig(root, undefined, env);
         expect(inspection.loosenings.map((l) => l.key).sort()).toEqual(loose.sort());
-        if (loose.length === 0) {
+        // A loosened bound (a limit, a timeout, a size) is not applied — the person's value stands, named in a notice;
+        // any other loosening key is refused, and the refusal names exactly those.
+        const bounds = loose.filter(isBound);
+        const refused = loose.filter((k) => !isBound(k));
+        expect(inspection.layers.ignored.map((l) => l.key).sort()).toEqual(bounds.sort());
+        for (const key of bounds) expect(valueAt(inspection.config, key)).toEqual(valueAt(defaultConfig(), key));
+        if (refused.length === 0) {
           expect(inspection.refusal).toBeNull();
         } else {
           expect(inspection.refusal?.code).toBe('E_UNTRUSTED_CONFIG');
-          for (const key of loose) expect(inspection.refusal?.message).toContain(`${key}:`);
+          for (const key of refused) expect(inspection.refusal?.message).toContain(`${key}:`);
+          for (const key of bounds) expect(inspection.refusal?.message).not.toContain(`${key}:`);
           expect(inspection.refusal?.hint).toContain(`editwarden trust --root ${root}`);
         }
       }),
@@ -222,12 +230,39 @@ describe("the person's own config", () => {
     fs.mkdirSync(path.dirname(userConfig), { recursive: true });
     fs.writeFileSync(userConfig, 'constraints:\n  max_files: 50\nsandbox:\n  network: true\n');
     expect(loadConfig(root, undefined, env)).toMatchObject({ constraints: { max_files: 50 }, sandbox: { network: true } });
-    write('constraints:\n  max_files: 30\n');
-    expect(loadConfig(root, undefined, env)).toMatchObject({ constraints: { max_files: 30 }, sandbox: { network: true } });
+    // A bound the person set is theirs: the repository's lower value does not apply to them (doctor says so)…
+    write('constraints:\n  max_files: 30\n  max_lines_changed: 40\n');
+    const lower = inspectConfig(root, undefined, env);
+    expect(lower.config).toMatchObject({ constraints: { max_files: 50, max_lines_changed: 40 }, sandbox: { network: true } });
+    expect(lower.layers.yoursOver).toEqual([{ key: 'constraints.max_files', yours: '50', repository: '30' }]);
+    expect(lower.layers.setBy).toMatchObject({ 'constraints.max_files': 'yours', 'constraints.max_lines_changed': 'repository' });
+    // …nor does a higher one, and nothing is refused for it.
     write('constraints:\n  max_files: 60\n');
+    expect(inspectConfig(root, undefined, env)).toMatchObject({ refusal: null, config: { constraints: { max_files: 50 } } });
+    // A loosening that is not a bound is still refused, naming the person's own file as the other way.
+    write('sandbox:\n  writable: ["/outside"]\n');
     const refused = inspectConfig(root, undefined, env).refusal;
-    expect(refused?.message).toContain('constraints.max_files: 60 (yours: 50)');
+    expect(refused?.message).toContain('sandbox.writable: ["/outside"] (yours: [])');
     expect(refused?.hint).toContain(userConfig);
+  });
+
+  it('a raise of an untrusted repository file is not applied and is named in a notice; trusted, it applies', () => {
+    const { env, root, write } = world();
+    write('constraints:\n  max_files: 60\n  max_lines_changed: 100\n');
+    const untrusted = inspectConfig(root, undefined, env);
+    expect(untrusted.refusal).toBeNull();
+    expect(untrusted.config.constraints).toMatchObject({ max_files: 10, max_lines_changed: 100 });
+    expect(untrusted.layers.ignored).toEqual([{ key: 'constraints.max_files', value: '60', baseline: '10' }]);
+    // Not applied, so not "set": an interactive session stays without a file cap; the tightening is set.
+    expect(untrusted.layers.setBy).toEqual({ 'constraints.max_lines_changed': 'repository' });
+    expect(ignoredNotice(untrusted.layers)).toContain(`constraints.max_files: 60 (in force: 10)`);
+    expect(ignoredNotice(untrusted.layers)).toContain(`editwarden trust --root ${root}`);
+    expect(loadConfig(root, undefined, env).constraints.max_files).toBe(10);
+    trustFile(path.join(root, '.editwarden.yml'), env);
+    const trusted = inspectConfig(root, undefined, env);
+    expect(trusted.config.constraints.max_files).toBe(60);
+    expect(trusted.layers.ignored).toEqual([]);
+    expect(ignoredNotice(trusted.layers)).toBeNull();
   });
 
   it('an invalid user config is refused naming its own path', () => {

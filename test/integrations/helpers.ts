@@ -57,6 +57,8 @@ export interface ClientOptions {
   installed?: boolean;
   /** More of the client's environment (e.g. the person's XDG_DATA_HOME, where a project-local install's record lives). */
   env?: NodeJS.ProcessEnv;
+  /** The person's HOME for the client and its hooks (default: a new empty folder): their own config lives under it. */
+  home?: string;
 }
 
 export const THIRTY_LINES = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
@@ -137,7 +139,7 @@ export async function runClaude(root: string, calls: ScriptedCall[], extraArgs: 
     step++;
     return { tool_calls: [{ name: call.name, arguments: call.args }] };
   });
-  const home = tempDir('ew-home-');
+  const home = options.home ?? tempDir('ew-home-');
   try {
     const ran = await runClient(CLAUDE, ['-p', 'Make the change.', '--output-format', 'json', '--permission-mode', 'acceptEdits', ...extraArgs], root, timeoutMs, {
       PATH: clientPath(options.installed ?? true),

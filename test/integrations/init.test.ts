@@ -115,7 +115,7 @@ describe('what init writes for Claude Code', () => {
       hooks: Record<string, Array<{ matcher: string; hooks: Array<{ command: string }> }>>;
       enabledMcpjsonServers: string[];
     };
-    expect(settings.hooks.PreToolUse?.[0]?.matcher).toBe('Edit|Write|MultiEdit|NotebookEdit|Bash');
+    expect(settings.hooks.PreToolUse?.[0]?.matcher).toBe('Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__editwarden__.*');
     expect(settings.hooks.PostToolUse?.[0]?.matcher).toBe('Edit|Write|MultiEdit|NotebookEdit');
     expect(settings.hooks.PreToolUse?.[0]?.hooks[0]?.command).toContain('"$ew" hook claude pre-tool-use;');
     expect(settings.hooks.PostToolUse?.[0]?.hooks[0]?.command).toContain('"$ew" hook claude post-tool-use;');

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { CONFIG_FILE } from '../../config/config.js';
 import { configuredKeys } from '../../config/configured.js';
+import { limitsLines } from '../../integrations/limits-summary.js';
 import { DEFAULT_CONFIG } from '../../config/defaults.js';
 import { type ConfigInspection, inspectConfig, loadConfig } from '../../config/load.js';
 import { trustRefusal } from '../../config/trust-state.js';
@@ -171,6 +172,10 @@ export function doctorChecks(context: DoctorContext): DoctorCheck[] {
       run: async () => trustCheck(project()),
     },
     {
+      name: 'limits',
+      run: async () => limitsCheck(project()),
+    },
+    {
       name: 'state folder',
       run: async () => stateFolderCheck(stateDir),
     },
@@ -251,11 +256,24 @@ export function trustCheck(judged: JudgedProject): CheckResult {
   if (trust.state === 'none') return { ok: true, detail: `${userLine} No repository config.` };
   const name = path.relative(judged.root, trust.file) || trust.file;
   const state = trust.state === 'own' ? 'yours (outside the repository)' : trust.state === 'changed' ? 'changed since you trusted it' : trust.state;
-  const keys = trust.loosenings.map((l) => `${l.key}: ${l.value}`).join(', ');
+  // A raised bound of an untrusted file is not applied (load.ts): it is no loosening in effect.
+  const ignored = judged.inspection.layers.ignored;
+  const inEffect = trust.loosenings.filter((l) => !ignored.some((i) => i.key === l.key));
+  const keys = inEffect.map((l) => `${l.key}: ${l.value}`).join(', ');
   const refusal = trustRefusal(trust);
   if (refusal !== null) return { ok: false, detail: `${userLine} ${name} is ${state} and loosens the guard (${keys}): every command refuses it (${refusal.code}).`, fix: refusal.hint };
-  const effect = trust.loosenings.length === 0 ? 'it only tightens the guard.' : `loosening keys in effect: ${keys}.`;
-  return { ok: true, detail: `${userLine} ${name} is ${state}; ${effect}` };
+  const effect = inEffect.length === 0 ? 'it only tightens the guard.' : `loosening keys in effect: ${keys}.`;
+  const notApplied = ignored.length === 0 ? '' : ` Not applied until you trust it: ${ignored.map((l) => `${l.key}: ${l.value} (in force: ${l.baseline})`).join(', ')}.`;
+  return { ok: true, detail: `${userLine} ${name} is ${state}; ${effect}${notApplied}` };
+}
+
+/**
+ * The limits by mode (an interactive client session's caps, a headless run's), where to change them, where the
+ * person's own config replaced a value of the repository's file, and a raise that is not applied.
+ */
+export function limitsCheck(judged: JudgedProject): CheckResult {
+  if ('error' in judged) return { ok: true, detail: 'Not judged: the config check names what is wrong with the file.' };
+  return { ok: true, detail: limitsLines(judged.inspection.config, judged.inspection.layers, 'client').join('\n') };
 }
 
 /** `.editwarden/`: a real, writable folder that git ignores, with no unfinished transaction or stale lock. Reads only. */

@@ -14,6 +14,7 @@ import type { Command } from 'commander';
 import { addConstraintOptions, constraintOverrides, type ConstraintFlags } from '../constraint-flags.js';
 import type { Config } from '../../config/config.js';
 import type { ConfigTrust } from '../../config/trust-state.js';
+import { type ConfigLayers, ignoredNotice, leafKeys, withFlagKeys } from '../../config/layers.js';
 import { EditwardenError, ErrorCode, type ErrorInfo, ExitCode } from '../../errors.js';
 import { formatStatus, startRunStatus } from '../run-status.js';
 import type { CallRecord, RunSummary, ToolCall, ToolRunner } from '../../tools/runner.js';
@@ -80,12 +81,15 @@ async function runExec(file: string, flags: ExecFlags, io: Io): Promise<number> 
   const root = flags.root ?? process.cwd();
   let config: Config;
   let trust: ConfigTrust;
+  let layers: ConfigLayers;
   let lines: CallLine[];
   try {
     const loaded = loadProjectConfig(root, flags.config);
     const base = loaded.config;
     trust = loaded.trust;
-    config = withOverrides(base, constraintOverrides(base, flags));
+    const overrides = constraintOverrides(base, flags);
+    config = withOverrides(base, overrides);
+    layers = withFlagKeys(loaded.layers, leafKeys(overrides));
     lines = parseCallLines(file === '-' ? await readAll(io.stdin) : readCalls(file));
   } catch (error) {
     return refuseBeforeRun(error, flags, io);
@@ -97,7 +101,7 @@ async function runExec(file: string, flags: ExecFlags, io: Io): Promise<number> 
     runner = ToolRunner.start({
       ws: opened.ws,
       config,
-      run: new Run({ profile: runProfile('headless', { config }) }),
+      run: new Run({ profile: runProfile('headless', { config, layers }) }),
       transactions: opened.transactions,
       apply: opened.applyOptions,
       // `editwarden log` tells an exec of recorded calls from an agent's own run.
@@ -108,6 +112,9 @@ async function runExec(file: string, flags: ExecFlags, io: Io): Promise<number> 
   }
 
   const color = useColor(io);
+  // A raise the repository's untrusted file asked for is not applied: say so once, before the run.
+  const notice = ignoredNotice(layers);
+  if (notice && !flags.json) io.stderr.write(`${paint(useColor(io, 'stderr'), 'yellow', 'note:')} ${notice}\n`);
   const status = flags.json ? null : startRunStatus(io.stderr, () => runner.totals(), config.constraints);
   const printed: Array<{ line: number; record?: CallRecord; error?: ErrorInfo }> = [];
   let failed = false;

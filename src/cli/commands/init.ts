@@ -11,6 +11,7 @@ import { CLIENTS } from '../../integrations/index.js';
 import { applyInit, diffOf, planInit, portableConfigPath } from '../../integrations/init.js';
 import { launcherBundle } from '../../integrations/client.js';
 import { recordGuard } from '../../integrations/guard-install.js';
+import { projectLimitsLines } from '../../integrations/limits-summary.js';
 import { paintDiff, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 import { defined } from '../../defined.js';
 
@@ -58,7 +59,17 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
           if (guard !== null) out.push(guardRecorded(guard.parts[0] as string, guard.digest));
           if (flags.dryRun) out.push('dry run: nothing was written.');
           if (flags.remove) out.push('', `editwarden no longer guards ${name} in this project: its hooks and MCP entry are gone; every other setting is as it was.`);
-          else out.push('', client.coverage, 'Undo the last change with: editwarden undo', `Take this out again with: editwarden init ${name} --remove`);
+          else
+            out.push(
+              '',
+              client.coverage,
+              '',
+              // What applies in this project and where to change it (the hooks enforce exactly this).
+              ...projectLimitsLines(root, name, flags.config === undefined ? undefined : path.resolve(root, flags.config)),
+              '',
+              'Undo the last change with: editwarden undo (a whole session: editwarden undo --session last)',
+              `Take this out again with: editwarden init ${name} --remove`,
+            );
           io.stdout.write(`${out.join('\n')}\n`);
         }
         setExit(ExitCode.OK);

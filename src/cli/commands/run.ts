@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { Config } from '../../config/config.js';
 import type { ConfigTrust } from '../../config/trust-state.js';
+import type { ConfigLayers } from '../../config/layers.js';
 import { ErrorCode, formatRefusal, toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { apiKeyEnvProblem, providerFromFlags } from '../model-flags.js';
 import { RUN_MODES, type RunMode } from '../../config/modes.js';
@@ -101,6 +102,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   let trust: ConfigTrust;
   /** The keys the user set (file and flags): the Editor's own defaults give way to them. */
   let configured: string[] = [];
+  let layers: ConfigLayers | undefined;
   let maxTurns: number | undefined;
   let maxOutputTokens: number | undefined;
   let buildTimeout: number | undefined;
@@ -112,7 +114,9 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
     trust = loaded.trust;
     const overrides = { ...constraintOverrides(base, flags), ...defined({ active_edit_enabled: flags.activeEdit ? true : undefined }) };
     config = withOverrides(base, overrides);
-    configured = (await import('../../config/configured.js')).configuredKeys(root, flags.config, overrides);
+    const { configuredOf, leafKeys, withFlagKeys } = await import('../../config/layers.js');
+    layers = withFlagKeys(loaded.layers, leafKeys(overrides));
+    configured = configuredOf(layers);
     maxTurns = positive(flags.maxTurns, '--max-turns');
     maxOutputTokens = positive(flags.maxOutputTokens, '--max-output-tokens');
     buildTimeout = positive(flags.buildTimeout, '--build-timeout');
@@ -144,7 +148,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   const color = useColor(io);
   let opened;
   try {
-    opened = await openForCommand(root, config, io, json, flags.config, trust);
+    opened = await openForCommand(root, config, io, json, flags.config, trust, layers);
   } catch (error) {
     return refuse(toErrorInfo(error), flags, io);
   }
@@ -208,7 +212,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
 
   try {
     const result = await runAgentSession({
-      project: { ws: opened.ws, config, transactions: opened.transactions, applyHooks: opened.applyHooks },
+      project: { ws: opened.ws, config, transactions: opened.transactions, applyHooks: opened.applyHooks, layers: opened.layers },
       mode,
       provider,
       task,

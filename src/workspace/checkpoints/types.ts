@@ -68,7 +68,7 @@ export type CheckpointOrigin =
    */
   | { kind: 'safety'; before: string; cause?: RestoreCause; group?: string; label?: string }
   /** Taken by a client hook (`editwarden hook`) before an agent's own edit tool wrote these files. */
-  | { kind: 'hook'; client: string; tool: string; call?: string }
+  | { kind: 'hook'; client: string; tool: string; call?: string; session?: string }
   /**
    * The state before a shell command, of exactly the paths it changed
    * (steps.ts `recordCommandStep`): written after the command ran, from the

@@ -1,0 +1,54 @@
+/**
+ * One ledger per client session, every route, through the real binary's
+ * hook: a native Write, the client's shell and editwarden's own MCP tools
+ * (`mcp__editwarden__*`, which Claude Code's PreToolUse sees) are charged to
+ * the same session's limits — and the session's limits are the interactive
+ * profile's: none unless the config sets them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cleanup, editwarden, project } from './helpers.js';
+
+afterAll(cleanup);
+
+function hook(root: string, input: unknown): ReturnType<typeof editwarden> {
+  return editwarden(['hook', 'claude', 'pre-tool-use', '--root', root], { input: JSON.stringify(input) });
+}
+
+function denial(out: string): string | null {
+  if (out.trim() === '') return null;
+  const parsed = JSON.parse(out) as { hookSpecificOutput: { permissionDecision?: string; permissionDecisionReason?: string } };
+  return parsed.hookSpecificOutput.permissionDecision === 'deny' ? (parsed.hookSpecificOutput.permissionDecisionReason ?? '') : null;
+}
+
+describe("editwarden's MCP tools count against the client session's ledger", () => {
+  it('under max_files: 1, a native Write then mcp__editwarden__write_file of another file in the same session is refused; another session, a dry run and a read are not charged', () => {
+    const root = project({ '.editwarden.yml': 'constraints:\n  max_files: 1\n', 'seen.txt': 'x\n' });
+    const native = hook(root, { session_id: 's-1', tool_name: 'Write', tool_use_id: 't1', tool_input: { file_path: path.join(root, 'native.txt'), content: 'native\n' } });
+    expect(denial(native.stdout)).toBeNull();
+    // A preview and a read write nothing: never charged.
+    expect(denial(hook(root, { session_id: 's-1', tool_name: 'mcp__editwarden__write_file', tool_input: { path: 'mcp.txt', content: 'mcp\n', dry_run: true } }).stdout)).toBeNull();
+    expect(denial(hook(root, { session_id: 's-1', tool_name: 'mcp__editwarden__read_file', tool_input: { path: 'seen.txt' } }).stdout)).toBeNull();
+    const mcp = denial(hook(root, { session_id: 's-1', tool_name: 'mcp__editwarden__write_file', tool_input: { path: 'mcp.txt', content: 'mcp\n' } }).stdout);
+    expect(mcp).toContain('E_CONSTRAINT');
+    expect(mcp).toContain('2 of 1 files used in this session: native.txt, mcp.txt');
+    expect(mcp).toContain(`constraints.max_files, set in ${path.join(root, '.editwarden.yml')}`);
+    // The same call in another session fits that session's own ledger.
+    expect(denial(hook(root, { session_id: 's-2', tool_name: 'mcp__editwarden__write_file', tool_input: { path: 'mcp.txt', content: 'mcp\n' } }).stdout)).toBeNull();
+    // An edit_file the server would refuse (its old_text is not there) is the server's to refuse: not charged here.
+    expect(denial(hook(root, { session_id: 's-3', tool_name: 'mcp__editwarden__edit_file', tool_input: { path: 'seen.txt', old_text: 'absent', new_text: 'y' } }).stdout)).toBeNull();
+    expect(denial(hook(root, { session_id: 's-3', tool_name: 'Write', tool_input: { file_path: path.join(root, 'other.txt'), content: 'o\n' } }).stdout)).toBeNull();
+  });
+
+  it('with no config, a session has no file cap: 12 native Writes and an MCP write of a 13th file pass the hook', () => {
+    const root = project({});
+    for (let i = 0; i < 12; i++) {
+      const r = hook(root, { session_id: 's', tool_name: 'Write', tool_use_id: `t${i}`, tool_input: { file_path: path.join(root, `f${i}.txt`), content: `${i}\n` } });
+      expect(denial(r.stdout), r.stderr).toBeNull();
+      fs.writeFileSync(path.join(root, `f${i}.txt`), `${i}\n`);
+    }
+    const long = Array.from({ length: 600 }, (_, i) => `l${i}`).join('\n');
+    expect(denial(hook(root, { session_id: 's', tool_name: 'mcp__editwarden__write_file', tool_input: { path: 'long.txt', content: long } }).stdout)).toBeNull();
+  });
+});
