@@ -146,6 +146,19 @@ const ReportsSchema = z
   })
   .strict();
 
+const IgnoredCoverageSchema = z
+  .object({
+    /** Whether a command's checkpoint covers the ignored files it deletes or rewrites. */
+    enabled: z.boolean().default(DEFAULT_CONFIG.checkpoints.ignored.enabled),
+    /** Largest ignored file kept; a larger one a command changes is named as not kept. */
+    max_file_bytes: z.number().int().positive().default(DEFAULT_CONFIG.checkpoints.ignored.max_file_bytes),
+    /** Largest total of ignored files' bytes the store keeps for the project. */
+    max_total_bytes: z.number().int().positive().default(DEFAULT_CONFIG.checkpoints.ignored.max_total_bytes),
+    /** Folders (gitignore patterns, e.g. `vendor/`) whose ignored files are not kept: they can be rebuilt; `!build/` takes one off the built-in list. */
+    rebuildable: z.array(z.string().min(1)).default(() => [...DEFAULT_CONFIG.checkpoints.ignored.rebuildable]),
+  })
+  .strict();
+
 const CheckpointsSchema = z
   .object({
     /** Automatic retention: commands prune to the newest N checkpoints once there are N + 10% more. 0 keeps all. */
@@ -154,6 +167,7 @@ const CheckpointsSchema = z
     max_file_bytes: z.number().int().positive().default(DEFAULT_CONFIG.checkpoints.max_file_bytes),
     /** Largest total the checkpoint store holds; old checkpoints are pruned to make room, then E_CHECKPOINT_TOO_LARGE. */
     max_total_bytes: z.number().int().positive().default(DEFAULT_CONFIG.checkpoints.max_total_bytes),
+    ignored: IgnoredCoverageSchema.default(() => IgnoredCoverageSchema.parse({})),
   })
   .strict();
 

@@ -40,7 +40,13 @@ export const DEFAULT_CONFIG = {
     syntax_guard: 'refuse' as 'refuse' | 'warn' | 'off',
   },
   reports: { controlled_edit: 'docs/telemetry/controlled_edit_report.md' },
-  checkpoints: { keep_last: 500, max_file_bytes: 256 * 1024 * 1024, max_total_bytes: 8 * 1024 * 1024 * 1024 },
+  checkpoints: {
+    keep_last: 500,
+    max_file_bytes: 256 * 1024 * 1024,
+    max_total_bytes: 8 * 1024 * 1024 * 1024,
+    // Ignored files a command deletes or rewrites (docs/checkpoints.md, "Ignored files"); `rebuildable` adds to (or, `!name/`, takes from) the built-in list.
+    ignored: { enabled: true, max_file_bytes: 16 * 1024 * 1024, max_total_bytes: 512 * 1024 * 1024, rebuildable: [] as string[] },
+  },
   search: { timeout: 30 },
   scouts: {},
   sandbox: { enabled: true, network: false, git_writable: false, allow_unsandboxed: false, env: [], readable: [], writable: [] },

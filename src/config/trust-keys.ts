@@ -71,6 +71,12 @@ export const TRUST_RULES: Readonly<Record<string, TrustRule>> = {
   'checkpoints.keep_last': { kind: 'person' },
   'checkpoints.max_file_bytes': { kind: 'at-most' },
   'checkpoints.max_total_bytes': { kind: 'person' },
+  // Ignored files a command deletes are kept for undo: switching it off, lower caps or more rebuildable folders keep fewer.
+  // Higher caps stay bounded by checkpoints.max_file_bytes / max_total_bytes, which only the person sets.
+  'checkpoints.ignored.enabled': { kind: 'stays-on' },
+  'checkpoints.ignored.max_file_bytes': { kind: 'at-least' },
+  'checkpoints.ignored.max_total_bytes': { kind: 'at-least' },
+  'checkpoints.ignored.rebuildable': { kind: 'subset' },
   'search.timeout': { kind: 'at-most' },
   // A second model that is sent the scouts' payloads (the code) on the person's key.
   'scouts.model': { kind: 'person' },

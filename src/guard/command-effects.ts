@@ -34,6 +34,8 @@ import { diffIndex } from '../workspace/checkpoints/index-diff.js';
 import { recordCommandStep, type CommandOrigin } from '../workspace/checkpoints/steps.js';
 import type { CheckpointChange, Manifest } from '../workspace/checkpoints/types.js';
 import { readExcludeFile } from '../workspace/checkpoints/walk.js';
+import type { IgnoredSnapshot, NotKept } from '../workspace/checkpoints/ignored.js';
+import { manifestIgnoreSource } from '../workspace/checkpoints/restore.js';
 import { governingChanges, revertGoverning, snapshotGoverning, type GoverningChange, type GoverningSnapshot } from '../workspace/governing.js';
 import type { FileChange } from './constraints.js';
 import { countChangedLines, type ByteSource } from './line-count.js';
@@ -50,6 +52,8 @@ export interface EffectsMark {
   step?: Omit<CommandOrigin, 'kind'>;
   /** The lease on a reused index (command-index.ts), ended once the step is written. */
   lease?: string;
+  /** The ignored files as they were before the command (ignored.ts); absent when the coverage is off. */
+  ignored?: IgnoredSnapshot;
 }
 
 export interface CommandEffectsResult {
@@ -58,6 +62,8 @@ export interface CommandEffectsResult {
   governing: GoverningChange[];
   /** The undo step recorded for the command (null: it changed nothing, or it was not asked for). */
   step: string | null;
+  /** Ignored files the command deleted or changed: `kept` are in the step (undo brings them back), `notKept` cannot be (over a cap, a rebuildable folder). */
+  ignored: { kept: string[]; notKept: NotKept[] };
   /** The unified diff of what it changed, text files only (binary and large files: no patch, but in `changes`); '' when none. */
   diff: string;
   /** Changes to paths read-only inside the sandbox the command ran in (a person's `git gc --auto` writing `.git/gc.log.lock`): not its own, neither charged nor put back. */
@@ -84,7 +90,16 @@ export class CommandEffects {
     const policy = this.checkpoints.ws.policy;
     const governing = snapshotGoverning(root, this.governed, () => policy.nestedGitDirs());
     const { manifest, lease } = new CommandIndex(this.checkpoints).take(label);
-    return { checkpoint: manifest.id, exclude, governing, index: manifest, ...defined({ step, lease: lease ?? undefined }) };
+    // The ignored files git cannot bring back: stored (those changed since the last command) before the command runs.
+    const coverage = this.checkpoints.ignored;
+    let ignored: IgnoredSnapshot | undefined;
+    try {
+      ignored = coverage ? this.checkpoints.lock.with(() => coverage.before(exclude)) : undefined;
+    } catch (error) {
+      if (lease) new CommandIndex(this.checkpoints).endLease(lease);
+      throw error;
+    }
+    return { checkpoint: manifest.id, exclude, governing, index: manifest, ...defined({ step, lease: lease ?? undefined, ignored }) };
   }
 
   /** The command's effects; with a `step` given to `before`, what it changed is recorded as one undo step (`step` in the result). */
@@ -123,16 +138,26 @@ export class CommandEffects {
     const notShown = new Set(unshown);
     // The command is charged only for what it can be shown to have done.
     const changes = kept.filter((c) => !notShown.has(c.path)).map((c) => toFileChange(c, sidesOf(this.checkpoints, manifest)));
+    // The ignored files, measured with the rules as they were before the command, as the tracked files are (ignored.ts).
+    const measured = mark.ignored && this.checkpoints.ignored ? this.checkpoints.ignored.after(mark.ignored, [manifestIgnoreSource(manifest, this.checkpoints.blobs)], mark.exclude) : { entries: [], notKept: [] };
+    // The protected set (a client's ignored settings file) is put back above and is never a step's to restore.
+    const policy = this.checkpoints.ws.policy;
+    const ignored = { entries: measured.entries.filter((e) => !governed.has(e.path) && !notTheCommands(e.path) && policy.protectedBy(e.path) === null), notKept: measured.notKept };
+    for (const e of ignored.entries) if (!shownToBeTheCommands(root, { path: e.path, change: 'modified', ...(existsAt(root, e.path) ? { after: { type: 'file', size: 0, mode: 0 } } : {}) }, seen)) unshown.push(e.path);
     // Before the index is dropped: the step shares its blobs, so the collector keeps them.
-    const step =
-      mark.step && kept.length > 0
-        ? recordCommandStep(
-            this.checkpoints,
-            manifest,
-            kept.map((c) => c.path),
-            { kind: 'command', ...mark.step, ...defined({ unshown: unshown.length > 0 ? unshown : undefined, window: seen.window, witness: seen.witness === undefined ? undefined : seen.witness === null ? 'none' : 'strace' }) },
-          )
-        : null;
+    const step = mark.step
+      ? recordCommandStep(
+          this.checkpoints,
+          manifest,
+          kept.map((c) => c.path),
+          {
+            kind: 'command',
+            ...mark.step,
+            ...defined({ unshown: unshown.length > 0 ? unshown : undefined, window: seen.window, witness: seen.witness === undefined ? undefined : seen.witness === null ? 'none' : 'strace', notKept: ignored.notKept.length > 0 ? ignored.notKept : undefined }),
+          },
+          ignored.entries,
+        )
+      : null;
     try {
       // Kept as the next command's base (command-index.ts): dropping it would make every command re-read and re-copy the tree.
       new CommandIndex(this.checkpoints).release(mark.checkpoint);
@@ -149,6 +174,7 @@ export class CommandEffects {
         .join(''),
       unshown,
       notOurs,
+      ignored: { kept: ignored.entries.map((e) => e.path), notKept: ignored.notKept },
     };
   }
 }
@@ -177,6 +203,16 @@ function shownToBeTheCommands(root: string, change: CheckpointChange, seen: Comm
     return Math.max(st.mtimeMs, st.ctimeMs) <= Date.parse(seen.window.end);
   } catch {
     return true;
+  }
+}
+
+/** Whether anything is at a root-relative path now (a report of whose change it is only: nothing is read through it). */
+function existsAt(root: string, rel: string): boolean {
+  try {
+    fs.lstatSync(path.join(root, ...rel.split('/')));
+    return true;
+  } catch {
+    return false;
   }
 }
 

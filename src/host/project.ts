@@ -18,6 +18,7 @@ import type { ConfigLayers } from '../config/layers.js';
 import { openWorkspace, type RecoveryNotice } from '../workspace/open.js';
 import type { Policy } from '../workspace/policy.js';
 import type { TransactionLayer } from '../workspace/transaction.js';
+import type { IgnoredCoverage } from '../workspace/checkpoints/ignored.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { prepareLanguageHooks, SessionLanguageHooks } from './language-hooks.js';
 import { defined } from '../defined.js';
@@ -70,6 +71,7 @@ export function openProject(root: string, config: Config, options: OpenProjectOp
     keepLast: config.checkpoints.keep_last,
     allowHardLinks: config.workspace.allow_hardlinks,
     checkpointLimits: { maxFileBytes: config.checkpoints.max_file_bytes, maxTotalBytes: config.checkpoints.max_total_bytes },
+    ignoredCoverage: ignoredCoverageOf(config.checkpoints.ignored),
     policy: { gitWritable: config.sandbox.git_writable, ...defined({ configFiles: options.configFiles, trust: options.trust }) },
   });
   const guard = config.edit.syntax_guard;
@@ -97,4 +99,9 @@ export function openProject(root: string, config: Config, options: OpenProjectOp
 export function openProjectAt(root: string, options: { configFile?: string | undefined } = {}): Project {
   const { config, trust, layers } = loadProjectConfig(root, options.configFile);
   return openProject(root, config, { trust, layers, ...defined({ configFiles: options.configFile === undefined ? undefined : [options.configFile] }) });
+}
+
+/** The config's `checkpoints.ignored` as the checkpoint service takes it. */
+function ignoredCoverageOf(section: Config['checkpoints']['ignored']): IgnoredCoverage {
+  return { enabled: section.enabled, maxFileBytes: section.max_file_bytes, maxTotalBytes: section.max_total_bytes, rebuildable: section.rebuildable };
 }

@@ -12,6 +12,7 @@ import { Workspace, type WorkspaceOptions } from './workspace.js';
 import type { ReadView } from './view.js';
 import type { CheckpointService } from './checkpoints/service.js';
 import type { CheckpointLimits } from './checkpoints/budget.js';
+import type { IgnoredCoverage } from './checkpoints/ignored.js';
 import { defined } from '../defined.js';
 
 export type { RecoveryNotice };
@@ -24,6 +25,8 @@ export interface OpenWorkspaceOptions extends WorkspaceOptions {
   now?: () => Date;
   /** Size limits of checkpoints (config `checkpoints.max_file_bytes`, `max_total_bytes`). */
   checkpointLimits?: Partial<CheckpointLimits>;
+  /** What a command's checkpoint covers of the ignored files (config `checkpoints.ignored`). */
+  ignoredCoverage?: Partial<IgnoredCoverage>;
 }
 
 export interface OpenedWorkspace {
@@ -40,7 +43,7 @@ export function openWorkspace(root: string, options: OpenWorkspaceOptions = {}):
     options,
     (opened) =>
       new TransactionLayer(opened, {
-        ...defined({ lockOptions: options.lock, now: options.now, limits: options.checkpointLimits }),
+        ...defined({ lockOptions: options.lock, now: options.now, limits: options.checkpointLimits, ignored: options.ignoredCoverage }),
       }),
   );
   const transactions = ws.transactions;

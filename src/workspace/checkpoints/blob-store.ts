@@ -194,6 +194,62 @@ export class BlobStore {
     });
   }
 
+  /**
+   * Stores the file open at `fd` copy-free where the file system allows:
+   * `copyFileSync` with COPYFILE_FICLONE makes the temp a reflink of the file
+   * (btrfs, XFS: no byte is copied until one side is written) and falls back
+   * to the kernel's own copy (ext4 here: copy_file_range, no bytes through
+   * this process). The hash is taken from the temp, which nothing else holds:
+   * the blob is exactly the bytes hashed even if the file changes meanwhile.
+   * Reached through /proc/self/fd, so the file is the one opened (never a
+   * path resolved again). Returns null where /proc is not mounted.
+   */
+  putByClone(fd: number, durability: Durability): { hash: string; size: number } | null {
+    const source = `/proc/self/fd/${fd}`;
+    if (!fs.existsSync(source)) return null;
+    const size = fs.fstatSync(fd).size;
+    return this.folder.with(true, null as { hash: string; size: number } | null, (blobs) => {
+      const temp = blobs.at(`.tmp-${randomBytes(6).toString('hex')}`);
+      // Charged as if copied: a reflink shares blocks only until either side is written.
+      this.budget?.charge(size);
+      let kept = false;
+      try {
+        fs.copyFileSync(source, temp, fs.constants.COPYFILE_FICLONE | fs.constants.COPYFILE_EXCL);
+        const hasher = createHash('sha256');
+        const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+        const tfd = fs.openSync(temp, 'r');
+        let copied = 0;
+        try {
+          for (;;) {
+            const n = fs.readSync(tfd, chunk, 0, chunk.length, null);
+            if (n === 0) break;
+            hasher.update(chunk.subarray(0, n));
+            copied += n;
+          }
+          if (durability === 'each') fs.fsyncSync(tfd);
+        } finally {
+          fs.closeSync(tfd);
+        }
+        const hash = hasher.digest('hex');
+        this.inFanout(hash, true, undefined, (dir, name) => {
+          if (fs.existsSync(dir.at(name))) return;
+          fs.renameSync(temp, dir.at(name));
+          kept = true;
+          if (durability === 'each') dir.fsync();
+          else if (durability === 'defer') this.defer(hash);
+          else this.pendingBatch.push(hash);
+        });
+        if (kept) this.budget?.refund(size - this.occupiedOf(hash));
+        return { hash, size: copied };
+      } finally {
+        if (!kept) {
+          fs.rmSync(temp, { force: true });
+          this.budget?.refund(size);
+        }
+      }
+    });
+  }
+
   get(hash: string): Buffer {
     try {
       const bytes = this.inFanout(hash, false, null as Buffer | null, (dir, name) => readStateFile(dir, name));

@@ -18,6 +18,8 @@ import { diffManifest, type DiffOptions } from './diff.js';
 import { ManifestStore, type CacheStamp } from './manifest-store.js';
 import { StatCacheStore, type StatCache } from './stat-cache.js';
 import { collectGarbage, selectForPrune, type PrunePolicy } from './prune.js';
+import { DEFAULT_IGNORED_COVERAGE, IgnoredCapture, type IgnoredCoverage } from './ignored.js';
+import { IgnoredTable } from './ignored-table.js';
 import { checkManifestPath } from './current.js';
 import { applyManifest, extrasOf, type IgnoreRules } from './restore.js';
 import { parentDirs, type CheckpointChange, type CheckpointOrigin, type CheckpointScope, type CheckpointSummary, type Manifest, type PruneResult, type RestoreCause, type RestoreResult } from './types.js';
@@ -33,6 +35,8 @@ export interface CheckpointServiceOptions {
   now?: () => Date;
   /** Size limits of what checkpoints store (config `checkpoints.max_file_bytes`, `max_total_bytes`); defaults when absent. */
   limits?: Partial<CheckpointLimits>;
+  /** What a command's checkpoint covers of the ignored files (config `checkpoints.ignored`); defaults when absent. */
+  ignored?: Partial<IgnoredCoverage>;
 }
 
 export interface CreateOptions {
@@ -61,6 +65,8 @@ export class CheckpointService {
   readonly blobs: BlobStore;
   readonly manifests: ManifestStore;
   readonly statCache: StatCacheStore;
+  /** The ignored files a command's checkpoint covers (ignored.ts); null when `checkpoints.ignored.enabled` is off. */
+  readonly ignored: IgnoredCapture | null;
   private readonly now: () => Date;
 
   /** A restore never changes a member of the project's protected set (workspace/policy.ts). */
@@ -83,6 +89,8 @@ export class CheckpointService {
     );
     this.manifests = new ManifestStore(ws.resolver, `${CHECKPOINTS_DIR}/manifests`);
     this.statCache = new StatCacheStore(ws.resolver, CHECKPOINTS_DIR);
+    const coverage = { ...DEFAULT_IGNORED_COVERAGE, ...options.ignored };
+    this.ignored = coverage.enabled ? new IgnoredCapture(ws.resolver, this.blobs, CHECKPOINTS_DIR, coverage) : null;
     this.now = options.now ?? (() => new Date());
   }
 
@@ -335,7 +343,9 @@ export class CheckpointService {
   private collect(): number {
     // Chunks first: a blob stays alive through a chunk only while a manifest names that chunk.
     this.manifests.collectChunks();
-    return collectGarbage(this.blobs, this.readAll());
+    // The ignored files' table names blobs too (even with the coverage off now: a later command may turn it on again).
+    const ignored = new IgnoredTable(this.ws.resolver, CHECKPOINTS_DIR).liveBlobs();
+    return collectGarbage(this.blobs, this.readAll(), ignored);
   }
 
   /** Checkpoints an unfinished transaction still needs for its rollback. */

@@ -127,13 +127,16 @@ export class StepRecords {
  * afterwards (the garbage collector keeps what this step names). Null when
  * the command changed nothing. Under the root lock.
  */
-export function recordCommandStep(service: CheckpointService, index: Manifest, changed: Iterable<string>, origin: CommandOrigin): Manifest | null {
+export function recordCommandStep(service: CheckpointService, index: Manifest, changed: Iterable<string>, origin: CommandOrigin, ignored: readonly ManifestEntry[] = []): Manifest | null {
   const wanted = new Set(changed);
-  if (wanted.size === 0) return null;
+  if (wanted.size === 0 && ignored.length === 0 && (origin.notKept ?? []).length === 0) return null;
   const entries: ManifestEntry[] = index.entries.filter((e) => wanted.delete(e.path));
   for (const rel of wanted) entries.push({ path: checkManifestPath(rel), type: 'absent' });
+  // The ignored files it deleted or changed (ignored.ts), as they were: the index holds none of them.
+  for (const e of ignored) entries.push({ ...e, path: checkManifestPath(e.path) });
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const had = new Set(index.dirs);
+  // An ignored file's folders existed (the file was in them), ignored or not.
+  const had = new Set([...index.dirs, ...ignored.flatMap((e) => parentDirs(e.path))]);
   const dirs = new Set<string>();
   const absentDirs = new Set<string>();
   for (const e of entries) for (const d of parentDirs(e.path)) (had.has(d) ? dirs : absentDirs).add(d);

@@ -87,6 +87,8 @@ export type CheckpointOrigin =
       window?: { start: string; end: string };
       /** How its writes were told from others': `strace` (the witness saw its processes), `none` (by times only). */
       witness?: 'strace' | 'none';
+      /** Ignored files (and rebuildable folders, `name/`) the command changed whose old state was not kept (ignored.ts): undo cannot bring them back. */
+      notKept?: Array<{ path: string; why: string }>;
     }
   /**
    * The workspace index a command's effects are measured against

@@ -105,6 +105,20 @@ export interface WalkOptions {
   clock?: FsClock | null;
   /** false: every folder is read, no listing reused or recorded (a cold walk, to check the others against). Default true. */
   reuseListings?: boolean;
+  /**
+   * Given: the walk lists the IGNORED files and symlinks instead (ignored-walk.ts), and its `dirs` are the ignored
+   * folders it entered. Non-ignored folders are still entered (they may hold ignored files); a folder `skip` names is
+   * never entered (a rebuildable one: node_modules/, target/ …).
+   */
+  ignoredOnly?: IgnoredOnly;
+}
+
+/** How a walk of the ignored files passes over the folders it must not enter. */
+export interface IgnoredOnly {
+  /** Whether the folder at `rel` is one the walk must not enter (its files are not listed). */
+  skip(rel: string): boolean;
+  /** Called with each folder `skip` kept out. */
+  skipped?(rel: string): void;
 }
 
 /**
@@ -124,11 +138,11 @@ export function walkWorkspace(rootArg: RootArg, sources?: IgnoreSource[], exclud
   const pool = options.pool === undefined ? sharedStatPool() : options.pool;
   const folders = folderListings(resolver, options);
   if (pool?.usable) {
-    const threaded = walkWith(resolver, sources, exclude, pool.run(), folders);
+    const threaded = walkWith(resolver, sources, exclude, pool.run(), folders, options.ignoredOnly);
     if (threaded !== null) return folders.done(threaded);
     // A thread threw (the pool is given up): the whole walk again, here.
   }
-  const result = folders.done(walkWith(resolver, sources, exclude, new StatRun(null, Number.POSITIVE_INFINITY), folders) as WalkResult);
+  const result = folders.done(walkWith(resolver, sources, exclude, new StatRun(null, Number.POSITIVE_INFINITY), folders, options.ignoredOnly) as WalkResult);
   // Only the process's own pool starts by itself, in a process that walks large trees more than once.
   if (options.pool === undefined) pool?.noteWalk(result.entries.length);
   return result;
@@ -240,8 +254,8 @@ function nameOf(key: string): string {
 }
 
 /** One walk; null when the stat threads failed (nothing of it is used then). */
-function walkWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclude: string | null | undefined, stats: StatRun, folders: FolderListings): WalkResult | null {
-  const listed = listWith(resolver, sources, exclude, stats, folders);
+function walkWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclude: string | null | undefined, stats: StatRun, folders: FolderListings, only?: IgnoredOnly): WalkResult | null {
+  const listed = listWith(resolver, sources, exclude, stats, folders, only);
   return stats.finish() ? listed : null;
 }
 
@@ -267,14 +281,14 @@ export function startWalk(rootArg: RootArg, sources?: IgnoreSource[], exclude?: 
   }
   const folders = folderListings(resolver, options);
   const run = pool.run();
-  const listed = folders.done(listWith(resolver, sources, exclude, run, folders));
+  const listed = folders.done(listWith(resolver, sources, exclude, run, folders, options.ignoredOnly));
   run.seal();
   const perBatch = run.filesPerBatch;
   return { ...listed, ready: (n) => run.settle(Math.floor(n / perBatch)), end: () => run.end() };
 }
 
 /** The listing of one walk: every entry, each file queued on `stats` (its numbers are final only once the run is). */
-function listWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclude: string | null | undefined, stats: StatRun, folders: FolderListings): WalkResult {
+function listWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclude: string | null | undefined, stats: StatRun, folders: FolderListings, ignoredOnly?: IgnoredOnly): WalkResult {
   const ignoreSources = sources ?? [diskIgnoreSource(resolver)];
   const entries: WalkedEntry[] = [];
   const dirs: string[] = [];
@@ -284,13 +298,15 @@ function listWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclu
   const excludeRules = excludeText === null ? null : ignore().add(excludeText);
   const excludeRule: Rules | null = excludeRules === null ? null : { rules: excludeRules, screen: nameScreen(excludeText as string) };
   // Each folder is opened relative to its opened parent, never by a path string: a folder swapped for a symlink is not entered.
-  const visit = (dir: DirHandle, dirRel: string, stack: Level[]): void => {
+  const only = ignoredOnly ?? null;
+  // `inIgnored`: the folder itself is ignored (a walk of the ignored files), so everything in it is, whatever rules it holds.
+  const visit = (dir: DirHandle, dirRel: string, stack: Level[], inIgnored = false): void => {
     const listed = folders.list(dir);
     if (listed === null) return;
     const { keys, paths, gitignore: onDisk } = listed;
-    const texts = ignoreSources.map((source) => source(dirRel, onDisk));
+    const texts = inIgnored ? [] : ignoreSources.map((source) => source(dirRel, onDisk));
     const levels = texts.some((t) => t !== null) ? [...stack, { base: dirRel, bySource: texts.map((t) => (t === null ? null : ignore().add(t))), screens: texts.map((t) => (t === null ? null : nameScreen(t))) }] : stack;
-    const check = levels.length > 0 || excludeRule !== null;
+    const check = !inIgnored && (levels.length > 0 || excludeRule !== null);
     // Path strings serve only the files' cache-key lstat (see WalkedEntry); everything else goes through `dir`.
     const displayDir = dir.display.endsWith('/') ? dir.display : `${dir.display}/`;
     for (let i = 0; i < keys.length; i++) {
@@ -300,13 +316,18 @@ function listWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclu
       const isLink = mark === 0; // LINK_MARK
       const name = isDir || isLink ? key.slice(0, -1) : key;
       const rel = paths[i] as string;
-      if (check && isIgnored(levels, ignoreSources.length, excludeRule, rel, isDir, name)) continue;
+      const ignored = inIgnored || (check && isIgnored(levels, ignoreSources.length, excludeRule, rel, isDir, name));
+      if (only === null ? ignored : !ignored && !isDir) continue;
       if (isDir) {
+        if (only?.skip(rel)) {
+          only.skipped?.(rel);
+          continue;
+        }
         const child = dir.openChild(name);
         if (child === null) continue; // Replaced (by a symlink?) since readdir: not entered.
-        dirs.push(rel);
+        if (only === null || ignored) dirs.push(rel);
         try {
-          visit(child, rel, levels);
+          visit(child, rel, levels, ignored);
         } finally {
           child.close();
         }
