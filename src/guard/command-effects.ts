@@ -153,7 +153,12 @@ export class CommandEffects {
           {
             kind: 'command',
             ...mark.step,
-            ...defined({ unshown: unshown.length > 0 ? unshown : undefined, window: seen.window, witness: seen.witness === undefined ? undefined : seen.witness === null ? 'none' : 'strace', notKept: ignored.notKept.length > 0 ? ignored.notKept : undefined }),
+            ...defined({
+              unshown: unshown.length > 0 ? unshown : undefined,
+              window: seen.window,
+              witness: seen.witness === undefined ? undefined : seen.witness === null ? 'none' : 'strace',
+              notKept: ignored.notKept.length > 0 ? ignored.notKept : undefined,
+            }),
           },
           ignored.entries,
         )

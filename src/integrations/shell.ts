@@ -32,6 +32,7 @@ import type { RootLock } from '../workspace/lock.js';
 import { openProjectAt, type Project } from '../host/project.js';
 import { SessionLedger, sessionLimits, type SessionKey, type SessionLimits } from './session-ledger.js';
 import { recordHookCommand } from './hook-events.js';
+import { notKeptLine } from '../workspace/checkpoints/ignored.js';
 import { appendHookRecord } from './vet.js';
 import { defined } from '../defined.js';
 
@@ -125,6 +126,9 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     witness.dispose();
   }
   const exitCode = result.exit_code ?? (result.spawn_error ? 127 : 128 + signalNumber(result.signal));
+  // Ignored files it changed that undo cannot bring back (over a cap, a rebuildable folder): said at once, never silently missing.
+  const notKept = notKeptLine(found.ignored.notKept);
+  if (notKept !== null) say(`[editwarden] ${notKept}`);
   let refusal: ErrorInfo | null = null;
   if (found.governing.length > 0) {
     const v = new ConstraintGuard(config.constraints).governingChanged(

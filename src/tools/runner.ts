@@ -64,6 +64,8 @@ import {
 import { ToolRegistry } from './registry.js';
 import { configUnder, runProfile, type RunProfile } from '../runs/profile.js';
 import { prepareCall, ToolErrorCode, type AnyTool, type Invocation, type StopCause, type ToolContext, type ToolResult } from './types.js';
+import { notKeptLine } from '../workspace/checkpoints/ignored.js';
+import { defined } from '../defined.js';
 
 export * from './calls.js';
 
@@ -301,7 +303,9 @@ export class ToolRunner {
     if (violation && changes.length > 0) violation = { ...violation, prevented: false };
     if (result?.ok && result.endsRun && !cancelled) this.completed = true;
 
-    const fields = result ? resultFields(result) : { ok: false, output: 'The call did not stop at the deadline.' };
+    const ran0 = result ? resultFields(result) : { ok: false, output: 'The call did not stop at the deadline.' };
+    // Ignored files the command changed that undo cannot bring back (ignored.ts): named in its result, never silently missing.
+    const fields = measured.notKept ? { ...ran0, output: `${ran0.output}\n[editwarden] ${measured.notKept}` } : ran0;
     const record: CallFields = {
       ...fields,
       ...(measured.effects ? { effects: measured.effects } : {}),
@@ -322,7 +326,7 @@ export class ToolRunner {
   }
 
   /** A command: what it changed in the workspace; `.git/` and the config are a violation whatever the limits say (already undone). */
-  private chargeCommand(mark: NonNullable<Execution['mark']>, tool: string, site: CheckSite): { changes: FileChange[]; violation: Violation | null; effects: NonNullable<CallRecord['effects']> } {
+  private chargeCommand(mark: NonNullable<Execution['mark']>, tool: string, site: CheckSite): { changes: FileChange[]; violation: Violation | null; effects: NonNullable<CallRecord['effects']>; notKept?: string } {
     const effects = this.effects.after(mark);
     let changes = effects.changes;
     let violation = this.guard.checkChanges(changes, site, false);
@@ -336,11 +340,11 @@ export class ToolRunner {
       changes = [...changes, ...effects.governing.map((g) => ({ path: g.path, added: g.change === 'deleted' ? 0 : 1, removed: g.change === 'added' ? 0 : 1 }))];
     }
     this.chargeFiles(changes, tool);
-    return { changes, violation, effects: { diff: effects.diff, put_back: effects.governing.filter((g) => g.reverted).map((g) => g.path), step: effects.step } };
+    return { changes, violation, effects: { diff: effects.diff, put_back: effects.governing.filter((g) => g.reverted).map((g) => g.path), step: effects.step }, ...defined({ notKept: notKeptLine(effects.ignored.notKept) ?? undefined }) };
   }
 
   /** A write: what its result says it changed; a file the plan did not show is checked against the patterns after the fact. */
-  private chargeWrites(result: ToolResult | undefined, invocation: Invocation, tool: string, site: CheckSite): { changes: FileChange[]; violation: Violation | null; effects?: undefined } {
+  private chargeWrites(result: ToolResult | undefined, invocation: Invocation, tool: string, site: CheckSite): { changes: FileChange[]; violation: Violation | null; effects?: undefined; notKept?: undefined } {
     if (!result?.changes) return { changes: [], violation: null };
     const changes = result.changes;
     const unplanned = changes.filter((c) => !invocation.changes.some((p) => p.path === c.path));

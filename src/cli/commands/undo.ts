@@ -14,6 +14,8 @@ import { recordEvent } from '../../runs/events.js';
 import { runDir } from '../../runs/runs.js';
 import { findHistoryRoot } from '../../workspace/checkpoints/find-root.js';
 import { UndoHistory, type StepResult, type StepView, type UndoPreview } from '../../workspace/checkpoints/history.js';
+import { notKeptLine } from '../../workspace/checkpoints/ignored.js';
+import type { CheckpointService } from '../../workspace/checkpoints/service.js';
 import { openWorkspace } from '../../workspace/open.js';
 import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 import { defined } from '../../defined.js';
@@ -92,7 +94,9 @@ function formatList(steps: StepView[]): string {
   if (steps.length === 0) return 'no steps recorded\n';
   const out = steps.map((s) => {
     const shown = s.files.slice(0, 3).join(', ') + (s.files.length > 3 ? `, +${s.files.length - 3} more` : '');
-    return `${s.createdAt}  ${s.kind.padEnd(7)}  ${s.label}  [${s.by}${s.run ? `, run ${s.run}` : ''}; ${s.files.length} file(s): ${shown}]${s.undone ? '  (undone)' : ''}`;
+    const line = `${s.createdAt}  ${s.kind.padEnd(7)}  ${s.label}  [${s.by}${s.run ? `, run ${s.run}` : ''}; ${s.files.length} file(s): ${shown}]${s.undone ? '  (undone)' : ''}`;
+    const notKept = notKeptLine(s.notKept ?? []);
+    return notKept === null ? line : `${line}\n    ${notKept}`;
   });
   return `${out.join('\n')}\n`;
 }
@@ -106,6 +110,20 @@ function formatPreview(p: UndoPreview): string {
   }
   if (p.changedSince.length > 0) out.push(`refused without --force: changed since that step: ${p.changedSince.join(', ')}`);
   return `${out.join('\n')}\n`;
+}
+
+/** The ignored files the steps' commands changed without keeping them (ignored.ts), from the steps' checkpoints. */
+function notKeptOf(service: CheckpointService, ids: readonly string[]): Array<{ path: string; why: string }> {
+  const out: Array<{ path: string; why: string }> = [];
+  for (const id of ids) {
+    try {
+      const origin = service.get(id).origin;
+      if (origin.kind === 'command' && Array.isArray(origin.notKept)) out.push(...origin.notKept);
+    } catch {
+      // A checkpoint dropped since: nothing to say about it.
+    }
+  }
+  return out;
 }
 
 function usage(message: string): EditwardenError {
@@ -147,6 +165,9 @@ function step(io: Io, flags: Flags, body: (history: UndoHistory, root: string) =
       out.push(`${verb === 'undo' ? 'undid' : 'redid'} ${r.change?.label} (${r.change?.createdAt}): ${r.written.length} file(s) written, ${r.removed.length} removed`);
       for (const p of r.written) out.push(`  written ${p}`);
       for (const p of r.removed) out.push(`  removed ${p}`);
+      // Ignored files the command changed that were over a cap or in a rebuildable folder: never silently missing.
+      const notKept = notKeptLine(notKeptOf(opened.transactions.checkpoints, stepCheckpoints.get(r.change?.key ?? '') ?? []));
+      if (notKept !== null) out.push(`  ${notKept}`);
     }
     out.push(verb === 'undo' ? 'redo with: editwarden redo' : 'undo again with: editwarden undo');
     io.stdout.write(`${out.join('\n')}\n`);

@@ -81,6 +81,8 @@ export interface StepView {
   undone: boolean;
   /** The run it belongs to, where known (commands). */
   run?: string;
+  /** Ignored files (or rebuildable folders) the command changed whose old state was not kept: this step cannot bring them back (ignored.ts). */
+  notKept?: Array<{ path: string; why: string }>;
 }
 
 /** What the next undo would do, without doing it. */
@@ -329,6 +331,7 @@ export class UndoHistory {
     const files = new Set<string>();
     let run: string | undefined;
     let by = 'editwarden';
+    const notKept: Array<{ path: string; why: string }> = [];
     for (const id of c.checkpoints) {
       let m: ReturnType<CheckpointService['get']>;
       try {
@@ -337,12 +340,13 @@ export class UndoHistory {
         continue;
       }
       if (m.origin.kind === 'command' && m.origin.run !== undefined) run = m.origin.run;
+      if (m.origin.kind === 'command' && Array.isArray(m.origin.notKept)) notKept.push(...m.origin.notKept);
       if (m.origin.kind === 'hook') by = m.origin.client;
       if (m.scope === 'workspace') files.add('(workspace)');
       else for (const e of m.entries) files.add(e.path);
     }
     const kind = c.kind === 'command' ? 'command' : c.kind === 'restore' ? 'restore' : 'edit';
-    return { key: c.key, kind, by, label: c.label, createdAt: c.createdAt, files: [...files].sort(), undone, ...defined({ run }) };
+    return { key: c.key, kind, by, label: c.label, createdAt: c.createdAt, files: [...files].sort(), undone, ...defined({ run, notKept: notKept.length > 0 ? notKept : undefined }) };
   }
 
   private newestId(): string {

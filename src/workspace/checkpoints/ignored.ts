@@ -363,3 +363,23 @@ function hashFd(fd: number): string {
   }
   return hasher.digest('hex');
 }
+
+/** One not-kept file as a person (or a model) reads it: the path and why undo cannot bring it back. */
+export function describeNotKept(n: { path: string; why: string }): string {
+  switch (n.why) {
+    case 'file-cap':
+      return `${n.path} (over checkpoints.ignored.max_file_bytes)`;
+    case 'store-cap':
+      return `${n.path} (the store of ignored files was full: checkpoints.ignored.max_total_bytes)`;
+    case 'rebuildable':
+      return `${n.path} (a rebuildable folder, never kept: rebuild it, or take it off with checkpoints.ignored.rebuildable)`;
+    default:
+      return `${n.path} (could not be read before the command)`;
+  }
+}
+
+/** The line a command's result and `undo` print for ignored files whose old state was not kept; null when there are none. */
+export function notKeptLine(notKept: ReadonlyArray<{ path: string; why: string }>): string | null {
+  if (notKept.length === 0) return null;
+  return `not kept, undo cannot bring back: ${notKept.map(describeNotKept).join(', ')}`;
+}
