@@ -169,6 +169,8 @@ export class IgnoredCapture {
     const dirs = new DirCache(this.resolver);
     let wrote = false;
     try {
+      // Files kept before are read first: one unchanged since (only its stat moved) keeps its place in the total before a new one takes it.
+      toRead.sort((a, b) => Number(a.old?.blob == null) - Number(b.old?.blob == null));
       for (const item of toRead) {
         const record = this.capture(dirs, item.walked, item.old, scanStartedMs, stored, kept);
         records[item.at] = record;
