@@ -270,6 +270,8 @@ describe('vitest runs the tiers as its projects', () => {
     probe('test/stray/unit.test.ts', fsImports, "fs.writeFileSync(path.join(process.env.TMPDIR ?? '', 'stray-from-unit'), 'x');");
     probe('test/stray/integration.test.ts', [...fsImports, "import os from 'node:os';"], "fs.writeFileSync(path.join(os.tmpdir(), 'stray-from-integration'), 'x');");
     probe('test/cli/demo-stray.test.ts', [...fsImports, "import os from 'node:os';"], "fs.writeFileSync(path.join(os.tmpdir(), 'stray-from-e2e'), 'x');");
+    // A test skipped with a reason (test/needs-root.ts): counted in its tier and once more by its reason.
+    fs.writeFileSync(path.join(root, 'test/stray/skipped.test.ts'), "import { it } from 'vitest';\nit('probe', (context) => {\n  context.skip('needs root: made up');\n});\n");
     probe('test/clean/unit.test.ts', [], '');
     probe('test/clean/integration.test.ts', ["import os from 'node:os';"], 'os.tmpdir();');
     probe('test/clean/spawns.test.ts', ["import { run } from 'spawner';"], 'run();');
@@ -294,9 +296,9 @@ describe('vitest runs the tiers as its projects', () => {
     expect(r.output).toMatch(/\|integration\| test\/stray\/integration\.test\.ts/);
     expect(r.output).toMatch(/\|e2e\| test\/cli\/demo-stray\.test\.ts/);
     for (const name of ['a', 'b', 'c']) expect(r.output).toMatch(new RegExp(`\\|integration\\| test/shared/${name}\\.test\\.ts`));
-    expect(r.output).toMatch(/Tests +6 passed \(6\)/);
-    // The line after vitest's summary that .ci/run prints: each tier's counts, in tier order.
-    expect(r.output).toMatch(/\n {3}Tiers {2}unit 1 passed \(1 file, \d+ s\) · integration 4 passed \(4 files, \d+ s\) · e2e 1 passed \(1 file, \d+ s\)\n/);
+    expect(r.output).toMatch(/Tests +6 passed \| 1 skipped \(7\)/);
+    // The line after vitest's summary that .ci/run prints: each tier's counts, in tier order, then the skips by reason.
+    expect(r.output).toMatch(/\n {3}Tiers {2}unit 1 passed, 1 skipped \(2 files, \d+ s\) · integration 4 passed \(4 files, \d+ s\) · e2e 1 passed \(1 file, \d+ s\) · skipped 1 \(needs root\)\n/);
     // The strays, and nothing of the shared files: their folders went when each file ended.
     expect(r.output.match(/tests left 3 entries in the temp folder/g)).toHaveLength(1);
     for (const stray of ['stray-from-unit', 'stray-from-integ*', 'stray-from-e2e']) expect(r.output).toContain(`${stray}  ×1`);

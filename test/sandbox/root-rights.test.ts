@@ -4,8 +4,8 @@
  * dropped, but uid 0 still owns the file. Now what only root may read is
  * masked, `/root` stays hidden, and a real build in a root-owned project
  * still passes (writes into the root work). The scanner's rule is pinned on a
- * tree of its own, which needs root to chown; anywhere but root this file
- * says why it cannot run and fails when CI is set.
+ * tree of its own, which needs root to chown; anywhere but root those
+ * tests are skipped, saying so (test/needs-root.ts).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,18 +13,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bwrapArgs } from '../../src/sandbox/bwrap.js';
 import { isRootOnly, rootOnlyMasks, scanRootOnly } from '../../src/sandbox/root-only.js';
+import { skipUnlessRoot } from '../needs-root.js';
 import { tempDir } from '../temp-dirs.js';
 
 const BIN = path.resolve(__dirname, '../../bin/editwarden');
-const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-
-function needsRoot(): boolean {
-  if (isRoot) return true;
-  const why = 'this test proves what a root-run sandbox hides, so it runs as root (CI does)';
-  if (process.env.CI) expect.fail(why);
-  console.warn(`root-rights: ${why}`);
-  return false;
-}
 
 function exec(root: string, commands: string[]) {
   const calls = commands.map((command) => JSON.stringify({ tool: 'execute_command', args: { command } })).join('\n');
@@ -33,8 +25,8 @@ function exec(root: string, commands: string[]) {
 }
 
 describe('run as root, a sandboxed command reads nothing only root may read', () => {
-  it('cat /etc/shadow, /etc/gshadow and a 0600 file under /root fail; a make + cc build in a root-owned project passes', () => {
-    if (!needsRoot()) return;
+  it('cat /etc/shadow, /etc/gshadow and a 0600 file under /root fail; a make + cc build in a root-owned project passes', (context) => {
+    skipUnlessRoot(context, 'proves what a sandbox run by root hides from it');
     expect(fs.statSync('/etc/shadow').uid).toBe(0);
     // Outside the sandbox, root reads it (the test would prove nothing otherwise).
     expect(fs.readFileSync('/etc/shadow', 'utf8')).toMatch(/^root:/);
@@ -61,8 +53,8 @@ describe('run as root, a sandboxed command reads nothing only root may read', ()
 });
 
 describe('the root-only scan', () => {
-  it('finds what is root-owned and closed to others, masks a closed folder whole, follows no link, and never masks around an exposed path', () => {
-    if (!needsRoot()) return;
+  it('finds what is root-owned and closed to others, masks a closed folder whole, follows no link, and never masks around an exposed path', (context) => {
+    skipUnlessRoot(context, 'chowns its made-up system tree to root and to other uids');
     const sys = tempDir('ew-root-only-');
     const put = (rel: string, mode: number, owner?: [number, number]) => {
       const p = path.join(sys, rel);

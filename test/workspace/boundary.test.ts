@@ -9,6 +9,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codeOf } from '../error-code.js';
+import { skipUnlessRoot } from '../needs-root.js';
 import { defaultConfig } from '../../src/config/config.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { ToolRunner } from '../../src/tools/runner.js';
@@ -97,7 +98,8 @@ describe('read-only files, symlink deletes, owners', () => {
     expect(fs.readlinkSync(path.join(root, 'lnk.txt'))).toBe('target.txt');
   });
 
-  it.skipIf(process.getuid?.() !== 0)('keeps the owner (uid/gid) on edit and on restore', () => {
+  it('keeps the owner (uid/gid) on edit and on restore', (context) => {
+    skipUnlessRoot(context, 'chowns a file to another uid');
     put('owned.txt', 'one\n');
     fs.chownSync(path.join(root, 'owned.txt'), 4321, 4322);
     const { ws, transactions } = openWorkspace(root);
