@@ -3,9 +3,10 @@
  * event log — on every way a stdio client leaves: closing stdin, SIGINT,
  * SIGTERM, SIGHUP (a client in a closing terminal), SIGINT then SIGTERM in
  * quick succession, and while a long call is still running (the call is
- * cancelled; the session does not wait for a 60 s build nobody will read).
+ * cancelled; the session does not wait for a 300 s build nobody will read).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,9 +41,19 @@ async function until(check: () => boolean, ms = 20_000): Promise<void> {
   }
 }
 
-/** A session that made one edit (its run is open), then is left by `leave`; the run's metrics.json must exist after exit. */
+/** Whether a process runs the command line `command` (a build of this test's own, told apart by its odd duration). */
+function running(command: string): boolean {
+  return spawnSync('pgrep', ['-x', '-f', command], { encoding: 'utf8' }).stdout.trim() !== '';
+}
+
+/**
+ * A session that made one edit (its run is open), then is left by `leave`; the run's metrics.json must exist after
+ * exit. With `verifyInFlight`, a build of 300 s is running when it is left (its own `sleep` process is seen first),
+ * and must be gone once the session has ended.
+ */
 async function leaveAfterEdit(leave: (child: ChildProcess) => void, extra?: { verifyInFlight: boolean }): Promise<{ root: string; ms: number }> {
-  const root = tempRoot({ 'a.txt': 'a\n', '.editwarden.yml': 'verify:\n  build: "sleep 60"\n  timeout: 120\n' });
+  const build = `sleep 300.${randomInt(1e6, 1e7)}`;
+  const root = tempRoot({ 'a.txt': 'a\n', '.editwarden.yml': `verify:\n  build: "${build}"\n  timeout: 600\n` });
   const s = start(root);
   s.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '0' } } });
   await until(() => s.replies().some((r) => r.id === 1));
@@ -51,14 +62,16 @@ async function leaveAfterEdit(leave: (child: ChildProcess) => void, extra?: { ve
   await until(() => s.replies().some((r) => r.id === 2));
   if (extra?.verifyInFlight) {
     s.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'verify', arguments: { kind: 'build' } } });
-    // The build (sleep 60) is running: a `sleep` process under the server.
-    await until(() => spawnSync('pgrep', ['-P', String(s.child.pid), '-f', '.'], { encoding: 'utf8' }).stdout.trim() !== '' || Date.now() < 0, 5000).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 1000));
+    // The build is running: its own `sleep` process exists (in the sandbox, under the server).
+    await until(() => running(build));
   }
   const started = Date.now();
   leave(s.child);
   await s.exited;
-  return { root, ms: Date.now() - started };
+  const ms = Date.now() - started;
+  // Cancelled, not left behind: the build's process goes with the session.
+  if (extra?.verifyInFlight) await until(() => !running(build));
+  return { root, ms };
 }
 
 function expectFinished(root: string): void {
@@ -85,7 +98,7 @@ describe('the MCP session writes its metrics on every exit path', () => {
     }, 60_000);
   }
 
-  it('when the client leaves while a 60 s build runs: the build is cancelled and the run finished at once, even under SIGINT then SIGTERM', async () => {
+  it('when the client leaves while a 300 s build runs: the build is cancelled and the run finished at once, even under SIGINT then SIGTERM', async () => {
     const { root, ms } = await leaveAfterEdit(
       (c) => {
         c.kill('SIGINT');
@@ -93,13 +106,14 @@ describe('the MCP session writes its metrics on every exit path', () => {
       },
       { verifyInFlight: true },
     );
-    expect(ms).toBeLessThan(15_000);
+    // Not after the build: a session that waited for it would take its 300 s.
+    expect(ms).toBeLessThan(60_000);
     expectFinished(root);
   }, 90_000);
 
-  it('when the client closes stdin while a 60 s build runs', async () => {
+  it('when the client closes stdin while a 300 s build runs', async () => {
     const { root, ms } = await leaveAfterEdit((c) => c.stdin?.end(), { verifyInFlight: true });
-    expect(ms).toBeLessThan(15_000);
+    expect(ms).toBeLessThan(60_000);
     expectFinished(root);
   }, 90_000);
 });

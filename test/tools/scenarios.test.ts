@@ -132,12 +132,14 @@ for (const policy of ['keep', 'rollback'] as const) {
 
     it('timeout: a hanging command is killed at the deadline', () => {
       const calls = [editReadme, write('a.txt'), { tool: 'execute_command', args: { command: 'echo $$ > pid.txt; sleep 60.4213', timeout: 120 } }, write('b.txt')];
-      const r = execCli(root, jsonl(calls), ['--timeout', '1.5', '--on-violation', policy, '--json']);
+      // The deadline must fall inside the hanging command, never inside the two calls before it: they take a
+      // tenth of a second alone but seconds on a loaded machine (1.5 s was seen to end the run during the write).
+      const r = execCli(root, jsonl(calls), ['--timeout', '8', '--on-violation', policy, '--json']);
       expect(r.code, r.stderr).toBe(2);
       const out = JSON.parse(r.stdout);
-      expectAborted(out, { at: 2, type: 'Timeout', constraint: 'timeout', names: ['constraints.timeout', '1.5'] });
+      expectAborted(out, { at: 2, type: 'Timeout', constraint: 'timeout', names: ['constraints.timeout', '8'] });
       // The ADR's `execution timeout exceeded: %v > %v`, durations as Go prints them.
-      expect(out.violation.adr_error).toMatch(/^execution timeout exceeded: \d+(\.\d+)?s > 1\.5s$/);
+      expect(out.violation.adr_error).toMatch(/^execution timeout exceeded: \d+(\.\d+)?s > 8s$/);
       expect(out.violation.message.startsWith(`constraint violated: Timeout - ${out.violation.adr_error} — `)).toBe(true);
       // The `sleep` is gone (found by its command line: a pid written inside the sandbox is of its own pid namespace).
       const pidFile = path.join(root, 'pid.txt');
