@@ -132,6 +132,11 @@ export function cardsOf(items: readonly ReportItem[], scope: ReportScope, clock:
   return items.map(({ event, diff }, i) => {
     const step = isStep(event) ? (event.checkpoint as string) : null;
     const facts = factsOf(event);
+    // What the log kept of a long list, and where the whole of it is.
+    const cut = event.cut?.paths;
+    if (cut && cut.total > event.paths.length)
+      facts.push({ label: 'Paths', parts: [text(`${cut.total} in all, the first ${event.paths.length} shown`), ...(cut.blob ? [text('; the whole list: '), code(`.editwarden/events-diffs/${cut.blob}.list`)] : [])] });
+    if (event.indexed) facts.push({ label: 'Kept', parts: [text('in the index of a rotated log only (its diff and long lists are gone)')] });
     const blob = (event.kind === 'edit' || event.kind === 'command') && diff === null ? event.diff_blob : undefined;
     if (blob) facts.push({ label: 'Diff', parts: [text('its blob '), code(blob), text(' is missing')] });
     const output = event.kind === 'command' && event.output ? event.output : null;

@@ -16,6 +16,8 @@ import type { EditwardenEvent, EventRoute } from '../runs/event-types.js';
 export interface ReportItem {
   event: EditwardenEvent;
   diff: string | null;
+  /** The whole path list when the log cut the event's (read from its side file), for the net change. */
+  allPaths?: readonly string[];
 }
 
 export type ReportScope = { kind: 'run'; id: string } | { kind: 'session'; id: string } | { kind: 'all' };
@@ -100,6 +102,7 @@ export function summarize(items: readonly ReportItem[]): ReportSummary {
   let tokens = 0;
   let seconds = 0;
   let attempts = 0;
+  let uncounted = 0;
   let applied = 0;
   const runs = new Set<string>();
   const sessions = new Set<string>();
@@ -111,6 +114,8 @@ export function summarize(items: readonly ReportItem[]): ReportSummary {
     if (attemptOf(event)) attempts++;
     if ((event.kind === 'edit' || event.kind === 'command') && !(event.kind === 'command' && event.reverted)) {
       for (const p of event.paths) changed.add(p);
+      // A list cut in the log counts what it held (the rest cannot be told apart from the others: counted once each).
+      uncounted += pathsTotal(event) - event.paths.length;
       const lines = event.kind === 'edit' ? event : event.changes;
       added += lines.added;
       removed += lines.removed;
@@ -128,7 +133,7 @@ export function summarize(items: readonly ReportItem[]): ReportSummary {
   // The run's own limits, when the scope is one run that recorded them; a session or a mix of runs has none to show.
   const limits = runEnds.length === 1 && runs.size <= 1 ? (runEnds[0]?.limits ?? null) : null;
   const usage: Usage[] = [
-    { name: 'files changed', used: changed.size, limit: limits ? limitOf(limits.max_files) : null, unit: '' },
+    { name: 'files changed', used: changed.size + uncounted, limit: limits ? limitOf(limits.max_files) : null, unit: '' },
     { name: 'lines changed', used: added + removed, limit: limits ? limitOf(limits.max_lines_changed) : null, unit: '' },
   ];
   if (runEnds.length > 0) {
@@ -185,18 +190,21 @@ export interface EventLine {
   title: string;
 }
 
-const paths = (p: readonly string[]): string => (p.length === 0 ? '' : p.length <= 3 ? p.join(', ') : `${p.slice(0, 3).join(', ')} and ${p.length - 3} more`);
+/** How many paths an event names: its list, or the count kept when the list was cut (runs/events-cap.ts). */
+export const pathsTotal = (event: EditwardenEvent): number => Math.max(event.cut?.paths?.total ?? 0, Array.isArray(event.paths) ? event.paths.length : 0);
+const paths = (p: readonly string[], total = p.length): string => (p.length === 0 ? '' : total <= 3 ? p.join(', ') : `${p.slice(0, 3).join(', ')} and ${total - Math.min(3, p.length)} more`);
+const pathsText = (event: EditwardenEvent): string => paths(Array.isArray(event.paths) ? event.paths : [], pathsTotal(event));
 const limitText = (limit: number | string | string[]): string => (Array.isArray(limit) ? limit.join(', ') : String(limit));
 
 /** One event as one timeline line. */
 export function eventLine(event: EditwardenEvent, scope?: ReportScope): EventLine {
   const head = { time: event.time, kind: event.kind, route: event.route ? routeText(event.route, scope) : '' };
   if (!isKnownKind(event.kind)) {
-    const where = Array.isArray(event.paths) ? paths(event.paths) : '';
+    const where = pathsText(event);
     return { ...head, severity: 'info', text: where, title: where };
   }
   const line = knownLine(event, head);
-  if (event.kind === 'refusal') return { ...line, title: `${event.code} ${event.tool}${event.paths.length ? ` ${paths(event.paths)}` : ''}` };
+  if (event.kind === 'refusal') return { ...line, title: `${event.code} ${event.tool}${event.paths.length ? ` ${pathsText(event)}` : ''}` };
   if (event.kind === 'violation') return { ...line, title: `${event.type} (${event.constraint}: ${event.actual} over ${limitText(event.limit)})` };
   if (event.kind === 'command') return { ...line, title: `${attemptOf(event) ? 'attempt: ' : ''}$ ${event.command}` };
   return { ...line, title: line.text };
@@ -205,13 +213,13 @@ export function eventLine(event: EditwardenEvent, scope?: ReportScope): EventLin
 function knownLine(event: EditwardenEvent, head: Omit<EventLine, 'severity' | 'text' | 'title'>): EventLine {
   switch (event.kind) {
     case 'edit':
-      return { ...head, title: '', severity: 'change', text: `${event.tool} ${paths(event.paths)} +${event.added} -${event.removed}` };
+      return { ...head, title: '', severity: 'change', text: `${event.tool} ${pathsText(event)} +${event.added} -${event.removed}` };
     case 'refusal':
-      return { ...head, title: '', severity: 'refusal', text: `${event.code} ${event.tool}${event.paths.length ? ` ${paths(event.paths)}` : ''}: ${event.message}` };
+      return { ...head, title: '', severity: 'refusal', text: `${event.code} ${event.tool}${event.paths.length ? ` ${pathsText(event)}` : ''}: ${event.message}` };
     case 'command': {
       const attempt = attemptOf(event);
       const exit = event.exit_code === null ? 'not run' : `exit ${event.exit_code}`;
-      const changed = attempt ? `; ${attempt.why}` : event.paths.length ? `; changed ${paths(event.paths)}` : '; changed nothing';
+      const changed = attempt ? `; ${attempt.why}` : event.paths.length ? `; changed ${pathsText(event)}` : '; changed nothing';
       return { ...head, title: '', severity: attempt ? 'attempt' : event.exit_code === 0 ? 'command' : 'command-failed', text: `$ ${event.command} → ${exit}${changed}` };
     }
     case 'violation':

@@ -18,10 +18,13 @@ import type { NetChange, ReportItem } from './event-summary.js';
 
 export function netChanges(items: readonly ReportItem[], checkpoints: CheckpointService): NetChange[] {
   const manifests = new Map<string, Manifest | null>();
+  const entriesOf = new Map<string, Map<string, ManifestEntry>>();
   const manifestOf = (id: string): Manifest | null => {
     if (!manifests.has(id)) {
       try {
-        manifests.set(id, checkpoints.get(id));
+        const m = checkpoints.get(id);
+        manifests.set(id, m);
+        entriesOf.set(id, new Map(m.entries.map((e) => [e.path, e])));
       } catch {
         // Pruned, or never kept (an undo step dropped after a put-back): the start is unknown.
         manifests.set(id, null);
@@ -31,13 +34,13 @@ export function netChanges(items: readonly ReportItem[], checkpoints: Checkpoint
   };
   // Oldest first: the first step that touched a path holds its state at the start.
   const start = new Map<string, ManifestEntry | null>();
-  for (const { event } of items) {
+  for (const { event, allPaths } of items) {
     if (event.kind !== 'edit' && event.kind !== 'command') continue;
     if (event.kind === 'command' && event.reverted) continue;
-    for (const p of event.paths) {
+    for (const p of allPaths ?? event.paths) {
       if (start.has(p)) continue;
       const m = event.checkpoint ? manifestOf(event.checkpoint) : null;
-      const entry = m?.entries.find((e) => e.path === p) ?? (m?.scope === 'workspace' ? ({ path: p, type: 'absent' } as const) : null);
+      const entry = (event.checkpoint ? entriesOf.get(event.checkpoint)?.get(p) : undefined) ?? (m?.scope === 'workspace' ? ({ path: p, type: 'absent' } as const) : null);
       start.set(p, entry);
     }
   }

@@ -164,6 +164,19 @@ describe('what changed comes first, then the timeline', () => {
   });
 });
 
+describe('what the log cut or rotated away is said, not hidden', () => {
+  it('a path list the log cut counts what it held, and the card says where the whole list is; an event from the index says so', () => {
+    const blob = 'a'.repeat(64);
+    const flood = command({ paths: ['d/1', 'd/2', 'd/3'], cut: { paths: { total: 9500, blob } }, changes: { added: 9500, removed: 0 } });
+    expect(summarize([flood]).usage[0]?.used).toBe(9500);
+    expect(eventLine(flood.event).text).toContain('changed d/1, d/2, d/3 and 9497 more');
+    const [card] = cardsOf([flood, item({ route: session, kind: 'refusal', tool: 'Bash', code: 'E_X', message: 'm', hint: 'h', indexed: true })], { kind: 'session', id: 's-1' }, clockFor('UTC'));
+    expect(card?.facts.find((f) => f.label === 'Paths')?.parts).toEqual([{ text: '9500 in all, the first 3 shown' }, { text: '; the whole list: ' }, { code: `.editwarden/events-diffs/${blob}.list` }]);
+    const md = renderMarkdown(input([flood, item({ route: session, kind: 'refusal', tool: 'Bash', code: 'E_X', message: 'm', hint: 'h', indexed: true })]));
+    expect(md).toContain('in the index of a rotated log only');
+  });
+});
+
 describe('long diffs', () => {
   it('Markdown cuts a diff at MD_DIFF_MAX_LINES and says so; HTML keeps every line', () => {
     const diff = `--- a/x\n+++ b/x\n@@ -1 +1,1000 @@\n${Array.from({ length: 1000 }, (_, i) => `+line ${i}`).join('\n')}\n`;

@@ -19,7 +19,7 @@ import { eventsInScope, type ReportInput, type ReportItem, type ReportScope } fr
 import { netChanges } from '../../report/net-change.js';
 import type { EditwardenEvent } from '../../runs/event-types.js';
 import { openWorkspace } from '../../workspace/open.js';
-import { readEventDiff, readEvents, type EventLog } from '../../runs/events-read.js';
+import { readEventDiff, readEventList, readEvents, type EventLog } from '../../runs/events-read.js';
 import { STATE_DIR } from '../../workspace/paths.js';
 import { refuseCommand, type Io } from '../output.js';
 
@@ -79,7 +79,11 @@ export function reportScope(events: readonly EditwardenEvent[], flags: { run?: s
 export function reportInput(loaded: ReturnType<typeof loadEventLog>, flags: { run?: string | undefined; session?: string | undefined; all?: boolean | undefined }): ReportInput {
   const { root, stateDir, log } = loaded;
   const { filter, scope } = reportScope(log.events, flags);
-  const items: ReportItem[] = eventsInScope(log.events, filter).map((event) => ({ event, diff: event.kind === 'edit' || event.kind === 'command' ? readEventDiff(stateDir, event) : null }));
+  const items: ReportItem[] = eventsInScope(log.events, filter).map((event) => {
+    const changed = event.kind === 'edit' || event.kind === 'command';
+    const allPaths = changed && event.cut?.paths ? readEventList(stateDir, event, 'paths') : null;
+    return { event, diff: changed ? readEventDiff(stateDir, event) : null, ...(allPaths ? { allPaths } : {}) };
+  });
   if (scope.kind !== 'all' && (flags.run !== undefined || flags.session !== undefined) && items.length === 0) {
     throw new EditwardenError({
       code: ErrorCode.NOT_FOUND,
