@@ -25,7 +25,7 @@ import { EditwardenError, ErrorCode } from '../errors.js';
 import { probeExists, type ParseOptions } from './parse-result.js';
 
 /** Ten or more "=": longer than the 5–9 the grammar's DIVIDER takes. */
-export const LONG_DIVIDER = /^={10,}\s*$/;
+const LONG_DIVIDER = /^={10,}\s*$/;
 /** Roo Code's line-number prefix: "12 | code" (a blank line may be "12 |"). */
 const NUMBERED = /^\s*(\d+) \|(?: (.*))?$/;
 
