@@ -1,18 +1,14 @@
 #!/usr/bin/env bash
-# The action's last step (always runs): the job ends with the command's exit
-# code, named in editwarden's meaning as an annotation.
+# The action's last step (always runs): ends the job as judge.sh says — the
+# command's exit code, or for a command that exited 0 the fail-on judgement
+# of what the log recorded during the run — named as an annotation.
 set -euo pipefail
-code="${EW_EXIT:-}"
-if [ -z "$code" ]; then
-  echo "::error title=editwarden::the command did not run (an earlier step failed)"
-  exit 1
+# shellcheck source=judge.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/judge.sh"
+judge "${EW_EXIT:-}" "${EW_FAIL_ON:-violation}" "${EW_REFUSALS:-}" "${EW_VIOLATIONS:-}"
+if [ "$JUDGED_CODE" = 0 ]; then
+  echo "editwarden: $JUDGED_TEXT"
+else
+  echo "::error title=editwarden::$JUDGED_TEXT"
 fi
-case "$code" in
-  0) echo "editwarden: success" ;;
-  1) echo "::error title=editwarden::a request was refused or failed (exit 1)" ;;
-  2) echo "::error title=editwarden::a constraint was violated (exit 2); see the job summary" ;;
-  3) echo "::error title=editwarden::verification failed (exit 3)" ;;
-  4) echo "::error title=editwarden::hard stop: the agent got stuck (exit 4)" ;;
-  *) echo "::error title=editwarden::the command exited $code" ;;
-esac
-exit "$code"
+exit "$JUDGED_CODE"

@@ -149,6 +149,11 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     description: 'What the agent did, for a person: a summary against the limits, then every change (with its diff), refusal, command and violation — as Markdown or one self-contained HTML page.',
     load: async () => (await import('./commands/report.js')).registerReport,
   },
+  publish: {
+    term: 'publish [options] <dir>',
+    description: 'Copy the records editwarden wrote (event log, diffs, run folders) into a folder for a CI artifact, through its validated readers; print the refusal and violation counts.',
+    load: async () => (await import('./commands/publish.js')).registerPublish,
+  },
 };
 
 /** The command `argv` runs (`help <name>` counts as `<name>`), when it is one of the table's. */
