@@ -187,7 +187,11 @@ describe('undo --list and --dry-run', () => {
     ]);
     expect(listed.steps[0]).toMatchObject({ label: 'echo two > a.txt', run });
     const text = editwarden(['undo', '--list', '--root', root]).stdout;
-    expect(text.split('\n')[0]).toMatch(/^\S+Z {2}command {2}echo two > a\.txt {2}\[editwarden, run \S+; 1 file\(s\): a\.txt\]$/);
+    // Grouped: the run's heading (with the command that undoes it all), then its steps with the id `undo --to` takes.
+    const lines = text.split('\n');
+    expect(lines[0]).toBe(`editwarden run ${run} — undo it all: editwarden undo --run ${run}`);
+    expect(lines[1]).toMatch(/^ {2}\S+Z {2}command {2}\d{8}-\d{6}-\d{3}-[0-9a-f]{4} {2}echo two > a\.txt {2}\[1 file\(s\): a\.txt\]$/);
+    expect(lines[2]).toMatch(/^ {2}\S+Z {2}edit {5}\S+ {2}.* {2}\[editwarden; 1 file\(s\): b\.txt\]$/);
 
     const dry = editwarden(['undo', '--dry-run', '--root', root]);
     expect(dry.code).toBe(0);

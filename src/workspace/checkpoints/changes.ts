@@ -3,6 +3,7 @@
  * root's undo history (history.ts walks them). Pure: summaries in, changes
  * out; nothing here reads or writes the disk.
  */
+import { defined } from '../../defined.js';
 import type { CheckpointSummary } from './types.js';
 
 /** One undoable change: the checkpoints that hold the state before it, oldest first. */
@@ -13,6 +14,10 @@ export interface Change {
   label: string;
   checkpoints: string[];
   createdAt: string;
+  /** The client session it belongs to (a client's native edit or shell command), where the client sent one. */
+  session?: string;
+  /** The client that made it (claude, gemini, …); absent: editwarden's own. */
+  client?: string;
 }
 
 /**
@@ -26,6 +31,8 @@ export function changesOf(summaries: readonly CheckpointSummary[], own: Readonly
     let key: string;
     let kind: Change['kind'];
     let label: string;
+    // The client and session a client's edit or shell command came from: undo-select.ts selects and groups by them.
+    let who: { client?: string | undefined; session?: string | undefined } = {};
     switch (c.origin.kind) {
       case 'transaction':
         key = `tx:${c.origin.tx}`;
@@ -38,11 +45,13 @@ export function changesOf(summaries: readonly CheckpointSummary[], own: Readonly
         key = `hook:${c.id}`;
         kind = 'hook';
         label = c.reason || `${c.origin.client} ${c.origin.tool}`;
+        who = { client: c.origin.client, session: c.origin.session };
         break;
       case 'command':
         key = `command:${c.id}`;
         kind = 'command';
         label = c.name;
+        who = { client: c.origin.client, session: c.origin.session };
         break;
       case 'safety':
         if (own.has(c.id)) continue;
@@ -62,7 +71,7 @@ export function changesOf(summaries: readonly CheckpointSummary[], own: Readonly
     }
     const existing = byKey.get(key);
     if (existing) existing.checkpoints.push(c.id);
-    else byKey.set(key, { key, kind, label, checkpoints: [c.id], createdAt: c.createdAt });
+    else byKey.set(key, { key, kind, label, checkpoints: [c.id], createdAt: c.createdAt, ...defined({ client: who.client, session: who.session }) });
   }
   return [...byKey.values()].sort((a, b) => ((a.checkpoints[0] as string) < (b.checkpoints[0] as string) ? -1 : 1));
 }

@@ -20,8 +20,6 @@
  */
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../../errors.js';
-import { atomicWriteFile } from '../atomic.js';
-import { ensureStateDir } from '../lock.js';
 import type { CheckpointService } from './service.js';
 import { StepRecords } from './steps.js';
 import { changesOf, type Change } from './changes.js';
@@ -29,25 +27,7 @@ import { changesOf, type Change } from './changes.js';
 export type { Change };
 import type { CheckpointChange, Manifest } from './types.js';
 import { defined } from '../../defined.js';
-import { NotASmallFile, readSmallFile } from '../../small-file.js';
-
-/** Largest undo.json read: a step list of a long-lived project is far smaller; past this it is treated as damaged. */
-const MAX_UNDO_STATE_BYTES = 64 * 1024 * 1024;
-
-const UNDO_STATE_FILE = 'undo.json';
-const ID = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
-
-interface UndoState {
-  format: 1;
-  /** Keys of changes that are undone (and not redone). */
-  undone: string[];
-  /** Newest last: what `redo` restores next. */
-  redo: Array<{ change: string; safety: string; label: string }>;
-  /** Safety checkpoints made by undo/redo themselves: never changes of their own. */
-  own: string[];
-  /** Newest checkpoint id right after the last undo/redo: a change after it drops the redo stack. */
-  at: string;
-}
+import { readUndoState, type RedoEntry, UNDO_STATE_FILE, type UndoState, writeUndoState } from './undo-state.js';
 
 export interface StepResult {
   /** The change undone or redone; null when there was nothing to do. */
@@ -83,6 +63,8 @@ export interface StepView {
   run?: string;
   /** Ignored files (or rebuildable folders) the command changed whose old state was not kept: this step cannot bring them back (ignored.ts). */
   notKept?: Array<{ path: string; why: string }>;
+  /** The client session it belongs to, where the client sent one (`undo --session <id>`). */
+  session?: string;
 }
 
 /** What the next undo would do, without doing it. */
@@ -93,8 +75,6 @@ export interface UndoPreview {
   /** Files changed since the step: the undo would refuse them without force. */
   changedSince: string[];
 }
-
-const EMPTY: UndoState = { format: 1, undone: [], redo: [], own: [], at: '' };
 
 export class UndoHistory {
   private readonly file: string;
@@ -172,25 +152,63 @@ export class UndoHistory {
     });
   }
 
-  /** Puts back what the last undo took away. */
-  redo(): StepResult {
+  /**
+   * Undoes the changes `choose` selects (from every change, oldest first, and the keys undone; newest first:
+   * undo-select.ts) as ONE step, under the lock: every one is checked before anything is written (forced: what
+   * each takes that is not its own is captured, as undoSince does), and one `redo` puts them all back. A change
+   * that would change nothing by its turn (its before-state is on disk) is passed over.
+   */
+  undoChanges(choose: (changes: readonly Change[], undone: ReadonlySet<string>) => readonly Change[], options: UndoOptions = {}): StepResult[] {
     return this.service.lock.with(() => {
-      const state = this.fresh();
-      const entry = state.redo.pop();
-      if (!entry) return { change: null, written: [], removed: [], bytes: 0, safety: null };
-      const r = this.service.restore(entry.safety, { cause: 'redo', label: `redo of ${entry.label}` });
-      if (r.safety) state.own.push(r.safety);
-      state.undone = state.undone.filter((k) => k !== entry.change);
-      this.write({ ...state, at: this.newestId() });
-      const change = this.all(state).find((c) => c.key === entry.change);
-      return {
-        change: { key: entry.change, kind: change?.kind ?? 'transaction', label: entry.label, createdAt: change?.createdAt ?? '' },
-        written: r.written,
-        removed: r.removed,
-        bytes: r.bytes ?? 0,
-        safety: r.safety ?? null,
-      };
+      const start = this.fresh();
+      const targets = choose(this.all(start), new Set(start.undone));
+      if (!options.force) this.checkBatch(targets);
+      const group = targets.length > 1 ? targets[0]?.key : undefined;
+      const out: StepResult[] = [];
+      for (const target of targets) {
+        const state = this.fresh();
+        // Judged when its turn comes: a later change of the batch, undone first, may have made it matter again.
+        if (target.checkpoints.some((id) => this.service.diff(id, { patch: false }).length > 0)) out.push(this.undoOne(state, target, options.force ? this.changedSince(target, new Set()) : [], group));
+        else this.write({ ...state, undone: [...state.undone, target.key] });
+      }
+      return out;
     });
+  }
+
+  /**
+   * Puts back what the last undo took away — every change of it, when it undid several as one step. With
+   * `until` (choosing a change key on the redo stack, newest last), redoes step after step until that change is back.
+   */
+  redo(until?: (changes: readonly Change[], stack: ReadonlyArray<{ change: string }>) => string | null): StepResult[] {
+    return this.service.lock.with(() => {
+      const first = this.fresh();
+      const target = until ? until(this.all(first), first.redo) : null;
+      const out: StepResult[] = [];
+      for (;;) {
+        const state = this.fresh();
+        const top = state.redo.at(-1);
+        if (!top) return out;
+        do out.push(this.redoOne(state));
+        while (top.group !== undefined && state.redo.at(-1)?.group === top.group);
+        if (target === null || !state.redo.some((e) => e.change === target)) return out;
+      }
+    });
+  }
+
+  private redoOne(state: UndoState): StepResult {
+    const entry = state.redo.pop() as RedoEntry;
+    const r = this.service.restore(entry.safety, { cause: 'redo', label: `redo of ${entry.label}` });
+    if (r.safety) state.own.push(r.safety);
+    state.undone = state.undone.filter((k) => k !== entry.change);
+    this.write({ ...state, at: this.newestId() });
+    const change = this.all(state).find((c) => c.key === entry.change);
+    return {
+      change: { key: entry.change, kind: change?.kind ?? 'transaction', label: entry.label, createdAt: change?.createdAt ?? '' },
+      written: r.written,
+      removed: r.removed,
+      bytes: r.bytes ?? 0,
+      safety: r.safety ?? null,
+    };
   }
 
   /**
@@ -218,7 +236,7 @@ export class UndoHistory {
    * capture into an undo step of its own, so the very next `undo` gives
    * exactly those files back and leaves the step undone.
    */
-  private undoOne(state: UndoState, target: Change, taken: readonly string[] = []): StepResult {
+  private undoOne(state: UndoState, target: Change, taken: readonly string[] = [], group?: string): StepResult {
     const written = new Set<string>();
     const removed = new Set<string>();
     const safeties: string[] = [];
@@ -237,7 +255,7 @@ export class UndoHistory {
     const first = safeties[0] ?? null;
     const takenStep = taken.length > 0 ? this.captureTaken(target, safeties, taken) : null;
     state.undone.push(target.key);
-    if (first) state.redo.push({ change: target.key, safety: first, label: target.label });
+    if (first) state.redo.push({ change: target.key, safety: first, label: target.label, ...defined({ group }) });
     this.write({ ...state, at: this.newestId() });
     return {
       change: { key: target.key, kind: target.kind, label: target.label, createdAt: target.createdAt },
@@ -309,10 +327,15 @@ export class UndoHistory {
   private checkSince(sinceIso: string): void {
     const state = this.fresh();
     const undone = new Set(state.undone);
+    const open = [...this.all(state)].reverse().filter((c) => !undone.has(c.key));
+    const end = open.findIndex((c) => c.createdAt < sinceIso);
+    this.checkBatch(end === -1 ? open : open.slice(0, end));
+  }
+
+  /** Every change of a batch (newest first) checked before any is undone, against what the changes after it in the batch put back. */
+  private checkBatch(targets: readonly Change[]): void {
     const later = new Set<string>();
-    for (const c of [...this.all(state)].reverse()) {
-      if (undone.has(c.key)) continue;
-      if (c.createdAt < sinceIso) return;
+    for (const c of targets) {
       refuseChanged(c, this.changedSince(c, later));
       for (const id of c.checkpoints) for (const p of this.pathsOf(id)) later.add(p);
     }
@@ -341,12 +364,13 @@ export class UndoHistory {
       }
       if (m.origin.kind === 'command' && m.origin.run !== undefined) run = m.origin.run;
       if (m.origin.kind === 'command' && Array.isArray(m.origin.notKept)) notKept.push(...m.origin.notKept);
-      if (m.origin.kind === 'hook') by = m.origin.client;
+      // A client's native edit or its shell command run through editwarden is the client's, not editwarden's.
+      if ((m.origin.kind === 'hook' || m.origin.kind === 'command') && m.origin.client !== undefined) by = m.origin.client;
       if (m.scope === 'workspace') files.add('(workspace)');
       else for (const e of m.entries) files.add(e.path);
     }
     const kind = c.kind === 'command' ? 'command' : c.kind === 'restore' ? 'restore' : 'edit';
-    return { key: c.key, kind, by, label: c.label, createdAt: c.createdAt, files: [...files].sort(), undone, ...defined({ run, notKept: notKept.length > 0 ? notKept : undefined }) };
+    return { key: c.key, kind, by, label: c.label, createdAt: c.createdAt, files: [...files].sort(), undone, ...defined({ run, session: c.session, notKept: notKept.length > 0 ? notKept : undefined }) };
   }
 
   private newestId(): string {
@@ -355,48 +379,12 @@ export class UndoHistory {
   }
 
   private read(): UndoState {
-    let text: string;
-    try {
-      // Never through a link, never waiting on a FIFO put in its place (small-file.ts).
-      text = readSmallFile(this.file, { maxBytes: MAX_UNDO_STATE_BYTES, follow: false }).toString('utf8');
-    } catch (error) {
-      if (error instanceof NotASmallFile || (error as NodeJS.ErrnoException).code === 'ELOOP') throw damaged(this.file);
-      return structuredClone(EMPTY);
-    }
-    // Attack: a hand-edited or agent-written undo.json steering a restore at a path outside the store. Only well-formed ids pass.
-    let data: unknown;
-    try {
-      data = JSON.parse(text);
-    } catch {
-      throw damaged(this.file);
-    }
-    if (!isUndoState(data)) throw damaged(this.file);
-    return data;
+    return readUndoState(this.file);
   }
 
   private write(state: UndoState): void {
-    ensureStateDir(this.service.ws.stateDir);
-    atomicWriteFile(this.file, Buffer.from(`${JSON.stringify(state)}\n`), { mode: 0o644 });
+    writeUndoState(this.service.ws.stateDir, this.file, state);
   }
-}
-
-function isUndoState(data: unknown): data is UndoState {
-  if (typeof data !== 'object' || data === null) return false;
-  const d = data as Record<string, unknown>;
-  const ids = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string' && ID.test(x));
-  const keys = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string' && x.length < 200);
-  return (
-    d.format === 1 &&
-    keys(d.undone) &&
-    ids(d.own) &&
-    typeof d.at === 'string' &&
-    (d.at === '' || ID.test(d.at)) &&
-    Array.isArray(d.redo) &&
-    d.redo.every((e: unknown) => {
-      const r = e as Record<string, unknown> | null;
-      return r !== null && typeof r === 'object' && typeof r.change === 'string' && typeof r.label === 'string' && typeof r.safety === 'string' && ID.test(r.safety);
-    })
-  );
 }
 
 /** Refuses an undo that would overwrite files changed since the step, naming them. */
@@ -408,13 +396,5 @@ function refuseChanged(target: Change, paths: string[]): void {
     message: `Undoing "${target.label}" would overwrite ${paths.length} file(s) changed since that step, or during it by a process that was not the step's: ${shown}.`,
     hint: 'Those changes were not made by that step (a person or another tool changed the files). See them with `editwarden undo --dry-run`; keep them and leave the step, or pass --force to undo anyway: what it overwrites is kept, and the next `editwarden undo` gives those files back.',
     ...defined({ path: paths.length === 1 ? (paths[0] as string) : undefined }),
-  });
-}
-
-function damaged(file: string): EditwardenError {
-  return new EditwardenError({
-    code: ErrorCode.IO,
-    message: `${file} is not a valid undo history.`,
-    hint: 'It was changed by hand or damaged. Delete it: the checkpoints stay, `editwarden checkpoint list` shows them and `checkpoint restore` still works.',
   });
 }
