@@ -15,18 +15,24 @@
  *              or "<path>PATH</path>" (Cline's and Roo's tool calls); or a fence line whose info
  *              string has a word holding a "." or "/" ("```src/app.py", Aider's rule; "```python
  *              src/app.py"; "```python title=\"src/app.py\""); a block directly after another block
- *              in the same fence (blank lines and Aider's "..." elision lines between) reuses its path
+ *              in the same fence (blank lines and Aider's "..." elision lines between) reuses its path;
+ *              or (block-tolerance.ts) a path alone in a fence of its own right above the block's fence
+ *              (DeepSeek); a bare name that is no file at the root is the one file of the tree so named
  *   FENCE_OPEN  := "```" / "````" / "~~~" (any length ≥ 3) with up to two info words,
  *                  or "<source>", "<code>", "<pre>", "<codeblock>", "<sourcecode>", "<diff>" with or
  *                  without a language ("<source>python": Aider's fence for files that hold "```";
  *                  "<diff>": Cline's replace_in_file and Roo's apply_diff)
  *   FENCE_CLOSE := the same backticks/tildes, or the matching "</source>" … tag
  *   SEARCH  := 3+ "<" or 3+ "-", then "SEARCH", optional ">"   (Aider: "<<<<<<< SEARCH"; Cline: "------- SEARCH")
- *   DIVIDER := 5–9 "="                                          (Aider's; Cline's 3+ would take markdown "===" underlines)
+ *   DIVIDER := 5–9 "="                                          (Aider's; Cline's 3+ would take markdown "===" underlines),
+ *              or 10+ "=" when it is the block's one divider-like line (block-tolerance.ts)
  *   REPLACE := 3+ ">" or 3+ "+", then "REPLACE", optional ">"  (Aider: ">>>>>>> REPLACE"; Cline: "+++++++ REPLACE")
  *   roo_head := ":start_line:" N / ":end_line:" N / "-------" lines (roo-dialect.ts): metadata
  *   line    := TEXT LF | NO_NEWLINE LF   ("\ No newline at end of file", an editwarden
  *                                         extension: the text above ends without a newline)
+ *              | "\" marker_line LF      (an escaped marker: the marker line as content, roo-dialect.ts)
+ *              | N " | " TEXT LF          (Roo's line numbers: dropped when every line of the part has one,
+ *                                         numbered consecutively, block-tolerance.ts)
  *
  * Meaning: SEARCH and REPLACE are whole lines (each with its newline). A
  * second DIVIDER right before REPLACE ends the replacement (Aider reads it so;
