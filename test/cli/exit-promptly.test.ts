@@ -4,7 +4,8 @@
  * the syntax guard), each with a deadline between printing its JSON and
  * exiting; and runs with a handle deliberately left open (a setInterval
  * injected through NODE_OPTIONS), which must exit just as promptly.
- * Bounded in count (10 runs) and time (stops starting runs after 40 s).
+ * Bounded in count (10 runs), not in time: on a loaded machine each run takes
+ * seconds, and a time budget would only end the loop short of its count.
  *
  * Which test catches what (measured 2026-11-26 on a build whose main() did not
  * end the process after the flush): the handle-left-open test fails at once;
@@ -19,10 +20,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const BIN = path.resolve(__dirname, '../../bin/editwarden');
-/** From the last byte of the answer to the exit. Normal is tens of ms; generous for a loaded machine. */
-const EXIT_DEADLINE_MS = 3000;
+/**
+ * From the last byte of the answer to the exit. Normal is tens of ms; what this catches is a process that does not
+ * exit at all (a handle left open, a futex wait), so the deadline is room for a loaded machine, not a speed.
+ */
+const EXIT_DEADLINE_MS = 15_000;
 const RUNS = 10;
-const BUDGET_MS = 40_000;
 let root: string;
 
 beforeAll(() => {
@@ -55,7 +58,7 @@ function runCli(args: string[], input: string | undefined, env: NodeJS.ProcessEn
       timer = setTimeout(() => {
         child.kill('SIGKILL');
         reject(new Error(`editwarden ${args.join(' ')} printed its answer and did not exit within ${EXIT_DEADLINE_MS} ms`));
-      }, EXIT_DEADLINE_MS + 30_000);
+      }, EXIT_DEADLINE_MS + 5_000);
     };
     arm();
     child.stdout.on('data', (d) => {
@@ -73,9 +76,8 @@ function runCli(args: string[], input: string | undefined, env: NodeJS.ProcessEn
 
 describe('every CLI run exits promptly after its answer', () => {
   it(`${RUNS} sequential edit/apply runs, each exiting within ${EXIT_DEADLINE_MS} ms of its answer`, async () => {
-    const started = Date.now();
     let done = 0;
-    for (let i = 0; i < RUNS && Date.now() - started < BUDGET_MS; i++) {
+    for (let i = 0; i < RUNS; i++) {
       const r =
         i % 2 === 0
           ? await runCli(['edit', 'a.py', '--old', `x = ${i / 2}`, '--new', `x = ${i / 2 + 1}`, '--json'], undefined)
@@ -85,8 +87,8 @@ describe('every CLI run exits promptly after its answer', () => {
       expect(r.linger).toBeLessThan(EXIT_DEADLINE_MS);
       done++;
     }
-    expect(done).toBeGreaterThanOrEqual(10);
-  }, 90_000);
+    expect(done).toBe(RUNS);
+  }, 240_000);
 
   it('exits promptly even when a handle is left open (a timer that never ends)', async () => {
     const leak = `--import=data:text/javascript,setInterval(()=>{},1000)`;
@@ -97,5 +99,5 @@ describe('every CLI run exits promptly after its answer', () => {
     const refused = await runCli(['edit', 'a.py', '--old', 'not there', '--new', 'x', '--json'], undefined, { NODE_OPTIONS: leak });
     expect(refused.code).toBe(1);
     expect(refused.linger).toBeLessThan(EXIT_DEADLINE_MS);
-  }, 60_000);
+  }, 120_000);
 });

@@ -96,8 +96,10 @@ describe('editwarden verify', () => {
     const listenersBefore = process.listenerCount('SIGINT');
     // A pid written inside the sandbox is that of its pid namespace: find the child by its unique command line instead.
     const pending = cli(['verify', '--root', root, '--cmd', 'sleep 30.4172 & echo $! > child.pid; wait', '--json']);
-    // Wait until the command has started its child, then interrupt.
-    for (let i = 0; i < 200 && !fs.existsSync(path.join(root, 'child.pid')); i++) await new Promise((r) => setTimeout(r, 10));
+    // Wait until the command has started its child, then interrupt (the bound is only room: a loaded machine may take
+    // seconds to start the sandbox, and an interrupt before it would prove nothing about the child).
+    for (let i = 0; i < 3000 && !fs.existsSync(path.join(root, 'child.pid')); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(fs.existsSync(path.join(root, 'child.pid'))).toBe(true);
     process.emit('SIGINT');
     const r = await pending;
     expect(r.code).toBe(3);

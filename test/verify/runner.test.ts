@@ -83,14 +83,28 @@ describe('timeouts and process trees', () => {
   });
 
   test('a command that ignores SIGTERM is killed after the grace period', async () => {
-    const r = await runCommand({ sandbox: 'none', command: `trap '' TERM; echo ready; while :; do sleep 0.05; done`, cwd: tempDir(), timeoutMs: 300, graceMs: 300 });
-    expect(r.timed_out).toBe(true);
+    // Stopped once it says its trap is set (an abort ends it as a timeout does): a timer could fire before the
+    // shell has read its first line on a loaded machine, and the shell would then die of the SIGTERM itself.
+    const controller = new AbortController();
+    const r = await runCommand({
+      sandbox: 'none',
+      command: `trap '' TERM; echo ready; while :; do sleep 0.05; done`,
+      cwd: tempDir(),
+      timeoutMs: 0,
+      graceMs: 300,
+      signal: controller.signal,
+      onOutput: (event) => {
+        if (event.chunk.toString('utf8').includes('ready')) controller.abort();
+      },
+    });
+    expect(r.aborted).toBe(true);
     expect(r.signal).toBe('SIGKILL');
   });
 
   test('a sleeping grandchild is killed with its parent on timeout', async () => {
     const dir = tempDir();
-    const r = await runCommand({ sandbox: 'none', command: 'sleep 60 & echo $! > grandchild.pid; wait', cwd: dir, timeoutMs: 400, graceMs: 500 });
+    // The timeout leaves the shell room to start its grandchild and write its pid on a loaded machine too.
+    const r = await runCommand({ sandbox: 'none', command: 'sleep 60 & echo $! > grandchild.pid; wait', cwd: dir, timeoutMs: 3000, graceMs: 500 });
     expect(r.timed_out).toBe(true);
     const pid = Number(fs.readFileSync(path.join(dir, 'grandchild.pid'), 'utf8'));
     expect(pid).toBeGreaterThan(0);
