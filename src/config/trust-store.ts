@@ -52,6 +52,12 @@ export function guardDir(env: Env = process.env): string | null {
   return dir === null ? null : path.join(dir, 'editwarden', 'guard');
 }
 
+/** The folder of what `editwarden init` found in the settings files it changed (integrations/init-record.ts): `$XDG_DATA_HOME/editwarden/init`. */
+export function initDir(env: Env = process.env): string | null {
+  const dir = base(env, 'XDG_DATA_HOME', path.join('.local', 'share'));
+  return dir === null ? null : path.join(dir, 'editwarden', 'init');
+}
+
 /** `trusted`: recorded with these bytes; `changed`: recorded, but the file changed since; `untrusted`: no record. */
 export type TrustState = 'trusted' | 'changed' | 'untrusted';
 

@@ -18,11 +18,15 @@ import {
   addOnce,
   arrayAt,
   dropIfEmpty,
-  isOurGroup,
   jsonOrNothing,
   jsonText,
   removeFromList,
+  removeOurHooks,
   mcpServer,
+  putServer,
+  isOurServer,
+  takeServer,
+  MCP_SERVER_NAME,
   objectAt,
   parseJsonObject,
   refusalText,
@@ -36,7 +40,7 @@ import { defined } from '../defined.js';
 
 const CLAUDE_EDIT_TOOLS = ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'] as const;
 const CLAUDE_SHELL_TOOLS = ['Bash'] as const;
-const SERVER = 'editwarden';
+const SERVER = MCP_SERVER_NAME;
 /** Claude Code names an MCP server's tools `mcp__<server>__<tool>`; its hooks see them (matchers are regular expressions). */
 const MCP_PREFIX = `mcp__${SERVER}__`;
 /**
@@ -129,19 +133,23 @@ export const claude: ClientIntegration = {
           addOnce(arrayAt(data, 'enabledMcpjsonServers'), SERVER);
           // editwarden's own tools are the guarded way to edit: allowed without a prompt (every call is still vetted by the server).
           addOnce(arrayAt(objectAt(data, 'permissions'), 'allow'), `mcp__${SERVER}`);
-          return jsonText(data);
+          return jsonText(data, existing);
         },
-        remove(existing) {
+        remove(existing, sibling) {
           if (existing === null) return null;
           const data = parseJsonObject(existing, '.claude/settings.json');
           const hooks = objectAt(data, 'hooks');
-          removeFromList(hooks, 'PreToolUse', (g) => !isOurGroup(g, PRE));
-          removeFromList(hooks, 'PostToolUse', (g) => !isOurGroup(g, POST));
+          removeOurHooks(hooks, 'PreToolUse', PRE);
+          removeOurHooks(hooks, 'PostToolUse', POST);
           dropIfEmpty(data, 'hooks');
-          removeFromList(data, 'enabledMcpjsonServers', (v) => v !== SERVER);
-          removeFromList(objectAt(data, 'permissions'), 'allow', (v) => v !== `mcp__${SERVER}`);
-          dropIfEmpty(data, 'permissions');
-          return jsonOrNothing(data);
+          // A server of the person's named like editwarden's (init refused to overwrite it): its enabling entries are theirs too.
+          const named = objectAt(parseJsonObject(sibling('.mcp.json'), '.mcp.json'), 'mcpServers')[SERVER];
+          if (named === undefined || isOurServer(named)) {
+            removeFromList(data, 'enabledMcpjsonServers', (v) => v !== SERVER);
+            removeFromList(objectAt(data, 'permissions'), 'allow', (v) => v !== `mcp__${SERVER}`);
+            dropIfEmpty(data, 'permissions');
+          }
+          return jsonOrNothing(data, existing);
         },
         switches: (existing) => claudeSwitches(existing, '.claude/settings.json'),
       },
@@ -153,7 +161,7 @@ export const claude: ClientIntegration = {
           const data = parseJsonObject(existing, '.claude/settings.local.json');
           if (!('disableAllHooks' in data)) return existing;
           delete data.disableAllHooks;
-          return jsonText(data);
+          return jsonText(data, existing);
         },
         remove: (existing) => existing,
         switches: (existing) => claudeSwitches(existing, '.claude/settings.local.json'),
@@ -162,15 +170,15 @@ export const claude: ClientIntegration = {
         path: path.join(root, '.mcp.json'),
         render(existing) {
           const data = parseJsonObject(existing, '.mcp.json');
-          objectAt(data, 'mcpServers')[SERVER] = { type: 'stdio', ...mcpServer(setup) };
-          return jsonText(data);
+          putServer(objectAt(data, 'mcpServers'), { type: 'stdio', ...mcpServer(setup) }, '.mcp.json');
+          return jsonText(data, existing);
         },
         remove(existing) {
           if (existing === null) return null;
           const data = parseJsonObject(existing, '.mcp.json');
-          delete objectAt(data, 'mcpServers')[SERVER];
+          takeServer(objectAt(data, 'mcpServers'));
           dropIfEmpty(data, 'mcpServers');
-          return jsonOrNothing(data);
+          return jsonOrNothing(data, existing);
         },
         switches: () => [],
       },

@@ -24,8 +24,8 @@ interface ConfigFile {
   path: string;
   /** The new text, given the current text (null: no file yet); null: leave the file absent. Must keep what it does not own, and take out every switch that turns the hooks off. */
   render(existing: string | null): string | null;
-  /** The text without what `render` added (null: remove the file — it held nothing else). Every other setting stays as it was. */
-  remove(existing: string | null): string | null;
+  /** The text without what `render` added (null: remove the file — it held nothing else). Every other setting stays as it was. `sibling` reads another settings file of the client as it is now (its path relative to the root). */
+  remove(existing: string | null, sibling: (relative: string) => string | null): string | null;
   /** The settings in this text that turn editwarden's hooks off (`disableAllHooks`, a disabled hook list…), described for a person. */
   switches(existing: string | null): string[];
 }
@@ -186,14 +186,41 @@ export function dropIfEmpty<V>(parent: Table<V>, key: string): void {
   if (isTable(v) && Object.keys(v).length === 0) delete parent[key];
 }
 
-/** Whether a hook group (`{matcher, hooks: [{command}]}`) runs editwarden's hook (recognised by `marker` in its command). */
-export function isOurGroup(g: unknown, marker: string): boolean {
-  return isTable(g) && Array.isArray(g.hooks) && g.hooks.some((h) => isTable(h) && typeof h.command === 'string' && h.command.includes(marker));
+/** Whether one hook entry (`{type, command}`) is editwarden's (recognised by `marker` in its command). */
+function isOurHook(h: unknown, marker: string): boolean {
+  return isTable(h) && typeof h.command === 'string' && h.command.includes(marker);
 }
 
-/** A JSON settings text after removal: null when nothing is left (the file was editwarden's alone). */
-export function jsonOrNothing(data: { [key: string]: Json }): string | null {
-  return Object.keys(data).length === 0 ? null : jsonText(data);
+/** Whether a hook group (`{matcher, hooks: [{command}]}`) runs editwarden's hook (recognised by `marker` in its command). */
+function isOurGroup(g: unknown, marker: string): boolean {
+  return isTable(g) && Array.isArray(g.hooks) && g.hooks.some((h) => isOurHook(h, marker));
+}
+
+/** Whether every hook of a group is editwarden's: a group it may replace or take out whole. */
+function isOurGroupAlone(g: unknown, marker: string): boolean {
+  return isOurGroup(g, marker) && (g as { hooks: unknown[] }).hooks.every((h) => isOurHook(h, marker));
+}
+
+/**
+ * Takes editwarden's hook entries (by `marker`) out of every group of `parent[key]`, entry by entry: a hook of the
+ * person's that shares a group with editwarden's stays, with the group's matcher; a group left with no hook goes,
+ * and the list when that leaves it empty (issue 38.7).
+ */
+export function removeOurHooks<V>(parent: Table<V>, key: string, marker: string): void {
+  const list = parent[key];
+  if (!Array.isArray(list)) return;
+  const kept: unknown[] = [];
+  for (const g of list as unknown[]) {
+    if (!isOurGroup(g, marker)) kept.push(g);
+    else if (!isOurGroupAlone(g, marker)) kept.push({ ...(g as Table<unknown>), hooks: (g as { hooks: unknown[] }).hooks.filter((h) => !isOurHook(h, marker)) });
+  }
+  if (kept.length === 0) delete parent[key];
+  else parent[key] = kept as V;
+}
+
+/** A JSON settings text after removal, formatted like `like`: null when nothing is left (the file was editwarden's alone). */
+export function jsonOrNothing(data: { [key: string]: Json }, like: string | null): string | null {
+  return Object.keys(data).length === 0 ? null : jsonText(data, like);
 }
 
 /** Adds `value` to a list once. */
@@ -203,18 +230,68 @@ export function addOnce(list: Json[], value: string): void {
 
 /**
  * Claude-style hook lists (`[{matcher, hooks: [{type, command, …}]}]`, also
- * Gemini's and Codex's): replaces editwarden's own entry (recognised by
- * `marker` in its command, so a moved binary is updated in place) or appends
- * it; every other entry stays as it was.
+ * Gemini's and Codex's): editwarden's own group (every hook in it
+ * editwarden's, recognised by `marker` in its command, so a moved binary is
+ * updated in place) is replaced where it stands, or appended. A hook of the
+ * person's that shares a group with editwarden's keeps that group and its
+ * matcher: only editwarden's entry leaves it (issue 38.7: a second init
+ * dropped the person's hook with the group).
  */
 export function upsertHookGroup<V>(list: V[], marker: string, group: V): void {
-  const at = list.findIndex((g) => isOurGroup(g, marker));
-  if (at >= 0) list[at] = group;
+  const at = list.findIndex((g) => isOurGroupAlone(g, marker));
+  for (let i = list.length - 1; i >= 0; i--) {
+    const g = list[i];
+    if (i === at || !isOurGroup(g, marker)) continue;
+    if (isOurGroupAlone(g, marker)) list.splice(i, 1);
+    else list[i] = { ...(g as Table<unknown>), hooks: (g as { hooks: unknown[] }).hooks.filter((h) => !isOurHook(h, marker)) } as V;
+  }
+  const own = list.findIndex((g) => isOurGroupAlone(g, marker));
+  if (own >= 0) list[own] = group;
   else list.push(group);
 }
 
-export function jsonText(data: Json): string {
-  return `${JSON.stringify(data, null, 2)}\n`;
+/** The name every client's settings give editwarden's MCP server. */
+export const MCP_SERVER_NAME = 'editwarden';
+
+/** Whether an MCP server entry is editwarden's own (any release's: its command line execs editwarden's `mcp`). */
+export function isOurServer(entry: unknown): boolean {
+  return isTable(entry) && entry.command === 'sh' && Array.isArray(entry.args) && entry.args.some((a) => typeof a === 'string' && a.includes('exec "$ew" mcp'));
+}
+
+/**
+ * Puts editwarden's MCP server into `servers` under its name; a server of the person's under that name is never
+ * overwritten (issue 38.7): init refuses with E_SETTINGS_CONFLICT and writes nothing.
+ */
+export function putServer<V>(servers: Table<V>, entry: V, file: string): void {
+  const existing = servers[MCP_SERVER_NAME];
+  if (existing !== undefined && !isOurServer(existing)) {
+    throw new EditwardenError({
+      code: ErrorCode.SETTINGS_CONFLICT,
+      message: `${file} already has an MCP server named "${MCP_SERVER_NAME}" that is not editwarden's (${JSON.stringify(existing).slice(0, 200)}); editwarden init does not overwrite it, so nothing was changed.`,
+      hint: `Rename your server in ${file} (its tools are named after it), then run editwarden init again; or keep it and register editwarden yourself under that name.`,
+      path: file,
+    });
+  }
+  servers[MCP_SERVER_NAME] = entry;
+}
+
+/** Takes editwarden's MCP server out of `servers`; a same-named server of the person's stays. */
+export function takeServer<V>(servers: Table<V>): void {
+  if (isOurServer(servers[MCP_SERVER_NAME])) delete servers[MCP_SERVER_NAME];
+}
+
+/**
+ * JSON text of settings: a file init creates in two spaces with a final newline; a file of the person's in its own
+ * indentation (tabs or N spaces, or none: one line), line ends and final newline (issue 38.7: init and `--remove`
+ * rewrote a person's 4-space file in 2 spaces).
+ */
+export function jsonText(data: Json, like: string | null = null): string {
+  if (like === null || like.trim() === '') return `${JSON.stringify(data, null, 2)}\n`;
+  const body = like.trim();
+  const indent = /^[{[]\r?\n([ \t]+)\S/.exec(body)?.[1] ?? (body.includes('\n') ? '  ' : '');
+  const text = indent === '' ? JSON.stringify(data) : JSON.stringify(data, null, indent);
+  const eol = like.includes('\r\n') ? '\r\n' : '\n';
+  return `${eol === '\n' ? text : text.replace(/\n/g, eol)}${/\r?\n$/.test(like) ? eol : ''}`;
 }
 
 /**

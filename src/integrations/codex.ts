@@ -14,7 +14,7 @@ import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import type { ErrorInfo } from '../errors.js';
 import { parseApplyPatch } from '../formats/apply-patch.js';
-import { arrayAt, dropIfEmpty, guardedHookCommand, isOurGroup, mcpServer, objectAt, refusalText, removeFromList, settingsError, upsertHookGroup, type ClientIntegration } from './client.js';
+import { arrayAt, dropIfEmpty, guardedHookCommand, mcpServer, objectAt, putServer, refusalText, removeOurHooks, settingsError, takeServer, upsertHookGroup, type ClientIntegration } from './client.js';
 import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
 
@@ -78,7 +78,7 @@ export const codex: ClientIntegration = {
         path: path.join(root, '.codex', 'config.toml'),
         render(existing) {
           const data = parseToml(existing);
-          objectAt(data, 'mcp_servers').editwarden = mcpServer(setup);
+          putServer(objectAt(data, 'mcp_servers'), mcpServer(setup), '.codex/config.toml');
           const hooks = objectAt(data, 'hooks');
           for (const [event, name] of EVENTS) {
             // PreToolUse also sees Codex's shell (Bash): rewritten to run through `editwarden shell`.
@@ -90,10 +90,10 @@ export const codex: ClientIntegration = {
         remove(existing) {
           if (existing === null) return null;
           const data = parseToml(existing);
-          delete objectAt(data, 'mcp_servers').editwarden;
+          takeServer(objectAt(data, 'mcp_servers'));
           dropIfEmpty(data, 'mcp_servers');
           const hooks = objectAt(data, 'hooks');
-          for (const [event, name] of EVENTS) removeFromList(hooks, event, (g) => !isOurGroup(g, MARK(name)));
+          for (const [event, name] of EVENTS) removeOurHooks(hooks, event, MARK(name));
           dropIfEmpty(data, 'hooks');
           return Object.keys(data).length === 0 ? null : `${stringify(data)}\n`;
         },

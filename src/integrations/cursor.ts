@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import type { ErrorInfo } from '../errors.js';
-import { arrayAt, dropIfEmpty, jsonOrNothing, jsonText, removeFromList, mcpServer, objectAt, parseJsonObject, refusalText, guardedHookCommand, type ClientIntegration, type Json } from './client.js';
+import { arrayAt, dropIfEmpty, jsonOrNothing, jsonText, removeFromList, mcpServer, objectAt, parseJsonObject, putServer, refusalText, guardedHookCommand, takeServer, type ClientIntegration, type Json } from './client.js';
 
 export const cursor: ClientIntegration = {
   name: 'cursor',
@@ -25,15 +25,15 @@ export const cursor: ClientIntegration = {
         path: path.join(root, '.cursor', 'mcp.json'),
         render(existing) {
           const data = parseJsonObject(existing, '.cursor/mcp.json');
-          objectAt(data, 'mcpServers').editwarden = mcpServer(setup);
-          return jsonText(data);
+          putServer(objectAt(data, 'mcpServers'), mcpServer(setup), '.cursor/mcp.json');
+          return jsonText(data, existing);
         },
         remove(existing) {
           if (existing === null) return null;
           const data = parseJsonObject(existing, '.cursor/mcp.json');
-          delete objectAt(data, 'mcpServers').editwarden;
+          takeServer(objectAt(data, 'mcpServers'));
           dropIfEmpty(data, 'mcpServers');
-          return jsonOrNothing(data);
+          return jsonOrNothing(data, existing);
         },
         switches: () => [],
       },
@@ -46,7 +46,7 @@ export const cursor: ClientIntegration = {
           const at = list.findIndex((h: Json) => typeof h === 'object' && h !== null && !Array.isArray(h) && typeof h.command === 'string' && h.command.includes(' hook cursor after-file-edit'));
           if (at >= 0) list[at] = { command: line };
           else list.push({ command: line });
-          return jsonText(data);
+          return jsonText(data, existing);
         },
         remove(existing) {
           if (existing === null) return null;
@@ -55,7 +55,7 @@ export const cursor: ClientIntegration = {
           removeFromList(hooks, 'afterFileEdit', (h: Json) => !(typeof h === 'object' && h !== null && !Array.isArray(h) && typeof h.command === 'string' && h.command.includes(' hook cursor after-file-edit')));
           dropIfEmpty(data, 'hooks');
           // `version` is init's only when nothing else is left.
-          return Object.keys(data).length === 1 && data.version === 1 ? null : jsonOrNothing(data);
+          return Object.keys(data).length === 1 && data.version === 1 ? null : jsonOrNothing(data, existing);
         },
         switches: () => [],
       },

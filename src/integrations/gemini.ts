@@ -8,7 +8,24 @@
 import path from 'node:path';
 import type { EditRequest } from '../edit/types.js';
 import type { ErrorInfo } from '../errors.js';
-import { arrayAt, dropIfEmpty, isOurGroup, jsonOrNothing, jsonText, removeFromList, mcpServer, objectAt, parseJsonObject, refusalText, guardedHookCommand, upsertHookGroup, type ClientIntegration, type Json } from './client.js';
+import {
+  arrayAt,
+  dropIfEmpty,
+  jsonOrNothing,
+  jsonText,
+  removeFromList,
+  removeOurHooks,
+  mcpServer,
+  objectAt,
+  parseJsonObject,
+  putServer,
+  refusalText,
+  guardedHookCommand,
+  takeServer,
+  upsertHookGroup,
+  type ClientIntegration,
+  type Json,
+} from './client.js';
 import { objectOf, stringField, type NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
 
@@ -67,7 +84,7 @@ export const gemini: ClientIntegration = {
         render(existing) {
           const data = parseJsonObject(existing, '.gemini/settings.json');
           disarm(data);
-          objectAt(data, 'mcpServers').editwarden = mcpServer(setup);
+          putServer(objectAt(data, 'mcpServers'), mcpServer(setup), '.gemini/settings.json');
           const hooks = objectAt(data, 'hooks');
           const group = (event: string): { [key: string]: Json } => ({
             // BeforeTool also rewrites run_shell_command to run through `editwarden shell`; AfterTool records edits only.
@@ -76,19 +93,18 @@ export const gemini: ClientIntegration = {
           });
           upsertHookGroup(arrayAt(hooks, 'BeforeTool'), PRE, group('before-tool'));
           upsertHookGroup(arrayAt(hooks, 'AfterTool'), POST, group('after-tool'));
-          return jsonText(data);
+          return jsonText(data, existing);
         },
         remove(existing) {
           if (existing === null) return null;
           const data = parseJsonObject(existing, '.gemini/settings.json');
-          const servers = objectAt(data, 'mcpServers');
-          delete servers.editwarden;
+          takeServer(objectAt(data, 'mcpServers'));
           dropIfEmpty(data, 'mcpServers');
           const hooks = objectAt(data, 'hooks');
-          removeFromList(hooks, 'BeforeTool', (g) => !isOurGroup(g, PRE));
-          removeFromList(hooks, 'AfterTool', (g) => !isOurGroup(g, POST));
+          removeOurHooks(hooks, 'BeforeTool', PRE);
+          removeOurHooks(hooks, 'AfterTool', POST);
           dropIfEmpty(data, 'hooks');
-          return jsonOrNothing(data);
+          return jsonOrNothing(data, existing);
         },
         switches(existing) {
           if (existing === null) return [];

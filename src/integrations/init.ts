@@ -7,16 +7,21 @@
  * a repository ships to turn hooks off (`disableAllHooks`, Gemini's
  * `hooksConfig`) are taken out and named, so "Covered" is never printed
  * over a guard that will not run. It writes only the client's settings
- * files, never a project file, and never through a symbolic link.
+ * files, never a project file, and never through a symbolic link; what it
+ * found in each file it changed is kept in the person's own data folder, so
+ * `--remove` can give back the person's bytes (init-record.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
+import { parse as parseToml } from 'smol-toml';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { atomicWriteFile } from '../workspace/atomic.js';
 import { isWithin } from '../config/path-within.js';
 import { NotASmallFile, readSmallFile } from '../small-file.js';
 import type { ClientIntegration, InitSetup } from './client.js';
+import { forgetInit, noteInit, recordedBefore } from './init-record.js';
 
 export interface SettingsChange {
   path: string;
@@ -28,6 +33,19 @@ export interface SettingsChange {
   changed: boolean;
   /** Switches that turned the hooks off in `before`, taken out in `after` (init) — or still there (remove leaves them). */
   switchesRemoved: string[];
+  /** `before` held nothing of editwarden's (init): what --remove may give back byte for byte. */
+  pristine: boolean;
+}
+
+/** Whether two settings texts hold the same value (JSON, or TOML for a `.toml` file); null is the absent file. */
+function sameValue(a: string | null, b: string | null, relative: string): boolean {
+  if (a === null || b === null) return a === b;
+  try {
+    const read = (t: string): unknown => (relative.endsWith('.toml') ? parseToml(t) : t.trim() === '' ? {} : JSON.parse(t));
+    return isDeepStrictEqual(read(a), read(b));
+  } catch {
+    return a === b;
+  }
 }
 
 export type InitMode = 'add' | 'remove';
@@ -51,7 +69,7 @@ function notSettings(relative: string, error: NotASmallFile): EditwardenError {
 }
 
 export function planInit(client: ClientIntegration, root: string, mode: InitMode = 'add', setup: InitSetup = {}): SettingsChange[] {
-  return client.configFiles(root, setup).map((file) => {
+  const files = client.configFiles(root, setup).map((file) => {
     const relative = path.relative(root, file.path).split(path.sep).join('/');
     refuseSymlinks(root, relative);
     let before: string | null = null;
@@ -61,9 +79,19 @@ export function planInit(client: ClientIntegration, root: string, mode: InitMode
       if (error instanceof NotASmallFile) throw notSettings(relative, error);
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    const after = mode === 'add' ? file.render(before) : file.remove(before);
+    return { file, relative, before };
+  });
+  const sibling = (relative: string): string | null => files.find((f) => f.relative === relative)?.before ?? null;
+  return files.map(({ file, relative, before }) => {
+    // Where editwarden's entries were the only change since init, the person's own bytes go back (init-record.ts).
+    const recorded = mode === 'remove' ? recordedBefore(file.path, before) : null;
+    const computed = mode === 'add' ? file.render(before) : recorded ? recorded.before : file.remove(before, sibling);
+    // The same settings value: the person's bytes stay as they are (nothing of editwarden's to add or take out).
+    const after = recorded === null && sameValue(before, computed, relative) ? before : computed;
+    // A file that held nothing of editwarden's before this init can be given back byte for byte by --remove.
+    const pristine = mode === 'add' && (before === null || sameValue(before, file.remove(before, sibling), relative));
     const switchesRemoved = mode === 'add' ? file.switches(before).filter((s) => !file.switches(after).includes(s)) : [];
-    return { path: file.path, relative, before, after, changed: after !== before, switchesRemoved };
+    return { path: file.path, relative, before, after, changed: after !== before, switchesRemoved, pristine };
   });
 }
 
@@ -120,8 +148,9 @@ export function portableConfigPath(root: string, file: string, cwd: string = pro
   return portable;
 }
 
-export function applyInit(changes: readonly SettingsChange[]): void {
+export function applyInit(changes: readonly SettingsChange[], mode: InitMode = 'add'): void {
   for (const c of changes) {
+    if (mode === 'remove') forgetInit(c.path);
     if (!c.changed) continue;
     if (c.after === null) {
       fs.rmSync(c.path, { force: true });
@@ -129,6 +158,8 @@ export function applyInit(changes: readonly SettingsChange[]): void {
     }
     fs.mkdirSync(path.dirname(c.path), { recursive: true });
     atomicWriteFile(c.path, Buffer.from(c.after), { mode: 0o644 });
+    // A switch init took out (disableAllHooks …) is never put back, so such a file is not restored from a record.
+    if (mode === 'add') noteInit(c.path, c.before, c.after, c.pristine && c.switchesRemoved.length === 0);
   }
 }
 

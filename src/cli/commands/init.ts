@@ -33,7 +33,7 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
         const setup = flags.config !== undefined && !flags.remove ? { configFile: portableConfigPath(root, flags.config) } : {};
         const changes = planInit(client, root, flags.remove ? 'remove' : 'add', setup);
         const switches = changes.flatMap((c) => c.switchesRemoved);
-        if (!flags.dryRun) applyInit(changes);
+        if (!flags.dryRun) applyInit(changes, flags.remove ? 'remove' : 'add');
         // The person's word on the project-local editwarden as it is now: the hooks run it only while it still matches.
         const guard = flags.dryRun || flags.remove ? null : recordGuard(root, launcherBundle());
         if (flags.json) {
