@@ -20,7 +20,8 @@ import { headline, summarize, usageText, type NetChange, type ReportInput, type 
 
 /** The only way text from the log reaches the page. */
 function esc(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  // NUL, which an HTML parser drops, shows as U+FFFD (as in the Markdown: the same facts in both).
+  return text.replace(/\0/g, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 const CSS = `

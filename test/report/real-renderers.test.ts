@@ -127,7 +127,7 @@ const hostileText = fc.oneof(
       { maxLength: 30 },
     )
     .map((parts) => parts.join('')),
-  fc.string({ minLength: 1, maxLength: 3 }).map((s) => s.repeat(400)),
+  fc.string({ minLength: 1, maxLength: 3 }).map((s) => s.repeat(300)),
 );
 
 /** Empty text is no escape, but it leaves out what it would fill (an empty code has no line): the skeleton tests give some. */
@@ -208,7 +208,7 @@ describe('the Markdown report through micromark (CommonMark) and micromark + GFM
           const headings = elements(tree, 'h3').map(textOf);
           expect(headings.slice(2).map((h) => h.slice(0, h.indexOf('.')))).toEqual(Array.from({ length: EVENTS }, (_, i) => String(i + 1)));
         }),
-        { numRuns: 60 },
+        { numRuns: 40 },
       );
     });
 
@@ -223,7 +223,7 @@ describe('the Markdown report through micromark (CommonMark) and micromark + GFM
             expect(shown).toContain(shownAs(text).trim());
           },
         ),
-        { numRuns: 60 },
+        { numRuns: 40 },
       );
     });
   }
@@ -258,6 +258,38 @@ describe('the Markdown report through micromark (CommonMark) and micromark + GFM
   });
 });
 
+describe('the Markdown and the HTML carry the same facts', () => {
+  /** The literals (paths, commands, codes, undo commands) a page shows as inline code, in order: code outside any pre. */
+  const inlineCodes = (root: Node): string[] => {
+    const inPre = new Set(elements(root, 'pre').flatMap((p) => elements(p, 'code')));
+    return elements(root, 'code')
+      .filter((c) => !inPre.has(c))
+      .map(textOf);
+  };
+  /** The blocks of a page: diffs and outputs, as text without blank space (a diff line is a span in HTML, a line in Markdown). */
+  const blocks = (root: Node, isDiff: (pre: Node) => boolean): { diffs: string; outputs: string } => {
+    const pres = elements(root, 'pre');
+    const flat = (list: Node[]): string => list.map(textOf).join('').replace(/\s+/g, '');
+    return { diffs: flat(pres.filter(isDiff)), outputs: flat(pres.filter((p) => !isDiff(p))) };
+  };
+  it('every literal of one is a literal of the other, in the same order; every diff line and output line is in both', () => {
+    fc.assert(
+      fc.property(
+        nonEmpty.filter((t) => t.length < 500),
+        (text) => {
+          const md = githubFlavoured(renderMarkdown(inputOf(text)));
+          const html = parse(renderHtml(inputOf(text))) as unknown as Node;
+          expect(inlineCodes(md).map(shownAs)).toEqual(inlineCodes(html).map(shownAs));
+          const mdBlocks = blocks(md, (pre) => elements(pre, 'code').some((c) => (c.attrs ?? []).some((a) => a.value === 'language-diff')));
+          const htmlBlocks = blocks(html, (pre) => (pre.attrs ?? []).some((a) => a.name === 'class' && a.value === 'diff'));
+          expect(mdBlocks).toEqual(htmlBlocks);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
 const OWN_TAGS = new Set(['html', 'head', 'meta', 'title', 'style', 'body', 'main', 'h1', 'h2', 'div', 'code', 'table', 'tbody', 'tr', 'th', 'td', 'a', 'ol', 'ul', 'li', 'span', 'details', 'summary', 'pre', 'p', 'script']);
 
 describe('the HTML report through parse5 (the WHATWG HTML parser)', () => {
@@ -277,7 +309,7 @@ describe('the HTML report through parse5 (the WHATWG HTML parser)', () => {
           if (inDiff && n.tagName) expect(n.tagName === 'span' && (n.attrs ?? []).every((a) => a.name === 'class' && ['a', 'd', 'h', 'f'].includes(a.value))).toBe(true);
         });
       }),
-      { numRuns: 60 },
+      { numRuns: 40 },
     );
   });
 
@@ -291,7 +323,7 @@ describe('the HTML report through parse5 (the WHATWG HTML parser)', () => {
           for (const line of text.replace(/\r\n?/g, '\n').split('\n')) expect(shown.replace(/\uFFFD/g, '\0').replace(/\0/g, '')).toContain(line.replace(/\0/g, ''));
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 40 },
     );
   });
 });
