@@ -213,6 +213,27 @@ export function recordGuard(root: string, launcher: string, env: Env = process.e
   return record;
 }
 
+/**
+ * Whether the committed hooks would run an `editwarden` from PATH on this machine: the first one on PATH (as `command
+ * -v` finds it), when its real location is outside the project (client.ts `findGuard`, the same rule). `init` says
+ * so when neither this nor a project-local install is there: the hooks would block every guarded tool.
+ */
+export function guardOnPath(root: string, env: Env = process.env): boolean {
+  const realRoot = realOrNull(root) ?? path.resolve(root);
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (dir === '') continue;
+    const candidate = path.join(dir, 'editwarden');
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      if (!fs.statSync(candidate).isFile()) continue;
+    } catch {
+      continue;
+    }
+    return !isWithin(realOrNull(candidate) ?? candidate, realRoot);
+  }
+  return false;
+}
+
 export type GuardVerdict = { ok: true; install: LocalInstall } | { ok: false; error: ErrorInfo };
 
 const REINSTALL =

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanup, tempDir } from './helpers.js';
+import { BIN, cleanup, tempDir } from './helpers.js';
 import { type LocalInstallProject, localInstallProject } from './local-install.js';
 
 afterAll(cleanup);
@@ -171,6 +171,23 @@ describe('a project-local editwarden, recorded by init', () => {
     expect(runAsClient(p, claudeHook(p), write(p, 'a.txt')).code).toBe(0);
   }, 60_000);
 });
+
+describe('init on a machine where the hooks would find no editwarden (an `npx editwarden init` from npm’s cache)', () => {
+  it('says every guarded call will be blocked and how to install; not when editwarden is on PATH outside the project', () => {
+    const root = tempDir('ew-npx-');
+    spawnSync('git', ['init', '-q'], { cwd: root });
+    const bare = editwardenAt(root, process.env.PATH ?? '');
+    expect(bare.stdout).toContain('no editwarden the hooks may run was found');
+    expect(bare.stdout).toContain('npm install -g editwarden');
+    const bin = tempDir('ew-global-');
+    fs.symlinkSync(BIN, path.join(bin, 'editwarden'));
+    expect(editwardenAt(root, `${bin}:${process.env.PATH ?? ''}`).stdout).not.toContain('no editwarden the hooks may run');
+  });
+});
+
+function editwardenAt(root: string, pathVar: string) {
+  return spawnSync(process.execPath, [BIN, 'init', 'claude', '--root', root], { encoding: 'utf8', env: { ...process.env, PATH: pathVar } });
+}
 
 /**
  * The wrapper's choice, as a property over where `editwarden` on PATH really lies: run directly only when its real

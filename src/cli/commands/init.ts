@@ -10,7 +10,7 @@ import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.
 import { CLIENTS } from '../../integrations/index.js';
 import { applyInit, diffOf, planInit, portableConfigPath } from '../../integrations/init.js';
 import { launcherBundle } from '../../integrations/client.js';
-import { recordGuard } from '../../integrations/guard-install.js';
+import { guardOnPath, recordGuard } from '../../integrations/guard-install.js';
 import { projectLimitsLines } from '../../integrations/limits-summary.js';
 import { paintDiff, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 import { defined } from '../../defined.js';
@@ -57,6 +57,8 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
           }
           for (const s of switches) out.push(`took out ${s}: it turned every hook off, editwarden's included`);
           if (guard !== null) out.push(guardRecorded(guard.parts[0] as string, guard.digest));
+          // `npx editwarden init` from npm's cache installs nothing the hooks may run (docs/integrations.md, "Which editwarden runs").
+          else if (!flags.dryRun && !flags.remove && !guardOnPath(root)) out.push(NO_GUARD_NOTE);
           if (flags.dryRun) out.push('dry run: nothing was written.');
           if (flags.remove) out.push('', `editwarden no longer guards ${name} in this project: its hooks and MCP entry are gone; every other setting is as it was.`);
           else
@@ -84,3 +86,6 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
 export function guardRecorded(pkg: string, digest: string): string {
   return `recorded the project-local editwarden (${pkg}, sha256 ${digest.slice(0, 16)}…) outside the repository: the hooks, the guarded shell and the MCP server run it only while it matches (re-record after an update: npx editwarden trust --guard)`;
 }
+
+const NO_GUARD_NOTE =
+  "note: no editwarden the hooks may run was found on this machine (none on PATH outside the project, no node_modules/editwarden): until one is installed, every guarded tool call is blocked (E_GUARD_UNAVAILABLE). Install it globally (npm install -g editwarden), or as a devDependency (npm install -D editwarden, then npx editwarden trust --guard). An `npx editwarden` run from npm's cache is not an install the hooks use.";
