@@ -32,7 +32,7 @@ import type { CheckpointService } from '../workspace/checkpoints/service.js';
 import { CommandIndex } from '../workspace/checkpoints/command-index.js';
 import { diffIndex } from '../workspace/checkpoints/index-diff.js';
 import { recordCommandStep, type CommandOrigin } from '../workspace/checkpoints/steps.js';
-import type { CheckpointChange, Manifest } from '../workspace/checkpoints/types.js';
+import type { CheckpointChange, Manifest, RestoreResult } from '../workspace/checkpoints/types.js';
 import { readExcludeFile } from '../workspace/checkpoints/walk.js';
 import type { IgnoredSnapshot, NotKept } from '../workspace/checkpoints/ignored.js';
 import { manifestIgnoreSource } from '../workspace/checkpoints/restore.js';
@@ -110,6 +110,27 @@ export class CommandEffects {
       // The step (if any) names the index's blobs now: the index may be removed by the next release.
       if (mark.lease) new CommandIndex(this.checkpoints).endLease(mark.lease);
     }
+  }
+
+  /**
+   * Puts back what the command can be shown to have changed (its step, less
+   * `unshown`), through the one restore primitive: what it overwrites is
+   * captured first and is an undo step (`editwarden undo` right after brings
+   * the command's files back, byte-exact, a person's write during the
+   * command with them). The command's own step stays, under it. Null when
+   * there is nothing of the command's to put back.
+   */
+  putBack(found: CommandEffectsResult, label: string): RestoreResult | null {
+    if (!found.step) return null;
+    const left = new Set(found.unshown);
+    const only = new Set(
+      this.checkpoints
+        .get(found.step)
+        .entries.map((e) => e.path)
+        .filter((p) => !left.has(p)),
+    );
+    if (only.size === 0) return null;
+    return this.checkpoints.restore(found.step, { cause: 'put-back', label, only });
   }
 
   private measure(mark: EffectsMark, seen: CommandSeen): CommandEffectsResult {

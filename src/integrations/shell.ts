@@ -143,7 +143,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   if (limits) {
     // Over the session's limits: the command's changes are put back, as a native edit would have been refused before it landed.
     try {
-      putBack = putBackCommand(opened, found, req);
+      putBack = putBackCommand(opened, effects, found, req);
     } catch (error) {
       say(`editwarden could not put this command's changes back: ${toErrorInfo(error).message}`);
     }
@@ -197,19 +197,10 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
  * command's own step stays, under it. Files changed during the command that
  * its processes cannot be shown to have written are left as they are.
  */
-function putBackCommand(opened: Project, found: CommandEffectsResult, req: ShellRequest): RestoreResult | null {
-  if (!found.step) return null;
-  const checkpoints = opened.transactions.checkpoints;
-  const left = new Set(found.unshown);
-  const only = new Set(
-    checkpoints
-      .get(found.step)
-      .entries.map((e) => e.path)
-      .filter((p) => !left.has(p)),
-  );
-  if (only.size === 0) return null;
+function putBackCommand(opened: Project, effects: CommandEffects, found: CommandEffectsResult, req: ShellRequest): RestoreResult | null {
   const label = `put-back of ${req.client} ${req.tool}: ${req.command.replace(/\s+/g, ' ').trim().slice(0, 160)}`;
-  const r = checkpoints.restore(found.step, { cause: 'put-back', label, only });
+  const r = effects.putBack(found, label);
+  if (r === null) return null;
   // The record shows it: which files, how many bytes, and the step that takes the put-back back.
   const route = { via: 'shell', client: req.client, ...defined({ session: req.session ? req.session.session : undefined }) };
   recordEvent(opened.ws.stateDir, {

@@ -47,7 +47,7 @@ describe('undo and redo', () => {
     expect(editwarden(['undo', '--root', root]).stdout).toContain('nothing to undo');
   });
 
-  it('a change after an undo drops the redo stack, and the next undo undoes that change', async () => {
+  it('a change after an undo drops the redo stack, the next undo undoes that change, and the one after gives back what the dropped undo took', async () => {
     const root = project({ 'a.txt': 'v0\n', 'b.txt': 'b0\n' });
     await edit(root, 'a.txt', 'v0', 'v1');
     editwarden(['undo', '--root', root]);
@@ -58,6 +58,10 @@ describe('undo and redo', () => {
     expect(read(root, 'a.txt')).toBe('v0\n');
     editwarden(['undo', '--root', root]);
     expect(read(root, 'b.txt')).toBe('b0\n');
+    // Nothing editwarden overwrote is out of reach: the undo whose redo was dropped is itself a step.
+    const again = editwarden(['undo', '--root', root]);
+    expect(again.stdout).toContain('undo of');
+    expect(read(root, 'a.txt')).toBe('v1\n');
     expect(editwarden(['undo', '--root', root]).stdout).toContain('nothing to undo');
   });
 

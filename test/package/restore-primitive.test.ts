@@ -112,17 +112,19 @@ function sources(dir = SRC): string[] {
 
 describe('every write editwarden makes from a checkpoint goes through the one restore primitive', () => {
   it('only the primitive applies a manifest (applyManifest is called in service.ts alone)', () => {
-    const callers = sources().flatMap((rel) => (rel === APPLIER || !mentions(rel, 'applyManifest') ? [] : calls(rel).filter((c) => c.name === 'applyManifest').map((c) => `${rel}:${c.line}`)));
+    const callers = sources().flatMap((rel) =>
+      rel === APPLIER || !mentions(rel, 'applyManifest')
+        ? []
+        : calls(rel)
+            .filter((c) => c.name === 'applyManifest')
+            .map((c) => `${rel}:${c.line}`),
+    );
     expect(callers.length).toBeGreaterThan(0);
     expect(callers.filter((c) => !c.startsWith(`${PRIMITIVE}:`))).toEqual([]);
   });
 
   it('no restore is asked to skip its capture: no `safety` option is passed to a restore anywhere', () => {
-    const skipping = sources().flatMap((rel) =>
-      (mentions(rel, 'safety') ? calls(rel) : [])
-        .filter((c) => c.name === 'restore' && /\bsafety\s*:/.test(c.text))
-        .map((c) => `${rel}:${c.line}: ${c.text}`),
-    );
+    const skipping = sources().flatMap((rel) => (mentions(rel, 'safety') ? calls(rel) : []).filter((c) => c.name === 'restore' && /\bsafety\s*:/.test(c.text)).map((c) => `${rel}:${c.line}: ${c.text}`));
     expect(skipping).toEqual([]);
     // And the primitive has no such switch: its options type says what it may be asked.
     const primitive = fs.readFileSync(path.join(SRC, PRIMITIVE), 'utf8');

@@ -197,8 +197,11 @@ export class UndoHistory {
 
   private redoOne(state: UndoState): StepResult {
     const entry = state.redo.pop() as RedoEntry;
+    const undone = this.all(state).find((c) => c.key === entry.change);
+    // Files changed since the undo (a person's edit): the redo overwrites them, so its capture is a step of its own.
+    const changedSinceUndo = undone !== undefined && this.differsFromBefore(undone);
     const r = this.service.restore(entry.safety, { cause: 'redo', label: `redo of ${entry.label}` });
-    if (r.safety) state.own.push(r.safety);
+    if (r.safety && !changedSinceUndo) state.own.push(r.safety);
     state.undone = state.undone.filter((k) => k !== entry.change);
     this.write({ ...state, at: this.newestId() });
     const change = this.all(state).find((c) => c.key === entry.change);
@@ -304,7 +307,26 @@ export class UndoHistory {
     const state = this.read();
     if (state.redo.length === 0) return state;
     const newer = this.all(state).some((c) => c.checkpoints.some((id) => id > state.at));
-    return newer ? { ...state, redo: [] } : state;
+    if (!newer) return state;
+    // Nothing it held is lost: each dropped entry's capture (what that undo overwrote) becomes a step, as Emacs keeps an undo.
+    const kept = new Set(state.redo.map((e) => e.safety));
+    return { ...state, redo: [], own: state.own.filter((id) => !kept.has(id)) };
+  }
+
+  /** Whether the disk differs from the state before `change` (what its undo left): each path judged by the oldest checkpoint that records it. */
+  private differsFromBefore(change: Change): boolean {
+    const decided = new Set<string>();
+    for (const id of change.checkpoints) {
+      const m = this.service.get(id);
+      const changed = new Set(this.service.diff(id, { patch: false }).map((c) => c.path));
+      for (const e of m.entries) {
+        if (decided.has(e.path)) continue;
+        decided.add(e.path);
+        if (changed.has(e.path)) return true;
+      }
+      if (m.scope === 'workspace') for (const p of changed) if (!decided.has(p)) return true;
+    }
+    return false;
   }
 
   /** The changes, oldest first: a client hook's checkpoint counts only once its post hook confirmed the edit. */
