@@ -26,6 +26,8 @@ const APPLIER = 'workspace/checkpoints/restore.ts';
 /** The modules a restore, undo, redo, put-back, rollback or recovery runs through (besides the primitive and its applier). */
 const ROUTES = [
   'workspace/checkpoints/history.ts',
+  'workspace/checkpoints/undo-state.ts',
+  'workspace/checkpoints/undo-select.ts',
   'workspace/checkpoints/changes.ts',
   'workspace/checkpoints/steps.ts',
   'workspace/checkpoints/recovery.ts',
@@ -74,7 +76,7 @@ const MUTATORS = new Set([
 
 /** Each mutation a route module may make itself, with what it touches: never a person's file. */
 const ALLOWED: Record<string, Record<string, string>> = {
-  'workspace/checkpoints/history.ts': { atomicWriteFile: 'the undo history in the state folder (.editwarden/undo.json)' },
+  'workspace/checkpoints/undo-state.ts': { atomicWriteFile: 'the undo history in the state folder (.editwarden/undo.json)' },
   'workspace/checkpoints/steps.ts': { atomicWriteAt: 'after records in the state folder', rmSync: 'after records of dropped checkpoints, in the state folder' },
   'workspace/checkpoints/recovery.ts': { unlinkSync: "a dead writer's own temp file (.ew-tmp-<name>.<hex>), checked by name" },
   'workspace/transaction.ts': { writeAll: "the transaction's own atomic writes, after its checkpoint (the write, not a restore)" },
