@@ -52,7 +52,7 @@ function mdCode(raw: string): string {
   const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((m) => m[0].length));
   const ticks = '`'.repeat(longest + 1);
   // A space each side where the delimiters would touch a backtick, or where CommonMark would strip one from a text that begins and ends with a space (but is not all spaces: that it leaves whole).
-  const pad = flat.startsWith('`') || flat.endsWith('`') || flat === '' || (/^ [^]* $/.test(flat) && /[^ ]/.test(flat)) ? ' ' : '';
+  const pad = flat.startsWith('`') || flat.endsWith('`') || flat === '' || (/^ .* $/.test(flat) && /[^ ]/.test(flat)) ? ' ' : '';
   return `${ticks}${pad}${flat}${pad}${ticks}`;
 }
 
