@@ -253,7 +253,7 @@ describe('the ignored-files table', () => {
     blob: fc.option(fc.stringMatching(/^[0-9a-f]{64}$/), { nil: null }),
   });
 
-  it('reads back exactly what was written; a damaged table is refused, never misread as paths outside the root', () => {
+  it('reads back exactly what was written; a damaged one is refused or read as records in path order (the merges rely on it)', () => {
     fc.assert(
       fc.property(fc.uniqueArray(record, { selector: (r) => r.path, maxLength: 20 }), fc.nat(), fc.nat({ max: 255 }), (records, at, byte) => {
         const sorted = records.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).filter((r) => r.blob !== '0'.repeat(64));
@@ -261,13 +261,30 @@ describe('the ignored-files table', () => {
         expect(decode(bytes).records).toEqual(sorted);
         const damaged = Buffer.from(bytes);
         damaged[at % damaged.length] = byte;
+        let read: IgnoredRecord[] = [];
         try {
-          for (const r of decode(damaged).records) expect(r.path.startsWith('/') || r.path.split('/').includes('..')).toBe(false);
-        } catch {
-          // Refused: the capture reads it as empty.
+          read = decode(damaged).records;
+        } catch (error) {
+          expect(error).toBeInstanceOf(Error);
         }
+        for (let i = 1; i < read.length; i++) expect((read[i - 1] as IgnoredRecord).path < (read[i] as IgnoredRecord).path).toBe(true);
       }),
     );
+  });
+
+  it('a planted table (paths outside the root, a forged blob for .env) is never believed: the step holds the real bytes', () => {
+    const root = project();
+    command(root, 'true');
+    const real = fs.readFileSync(path.join(root, '.env'));
+    const file = path.join(root, '.editwarden', 'checkpoints', 'ignored-table');
+    const [env] = decode(fs.readFileSync(file)).records.filter((r) => r.path === '.env');
+    const forged = { ...(env as IgnoredRecord), blob: 'f'.repeat(64), mtimeMs: 1, ctimeMs: 1 };
+    const outside = { ...(env as IgnoredRecord), path: '../outside.txt' };
+    fs.writeFileSync(file, encode([outside, forged].sort((a, b) => (a.path < b.path ? -1 : 1))));
+    const found = command(root, 'rm .env');
+    expect(found.ignored.kept).toEqual(['.env']);
+    undo(root);
+    expect(fs.readFileSync(path.join(root, '.env'))).toEqual(real);
   });
 });
 
