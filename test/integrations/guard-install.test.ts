@@ -133,6 +133,10 @@ describe('a project-local editwarden, recorded by init', () => {
       expect(shell.stderr).toContain('E_GUARD_TAMPERED');
       expect(fs.existsSync(mark)).toBe(false);
       expect(fs.existsSync(path.join(p.root, 'b.txt'))).toBe(false);
+      // doctor names it, from the person's own (global) editwarden: it never loads the install it judges.
+      const doctor = spawnSync(process.execPath, [BIN, 'doctor', '--root', p.root, '--json'], { encoding: 'utf8', env: { ...process.env, ...p.env } });
+      const check = (JSON.parse(doctor.stdout) as { checks: Array<{ name: string; ok: boolean; detail: string }> }).checks.find((c) => c.name === 'guard install');
+      expect(check).toMatchObject({ ok: false, detail: expect.stringContaining('E_GUARD_TAMPERED') });
       // Re-recorded by the person (after re-installing), it runs again.
     },
     60_000,

@@ -217,7 +217,25 @@ export function doctorChecks(context: DoctorContext): DoctorCheck[] {
         };
       },
     },
+    { name: 'guard install', run: async () => guardCheck(context.root) },
   ];
+}
+
+/** Which editwarden the committed hooks would run here (docs/integrations.md, "Which editwarden runs"), and whether it may run. */
+async function guardCheck(root: string): Promise<CheckResult> {
+  const { guardOnPath, localInstall, verifyGuard } = await import('../../integrations/guard-install.js');
+  if (guardOnPath(root)) return { ok: true, detail: 'The hooks run the editwarden on PATH (it lies outside the project).' };
+  const install = localInstall(root);
+  if (install === null) {
+    return {
+      ok: true,
+      detail: 'No editwarden the hooks may run on this machine: none on PATH outside the project, no node_modules/editwarden. Hooks written by editwarden init block every guarded call until one is installed.',
+      fix: 'npm install -g editwarden, or npm install -D editwarden && npx editwarden trust --guard.',
+    };
+  }
+  const verdict = verifyGuard(root);
+  if (verdict.ok) return { ok: true, detail: `The hooks run the project-local editwarden (${install.parts[0]}) through your launcher; it matches what you recorded.` };
+  return { ok: verdict.error.code !== 'E_GUARD_TAMPERED', detail: `${verdict.error.code}: ${verdict.error.message}`, fix: verdict.error.hint };
 }
 
 /**
