@@ -67,8 +67,8 @@ export async function run() {
       cli.push(timeIt(['report', '--root', root, '--all', '--format', 'html', '-o', out], root));
       const t0 = process.hrtime.bigint();
       const log = readEvents(stateDir);
-      const items = log.events.map((event) => ({ event, diff: event.kind === 'edit' ? readEventDiff(stateDir, event) : null }));
-      renderHtml({ scope: 'all events', root, items, limits: { max_files: 10, max_lines_changed: 500, max_tokens: 50000, timeout_seconds: 300 }, generatedAt: new Date().toISOString() });
+      const items = log.events.map((event) => ({ event, diff: event.kind === 'edit' || event.kind === 'command' ? readEventDiff(stateDir, event) : null }));
+      renderHtml({ scope: { kind: 'all' }, root, items, net: [], generatedAt: new Date().toISOString(), timeZone: 'UTC' });
       inProcess.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
     const wall = median(cli);

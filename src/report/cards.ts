@@ -9,7 +9,7 @@
  */
 import type { EditwardenEvent } from '../runs/event-types.js';
 import type { Clock } from './clock.js';
-import { attemptOf, eventLine, isKnownKind, routeText, type ReportItem, type ReportScope } from './event-summary.js';
+import { attemptOf, eventLine, isKnownKind, routeText, type EventLine, type ReportItem, type ReportScope } from './event-summary.js';
 
 /** A piece of a fact line: prose, or a literal (a path, a command, a code) shown as code. */
 type Part = { text: string } | { code: string };
@@ -47,8 +47,8 @@ const code = (c: string): Part => ({ code: c });
 const text = (t: string): Part => ({ text: t });
 const codes = (list: readonly string[]): Part[] => list.flatMap((p, i) => (i === 0 ? [code(p)] : [text(', '), code(p)]));
 
-function lookOf(event: EditwardenEvent): Look {
-  switch (eventLine(event).severity) {
+function lookOf(line: EventLine): Look {
+  switch (line.severity) {
     case 'change':
       return 'edit';
     case 'command':
@@ -130,6 +130,7 @@ export function cardsOf(items: readonly ReportItem[], scope: ReportScope, clock:
     if (event.kind === 'redo') for (const id of event.undoes ?? []) undoneBy.delete(id);
   });
   return items.map(({ event, diff }, i) => {
+    const line = eventLine(event, scope);
     const step = isStep(event) ? (event.checkpoint as string) : null;
     const facts = factsOf(event);
     // What the log kept of a long list, and where the whole of it is.
@@ -143,8 +144,8 @@ export function cardsOf(items: readonly ReportItem[], scope: ReportScope, clock:
     return {
       n: i + 1,
       kind: event.kind,
-      look: lookOf(event),
-      title: eventLine(event, scope).title,
+      look: lookOf(line),
+      title: line.title,
       date: clock.date(event.time),
       time: clock.time(event.time),
       by: event.route ? routeText(event.route, scope) : '',

@@ -19,7 +19,10 @@ import type { NetChange, ReportItem } from './event-summary.js';
 export function netChanges(items: readonly ReportItem[], checkpoints: CheckpointService): NetChange[] {
   const manifests = new Map<string, Manifest | null>();
   const entriesOf = new Map<string, Map<string, ManifestEntry>>();
+  // One listing says which checkpoints still exist: a pruned one costs no failed read.
+  const kept = new Set(checkpoints.manifests.ids().map((c) => c.id));
   const manifestOf = (id: string): Manifest | null => {
+    if (!kept.has(id)) return null;
     if (!manifests.has(id)) {
       try {
         const m = checkpoints.get(id);
