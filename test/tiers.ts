@@ -5,7 +5,7 @@
  *
  * - `e2e`: a path matching `E2E_PATTERNS` — the package installed from its
  *   tarball, the GitHub Action, the documented commands, the demo, the real
- *   coding-agent clients. Chosen by name, because what makes them end-to-end
+ *   coding-agent clients, the event-log flood. Chosen by name, because what makes them end-to-end
  *   (a registry install, a real client, a real build) is not visible in an
  *   import.
  * - `unit`: every other file whose imports, followed through the repository
@@ -36,6 +36,8 @@ export const E2E_PATTERNS: readonly RegExp[] = [
   /^test\/package\/docs-commands[^/]*\.test\.ts$/,
   /^test\/cli\/demo[^/]*\.test\.ts$/,
   /^test\/integrations\/(claude-code|gemini-cli|codex)[^/]*\.test\.ts$/,
+  // The event log flooded by 100 real sandboxed commands of 10,000 files each: minutes, like the client runs.
+  /^test\/runs\/log-flood[^/]*\.test\.ts$/,
 ];
 
 /** Modules that start a process or a thread, or open a socket: a file that reaches one is not a unit test. */

@@ -158,7 +158,9 @@ export class CommandEffects {
     const unshown = kept.filter((c) => !shownToBeTheCommands(root, c, seen)).map((c) => c.path);
     const notShown = new Set(unshown);
     // The command is charged only for what it can be shown to have done.
-    const changes = kept.filter((c) => !notShown.has(c.path)).map((c) => toFileChange(c, sidesOf(this.checkpoints, manifest)));
+    // One index of the manifest for all changes (made per change, a 10,000-file command cost seconds per thousand files).
+    const sides = sidesOf(this.checkpoints, manifest);
+    const changes = kept.filter((c) => !notShown.has(c.path)).map((c) => toFileChange(c, sides));
     // The ignored files, measured with the rules as they were before the command, as the tracked files are (ignored.ts).
     const measured = mark.ignored && this.checkpoints.ignored ? this.checkpoints.ignored.after(mark.ignored, [manifestIgnoreSource(manifest, this.checkpoints.blobs)], mark.exclude) : { entries: [], notKept: [] };
     // The protected set (a client's ignored settings file) is put back above and is never a step's to restore.

@@ -1,0 +1,93 @@
+/**
+ * Log flood (issue 38.4, "Must show"): 100 commands, each creating 10,000
+ * files (and deleting the 10,000 before them) under a deep folder, through
+ * the library's execute_command route in-process — the real ToolRunner, the
+ * real bubblewrap sandbox, the real checkpoint of each command's effects and
+ * the real event log. Before the caps one such command wrote a ~35 MiB
+ * event and `editwarden log` refused the whole log; three rotated an earlier
+ * `rm important.txt` out of every kept generation. After: `log` and
+ * `report` work, every destructive event of the run is listed, and the
+ * log's files stay within the bound docs/report.md documents.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/config.js';
+import { ToolRunner } from '../../src/tools/runner.js';
+import { openWorkspace } from '../../src/workspace/open.js';
+import { readEvents } from '../../src/runs/events-read.js';
+import { tempDir } from '../temp-dirs.js';
+
+const BIN = path.resolve(__dirname, '../../bin/editwarden');
+const COMMANDS = Number(process.env.EW_FLOOD_COMMANDS ?? 100);
+const FILES = 10_000;
+/** A folder ~170 bytes deep: each path listed is long, as in the attack. */
+const DEEP = Array.from({ length: 10 }, (_, i) => `folder-level-${i}-xxxx`).join('/');
+/** The bound docs/report.md states for the log's files: 4 generations × (8 MiB + a line), the index 2 × 6 MiB, side files 32 MiB + one event's. */
+const BOUND = 4 * (8 * 1024 * 1024 + 96 * 1024) + 2 * 6 * 1024 * 1024 + (32 + 16) * 1024 * 1024;
+
+function logBytes(state: string): number {
+  let n = 0;
+  for (const name of fs.readdirSync(state)) if (/^events.*\.jsonl$/.test(name)) n += fs.statSync(path.join(state, name)).size;
+  const diffs = path.join(state, 'events-diffs');
+  if (fs.existsSync(diffs)) for (const name of fs.readdirSync(diffs)) n += fs.statSync(path.join(diffs, name)).size;
+  return n;
+}
+
+describe('a flooded log keeps the evidence and stays bounded', () => {
+  it(`${COMMANDS} commands each creating ${FILES} files: log and report work, every destructive event is listed, the log is bounded`, async () => {
+    const root = fs.realpathSync(tempDir('ew-flood-'));
+    fs.writeFileSync(path.join(root, 'important.txt'), 'the person’s notes\n');
+    fs.writeFileSync(path.join(root, 'README.md'), '# demo\n');
+    spawnSync('git', ['init', '-q'], { cwd: root });
+    const config = defaultConfig();
+    config.constraints.max_files = 10_000_000;
+    config.constraints.max_lines_changed = 10_000_000;
+    config.constraints.timeout = 3600;
+    const { ws, transactions } = openWorkspace(root);
+    const runner = ToolRunner.start({ ws, config, transactions });
+    const rm = await runner.call({ tool: 'execute_command', args: { command: 'rm important.txt' } });
+    expect(rm.status).toBe('ok');
+    const refused = await runner.call({ tool: 'edit_file', args: { path: 'README.md', old_text: 'no such text', new_text: 'x' } });
+    expect(refused.ok).toBe(false);
+    // Each command replaces the folder of the one before: 10,000 files deleted, 10,000 created.
+    const flood = (i: number) => `rm -rf out && mkdir -p out/${i}/${DEEP} && cd out/${i}/${DEEP} && seq -f 'file-%05g.txt' ${FILES} | xargs touch`;
+    for (let i = 0; i < COMMANDS; i++) {
+      const t0 = Date.now();
+      const r = await runner.call({ tool: 'execute_command', args: { command: flood(i) } });
+      if (process.env.EW_FLOOD_DEBUG) console.log(`command ${i}: ${Date.now() - t0} ms`);
+      expect(r.status, r.output).toBe('ok');
+    }
+    // Last, an attempt on .git/config: a violation that ends the run.
+    expect((await runner.call({ tool: 'write_file', args: { path: '.git/config', content: 'x\n' } })).status).toBe('refused');
+    await runner.finish();
+    const state = path.join(root, '.editwarden');
+    const bytes = logBytes(state);
+    expect(bytes).toBeLessThan(BOUND);
+
+    const log = readEvents(state);
+    expect(log.notes).toEqual([]);
+    const commands = log.events.filter((e) => e.kind === 'command');
+    expect(commands).toHaveLength(COMMANDS + 1);
+    expect(commands[0]).toMatchObject({ command: 'rm important.txt', paths: ['important.txt'] });
+    expect(commands[1]?.cut?.paths?.total).toBe(FILES);
+    for (const c of commands.slice(2)) expect(c.cut?.paths?.total).toBe(2 * FILES);
+    expect(log.events.some((e) => e.kind === 'refusal' && e.paths[0] === 'README.md')).toBe(true);
+    expect(log.events.some((e) => e.kind === 'violation' && e.paths[0] === '.git/config')).toBe(true);
+
+    const cli = (...args: string[]) => spawnSync(BIN, [...args, '--root', root], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+    const shown = cli('log');
+    expect(shown.status, shown.stderr).toBe(0);
+    const lines = shown.stdout.split('\n');
+    expect(lines.filter((l) => l.includes('$ rm important.txt'))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes('$ rm -rf out'))).toHaveLength(COMMANDS);
+    expect(shown.stdout).toMatch(/refusal .*README\.md/);
+    expect(shown.stdout).toMatch(/violation/);
+    const md = cli('report', '--all');
+    expect(md.status, md.stderr).toBe(0);
+    expect(md.stdout).toContain('rm important.txt');
+    expect(md.stdout.split('rm -rf out').length - 1).toBeGreaterThanOrEqual(COMMANDS);
+    console.log(`flood: ${COMMANDS} commands × ${FILES} files → event log files ${(bytes / 1024 / 1024).toFixed(1)} MiB (bound ${(BOUND / 1024 / 1024).toFixed(0)} MiB), ${log.events.length} events`);
+  }, 1_800_000);
+});
