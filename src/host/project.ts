@@ -22,6 +22,7 @@ import type { IgnoredCoverage } from '../workspace/checkpoints/ignored.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { prepareLanguageHooks, SessionLanguageHooks } from './language-hooks.js';
 import { defined } from '../defined.js';
+import { recordEvent } from '../runs/events.js';
 
 /** An opened project: everything a run needs, built once at the door. */
 export interface Project {
@@ -74,6 +75,8 @@ export function openProject(root: string, config: Config, options: OpenProjectOp
     ignoredCoverage: ignoredCoverageOf(config.checkpoints.ignored),
     policy: { gitWritable: config.sandbox.git_writable, ...defined({ configFiles: options.configFiles, trust: options.trust }) },
   });
+  // The record shows what editwarden itself wrote: each recovery is an event, with the step that takes it back.
+  for (const n of opened.recovered) recordRecovery(opened.ws.stateDir, n);
   const guard = config.edit.syntax_guard;
   const prepareHooks = options.languageHooks === 'session' ? new SessionLanguageHooks(guard).prepare : (paths: string[]) => prepareLanguageHooks(paths, guard);
   return {
@@ -104,4 +107,19 @@ export function openProjectAt(root: string, options: { configFile?: string | und
 /** The config's `checkpoints.ignored` as the checkpoint service takes it. */
 function ignoredCoverageOf(section: Config['checkpoints']['ignored']): IgnoredCoverage {
   return { enabled: section.enabled, maxFileBytes: section.max_file_bytes, maxTotalBytes: section.max_total_bytes, rebuildable: section.rebuildable };
+}
+
+function recordRecovery(stateDir: string, notice: RecoveryNotice): void {
+  if (notice.restored.length + notice.removed.length === 0) return;
+  // A log that cannot be written changes nothing here: the notice is printed by every command.
+  recordEvent(stateDir, {
+    kind: 'undo',
+    action: 'recovery',
+    route: { via: 'recovery' },
+    label: `recovery of the interrupted ${notice.name}`,
+    written: notice.restored,
+    removed: notice.removed,
+    paths: [...notice.restored, ...notice.removed],
+    ...defined({ bytes: notice.bytes, checkpoint: notice.safety, step: notice.safety }),
+  });
 }

@@ -24,6 +24,8 @@ import type { CheckpointScope } from '../workspace/checkpoints/types.js';
 import type { RollbackResult, Transaction, TransactionLayer } from '../workspace/transaction.js';
 import type { RunProfile } from './profile.js';
 import { newRunId } from './runs.js';
+import { recordEvent } from './events.js';
+import { defined } from '../defined.js';
 
 export interface RunStart {
   profile: RunProfile;
@@ -57,6 +59,8 @@ export class Run {
   readonly profile: RunProfile;
   readonly signal: AbortSignal | undefined;
   readonly opener: 'runner' | 'mode';
+  /** The state folder of the run's workspace (its event log), once the run opened its transaction. */
+  private stateDir: string | null = null;
   private tx: Transaction | null = null;
   private settled: RunSettlement | null = null;
 
@@ -79,6 +83,7 @@ export class Run {
    */
   open(layer: TransactionLayer | null, label: { name: string; reason: string; scope?: CheckpointScope }): Transaction | null {
     if (this.tx || this.settled || !layer) return this.transaction;
+    this.stateDir = layer.checkpoints.ws.stateDir;
     switch (this.profile.failure) {
       case 'keep':
         return null;
@@ -107,6 +112,21 @@ export class Run {
     return this.settled;
   }
 
+  /** The record shows what editwarden itself wrote: the rollback, its files and bytes, and the step that takes it back. */
+  private recordRollback(rollback: RollbackResult): void {
+    if (!this.stateDir || rollback.written.length + rollback.removed.length === 0) return;
+    recordEvent(this.stateDir, {
+      kind: 'undo',
+      action: 'rollback',
+      route: { via: 'run', run: this.id },
+      label: `rollback of run ${this.id}`,
+      written: rollback.written,
+      removed: rollback.removed,
+      paths: [...rollback.written, ...rollback.removed],
+      ...defined({ bytes: rollback.bytes, checkpoint: rollback.safety, step: rollback.safety }),
+    });
+  }
+
   private settleOpen(ending: RunEnding): RunSettlement {
     const tx = this.transaction;
     if (!tx) return { outcome: 'kept', rollback: null };
@@ -114,7 +134,9 @@ export class Run {
       case 'rollback':
         if (!ending.violated) break;
         try {
-          return { outcome: 'rolled-back', rollback: tx.rollback() };
+          const rollback = tx.rollback();
+          this.recordRollback(rollback);
+          return { outcome: 'rolled-back', rollback };
         } catch (error) {
           // The journal still names the run's checkpoints: the next command in this root rolls it back.
           return { outcome: 'open', rollback: null, note: `Rolling back failed (${toErrorInfo(error).message}); the next editwarden command in this root finishes the rollback.` };

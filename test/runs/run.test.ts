@@ -50,6 +50,14 @@ describe("a run's work is settled by its profile's failure policy, and only by i
     expect(summary.metrics.outcome).toBe('rolled-back');
     expect(summary.rollback?.written).toContain('a.txt');
     expect(read(root, 'a.txt')).toBe('one\n');
+    // The record shows what editwarden itself wrote: the rollback, its bytes, and the step that takes it back.
+    const events = fs
+      .readFileSync(path.join(root, '.editwarden/events.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const rollback = events.find((e) => e.action === 'rollback');
+    expect(rollback).toMatchObject({ kind: 'undo', written: ['a.txt'], bytes: 'one\n'.length, step: summary.rollback?.safety });
   });
 
   it('a profile with failure keep keeps the partial work, though the config says on_violation: rollback', async () => {

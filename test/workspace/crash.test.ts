@@ -5,6 +5,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openWorkspace } from '../../src/workspace/open.js';
+import { defaultConfig } from '../../src/config/config.js';
+import { openProject } from '../../src/host/project.js';
+import { UndoHistory } from '../../src/workspace/checkpoints/history.js';
 import { RootLock, processStartOf } from '../../src/workspace/lock.js';
 import { EditwardenError } from '../../src/errors.js';
 import { runFaultTrials } from './fixtures/fault-trials.mjs';
@@ -72,6 +75,31 @@ describe('a process killed with SIGKILL mid-transaction is rolled back by the ne
     // A second open finds nothing more to do, and writes work again (the dead process's lock was broken).
     expect(openWorkspace(root).recovered).toEqual([]);
     ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('after recovery\n') }]));
+  });
+});
+
+describe('a recovery is an undo step, and an event', () => {
+  it('the project every route opens logs the recovery; `undo` gives back the interrupted state it overwrote', async () => {
+    const root = tempRoot();
+    write(root, 'a.txt', 'original a\n');
+    write(root, 'b.txt', 'original b\n');
+    const c = child(['die-mid-tx', root]);
+    await c.output('written');
+    await c.exited;
+    const interrupted = fs.readFileSync(path.join(root, 'a.txt'), 'utf8');
+    const opened = openProject(root, defaultConfig());
+    expect(opened.recovered.map((n) => n.name)).toEqual(['doomed']);
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('original a\n');
+    const events = fs
+      .readFileSync(path.join(root, '.editwarden/events.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events.find((e) => e.action === 'recovery')).toMatchObject({ kind: 'undo', written: ['a.txt', 'b.txt'], removed: ['made/by/doomed.txt'], step: opened.recovered[0]?.safety });
+    const undone = new UndoHistory(opened.transactions.checkpoints).undo();
+    expect(undone.change?.label).toContain('recovery of');
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe(interrupted);
+    expect(fs.readFileSync(path.join(root, 'made/by/doomed.txt'), 'utf8')).toBe('new\n');
   });
 });
 

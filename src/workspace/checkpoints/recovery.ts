@@ -51,6 +51,8 @@ export interface RecoveryNotice {
   removed: string[];
   /** Checkpoint of the interrupted state, so even the recovery can be undone. */
   safety?: string;
+  /** Bytes of the files it wrote. */
+  bytes?: number;
   /** The record could not be verified or rolled back: it was moved to journal/held/ and nothing was changed for it. */
   held?: string;
   message: string;
@@ -257,5 +259,6 @@ function recoverOne(service: CheckpointService, record: JournalRecord): Recovery
       (safety ? `; the interrupted state is kept as checkpoint ${safety}.` : '.'),
   };
   if (safety) notice.safety = safety;
+  if (rollback.bytes !== undefined) notice.bytes = rollback.bytes;
   return notice;
 }
