@@ -300,9 +300,10 @@ export function jsonText(data: Json, like: string | null = null): string {
  * editwarden outside the project, or empty:
  *
  * 1. `editwarden` on PATH (a global install), when its real location lies
- *    outside the project folder. One inside it (PATH naming the project's
- *    `node_modules/.bin`, as `npx` and npm scripts do) is a program the
- *    agent could write: never run directly.
+ *    outside the project folder and in no `node_modules` of a folder that
+ *    holds the project. One inside (PATH naming the project's
+ *    `node_modules/.bin`, as `npx` and npm scripts do — a monorepo's too) is
+ *    a program the agent could write: never run directly.
  * 2. Otherwise the project-local install (a devDependency), only through
  *    the person's launcher (`$XDG_DATA_HOME/editwarden/guard/launch.cjs`,
  *    outside every repository), which checks the install against the digest
@@ -319,7 +320,8 @@ export function jsonText(data: Json, like: string | null = null): string {
 function findGuard(projectDir: string): string {
   return [
     `ew_p="${projectDir}"`,
-    'ew=$(command -v editwarden) && { ew_r=$(readlink -f "$ew" 2>/dev/null) || ew_r=$ew; ew_R=$(cd "$ew_p" 2>/dev/null && pwd -P); case "$ew_r/" in "$ew_R"/*) ew= ;; esac; }',
+    // Inside the project, or in a node_modules of a folder that holds the project (a monorepo's, a subfolder session's): the agent's to write.
+    'ew=$(command -v editwarden) && { ew_r=$(readlink -f "$ew" 2>/dev/null) || ew_r=$ew; ew_R=$(cd "$ew_p" 2>/dev/null && pwd -P); case "$ew_r/" in "$ew_R"/*) ew= ;; */node_modules/*) case "$ew_R/" in "${ew_r%%/node_modules/*}"/*) ew= ;; esac ;; esac; }',
     // No nested braces: Gemini CLI expands `${VAR:-default}` in its settings itself, up to the first `}`.
     'ew_d=${XDG_DATA_HOME:-}; [ -n "$ew_d" ] || ew_d=${HOME}/.local/share; ew_l=$ew_d/editwarden/guard/launch.cjs',
   ].join('; ');

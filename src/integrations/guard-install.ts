@@ -229,7 +229,9 @@ export function guardOnPath(root: string, env: Env = process.env): boolean {
     } catch {
       continue;
     }
-    return !isWithin(realOrNull(candidate) ?? candidate, realRoot);
+    const real = realOrNull(candidate) ?? candidate;
+    const modules = real.indexOf(`${path.sep}node_modules${path.sep}`);
+    return !isWithin(real, realRoot) && !(modules >= 0 && isWithin(realRoot, real.slice(0, modules)));
   }
   return false;
 }

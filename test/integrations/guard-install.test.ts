@@ -198,7 +198,7 @@ function editwardenAt(root: string, pathVar: string) {
  * location is outside the project; a name on PATH that is (or leads) inside the project goes to the launcher.
  */
 describe('the committed command never runs an editwarden on PATH that lies inside the project', () => {
-  it('property: direct iff the real location is outside the project', async () => {
+  it('property: direct iff the real location is outside the project and in no node_modules of a folder holding it', async () => {
     const { guardedHookCommand } = await import('../../src/integrations/client.js');
     const probe = guardedHookCommand('claude', 'pre-tool-use', '${CLAUDE_PROJECT_DIR:-.}')
       .replace(/"\$ew" hook claude pre-tool-use/, 'echo direct; exit 0')
@@ -212,8 +212,11 @@ describe('the committed command never runs an editwarden on PATH that lies insid
     fs.writeFileSync(path.join(data, 'launch.cjs'), '');
     let n = 0;
     fc.assert(
-      fc.property(fc.constantFrom('outside', 'inside', 'link-in-path-outside-to-inside', 'link-inside-to-outside'), fc.boolean(), (where, viaLinkedRoot) => {
-        const root = path.join(base, `p${n++}`);
+      fc.property(fc.constantFrom('outside', 'inside', 'link-in-path-outside-to-inside', 'link-inside-to-outside', 'enclosing-node_modules', 'global-node_modules'), fc.boolean(), (where, viaLinkedRoot) => {
+        // A monorepo's package: the session's project folder lies below the folder whose node_modules/.bin is on PATH.
+        const mono = path.join(base, `mono${n}`);
+        const root = where === 'enclosing-node_modules' ? path.join(mono, 'packages', 'app') : path.join(base, `p${n}`);
+        n++;
         const inside = path.join(root, 'node_modules', '.bin');
         fs.mkdirSync(inside, { recursive: true });
         const innerBin = path.join(root, 'node_modules', 'editwarden', 'bin', 'editwarden');
@@ -228,6 +231,22 @@ describe('the committed command never runs an editwarden on PATH that lies insid
           dir = path.join(base, `pathdir${n}`);
           fs.mkdirSync(dir);
           fs.symlinkSync(innerBin, path.join(dir, 'editwarden'));
+        } else if (where === 'enclosing-node_modules') {
+          const bin = path.join(mono, 'node_modules', 'editwarden', 'bin', 'editwarden');
+          fs.mkdirSync(path.dirname(bin), { recursive: true });
+          fs.writeFileSync(bin, '#!/bin/sh\n', { mode: 0o755 });
+          dir = path.join(mono, 'node_modules', '.bin');
+          fs.mkdirSync(dir);
+          fs.symlinkSync('../editwarden/bin/editwarden', path.join(dir, 'editwarden'));
+        } else if (where === 'global-node_modules') {
+          // npm's global prefix (lib/node_modules/editwarden, bin/editwarden -> ../lib/…): outside, run directly.
+          const prefix = path.join(base, `global${n}`);
+          const bin = path.join(prefix, 'lib', 'node_modules', 'editwarden', 'bin', 'editwarden');
+          fs.mkdirSync(path.dirname(bin), { recursive: true });
+          fs.writeFileSync(bin, '#!/bin/sh\n', { mode: 0o755 });
+          dir = path.join(prefix, 'bin');
+          fs.mkdirSync(dir);
+          fs.symlinkSync('../lib/node_modules/editwarden/bin/editwarden', path.join(dir, 'editwarden'));
         } else {
           fs.symlinkSync(outsideBin, path.join(inside, 'editwarden'));
           dir = inside;
@@ -239,7 +258,7 @@ describe('the committed command never runs an editwarden on PATH that lies insid
           fs.symlinkSync(root, named);
         }
         const r = spawnSync('sh', ['-c', probe], { encoding: 'utf8', env: { PATH: `${dir}:/usr/bin:/bin`, HOME: base, XDG_DATA_HOME: path.join(base, 'data'), CLAUDE_PROJECT_DIR: named } });
-        const direct = where === 'outside' || where === 'link-inside-to-outside';
+        const direct = where === 'outside' || where === 'link-inside-to-outside' || where === 'global-node_modules';
         expect(r.stdout.trim(), `${where} ${viaLinkedRoot}`).toBe(direct ? 'direct' : 'launcher');
       }),
       { numRuns: 30 },
