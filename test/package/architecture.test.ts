@@ -450,8 +450,8 @@ describe('one change pipeline: plan → commit is the only route to a write', ()
   };
 
   it('a route opens its project through host/project.ts (openProject / openProjectAt): no other module calls openWorkspace', () => {
-    // The library re-exports it; checkpoint and undo work on the history alone (no config, no plan), read-only commands use openReadOnly.
-    const allowed = new Set(['host/project.ts', 'index.ts', 'cli/commands/checkpoint.ts', 'cli/commands/undo.ts']);
+    // The library re-exports it; checkpoint, undo and report (the net change) work on the history alone (no config, no plan), read-only commands use openReadOnly.
+    const allowed = new Set(['host/project.ts', 'index.ts', 'cli/commands/checkpoint.ts', 'cli/commands/undo.ts', 'cli/commands/report.ts']);
     expect(
       calls(
         (callee) => callee === 'openWorkspace',
