@@ -92,7 +92,7 @@ export function attemptOf(event: EditwardenEvent): Attempt | null {
   return null;
 }
 
-const limitOf = (n: number): number | null => (n > 0 ? n : null);
+const limitOf = (n: number | null): number | null => (n !== null && n > 0 ? n : null);
 
 export function summarize(items: readonly ReportItem[]): ReportSummary {
   const counts: Record<string, number> = {};

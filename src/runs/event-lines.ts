@@ -175,7 +175,7 @@ const byKind: Record<string, z.ZodType> = {
     started_at: str,
     calls: num,
     totals: z.looseObject({ files: num, lines_added: num, lines_removed: num, tokens: num, elapsed_seconds: num }),
-    limits: z.looseObject({ max_files: num, max_lines_changed: num, max_tokens: num, timeout_seconds: num }),
+    limits: z.looseObject({ max_files: num.nullable(), max_lines_changed: num.nullable(), max_tokens: num.nullable(), timeout_seconds: num.nullable() }),
   }),
 };
 

@@ -162,7 +162,8 @@ interface RunEndEvent extends EventBase {
   started_at: string;
   calls: number;
   totals: { files: number; lines_added: number; lines_removed: number; tokens: number; elapsed_seconds: number };
-  limits: { max_files: number; max_lines_changed: number; max_tokens: number; timeout_seconds: number };
+  /** null: the run had no such limit (an interactive session's, unless the config set it). */
+  limits: { max_files: number | null; max_lines_changed: number | null; max_tokens: number | null; timeout_seconds: number | null };
 }
 
 export type EditwardenEvent = EditEvent | RefusalEvent | CommandEvent | ViolationEvent | CheckpointEvent | UndoEvent | RunEndEvent;

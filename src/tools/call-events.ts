@@ -101,6 +101,10 @@ export function callEvents(record: CallRecord, ctx: CallEventContext): NewEvent[
   return out;
 }
 
+function finite(n: number): number | null {
+  return Number.isFinite(n) ? n : null;
+}
+
 /** The run's last event: its outcome and totals against the configured limits. */
 function runEndEvent(route: EventRoute, metrics: RunMetrics, limits: ConstraintsConfig, closing?: RunClosing): NewEvent {
   const actual = metrics.constraints.actual;
@@ -115,7 +119,8 @@ function runEndEvent(route: EventRoute, metrics: RunMetrics, limits: Constraints
     started_at: metrics.started_at,
     calls: metrics.calls,
     totals: { files: actual.files_modified, lines_added: actual.lines_added, lines_removed: actual.lines_removed, tokens: actual.tokens_used, elapsed_seconds: actual.elapsed_seconds },
-    limits: { max_files: limits.max_files, max_lines_changed: limits.max_lines_changed, max_tokens: limits.max_tokens, timeout_seconds: metrics.constraints.configured.timeout_seconds },
+    // An interactive session's limit that is not set is Infinity (runs/profile.ts): no limit, recorded as null (JSON has no Infinity).
+    limits: { max_files: finite(limits.max_files), max_lines_changed: finite(limits.max_lines_changed), max_tokens: finite(limits.max_tokens), timeout_seconds: finite(metrics.constraints.configured.timeout_seconds) },
   };
 }
 
