@@ -41,7 +41,8 @@ export {
 } from './workspace/transaction.js';
 export type { CheckpointService, CreateOptions, RestoreOptions } from './workspace/checkpoints/service.js';
 export type { CheckpointScope, CheckpointSummary, CheckpointChange, Manifest, RestoreResult, PruneResult } from './workspace/checkpoints/types.js';
-export { UndoHistory, type Change, type StepResult } from './workspace/checkpoints/history.js';
+export { UndoHistory, type Change, type StepResult, type StepView } from './workspace/checkpoints/history.js';
+export { undoSelected, redoSelected, groupSteps, type UndoSelection, type StepGroup } from './workspace/checkpoints/undo-select.js';
 export { parseDuration } from './workspace/checkpoints/prune.js';
 
 // Edit requests, and the formats a model's reply may use.

@@ -16,6 +16,7 @@ import { listFilesTool } from '../tools/list-files.js';
 import { readFileTool } from '../tools/read-file.js';
 import { searchFilesTool } from '../tools/search-files.js';
 import { checkpointCreateTool, checkpointListTool, checkpointRestoreTool, detectTool, verifyTool } from '../tools/service-tools.js';
+import { redoTool, undoListTool, undoTool } from '../tools/undo-tools.js';
 import { annotationsOf } from '../tools/toolset.js';
 import type { AnyTool, ToolAnnotations, ToolError } from '../tools/types.js';
 import { writeFileTool } from '../tools/write-file.js';
@@ -132,6 +133,9 @@ export function buildCatalog(): McpToolEntry[] {
     passThrough(checkpointCreateTool),
     passThrough(checkpointListTool),
     passThrough(checkpointRestoreTool),
+    passThrough(undoListTool),
+    passThrough(undoTool),
+    passThrough(redoTool),
     passThrough(verifyTool),
     passThrough(detectTool),
     // The guarded shell for clients whose own shell editwarden can only refuse (Codex): sandboxed, its effects charged to the limits.

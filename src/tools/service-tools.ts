@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
+import { ErrorCode, toErrorInfo } from '../errors.js';
 import { sidesOf, toFileChange } from '../guard/command-effects.js';
 import type { FileChange } from '../guard/constraints.js';
 import { defineTool, failure, guarded, Invocation, type AnyTool, type Preparation, type ToolContext, type ToolResult } from './types.js';
@@ -20,7 +20,6 @@ import { commandSandbox } from '../sandbox/for-workspace.js';
 import { refuseUnsandboxed } from './execute-command.js';
 import { modelKeyEnvNames } from '../config/env-names.js';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
-import { transactionsOf } from '../workspace/transaction.js';
 import type { CheckpointChange } from '../workspace/checkpoints/types.js';
 import { listNewestFirst, resolveCheckpointRef } from '../workspace/checkpoints/refs.js';
 import { checkpointCreateDescription } from './descriptions/checkpoint_create.js';
@@ -29,22 +28,11 @@ import { checkpointRestoreDescription } from './descriptions/checkpoint_restore.
 import { verifyDescription } from './descriptions/verify.js';
 import { detectDescription } from './descriptions/detect.js';
 import { defined } from '../defined.js';
+import { checkpointsOf } from './checkpoint-access.js';
+import { redoTool, undoListTool, undoTool } from './undo-tools.js';
 
 /** Longest list of diagnostics returned to a model in one result. */
 const MAX_DIAGNOSTICS = 50;
-
-function checkpointsOf(ctx: ToolContext): CheckpointService {
-  const layer = transactionsOf(ctx.ws);
-  if (!layer) {
-    // An overlay (a plan, a dry run) has no checkpoints: restoring one would write the disk under it.
-    throw new EditwardenError({
-      code: ErrorCode.INTERNAL,
-      message: 'This view of the workspace has no checkpoint service (a dry run or a plan).',
-      hint: 'Use the checkpoint tools on the workspace itself (openWorkspace), not in a dry run.',
-    });
-  }
-  return layer.checkpoints;
-}
 
 const CheckpointCreateArgs = z
   .object({
@@ -247,4 +235,4 @@ export const detectTool = defineTool({
   execute: (_args, ctx) => guarded(() => detectionResult(ctx)),
 });
 
-export const SERVICE_TOOLS: readonly AnyTool[] = [checkpointCreateTool, checkpointListTool, checkpointRestoreTool, verifyTool, detectTool];
+export const SERVICE_TOOLS: readonly AnyTool[] = [checkpointCreateTool, checkpointListTool, checkpointRestoreTool, undoListTool, undoTool, redoTool, verifyTool, detectTool];

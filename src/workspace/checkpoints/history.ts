@@ -195,6 +195,22 @@ export class UndoHistory {
     });
   }
 
+  /** The checkpoints `redo(until)` would restore, in order (nothing written): what a tool plans a redo by. */
+  redoPlan(until?: (changes: readonly Change[], stack: ReadonlyArray<{ change: string }>) => string | null): string[] {
+    return this.service.lock.with(() => {
+      const state = this.fresh();
+      const target = until ? until(this.all(state), state.redo) : null;
+      const stack = [...state.redo];
+      const out: string[] = [];
+      for (let top = stack.at(-1); top !== undefined; top = stack.at(-1)) {
+        do out.push((stack.pop() as RedoEntry).safety);
+        while (top.group !== undefined && stack.at(-1)?.group === top.group);
+        if (target === null || !stack.some((e) => e.change === target)) break;
+      }
+      return out;
+    });
+  }
+
   private redoOne(state: UndoState): StepResult {
     const entry = state.redo.pop() as RedoEntry;
     const undone = this.all(state).find((c) => c.key === entry.change);

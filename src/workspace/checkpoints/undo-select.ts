@@ -18,7 +18,7 @@ import type { StepResult, StepView, UndoHistory, UndoOptions } from './history.j
 export type UndoSelection = { kind: 'newest' } | { kind: 'session'; session: string } | { kind: 'to'; step: string };
 
 /** `--session last`: the latest session with a step to undo (or to redo). */
-export const LAST_SESSION = 'last';
+const LAST_SESSION = 'last';
 
 function listHint(verb: 'undo' | 'redo'): string {
   return `See the steps and their sessions with \`editwarden undo --list\` (the session id is the client's; \`--session last\` takes the latest), then \`editwarden ${verb} --session <id>\` or \`editwarden ${verb} --to <step>\`.`;
