@@ -100,11 +100,11 @@ const SLICE = 1024 * 1024;
  * its 1-based number; never holds more than one line (≤ lineMax) and one
  * slice in memory. Closes nothing: the caller owns `fd`.
  */
-export function walkLines(file: OpenLogFile, onLine: (line: string, n: number) => void, limits: { lineMax?: number; fileMax?: number } = {}): LineWalk {
+export function walkLines(file: OpenLogFile, onLine: (line: string, n: number) => void, limits: { lineMax?: number; fileMax?: number; slice?: number } = {}): LineWalk {
   const lineMax = limits.lineMax ?? LINE_READ_MAX;
   const toRead = Math.min(file.size, limits.fileMax ?? FILE_READ_MAX);
   const out: LineWalk = { unfinished: false, oversized: [], unread: file.size - toRead };
-  const buf = Buffer.alloc(Math.min(SLICE, Math.max(toRead, 1)));
+  const buf = Buffer.alloc(Math.min(limits.slice ?? SLICE, Math.max(toRead, 1)));
   let parts: Buffer[] = [];
   let held = 0;
   let skipping = false;

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EVENT_LINE_MAX } from '../../src/runs/event-lines.js';
+import { EVENT_LINE_MAX, openLogFile, walkLines } from '../../src/runs/event-lines.js';
 import { capEvent, compactEvent, cutText, encodedLength, EVENT_CAPS, LIST_FIELDS } from '../../src/runs/events-cap.js';
 import { INDEX_FILE, keptInIndex } from '../../src/runs/events-index.js';
 import { appendEvent, DIFFS_DIR, EVENTS_FILE, type EditwardenEvent, type NewEvent } from '../../src/runs/events.js';
@@ -177,5 +177,52 @@ describe('the side files stay within their budget', () => {
   it('caps fit under the line cap with room for an inline diff', () => {
     const worst = EVENT_CAPS.listBytes * LIST_FIELDS.length + Object.values(EVENT_CAPS.texts).reduce((a, b) => a + b, 0) + EVENT_CAPS.texts.default * 12 + EVENT_CAPS.routeText * 4 + 16 * 1024;
     expect(worst).toBeLessThan(EVENT_LINE_MAX);
+  });
+});
+
+describe('the line walker reads what a split on newlines reads, in bounded memory', () => {
+  it('any bytes, any slice size, any caps: the lines up to the cap, over-long ones and the unread tail counted (property)', () => {
+    const dir = tempDir('ew-lines-');
+    let n = 0;
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.string({ unit: fc.constantFrom('a', 'é', '\n', '{', '\u0000'), maxLength: 40 }), fc.constant('\n')), { maxLength: 30 }),
+        fc.integer({ min: 1, max: 17 }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer({ min: 0, max: 400 }),
+        (parts, slice, lineMax, fileMax) => {
+          const text = parts.join('');
+          const file = path.join(dir, `f${n++}`);
+          fs.writeFileSync(file, text);
+          const opened = openLogFile(file);
+          if (opened === null) throw new Error('missing');
+          const seen: Array<[string, number]> = [];
+          let walk: ReturnType<typeof walkLines>;
+          try {
+            walk = walkLines(opened, (line, no) => seen.push([line, no]), { slice, lineMax, fileMax });
+          } finally {
+            fs.closeSync(opened.fd);
+          }
+          const bytes = Buffer.from(text, 'utf8');
+          const read = bytes.subarray(0, Math.min(bytes.length, fileMax));
+          const lines = read.toString('utf8').split('\n');
+          const last = lines.pop() as string;
+          const expected = lines.map((l, i) => [l, i + 1] as [string, number]).filter(([l]) => Buffer.byteLength(l) <= lineMax);
+          // Lines cut by the read cap inside a character are compared as bytes.
+          expect(seen.map(([l, no]) => [Buffer.from(l).length, no])).toEqual(expected.map(([l, no]) => [Buffer.from(l).length, no]));
+          expect(walk.unread).toBe(bytes.length - read.length);
+          expect(walk.oversized).toEqual([
+            ...lines
+              .map((l, i) => [l, i + 1] as const)
+              .filter(([l]) => Buffer.byteLength(l) > lineMax)
+              .map(([, no]) => no),
+            ...(Buffer.byteLength(last) > lineMax ? [lines.length + 1] : []),
+          ]);
+          expect(walk.unfinished).toBe(last !== '' && Buffer.byteLength(last) <= lineMax);
+          fs.rmSync(file);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
