@@ -126,7 +126,8 @@ describe('what init writes for Claude Code', () => {
     expect(mcp.mcpServers.editwarden?.command).toBe('sh');
     expect(line).toContain('then exec "$ew" mcp;');
     expect(line).toContain('exec node "$ew_l" "$ew_p" mcp;');
-    expect(line).not.toContain('node_modules');
+    // Never the project's own .bin link (an install the agent could write), as the hooks before issue 38.1 fell back to.
+    expect(line).not.toContain('node_modules/.bin/editwarden');
   });
 
   it('refuses to merge into a settings file that is not JSON, and changes nothing', () => {
