@@ -14,7 +14,14 @@ export interface StatusStream {
 
 export function formatStatus(totals: ConstraintTotals, config: ConstraintsConfig, current?: string): string {
   const lines = totals.lines_added + totals.lines_removed;
-  const parts = [`files ${totals.files_modified}/${config.max_files}`, `lines ${lines}/${config.max_lines_changed}`, `tokens ${totals.tokens_used}/${config.max_tokens}`, `${totals.elapsed_seconds.toFixed(1)}s/${config.timeout}s`];
+  // A limit the run does not have (an interactive session's unset caps: Infinity) shows the count alone.
+  const of = (limit: number, unit = ''): string => (Number.isFinite(limit) ? `/${limit}${unit}` : '');
+  const parts = [
+    `files ${totals.files_modified}${of(config.max_files)}`,
+    `lines ${lines}${of(config.max_lines_changed)}`,
+    `tokens ${totals.tokens_used}${of(config.max_tokens)}`,
+    `${totals.elapsed_seconds.toFixed(1)}s${of(config.timeout, 's')}`,
+  ];
   return `⏵ ${parts.join(' · ')}${current ? `  │ ${current}` : ''}`;
 }
 

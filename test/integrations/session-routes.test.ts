@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanup, editwarden, project } from './helpers.js';
+import { cleanup, editwarden, project, tempDir } from './helpers.js';
 
 afterAll(cleanup);
 
@@ -50,5 +50,23 @@ describe("editwarden's MCP tools count against the client session's ledger", () 
     }
     const long = Array.from({ length: 600 }, (_, i) => `l${i}`).join('\n');
     expect(denial(hook(root, { session_id: 's', tool_name: 'mcp__editwarden__write_file', tool_input: { path: 'long.txt', content: long } }).stdout)).toBeNull();
+  });
+});
+
+describe('init says what limits apply in the project and where to change them', () => {
+  it('no config: a claude session has no caps, a headless run the defaults; a raise of an untrusted repository file is named as not applied', () => {
+    const root = project({});
+    const home = tempDir('ew-home-');
+    const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: '', XDG_DATA_HOME: '' };
+    const none = editwarden(['init', 'claude', '--root', root], { env });
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toContain("claude sessions (its edit tools, its shell, editwarden's MCP tools; a person watches and undo covers them): no file, line, token or time caps");
+    expect(none.stdout).toContain('headless runs (editwarden exec, run, the GitHub Action, mcp --headless): max_files 10, max_lines_changed 500, max_tokens 50000, timeout 300 s');
+    expect(none.stdout).toContain(`Change them in your own config ${path.join(home, '.config', 'editwarden', 'config.yml')}`);
+    fs.writeFileSync(path.join(root, '.editwarden.yml'), 'constraints:\n  max_files: 40\n');
+    const raised = editwarden(['init', 'claude', '--root', root], { env });
+    expect(raised.stdout).toContain('Not applied: ');
+    expect(raised.stdout).toContain('constraints.max_files: 40 (in force: 10)');
+    expect(raised.stdout).toContain(`editwarden trust --root ${root}`);
   });
 });

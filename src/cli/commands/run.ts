@@ -200,6 +200,9 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onInterrupt);
 
+  // The limits the run has, by its mode (an interactive run's unset caps are none): what the status line shows.
+  const { configUnder, runProfile } = await import('../../runs/profile.js');
+  const runLimits = configUnder(config, runProfile(mode, { config, layers })).constraints;
   const prompter = mode === 'interactive' ? createTerminalPrompter(io, { color, onInterrupt, root: opened.ws.root }) : null;
   let totals: (() => string) | undefined;
   const live = json
@@ -226,7 +229,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
         ...defined({ onEvent: live }),
         onStart: (info) => {
           runDir = info.runDir;
-          totals = () => formatStatus(info.totals(), config.constraints);
+          totals = () => formatStatus(info.totals(), runLimits);
           if (!json)
             io.stdout.write(`${paint(color, 'bold', 'editwarden run')} ${info.runId} · ${provider.id} · ${mode} · active edit: ${mode !== 'controlled' && config.active_edit_enabled ? 'on' : 'off'} · tools: ${info.tools.join(', ')}\n`);
         },
@@ -266,7 +269,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
       const tone = outcome.exitCode === 0 ? 'green' : 'red';
       out.push(`${paint(color, tone, outcome.status)} — ${outcome.reason}`);
       if (outcome.completion) out.push(`  summary: ${outcome.completion.summary}`);
-      out.push(`  ${formatStatus(m.constraints.actual, config.constraints).replace(/^⏵ /, '')} · ${outcome.turns} turn(s), ${outcome.toolCalls} call(s), ${outcome.malformedCalls} malformed`);
+      out.push(`  ${formatStatus(m.constraints.actual, runLimits).replace(/^⏵ /, '')} · ${outcome.turns} turn(s), ${outcome.toolCalls} call(s), ${outcome.malformedCalls} malformed`);
       if (outcome.error) out.push(formatRefusal(outcome.error).replace(/^/gm, '  '));
       if (outcome.status === 'interrupted') out.push('  The work so far is kept.');
       if (m.outcome === 'rolled-back') out.push('  on_violation: rollback — the run was undone.');
