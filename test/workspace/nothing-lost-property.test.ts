@@ -1,6 +1,7 @@
 /**
  * "Nothing lost", model-based (issue 37): random sequences of agent edits,
- * agent commands (create, modify, delete, rename), a person's edits between
+ * agent commands (create, modify, delete, rename; tracked files and an
+ * ignored one, which a command's checkpoint covers), a person's edits between
  * and during them, undo, forced undo, redo and put-backs, on real files.
  * Every content editwarden's own side (an agent edit, a command, an undo, a
  * redo, a put-back) replaced or deleted — unless the person overwrote it
@@ -24,7 +25,8 @@ import { openWorkspace } from '../../src/workspace/open.js';
 import type { WitnessLog } from '../../src/sandbox/witness.js';
 import { tempDir } from '../temp-dirs.js';
 
-const FILES = ['a.txt', 'b.txt', 'd/c.txt'] as const;
+/** Tracked files, and `x.log`, ignored by the project's .gitignore (a command's checkpoint covers the ignored files it touches). */
+const FILES = ['a.txt', 'b.txt', 'd/c.txt', 'x.log'] as const;
 type File = (typeof FILES)[number];
 const file = fc.constantFrom(...FILES);
 
@@ -67,6 +69,8 @@ async function play(ops: readonly Op[]): Promise<void> {
   write(root, 'a.txt', 'a0\n');
   write(root, 'b.txt', 'b0\n');
   write(root, 'd/c.txt', 'c0\n');
+  write(root, 'x.log', 'log0\n');
+  write(root, '.gitignore', '*.log\n');
   const { ws, transactions } = openWorkspace(root);
   const checkpoints = transactions.checkpoints;
   const history = new UndoHistory(checkpoints);
@@ -197,6 +201,13 @@ describe('nothing editwarden replaces is out of reach of undo and redo', () => {
             [
               { t: 'cmd', kind: 'modify', path: 'a.txt', to: 'a.txt', during: 'b.txt', putBack: false },
               { t: 'undo', force: true },
+            ],
+          ],
+          [
+            [
+              { t: 'cmd', kind: 'delete', path: 'x.log', to: 'x.log', during: null, putBack: false },
+              { t: 'cmd', kind: 'rename', path: 'a.txt', to: 'x.log', during: 'x.log', putBack: true },
+              { t: 'undo', force: false },
             ],
           ],
         ],
