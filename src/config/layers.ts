@@ -57,8 +57,8 @@ export function withFlagKeys(layers: ConfigLayers, keys: readonly string[]): Con
 
 /** Where a limit comes from and how to raise it, for a refusal's message and hint. */
 export interface LimitSource {
-  /** "/home/me/.config/editwarden/config.yml", "/p/.editwarden.yml", "the command line" or "editwarden's default for this kind of run". */
-  setIn: string;
+  /** Where the value comes from, as a clause: "set in /p/.editwarden.yml", "set on the command line", "editwarden's default (no config sets it)". */
+  where: string;
   /** One clause saying which file and key to change, e.g. "raise constraints.max_files in /home/me/.config/editwarden/config.yml". */
   raise: string;
 }
@@ -73,16 +73,16 @@ export function limitSource(layers: ConfigLayers, key: string): LimitSource {
   const notice = ignored && layers.repositoryFile ? ` (${layers.repositoryFile} sets ${key}: ${ignored.value}, not applied until you trust that file${layers.trustCommand ? `: ${layers.trustCommand}` : ''})` : '';
   switch (layers.setBy[key]) {
     case 'yours':
-      return { setIn: yours, raise: `raise ${key} in ${yours}` };
+      return { where: `set in ${yours}`, raise: `raise ${key} in ${yours}` };
     case 'repository':
       return {
-        setIn: layers.repositoryFile ?? 'the repository config',
+        where: `set in ${layers.repositoryFile ?? 'the repository config'}`,
         raise: `raise ${key} in your own config ${yours} (your value wins over ${layers.repositoryFile ?? "the repository's file"} for you, no trust needed), or in ${layers.repositoryFile ?? "the repository's file"} for everyone`,
       };
     case 'flags':
-      return { setIn: 'the command line', raise: `raise ${key} with its command-line flag or in ${yours}` };
+      return { where: 'set on the command line', raise: `raise ${key} with its command-line flag or in ${yours}` };
     default:
-      return { setIn: `editwarden's default for this kind of run${notice}`, raise: `set ${key} in your own config ${yours} (no trust needed)` };
+      return { where: `editwarden's default for this kind of run, no config sets it${notice}`, raise: `set ${key} in your own config ${yours} (no trust needed)` };
   }
 }
 

@@ -291,10 +291,10 @@ export class ConstraintGuard {
     });
   }
 
-  /** "constraints.max_files, set in /p/.editwarden.yml": the key, and the file that set it where known. */
+  /** "constraints.max_files, set in /p/.editwarden.yml": the key, and where its value comes from where known. */
   private keyIn(key: LimitKey): string {
     const source = this.limitSource?.(`constraints.${key}`);
-    return source ? `constraints.${key}, set in ${source.setIn}` : `constraints.${key}`;
+    return source ? `constraints.${key}, ${source.where}` : `constraints.${key}`;
   }
 
   /** The clause that says how to raise a limit: the file and key where known, else the key and its flag. */
