@@ -141,6 +141,12 @@ describe('the report of a Claude Code session answers "what changed"', () => {
     const headline = text(byClass(dom, 'div', 'outcome')[0] as Node);
     expect(editwarden(['log', '--root', root]).stdout.trim().split('\n').at(-1)).toBe(`session ${session}: ${headline}`);
 
+    // "Undo to here" on the sed's card does what it says: the sed and everything after it undone, the Edit before it kept.
+    const back = editwarden(['undo', '--root', root, '--to', step]);
+    expect(back.code, back.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('colour one\nkeep\n');
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('beta\n');
+
     const dir = shots();
     for (const [width, height] of [
       [1280, 2100],
@@ -183,5 +189,10 @@ describe('after exec --max-files 1 the table and the headline agree', () => {
     const md = editwarden(['report', '--root', root]).stdout;
     expect(md).toContain('| files changed | 1 / 1 |');
     expect(md).toContain('max\\_files reached 2, limit 1');
+    // The run's step is named by its checkpoint: "undo to here" takes back the run's write.
+    const step = /undo --to (\S+)`/.exec(md)?.[1] as string;
+    const back = editwarden(['undo', '--root', root, '--to', step]);
+    expect(back.code, back.stderr).toBe(0);
+    expect(fs.existsSync(path.join(root, 'one.txt'))).toBe(false);
   }, 120_000);
 });

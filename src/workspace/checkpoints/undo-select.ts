@@ -24,9 +24,10 @@ function listHint(verb: 'undo' | 'redo'): string {
   return `See the steps and their sessions with \`editwarden undo --list\` (the session id is the client's; \`--session last\` takes the latest), then \`editwarden ${verb} --session <id>\` or \`editwarden ${verb} --to <step>\`.`;
 }
 
-/** A step named by its key (`command:20261129-…`) or by the part after the colon (the id `undo --list` shows). */
-export function stepMatches(change: Pick<Change, 'key'>, step: string): boolean {
-  return change.key === step || change.key.slice(change.key.indexOf(':') + 1) === step;
+/** A step named by its key (`command:20261129-…`), by the part after the colon (the id `undo --list` shows), or by one of its checkpoints. */
+export function stepMatches(change: Pick<Change, 'key'> & Partial<Pick<Change, 'checkpoints'>>, step: string): boolean {
+  // Or one of its checkpoints: the id the event log and the report name a step by (a transaction's key is its tx id).
+  return change.key === step || change.key.slice(change.key.indexOf(':') + 1) === step || (change.checkpoints?.includes(step) ?? false);
 }
 
 /** The session `--session` names among `newestFirst`: `last` is the newest change's that has one. */
