@@ -43,6 +43,13 @@ describe("Gemini CLI's run_shell_command runs through editwarden", () => {
     expect(responses[3]).toContain('3 of 2 files used in this session');
     expect(fs.existsSync(path.join(root, 'c.txt'))).toBe(false);
 
+    // The put-back is an undo step of its own (nothing editwarden overwrites is out of reach): the first undo brings c.txt back,
+    // the second takes the command back again, the third undoes rm -rf src.
+    const putBack = editwarden(['undo', '--root', root]);
+    expect(putBack.stdout).toContain('put-back of gemini run_shell_command');
+    expect(fs.readFileSync(path.join(root, 'c.txt'), 'utf8')).toBe('c\n');
+    expect(editwarden(['undo', '--root', root]).stdout).toContain('echo c > c.txt');
+    expect(fs.existsSync(path.join(root, 'c.txt'))).toBe(false);
     const undo = editwarden(['undo', '--root', root]);
     expect(undo.code, undo.stderr).toBe(0);
     expect(undo.stdout).toContain('gemini run_shell_command: rm -rf src && echo removed');
