@@ -164,7 +164,9 @@ describe('a hostile clone', () => {
       expect(doctor.stdout).toContain('is not a regular file');
       expect(fs.existsSync(path.join(s.clone, 'a.txt'))).toBe(false);
     }
-  });
+    // Ten processes one after another: seconds each on a loaded machine (over 60 s in all was seen with the suite
+    // beside it). A hang is caught by each process's own 30 s bound, so this is only room.
+  }, 240_000);
 
   it('a committed package.json that links to /dev/zero is not read by build detection: verify answers at once, by the CLI and by MCP', () => {
     const s = hostileClone(() => 'constraints:\n  max_files: 5\n');
