@@ -85,4 +85,31 @@ describe('ignored files deleted through a client shell come back with one undo',
     expect(undo.stdout).toContain('gemini run_shell_command: git clean -fdx; ls -A');
     expectBack(root, before);
   }, 200_000);
+
+  it("Claude Code's native Write and Edit of ignored files, and editwarden's own edit (the MCP edit_file core): each undone exactly", async () => {
+    const { root, before } = personProject();
+    expect((await editwardenHere(['init', 'claude', '--root', root])).code).toBe(0);
+    const env = path.join(root, '.env');
+    const log = path.join(root, 'debug.log');
+    const run = await runClaude(
+      root,
+      [
+        { name: 'Read', args: { file_path: env } },
+        { name: 'Write', args: { file_path: env, content: 'API_KEY=agent-wrote-this\n' } },
+        { name: 'Read', args: { file_path: log } },
+        { name: 'Edit', args: { file_path: log, old_string: 'request 1', new_string: 'request 2' } },
+      ],
+      ['--allowedTools', 'Write,Edit,Read'],
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(fs.readFileSync(env, 'utf8')).toBe('API_KEY=agent-wrote-this\n');
+    expect(fs.readFileSync(log, 'utf8')).toBe('started\nrequest 2\n');
+    const own = editwarden(['edit', 'debug.log', '--old', 'started', '--new', 'begun', '--root', root]);
+    expect(own.code, own.stderr).toBe(0);
+    for (let i = 0; i < 3; i++) {
+      const undo = editwarden(['undo', '--root', root]);
+      expect(undo.code, undo.stderr).toBe(0);
+    }
+    expectBack(root, before);
+  }, 150_000);
 });
