@@ -48,7 +48,7 @@ export interface IgnoredCoverage {
 }
 
 /** Dependency and build folders that can be rebuilt: their ignored files are never walked nor kept. */
-export const REBUILDABLE: readonly string[] = [
+const REBUILDABLE: readonly string[] = [
   'node_modules/',
   'bower_components/',
   'jspm_packages/',
@@ -367,7 +367,7 @@ function hashFd(fd: number): string {
 }
 
 /** One not-kept file as a person (or a model) reads it: the path and why undo cannot bring it back. */
-export function describeNotKept(n: { path: string; why: string }): string {
+function describeNotKept(n: { path: string; why: string }): string {
   switch (n.why) {
     case 'file-cap':
       return `${n.path} (over checkpoints.ignored.max_file_bytes)`;

@@ -114,7 +114,7 @@ export interface WalkOptions {
 }
 
 /** How a walk of the ignored files passes over the folders it must not enter. */
-export interface IgnoredOnly {
+interface IgnoredOnly {
   /** Whether the folder at `rel` is one the walk must not enter (its files are not listed). */
   skip(rel: string): boolean;
   /** Called with each folder `skip` kept out. */
