@@ -162,7 +162,7 @@ export class CommandEffects {
     const sides = sidesOf(this.checkpoints, manifest);
     const changes = kept.filter((c) => !notShown.has(c.path)).map((c) => toFileChange(c, sides));
     // The ignored files, measured with the rules as they were before the command, as the tracked files are (ignored.ts).
-    const measured = mark.ignored && this.checkpoints.ignored ? this.checkpoints.ignored.after(mark.ignored, [manifestIgnoreSource(manifest, this.checkpoints.blobs)], mark.exclude) : { entries: [], notKept: [] };
+    const measured = mark.ignored && this.checkpoints.ignored ? this.checkpoints.ignored.after(mark.ignored, [manifestIgnoreSource(manifest, this.checkpoints.blobs)], mark.exclude, seen.witness ?? null) : { entries: [], notKept: [] };
     // The protected set (a client's ignored settings file) is put back above and is never a step's to restore.
     const policy = this.checkpoints.ws.policy;
     const ignored = { entries: measured.entries.filter((e) => !governed.has(e.path) && !notTheCommands(e.path) && policy.protectedBy(e.path) === null), notKept: measured.notKept };

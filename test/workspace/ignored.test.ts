@@ -129,6 +129,33 @@ describe('a command that deletes or rewrites ignored files', () => {
   });
 });
 
+describe('with the write witness (the paths the command’s processes named)', () => {
+  it('looks only at the files the witness names: one it names is in the step, one changed beside the command is not its', () => {
+    const root = project();
+    const before = state(root, ISSUE_FILES);
+    const cps = open(root).transactions.checkpoints;
+    const effects = new CommandEffects(cps);
+    const mark = effects.before('test', { command: 'rm .env', run: 'r' });
+    execFileSync('sh', ['-c', 'rm .env && : > data/local.db'], { cwd: root });
+    // As strace would have logged `rm .env` alone: the truncation of local.db was another process's (a person's).
+    const found = effects.after(mark, { witness: { paths: new Set(['.env']), tails: new Set(), trees: new Set() } });
+    expect(found.ignored.kept).toEqual(['.env']);
+    undo(root);
+    expect(state(root, ['.env'])).toEqual({ '.env': before['.env'] });
+    expect(fs.statSync(path.join(root, 'data', 'local.db')).size).toBe(0);
+  });
+
+  it('a folder the witness saw renamed carries the files below it', () => {
+    const root = project();
+    const cps = open(root).transactions.checkpoints;
+    const effects = new CommandEffects(cps);
+    const mark = effects.before('test', { command: 'mv data gone', run: 'r' });
+    execFileSync('sh', ['-c', 'mv data gone'], { cwd: root });
+    const found = effects.after(mark, { witness: { paths: new Set(['data', 'gone']), tails: new Set(), trees: new Set(['data']) } });
+    expect(found.ignored.kept).toEqual(['data/local.db']);
+  });
+});
+
 describe('the caps', () => {
   it('a file over max_file_bytes is never stored; when a command rewrites it, it is named in the result, the step and undo --list', () => {
     const root = project();

@@ -35,6 +35,7 @@ import { IgnoredTable, type IgnoredRecord, type NotKeptWhy } from './ignored-tab
 import { AT, keyAt } from './stat-batch.js';
 import type { ManifestEntry } from './types.js';
 import { walkWorkspace, type IgnoreSource, type WalkResult } from './walk.js';
+import { witnessed, type WitnessLog } from '../../sandbox/witness.js';
 
 /** What a command's checkpoint covers of the ignored files (config `checkpoints.ignored`). */
 export interface IgnoredCoverage {
@@ -195,8 +196,7 @@ export class IgnoredCapture {
    * it deleted or changed, and the files and rebuildable folders it changed
    * that were not kept.
    */
-  after(snapshot: IgnoredSnapshot, sources: IgnoreSource[], exclude: string | null): IgnoredEffects {
-    const walked = this.walk(sources, exclude);
+  after(snapshot: IgnoredSnapshot, sources: IgnoreSource[], exclude: string | null, witness: WitnessLog | null = null): IgnoredEffects {
     const entries: ManifestEntry[] = [];
     const notKept: NotKept[] = [];
     const changed = (r: IgnoredRecord): void => {
@@ -207,6 +207,17 @@ export class IgnoredCapture {
     const records = snapshot.records;
     const dirs = new DirCache(this.resolver);
     try {
+      if (witness !== null) {
+        // The write witness's log (sandbox/witness.ts): only the paths the command's processes named (opened for writing,
+        // truncated, removed, renamed, chmodded) can be its, so only those are looked at — no walk, no stat of the rest.
+        for (const r of records) {
+          if (!witnessed(witness, r.path)) continue;
+          const now = this.lstatNow(dirs, r.path);
+          if (now === null || !this.unchanged(dirs, now, r)) changed(r);
+        }
+        return { entries, notKept: [...notKept, ...this.rebuildableGone(snapshot)] };
+      }
+      const walked = this.walk(sources, exclude);
       let j = 0;
       for (const w of walked.entries) {
         while (j < records.length && (records[j] as IgnoredRecord).path < w.path) changed(records[j++] as IgnoredRecord);
@@ -218,16 +229,36 @@ export class IgnoredCapture {
     } finally {
       dirs.closeAll();
     }
-    for (const folder of snapshot.rebuildable) {
-      const now = this.identity(folder.path);
-      if (now !== folder.ino) notKept.push({ path: `${folder.path}/`, why: 'rebuildable' });
-    }
-    return { entries, notKept };
+    return { entries, notKept: [...notKept, ...this.rebuildableGone(snapshot)] };
+  }
+
+  /** The rebuildable folders the snapshot passed over that are gone or replaced now. */
+  private rebuildableGone(snapshot: IgnoredSnapshot): NotKept[] {
+    return snapshot.rebuildable.filter((folder) => this.identity(folder.path) !== folder.ino).map((folder) => ({ path: `${folder.path}/`, why: 'rebuildable' as const }));
   }
 
   /** The blobs the table names (and those it replaced within the hour): the garbage collector keeps them. */
   liveBlobs(): Set<string> {
     return this.table.liveBlobs();
+  }
+
+  /** A file or symlink as a walk would list it now, through its opened folder; null when nothing (or a folder) is there. */
+  private lstatNow(dirs: DirCache, rel: string): Walked | null {
+    const { parent, name } = dirs.tryParentOf(rel);
+    if (parent === null) return null;
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(parent.at(name));
+    } catch {
+      return null;
+    }
+    if (st.isFile()) return { path: rel, type: 'file', stats: new Float64Array([st.dev, st.ino, st.size, st.mtimeMs, st.ctimeMs, st.mode, st.uid, st.gid]), at: 0 };
+    if (!st.isSymbolicLink()) return null;
+    try {
+      return { path: rel, type: 'symlink', target: fs.readlinkSync(parent.at(name)) };
+    } catch {
+      return null;
+    }
   }
 
   private walk(sources: IgnoreSource[] | undefined, exclude: string | null): WalkResult & { rebuildable: string[] } {
@@ -309,6 +340,11 @@ export class IgnoredCapture {
 }
 
 const NO_STAT = { size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0, uid: 0, gid: 0 };
+
+/** A record's own stat as a walk's numbers (stat-batch.ts AT): what an untouched file shows. */
+function statOf(r: IgnoredRecord): Float64Array {
+  return new Float64Array([0, r.ino, r.size, r.mtimeMs, r.ctimeMs, r.mode, r.uid, r.gid]);
+}
 
 /** Whether the walk's stat of a file shows the record (inode, size, times, permission bits). */
 function showsRecord(w: Walked, r: IgnoredRecord): boolean {
