@@ -184,6 +184,17 @@ export async function run() {
         note: `median of ${ROUNDS} interleaved; CPU ${ms(median(samples.onCpu))} vs ${ms(median(samples.offCpu))}; load ${load}`,
       },
       {
+        case: 'floor: two C stat passes over the ignored files, on top of the tracked capture',
+        value: floor === null ? 'no cc' : ms(offMed + 2 * floor),
+        baseline: `tracked alone ${ms(offMed)}`,
+        ratio: floor === null ? '' : ratio(offMed + 2 * floor, offMed),
+        goal: '',
+        note:
+          floor === null
+            ? ''
+            : `one pass (readdir + lstat, C, one thread): ${ms(floor)} for ${k(IGNORED)} files; per ignored file, covered: ${(((onMed - offMed) / IGNORED) * 1000).toFixed(2)} µs vs tracked capture ${((offMed / TRACKED) * 1000).toFixed(2)} µs per tracked file`,
+      },
+      {
         case: 'first command with the coverage on (every ignored file read and stored)',
         value: ms(first.wall),
         baseline: '',

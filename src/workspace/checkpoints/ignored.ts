@@ -341,11 +341,6 @@ export class IgnoredCapture {
 
 const NO_STAT = { size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0, uid: 0, gid: 0 };
 
-/** A record's own stat as a walk's numbers (stat-batch.ts AT): what an untouched file shows. */
-function statOf(r: IgnoredRecord): Float64Array {
-  return new Float64Array([0, r.ino, r.size, r.mtimeMs, r.ctimeMs, r.mode, r.uid, r.gid]);
-}
-
 /** Whether the walk's stat of a file shows the record (inode, size, times, permission bits). */
 function showsRecord(w: Walked, r: IgnoredRecord): boolean {
   if (w.type !== 'file') return false;
