@@ -208,6 +208,9 @@ export function witnessed(log: WitnessLog, rel: string): boolean {
   return false;
 }
 
+/** The largest log read (~500k traced calls at ~250 bytes each): past it, the witness is not used for that command. */
+const MAX_LOG_BYTES = 128 * 1024 * 1024;
+
 /** Where one command's witness log is written: a private folder of the system's temp (never inside the sandbox, whose /tmp is its own). */
 export class WitnessFile {
   readonly path: string;
@@ -218,10 +221,15 @@ export class WitnessFile {
     this.path = path.join(this.dir, 'log');
   }
 
-  /** What the log says, for `root` (a real path); null when no witness wrote it. */
+  /**
+   * What the log says, for `root` (a real path); null when no witness wrote
+   * it, or when it is over MAX_LOG_BYTES (a build that opened millions of
+   * files): then the step is judged by times, as without a witness.
+   */
   read(root: string): WitnessLog | null {
     let text: string;
     try {
+      if (fs.statSync(this.path).size > MAX_LOG_BYTES) return null;
       text = fs.readFileSync(this.path, 'utf8');
     } catch {
       return null;
