@@ -191,7 +191,7 @@ export interface EventLine {
 }
 
 /** How many paths an event names: its list, or the count kept when the list was cut (runs/events-cap.ts). */
-export const pathsTotal = (event: EditwardenEvent): number => Math.max(event.cut?.paths?.total ?? 0, Array.isArray(event.paths) ? event.paths.length : 0);
+const pathsTotal = (event: EditwardenEvent): number => Math.max(event.cut?.paths?.total ?? 0, Array.isArray(event.paths) ? event.paths.length : 0);
 const paths = (p: readonly string[], total = p.length): string => (p.length === 0 ? '' : total <= 3 ? p.join(', ') : `${p.slice(0, 3).join(', ')} and ${total - Math.min(3, p.length)} more`);
 const pathsText = (event: EditwardenEvent): string => paths(Array.isArray(event.paths) ? event.paths : [], pathsTotal(event));
 const limitText = (limit: number | string | string[]): string => (Array.isArray(limit) ? limit.join(', ') : String(limit));
