@@ -12,10 +12,12 @@
  * run exactly as in `editwarden exec`: a violation (or the run's timeout)
  * ends it, its report is written and on_violation applied, and every later
  * call is refused (E_RUN_ENDED). Without --headless a person is at the
- * client: a violation still refuses the call and ends the run the same way,
- * but the next call begins a new run; a run also ends, quietly, once less
- * than half of constraints.timeout is left, so no call is cut short by a
- * deadline the person never saw coming. Limits therefore count per run.
+ * client: the session is interactive (runs/profile.ts: no caps but the ones
+ * the config sets); a violation still refuses the call and ends the run the
+ * same way, but the next call begins a new run; where a timeout is set, a
+ * run also ends, quietly, once less than half of it is left, so no call is
+ * cut short by a deadline the person never saw coming. Limits therefore
+ * count per run.
  *
  * A client that cancels a request (notifications/cancelled) cancels that
  * call only: a running build is killed at once, a queued call never starts,

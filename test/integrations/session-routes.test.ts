@@ -68,5 +68,9 @@ describe('init says what limits apply in the project and where to change them', 
     expect(raised.stdout).toContain('Not applied: ');
     expect(raised.stdout).toContain('constraints.max_files: 40 (in force: 10)');
     expect(raised.stdout).toContain(`editwarden trust --root ${root}`);
+    // --json carries the same lines.
+    const json = JSON.parse(editwarden(['init', 'claude', '--root', root, '--json'], { env }).stdout) as { limits: string[] };
+    expect(json.limits).toContain('Limits in this project:');
+    expect(json.limits.some((l) => l.includes('constraints.max_files: 40 (in force: 10)'))).toBe(true);
   });
 });

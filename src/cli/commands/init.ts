@@ -46,6 +46,8 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
             hook_switches_removed: switches,
             ...defined({ guard: guard === null ? undefined : { parts: guard.parts, digest: guard.digest } }),
             files: changes.map((c) => ({ path: c.relative, changed: c.changed, ...defined({ diff: flags.dryRun && c.changed ? diffOf(c) : undefined }) })),
+            // What applies in this project by mode and where to change it (the same lines the text output prints).
+            ...defined({ limits: flags.remove ? undefined : projectLimitsLines(root, name, flags.config === undefined ? undefined : path.resolve(root, flags.config)) }),
           });
         } else {
           const color = useColor(io);
