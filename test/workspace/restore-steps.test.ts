@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CommandEffects } from '../../src/guard/command-effects.js';
 import { UndoHistory } from '../../src/workspace/checkpoints/history.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { beginTransaction } from '../../src/workspace/transaction.js';
@@ -52,5 +53,33 @@ describe('a rollback is an undo step: what it overwrote comes back with the next
     new UndoHistory(cps).undo();
     expect(read(root, 'a.txt')).toBe('person\n');
     expect(read(root, 'new.txt')).toBe('new\n');
+  });
+});
+
+describe('a put-back reverts only what the command can be shown to have done', () => {
+  it("leaves a person's file written during the command (not shown to be the command's), not charged, refused by a plain undo", () => {
+    const root = tempRoot();
+    write(root, 'a.txt', 'a0\n');
+    write(root, 'notes.md', 'n0\n');
+    const { transactions } = openWorkspace(root);
+    const effects = new CommandEffects(transactions.checkpoints);
+    const mark = effects.before('cmd', { command: 'echo agent > a.txt' });
+    const start = new Date().toISOString();
+    fs.writeFileSync(path.join(root, 'a.txt'), 'agent\n');
+    fs.writeFileSync(path.join(root, 'notes.md'), 'person\n');
+    // The witness saw the command's processes write a.txt only.
+    const found = effects.after(mark, { witness: { paths: new Set(['a.txt']), tails: new Set(), trees: new Set() }, window: { start, end: new Date().toISOString() } });
+    expect(found.unshown).toEqual(['notes.md']);
+    expect(found.changes.map((c) => c.path)).toEqual(['a.txt']);
+    const r = effects.putBack(found, 'put-back of cmd');
+    expect(r?.written).toEqual(['a.txt']);
+    expect(read(root, 'a.txt')).toBe('a0\n');
+    expect(read(root, 'notes.md')).toBe('person\n');
+    // Undo of the put-back, then of the command: the command's undo refuses the person's file until forced.
+    const history = new UndoHistory(transactions.checkpoints);
+    history.undo();
+    expect(read(root, 'a.txt')).toBe('agent\n');
+    expect(() => history.undo()).toThrow(/notes\.md/);
+    expect(read(root, 'notes.md')).toBe('person\n');
   });
 });
