@@ -120,10 +120,14 @@ export function renderMarkdown(input: ReportInput): string {
     '',
   ];
   if (input.items.length === 0) return `${[...out, 'No events recorded.'].join('\n')}\n`;
+  const cards = cardsOf(input.items, input.scope, clock);
+  // As the HTML's links: every refusal, stopped attempt and violation by its number in the timeline.
+  const loud = cards.filter((c) => c.look === 'refusal' || c.look === 'attempt' || c.look === 'violation').map((c) => `#${c.n} ${LOOK_WORD[c.look].replace(/[^a-z]/g, '')}`);
+  if (loud.length > 0) out.push(`Refused, stopped, violated: ${loud.join(', ')}`, '');
   out.push(...netMarkdown(input, input.scope.kind === 'all' ? 'log' : input.scope.kind));
   out.push('### Timeline', '');
   let date = day;
-  for (const card of cardsOf(input.items, input.scope, clock)) {
+  for (const card of cards) {
     // The date once, then again only where the day changes.
     if (card.date !== date) out.push(`**${card.date}**`, '');
     date = card.date;

@@ -86,6 +86,9 @@ describe('attempts are marked, with the output', () => {
     expect(card?.look).toBe('attempt');
     expect(card?.output).toContain('Read-only file system');
     expect(renderMarkdown(input([gitConfigAttempt]))).toContain('Read-only file system');
+    // Both formats point at it from the top.
+    expect(renderMarkdown(input([edit(), gitConfigAttempt]))).toContain('Refused, stopped, violated: #2 stopped');
+    expect(renderHtml(input([edit(), gitConfigAttempt]))).toContain('<a href="#e2">#2 stopped</a>');
     expect(renderHtml(input([gitConfigAttempt]))).toMatch(/<span class="badge">stopped<\/span>/);
   });
 
