@@ -105,7 +105,7 @@ function factsOf(event: EditwardenEvent): Fact[] {
     case 'undo':
     case 'redo':
       return [
-        { label: event.kind === 'undo' ? 'Undid' : 'Redid', parts: [text(event.label)] },
+        { label: ACTION_WORD[event.action ?? event.kind], parts: [text(event.label)] },
         ...(event.written.length ? [{ label: 'Written', parts: codes(event.written) }] : []),
         ...(event.removed.length ? [{ label: 'Removed', parts: codes(event.removed) }] : []),
       ];
@@ -119,6 +119,16 @@ function factsOf(event: EditwardenEvent): Fact[] {
     }
   }
 }
+
+/** What an undo event did, in a word (its `action`; older lines have only the kind). */
+const ACTION_WORD: Record<NonNullable<Extract<EditwardenEvent, { kind: 'undo' | 'redo' }>['action']>, string> = {
+  undo: 'Undid',
+  redo: 'Redid',
+  'put-back': 'Put back',
+  restore: 'Restored',
+  rollback: 'Rolled back',
+  recovery: 'Recovered',
+};
 
 /** The steps a person can undo back to: changes with their own undo step (an undo's safety checkpoint is redo's, not a step). */
 const isStep = (event: EditwardenEvent): boolean => (event.kind === 'edit' || event.kind === 'command') && event.checkpoint !== undefined && event.checkpoint !== '';

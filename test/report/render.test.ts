@@ -157,6 +157,13 @@ describe('what changed comes first, then the timeline', () => {
     expect(renderMarkdown(input([edit()], { net: { unavailable: 'no checkpoints' } }))).toContain('Not available: no checkpoints');
   });
 
+  it("an undo event says what it was (a command's put-back, a rollback, a recovery), not just 'undo'", () => {
+    const putBack = item({ route: session, kind: 'undo', action: 'put-back', label: 'put-back of claude Bash: seq 1 1000 > n.txt', written: [], removed: ['n.txt'], paths: ['n.txt'], checkpoint: 'cp-pb', step: 'cp-pb' });
+    const [card] = cardsOf([putBack], { kind: 'session', id: 's-1' }, clockFor('UTC'));
+    expect(card?.facts[0]).toEqual({ label: 'Put back', parts: [{ text: 'put-back of claude Bash: seq 1 1000 > n.txt' }] });
+    expect(renderMarkdown(input([putBack]))).toContain('- **Put back:** put-back of claude Bash');
+  });
+
   it('a kind this version does not know is shown as what it is, not dropped', () => {
     const restore = item({ route: session, kind: 'put-back', paths: ['x.txt'] });
     const md = renderMarkdown(input([restore]));
