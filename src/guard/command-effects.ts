@@ -220,15 +220,16 @@ export interface CommandSeen {
 /**
  * Whether a change can be shown to be the command's: with a witness, its
  * processes named the path; without one, any change in the window counts as
- * its own (it cannot be told apart) unless the file was last changed after
- * the command had ended.
+ * its own (it cannot be told apart) unless the file's inode was last changed
+ * (ctime) after the command had ended.
  */
 function shownToBeTheCommands(root: string, change: CheckpointChange, seen: CommandSeen): boolean {
   if (seen.witness) return witnessed(seen.witness, change.path);
   if (seen.window === undefined || change.after === undefined) return true;
   try {
     const st = fs.lstatSync(path.join(root, ...change.path.split('/')));
-    return Math.max(st.mtimeMs, st.ctimeMs) <= Date.parse(seen.window.end);
+    // The ctime alone: a process can set a file's mtime ahead (`touch -d`), never its ctime.
+    return st.ctimeMs <= Date.parse(seen.window.end);
   } catch {
     return true;
   }

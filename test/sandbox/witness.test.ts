@@ -85,6 +85,11 @@ describe('the witness log is parsed exactly, whatever bytes a name holds', () =>
     expect(witnessed(seen, 'notes.md')).toBe(false);
   });
 
+  it('a command that sets up io_uring (opens and renames no traced call shows) makes the log incomplete', () => {
+    expect(parseWitness(`5 io_uring_setup(8, 0x7ffd) = 3<${hex('anon_inode:[io_uring]')}>`, ROOT).complete).toBe(false);
+    expect(parseWitness(`5 unlink(${str(`${ROOT}/a`)}) = 0`, ROOT).complete).toBeUndefined();
+  });
+
   it('lines that are not calls (signals, exits, a torn last line) are passed over', () => {
     const seen = parseWitness(['5 --- SIGCHLD {si_signo=SIGCHLD} ---', '5 +++ exited with 0 +++', `5 unlinkat(${fd('AT_FDCWD', ROOT)}, ${str('a')}`].join('\n'), ROOT);
     expect(seen.paths.size).toBe(0);

@@ -83,3 +83,26 @@ describe('a put-back reverts only what the command can be shown to have done', (
     expect(read(root, 'notes.md')).toBe('person\n');
   });
 });
+
+describe('without a witness, times tell what changed after the command', () => {
+  it('a file whose inode changed after the window ended is not the command’s; an mtime set ahead (touch -d) does not hide a write', async () => {
+    const root = tempRoot();
+    write(root, 'a.txt', 'a0\n');
+    write(root, 'late.txt', 'l0\n');
+    const { transactions } = openWorkspace(root);
+    const effects = new CommandEffects(transactions.checkpoints);
+    const mark = effects.before('cmd', { command: 'echo x > a.txt; touch -d tomorrow a.txt' });
+    const start = new Date().toISOString();
+    // The command's write, with its mtime set a day ahead: the ctime still says when it happened.
+    fs.writeFileSync(path.join(root, 'a.txt'), 'x\n');
+    fs.utimesSync(path.join(root, 'a.txt'), new Date(Date.now() + 86_400_000), new Date(Date.now() + 86_400_000));
+    await new Promise((r) => setTimeout(r, 50));
+    const end = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 50));
+    // After the command ended (before the capture): another process's write.
+    fs.writeFileSync(path.join(root, 'late.txt'), 'person\n');
+    const found = effects.after(mark, { witness: null, window: { start, end } });
+    expect(found.unshown).toEqual(['late.txt']);
+    expect(found.changes.map((c) => c.path)).toEqual(['a.txt']);
+  });
+});
