@@ -155,7 +155,12 @@ export class CommandEffects {
     for (const c of diff) if (notTheCommands(c.path)) notOurs.push(c.path);
     const kept = diff.filter((c) => !governed.has(c.path) && !notTheCommands(c.path));
     // Whose each change is: the witness's log, or else the times (a file last changed after the command ended is not its).
-    const unshown = kept.filter((c) => !shownToBeTheCommands(root, c, seen)).map((c) => c.path);
+    const unshown = sameInodes(
+      root,
+      manifest,
+      seen,
+      kept.filter((c) => !shownToBeTheCommands(root, c, seen)).map((c) => c.path),
+    );
     const notShown = new Set(unshown);
     // The command is charged only for what it can be shown to have done.
     // One index of the manifest for all changes (made per change, a 10,000-file command cost seconds per thousand files).
@@ -242,6 +247,41 @@ function existsAt(root: string, rel: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Of the paths not shown to be the command's, those it may have written
+ * through another name of the same file (a hard link): a file with more
+ * than one name now, or whose inode (before the command, from the index,
+ * or now) is one a credited path had. Attack: `ln a.txt x; echo evil > x;
+ * rm x` writes a.txt with no call naming it. Returns the paths still not shown.
+ */
+function sameInodes(root: string, index: Manifest, seen: CommandSeen, unshown: readonly string[]): string[] {
+  const witness = seen.witness;
+  if (!witness || unshown.length === 0) return [...unshown];
+  const before = new Map<string, number>();
+  for (const e of index.entries) if (e.type === 'file') before.set(e.path, e.ino);
+  const inodes = new Set<number>();
+  for (const p of witness.paths) {
+    const then = before.get(p);
+    if (then !== undefined) inodes.add(then);
+    const now = lstatOrNull(path.join(root, ...p.split('/')));
+    if (now?.isFile()) inodes.add(now.ino);
+  }
+  return unshown.filter((p) => {
+    const now = lstatOrNull(path.join(root, ...p.split('/')));
+    if (now?.isFile() && (now.nlink > 1 || inodes.has(now.ino))) return false;
+    const then = before.get(p);
+    return then === undefined || !inodes.has(then);
+  });
+}
+
+function lstatOrNull(p: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(p);
+  } catch {
+    return null;
   }
 }
 

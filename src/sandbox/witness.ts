@@ -39,8 +39,11 @@ import path from 'node:path';
 /** Calls that open: a write is one whose flags ask for writing (the path is the returned descriptor's). */
 const OPENS = new Set(['open', 'openat', 'openat2', 'creat']);
 const WRITE_FLAGS = /\b(O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_TMPFILE)\b/;
-/** Calls whose first string names a path they do not change (a link's target, a hard link's source). */
-const SKIP_FIRST = new Set(['symlink', 'symlinkat', 'link', 'linkat']);
+/**
+ * Calls whose first string names a path they do not change (a symlink's target). A hard link's source is
+ * credited (link, linkat): a write through the new name changes the source's bytes.
+ */
+const SKIP_FIRST = new Set(['symlink', 'symlinkat']);
 /** Every call that changes a path's content, name, mode, owner or times ('?': unknown on this architecture is no error). */
 const TRACED = [
   'open',

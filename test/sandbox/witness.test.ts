@@ -50,11 +50,13 @@ describe('the witness log is parsed exactly, whatever bytes a name holds', () =>
           `7 renameat2(${fd('AT_FDCWD', folder)}, ${str(a)}, ${fd('5', folder)}, ${str(b)}, RENAME_NOREPLACE) = 0`,
           `7 unlinkat(${fd('AT_FDCWD', ROOT)}, ${str(inner)}, 0) = 0`,
           `7 symlinkat(${str('/etc/passwd')}, ${fd('AT_FDCWD', ROOT)}, ${str(`${inner}-link`)}) = 0`,
+          `7 linkat(${fd('AT_FDCWD', ROOT)}, ${str(`${inner}-src`)}, ${fd('AT_FDCWD', ROOT)}, ${str(`${inner}-hard`)}, 0) = 0`,
           `7 utimensat(${fd('0', `${ROOT}/${inner}-t`)}, NULL, NULL, 0) = 0`,
           `7 fchmod(${fd('3', `${ROOT}/${inner}-m`)}, 0644) = 0`,
         ].join('\n');
         const seen = parseWitness(log, ROOT);
-        for (const p of [`${dir}/${a}`, `${dir}/${b}`, inner, `${inner}-link`, `${inner}-t`, `${inner}-m`]) expect(witnessed(seen, p)).toBe(true);
+        // A hard link's source too: a write through the new name changes its bytes.
+        for (const p of [`${dir}/${a}`, `${dir}/${b}`, inner, `${inner}-link`, `${inner}-t`, `${inner}-m`, `${inner}-src`, `${inner}-hard`]) expect(witnessed(seen, p)).toBe(true);
         expect(witnessed(seen, `${dir}/${b}/${inner}`)).toBe(true);
         // A symlink's target is not a path it changed.
         expect(seen.paths.has('etc/passwd')).toBe(false);
@@ -103,10 +105,11 @@ describe.runIf(witnessProgram() !== null)('the real witness in the real sandbox'
     fs.writeFileSync(path.join(root, 'notes.md'), 'mine\n');
     fs.mkdirSync(path.join(root, 'src'));
     fs.writeFileSync(path.join(root, 'src/old.js'), 'x\n');
+    fs.writeFileSync(path.join(root, 'src/keep.js'), 'k\n');
     const sandbox = commandSandbox({ root, stateDir: path.join(root, '.editwarden') }, {});
     const witness = new WitnessFile();
     try {
-      const command = "sleep 0.6; echo x > out.txt; mv a.txt b.txt; rm src/old.js; node -e \"require('fs').renameSync('out.txt', 'out2.txt')\"; mkdir -p d && touch d/z";
+      const command = "sleep 0.6; echo x > out.txt; mv a.txt b.txt; rm src/old.js; node -e \"require('fs').renameSync('out.txt', 'out2.txt')\"; mkdir -p d && touch d/z; ln src/keep.js h && echo evil >> h && rm h";
       const running = runCommand({ command, cwd: root, sandbox, timeoutMs: 20_000, witness: witness.path });
       // Another process, outside the sandbox, writes the person's file while the command sleeps.
       await new Promise((r) => setTimeout(r, 150));
@@ -116,7 +119,8 @@ describe.runIf(witnessProgram() !== null)('the real witness in the real sandbox'
       expect(result.witness).toBe('strace');
       const seen = witness.read(root);
       expect(seen).not.toBeNull();
-      for (const p of ['out.txt', 'out2.txt', 'a.txt', 'b.txt', 'src/old.js', 'd/z']) expect(witnessed(seen as NonNullable<typeof seen>, p), p).toBe(true);
+      // src/keep.js was written through a hard link, removed again: the link's source is credited.
+      for (const p of ['out.txt', 'out2.txt', 'a.txt', 'b.txt', 'src/old.js', 'd/z', 'src/keep.js']) expect(witnessed(seen as NonNullable<typeof seen>, p), p).toBe(true);
       expect(witnessed(seen as NonNullable<typeof seen>, 'notes.md')).toBe(false);
       expect(fs.readFileSync(path.join(root, 'notes.md'), 'utf8')).toBe('person\n');
     } finally {

@@ -106,3 +106,18 @@ describe('without a witness, times tell what changed after the command', () => {
     expect(found.changes.map((c) => c.path)).toEqual(['a.txt']);
   });
 });
+
+describe('a write through another name of the same file is the command’s', () => {
+  it('a file sharing its inode with a path the witness saw is shown to be the command’s (charged, put back)', () => {
+    const root = tempRoot();
+    write(root, 'a.txt', 'a0\n');
+    const { transactions } = openWorkspace(root);
+    const effects = new CommandEffects(transactions.checkpoints);
+    const mark = effects.before('cmd', { command: 'ln a.txt x; echo evil >> x' });
+    fs.linkSync(path.join(root, 'a.txt'), path.join(root, 'x'));
+    fs.appendFileSync(path.join(root, 'x'), 'evil\n');
+    const found = effects.after(mark, { witness: { paths: new Set(['x']), tails: new Set(), trees: new Set() } });
+    expect(found.unshown).toEqual([]);
+    expect(found.changes.map((c) => c.path).sort()).toEqual(['a.txt', 'x']);
+  });
+});
