@@ -13,7 +13,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/config.js';
 import { CommandEffects } from '../../src/guard/command-effects.js';
+import { BUILTIN_TOOLS } from '../../src/tools/registry.js';
+import { ToolRunner } from '../../src/tools/runner.js';
 import { UndoHistory } from '../../src/workspace/checkpoints/history.js';
 import { decode, encode, type IgnoredRecord } from '../../src/workspace/checkpoints/ignored-table.js';
 import type { IgnoredCoverage } from '../../src/workspace/checkpoints/ignored.js';
@@ -197,6 +200,23 @@ describe('the caps', () => {
     const found = command(root, 'rm a.log b.log', { maxTotalBytes: 4000 });
     expect(found.ignored.kept).toEqual(['b.log']);
     expect(found.ignored.notKept).toEqual([{ path: 'a.log', why: 'store-cap' }]);
+  });
+});
+
+describe('an MCP / exec execute_command (the ToolRunner)', () => {
+  it('its result names the ignored file it rewrote that was over the cap; undo gives back the one kept', async () => {
+    const root = project();
+    write(root, 'big.log', 'x'.repeat(5000));
+    const before = state(root, ['.env']);
+    const config = defaultConfig();
+    config.sandbox.enabled = false;
+    config.sandbox.allow_unsandboxed = true;
+    const { ws, transactions } = openWorkspace(root, { ignoredCoverage: { maxFileBytes: 4096 } });
+    const run = ToolRunner.start({ ws, config, transactions, artifacts: false, tools: [...BUILTIN_TOOLS] });
+    const r = await run.call({ tool: 'execute_command', args: { command: 'rm .env && : > big.log' } });
+    expect(r.output).toContain('not kept, undo cannot bring back: big.log (over checkpoints.ignored.max_file_bytes)');
+    undo(root);
+    expect(state(root, ['.env'])).toEqual(before);
   });
 });
 
