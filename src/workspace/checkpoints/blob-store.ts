@@ -37,6 +37,8 @@ export class BlobStore {
   budget: StoreBudget | null = null;
   /** Paths written in 'defer' mode, not yet durable: the caller takes them (takeDeferred) and fsyncs them as a group. */
   private deferred: string[] = [];
+  /** The file system refused a reflink once (putByClone): later large files are streamed at once. */
+  private cloneRefused = false;
 
   constructor(resolver: Resolver, sub: string) {
     this.folder = new StateFolder(resolver, sub);
@@ -196,17 +198,20 @@ export class BlobStore {
 
   /**
    * Stores the file open at `fd` copy-free where the file system allows:
-   * `copyFileSync` with COPYFILE_FICLONE makes the temp a reflink of the file
-   * (btrfs, XFS: no byte is copied until one side is written) and falls back
-   * to the kernel's own copy (ext4 here: copy_file_range, no bytes through
-   * this process). The hash is taken from the temp, which nothing else holds:
-   * the blob is exactly the bytes hashed even if the file changes meanwhile.
-   * Reached through /proc/self/fd, so the file is the one opened (never a
-   * path resolved again). Returns null where /proc is not mounted.
+   * `copyFileSync` with COPYFILE_FICLONE_FORCE makes the temp a reflink of
+   * the file (btrfs, XFS: no byte is copied until one side is written).
+   * Where the file system refuses (ext4 here: ENOTSUP) it returns null and
+   * the caller streams the file (`putFromFd`): the kernel's fallback copy
+   * plus a second read to hash measured slower than one read-hash-write
+   * pass (bench/ignored.bench.mjs), so it is not used; the refusal is
+   * remembered for the store's life. The hash is taken from the temp,
+   * which nothing else holds: the blob is exactly the bytes hashed even if
+   * the file changes meanwhile. Reached through /proc/self/fd, so the file
+   * is the one opened (never a path resolved again).
    */
   putByClone(fd: number, durability: Durability): { hash: string; size: number } | null {
     const source = `/proc/self/fd/${fd}`;
-    if (!fs.existsSync(source)) return null;
+    if (this.cloneRefused || !fs.existsSync(source)) return null;
     const size = fs.fstatSync(fd).size;
     return this.folder.with(true, null as { hash: string; size: number } | null, (blobs) => {
       const temp = blobs.at(`.tmp-${randomBytes(6).toString('hex')}`);
@@ -214,7 +219,14 @@ export class BlobStore {
       this.budget?.charge(size);
       let kept = false;
       try {
-        fs.copyFileSync(source, temp, fs.constants.COPYFILE_FICLONE | fs.constants.COPYFILE_EXCL);
+        try {
+          fs.copyFileSync(source, temp, fs.constants.COPYFILE_FICLONE_FORCE | fs.constants.COPYFILE_EXCL);
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV' && code !== 'EINVAL' && code !== 'ENOSYS') throw error;
+          this.cloneRefused = true;
+          return null;
+        }
         const hasher = createHash('sha256');
         const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
         const tfd = fs.openSync(temp, 'r');
