@@ -28,6 +28,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { witnessed, type WitnessLog } from '../sandbox/witness.js';
+import { commandSandbox } from '../sandbox/for-workspace.js';
+import type { SandboxConfig } from '../sandbox/policy.js';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
 import { CommandIndex } from '../workspace/checkpoints/command-index.js';
 import { diffIndex } from '../workspace/checkpoints/index-diff.js';
@@ -52,6 +54,10 @@ export interface EffectsMark {
   step?: Omit<CommandOrigin, 'kind'>;
   /** The lease on a reused index (command-index.ts), ended once the step is written. */
   lease?: string;
+  /** When the mark was taken (ISO): the start of the command's run window. */
+  startedAt?: string;
+  /** The paths the sandbox binds read-only, as they stood before the command (given a config: `CommandEffects(checkpoints, config)`). */
+  readOnly?: readonly string[];
   /** The ignored files as they were before the command (ignored.ts); absent when the coverage is off. */
   ignored?: IgnoredSnapshot;
 }
@@ -76,7 +82,11 @@ export class CommandEffects {
   /** What a command may not change: the project's protected set, as its Policy lists it (one value, computed when the project was opened). */
   private readonly governed: readonly string[];
 
-  constructor(private readonly checkpoints: CheckpointService) {
+  /** `config`: the run's, so a mark records the sandbox's read-only paths before the command (commandSeen). */
+  constructor(
+    private readonly checkpoints: CheckpointService,
+    private readonly config?: { sandbox?: SandboxConfig },
+  ) {
     const policy = checkpoints.ws.policy;
     this.governed = [...policy.governedPaths(), ...policy.outsideConfigFiles];
   }
@@ -99,7 +109,9 @@ export class CommandEffects {
       if (lease) new CommandIndex(this.checkpoints).endLease(lease);
       throw error;
     }
-    return { checkpoint: manifest.id, exclude, governing, index: manifest, ...defined({ step, lease: lease ?? undefined, ignored }) };
+    // Before the command: a member it creates is not bound read-only, so it stays the command's (charged, removed).
+    const readOnly = this.config ? commandSandbox(this.checkpoints.ws, this.config).readOnly : undefined;
+    return { checkpoint: manifest.id, exclude, governing, index: manifest, startedAt: new Date().toISOString(), ...defined({ step, lease: lease ?? undefined, ignored, readOnly }) };
   }
 
   /** The command's effects; with a `step` given to `before`, what it changed is recorded as one undo step (`step` in the result). */
@@ -295,6 +307,19 @@ function realOr(p: string): string {
 
 /** A patch without the "=====" rule jsdiff puts above each file (a diff of many files reads as one). */
 export const withoutRule = (patch: string): string => patch.replace(/^=+\n/, '');
+
+/**
+ * What a runner knows of a command tool's run from its result (execute_command's `data.sandbox`): when it ran
+ * in a sandbox, that sandbox's read-only paths, and — the call not abandoned, so its processes are gone with
+ * the sandbox's pid namespace — its run window. No witness: that route does not run one yet.
+ */
+export function commandSeen(result: { data?: unknown } | undefined, mark: EffectsMark): CommandSeen {
+  const data = result?.data;
+  const kind = typeof data === 'object' && data !== null ? (data as { sandbox?: unknown }).sandbox : undefined;
+  if (typeof kind !== 'string' || kind === 'none') return {};
+  const window = mark.startedAt !== undefined ? { start: mark.startedAt, end: new Date().toISOString() } : undefined;
+  return defined({ readOnly: mark.readOnly, window });
+}
 
 /** The undo step of a command tool's call: named by its command line (the `command` argument every command tool takes). */
 export function commandStep(args: unknown, run: string): Omit<CommandOrigin, 'kind'> {

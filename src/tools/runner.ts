@@ -27,7 +27,7 @@
  */
 import type { Config } from '../config/config.js';
 import { toErrorInfo } from '../errors.js';
-import { CommandEffects, commandStep } from '../guard/command-effects.js';
+import { CommandEffects, commandSeen, commandStep } from '../guard/command-effects.js';
 import { ConstraintGuard, type CheckSite, type ConstraintTotals, type FileChange } from '../guard/constraints.js';
 import type { Attendance } from '../config/modes.js';
 import { addTiming, buildMetrics, emptyToolStats, type ToolStats } from '../guard/metrics.js';
@@ -134,7 +134,7 @@ export class ToolRunner {
     this.runId = this.run.id;
     this.runDir = options.artifacts === false ? null : ensureRunDir(options.ws, this.runId);
     this.transactions = options.transactions ?? transactionsOf(options.ws) ?? noLayer();
-    this.effects = new CommandEffects(this.transactions.checkpoints);
+    this.effects = new CommandEffects(this.transactions.checkpoints, this.config);
     this.eventLog = CallEventLog.for(options, this.profile, this.runId, this.runDir, this.transactions.checkpoints);
   }
 
@@ -292,7 +292,7 @@ export class ToolRunner {
   private charge(scope: CallScope, tool: AnyTool, invocation: Invocation, ran: Execution): CallFields {
     const { result, cause, mark } = ran;
     const cancelled = cause === 'run-cancelled' || cause === 'call-cancelled' ? cause : null;
-    const measured = mark ? this.chargeCommand(mark, tool.name, scope.site) : this.chargeWrites(result, invocation, tool.name, scope.site);
+    const measured = mark ? this.chargeCommand(mark, tool.name, scope.site, result) : this.chargeWrites(result, invocation, tool.name, scope.site);
     const { changes } = measured;
     let violation = measured.violation;
     // A cancelled call is charged for what it changed, but a person stopping it is no timeout.
@@ -326,8 +326,13 @@ export class ToolRunner {
   }
 
   /** A command: what it changed in the workspace; `.git/` and the config are a violation whatever the limits say (already undone). */
-  private chargeCommand(mark: NonNullable<Execution['mark']>, tool: string, site: CheckSite): { changes: FileChange[]; violation: Violation | null; effects: NonNullable<CallRecord['effects']>; notKept?: string } {
-    const effects = this.effects.after(mark);
+  private chargeCommand(
+    mark: NonNullable<Execution['mark']>,
+    tool: string,
+    site: CheckSite,
+    result: ToolResult | undefined,
+  ): { changes: FileChange[]; violation: Violation | null; effects: NonNullable<CallRecord['effects']>; notKept?: string } {
+    const effects = this.effects.after(mark, commandSeen(result, mark));
     let changes = effects.changes;
     let violation = this.guard.checkChanges(changes, site, false);
     if (effects.governing.length > 0) {

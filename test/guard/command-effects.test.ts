@@ -79,3 +79,22 @@ describe('command side effects', () => {
     expect(fs.existsSync(path.join(root, 'made.txt'))).toBe(false);
   });
 });
+
+describe("what is not the command's is not charged to it (execute_command in the sandbox)", () => {
+  it('a write to .git/ by a process outside the sandbox while the command runs (git gc --auto) is neither refused nor reverted', async () => {
+    fs.mkdirSync(path.join(root, '.git'));
+    fs.writeFileSync(path.join(root, '.git/HEAD'), 'ref: refs/heads/main\n');
+    const run = start((c) => (c.constraints.max_files = 1));
+    const lock = path.join(root, '.git/gc.log.lock');
+    // The person's git, outside the sandbox, while the command sleeps.
+    const person = setTimeout(() => fs.writeFileSync(lock, 'gc\n'), 300);
+    const r = await run.call({ tool: 'execute_command', args: { command: 'sleep 1 && echo ok > made.txt' } });
+    clearTimeout(person);
+    // In the sandbox (bwrap is part of this suite's machine): without one nothing is read-only and the rule does not apply.
+    expect((r.data as { sandbox?: string } | undefined)?.sandbox).toBe('bwrap');
+    expect(r.ok, JSON.stringify(r)).toBe(true);
+    expect(r.violation).toBeUndefined();
+    expect(r.files).toEqual(['made.txt']);
+    expect(fs.readFileSync(lock, 'utf8')).toBe('gc\n');
+  });
+});
