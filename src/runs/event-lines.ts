@@ -158,7 +158,7 @@ const base = z.looseObject({
   checkpoint: str.optional(),
   diff: str.optional(),
   diff_blob: str.regex(BLOB_ID).optional(),
-  cut: z.looseObject({ paths: listCut.optional(), written: listCut.optional(), removed: listCut.optional(), put_back: listCut.optional(), undoes: listCut.optional(), texts: strings.optional() }).optional(),
+  cut: z.looseObject({ paths: listCut.optional(), written: listCut.optional(), removed: listCut.optional(), put_back: listCut.optional(), undoes: listCut.optional(), left: listCut.optional(), texts: strings.optional() }).optional(),
   indexed: z.literal(true).optional(),
 });
 const byKind: Record<string, z.ZodType> = {

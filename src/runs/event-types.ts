@@ -57,6 +57,7 @@ export interface EventCuts {
   removed?: ListCut;
   put_back?: ListCut;
   undoes?: ListCut;
+  left?: ListCut;
   /** Text fields cut at their cap (the end replaced by a note of how much was cut). */
   texts?: string[];
 }

@@ -119,8 +119,8 @@ export function readEventDiff(stateDir: string, event: { diff?: string; diff_blo
   return text;
 }
 
-/** The whole of a cut list (`paths`, `written`, `removed`, `put_back`, `undoes`) from its side file, checked against its id; the inline entries when it was not cut; null when its side file is gone. */
-export function readEventList(stateDir: string, event: EditwardenEvent, field: 'paths' | 'written' | 'removed' | 'put_back' | 'undoes'): string[] | null {
+/** The whole of a cut list (`paths`, `written`, `removed`, `put_back`, `undoes`, `left`) from its side file, checked against its id; the inline entries when it was not cut; null when its side file is gone. */
+export function readEventList(stateDir: string, event: EditwardenEvent, field: 'paths' | 'written' | 'removed' | 'put_back' | 'undoes' | 'left'): string[] | null {
   const inline = (event as unknown as Record<string, unknown>)[field];
   const cut = event.cut?.[field];
   if (cut === undefined) return Array.isArray(inline) ? (inline as string[]) : null;
