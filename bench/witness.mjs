@@ -29,7 +29,7 @@ try {
   spawnSync('git', ['add', '-A'], { cwd: root });
   const sandbox = commandSandbox({ root, stateDir: path.join(root, '.editwarden') }, {});
   const commands = {
-    'true': 'true',
+    true: 'true',
     'git status': 'git status --porcelain',
     'node reads 200 files': `node -e "const fs=require('fs');for(let i=1;i<=200;i++)fs.readFileSync('f'+i+'.txt')"`,
     'node loads typescript': `node -e "require('${path.join(repo, 'node_modules', 'typescript')}')"`,

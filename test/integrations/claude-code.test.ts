@@ -161,7 +161,7 @@ function expectSessionInLogAndReport(root: string): void {
   const report = editwarden(['report', '--root', root, '--session', native?.route.session ?? '', '--format', 'md']);
   expect(report.code, report.stderr).toBe(0);
   expect(report.stdout).toContain('+BETA <script>');
-  expect(report.stdout).toContain('**`E_DRAMATIC_REDUCTION`**');
+  expect(report.stdout).toContain('- **Refused:** `E_DRAMATIC_REDUCTION`');
   const html = editwarden(['report', '--root', root, '--all', '--format', 'html']);
   expect(html.stdout).toContain('+BETA &lt;script&gt;');
   expect(html.stdout).toContain('+GAMMA');

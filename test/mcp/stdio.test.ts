@@ -3,7 +3,23 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, connect, spawnRaw, tempRoot, type Connected } from './helpers/server.js';
 
-const ALL_TOOLS = ['read_file', 'list_files', 'search_files', 'edit_file', 'write_file', 'apply_patch', 'checkpoint_create', 'checkpoint_list', 'checkpoint_restore', 'undo_list', 'undo_steps', 'redo_steps', 'verify', 'detect', 'execute_command'];
+const ALL_TOOLS = [
+  'read_file',
+  'list_files',
+  'search_files',
+  'edit_file',
+  'write_file',
+  'apply_patch',
+  'checkpoint_create',
+  'checkpoint_list',
+  'checkpoint_restore',
+  'undo_list',
+  'undo_steps',
+  'redo_steps',
+  'verify',
+  'detect',
+  'execute_command',
+];
 
 function numbered(n: number, width = 0): string {
   const out: string[] = [];
