@@ -3,8 +3,8 @@
  * The system tools the README's two commands need, checked in their first
  * second: `npm test` (its `pretest`) and `npm run demo` (its `predemo`).
  *
- * A fresh Debian/Ubuntu machine has none of bubblewrap, cmake, g++, tmux or
- * chromium. Where this process may install packages (root, or sudo without a
+ * A fresh Debian/Ubuntu machine has none of bubblewrap, cmake, g++, tmux,
+ * chromium, strace or sqlite3. Where this process may install packages (root, or sudo without a
  * password) and apt-get exists, it installs the missing ones; otherwise it
  * stops with ONE line naming what is missing and the exact command that
  * installs it — never a wall of failing tests.
@@ -34,10 +34,13 @@ const TOOLS = {
   tmux: { package: 'tmux', found: () => onPath('tmux') },
   bubblewrap: { package: 'bubblewrap', found: () => bwrapProgram() !== undefined },
   chromium: { package: 'chromium', found: () => ['chromium', 'chromium-browser'].some(onPath) },
+  strace: { package: 'strace', found: () => onPath('strace') },
+  sqlite3: { package: 'sqlite3', found: () => onPath('sqlite3') },
 };
 
 const NEEDS = {
-  test: { required: ['git', 'make', 'cmake', 'g++', 'tmux', 'bubblewrap', 'chromium'], wanted: [] },
+  // strace: the write witness (src/sandbox/witness.ts) the undo tests drive; sqlite3: a real database file for the ignored-files tests.
+  test: { required: ['git', 'make', 'cmake', 'g++', 'tmux', 'bubblewrap', 'chromium', 'strace', 'sqlite3'], wanted: [] },
   demo: { required: [], wanted: ['bubblewrap', 'cmake', 'g++', 'make'] },
 };
 
