@@ -95,6 +95,8 @@ export const ErrorCode = {
   SHELL_NOT_GUARDED: 'E_SHELL_NOT_GUARDED',
   /** The editwarden a hook, the guarded shell or the MCP entry would run is not the install the person recorded (changed, replaced, or inside a root the agent may write): nothing of it runs. */
   GUARD_TAMPERED: 'E_GUARD_TAMPERED',
+  /** In a client session with limits, editwarden's MCP execute_command (counted by the MCP server's own run) is refused: the client's guarded shell counts a command against the session's one ledger. */
+  SESSION_ROUTE: 'E_SESSION_ROUTE',
   /** `init` would overwrite or remove a settings entry of the person's under a name editwarden uses (an MCP server named `editwarden` that is not editwarden's). */
   SETTINGS_CONFLICT: 'E_SETTINGS_CONFLICT',
   // Trust (SECURITY.md): a repository's config may only tighten the guard until a person trusts it.
@@ -199,6 +201,7 @@ const EXIT_CODE_OF: { readonly [C in ErrorCode]: ExitCode } = {
   E_GUARD_TAMPERED: ExitCode.REJECTED,
   E_SETTINGS_CONFLICT: ExitCode.USAGE,
   E_CONFIG_SYMLINK: ExitCode.USAGE,
+  E_SESSION_ROUTE: ExitCode.REJECTED,
 };
 
 /** The process exit code of a command that stopped on this refusal. */

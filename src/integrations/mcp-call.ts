@@ -15,8 +15,16 @@
  * the server to refuse with its own message. A preview (`dry_run: true`)
  * and reads are not charged. The charge is made before the server runs the
  * call, as for a native edit: a call the server then refuses still counts.
+ *
+ * A command's changes are known only after it ran, in the server's process,
+ * which does not know the client's session: MCP `execute_command` cannot be
+ * charged here. So in a session with a file or line cap it is refused, with
+ * the client's own shell named instead — the hook rewrites that one through
+ * the guarded shell (sandbox, checkpoint, undo step), which charges the
+ * session's ledger. With no caps (an interactive session's default) there is
+ * nothing to count and it runs as it is.
  */
-import { toErrorInfo, type ErrorInfo } from '../errors.js';
+import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { openProjectAt } from '../host/project.js';
 import { mcpWriteTool } from '../tools/toolset.js';
 import type { ToolContext } from '../tools/types.js';
@@ -27,8 +35,9 @@ import { SessionLedger, sessionLimits, type SessionKey } from './session-ledger.
  * past its limits; null when it fits, writes nothing, or is the server's to refuse.
  */
 export async function chargeMcpCall(root: string, tool: string, args: Record<string, unknown>, session: SessionKey, configFile?: string): Promise<ErrorInfo | null> {
+  if (tool === 'execute_command') return commandOutsideLedger(root, configFile);
   const definition = mcpWriteTool(tool);
-  // A read, a command (charged by the server's runner after it ran), a service tool: nothing to plan here.
+  // A read or a service tool: nothing to plan here.
   if (!definition) return null;
   const { dry_run: dryRun, ...rest } = args;
   if (dryRun === true) return null;
@@ -55,5 +64,25 @@ export async function chargeMcpCall(root: string, tool: string, args: Record<str
     // Fail closed: a call whose effect on the session's limits cannot be judged is refused.
     const info = toErrorInfo(error);
     return { code: info.code, message: `editwarden could not count this ${tool} call against the session's limits: ${info.message}`, hint: info.hint };
+  }
+}
+
+/** The refusal of MCP execute_command in a session whose limits cap files or lines; null when nothing is capped. */
+function commandOutsideLedger(root: string, configFile: string | undefined): ErrorInfo | null {
+  try {
+    const { constraints } = sessionLimits(openProjectAt(root, { configFile }));
+    const caps = [
+      Number.isFinite(constraints.max_files) ? `constraints.max_files = ${constraints.max_files}` : null,
+      Number.isFinite(constraints.max_lines_changed) ? `constraints.max_lines_changed = ${constraints.max_lines_changed}` : null,
+    ].filter((cap): cap is string => cap !== null);
+    if (caps.length === 0) return null;
+    return {
+      code: ErrorCode.SESSION_ROUTE,
+      message: `This session's limits (${caps.join(', ')}) count every change in one ledger per client session; editwarden's MCP execute_command runs in the MCP server's own run, where this session's changes cannot be counted, so it is refused.`,
+      hint: "Run the same command with your own shell tool (Bash): editwarden runs it in the same sandbox, takes a checkpoint (one undo step) and counts its changes against this session's limits.",
+    };
+  } catch (error) {
+    const info = toErrorInfo(error);
+    return { code: info.code, message: `editwarden could not read this session's limits for execute_command: ${info.message}`, hint: info.hint };
   }
 }

@@ -41,6 +41,19 @@ describe("editwarden's MCP tools count against the client session's ledger", () 
     expect(denial(hook(root, { session_id: 's-3', tool_name: 'Write', tool_input: { file_path: path.join(root, 'other.txt'), content: 'o\n' } }).stdout)).toBeNull();
   });
 
+  it("under a cap, MCP execute_command (counted only by the server's own run) is refused with the client's shell named; with no cap it runs", () => {
+    const capped = project({ '.editwarden.yml': 'constraints:\n  max_lines_changed: 50\n' });
+    const refused = denial(hook(capped, { session_id: 's-1', tool_name: 'mcp__editwarden__execute_command', tool_input: { command: 'touch a b c' } }).stdout);
+    expect(refused).toContain('E_SESSION_ROUTE');
+    expect(refused).toContain('constraints.max_lines_changed = 50');
+    expect(refused).toContain('Bash');
+    // The shell the hint names is rewritten through the guarded shell, which charges this session's ledger.
+    const bash = JSON.parse(hook(capped, { session_id: 's-1', tool_name: 'Bash', tool_input: { command: 'touch a b c' } }).stdout) as { hookSpecificOutput: { updatedInput?: { command?: string } } };
+    expect(bash.hookSpecificOutput.updatedInput?.command).toContain('--session');
+    const free = project({});
+    expect(denial(hook(free, { session_id: 's-1', tool_name: 'mcp__editwarden__execute_command', tool_input: { command: 'touch a' } }).stdout)).toBeNull();
+  });
+
   it('with no config, a session has no file cap: 12 native Writes and an MCP write of a 13th file pass the hook', () => {
     const root = project({});
     for (let i = 0; i < 12; i++) {
