@@ -20,6 +20,8 @@ export interface ReportCall {
   tool: string;
   status: string;
   files: string[];
+  /** How many files the call changed, when `files` holds only the first of them. */
+  files_total?: number;
   error?: string;
 }
 

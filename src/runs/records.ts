@@ -65,11 +65,21 @@ export interface RunRecords {
   note?: string | undefined;
 }
 
+/** Files listed per call in the violation report (the rest counted: the event log's side files hold every path). */
+const REPORT_FILES_PER_CALL = 100;
+
 /** Writes metrics.json and, after a violation, its report: once, when the run finishes. */
 export function writeRunRecords(runDir: string, run: RunRecords): RunReports {
   const reports: RunReports = { metrics: writeMetrics(runDir, closedMetrics(run.metrics, run.closing)) };
   if (!run.violation) return reports;
-  const calls: ReportCall[] = run.calls.map((r) => ({ index: r.index, tool: r.tool, status: r.status, files: r.files, ...defined({ error: r.error ? `${r.error.code}: ${r.error.message}` : undefined }) }));
+  // Each call's files cut to its first REPORT_FILES_PER_CALL: 100 commands of 20,000 files each made a report longer than a string may be (RangeError).
+  const calls: ReportCall[] = run.calls.map((r) => ({
+    index: r.index,
+    tool: r.tool,
+    status: r.status,
+    files: r.files.slice(0, REPORT_FILES_PER_CALL),
+    ...defined({ files_total: r.files.length > REPORT_FILES_PER_CALL ? r.files.length : undefined, error: r.error ? `${r.error.code}: ${r.error.message}` : undefined }),
+  }));
   const written = writeViolationReport(runDir, {
     violation: run.violation,
     metrics: run.metrics,
