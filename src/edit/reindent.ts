@@ -26,35 +26,24 @@ export function indentFrame(oldLines: string[], fileLines: string[], newText: st
   const newLines = (newText.endsWith('\n') ? newText.slice(0, -1) : newText).split('\n').filter((l) => !isBlankLine(l));
   if (newLines.length === 0) return { kind: 'quote' };
   const quoted = oldLines.flatMap((l, k) => (isBlankLine(l) ? [] : [k]));
-  // Lines new_text shares with old_text, paired in order (a line diff of their contents), not by content alone:
-  // a "}" that occurs twice must be compared with its own counterpart.
-  const changes = diffArrays(
-    quoted.map((k) => (oldLines[k] as string).trim()),
-    newLines.map((l) => l.trim()),
-    { maxEditLength: 4000 },
-  );
+  // Lines new_text shares with old_text vote for a frame (sharedLines pairs them by a line diff).
   // A line that occurs more than once ("}") may be paired with the wrong counterpart by the diff: it votes only
   // when nothing else does.
   const counts = new Map<string, number>();
   for (const k of quoted) counts.set((oldLines[k] as string).trim(), (counts.get((oldLines[k] as string).trim()) ?? 0) + 1);
   const votes = { quote: 0, file: 0, repeatedQuote: 0, repeatedFile: 0 };
-  let q = 0;
-  let n = 0;
-  for (const change of changes ?? []) {
-    if (change.added) n += change.value.length;
-    else if (change.removed) q += change.value.length;
-    else {
-      for (let c = 0; c < change.value.length; c++, q++, n++) {
-        const k = quoted[q] as number;
-        const lead = leading(newLines[n] as string);
-        const inQuote = leading(oldLines[k] as string);
-        const inFile = leading(fileLines[k] as string);
-        if (inQuote === inFile) continue; // this line cannot tell the two frames apart
-        const repeated = (counts.get((oldLines[k] as string).trim()) ?? 0) > 1;
-        if (lead === inQuote) votes[repeated ? 'repeatedQuote' : 'quote']++;
-        else if (lead === inFile) votes[repeated ? 'repeatedFile' : 'file']++;
-      }
-    }
+  for (const [q, n] of sharedLines(
+    quoted.map((k) => oldLines[k] as string),
+    newLines,
+  )) {
+    const k = quoted[q] as number;
+    const lead = leading(newLines[n] as string);
+    const inQuote = leading(oldLines[k] as string);
+    const inFile = leading(fileLines[k] as string);
+    if (inQuote === inFile) continue; // this line cannot tell the two frames apart
+    const repeated = (counts.get((oldLines[k] as string).trim()) ?? 0) > 1;
+    if (lead === inQuote) votes[repeated ? 'repeatedQuote' : 'quote']++;
+    else if (lead === inFile) votes[repeated ? 'repeatedFile' : 'file']++;
   }
   const unique = votes.quote + votes.file > 0;
   const quoteVotes = unique ? votes.quote : votes.repeatedQuote;
@@ -162,26 +151,13 @@ export function continuationFrame(lineIndent: string, oldText: string, newText: 
   const quoted = further(oldText);
   const wanted = further(newText);
   if (lineIndent === '' || wanted.length === 0) return { kind: 'file' };
-  const changes = diffArrays(
-    quoted.map((l) => l.trim()),
-    wanted.map((l) => l.trim()),
-    { maxEditLength: 4000 },
-  );
   let keep = 0;
   let shift = 0;
-  let q = 0;
-  let n = 0;
-  for (const change of changes ?? []) {
-    if (change.added) n += change.value.length;
-    else if (change.removed) q += change.value.length;
-    else {
-      for (let c = 0; c < change.value.length; c++, q++, n++) {
-        const inFile = lead(quoted[q] as string);
-        const written = lead(wanted[n] as string);
-        if (written === inFile) keep++;
-        else if (lineIndent + written === inFile) shift++;
-      }
-    }
+  for (const [q, n] of sharedLines(quoted, wanted)) {
+    const inFile = lead(quoted[q] as string);
+    const written = lead(wanted[n] as string);
+    if (written === inFile) keep++;
+    else if (lineIndent + written === inFile) shift++;
   }
   if (keep > 0 && shift > 0) return { kind: 'ambiguous', why: "some lines new_text shares with old_text keep the file's indentation and others lack the indentation of old_text's first line" };
   if (shift > 0) return { kind: 'quote' };
@@ -191,4 +167,23 @@ export function continuationFrame(lineIndent: string, oldText: string, newText: 
   if (quoted.length > 0 && lineIndent + first.wanted === first.quoted) return { kind: 'quote' };
   const base = wanted.map(lead).reduce((a, b) => (b.length < a.length ? b : a));
   return base.length < lineIndent.length ? { kind: 'quote' } : { kind: 'file' };
+}
+
+/**
+ * The lines `b` shares with `a`, paired in order by a line diff of their trimmed contents (not by content alone: a
+ * "}" that occurs twice is paired with its own counterpart), as [index in a, index in b].
+ */
+function* sharedLines(a: readonly string[], b: readonly string[]): Generator<[number, number]> {
+  const changes = diffArrays(
+    a.map((l) => l.trim()),
+    b.map((l) => l.trim()),
+    { maxEditLength: 4000 },
+  );
+  let i = 0;
+  let j = 0;
+  for (const change of changes ?? []) {
+    if (change.added) j += change.value.length;
+    else if (change.removed) i += change.value.length;
+    else for (let c = 0; c < change.value.length; c++, i++, j++) yield [i, j];
+  }
 }
