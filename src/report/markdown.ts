@@ -60,7 +60,9 @@ const longestRun = (text: string, re: RegExp): number => Math.max(0, ...[...text
 
 /** A fenced block that holds any text: its fence is longer than any run of its character anywhere inside. */
 export function mdFence(raw: string, lang = ''): string {
-  const body = raw.replace(/\0/g, '\uFFFD').replace(/\r?\n$/, '');
+  // Line endings as one \n: CommonMark reads a lone \r as a line ending too, so a body ending in one would join the
+  // fence's own \n into a single \r\n and lose a line.
+  const body = raw.replace(/\0/g, '\uFFFD').replace(/\r\n?/g, '\n').replace(/\n$/, '');
   const ticks = longestRun(body, /`+/g);
   const tildes = longestRun(body, /~+/g);
   // The rarer character makes the shorter fence (an info string never holds a backtick: `lang` is ours).
