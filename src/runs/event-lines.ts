@@ -61,6 +61,21 @@ export function checkedStat(file: string, fd: number): fs.Stats {
  * throws E_UNTRUSTED_STATE when it is not one editwarden wrote (a link, not
  * a regular file, another user's, a hard link to something else).
  */
+/**
+ * Opens `file` (the log or its index) to append, never through a planted symlink (O_NOFOLLOW: ELOOP is refused as
+ * untrusted state) and never waiting on a planted FIFO (O_NONBLOCK). `readBack`: opened for reading too (the log
+ * reads its last byte to find a torn line; O_APPEND still puts every write at the end).
+ */
+export function openForAppend(file: string, what: string, readBack: boolean): number {
+  try {
+    const access = readBack ? fs.constants.O_RDWR : fs.constants.O_WRONLY;
+    return fs.openSync(file, access | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK, 0o644);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw untrusted(`${file} is a symlink; editwarden's ${what} must be a regular file.`);
+    throw error;
+  }
+}
+
 export function openLogFile(file: string): OpenLogFile | null {
   let fd: number;
   try {

@@ -25,11 +25,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { untrusted } from '../workspace/state-dir.js';
 import type { EditwardenEvent, EventRoute } from './event-types.js';
 import { EVENT_FORMAT } from './event-types.js';
 import { compactEvent } from './events-cap.js';
-import { checkedStat, openLogFile, parseEventLine, walkLines } from './event-lines.js';
+import { checkedStat, openForAppend, openLogFile, parseEventLine, walkLines } from './event-lines.js';
 
 export const INDEX_FILE = 'events-index.jsonl';
 const INDEX_OLD_FILE = 'events-index.1.jsonl';
@@ -139,27 +138,18 @@ export function indexGeneration(stateDir: string, file: string, now = new Date()
   if (lines.length === 0) return;
   const text = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
   const target = path.join(stateDir, INDEX_FILE);
-  let fd = openIndexForAppend(target);
+  let fd = openForAppend(target, 'event index', false);
   try {
     if (checkedStat(target, fd).size + text.length > INDEX_MAX_BYTES) {
       fs.closeSync(fd);
       fd = -1;
       fs.renameSync(target, path.join(stateDir, INDEX_OLD_FILE));
-      fd = openIndexForAppend(target);
+      fd = openForAppend(target, 'event index', false);
       checkedStat(target, fd);
     }
     fs.writeSync(fd, text);
   } finally {
     if (fd >= 0) fs.closeSync(fd);
-  }
-}
-
-function openIndexForAppend(file: string): number {
-  try {
-    return fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK, 0o644);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw untrusted(`${file} is a symlink; editwarden's event index must be a regular file.`);
-    throw error;
   }
 }
 

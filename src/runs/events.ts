@@ -34,11 +34,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BLOB_ID, ensureStateSubdir, ensureTrustedStateDir, untrusted } from '../workspace/state-dir.js';
+import { BLOB_ID, ensureStateSubdir, ensureTrustedStateDir } from '../workspace/state-dir.js';
 import { EVENT_FORMAT, type EditwardenEvent, type EventCuts, type EventDiff, type NewEvent } from './event-types.js';
 import { capEvent, encodedLength, type CutList } from './events-cap.js';
 import { indexGeneration } from './events-index.js';
-import { checkedStat, DIFFS_DIR, EVENT_LINE_MAX, EVENT_LOG_MAX_BYTES, EVENTS_FILE, generationFile, openLogFile, walkLines } from './event-lines.js';
+import { checkedStat, DIFFS_DIR, EVENT_LINE_MAX, EVENT_LOG_MAX_BYTES, EVENTS_FILE, generationFile, openForAppend, openLogFile, walkLines } from './event-lines.js';
 import { defined } from '../defined.js';
 
 export * from './event-types.js';
@@ -78,14 +78,14 @@ export function appendEvent(stateDir: string, event: NewEvent, options: EventLog
   const ownBlobs = new Set([diff.diff_blob, ...Object.values(cut ?? {}).map((c) => (c as { blob?: string }).blob)].filter((b): b is string => typeof b === 'string'));
   if (ownBlobs.size > 0) keepSideFilesWithin(stateDir, options.sideFilesMax ?? SIDE_FILES_MAX, options.keep ?? EVENT_LOG_KEEP, ownBlobs);
   const file = path.join(stateDir, EVENTS_FILE);
-  let fd = openForAppend(file);
+  let fd = openForAppend(file, 'event log', true);
   try {
     let st = checkedStat(file, fd);
     if (st.size >= (options.maxBytes ?? EVENT_LOG_MAX_BYTES)) {
       fs.closeSync(fd);
       fd = -1;
       rotate(stateDir, st.ino, options.keep ?? EVENT_LOG_KEEP, ownBlobs);
-      fd = openForAppend(file);
+      fd = openForAppend(file, 'event log', true);
       st = checkedStat(file, fd);
     }
     const torn = st.size > 0 && lastByte(fd, st.size) !== 0x0a;
@@ -109,16 +109,6 @@ export function recordEvent(stateDir: string, event: NewEvent, options: EventLog
     return null;
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
-  }
-}
-
-function openForAppend(file: string): number {
-  try {
-    return fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK, 0o644);
-  } catch (error) {
-    // ELOOP: a planted symlink in the log's place (O_RDWR: the last byte is read to find a torn line; O_APPEND still puts every write at the end).
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw untrusted(`${file} is a symlink; editwarden's event log must be a regular file.`);
-    throw error;
   }
 }
 
