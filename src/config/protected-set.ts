@@ -54,7 +54,7 @@ function installMembers(): ProtectedMember[] {
  * same file).
  *
  * Left out on purpose: the instruction files (`CLAUDE.md`, `GEMINI.md`,
- * `AGENTS.md`, `.cursorrules`, `.cursor/rules` is inside `.cursor/`) are read
+ * `AGENTS.md`, `QWEN.md`, `.github/copilot-instructions.md`, `.cursorrules`; `.cursor/rules` is inside `.cursor/`) are read
  * as text by a model, run nothing and loosen nothing, and agents are asked
  * to keep them current; build files (`package.json` scripts, Makefiles) are
  * project content every build edits — a command they run is sandboxed, and
@@ -69,6 +69,12 @@ export const PROTECTED_MEMBERS = [
   { path: '.gemini', folder: true, reason: 'Gemini CLI project settings: hooks, MCP servers, tool discovery commands, extensions and custom commands' },
   { path: '.codex', folder: true, reason: 'Codex project config (config.toml): hooks and MCP servers it starts' },
   { path: '.cursor', folder: true, reason: 'Cursor project settings: hooks.json, mcp.json, environment.json and rules it loads' },
+  { path: '.opencode', folder: true, reason: 'opencode project folder: plugins (code opencode loads at start with your rights), agents, commands, and the packages it installs there' },
+  { path: 'opencode.json', folder: false, reason: 'opencode project config: plugins, MCP servers and commands it starts with your rights' },
+  { path: 'opencode.jsonc', folder: false, reason: 'opencode project config: plugins, MCP servers and commands it starts with your rights' },
+  { path: '.github/hooks', folder: true, reason: 'GitHub Copilot CLI repository hooks: commands it runs around every tool call' },
+  { path: '.github/copilot', folder: true, reason: 'GitHub Copilot CLI repository settings (settings.json, settings.local.json): hooks and permissions' },
+  { path: '.qwen', folder: true, reason: 'Qwen Code project settings: hooks, MCP servers, commands and agents it loads' },
   { path: '.vscode', folder: true, reason: 'VS Code workspace settings: tasks.json (tasks can run on folder open), settings.json (programs the editor and extensions run), launch.json, extensions.json' },
   { path: '.devcontainer', folder: true, reason: 'dev container definition: postCreateCommand and friends run when the folder is opened in a container' },
   { path: '.envrc', folder: false, reason: 'direnv runs it in your shell on entering the folder (once allowed)' },

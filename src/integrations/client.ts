@@ -38,8 +38,14 @@ export interface ClientIntegration {
   projectDirEnv?: string;
   /** The native edit a pre-tool hook input describes; null when the tool is not an edit this hook guards. */
   nativeEdit(input: Record<string, unknown>): NativeEdit | null;
-  /** The tool and call id of a post-tool hook input. */
-  postCall(input: Record<string, unknown>): { tool: string; call?: string };
+  /** The tool and call id of a post-tool hook input; null: a tool this hook does not record (a client whose hooks see every tool). */
+  postCall(input: Record<string, unknown>): { tool: string; call?: string } | null;
+  /**
+   * The client's hook input in the common shape the rest reads (`tool_name`, `tool_input`, `session_id`,
+   * `tool_use_id`, `cwd`), for a client whose hooks name them otherwise (Copilot's `toolName`/`toolArgs`).
+   * Absent: the input already has that shape.
+   */
+  hookInput?(input: Record<string, unknown>): Record<string, unknown>;
   deny(error: ErrorInfo): HookOutput;
   allow(): HookOutput;
   /** The settings init writes (portable: no path of this machine's install); `setup` carries what `init` was told beyond the client. */
@@ -78,6 +84,8 @@ interface ShellRewrite {
   tools: readonly string[];
   /** The command line the model asked for (throws NativeInputError when the input holds none). */
   commandOf(toolInput: Record<string, unknown>): string;
+  /** The folder the model asked the command to run in (opencode's `workdir`), relative to the root or absolute; it must lie inside the root. Absent: the client's own folder. */
+  workdirOf?(toolInput: Record<string, unknown>): string | undefined;
   /** The hook's answer that makes the client run `line` instead (every other input field kept). */
   rewrite(toolInput: Record<string, unknown>, line: string): HookOutput;
 }

@@ -20,7 +20,13 @@ import { sessionOf, type SessionKey } from './session-ledger.js';
 export type HookCall = { route: EventRoute; session: SessionKey | null } & (
   | /** A tool this hook does not guard (a read…): let through untouched. */ { kind: 'pass' }
   | { kind: 'edit'; edit: NativeEdit }
-  | /** A call of the client's shell tool, to run through `editwarden shell`. */ { kind: 'shell'; tool: string; command: string; toolInput: Record<string, unknown> }
+  | /** A call of the client's shell tool, to run through `editwarden shell` (`workdir`: the folder the model named for it, checked against the root). */ {
+      kind: 'shell';
+      tool: string;
+      command: string;
+      toolInput: Record<string, unknown>;
+      workdir?: string;
+    }
   | /** A shell tool whose input a hook cannot rewrite: refused with the way through MCP. */ { kind: 'shell-refused'; tool: string }
   | /** A call of editwarden's own MCP server (`tool`: its name there): its writes are charged to the session. */ { kind: 'mcp'; tool: string; args: Record<string, unknown> }
   | /** An edit or shell call whose input cannot be read: refused, since it cannot be vetted. */ { kind: 'unreadable'; tool: string; error: NativeInputError }
@@ -39,10 +45,15 @@ function asInputError(error: unknown): NativeInputError {
 }
 
 /** The client's hook input in editwarden's terms (never throws: what cannot be read is `unreadable`). */
-export function translateHook(client: ClientIntegration, kind: HookEventKind, input: Record<string, unknown>): HookCall {
+export function translateHook(client: ClientIntegration, kind: HookEventKind, raw: Record<string, unknown>): HookCall {
+  // A client whose hooks name the fields otherwise (Copilot's toolName/toolArgs) is read in the common shape.
+  const input = client.hookInput ? client.hookInput(raw) : raw;
   const common = { route: hookRoute(client.name, input), session: sessionOf(client.name, input) };
   const toolName = typeof input.tool_name === 'string' ? input.tool_name : undefined;
-  if (kind === 'post') return { ...common, kind: 'post', ...client.postCall(input) };
+  if (kind === 'post') {
+    const post = client.postCall(input);
+    return post ? { ...common, kind: 'post', ...post } : { ...common, kind: 'pass' };
+  }
   if (toolName !== undefined && client.shellRefused?.includes(toolName)) return { ...common, kind: 'shell-refused', tool: toolName };
   if (toolName !== undefined && client.mcpToolPrefix !== undefined && toolName.startsWith(client.mcpToolPrefix)) {
     // Arguments the server cannot read are its to refuse (nothing is written then): only what it would run is charged here.
@@ -55,7 +66,8 @@ export function translateHook(client: ClientIntegration, kind: HookEventKind, in
       const command = client.shell.commandOf(toolInput);
       // A NUL cannot travel in an argument: such a command could not be run as the model wrote it.
       if (command.includes('\0')) throw new NativeInputError('the command holds a NUL byte');
-      return { ...common, kind: 'shell', tool: toolName, command, toolInput };
+      const workdir = client.shell.workdirOf?.(toolInput);
+      return { ...common, kind: 'shell', tool: toolName, command, toolInput, ...(workdir !== undefined ? { workdir } : {}) };
     } catch (error) {
       return { ...common, kind: 'unreadable', tool: toolName, error: asInputError(error) };
     }

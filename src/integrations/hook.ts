@@ -6,8 +6,10 @@
  * or any error while vetting, is a refusal — a guard that crashes open
  * guards nothing.
  */
+import fs from 'node:fs';
 import path from 'node:path';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode, type ErrorInfo } from '../errors.js';
+import { isWithin } from '../config/path-within.js';
 import { selfCommand, shellRunnerLine, type ClientIntegration, type HookOutput } from './client.js';
 import { recordHookEdit, recordHookRefusal } from './hook-events.js';
 import { renderHook, translateHook, type HookCall, type HookDecision } from './hook-protocol.js';
@@ -88,6 +90,12 @@ async function decide(clientName: string, call: HookCall, root: string, ctx: Hoo
       return { kind: 'deny', error: refusal };
     }
     case 'shell': {
+      // The folder the model named for the command (opencode's workdir): inside the root, or the command is not run.
+      const away = call.workdir === undefined ? null : workdirOutside(root, call.workdir);
+      if (away) {
+        recordHookRefusal(root, call.route, call.tool, null, away);
+        return { kind: 'deny', error: away };
+      }
       const line = shellRunnerLine(ctx.self ?? selfCommand(), { root, client: clientName, tool: call.tool, ...defined({ session: call.session ? call.session.session : undefined, configFile }) }, call.command);
       return { kind: 'rewrite', toolInput: call.toolInput, line };
     }
@@ -106,5 +114,26 @@ async function decide(clientName: string, call: HookCall, root: string, ctx: Hoo
       recordHookRefusal(root, call.route, call.edit.tool, call.edit, verdict.error);
       return { kind: 'deny', error: verdict.error };
     }
+  }
+}
+
+/** The refusal of a shell command asked to run in a folder outside the root (null: inside). Its writes would still be held to the root by the sandbox; the model is told plainly instead. */
+function workdirOutside(root: string, workdir: string): ErrorInfo | null {
+  const abs = path.resolve(root, workdir);
+  // By text and through links (a `sub/out` link to /tmp is outside too).
+  if (isWithin(abs, root) && isWithin(realOr(abs), realOr(root))) return null;
+  return {
+    code: ErrorCode.OUTSIDE_ROOT,
+    message: `The command was asked to run in ${workdir}, which is outside the project (${root}).`,
+    hint: 'Run it in the project folder or a folder inside it (workdir relative to the project, or leave workdir out).',
+    path: workdir,
+  };
+}
+
+function realOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
   }
 }

@@ -4,7 +4,7 @@
  * write refuses or reverts it — the runner's write_file and edit_file (the
  * project opened by openProject), every edit format through applyRequests,
  * the CLI `editwarden edit`, MCP edit_file over stdio, the hooks of Claude
- * Code, Gemini CLI and Codex, a command in the real bubblewrap sandbox, and
+ * Code, Gemini CLI, Codex, opencode, Copilot CLI and Qwen Code, a command in the real bubblewrap sandbox, and
  * a checkpoint restore (undo). The members are enumerated from the table, so
  * a member added later is covered by every layer at once.
  */
@@ -18,7 +18,10 @@ import { PROTECTED_MEMBERS } from '../../src/config/protected-set.js';
 import { openProject, type Project } from '../../src/host/project.js';
 import { claude } from '../../src/integrations/claude.js';
 import { codex } from '../../src/integrations/codex.js';
+import { copilot } from '../../src/integrations/copilot.js';
 import { gemini } from '../../src/integrations/gemini.js';
+import { opencode } from '../../src/integrations/opencode.js';
+import { qwen } from '../../src/integrations/qwen.js';
 import { vetNativeEdit } from '../../src/integrations/vet.js';
 import { ToolRunner } from '../../src/tools/runner.js';
 import { call, connect, type Connected } from '../mcp/helpers/server.js';
@@ -114,7 +117,27 @@ afterAll(() => expect(contents(root)).toEqual(before));
 describe('the set is one table with a reason per member', () => {
   it('lists the state folder, .git, the config and every client’s settings and run-on-start files, each with its reason', () => {
     const names = PROTECTED_MEMBERS.map((m) => m.path);
-    for (const must of ['.editwarden', '.git', '.editwarden.yml', '.claude', '.mcp.json', '.gemini', '.codex', '.cursor', '.vscode', '.devcontainer', '.envrc', '.husky']) expect(names).toContain(must);
+    for (const must of [
+      '.editwarden',
+      '.git',
+      '.editwarden.yml',
+      '.claude',
+      '.mcp.json',
+      '.gemini',
+      '.codex',
+      '.cursor',
+      '.opencode',
+      'opencode.json',
+      'opencode.jsonc',
+      '.github/hooks',
+      '.github/copilot',
+      '.qwen',
+      '.vscode',
+      '.devcontainer',
+      '.envrc',
+      '.husky',
+    ])
+      expect(names).toContain(must);
     for (const m of PROTECTED_MEMBERS) expect(m.reason.length).toBeGreaterThan(20);
     expect(project.policy.protectedBy(EXTRA_CONFIG)?.reason).toContain('--config');
     expect(project.policy).toBe(project.ws.policy);
@@ -165,9 +188,17 @@ describe.each(FILES)('$file ($member) is refused by every layer', ({ file, old }
 
 // The hook learns an explicit --config from its command line (`editwarden init <client> --config F` writes it there).
 describe.each(FILES)('$file ($member)', ({ file, old }) => {
-  it('is refused by the hooks of Claude Code, Gemini CLI and Codex', async () => {
+  it('is refused by the hooks of Claude Code, Gemini CLI, Codex, opencode (write, edit, apply_patch), Copilot CLI (create, edit) and Qwen Code (write_file, edit)', async () => {
     const abs = path.join(root, file);
+    const patch = `*** Begin Patch\n*** Add File: ${file}.new\n+x\n*** Update File: ${file}\n@@\n-${old}\n+agent\n*** End Patch\n`;
     const inputs = [
+      opencode.nativeEdit({ tool_name: 'write', tool_input: { filePath: file, content: 'agent\n' }, cwd: root }),
+      opencode.nativeEdit({ tool_name: 'edit', tool_input: { filePath: abs, oldString: old, newString: 'agent' }, cwd: root }),
+      opencode.nativeEdit({ tool_name: 'apply_patch', tool_input: { patchText: patch }, cwd: root }),
+      copilot.nativeEdit(copilot.hookInput?.({ toolName: 'create', toolArgs: { path: file, file_text: 'agent\n' }, cwd: root }) ?? {}),
+      copilot.nativeEdit(copilot.hookInput?.({ toolName: 'edit', toolArgs: JSON.stringify({ path: abs, old_str: old, new_str: 'agent' }), cwd: root }) ?? {}),
+      qwen.nativeEdit({ tool_name: 'write_file', tool_input: { file_path: abs, content: 'agent\n' } }),
+      qwen.nativeEdit({ tool_name: 'edit', tool_input: { file_path: abs, old_string: old, new_string: 'agent' } }),
       claude.nativeEdit({ tool_name: 'Write', tool_input: { file_path: abs, content: 'agent\n' } }),
       gemini.nativeEdit({ tool_name: 'write_file', tool_input: { file_path: abs, content: 'agent\n' } }),
       codex.nativeEdit({ tool_name: 'apply_patch', tool_input: { command: `*** Begin Patch\n*** Add File: ${file}.new\n+x\n*** Update File: ${file}\n@@\n-${old}\n+agent\n*** End Patch\n` } }),
@@ -223,6 +254,8 @@ describe('a command in the real sandbox cannot change or create a member', () =>
     // Absent members: the command may try to create them.
     fs.rmSync(path.join(fresh, '.envrc'));
     fs.rmSync(path.join(fresh, '.vscode'), { recursive: true });
+    fs.rmSync(path.join(fresh, 'opencode.json'));
+    fs.rmSync(path.join(fresh, '.github'), { recursive: true });
     const opened = openProject(fresh, defaultConfig(), { configFiles: [path.join(fresh, EXTRA_CONFIG)] });
     const runner = ToolRunner.start({ ws: opened.ws, config: opened.config, transactions: opened.transactions, apply: opened.applyOptions, artifacts: false });
     const writes = FILES.map(({ file }) => `(mkdir -p "$(dirname '${file}')" 2>/dev/null; printf 'agent\\n' > '${file}') 2>/dev/null`).join('; ');
@@ -230,10 +263,11 @@ describe('a command in the real sandbox cannot change or create a member', () =>
     expect(record.data, record.output).toMatchObject({ sandbox: 'bwrap' });
     for (const { file } of FILES) {
       const abs = path.join(fresh, file);
-      if (file === '.envrc' || file.startsWith('.vscode/')) expect(fs.existsSync(abs), file).toBe(false);
+      if (file === '.envrc' || file === 'opencode.json' || file.startsWith('.vscode/') || file.startsWith('.github/')) expect(fs.existsSync(abs), file).toBe(false);
       else expect(fs.readFileSync(abs, 'utf8'), file).not.toBe('agent\n');
     }
     expect(fs.existsSync(path.join(fresh, '.vscode'))).toBe(false);
+    expect(fs.existsSync(path.join(fresh, '.github/hooks'))).toBe(false);
   });
 });
 

@@ -1,0 +1,103 @@
+/**
+ * Qwen Code (a Gemini CLI fork): `.qwen/settings.json` gets the editwarden
+ * MCP server (`mcpServers`) and Claude-style PreToolUse/PostToolUse command
+ * hooks on Qwen's write tools (`write_file`, `edit`) and its shell
+ * (`run_shell_command`). Hook protocol (seen with 0.24.4): JSON on stdin
+ * with `session_id`, `cwd`, `tool_name`, `tool_input`, `tool_use_id`; exit 2
+ * blocks the tool and stderr is the reason the model reads.
+ *
+ * Two facts shape it. A hook that exits 1 or 127 is a non-blocking error to
+ * Qwen (the tool runs), so every call is answered explicitly and the
+ * committed command turns any other exit into 2 (client.ts
+ * `guardedHookCommand`). And Qwen ignores a hook's `updatedInput`, so its
+ * shell cannot be rewritten to run through `editwarden shell`: it is refused
+ * with the way through editwarden's MCP tool `execute_command`.
+ */
+import path from 'node:path';
+import type { EditRequest } from '../edit/types.js';
+import type { ErrorInfo } from '../errors.js';
+import { arrayAt, dropIfEmpty, jsonOrNothing, jsonText, removeOurHooks, mcpServer, objectAt, parseJsonObject, putServer, refusalText, guardedHookCommand, takeServer, upsertHookGroup, type ClientIntegration, type Json } from './client.js';
+import { objectOf, stringField, type NativeEdit } from './native-edit.js';
+import { defined } from '../defined.js';
+
+const EDIT_TOOLS = ['write_file', 'edit'];
+const SHELL_TOOLS = ['run_shell_command'];
+/** Qwen names an MCP server's tools `mcp__<server>__<tool>` in its hook inputs, as Claude Code does. */
+const MCP_PREFIX = 'mcp__editwarden__';
+
+function qwenNativeEdit(input: Record<string, unknown>): NativeEdit | null {
+  const tool = typeof input.tool_name === 'string' ? input.tool_name : '';
+  if (!EDIT_TOOLS.includes(tool)) return null;
+  const ti = objectOf(input.tool_input, 'tool_input');
+  const file = stringField(ti, 'file_path');
+  const source = { format: 'tool' as const, index: 0 };
+  let request: EditRequest;
+  if (tool === 'write_file') request = { action: 'overwrite', path: file, content: stringField(ti, 'content'), source };
+  else {
+    const oldText = stringField(ti, 'old_string');
+    const newText = stringField(ti, 'new_string');
+    // Qwen's edit with an empty old_string creates the file.
+    request = oldText === '' ? { action: 'create', path: file, content: newText, source } : { action: 'edit', path: file, oldText, newText, ...defined({ replaceAll: ti.replace_all === true ? true : undefined }), source };
+  }
+  return { client: 'qwen', tool, ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }), requests: [request], pathsOnly: [] };
+}
+
+/** `disableAllHooks: true` turns every hook off, editwarden's included (Qwen reads it from any settings layer). */
+function qwenSwitches(existing: string | null): string[] {
+  if (existing === null) return [];
+  const data = parseJsonObject(existing, '.qwen/settings.json');
+  return data.disableAllHooks === undefined || data.disableAllHooks === false ? [] : ['.qwen/settings.json: disableAllHooks'];
+}
+
+export const qwen: ClientIntegration = {
+  name: 'qwen',
+  projectDirEnv: 'QWEN_PROJECT_DIR',
+  events: { 'pre-tool-use': 'pre', 'post-tool-use': 'post' },
+  nativeEdit: qwenNativeEdit,
+  postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }) }),
+  deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),
+  // Said explicitly: an empty answer with exit 0 is "allowed" (exit 1 or 127 would also let the tool run, which is why nothing is left to an exit code).
+  allow: () => ({ exitCode: 0, stdout: '{}' }),
+  mcpToolPrefix: MCP_PREFIX,
+  shellRefused: SHELL_TOOLS,
+  configFiles(root, setup) {
+    const PRE = ' hook qwen pre-tool-use';
+    const POST = ' hook qwen post-tool-use';
+    const group = (event: string): { [key: string]: Json } => ({
+      // PreToolUse also sees the shell (refused with the way through MCP) and editwarden's own MCP tools (charged to the session).
+      matcher: (event === 'pre-tool-use' ? [...EDIT_TOOLS, ...SHELL_TOOLS, `${MCP_PREFIX}.*`] : EDIT_TOOLS).join('|'),
+      hooks: [{ type: 'command', command: guardedHookCommand('qwen', event, '${QWEN_PROJECT_DIR:-.}', setup), timeout: 60 }],
+    });
+    return [
+      {
+        path: path.join(root, '.qwen', 'settings.json'),
+        render(existing) {
+          const data = parseJsonObject(existing, '.qwen/settings.json');
+          // Attack: a repository that ships `disableAllHooks` would keep the guard off while init says "Covered".
+          delete data.disableAllHooks;
+          putServer(objectAt(data, 'mcpServers'), mcpServer(setup), '.qwen/settings.json');
+          const hooks = objectAt(data, 'hooks');
+          upsertHookGroup(arrayAt(hooks, 'PreToolUse'), PRE, group('pre-tool-use'));
+          upsertHookGroup(arrayAt(hooks, 'PostToolUse'), POST, group('post-tool-use'));
+          return jsonText(data, existing);
+        },
+        remove(existing) {
+          if (existing === null) return null;
+          const data = parseJsonObject(existing, '.qwen/settings.json');
+          takeServer(objectAt(data, 'mcpServers'));
+          dropIfEmpty(data, 'mcpServers');
+          const hooks = objectAt(data, 'hooks');
+          removeOurHooks(hooks, 'PreToolUse', PRE);
+          removeOurHooks(hooks, 'PostToolUse', POST);
+          dropIfEmpty(data, 'hooks');
+          return jsonOrNothing(data, existing);
+        },
+        switches: qwenSwitches,
+      },
+    ];
+  },
+  coverage: [
+    "Covered: Qwen Code's write_file and edit are vetted by editwarden before they run (PreToolUse hook) and checkpointed for `editwarden undo`; its own shell (run_shell_command) is refused with the way through editwarden's MCP tool execute_command (sandbox, one undo step per command that changed files), since Qwen ignores a hook's rewritten input; limits count per Qwen session; the editwarden MCP tools are registered. Every hook call is answered explicitly and any failure is exit 2, so no exit code lets a tool through.",
+    'Not covered: settings outside the project (~/.qwen/settings.json, system settings) and the --bare / safe modes, which turn hooks off; Qwen runs its shell only through execute_command, so a task that needs an interactive shell does not work.',
+  ].join('\n'),
+};
