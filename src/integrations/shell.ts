@@ -12,7 +12,7 @@
  * The command's own stdout and stderr are passed through as they arrive,
  * unchanged; its exit code is this process's. editwarden speaks only on
  * stderr, only when it has something to say (a refusal, a put-back, a
- * network note), and always with a code and a hint.
+ * note naming the sandbox rule a failure ran into), and always with a code and a hint.
  *
  * It must never run the command outside the sandbox unless the config lets
  * it, and never let effects over the session's limits stay: they are put
@@ -24,6 +24,7 @@ import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { CommandEffects, type CommandEffectsResult } from '../guard/command-effects.js';
 import { ConstraintGuard } from '../guard/constraints.js';
 import { commandSandbox, sandboxInForce, unsandboxedRefusal } from '../sandbox/for-workspace.js';
+import { sandboxFailureNote } from '../sandbox/failure-note.js';
 import { runCommand } from '../verify/runner.js';
 import { recordEvent } from '../runs/events.js';
 import { WitnessFile } from '../sandbox/witness.js';
@@ -181,11 +182,9 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   });
   if (logged) say(`editwarden could not log this command: ${logged.message}`);
   if (refusal) return refuse(refusal, SHELL_REFUSED, `editwarden: the command ran (exit code ${exitCode}) but its effects were refused`);
-  if (exitCode !== 0 && !sandbox.network) {
-    say(
-      '[editwarden] note: this command ran in a sandbox without network access; if it needs the network (an install, a download), a person can set sandbox.network: true in their own config (~/.config/editwarden/config.yml), or in .editwarden.yml and then trust that file with `editwarden trust`.',
-    );
-  }
+  // Only the sandbox rule its output shows it ran into (a read-only path, no network), never a guess.
+  const note = exitCode !== 0 && result.sandbox !== 'none' ? sandboxFailureNote(result.tail, sandbox.network) : null;
+  if (note !== null) say(note);
   return exitCode;
 }
 

@@ -7,8 +7,11 @@
  *
  * Path classes (docs/sandbox.md explains each):
  *   root                              writable
- *   the protected set                 read-only inside: .git/, .editwarden/, the config, client settings
+ *   the protected set                 read-only inside: .editwarden/, the config, client settings
  *                                     (config/protected-set.ts; §4 of the threat model)
+ *   every .git (root, nested, modules) bound writable on itself, its machinery (config, hooks/, info/ …)
+ *                                     read-only over it, its data (objects, refs, index, logs) writable
+ *                                     (git-binds.ts; the decision: config/git-machinery.ts)
  *   the system (/usr, /etc, /opt …)   read-only
  *   /tmp, /var/tmp, /dev/shm          private, empty, discarded after the command
  *   home folders (/home, /root, HOME) hidden (an empty, throw-away HOME), except
@@ -24,6 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isWithin } from '../config/path-within.js';
+import { gitDirBinds } from './git-binds.js';
 
 /** The part of `.editwarden.yml` the sandbox reads (config.ts validates it). */
 export interface SandboxConfig {
@@ -60,6 +64,12 @@ export interface SandboxPolicy {
   root: string;
   /** Existing real paths inside the root bound read-only over the writable root. */
   readOnly: string[];
+  /**
+   * Gitdirs inside the root (the root's `.git`, nested repositories', submodules' in `.git/modules/`) bound writable
+   * on themselves before the read-only binds, so that git can commit while none of them can be renamed away; their
+   * machinery is in `readOnly` (git-binds.ts). Empty with git_writable.
+   */
+  gitDirs: string[];
   /**
    * `.editwarden/` when it does not exist yet: an empty read-only folder is mounted there, so a command
    * cannot plant state (a forged journal) for editwarden to find later. null when it exists (then in readOnly).
@@ -210,6 +220,17 @@ function protectedPath(p: string, root: string): string | null {
   return isWithin(real, root) ? real : null;
 }
 
+/** The real path of a `.git` FOLDER inside the root (a link into the root followed), or null (a file, absent, or leading outside). */
+function realGitDir(p: string, root: string): string | null {
+  const real = protectedPath(p, root);
+  if (real === null || real === root) return null;
+  try {
+    return fs.statSync(real).isDirectory() ? real : null;
+  } catch {
+    return null;
+  }
+}
+
 function realOr(p: string): string {
   try {
     return fs.realpathSync(p);
@@ -223,15 +244,27 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const home = path.resolve(input.home ?? os.homedir());
   const cfg = input.config;
   const readOnly: string[] = [];
+  const gitDirs: string[] = [];
   const gitDir = path.join(root, '.git');
   const members = (input.protectedPaths ?? []).filter((p) => !(cfg.git_writable && path.resolve(root, p) === gitDir));
   const candidates = [...(cfg.git_writable ? [] : [gitDir]), input.stateDir, ...(input.configFiles ?? [path.join(root, '.editwarden.yml')]), ...members];
   const stateDir = path.resolve(root, input.stateDir);
   // A missing state folder directly under the root (its usual place) is kept empty and read-only inside.
   const absentState = !exists(stateDir) && path.dirname(stateDir) === root ? stateDir : null;
-  for (const p of candidates) {
+  const protect = (p: string): void => {
     const real = protectedPath(path.resolve(root, p), root);
     if (real && real !== root && !readOnly.includes(real)) readOnly.push(real);
+  };
+  for (const p of candidates) {
+    const gitdir = path.basename(p).toLowerCase() === '.git' ? realGitDir(path.resolve(root, p), root) : null;
+    if (gitdir === null) {
+      protect(p);
+      continue;
+    }
+    // A repository's .git folder: git's data writable, its machinery read-only (a `.git` FILE, a gitdir link, is protected whole above).
+    const binds = gitDirBinds(gitdir);
+    for (const g of binds.self) if (!gitDirs.includes(g)) gitDirs.push(g);
+    for (const m of binds.readOnly) protect(m);
   }
 
   // Home folders: every user's, ours included, wherever HOME is.
@@ -248,6 +281,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     enabled: cfg.enabled,
     root,
     readOnly,
+    gitDirs,
     absentState,
     hidden,
     home,

@@ -44,9 +44,11 @@ export function sandboxExecProfile(policy: SandboxPolicy): string {
   if (policy.readable.length > 0) lines.push(`(allow file-read* ${policy.readable.map(subpath).join(' ')})`);
   lines.push(`(allow file-read* file-write* ${[policy.root, ...policy.writable, ...MACOS_TEMP].map(subpath).join(' ')})`);
   lines.push('(allow file-write* (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (regex #"^/dev/fd/"))');
-  // .git/, .editwarden/ and the config: read-only inside.
+  // .git's machinery, .editwarden/ and the config: read-only inside (a path, so a rename over one is a write to it too).
   const readOnly = [...policy.readOnly, ...(policy.absentState ? [policy.absentState] : [])];
-  if (readOnly.length > 0) lines.push(`(deny file-write* ${readOnly.map(subpath).join(' ')})`);
+  // Each gitdir itself (its data stays writable): it cannot be renamed away and made again. (Not run on macOS here.)
+  const fixed = [...readOnly.map(subpath), ...policy.gitDirs.map(literal)];
+  if (fixed.length > 0) lines.push(`(deny file-write* ${fixed.join(' ')})`);
   // Network: none unless the config allows it.
   lines.push(policy.network ? '(allow network*)' : '(deny network*)');
   // Sockets to agents and daemons, and the secret stores, denied last so nothing above re-opens them.

@@ -1,9 +1,10 @@
 /**
  * The files that govern the agent and git rather than hold project content:
  * the members of the project's protected set (workspace/policy.ts) — the
- * root's `.git/` and every nested repository's (hooks, config, HEAD, refs,
- * info/ — everything but the object store, the index and the reflogs; a
- * submodule's gitdir-link file), editwarden's config file(s), every
+ * machinery of the root's `.git/` and of every nested repository's (config,
+ * hooks/, info/, a submodule's gitdir-link file, every name git reads as
+ * configuration: config/git-machinery.ts — never git's data, the objects,
+ * refs, index and logs a command's commit writes), editwarden's config file(s), every
  * client's settings — as the Policy lists them. Nested repositories are
  * looked for again after the command: a `.git` the command created (a
  * `git init vendor/x` whose hooks would run at the person's next commit
@@ -20,17 +21,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { inGitDir } from '../config/protected-set.js';
+import { gitDataOnly, gitdirDataOnly, gitPathKind } from '../config/git-machinery.js';
 import { atomicWriteFile } from './atomic.js';
-
-/**
- * What under `.git/` is not watched: folders of content-addressed data or
- * audit records (objects, LFS objects, reflogs — large, and adding to them
- * changes no behaviour), at any depth (submodules' gitdirs too); and the
- * index of a gitdir, which a plain `git status` refreshes.
- */
-const UNWATCHED_DIRS = new Set(['objects', 'lfs', 'logs']);
-const UNWATCHED_GITDIR_FILES = new Set(['index', 'index.lock']);
 
 type Entry = { type: 'file'; bytes: Buffer; mode: number; size: number; mtimeMs: number; ctimeMs: number; ino: number } | { type: 'symlink'; target: string } | { type: 'dir'; mode: number } | { type: 'other' };
 
@@ -154,7 +146,7 @@ function ensureRealParents(root: string, rel: string): void {
   }
 }
 
-function scan(root: string, rel: string, into: Map<string, Entry>, previous?: Map<string, Entry>): void {
+function scan(root: string, rel: string, into: Map<string, Entry>, previous?: Map<string, Entry>, gitdir: string | null = null): void {
   const abs = absoluteOf(root, rel);
   const st = lstat(abs);
   if (!st) return;
@@ -189,13 +181,14 @@ function scan(root: string, rel: string, into: Map<string, Entry>, previous?: Ma
   } catch {
     return;
   }
-  // Any repository's gitdir: the root's, a nested one's (`vendor/lib/.git/…`), a submodule's in `.git/modules/…`.
-  const inGit = inGitDir(rel);
-  const gitdir = inGit && names.includes('HEAD');
+  // A folder of a repository's metadata that holds HEAD is a gitdir (the root's, a nested one's, a submodule's in
+  // `.git/modules/…`, a worktree's): its entries are judged from it, as the sandbox's binds judge them (git-binds.ts).
+  const here = names.includes('HEAD') && gitPathKind(rel) !== null ? rel : gitdir;
   for (const name of names) {
-    if (inGit && UNWATCHED_DIRS.has(name) && lstat(path.join(abs, name))?.isDirectory()) continue;
-    if (gitdir && UNWATCHED_GITDIR_FILES.has(name)) continue;
-    scan(root, `${rel}/${name}`, into, previous);
+    const child = `${rel}/${name}`;
+    // Its data is the command's to write (a commit, a branch, a stash: the step records the refs, checkpoints/git-refs.ts); its machinery is watched.
+    if (here !== null ? gitdirDataOnly(child.slice(here.length + 1)) : gitDataOnly(child)) continue;
+    scan(root, child, into, previous, here);
   }
 }
 

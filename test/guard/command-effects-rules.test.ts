@@ -134,18 +134,27 @@ describe('.git/ and the config changed by a command: a Pattern violation, revert
     }
   });
 
-  it('a moved HEAD (git reset) is put back', async () => {
+  it("a moved HEAD (git reset) is git's data, the command's to write: no violation, nothing put back", async () => {
     git('init', '-q');
     git('add', 'a.txt');
     git('commit', '-qm', 'one');
+    const first = git('rev-parse', 'HEAD');
     fs.writeFileSync(path.join(root, 'a.txt'), 'two\n');
     git('commit', '-qam', 'two');
-    const head = git('rev-parse', 'HEAD');
     const run = start();
     const r = await run.call({ tool: 'execute_command', args: { command: 'git reset -q --soft HEAD~1' } });
-    expect(r.violation).toMatchObject({ type: 'Pattern', constraint: 'protected_paths' });
-    expect(git('rev-parse', 'HEAD')).toBe(head);
-    expect(exists('.git/ORIG_HEAD')).toBe(false);
+    expect(r.violation, r.output).toBeUndefined();
+    expect(git('rev-parse', 'HEAD')).toBe(first);
+    expect(exists('.git/ORIG_HEAD')).toBe(true);
+  });
+
+  it('a rewritten .git/config (machinery) is still a violation and put back', async () => {
+    git('init', '-q');
+    const before = fs.readFileSync(path.join(root, '.git/config'), 'utf8');
+    const run = start();
+    const r = await run.call({ tool: 'execute_command', args: { command: 'git config core.fsmonitor /tmp/evil; true' } });
+    expect(fs.readFileSync(path.join(root, '.git/config'), 'utf8')).toBe(before);
+    expect(r.violation).toMatchObject({ type: 'Pattern', constraint: 'protected_paths', path: '.git/config' });
   });
 
   it('a read-only git command (git status refreshing the index, git log) is no violation', async () => {

@@ -84,10 +84,13 @@ describe('the environment is an allowlist', () => {
 });
 
 describe('the policy per path class', () => {
-  test('.git, .editwarden and the config are read-only; git_writable frees .git only', () => {
+  test(".git's machinery, .editwarden and the config are read-only, .git itself bound on itself; git_writable frees .git whole", () => {
     const { p, root } = policy();
-    expect(p.readOnly.sort()).toEqual([path.join(root, '.editwarden'), path.join(root, '.editwarden.yml'), path.join(root, '.git')].sort());
-    expect(policy({ git_writable: true }).p.readOnly.some((r) => r.endsWith('.git'))).toBe(false);
+    expect(p.readOnly.sort()).toEqual([path.join(root, '.editwarden'), path.join(root, '.editwarden.yml'), path.join(root, '.git/hooks')].sort());
+    expect(p.gitDirs).toEqual([path.join(root, '.git')]);
+    const writable = policy({ git_writable: true }).p;
+    expect(writable.readOnly.some((r) => r.includes('.git'))).toBe(false);
+    expect(writable.gitDirs).toEqual([]);
   });
 
   test('a .git that is a link to outside the root is not bound (binding through it would expose the target)', () => {
@@ -171,7 +174,7 @@ describe('the macOS sandbox-exec profile (generated and checked here)', () => {
     const homeDeny = find((l) => l.startsWith('(deny file-read*') && l.includes(`(subpath "${home}")`));
     const tool = find((l) => l.startsWith('(allow file-read*') && l.includes(path.join(home, '.nvm')));
     const rootWrite = find((l) => l.startsWith('(allow file-read* file-write*') && l.includes(`(subpath "${root}")`));
-    const gitDeny = find((l) => l.startsWith('(deny file-write*') && l.includes(`(subpath "${path.join(root, '.git')}")`) && l.includes('.editwarden.yml'));
+    const gitDeny = find((l) => l.startsWith('(deny file-write*') && l.includes(`(subpath "${path.join(root, '.git/hooks')}")`) && l.includes(`(literal "${path.join(root, '.git')}")`) && l.includes('.editwarden.yml'));
     const secrets = find((l) => l.startsWith('(deny file-read* file-write*') && l.includes(path.join(home, '.ssh')));
     expect(readAll).toBeGreaterThan(1);
     expect([readAll, homeDeny, tool, rootWrite, gitDeny, secrets]).toEqual([...[readAll, homeDeny, tool, rootWrite, gitDeny, secrets]].sort((x, y) => x - y));
