@@ -124,6 +124,11 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     load: async () => (await import('./commands/shell.js')).registerShell,
     hidden: true,
   },
+  wrap: {
+    term: 'wrap [options] <command...>',
+    description: 'Run an agent that has no hooks (Aider, your own script) whole inside the sandbox, terminal attached: the project writable, the protected set read-only, no network, every change recorded and undoable.',
+    load: async () => (await import('./commands/wrap.js')).registerWrap,
+  },
   trust: {
     term: 'trust [options] [file]',
     description: "Trust this repository's config by its content hash, so keys that loosen the guard count (--revoke, --list); any change voids it.",

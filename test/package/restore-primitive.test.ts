@@ -34,6 +34,8 @@ const ROUTES = [
   'workspace/transaction.ts',
   'runs/run.ts',
   'integrations/shell.ts',
+  'integrations/wrap.ts',
+  'integrations/wrap-steps.ts',
   'guard/command-effects.ts',
   'tools/execute-command.ts',
   'tools/service-tools.ts',

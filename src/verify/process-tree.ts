@@ -1,0 +1,138 @@
+/**
+ * A process tree held still: every descendant of one process stopped
+ * (SIGSTOP) and later continued (SIGCONT), so that what it wrote can be
+ * captured without a write landing half-way through the capture — the gap
+ * between one step's diff and the next step's index, where a write would
+ * otherwise belong to no undo step. Used by `editwarden wrap` (the whole
+ * agent runs as the tree of one bwrap process) between its steps, and when
+ * the person suspends the wrapped agent with Ctrl-Z.
+ *
+ * Why signals and not the cgroup freezer: a cgroup needs a delegated
+ * hierarchy an ordinary user rarely has. SIGSTOP cannot be caught or
+ * ignored; a process forked while the tree is being stopped is found by the
+ * next pass (its parent is stopped by then, so the passes end).
+ *
+ * It must never signal a process outside the tree it was given, and never
+ * continue a process that was already stopped before it froze the tree
+ * (the agent's own job control, a debugger's stop).
+ *
+ * Linux only (/proc). Elsewhere `freezeTree` reports `supported: false`.
+ */
+import fs from 'node:fs';
+
+/** The pids of every descendant of `pid` (not `pid` itself), parents before their children. */
+export function descendants(pid: number): number[] {
+  const out: number[] = [];
+  const queue = [pid];
+  const seen = new Set<number>([pid]);
+  while (queue.length > 0) {
+    const p = queue.shift() as number;
+    for (const child of childrenOf(p)) {
+      if (seen.has(child)) continue;
+      seen.add(child);
+      out.push(child);
+      queue.push(child);
+    }
+  }
+  return out;
+}
+
+function childrenOf(pid: number): number[] {
+  let tasks: string[];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (const t of tasks) {
+    let text: string;
+    try {
+      text = fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const word of text.split(' ')) {
+      const n = Number(word);
+      if (Number.isInteger(n) && n > 0) out.push(n);
+    }
+  }
+  return out;
+}
+
+/** The one-letter state of a process (R, S, D, T, t, Z, X …), or null when it is gone. */
+export function processState(pid: number): string | null {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // "pid (comm) S …": comm may hold spaces and parentheses, so the state follows the LAST ")".
+  const close = stat.lastIndexOf(')');
+  return close < 0 ? null : stat.slice(close + 2, close + 3);
+}
+
+const STOPPED = new Set(['T', 't']);
+const GONE = new Set(['Z', 'X']);
+
+export interface FrozenTree {
+  /** False where the tree cannot be frozen (no /proc): the caller says so and captures anyway. */
+  supported: boolean;
+  /** The processes this freeze stopped (and only those are continued). */
+  stopped: number[];
+  /** Processes that did not reach the stopped state in time (uninterruptible I/O): the capture may race them. */
+  late: number[];
+}
+
+function send(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Stops every descendant of `rootPid` and waits (up to `waitMs`) until each
+ * is stopped or gone. A process found already stopped is left to whoever
+ * stopped it.
+ */
+export async function freezeTree(rootPid: number, waitMs = 2000): Promise<FrozenTree> {
+  if (process.platform !== 'linux' || !fs.existsSync(`/proc/${rootPid}`)) return { supported: process.platform === 'linux', stopped: [], late: [] };
+  const stopped: number[] = [];
+  const handled = new Set<number>();
+  // Passes until one finds nothing new: a child forked before its parent stopped shows up in the next one.
+  for (let pass = 0; pass < 100; pass++) {
+    let fresh = 0;
+    for (const pid of descendants(rootPid)) {
+      if (handled.has(pid)) continue;
+      handled.add(pid);
+      fresh++;
+      const state = processState(pid);
+      if (state === null || GONE.has(state) || STOPPED.has(state)) continue;
+      if (send(pid, 'SIGSTOP')) stopped.push(pid);
+    }
+    if (fresh === 0) break;
+  }
+  const deadline = Date.now() + waitMs;
+  let late = stopped.filter(notYetStopped);
+  while (late.length > 0 && Date.now() < deadline) {
+    await sleep(2);
+    late = late.filter(notYetStopped);
+  }
+  return { supported: true, stopped, late };
+}
+
+function notYetStopped(pid: number): boolean {
+  const state = processState(pid);
+  return state !== null && !STOPPED.has(state) && !GONE.has(state);
+}
+
+/** Continues what `freezeTree` stopped, children before their parents (a parent shell then sees its job running, not stopped). */
+export function thawTree(frozen: FrozenTree): void {
+  for (const pid of [...frozen.stopped].reverse()) send(pid, 'SIGCONT');
+}
