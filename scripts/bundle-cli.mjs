@@ -19,6 +19,7 @@
  * Must never: bundle a file tsc did not type-check (it reads dist/, not src/),
  * or leave a bundle older than the build (npm run build runs it after tsc).
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -152,9 +153,25 @@ export async function bundleGuardLauncher({ outdir = path.join(dist, 'guard-laun
   });
 }
 
+/**
+ * Saves the top-level help as the CLI prints it to a pipe (dist/cli-bundle/help.txt): bin/editwarden answers a lone
+ * `--help` with it when the output is not a terminal, without loading the CLI. Made by running the bundle just built
+ * (bundleCli removed any older text with its folder, so this run is the CLI's own answer), with no variable that
+ * forces colours: the text is commander's, byte for byte.
+ */
+export function saveHelpText({ outdir = path.join(dist, 'cli-bundle') } = {}) {
+  const env = { ...process.env };
+  delete env.FORCE_COLOR;
+  delete env.CLICOLOR_FORCE;
+  const r = spawnSync(process.execPath, [path.join(root, 'bin', 'editwarden'), '--help'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.status !== 0 || r.stdout === '') throw new Error(`editwarden --help failed while saving its text (${r.status}): ${r.stderr}`);
+  fs.writeFileSync(path.join(outdir, 'help.txt'), r.stdout);
+}
+
 // Run as a script (not imported by the bench): Node gives the main module its real path, so compare real paths.
 if (process.argv[1] && fs.realpathSync(path.resolve(process.argv[1])) === fileURLToPath(import.meta.url)) {
   await bundleCli();
+  saveHelpText();
   await bundleHookClient();
   await bundleGuardLauncher();
 }

@@ -60,11 +60,11 @@ export async function loadConfigFast(root: string, explicitFile?: string): Promi
 }
 
 /** The config and its trust state (load.ts `loadProjectConfig`), touching the schema only when there is a file to validate. */
-export async function loadProjectConfigFast(root: string, explicitFile?: string): Promise<LoadedConfig> {
+export async function loadProjectConfigFast(root: string, explicitFile?: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<LoadedConfig> {
   // The person's own config (outside the repository) counts too: without either file, the defaults are the config.
-  const userFile = userConfigFile();
+  const userFile = userConfigFile(env);
   if (explicitFile === undefined && !fs.existsSync(path.join(root, '.editwarden.yml')) && (userFile === null || !fs.existsSync(userFile)))
     return { config: structuredClone(DEFAULT_CONFIG), trust: NO_REPOSITORY_CONFIG, layers: { ...NO_LAYERS, userFile } };
   const { loadProjectConfig } = await import('./load.js');
-  return loadProjectConfig(root, explicitFile);
+  return loadProjectConfig(root, explicitFile, env);
 }

@@ -12,7 +12,6 @@
 import type { ApplyOptions } from '../apply/pipeline.js';
 import type { Config } from '../config/config.js';
 import { editOptionsFromConfig } from '../config/edit-options.js';
-import { loadProjectConfig } from '../config/load.js';
 import { type ConfigTrust, trustRefusal } from '../config/trust-state.js';
 import type { ConfigLayers } from '../config/layers.js';
 import { openWorkspace, type RecoveryNotice } from '../workspace/open.js';
@@ -89,19 +88,6 @@ export function openProject(root: string, config: Config, options: OpenProjectOp
     applyOptions: { edit: editOptionsFromConfig(config), prepareHooks },
     applyHooks: { prepareHooks },
   };
-}
-
-/**
- * The door for a route that starts from a folder and no config yet — a
- * client's hook, the guarded shell: the one loader (layers, trust; an
- * untrusted loosening refuses here) and `openProject`, so such a route opens
- * exactly the Project the CLI and the MCP server open. `configFile`: an
- * explicit `--config` (absolute), loaded instead of the default name and
- * protected with it.
- */
-export function openProjectAt(root: string, options: { configFile?: string | undefined } = {}): Project {
-  const { config, trust, layers } = loadProjectConfig(root, options.configFile);
-  return openProject(root, config, { trust, layers, ...defined({ configFiles: options.configFile === undefined ? undefined : [options.configFile] }) });
 }
 
 /** The config's `checkpoints.ignored` as the checkpoint service takes it. */

@@ -25,7 +25,7 @@
  * nothing to count and it runs as it is.
  */
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
-import { openProjectAt } from '../host/project.js';
+import { openProjectAt } from '../host/project-at.js';
 import { mcpWriteTool } from '../tools/toolset.js';
 import type { ToolContext } from '../tools/types.js';
 import { SessionLedger, sessionLimits, type SessionKey } from './session-ledger.js';

@@ -18,7 +18,7 @@ import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { ConstraintGuard, type FileChange } from '../guard/constraints.js';
 import { StepRecords } from '../workspace/checkpoints/steps.js';
 import { ensureStateSubdir } from '../workspace/state-dir.js';
-import { openProjectAt } from '../host/project.js';
+import { openProjectAt } from '../host/project-at.js';
 import { protectedRefusal } from '../workspace/policy.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { NativeEdit } from './native-edit.js';

@@ -20,9 +20,9 @@
  * skipped, not held in memory). It never writes.
  */
 import fs from 'node:fs';
-import { z } from 'zod';
 import { BLOB_ID, untrusted } from '../workspace/state-dir.js';
 import { EVENT_FORMAT, EVENT_KINDS, type EditwardenEvent } from './event-types.js';
+import { anyOf, arrayOf, bool, literal, looseObject, matching, nullable, num, oneOf, optional, type Shape, str, time } from './line-shape.js';
 
 export const EVENTS_FILE = 'events.jsonl';
 /** Side files: long diffs (`<sha256>.diff`) and the whole of cut lists (`<sha256>.list`). */
@@ -158,39 +158,38 @@ export function walkLines(file: OpenLogFile, onLine: (line: string, n: number) =
   return out;
 }
 
-const str = z.string();
-const strings = z.array(z.string());
-const num = z.number();
-const listCut = z.looseObject({ total: num, blob: str.regex(BLOB_ID).optional() });
+const strings = arrayOf(str);
+const blobId = matching(BLOB_ID, 'a blob id');
+const listCut = looseObject({ total: num, blob: optional(blobId) });
 
 /** The fields each kind must have, with their types; unknown fields pass (newer writers may add some). */
-const base = z.looseObject({
-  v: z.literal(EVENT_FORMAT),
-  time: str.refine((t) => !Number.isNaN(Date.parse(t)), 'not a time'),
-  kind: z.enum(EVENT_KINDS as [string, ...string[]]),
-  route: z.looseObject({ via: str, client: str.optional(), session: str.optional(), run: str.optional() }),
+const base = looseObject({
+  v: literal(EVENT_FORMAT),
+  time,
+  kind: oneOf(EVENT_KINDS),
+  route: looseObject({ via: str, client: optional(str), session: optional(str), run: optional(str) }),
   paths: strings,
-  checkpoint: str.optional(),
-  diff: str.optional(),
-  diff_blob: str.regex(BLOB_ID).optional(),
-  cut: z.looseObject({ paths: listCut.optional(), written: listCut.optional(), removed: listCut.optional(), put_back: listCut.optional(), undoes: listCut.optional(), left: listCut.optional(), texts: strings.optional() }).optional(),
-  indexed: z.literal(true).optional(),
+  checkpoint: optional(str),
+  diff: optional(str),
+  diff_blob: optional(blobId),
+  cut: optional(looseObject({ paths: optional(listCut), written: optional(listCut), removed: optional(listCut), put_back: optional(listCut), undoes: optional(listCut), left: optional(listCut), texts: optional(strings) })),
+  indexed: optional(literal(true)),
 });
-const byKind: Record<string, z.ZodType> = {
-  edit: z.looseObject({ tool: str, added: num, removed: num }),
-  refusal: z.looseObject({ tool: str, code: str, message: str, hint: str }),
-  command: z.looseObject({ tool: str, command: str, exit_code: num.nullable(), changes: z.looseObject({ added: num, removed: num }) }),
-  violation: z.looseObject({ type: str, constraint: str, message: str, hint: str, prevented: z.boolean(), limit: z.union([num, str, strings]), actual: z.union([num, str]) }),
-  checkpoint: z.looseObject({ label: str }),
-  undo: z.looseObject({ label: str, written: strings, removed: strings }),
-  redo: z.looseObject({ label: str, written: strings, removed: strings }),
-  'run-end': z.looseObject({
+const byKind: Readonly<Record<string, Shape>> = {
+  edit: looseObject({ tool: str, added: num, removed: num }),
+  refusal: looseObject({ tool: str, code: str, message: str, hint: str }),
+  command: looseObject({ tool: str, command: str, exit_code: nullable(num), changes: looseObject({ added: num, removed: num }) }),
+  violation: looseObject({ type: str, constraint: str, message: str, hint: str, prevented: bool, limit: anyOf(num, str, strings), actual: anyOf(num, str) }),
+  checkpoint: looseObject({ label: str }),
+  undo: looseObject({ label: str, written: strings, removed: strings }),
+  redo: looseObject({ label: str, written: strings, removed: strings }),
+  'run-end': looseObject({
     status: str,
     outcome: str,
     started_at: str,
     calls: num,
-    totals: z.looseObject({ files: num, lines_added: num, lines_removed: num, tokens: num, elapsed_seconds: num }),
-    limits: z.looseObject({ max_files: num.nullable(), max_lines_changed: num.nullable(), max_tokens: num.nullable(), timeout_seconds: num.nullable() }),
+    totals: looseObject({ files: num, lines_added: num, lines_removed: num, tokens: num, elapsed_seconds: num }),
+    limits: looseObject({ max_files: nullable(num), max_lines_changed: nullable(num), max_tokens: nullable(num), timeout_seconds: nullable(num) }),
   }),
 };
 
@@ -202,14 +201,9 @@ export function parseEventLine(line: string): EditwardenEvent | string {
   } catch {
     return 'it is not JSON';
   }
-  const head = base.safeParse(value);
-  if (!head.success) return describe(head.error);
-  const body = byKind[head.data.kind]?.safeParse(value);
-  if (!body?.success) return body ? describe(body.error) : 'unknown kind';
-  return value as EditwardenEvent;
-}
-
-function describe(error: z.ZodError): string {
-  const issue = error.issues[0];
-  return `field ${issue?.path.join('.') || '(event)'}: ${issue?.message ?? 'invalid'}`;
+  const head = base(value, '');
+  if (head !== null) return head;
+  const body = byKind[(value as { kind: string }).kind];
+  if (body === undefined) return 'unknown kind';
+  return body(value, '') ?? (value as EditwardenEvent);
 }

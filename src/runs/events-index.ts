@@ -24,7 +24,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import { arrayOf, literal, looseObject, nullable, num, recordOf, str } from './line-shape.js';
 import type { EditwardenEvent, EventRoute } from './event-types.js';
 import { EVENT_FORMAT } from './event-types.js';
 import { compactEvent } from './events-cap.js';
@@ -153,18 +153,18 @@ export function indexGeneration(stateDir: string, file: string, now = new Date()
   }
 }
 
-const generationLine = z.looseObject({
-  v: z.literal(EVENT_FORMAT),
-  index: z.literal('generation'),
-  time: z.string(),
-  first: z.string().nullable(),
-  last: z.string().nullable(),
-  events: z.number(),
-  listed: z.number(),
-  kinds: z.record(z.string(), z.number()),
-  sessions: z.array(z.looseObject({ route: z.looseObject({ via: z.string() }), events: z.number(), first: z.string(), last: z.string() })),
-  sessions_total: z.number(),
-  skipped: z.number(),
+const generationLine = looseObject({
+  v: literal(EVENT_FORMAT),
+  index: literal('generation'),
+  time: str,
+  first: nullable(str),
+  last: nullable(str),
+  events: num,
+  listed: num,
+  kinds: recordOf(num),
+  sessions: arrayOf(looseObject({ route: looseObject({ via: str }), events: num, first: str, last: str })),
+  sessions_total: num,
+  skipped: num,
 });
 
 /** The index read back: compact events (oldest first) and generation lines; what could not be read is a note, never a refusal. */
@@ -213,7 +213,7 @@ function lineValue(line: string): EditwardenEvent | IndexedGeneration | null {
     return null;
   }
   if (typeof value === 'object' && value !== null && (value as { index?: unknown }).index === 'generation') {
-    return generationLine.safeParse(value).success ? (value as IndexedGeneration) : null;
+    return generationLine(value, '') === null ? (value as IndexedGeneration) : null;
   }
   const event = parseEventLine(line);
   // Only compact copies belong in the index.

@@ -10,9 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { Help } from 'commander';
+import { type Command, CommanderError, Help } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { allRegistrars, buildProgram, COMMANDS } from '../../src/cli/main.js';
+import type { Io } from '../../src/cli/output.js';
 
 const REPO = path.resolve(__dirname, '../..');
 const BIN = path.join(REPO, 'bin', 'editwarden');
@@ -52,11 +53,11 @@ describe('the command table', () => {
 });
 
 describe('start-up loads only what the invocation needs', () => {
-  it('--version prints package.json version and loads no command', () => {
+  it('--version prints package.json version and loads no module at all (bin/editwarden answers it)', () => {
     const r = traced(['--version']);
     expect(r.status).toBe(0);
     expect(r.stdout.trim()).toBe(VERSION);
-    expect(r.modules).toBeGreaterThan(0); // the trace works
+    expect(r.modules).toBe(0);
     expect(r.loaded).toEqual([]);
   });
 
@@ -81,9 +82,85 @@ describe('start-up loads only what the invocation needs', () => {
     fs.writeFileSync(path.join(dir, 'a.txt'), 'hello\n');
     const r = traced(['edit', 'a.txt', '--old', 'hello', '--new', 'there', '--dry-run']);
     expect(r.status).toBe(0);
+    expect(r.modules).toBeGreaterThan(0); // the trace works
     expect(r.loaded).toEqual(['edit']);
     const help = traced(['help', 'checkpoint']);
     expect(help.stdout).toContain('Usage: editwarden checkpoint');
     expect(help.loaded).toEqual(['checkpoint']);
   });
+});
+
+/** The binary's output with `env` over this process's (colour-forcing variables removed first). */
+function bin(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+  const base = { ...process.env };
+  delete base.FORCE_COLOR;
+  delete base.CLICOLOR_FORCE;
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: 'utf8', env: { ...base, ...env }, timeout: 30_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** What the CLI prints for `args` with every command registered (nothing loaded lazily), for a pipe: width 80, no colours. */
+async function eager(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (add: (s: string) => void) => ({
+    write: (s: string) => {
+      add(s);
+      return true;
+    },
+  });
+  const io = { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), stdin: process.stdin, env: {} } as unknown as Io;
+  let code = 0;
+  const program = buildProgram(io, (c) => (code = c), await allRegistrars());
+  const plain = (cmd: Command) => {
+    cmd.configureOutput({ getOutHelpWidth: () => 80, getErrHelpWidth: () => 80, getOutHasColors: () => false, getErrHasColors: () => false });
+    for (const sub of cmd.commands) plain(sub);
+  };
+  plain(program);
+  try {
+    await program.parseAsync(['node', 'editwarden', ...args]);
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    code = error.exitCode;
+  }
+  return { code, stdout, stderr };
+}
+
+/** Every command path of the full tree (`edit`, `checkpoint create`, …). */
+async function commandPaths(): Promise<string[][]> {
+  const program = buildProgram({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: {} } as unknown as Io, () => undefined, await allRegistrars());
+  const out: string[][] = [];
+  const walk = (cmd: Command, prefix: string[]) => {
+    for (const sub of cmd.commands) {
+      out.push([...prefix, sub.name()]);
+      walk(sub, [...prefix, sub.name()]);
+    }
+  };
+  walk(program, []);
+  return out;
+}
+
+describe('answering without the CLI changes no output', () => {
+  it('a lone --version, -V, --help or -h: the same bytes and exit code as commander through the CLI', () => {
+    for (const flag of ['--version', '-V', '--help', '-h']) {
+      const fast = bin([flag]);
+      // FORCE_COLOR=0 asks for no colours (commander prints the same plain text) and makes the binary go through the CLI.
+      const cli = bin([flag], { FORCE_COLOR: '0' });
+      expect(fast).toEqual(cli);
+      expect(fast.status).toBe(0);
+      expect(fast.stdout.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('the saved help is the one the CLI prints: a help text edited in dist/ would show (the binary reads it)', () => {
+    expect(bin(['--help']).stdout).toBe(fs.readFileSync(path.join(REPO, 'dist', 'cli-bundle', 'help.txt'), 'utf8'));
+  });
+
+  it('every command’s --help through the binary (its module alone loaded) equals the help with every command loaded', async () => {
+    for (const words of await commandPaths()) {
+      const lazy = bin([...words, '--help']);
+      const full = await eager([...words, '--help']);
+      expect({ words, status: lazy.status, stdout: lazy.stdout }).toEqual({ words, status: full.code, stdout: full.stdout });
+    }
+  }, 240_000);
 });

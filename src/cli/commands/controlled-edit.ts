@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { CHECKPOINT_DESCRIPTION, ControlledEditSession, type ControlledEditOutcome } from '../../agent/controlled.js';
-import { loadProjectConfigFast } from '../../config/defaults.js';
+import { loadProjectConfigCached } from '../../host/config-cache.js';
 import { EditwardenError, ErrorCode, toErrorInfo, ExitCode } from '../../errors.js';
 import { formatError, paint, paintDiff, readAll, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 import { openForCommand } from '../workspace.js';
@@ -91,7 +91,7 @@ async function runControlledEdit(flags: Flags, io: Io): Promise<number> {
     return refuseCommand(toErrorInfo(error), flags.json === true, io);
   }
   try {
-    const { config, trust } = await loadProjectConfigFast(root, flags.config);
+    const { config, trust } = await loadProjectConfigCached(root, flags.config);
     const opened = await openForCommand(root, config, io, flags.json === true, flags.config, trust);
     const color = useColor(io);
     const session = new ControlledEditSession(opened.ws, {

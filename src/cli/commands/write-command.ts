@@ -8,7 +8,7 @@
  */
 import type { Config } from '../../config/config.js';
 import type { ConfigTrust } from '../../config/trust-state.js';
-import { loadProjectConfigFast } from '../../config/defaults.js';
+import { loadProjectConfigCached } from '../../host/config-cache.js';
 import { editOptionsFromConfig } from '../../config/edit-options.js';
 import type { EditOptions } from '../../edit/types.js';
 import { ExitCode } from '../../errors.js';
@@ -37,7 +37,7 @@ export async function runWriteCommand<I, O extends { ok: boolean }>(flags: Write
   let trust: ConfigTrust;
   let input: I;
   try {
-    ({ config, trust } = await loadProjectConfigFast(root, flags.config));
+    ({ config, trust } = await loadProjectConfigCached(root, flags.config));
     input = await steps.input();
   } catch (error) {
     return refuseCommand(error, json, io, { results: [] });
