@@ -115,6 +115,8 @@ export const claude: ClientIntegration = {
     commandOf: (ti) => stringField(ti, 'command'),
     // Claude Code runs `updatedInput` instead of the model's input (seen with 2.1.197); no permission decision, so the person's own Bash rules still apply.
     rewrite: (ti, line) => ({ exitCode: 0, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { ...ti, command: line } } }) }),
+    // Claude Code runs each Bash call as `eval '<command>' && pwd -P >| <file>` and starts the next one there (2.1.197).
+    carriesCwd: true,
   },
   configFiles(root, setup) {
     const hook = (event: string): string => guardedHookCommand('claude', event, '${CLAUDE_PROJECT_DIR:-.}', setup);

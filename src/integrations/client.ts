@@ -88,6 +88,8 @@ interface ShellRewrite {
   workdirOf?(toolInput: Record<string, unknown>): string | undefined;
   /** The hook's answer that makes the client run `line` instead (every other input field kept). */
   rewrite(toolInput: Record<string, unknown>, line: string): HookOutput;
+  /** The client's own shell carries the working folder from one call to the next (`cd` sticks): the guarded one does too (shell-cwd.ts). */
+  carriesCwd?: boolean;
 }
 
 /**

@@ -17,6 +17,16 @@ import { NativeInputError } from './native-edit.js';
 import { recordNativeEdit, vetNativeEdit } from './vet.js';
 import { chargeMcpCall } from './mcp-call.js';
 import { defined } from '../defined.js';
+import { CLIENTS } from './index.js';
+import { carriedFolderFile, cdBackLine } from './shell-cwd.js';
+import { STATE_DIR } from '../workspace/paths.js';
+import type { SessionKey } from './session-ledger.js';
+
+/** For a client whose own shell carries its folder: the client's shell follows the guarded command's `cd` (shell-cwd.ts). */
+function cdBackSuffix(client: ClientIntegration | undefined, root: string, session: SessionKey | null): string {
+  if (client?.shell?.carriesCwd !== true || session === null) return '';
+  return `; ${cdBackLine(carriedFolderFile(path.join(root, STATE_DIR), session))}`;
+}
 
 export interface HookContext {
   /** --root, else the client's project folder (CLAUDE_PROJECT_DIR / GEMINI_PROJECT_DIR / CURSOR_PROJECT_DIR), else the input's cwd, else the working folder. */
@@ -96,8 +106,8 @@ async function decide(clientName: string, call: HookCall, root: string, ctx: Hoo
         recordHookRefusal(root, call.route, call.tool, null, away);
         return { kind: 'deny', error: away };
       }
-      const line = shellRunnerLine(ctx.self ?? selfCommand(), { root, client: clientName, tool: call.tool, ...defined({ session: call.session ? call.session.session : undefined, configFile }) }, call.command);
-      return { kind: 'rewrite', toolInput: call.toolInput, line };
+      const runner = shellRunnerLine(ctx.self ?? selfCommand(), { root, client: clientName, tool: call.tool, ...defined({ session: call.session ? call.session.session : undefined, configFile }) }, call.command);
+      return { kind: 'rewrite', toolInput: call.toolInput, line: `${runner}${cdBackSuffix(CLIENTS[clientName], root, call.session)}` };
     }
     case 'mcp': {
       // Without a session id the server's own per-run count is the only one (as for a native edit without one).

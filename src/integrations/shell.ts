@@ -37,6 +37,9 @@ import { recordHookCommand } from './hook-events.js';
 import { notKeptLine } from '../workspace/checkpoints/ignored.js';
 import { appendHookRecord } from './vet.js';
 import { defined } from '../defined.js';
+import os from 'node:os';
+import { CLIENTS } from './index.js';
+import { carryShellFolder } from './shell-cwd.js';
 
 export interface ShellRequest {
   root: string;
@@ -103,14 +106,16 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
 
   // The write witness sees which files the command's own processes changed (a person's edit in the same window is not its).
   const witness = new WitnessFile();
+  // A client whose own shell keeps its folder (`cd sub`, then the next call runs in sub): so does this one (shell-cwd.ts).
+  const carried = carryShellFolder(req.command, { ws, stateDir: ws.stateDir, session: req.session, carries: CLIENTS[req.client]?.shell?.carriesCwd === true, tmpDir: os.tmpdir() });
   const start = new Date().toISOString();
   let result: Awaited<ReturnType<typeof runCommand>>;
   let found: CommandEffectsResult;
   try {
     result = await runCommand({
-      command: req.command,
+      command: carried.command,
       cwd,
-      sandbox,
+      sandbox: carried.capture === null ? sandbox : { ...sandbox, writable: [...sandbox.writable, carried.capture] },
       timeoutMs: 0,
       env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])),
       onOutput: (e) => (e.stream === 'stdout' ? io.stdout(e.chunk) : io.stderr(e.chunk)),
@@ -124,8 +129,11 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     } catch (error) {
       return refuse(toErrorInfo(error), SHELL_REFUSED, 'editwarden could not count what this command changed');
     }
+    const moved = carried.settle(result.exit_code);
+    if (moved !== null) say(`[editwarden] ${moved}`);
   } finally {
     witness.dispose();
+    carried.dispose();
   }
   const exitCode = result.exit_code ?? (result.spawn_error ? 127 : 128 + signalNumber(result.signal));
   // Ignored files it changed that undo cannot bring back (over a cap, a rebuildable folder): said at once, never silently missing.
