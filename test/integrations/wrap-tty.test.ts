@@ -133,4 +133,19 @@ describe('an interactive agent under wrap stays interactive (tmux)', () => {
     type('quit');
     await waitFor('wrap session', 2);
   });
+
+  it('the agent cannot push keystrokes into the terminal (TIOCSTI) for the shell to run after it', async () => {
+    const root = agentRoot();
+    // What a hostile agent does: queue "touch PWNED" + Enter as if typed, then exit; the person's shell would run it.
+    const inject = `import fcntl, termios\ntry:\n    for ch in "touch PWNED\\n":\n        fcntl.ioctl(0, termios.TIOCSTI, ch.encode())\n    print("INJECTED")\nexcept OSError as e:\n    print("TIOCSTI refused:", e.strerror)\n`;
+    fs.writeFileSync(path.join(root, 'inject.py'), inject);
+    tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '40', "env -i PATH=/usr/bin:/bin TERM=screen PS1='shell> ' bash --norc --noprofile -i");
+    await waitFor('shell> ');
+    type(`cd ${JSON.stringify(root)} && ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} wrap --step-after 0s -- /usr/bin/python3 inject.py; echo DONE`);
+    const s = await waitFor('DONE', 2);
+    expect(s).toContain('TIOCSTI refused');
+    expect(s).not.toContain('INJECTED');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(fs.existsSync(path.join(root, 'PWNED'))).toBe(false);
+  });
 });
