@@ -21,7 +21,8 @@
 import os from 'node:os';
 import { modelKeyEnvNames } from '../config/env-names.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
-import { openProjectAt, type Project } from '../host/project.js';
+import { openProjectAt } from '../host/project-at.js';
+import type { Project } from '../host/project.js';
 import type { EventRoute } from '../runs/events.js';
 import { detectSandbox } from '../sandbox/detect.js';
 import { commandSandbox } from '../sandbox/for-workspace.js';
