@@ -24,6 +24,9 @@ const EDIT_TOOLS = ['write_file', 'edit'];
 const SHELL_TOOLS = ['run_shell_command'];
 /** Qwen names an MCP server's tools `mcp__<server>__<tool>` in its hook inputs, as Claude Code does. */
 const MCP_PREFIX = 'mcp__editwarden__';
+/** The settings schema version Qwen 0.24 writes into a project settings file that lacks one. */
+const VERSION_KEY = '$version';
+const SETTINGS_VERSION = 4;
 
 function qwenNativeEdit(input: Record<string, unknown>): NativeEdit | null {
   const tool = typeof input.tool_name === 'string' ? input.tool_name : '';
@@ -75,6 +78,8 @@ export const qwen: ClientIntegration = {
           const data = parseJsonObject(existing, '.qwen/settings.json');
           // Attack: a repository that ships `disableAllHooks` would keep the guard off while init says "Covered".
           delete data.disableAllHooks;
+          // Qwen rewrites a project settings file without it at start (its own migration, seen with 0.24.4): written once here.
+          if (data[VERSION_KEY] === undefined) data[VERSION_KEY] = SETTINGS_VERSION;
           putServer(objectAt(data, 'mcpServers'), mcpServer(setup), '.qwen/settings.json');
           const hooks = objectAt(data, 'hooks');
           upsertHookGroup(arrayAt(hooks, 'PreToolUse'), PRE, group('pre-tool-use'));
@@ -90,6 +95,8 @@ export const qwen: ClientIntegration = {
           removeOurHooks(hooks, 'PreToolUse', PRE);
           removeOurHooks(hooks, 'PostToolUse', POST);
           dropIfEmpty(data, 'hooks');
+          // The settings version is init's (or Qwen's own) only when nothing else is left.
+          if (Object.keys(data).length === 1 && data[VERSION_KEY] !== undefined) return null;
           return jsonOrNothing(data, existing);
         },
         switches: qwenSwitches,

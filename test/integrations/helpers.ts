@@ -46,7 +46,7 @@ export function clientPath(installed: boolean): string {
  * machine (where the session sets XDG_RUNTIME_DIR), a client's hooks reach the user's one warm hook server instead of
  * each client run starting its own in a temp folder of its own; a server a client's hook starts ends soon after the run.
  */
-function hookServerEnv(): NodeJS.ProcessEnv {
+export function hookServerEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const name of ['XDG_RUNTIME_DIR', 'EDITWARDEN_HOOK_SERVER_IDLE_MS']) if (process.env[name]) env[name] = process.env[name];
   return env;

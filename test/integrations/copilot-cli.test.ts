@@ -1,0 +1,58 @@
+/**
+ * The real GitHub Copilot CLI (npm @github/copilot, pinned devDependency)
+ * protected by `editwarden init copilot`, driven by the scripted model on
+ * 127.0.0.1 (COPILOT_OFFLINE with a provider of its own), the project
+ * trusted in the test's own COPILOT_HOME (Copilot runs a repository's hooks
+ * only in a trusted folder). No skips.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COPILOT, runCopilot } from './chat-clients.js';
+import { cleanup, editwarden, project, tempDir } from './helpers.js';
+
+beforeAll(() => {
+  expect(fs.existsSync(COPILOT), `${COPILOT} is missing; run npm ci`).toBe(true);
+});
+afterAll(cleanup);
+
+describe('Copilot CLI goes through editwarden', () => {
+  it('refuses its native write of .git/config, .editwarden.yml and its hooks file with the code the model reads, lets a valid edit land, runs bash sandboxed (a write outside fails, rm -rf src is one undo step) and undo restores both byte-exact', async () => {
+    const config = 'constraints:\n  max_files: 5\n';
+    const src = { 'src/a.ts': 'export const a = 1;\n', 'src/lib/b.ts': 'export const b = "b";\n' };
+    const root = project({ ...src, 'notes.txt': 'alpha\nbeta\n', '.editwarden.yml': config });
+    const init = editwarden(['init', 'copilot', '--root', root]);
+    expect(init.code, init.stderr).toBe(0);
+    const hooksFile = path.join(root, '.github', 'hooks', 'editwarden.json');
+    const hooks = fs.readFileSync(hooksFile, 'utf8');
+    const gitConfig = fs.readFileSync(path.join(root, '.git', 'config'), 'utf8');
+    const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
+    const run = await runCopilot(root, [
+      { name: 'create', args: { path: path.join(root, '.git', 'config'), file_text: '[core]\n\thooksPath = /tmp\n' } },
+      { name: 'create', args: { path: path.join(root, '.editwarden.yml'), file_text: 'constraints: {}\n' } },
+      { name: 'create', args: { path: hooksFile, file_text: '{}\n' } },
+      { name: 'edit', args: { path: path.join(root, 'notes.txt'), old_str: 'beta', new_str: 'BETA' } },
+      { name: 'bash', args: { command: `echo out > ${outside}`, description: 'write outside' } },
+      { name: 'bash', args: { command: 'rm -rf src && echo removed', description: 'remove src' } },
+    ]);
+    const said = `${run.stderr.slice(-2000)}\n${JSON.stringify(run.results)}`;
+    expect(run.results, said).toHaveLength(6);
+    for (const i of [0, 1, 2]) expect(run.results[i], said).toContain('E_DENIED_PATH');
+    expect(fs.readFileSync(path.join(root, '.git', 'config'), 'utf8')).toBe(gitConfig);
+    expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe(config);
+    expect(fs.readFileSync(hooksFile, 'utf8')).toBe(hooks);
+    expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), run.results[3]).toBe('alpha\nBETA\n');
+    expect(run.results[4], said).toMatch(/Read-only file system|Directory nonexistent/);
+    expect(fs.existsSync(outside)).toBe(false);
+    expect(run.results[5], said).toContain('removed');
+    expect(fs.existsSync(path.join(root, 'src'))).toBe(false);
+
+    const first = editwarden(['undo', '--root', root]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('copilot bash: rm -rf src && echo removed');
+    for (const [rel, text] of Object.entries(src)) expect(fs.readFileSync(path.join(root, rel), 'utf8')).toBe(text);
+    const second = editwarden(['undo', '--root', root]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\n');
+  }, 200_000);
+});
