@@ -31,6 +31,7 @@ import { defined } from '../defined.js';
 const EDIT_TOOLS = ['write', 'edit', 'apply_patch'];
 const SHELL_TOOLS = ['bash'];
 const MCP_PREFIX = `${MCP_SERVER_NAME}_`;
+const SCHEMA = 'https://opencode.ai/config.json';
 
 function fileOf(input: Record<string, unknown>, ti: Record<string, unknown>): string {
   const file = stringField(ti, 'filePath');
@@ -116,7 +117,8 @@ export const opencode: ClientIntegration = {
             });
           }
           servers[MCP_SERVER_NAME] = ours;
-          return jsonText(data, existing);
+          // opencode rewrites a config without it at start (seen with 1.18.33): written once here, first, where opencode puts it.
+          return jsonText(data.$schema === undefined ? { $schema: SCHEMA, ...data } : data, existing);
         },
         remove(existing) {
           if (existing === null) return null;
@@ -124,6 +126,8 @@ export const opencode: ClientIntegration = {
           const servers = objectAt(data, 'mcp');
           if (isOurOpencodeServer(servers[MCP_SERVER_NAME])) delete servers[MCP_SERVER_NAME];
           dropIfEmpty(data, 'mcp');
+          // The schema line is init's (or opencode's own) only when nothing else is left.
+          if (Object.keys(data).length === 1 && data.$schema === SCHEMA) return null;
           return jsonOrNothing(data, existing);
         },
         switches: () => [],

@@ -1,0 +1,65 @@
+/**
+ * The real opencode (npm opencode-ai, pinned devDependency) protected by
+ * `editwarden init opencode` (the plugin .opencode/plugins/editwarden.js),
+ * driven by the scripted model on 127.0.0.1 through a provider of the
+ * test's own (`@ai-sdk/openai-compatible`). No skips.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPENCODE, runOpencode } from './chat-clients.js';
+import { cleanup, editwarden, project, tempDir, THIRTY_LINES } from './helpers.js';
+
+beforeAll(() => {
+  expect(fs.existsSync(OPENCODE), `${OPENCODE} is missing; run npm ci`).toBe(true);
+});
+afterAll(cleanup);
+
+describe('opencode goes through editwarden', () => {
+  it('refuses its native write of .git/config, .editwarden.yml, its plugin and opencode.json with the code the model reads, lets a valid edit land, runs bash sandboxed (a write outside fails, a workdir outside is refused, rm -rf src is one undo step) and undo restores both byte-exact', async () => {
+    const config = 'constraints:\n  max_files: 5\n';
+    const src = { 'src/a.ts': 'export const a = 1;\n', 'src/lib/b.ts': 'export const b = "b";\n' };
+    const root = project({ ...src, 'notes.txt': 'alpha\nbeta\n', '.editwarden.yml': config });
+    const init = editwarden(['init', 'opencode', '--root', root]);
+    expect(init.code, init.stderr).toBe(0);
+    const plugin = path.join(root, '.opencode', 'plugins', 'editwarden.js');
+    const pluginText = fs.readFileSync(plugin, 'utf8');
+    const settings = fs.readFileSync(path.join(root, 'opencode.json'), 'utf8');
+    const gitConfig = fs.readFileSync(path.join(root, '.git', 'config'), 'utf8');
+    const outsideDir = tempDir('ew-outside-');
+    const outside = path.join(outsideDir, 'escape.txt');
+    const run = await runOpencode(root, [
+      { name: 'write', args: { filePath: path.join(root, '.git', 'config'), content: '[core]\n\thooksPath = /tmp\n' } },
+      { name: 'write', args: { filePath: '.editwarden.yml', content: 'constraints: {}\n' } },
+      { name: 'write', args: { filePath: plugin, content: 'export const X = async () => ({});\n' } },
+      { name: 'write', args: { filePath: path.join(root, 'opencode.json'), content: '{}\n' } },
+      { name: 'read', args: { filePath: path.join(root, 'notes.txt') } },
+      { name: 'edit', args: { filePath: path.join(root, 'notes.txt'), oldString: 'beta', newString: 'BETA' } },
+      { name: 'bash', args: { command: `echo out > ${outside}`, description: 'write outside' } },
+      { name: 'bash', args: { command: 'echo hi > x.txt', workdir: outsideDir, description: 'work outside' } },
+      { name: 'bash', args: { command: 'rm -rf src && echo removed', description: 'remove src' } },
+    ]);
+    const said = `${run.stderr.slice(-2000)}\n${JSON.stringify(run.results)}`;
+    expect(run.results, said).toHaveLength(9);
+    for (const i of [0, 1, 2, 3]) expect(run.results[i], said).toContain('E_DENIED_PATH');
+    expect(fs.readFileSync(path.join(root, '.git', 'config'), 'utf8')).toBe(gitConfig);
+    expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe(config);
+    expect(fs.readFileSync(plugin, 'utf8')).toBe(pluginText);
+    expect(fs.readFileSync(path.join(root, 'opencode.json'), 'utf8')).toBe(settings);
+    expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), run.results[5]).toBe('alpha\nBETA\n');
+    expect(run.results[6], said).toMatch(/Read-only file system|Directory nonexistent/);
+    expect(fs.existsSync(outside)).toBe(false);
+    expect(run.results[7], said).toContain('E_OUTSIDE_ROOT');
+    expect(fs.existsSync(path.join(outsideDir, 'x.txt'))).toBe(false);
+    expect(run.results[8], said).toContain('removed');
+    expect(fs.existsSync(path.join(root, 'src'))).toBe(false);
+
+    const first = editwarden(['undo', '--root', root]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('opencode bash: rm -rf src && echo removed');
+    for (const [rel, text] of Object.entries(src)) expect(fs.readFileSync(path.join(root, rel), 'utf8')).toBe(text);
+    const second = editwarden(['undo', '--root', root]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\n');
+  }, 200_000);
+});
