@@ -22,8 +22,9 @@
  * changed becomes one undo step named by its command line before the index
  * checkpoint is dropped: a files checkpoint of exactly the changed paths as
  * they were before it, sharing the index's blobs (steps.ts
- * `recordCommandStep`). Changes to the governing files are not in it: they
- * were put back already.
+ * `recordCommandStep`), and — when it committed, branched, tagged or
+ * stashed — the root repository's ref files as they were (git-refs.ts).
+ * Changes to the governing files are not in it: they were put back already.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,6 +37,7 @@ import { diffIndex } from '../workspace/checkpoints/index-diff.js';
 import { recordCommandStep, type CommandOrigin } from '../workspace/checkpoints/steps.js';
 import type { CheckpointChange, Manifest, RestoreResult } from '../workspace/checkpoints/types.js';
 import { readExcludeFile } from '../workspace/checkpoints/walk.js';
+import { changedRefFiles, readRefFiles, type RefFiles } from '../workspace/checkpoints/git-refs.js';
 import type { IgnoredSnapshot, NotKept } from '../workspace/checkpoints/ignored.js';
 import { manifestIgnoreSource } from '../workspace/checkpoints/restore.js';
 import { governingChanges, revertGoverning, snapshotGoverning, type GoverningChange, type GoverningSnapshot } from '../workspace/governing.js';
@@ -60,6 +62,8 @@ export interface EffectsMark {
   readOnly?: readonly string[];
   /** The ignored files as they were before the command (ignored.ts); absent when the coverage is off. */
   ignored?: IgnoredSnapshot;
+  /** The root repository's ref files before the command (HEAD, refs, packed-refs, the index, the stash list): its commit, branch or stash joins its step. */
+  refs?: RefFiles;
 }
 
 export interface CommandEffectsResult {
@@ -111,7 +115,8 @@ export class CommandEffects {
     }
     // Before the command: a member it creates is not bound read-only, so it stays the command's (charged, removed).
     const readOnly = this.config ? commandSandbox(this.checkpoints.ws, this.config).readOnly : undefined;
-    return { checkpoint: manifest.id, exclude, governing, index: manifest, startedAt: new Date().toISOString(), ...defined({ step, lease: lease ?? undefined, ignored, readOnly }) };
+    const refs = step ? (readRefFiles(this.checkpoints.ws.resolver) ?? undefined) : undefined;
+    return { checkpoint: manifest.id, exclude, governing, index: manifest, startedAt: new Date().toISOString(), ...defined({ step, lease: lease ?? undefined, ignored, readOnly, refs }) };
   }
 
   /** The command's effects; with a `step` given to `before`, what it changed is recorded as one undo step (`step` in the result). */
@@ -184,6 +189,10 @@ export class CommandEffects {
     const policy = this.checkpoints.ws.policy;
     const ignored = { entries: measured.entries.filter((e) => !governed.has(e.path) && !notTheCommands(e.path) && policy.protectedBy(e.path) === null), notKept: measured.notKept };
     for (const e of ignored.entries) if (!shownToBeTheCommands(root, { path: e.path, change: 'modified', ...(existsAt(root, e.path) ? { after: { type: 'file', size: 0, mode: 0 } } : {}) }, seen)) unshown.push(e.path);
+    // Its commit, branch, tag or stash: the ref files it changed make the step hold them all as they were (git-refs.ts).
+    const refsAfter = mark.refs ? readRefFiles(this.checkpoints.ws.resolver) : null;
+    const refsChanged = mark.refs && refsAfter ? changedRefFiles(mark.refs, refsAfter) : [];
+    const refs = mark.refs && refsAfter && refsChanged.length > 0 ? { before: mark.refs, after: refsAfter, changed: refsChanged } : null;
     // Before the index is dropped: the step shares its blobs, so the collector keeps them.
     const step = mark.step
       ? recordCommandStep(
@@ -201,6 +210,7 @@ export class CommandEffects {
             }),
           },
           ignored.entries,
+          refs,
         )
       : null;
     try {

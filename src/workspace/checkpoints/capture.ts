@@ -5,6 +5,7 @@
  * of the previous workspace checkpoint for files the stat cache proves
  * unchanged (stat-cache.ts). Never writes a project file.
  */
+import type { GitRefsPart } from './git-refs.js';
 import fs from 'node:fs';
 import { DirCache, READ_FLAGS } from '../resolver.js';
 import { sha256 } from '../workspace.js';
@@ -26,6 +27,8 @@ export interface Captured {
   folders?: FolderChunk[];
   /** Workspace scope: how many files were read rather than reused by their stat (0: the cache vouched for every file). */
   read?: number;
+  /** Files scope: the root repository's ref files, for a restore's capture of a step that holds them (git-refs.ts). */
+  git?: GitRefsPart;
 }
 
 /** Files up to this size are kept inside a files-scope manifest (see ManifestEntry.inline), or inside a folder chunk. */

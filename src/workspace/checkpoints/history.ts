@@ -109,7 +109,11 @@ export class UndoHistory {
       if (!target) return { change: null, changes: [], changedSince: [] };
       const byPath = new Map<string, CheckpointChange>();
       // Oldest last wins, as in undoOne: the oldest checkpoint's record of a path is what stands at the end.
-      for (const id of [...target.checkpoints].reverse()) for (const c of this.service.diff(id, { reverse: true })) byPath.set(c.path, c);
+      for (const id of [...target.checkpoints].reverse()) {
+        for (const c of this.service.diff(id, { reverse: true })) byPath.set(c.path, c);
+        // Its refs (HEAD, a branch, the stash list, the index) put back too: named, without a patch.
+        for (const p of this.service.refsDiff(id)) byPath.set(p, { path: p, change: 'modified' });
+      }
       const changes = [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
       return { change: this.view(target, false), changes, changedSince: this.changedSince(target, new Set()) };
     });
@@ -168,7 +172,7 @@ export class UndoHistory {
       for (const target of targets) {
         const state = this.fresh();
         // Judged when its turn comes: a later change of the batch, undone first, may have made it matter again.
-        if (target.checkpoints.some((id) => this.service.diff(id, { patch: false }).length > 0)) out.push(this.undoOne(state, target, options.force ? this.changedSince(target, new Set()) : [], group));
+        if (target.checkpoints.some((id) => this.differs(id))) out.push(this.undoOne(state, target, options.force ? this.changedSince(target, new Set()) : [], group));
         else this.write({ ...state, undone: [...state.undone, target.key] });
       }
       return out;
@@ -242,7 +246,7 @@ export class UndoHistory {
     for (const c of [...all].reverse()) {
       if (undone.has(c.key)) continue;
       if (c.createdAt < sinceIso) return null;
-      if (c.checkpoints.some((id) => this.service.diff(id, { patch: false }).length > 0)) return c;
+      if (c.checkpoints.some((id) => this.differs(id))) return c;
       state.undone.push(c.key);
     }
     return null;
@@ -316,6 +320,11 @@ export class UndoHistory {
     };
     this.service.manifests.write(manifest);
     return manifest.id;
+  }
+
+  /** Whether restoring checkpoint `id` would change anything: a file, or the root repository's refs (a commit that changed no file). */
+  private differs(id: string): boolean {
+    return this.service.diff(id, { patch: false }).length > 0 || this.service.refsDiff(id).length > 0;
   }
 
   /** The state, with the redo stack dropped when a change was made after the last undo/redo. */
@@ -406,6 +415,8 @@ export class UndoHistory {
       if ((m.origin.kind === 'hook' || m.origin.kind === 'command') && m.origin.client !== undefined) by = m.origin.client;
       if (m.scope === 'workspace') files.add('(workspace)');
       else for (const e of m.entries) files.add(e.path);
+      // The refs its command changed (a commit moves HEAD's branch, a stash the stash list), not every ref it holds.
+      for (const p of m.git?.changed ?? []) files.add(`.git/${p}`);
     }
     const kind = c.kind === 'command' ? 'command' : c.kind === 'restore' ? 'restore' : 'edit';
     return { key: c.key, kind, by, label: c.label, createdAt: c.createdAt, files: [...files].sort(), undone, ...defined({ run, session: c.session, notKept: notKept.length > 0 ? notKept : undefined }) };

@@ -56,7 +56,11 @@ export function parseDuration(text: string): number {
 /** Removes every blob no remaining manifest names; returns the bytes freed. */
 export function collectGarbage(blobs: BlobStore, remaining: Iterable<Manifest>, alsoLive: Iterable<string> = []): number {
   const live = new Set<string>(alsoLive);
-  for (const manifest of remaining) for (const e of manifest.entries) if (e.type === 'file' && e.inline === undefined) live.add(e.blob);
+  for (const manifest of remaining) {
+    for (const e of manifest.entries) if (e.type === 'file' && e.inline === undefined) live.add(e.blob);
+    // A step's refs (the index, a large packed-refs) name blobs too.
+    for (const e of manifest.git?.entries ?? []) if (e.type === 'file' && e.inline === undefined) live.add(e.blob);
+  }
   let freed = 0;
   let occupied = 0;
   for (const hash of blobs.listAll()) {

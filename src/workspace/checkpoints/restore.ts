@@ -5,7 +5,8 @@
  * an atomic rename. Every operation acts relative to a folder opened by the
  * race-free resolver without following a symlink (a folder swapped for a
  * link to the outside is never written or deleted through). It never touches
- * ignored files it did not record, never `.git/` or `.editwarden/`, and never
+ * ignored files it did not record, never `.git/` (but the root repository's
+ * ref state a step recorded: git-refs.ts) or `.editwarden/`, and never
  * deletes, replaces or recreates a FIFO, socket or device (it reports them).
  * The caller holds the root lock and takes the safety checkpoint; this
  * module only applies.
@@ -17,6 +18,7 @@ import { EditwardenError, ErrorCode } from '../../errors.js';
 import { atomicWriteAt, isTempFor, TEMP_PREFIX, tempNameFor } from '../atomic.js';
 import { DirCache, type DirHandle } from '../resolver.js';
 import type { BlobStore } from './blob-store.js';
+import { applyRefEntries } from './git-refs.js';
 import { bytesOf, checkManifestPath, currentStateAt, sameContent } from './current.js';
 import type { Manifest, ManifestEntry, RestoreResult } from './types.js';
 import { asResolver, diskIgnoreSource, walkWorkspace, type IgnoreSource, type RootArg } from './walk.js';
@@ -166,9 +168,12 @@ export function applyManifest(rootArg: RootArg, manifest: Manifest, blobs: BlobS
   } finally {
     dirs.closeAll();
   }
+  // The root repository's refs (a command's commit, branch, stash): only ref state, never git's machinery (git-refs.ts).
+  const git = manifest.git ? applyRefEntries(resolver, manifest.git.entries, blobs) : [];
   result.dirsCreated = [...new Set(result.dirsCreated)];
   const out: Omit<RestoreResult, 'id' | 'safety'> = { written: result.written, removed: result.removed, dirsCreated: result.dirsCreated, dirsRemoved: result.dirsRemoved, unchanged: result.unchanged, bytes };
   if (result.skipped.length > 0) out.skipped = result.skipped;
+  if (git.length > 0) out.git = git;
   return out;
 }
 

@@ -22,6 +22,7 @@ import { DEFAULT_IGNORED_COVERAGE, IgnoredCapture, type IgnoredCoverage } from '
 import { IgnoredTable } from './ignored-table.js';
 import { checkManifestPath } from './current.js';
 import { applyManifest, extrasOf, type IgnoreRules } from './restore.js';
+import { readRefFiles, refEntries, refEntriesDiffer } from './git-refs.js';
 import { parentDirs, type CheckpointChange, type CheckpointOrigin, type CheckpointScope, type CheckpointSummary, type Manifest, type PruneResult, type RestoreCause, type RestoreResult } from './types.js';
 import { defined } from '../../defined.js';
 
@@ -120,7 +121,7 @@ export class CheckpointService {
    * the checkpoint covers — a checkpoint is never less durable than the
    * change it undoes.
    */
-  createFiles(paths: Iterable<string>, name: string, reason: string, origin: CheckpointOrigin, exact = false, deferred?: string[]): Manifest {
+  createFiles(paths: Iterable<string>, name: string, reason: string, origin: CheckpointOrigin, exact = false, deferred?: string[], gitPaths?: readonly string[]): Manifest {
     const relative = this.relativePaths(paths, exact);
     return this.lock.with(() => {
       ensureStateDir(this.ws.stateDir);
@@ -128,6 +129,8 @@ export class CheckpointService {
       const durability = deferred ? 'defer' : 'each';
       try {
         const captured = this.withRoom(() => captureFiles(this.ws.resolver, relative, this.blobs, durability));
+        // The root repository's ref files a restore is about to write (a step's refs): as they stand now.
+        if (gitPaths !== undefined && gitPaths.length > 0) captured.git = { entries: refEntriesNow(this.ws.resolver, gitPaths, this.blobs) };
         return this.save('files', name, reason, origin, scanStartedMs, captured, deferred);
       } finally {
         if (deferred) deferred.push(...this.blobs.takeDeferred());
@@ -219,6 +222,7 @@ export class CheckpointService {
       entries: captured.entries,
       dirs: captured.dirs,
       absentDirs: captured.absentDirs,
+      ...(captured.git ? { git: captured.git } : {}),
     };
     // Blobs were flushed by capture (or are deferred with it, made durable in one group before anything relies on them): the manifest never names a blob that a crash could lose.
     this.manifests.write(manifest, deferred, captured.folders, stamp, unsyncedBase);
@@ -267,6 +271,12 @@ export class CheckpointService {
     return diffManifest(this.ws.resolver, this.manifests.read(id), this.blobs, options);
   }
 
+  /** The root repository's ref files a restore of the checkpoint would change (`.git/HEAD` …); empty when it recorded none. */
+  refsDiff(id: string): string[] {
+    const git = this.manifests.read(id).git;
+    return git ? refEntriesDiffer(this.ws.resolver, git.entries) : [];
+  }
+
   /**
    * THE restore primitive: every write editwarden makes to project files
    * from a checkpoint (checkpoint restore, undo, redo, a command's put-back,
@@ -292,8 +302,9 @@ export class CheckpointService {
       const paths = manifest.entries.map((e) => e.path);
       // What the restore deletes by the checkpoint's own rules, although today's rules ignore it: captured too.
       if (manifest.scope === 'workspace' && options.rules?.only === 'checkpoint') paths.push(...extrasOf(this.ws.resolver, manifest, this.blobs, options.rules).files);
-      // The manifest's own paths, not resolved: a path that is a symlink now is recorded as that symlink.
-      const safety = manifest.scope === 'workspace' ? this.createWorkspace(`before ${cause} ${id}`, reason, origin, paths, true) : this.createFiles(paths, `before ${cause} ${id}`, reason, origin, true);
+      // The manifest's own paths, not resolved: a path that is a symlink now is recorded as that symlink (and its refs as they are).
+      const gitPaths = manifest.git?.entries.map((e) => e.path);
+      const safety = manifest.scope === 'workspace' ? this.createWorkspace(`before ${cause} ${id}`, reason, origin, paths, true) : this.createFiles(paths, `before ${cause} ${id}`, reason, origin, true, undefined, gitPaths);
       const tx = `restore-${safety.id}`;
       this.journal.write({
         format: 1,
@@ -411,4 +422,13 @@ function inUseError(id: string): EditwardenError {
     message: `Checkpoint ${id} belongs to a transaction that has not finished; it cannot be dropped.`,
     hint: 'Let the transaction finish (or run any editwarden command to recover a crashed one), then drop it.',
   });
+}
+
+/** The ref files `paths` as they stand now (each path's file, or absent), for a restore's capture. */
+function refEntriesNow(resolver: Workspace['resolver'], paths: readonly string[], blobs: BlobStore): NonNullable<Manifest['git']>['entries'] {
+  const now = readRefFiles(resolver) ?? new Map();
+  const wanted = new Set(paths);
+  const present = new Map([...now].filter(([p]) => wanted.has(p)));
+  const absentOnes = new Map([...wanted].filter((p) => !present.has(p)).map((p) => [p, { bytes: Buffer.alloc(0), mode: 0 }]));
+  return refEntries(present, absentOnes, blobs);
 }

@@ -30,12 +30,20 @@ import { sha256 } from '../workspace.js';
 import { CHECKPOINTS_DIR, type CheckpointService } from './service.js';
 import { checkManifestPath, currentStateAt, readRegularAt } from './current.js';
 import { diffManifest } from './diff.js';
+import { readRefFiles, refDifferences, refEntries, refValues, type RefFiles } from './git-refs.js';
 import { parentDirs, type CheckpointChange, type CheckpointOrigin, type Manifest, type ManifestEntry } from './types.js';
 
 const AFTER_DIR = `${CHECKPOINTS_DIR}/after`;
 const ID_PATTERN = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
 
 export type CommandOrigin = Extract<CheckpointOrigin, { kind: 'command' }>;
+
+/** The root repository's ref files before and after a command that changed them, and which changed. */
+export interface CommandRefs {
+  before: RefFiles;
+  after: RefFiles;
+  changed: string[];
+}
 
 export class StepRecords {
   private readonly folder: StateFolder;
@@ -93,12 +101,26 @@ export class StepRecords {
   changedSince(id: string): CheckpointChange[] {
     const record = this.read(id);
     const out = record === null ? [] : diffManifest(this.service.ws.resolver, record, this.service.blobs, { patch: false });
+    // Its refs, by value: a branch or HEAD the person moved since is a change; a `git gc` that packed them is not.
+    for (const p of this.refsChangedSince(id)) out.push({ path: p, change: 'modified' });
     // A command step's paths its processes cannot be shown to have changed: an undo of them would take a change not the step's.
     const unshown = this.unshownOf(id);
     if (unshown.size === 0) return out;
     const have = new Set(out.map((c) => c.path));
     for (const c of this.service.diff(id, { patch: false })) if (unshown.has(c.path) && !have.has(c.path)) out.push(c);
     return out;
+  }
+
+  private refsChangedSince(id: string): string[] {
+    let after: ReturnType<typeof refValues> | undefined;
+    try {
+      after = this.service.get(id).git?.after;
+    } catch {
+      return [];
+    }
+    if (after === undefined) return [];
+    const now = readRefFiles(this.service.ws.resolver);
+    return now === null ? ['.git'] : refDifferences(after, refValues(now));
   }
 
   private unshownOf(id: string): Set<string> {
@@ -127,9 +149,9 @@ export class StepRecords {
  * afterwards (the garbage collector keeps what this step names). Null when
  * the command changed nothing. Under the root lock.
  */
-export function recordCommandStep(service: CheckpointService, index: Manifest, changed: Iterable<string>, origin: CommandOrigin, ignored: readonly ManifestEntry[] = []): Manifest | null {
+export function recordCommandStep(service: CheckpointService, index: Manifest, changed: Iterable<string>, origin: CommandOrigin, ignored: readonly ManifestEntry[] = [], git: CommandRefs | null = null): Manifest | null {
   const wanted = new Set(changed);
-  if (wanted.size === 0 && ignored.length === 0 && (origin.notKept ?? []).length === 0) return null;
+  if (wanted.size === 0 && ignored.length === 0 && (origin.notKept ?? []).length === 0 && git === null) return null;
   const entries: ManifestEntry[] = index.entries.filter((e) => wanted.delete(e.path));
   for (const rel of wanted) entries.push({ path: checkManifestPath(rel), type: 'absent' });
   // The ignored files it deleted or changed (ignored.ts), as they were: the index holds none of them.
@@ -155,6 +177,8 @@ export function recordCommandStep(service: CheckpointService, index: Manifest, c
       entries,
       dirs: [...dirs].sort(),
       absentDirs: [...absentDirs].sort(),
+      // Its commit, branch or stash: every ref file as it was, and the refs by value as it left them (git-refs.ts).
+      ...(git ? { git: { entries: refEntries(git.before, git.after, service.blobs), changed: git.changed, after: refValues(git.after) } } : {}),
     };
     service.manifests.write(manifest);
     new StepRecords(service).confirm(

@@ -4,6 +4,7 @@
  * a symlink with its target, or nothing). Pure types and small helpers; no
  * I/O here.
  */
+import type { GitRefsPart } from './git-refs.js';
 
 /** `files`: just the paths a write is about to touch. `workspace`: every non-ignored file under the root. */
 export type CheckpointScope = 'files' | 'workspace';
@@ -117,6 +118,8 @@ export interface Manifest {
   dirs: string[];
   /** Files scope: folders on the way to an absent entry that did not exist either (removed on restore when empty). */
   absentDirs: string[];
+  /** The root repository's ref state as it was (HEAD, refs, packed-refs, the index, the stash list): a command's commit, branch or stash, put back with the files (git-refs.ts). */
+  git?: GitRefsPart;
 }
 
 /** One line of `checkpoint list`. */
@@ -157,6 +160,8 @@ export interface RestoreResult {
   skipped?: string[];
   /** Bytes of the files written (what the event log reports). */
   bytes?: number;
+  /** The root repository's ref files it put back (`.git/HEAD`, `.git/refs/heads/topic`, `.git/index` …). */
+  git?: string[];
 }
 
 export interface PruneResult {
