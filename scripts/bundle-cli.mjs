@@ -91,7 +91,9 @@ const zodEnglishOnly = {
 /**
  * Bundles the thin hook client (dist/cli/hook-client.js and hook-socket.js,
  * Node built-ins only) into ONE CommonJS file, dist/hook-client/hook.cjs,
- * which bin/editwarden require()s for `editwarden hook`. CommonJS, one file:
+ * which bin/editwarden require()s for `editwarden hook`, and the guarded
+ * shell's thin client (hook-shell-client.js, with the runner's spawn-run.js)
+ * into dist/hook-client/shell.cjs, for `editwarden shell`. CommonJS, one file:
  * every ES module the binary imports costs ~5 ms (the ESM loader reads it
  * through fs/promises, and `import 'node:fs'` builds a facade that loads
  * fs streams), twice per native edit. `import.meta.url` becomes the URL of
@@ -112,7 +114,7 @@ export async function bundleHookClient({ outdir = path.join(dist, 'hook-client')
   };
   fs.rmSync(outdir, { recursive: true, force: true });
   await build({
-    entryPoints: { hook: path.join(dist, 'cli', 'hook-client.js') },
+    entryPoints: { hook: path.join(dist, 'cli', 'hook-client.js'), shell: path.join(dist, 'cli', 'hook-shell-client.js') },
     outdir,
     bundle: true,
     format: 'cjs',

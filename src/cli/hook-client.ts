@@ -95,8 +95,24 @@ export function askServer(socket: string, request: HookRequest | { build: string
   });
 }
 
+/**
+ * Where this user's server for this build listens, when a client may use it: `believed` (a socket of ours in a
+ * private folder of ours) or `missing` (none yet: start one). Null: no server may be used (turned off, a path too
+ * long for a socket, a folder or socket that is not private and ours) — decide in-process.
+ */
+export function findServer(env: NodeJS.ProcessEnv): { build: string; socket: string; state: 'believed' | 'missing' } | null {
+  if (env.EDITWARDEN_HOOK_SERVER === 'off') return null;
+  const build = buildId();
+  const socket = socketPath(env, build);
+  // A socket path longer than sun_path (108 bytes, less on some systems) cannot be bound: no server is tried.
+  if (Buffer.byteLength(socket) > 100 || ensurePrivateDir(socketDir(env)) !== null) return null;
+  const why = unsafeSocket(socket);
+  if (why === null) return { build, socket, state: 'believed' };
+  return why === 'missing' ? { build, socket, state: 'missing' } : null;
+}
+
 /** Starts this user's server for this build in the background (it ends itself when idle). */
-async function startServer(socket: string, build: string): Promise<void> {
+export async function startServer(socket: string, build: string): Promise<void> {
   try {
     // Loaded only here: a hook that finds its server pays for no child_process.
     const { spawn } = await import('node:child_process');
@@ -119,27 +135,23 @@ export async function hookMain(argv: string[]): Promise<void> {
   const started = Date.now();
   const partial: Buffer[] = [];
   const stdin = await readStdin(deadline, partial);
-  if (stdin !== null && process.env.EDITWARDEN_HOOK_SERVER !== 'off') {
-    const build = buildId();
-    const socket = socketPath(process.env, build);
-    // A socket path longer than sun_path (108 bytes, less on some systems) cannot be bound: no server is tried.
-    if (Buffer.byteLength(socket) <= 100 && ensurePrivateDir(socketDir(process.env)) === null) {
-      const why = unsafeSocket(socket);
-      if (why === null) {
-        const env: Record<string, string> = {};
-        for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-        const request: HookRequest = { build, argv: argv.slice(2), stdin: stdin.toString('utf8'), env, cwd: process.cwd(), umask: process.umask() };
-        // A server that hangs leaves a fifth of the deadline for deciding here.
-        const reply = await askServer(socket, request, Math.max(1, deadline * 0.8 - (Date.now() - started)));
-        if (answered(reply)) {
-          if (reply.stdout) writeOut(1, reply.stdout);
-          if (reply.stderr) writeOut(2, reply.stderr);
-          process.exit(reply.exitCode);
-        }
-        if (reply === null) await startServer(socket, build);
-      } else if (why === 'missing') {
-        await startServer(socket, build);
+  const server = stdin === null ? null : findServer(process.env);
+  if (server !== null && stdin !== null) {
+    const { build, socket } = server;
+    if (server.state === 'believed') {
+      const env: Record<string, string> = {};
+      for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+      const request: HookRequest = { build, argv: argv.slice(2), stdin: stdin.toString('utf8'), env, cwd: process.cwd(), umask: process.umask() };
+      // A server that hangs leaves a fifth of the deadline for deciding here.
+      const reply = await askServer(socket, request, Math.max(1, deadline * 0.8 - (Date.now() - started)));
+      if (answered(reply)) {
+        if (reply.stdout) writeOut(1, reply.stdout);
+        if (reply.stderr) writeOut(2, reply.stderr);
+        process.exit(reply.exitCode);
       }
+      if (reply === null) await startServer(socket, build);
+    } else {
+      await startServer(socket, build);
     }
   }
   // Decide by itself: the CLI's own hook command, in this process, within what is left of the deadline.

@@ -5,8 +5,12 @@
  * handed through the same `editwarden hook …` command the hook would have
  * run in its own process — with that hook's environment, working folder and
  * umask put in place for the call, one call at a time — and sends back the
- * exit code and output. It holds no project state between calls: every call
- * opens its project, reads its config and its trust records afresh.
+ * exit code and output. It serves the guarded shell's thin client too
+ * (hook-shell.ts): such a call holds its connection for its whole command,
+ * and the server ends neither idle nor on a lost socket while one is open.
+ * Every call opens its project, reads its config and its trust records
+ * afresh; what it keeps between calls is in hook-projects.ts, each cache
+ * checked against the disk on every use.
  *
  * It answers only over a socket in this user's private folder
  * (hook-socket.ts), only callers of its own build, and ends itself when a
@@ -21,6 +25,8 @@ import type { Command } from 'commander';
 import type { Io } from './output.js';
 import { buildId, type HookReply, type HookRequest, unsafeDir, unsafeSocket } from './hook-socket.js';
 import { askServer } from './hook-client.js';
+import { isShellHello, serveShell } from './hook-shell.js';
+import { enterContext, Turns } from './hook-turns.js';
 import path from 'node:path';
 
 const DEFAULT_IDLE_MS = 10 * 60_000;
@@ -46,14 +52,7 @@ function isRequest(v: unknown): v is HookRequest {
 async function runCall(request: HookRequest): Promise<HookReply> {
   const { run } = await import('./main.js');
   const build = request.build;
-  try {
-    process.chdir(request.cwd);
-  } catch {
-    return { build, fallback: 'the working folder is gone' };
-  }
-  for (const key of Object.keys(process.env)) delete process.env[key];
-  Object.assign(process.env, request.env);
-  process.umask(request.umask);
+  if (!enterContext(request)) return { build, fallback: 'the working folder is gone' };
   const out = collector();
   const err = collector();
   const io: Io = { stdout: out.stream, stderr: err.stream, stdin: Readable.from([Buffer.from(request.stdin, 'utf8')]), env: process.env };
@@ -75,19 +74,57 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
   } else if (existing !== 'missing') {
     return;
   }
-  let queue: Promise<unknown> = Promise.resolve();
+  const turns = new Turns();
   let idle: NodeJS.Timeout | undefined;
   let ours = -1;
   let calls = 0;
+  // Guarded shell calls open now (their commands may run for minutes), and whether the server ends once they are done.
+  let shells = 0;
+  let leaving = false;
   const server = net.createServer({ allowHalfOpen: true }, (conn) => {
     let text = '';
+    let shell = false;
     conn.setEncoding('utf8');
     conn.on('error', () => undefined);
-    conn.on('data', (d: string) => {
+    const onData = (d: string): void => {
       text += d;
-    });
+      const at = text.indexOf('\n');
+      if (at < 0) return;
+      // A guarded shell call keeps its connection open for the whole command (hook-shell.ts); a hook call ends its side.
+      let first: unknown;
+      try {
+        first = JSON.parse(text.slice(0, at));
+      } catch {
+        return;
+      }
+      if (!isShellHello(first)) return;
+      conn.off('data', onData);
+      shell = true;
+      rearm();
+      if ((first as { build?: unknown }).build !== build || buildId() !== build) {
+        conn.end(`${JSON.stringify({ build: buildId() === build ? build : 'gone', fallback: 'another build' })}\n`);
+        return;
+      }
+      calls++;
+      shells++;
+      serveShell(conn, first, text.slice(at + 1), turns, build).then(
+        () => {
+          shells--;
+          if (leaving && shells === 0) leave();
+          rearm();
+        },
+        () => {
+          // Unexpected: the client decides in-process (or, mid-command, refuses), and this server, in a state it cannot vouch for, ends.
+          conn.destroy();
+          shells = 0;
+          leave();
+        },
+      );
+    };
+    conn.on('data', onData);
     conn.on('end', () => {
-      queue = queue.then(async () => {
+      if (shell) return;
+      void turns.take().then(async (endTurn) => {
         rearm();
         let reply: HookReply;
         let parsed: unknown;
@@ -110,6 +147,7 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
             reply = { build: 'gone', fallback: 'the server failed' };
           }
         }
+        endTurn();
         conn.end(`${JSON.stringify(reply)}\n`, () => {
           if (reply.build === 'gone') leave();
         });
@@ -127,7 +165,7 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
   };
   const rearm = (): void => {
     clearTimeout(idle);
-    idle = setTimeout(leave, idleMs);
+    idle = setTimeout(() => (shells > 0 ? rearm() : leave()), idleMs);
   };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -144,7 +182,11 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
     } catch {
       ino = null;
     }
-    if (ino !== ours) process.exit(0);
+    if (ino === ours) return;
+    // A command running in a shell client still gets its capture and record: the server ends after the last one.
+    if (shells === 0) process.exit(0);
+    leaving = true;
+    server.close();
   }, SOCKET_CHECK_MS).unref();
   await new Promise(() => undefined);
 }

@@ -20,6 +20,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type net from 'node:net';
+import type { CommandResult, RunnableSpec } from '../verify/spawn-run.js';
 
 /**
  * Paths next to this module come from `import.meta.dirname` (the bundles
@@ -139,4 +141,66 @@ export interface HookReply {
   pid?: number;
   calls?: number;
   cpu?: number;
+}
+
+/**
+ * The guarded shell's exchange (hook-shell-client.ts ⇄ hook-shell.ts), one JSON per line on one connection:
+ * the client's `ShellHello`; the server's `ShellReply` (run this, or done, or decide in-process); after a run,
+ * the client's `ShellEnd`; the server's final `ShellReply` (done).
+ */
+export interface ShellHello {
+  build: string;
+  shell: { argv: string[]; env: Record<string, string>; cwd: string; umask: number };
+}
+
+export interface ShellReply {
+  build: string;
+  /** Run this prepared command (its sandbox's argument vector, environment and witness) in the client, then send `ShellEnd`. */
+  run?: { spec: RunnableSpec; cwd: string; display: string };
+  /** Done: the client writes `stderr` (base64, editwarden's own words) and exits with this code. */
+  exitCode?: number;
+  stderr?: string;
+  /** Not served (another build, not a shell call the server reads): the client decides in-process, nothing ran. */
+  fallback?: string;
+}
+
+/** How the command ended in the client: the runner's result (spawn-run.ts). */
+export interface ShellEnd {
+  end: CommandResult;
+}
+
+/** The lines that come on `conn` after `rest` (already read), one per call; null once it is closed. Both ends of the shell's exchange read it so. */
+export function lineReader(conn: net.Socket, rest = ''): () => Promise<string | null> {
+  let buffer = rest;
+  let closed = false;
+  let waiting: ((line: string | null) => void) | null = null;
+  const deliver = (): void => {
+    if (waiting === null) return;
+    const at = buffer.indexOf('\n');
+    if (at < 0 && !closed) return;
+    const w = waiting;
+    waiting = null;
+    if (at < 0) {
+      w(null);
+      return;
+    }
+    const line = buffer.slice(0, at);
+    buffer = buffer.slice(at + 1);
+    w(line);
+  };
+  conn.on('data', (d: string) => {
+    buffer += d;
+    deliver();
+  });
+  const close = (): void => {
+    closed = true;
+    deliver();
+  };
+  conn.on('error', close);
+  conn.on('close', close);
+  return () =>
+    new Promise((resolve) => {
+      waiting = resolve;
+      deliver();
+    });
 }

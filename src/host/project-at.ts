@@ -8,10 +8,11 @@
  */
 import { loadProjectConfig } from '../config/load.js';
 import { defined } from '../defined.js';
-import { openProject, type Project } from './project.js';
+import { openProject, type OpenProjectOptions, type Project } from './project.js';
 
 /** `configFile`: an explicit `--config` (absolute), loaded instead of the default name and protected with it. */
-export function openProjectAt(root: string, options: { configFile?: string | undefined } = {}): Project {
+/** `nestedSearch`: the warm nested-repository search of a process that opens the project again and again (workspace/policy.ts). */
+export function openProjectAt(root: string, options: { configFile?: string | undefined; nestedSearch?: OpenProjectOptions['nestedSearch'] } = {}): Project {
   const { config, trust, layers } = loadProjectConfig(root, options.configFile);
-  return openProject(root, config, { trust, layers, ...defined({ configFiles: options.configFile === undefined ? undefined : [options.configFile] }) });
+  return openProject(root, config, { trust, layers, ...defined({ configFiles: options.configFile === undefined ? undefined : [options.configFile], nestedSearch: options.nestedSearch }) });
 }

@@ -15,7 +15,7 @@ import { editOptionsFromConfig } from '../config/edit-options.js';
 import { type ConfigTrust, trustRefusal } from '../config/trust-state.js';
 import type { ConfigLayers } from '../config/layers.js';
 import { openWorkspace, type RecoveryNotice } from '../workspace/open.js';
-import type { Policy } from '../workspace/policy.js';
+import type { Policy, PolicyOptions } from '../workspace/policy.js';
 import type { TransactionLayer } from '../workspace/transaction.js';
 import type { IgnoredCoverage } from '../workspace/checkpoints/ignored.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -60,6 +60,8 @@ export interface OpenProjectOptions {
   trust?: ConfigTrust | undefined;
   /** What the loader found in each layer (load.ts `loadProjectConfig`); absent: none read (a library caller's own Config). */
   layers?: ConfigLayers | undefined;
+  /** The warm nested-repository search of a process that opens this project again and again (workspace/policy.ts `PolicyOptions`). */
+  nestedSearch?: PolicyOptions['nestedSearch'];
 }
 
 export function openProject(root: string, config: Config, options: OpenProjectOptions = {}): Project {
@@ -72,7 +74,7 @@ export function openProject(root: string, config: Config, options: OpenProjectOp
     allowHardLinks: config.workspace.allow_hardlinks,
     checkpointLimits: { maxFileBytes: config.checkpoints.max_file_bytes, maxTotalBytes: config.checkpoints.max_total_bytes },
     ignoredCoverage: ignoredCoverageOf(config.checkpoints.ignored),
-    policy: { gitWritable: config.sandbox.git_writable, ...defined({ configFiles: options.configFiles, trust: options.trust }) },
+    policy: { gitWritable: config.sandbox.git_writable, ...defined({ configFiles: options.configFiles, trust: options.trust, nestedSearch: options.nestedSearch }) },
   });
   // The record shows what editwarden itself wrote: each recovery is an event, with the step that takes it back.
   for (const n of opened.recovered) recordRecovery(opened.ws.stateDir, n);

@@ -25,13 +25,15 @@ import { CommandEffects, type CommandEffectsResult } from '../guard/command-effe
 import { ConstraintGuard } from '../guard/constraints.js';
 import { commandSandbox, sandboxInForce, unsandboxedRefusal } from '../sandbox/for-workspace.js';
 import { sandboxFailureNote } from '../sandbox/failure-note.js';
-import { runCommand } from '../verify/runner.js';
+import { commandSpawnSpec, displayCommand } from '../verify/runner.js';
+import { runSpawned, type CommandResult, type RunnableSpec, type SpawnedOptions } from '../verify/spawn-run.js';
 import { recordEvent } from '../runs/events.js';
 import { WitnessFile } from '../sandbox/witness.js';
 import type { RestoreResult } from '../workspace/checkpoints/types.js';
 import type { RootLock } from '../workspace/lock.js';
 import { openProjectAt } from '../host/project-at.js';
 import type { Project } from '../host/project.js';
+import type { PolicyOptions } from '../workspace/policy.js';
 import { SessionLedger, sessionLimits, type SessionKey, type SessionLimits } from './session-ledger.js';
 import { recordHookCommand } from './hook-events.js';
 import { notKeptLine } from '../workspace/checkpoints/ignored.js';
@@ -59,6 +61,14 @@ export interface ShellIo {
   stderr(chunk: Buffer): void;
   /** Aborted when the client stops the command (its timeout, Ctrl-C): the whole sandboxed tree is ended. */
   signal?: AbortSignal;
+  /**
+   * Where the prepared command (its sandbox's argument vector, environment and witness) runs and is waited for:
+   * here by default (spawn-run.ts). The warm server's route hands it to the thin client that asked
+   * (cli/hook-shell.ts), which runs it in the client's own process with this same function and hands the end back.
+   */
+  run?: (spec: RunnableSpec, options: SpawnedOptions) => Promise<CommandResult>;
+  /** What a warm process keeps for the project between commands (cli/hook-projects.ts); absent: nothing is kept. */
+  warm?: { nestedSearch: NonNullable<PolicyOptions['nestedSearch']> };
 }
 
 /** What the process exits with: the command's own code, or 1 (not run) / 2 (effects refused) with the refusal on stderr. */
@@ -78,7 +88,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   let config: Project['config'];
   try {
     // The Project every route opens (host/project.ts): its one protected set is bound read-only in the sandbox and put back after the command.
-    opened = openProjectAt(req.root, { configFile: req.configFile });
+    opened = openProjectAt(req.root, { configFile: req.configFile, nestedSearch: io.warm?.nestedSearch });
     config = opened.config;
   } catch (error) {
     return refuse(toErrorInfo(error), SHELL_NOT_RUN);
@@ -109,17 +119,16 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   // A client whose own shell keeps its folder (`cd sub`, then the next call runs in sub): so does this one (shell-cwd.ts).
   const carried = carryShellFolder(req.command, { ws, stateDir: ws.stateDir, session: req.session, carries: CLIENTS[req.client]?.shell?.carriesCwd === true, tmpDir: os.tmpdir() });
   const start = new Date().toISOString();
-  let result: Awaited<ReturnType<typeof runCommand>>;
+  let result: CommandResult;
   let found: CommandEffectsResult;
   try {
-    result = await runCommand({
-      command: carried.command,
+    const run = { command: carried.command, cwd, sandbox: carried.capture === null ? sandbox : { ...sandbox, writable: [...sandbox.writable, carried.capture] } };
+    const spec = commandSpawnSpec({ ...run, env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])), witness: witness.path });
+    result = await (io.run ?? runSpawned)(spec, {
+      display: displayCommand(carried.command),
       cwd,
-      sandbox: carried.capture === null ? sandbox : { ...sandbox, writable: [...sandbox.writable, carried.capture] },
       timeoutMs: 0,
-      env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])),
       onOutput: (e) => (e.stream === 'stdout' ? io.stdout(e.chunk) : io.stderr(e.chunk)),
-      witness: witness.path,
       ...defined({ signal: io.signal }),
     });
     const window = { start, end: new Date().toISOString() };

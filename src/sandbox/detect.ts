@@ -39,8 +39,34 @@ const INSTALL_FIX = 'Install bubblewrap (Debian/Ubuntu: apt-get install bubblewr
 const USERNS_FIX =
   'bubblewrap needs unprivileged user namespaces: sysctl -w kernel.unprivileged_userns_clone=1 (Debian), or kernel.apparmor_restrict_unprivileged_userns=0 (Ubuntu 24.04+); in a container, allow them (docker run --security-opt seccomp=unconfined, or use the host).';
 
-/** A probe costs one bwrap start (~5 ms); its answer does not change while this process lives. */
-const probed = new Map<string, SandboxInfo>();
+/**
+ * A probe costs one bwrap start and a `--version` (~10 ms). Its answer is kept for as long as what it depends on
+ * is the same: the program file (its inode, size and change time: an upgrade or a replaced binary is probed again)
+ * and the kernel's switches for unprivileged user namespaces. A long-lived process (the warm hook server) asks on
+ * every command.
+ */
+const probed = new Map<string, { key: string; info: SandboxInfo }>();
+
+const USERNS_SWITCHES = ['/proc/sys/kernel/unprivileged_userns_clone', '/proc/sys/user/max_user_namespaces', '/proc/sys/kernel/apparmor_restrict_unprivileged_userns'];
+
+/** What a probe's answer depends on, as it stands now. */
+function probeKey(program: string): string {
+  const parts: string[] = [];
+  try {
+    const s = fs.statSync(program);
+    parts.push(`${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`);
+  } catch {
+    parts.push('missing');
+  }
+  for (const file of USERNS_SWITCHES) {
+    try {
+      parts.push(fs.readFileSync(file, 'utf8').trim());
+    } catch {
+      parts.push('-');
+    }
+  }
+  return parts.join('\n');
+}
 
 function executable(p: string): boolean {
   try {
@@ -80,10 +106,10 @@ export function detectSandbox(options: DetectOptions = {}): SandboxInfo {
   const program = override !== undefined && override !== '' ? override : BWRAP_LOCATIONS.find(executable);
   if (program === undefined) return { kind: 'none', detail: 'bubblewrap (bwrap) is not installed', fix: INSTALL_FIX };
   if (!executable(program)) return { kind: 'none', detail: `${program} (EDITWARDEN_BWRAP) is not an executable file`, fix: INSTALL_FIX };
-  let info = probed.get(program);
-  if (!info) {
-    info = probeBwrap(program);
-    probed.set(program, info);
-  }
+  const key = probeKey(program);
+  const known = probed.get(program);
+  if (known?.key === key) return known.info;
+  const info = probeBwrap(program);
+  probed.set(program, { key, info });
   return info;
 }

@@ -36,6 +36,12 @@ export interface PolicyOptions {
   gitWritable?: boolean;
   /** The trust state of the config the project was opened with, as the loader judged it (absent: no repository config was read). */
   trust?: ConfigTrust;
+  /**
+   * The nested-repository search for this (real) root, kept warm by a process that opens the project again and
+   * again (the warm server: cli/hook-projects.ts). Absent: a search of this Policy's own. Sound to share: the
+   * search checks each folder's listing against the folder's inode and change time on every call.
+   */
+  nestedSearch?: (realRoot: string) => NestedRepoSearch;
 }
 
 const GIT_MEMBER = PROTECTED_MEMBERS.find((m) => m.path === '.git') as ProtectedMember;
@@ -63,7 +69,7 @@ export class Policy {
   ) {
     this.gitWritable = options.gitWritable ?? false;
     this.trust = options.trust ?? NO_REPOSITORY_CONFIG;
-    this.nested = new NestedRepoSearch(root);
+    this.nested = options.nestedSearch?.(root) ?? new NestedRepoSearch(root);
     const members: ProtectedMember[] = [...PROTECTED_MEMBERS];
     const outside: string[] = [];
     for (const file of options.configFiles ?? []) {
