@@ -23,7 +23,7 @@ import { modelKeyEnvNames } from '../config/env-names.js';
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { CommandEffects, type CommandEffectsResult } from '../guard/command-effects.js';
 import { ConstraintGuard } from '../guard/constraints.js';
-import { commandSandbox, sandboxInForce, unsandboxedRefusal } from '../sandbox/for-workspace.js';
+import { commandSandbox, outerSandboxLine, sandboxInForce, unsandboxedRefusal } from '../sandbox/for-workspace.js';
 import { sandboxFailureNote } from '../sandbox/failure-note.js';
 import { commandSpawnSpec, displayCommand } from '../verify/runner.js';
 import { runSpawned, type CommandResult, type RunnableSpec, type SpawnedOptions } from '../verify/spawn-run.js';
@@ -132,7 +132,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
       ...defined({ signal: io.signal }),
     });
     const window = { start, end: new Date().toISOString() };
-    const seen = { readOnly: result.sandbox === 'none' ? [] : sandbox.readOnly, witness: result.witness ? witness.read(sandbox.root) : null, window };
+    const seen = { readOnly: result.sandbox === 'none' || result.sandbox === 'outer' ? [] : sandbox.readOnly, witness: result.witness ? witness.read(sandbox.root) : null, window };
     try {
       found = effects.after(mark, seen);
     } catch (error) {
@@ -200,8 +200,10 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   });
   if (logged) say(`editwarden could not log this command: ${logged.message}`);
   if (refusal) return refuse(refusal, SHELL_REFUSED, `editwarden: the command ran (exit code ${exitCode}) but its effects were refused`);
-  // Only the sandbox rule its output shows it ran into (a read-only path, no network), never a guess.
-  const note = exitCode !== 0 && result.sandbox !== 'none' ? sandboxFailureNote(result.tail, sandbox.network) : null;
+  // Which sandbox held it, when it was not editwarden's own (outer.ts): said with every command, never assumed.
+  if (result.sandbox === 'outer') say(`[editwarden] ${outerSandboxLine(sandbox) ?? 'this command ran under an outer sandbox.'}`);
+  // Only the sandbox rule its output shows it ran into (a read-only path, no network), never a guess — of editwarden's own sandbox.
+  const note = exitCode !== 0 && (result.sandbox === 'bwrap' || result.sandbox === 'sandbox-exec') ? sandboxFailureNote(result.tail, sandbox.network) : null;
   if (note !== null) say(note);
   return exitCode;
 }

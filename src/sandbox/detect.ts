@@ -12,7 +12,8 @@
 import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
-export type SandboxKind = 'bwrap' | 'sandbox-exec' | 'none';
+/** 'outer': no sandbox of editwarden's own, the one editwarden runs inside proved to confine writes (outer.ts). */
+export type SandboxKind = 'bwrap' | 'sandbox-exec' | 'outer' | 'none';
 
 export interface SandboxInfo {
   kind: SandboxKind;

@@ -13,6 +13,7 @@ import { PROTECTED_MEMBERS } from '../config/protected-set.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { findNestedGitDirs } from '../config/nested-repos.js';
 import { detectSandbox, type SandboxInfo, type SandboxKind } from './detect.js';
+import { detectOuterSandbox } from './outer.js';
 import { DEFAULT_SANDBOX_CONFIG, sandboxPolicy, type SandboxConfig, type SandboxPolicy } from './policy.js';
 
 export interface SandboxWorkspace {
@@ -49,17 +50,54 @@ export function commandSandbox(ws: SandboxWorkspace, config: { sandbox?: Sandbox
   });
 }
 
-/** The sandbox kind a command under `policy` will run in. */
+/** The sandbox kind a command under `policy` will run in: the machine's, else an outer sandbox proved to confine writes (outer.ts), else none. */
 export function sandboxInForce(policy: SandboxPolicy, info: SandboxInfo = detectSandbox()): SandboxKind {
-  return policy.enabled ? info.kind : 'none';
+  if (!policy.enabled) return 'none';
+  if (info.kind !== 'none') return info.kind;
+  return detectOuterSandbox(policy.root, policy.network).ok ? 'outer' : 'none';
+}
+
+const VIRTUAL = ['/dev', '/proc'];
+const TEMP = ['/tmp', '/var/tmp'];
+
+/** What holds the command under an outer sandbox, for the record and the model (null when it is not one). */
+export function outerSandboxLine(policy: SandboxPolicy): string | null {
+  const v = detectOuterSandbox(policy.root, policy.network);
+  if (!v.ok) return null;
+  // The project, and each temp folder once (Codex binds its TMPDIR under /tmp as well): what a person needs to read.
+  const places = [
+    ...new Set(
+      v.sandbox.writable.filter((w) => !VIRTUAL.some((d) => w === d || w.startsWith(`${d}/`))).map((w) => (w === policy.root || w.startsWith(`${policy.root}/`) ? 'the project' : (TEMP.find((t) => w === t || w.startsWith(`${t}/`)) ?? w))),
+    ),
+  ];
+  return `this command ran under ${v.sandbox.name} (bubblewrap cannot start inside it), which kept its writes to ${places.join(' and ')}, ${v.sandbox.network ? 'with' : 'without'} network; editwarden's read-only binds did not apply, its checkpoint, effects count and record did.`;
 }
 
 /** The refusal of a command in a headless run without a sandbox. */
 export function unsandboxedRefusal(policy: SandboxPolicy, info: SandboxInfo = detectSandbox()): EditwardenError {
-  const why = policy.enabled ? `no OS sandbox is available (${info.detail})` : 'the sandbox is turned off (sandbox.enabled: false)';
+  const outer = policy.enabled ? detectOuterSandbox(policy.root, policy.network) : null;
+  // Inside another sandbox (no_new_privs and a seccomp filter: bubblewrap cannot start there) that was not proved to confine writes.
+  const nested = outer !== null && !outer.ok && nestedSandboxSigns();
+  const why = !policy.enabled
+    ? 'the sandbox is turned off (sandbox.enabled: false)'
+    : nested && outer && !outer.ok
+      ? `editwarden runs inside another sandbox where bubblewrap cannot start (${info.detail}), and that sandbox could not be shown to keep writes inside the project: ${outer.why}`
+      : `no OS sandbox is available (${info.detail})`;
   return new EditwardenError({
     code: ErrorCode.UNSANDBOXED,
     message: `Commands are refused in this headless run: ${why}, and an unsandboxed command could read or write anything the user can.`,
-    hint: `Do the work with the file tools instead. A person can allow unsandboxed commands with --unsandboxed or sandbox.allow_unsandboxed: true in .editwarden.yml${info.fix && policy.enabled ? `, or get a sandbox: ${info.fix}` : ''}.`,
+    hint: nested
+      ? "Do the work with the file tools instead. A person can run the client with its own sandbox confining writes to the project (Codex: -s workspace-write, its default, without network), or run it without its own sandbox so editwarden's starts (docs/integrations.md, Codex)."
+      : `Do the work with the file tools instead. A person can allow unsandboxed commands with --unsandboxed or sandbox.allow_unsandboxed: true in .editwarden.yml${info.fix && policy.enabled ? `, or get a sandbox: ${info.fix}` : ''}.`,
   });
+}
+
+/** no_new_privs and a seccomp filter: the marks of a sandbox around this process (where bubblewrap cannot start). */
+function nestedSandboxSigns(): boolean {
+  try {
+    const status = fs.readFileSync('/proc/self/status', 'utf8');
+    return /^NoNewPrivs:\s*1$/m.test(status) && /^Seccomp:\s*2$/m.test(status);
+  } catch {
+    return false;
+  }
 }

@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import { bwrapArgs, SANDBOX_TMP } from './bwrap.js';
 import { detectSandbox, type SandboxInfo, type SandboxKind } from './detect.js';
+import { detectOuterSandbox } from './outer.js';
 import { commandEnv } from './env.js';
 import type { SandboxPolicy } from './policy.js';
 import { rootOnlyMasks } from './root-only.js';
@@ -47,7 +48,9 @@ export function sandboxedSpawn(argv: readonly string[], cwd: string, sandbox: Co
   const policy = sandbox === 'none' || !sandbox.enabled ? null : sandbox;
   const envOptions = { allow: policy?.envAllow ?? [], deny: policy?.envDeny ?? [] };
   if (policy === null || info.kind === 'none' || info.program === undefined) {
-    return { file, args, env: commandEnv(process.env, { ...envOptions, set: callerEnv }), sandbox: 'none' };
+    // Inside another sandbox where bubblewrap cannot start: the command runs under that one, only where it is proved to confine writes (outer.ts).
+    const outer = policy !== null && info.kind === 'none' && detectOuterSandbox(policy.root, policy.network).ok;
+    return { file, args, env: commandEnv(process.env, { ...envOptions, set: callerEnv }), sandbox: outer ? 'outer' : 'none' };
   }
   if (info.kind === 'bwrap') {
     // bwrap's own environment becomes that of the sandbox's pid 1 (readable in /proc/1/environ): it gets the filtered one.
@@ -67,6 +70,7 @@ export function sandboxedSpawn(argv: readonly string[], cwd: string, sandbox: Co
  * null when there is no sandbox or no usable strace.
  */
 export function witnessedSpawn(spec: SpawnSpec, log: string, program: string | null = witnessProgram()): SpawnSpec | null {
-  if (spec.sandbox === 'none' || program === null) return null;
+  // Under an outer sandbox the log's folder (/tmp) is in the command's reach: no witness.
+  if (spec.sandbox === 'none' || spec.sandbox === 'outer' || program === null) return null;
   return { ...spec, file: program, args: [...traceFlags(log), '--', spec.file, ...spec.args] };
 }
