@@ -77,10 +77,10 @@ export class WrapSteps {
     const mark = this.mark;
     if (mark === null) return null;
     const frozen: FrozenTree | null = !last && this.tree !== null ? await freezeTree(this.tree) : null;
+    let found: CommandEffectsResult;
     try {
       if (frozen && frozen.late.length > 0) this.options.say(`[editwarden] ${frozen.late.length} process(es) of the agent did not stop in time; a write of theirs during this capture may land in the next step.`);
       const window = { start: mark.startedAt ?? new Date().toISOString(), end: new Date().toISOString() };
-      let found: CommandEffectsResult;
       try {
         found = this.effects.after(mark, { readOnly: this.options.sandbox.readOnly, window });
       } finally {
@@ -88,10 +88,11 @@ export class WrapSteps {
       }
       // The next step opens before the agent moves again.
       if (!last) this.mark = this.open();
-      return this.record(found);
     } finally {
       if (frozen) thawTree(frozen);
     }
+    // Written with the agent running again: the log needs no still tree.
+    return this.record(found);
   }
 
   private record(found: CommandEffectsResult): WrapStep | null {
