@@ -62,15 +62,22 @@ function childrenOf(pid: number): number[] {
 
 /** The one-letter state of a process (R, S, D, T, t, Z, X …), or null when it is gone. */
 export function processState(pid: number): string | null {
-  let stat: string;
   try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stateOfStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return null;
   }
-  // "pid (comm) S …": comm may hold spaces and parentheses, so the state follows the LAST ")".
+}
+
+/**
+ * The state field of a `/proc/<pid>/stat` line: "pid (comm) S …". The name
+ * (comm) is the program's and may hold spaces and parentheses — a process
+ * named `x) T (` must not read as stopped — so the state follows the LAST ")".
+ */
+export function stateOfStat(stat: string): string | null {
   const close = stat.lastIndexOf(')');
-  return close < 0 ? null : stat.slice(close + 2, close + 3);
+  const state = close < 0 ? '' : stat.slice(close + 2, close + 3);
+  return state === '' ? null : state;
 }
 
 const STOPPED = new Set(['T', 't']);
