@@ -117,8 +117,8 @@ export const opencode: ClientIntegration = {
             });
           }
           servers[MCP_SERVER_NAME] = ours;
-          // opencode rewrites a config without it at start (seen with 1.18.33): written once here, first, where opencode puts it.
-          return jsonText(data.$schema === undefined ? { $schema: SCHEMA, ...data } : data, existing);
+          // opencode rewrites a config without it at start (seen with 1.18.33): a file init creates has it, first, where opencode puts it.
+          return jsonText(existing === null && data.$schema === undefined ? { $schema: SCHEMA, ...data } : data, existing);
         },
         remove(existing) {
           if (existing === null) return null;

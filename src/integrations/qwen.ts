@@ -78,8 +78,8 @@ export const qwen: ClientIntegration = {
           const data = parseJsonObject(existing, '.qwen/settings.json');
           // Attack: a repository that ships `disableAllHooks` would keep the guard off while init says "Covered".
           delete data.disableAllHooks;
-          // Qwen rewrites a project settings file without it at start (its own migration, seen with 0.24.4): written once here.
-          if (data[VERSION_KEY] === undefined) data[VERSION_KEY] = SETTINGS_VERSION;
+          // Qwen rewrites a project settings file without it at start (its own migration, seen with 0.24.4): a file init creates has it.
+          if (existing === null && data[VERSION_KEY] === undefined) data[VERSION_KEY] = SETTINGS_VERSION;
           putServer(objectAt(data, 'mcpServers'), mcpServer(setup), '.qwen/settings.json');
           const hooks = objectAt(data, 'hooks');
           upsertHookGroup(arrayAt(hooks, 'PreToolUse'), PRE, group('pre-tool-use'));

@@ -25,6 +25,7 @@ const FORMATS = {
   claude: { hooks: '.claude/settings.json', event: 'PreToolUse', servers: '.mcp.json', serversKey: 'mcpServers', toml: false },
   gemini: { hooks: '.gemini/settings.json', event: 'BeforeTool', servers: '.gemini/settings.json', serversKey: 'mcpServers', toml: false },
   codex: { hooks: '.codex/config.toml', event: 'PreToolUse', servers: '.codex/config.toml', serversKey: 'mcp_servers', toml: true },
+  qwen: { hooks: '.qwen/settings.json', event: 'PreToolUse', servers: '.qwen/settings.json', serversKey: 'mcpServers', toml: false },
 } as const;
 
 function read(root: string, rel: string, toml: boolean): Table {
@@ -82,6 +83,8 @@ describe('an MCP server of the person’s named "editwarden"', () => {
     { client: 'gemini', file: '.gemini/settings.json', text: `${JSON.stringify({ mcpServers: { editwarden: theirs } }, null, 2)}\n` },
     { client: 'codex', file: '.codex/config.toml', text: '[mcp_servers.editwarden]\ncommand = "my-editwarden-fork"\nargs = ["--serve"]\n' },
     { client: 'cursor', file: '.cursor/mcp.json', text: `${JSON.stringify({ mcpServers: { editwarden: theirs } }, null, 2)}\n` },
+    { client: 'qwen', file: '.qwen/settings.json', text: `${JSON.stringify({ mcpServers: { editwarden: theirs } }, null, 2)}\n` },
+    { client: 'opencode', file: 'opencode.json', text: `${JSON.stringify({ mcp: { editwarden: { type: 'local', command: ['my-editwarden-fork', '--serve'] } } }, null, 2)}\n` },
   ];
   it.each(cases)('$client ($file): init refuses with E_SETTINGS_CONFLICT and writes nothing; --remove leaves it', ({ client, file, text }) => {
     const extra = client === 'claude' ? { '.claude/settings.json': `${JSON.stringify({ enabledMcpjsonServers: ['editwarden'] }, null, 2)}\n` } : {};
@@ -108,6 +111,9 @@ const HAND_WRITTEN: Record<string, Record<string, string>> = {
   gemini: { '.gemini/settings.json': '{ "theme": "dark",\n  "mcpServers": { "other": { "command": "x" } } }\n' },
   codex: { '.codex/config.toml': '# my Codex settings\nmodel = "o3"   # the model I use\n\n[mcp_servers.other]\ncommand = "other-server"\n\n[sandbox_workspace_write]\nnetwork_access = false\n' },
   cursor: { '.cursor/mcp.json': '{"mcpServers":{"other":{"url":"http://localhost:1"}}}', '.cursor/hooks.json': '{\n   "version": 1,\n   "hooks": { "beforeShellExecution": [ { "command": "guard.sh" } ] }\n}\n' },
+  opencode: { 'opencode.json': '{\n    "model": "anthropic/claude-sonnet",  "mcp": { "other": { "type": "remote", "url": "http://localhost:1" } }\n}\n' },
+  copilot: { '.github/hooks/editwarden.json': '{ "version": 1, "hooks": { "sessionStart": [ { "type": "command", "bash": "echo hello" } ] } }' },
+  qwen: { '.qwen/settings.json': '{\n  "$version": 4,\n  "model": { "name": "qwen3-coder" },\n  "mcpServers": { "other": { "command": "x" } }\n}\n' },
 };
 
 describe.each(Object.keys(HAND_WRITTEN))('%s: init --remove gives the person’s files back byte for byte', (client) => {
@@ -124,7 +130,7 @@ describe.each(Object.keys(HAND_WRITTEN))('%s: init --remove gives the person’s
 });
 
 /** Clients whose settings are JSON: without a record, a value written back keeps the file's own indentation. */
-describe.each(['claude', 'gemini', 'cursor'])('%s: init --remove on a machine with no record (a teammate’s)', (client) => {
+describe.each(['claude', 'gemini', 'cursor', 'opencode', 'copilot', 'qwen'])('%s: init --remove on a machine with no record (a teammate’s)', (client) => {
   const files = HAND_WRITTEN[client] as Record<string, string>;
   it('takes editwarden’s entries out in the file’s own indentation, byte for byte where the file was formatted throughout', () => {
     // Files as a formatter writes them (one indentation throughout): what a value written back can match.

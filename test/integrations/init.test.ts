@@ -23,6 +23,9 @@ const EXISTING: Record<string, Record<string, string>> = {
   codex: { '.codex/config.toml': 'model = "o3"\n\n[mcp_servers.other]\ncommand = "other-server"\n\n[sandbox_workspace_write]\nnetwork_access = false\n' },
   gemini: { '.gemini/settings.json': JSON.stringify({ theme: 'dark', mcpServers: { other: { command: 'x' } }, hooks: { BeforeTool: [{ matcher: 'run_shell_command', hooks: [{ type: 'command', command: 'check.sh' }] }] } }) },
   cursor: { '.cursor/mcp.json': JSON.stringify({ mcpServers: { other: { url: 'http://localhost:1' } } }), '.cursor/hooks.json': JSON.stringify({ version: 1, hooks: { beforeShellExecution: [{ command: 'guard.sh' }] } }) },
+  opencode: { 'opencode.json': JSON.stringify({ model: 'anthropic/claude-sonnet', mcp: { other: { type: 'remote', url: 'http://localhost:1' } }, plugin: ['opencode-wakatime'] }) },
+  copilot: { '.github/hooks/editwarden.json': JSON.stringify({ version: 1, hooks: { sessionStart: [{ type: 'command', bash: 'echo hello' }], preToolUse: [{ type: 'command', bash: './audit.sh' }] } }) },
+  qwen: { '.qwen/settings.json': JSON.stringify({ model: { name: 'qwen3-coder' }, mcpServers: { other: { command: 'x' } }, hooks: { PreToolUse: [{ matcher: 'run_shell_command', hooks: [{ type: 'command', command: 'check.sh' }] }] } }) },
 };
 
 /** Whether `now` still holds everything `old` held: objects key by key, lists element by element (new elements may be added). */
@@ -44,6 +47,9 @@ const FILES: Record<string, string[]> = {
   codex: ['.codex/config.toml'],
   gemini: ['.gemini/settings.json'],
   cursor: ['.cursor/mcp.json', '.cursor/hooks.json'],
+  opencode: ['opencode.json', '.opencode/plugins/editwarden.js'],
+  copilot: ['.github/hooks/editwarden.json'],
+  qwen: ['.qwen/settings.json'],
 };
 
 describe.each(Object.keys(FILES))('editwarden init %s', (client) => {
@@ -159,6 +165,16 @@ describe('a repository that ships switches turning the hooks off', () => {
     expect(JSON.parse(fs.readFileSync(path.join(root, '.claude/settings.local.json'), 'utf8'))).toEqual({ env: { A: '1' } });
   });
 
+  it("init takes out Qwen Code's disableAllHooks from .qwen/settings.json, and says so", () => {
+    const root = project({ '.qwen/settings.json': JSON.stringify({ disableAllHooks: true, model: { name: 'qwen3-coder' } }) });
+    const r = editwarden(['init', 'qwen', '--root', root]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('took out .qwen/settings.json: disableAllHooks');
+    const settings = JSON.parse(fs.readFileSync(path.join(root, '.qwen/settings.json'), 'utf8')) as Record<string, unknown>;
+    expect(settings.disableAllHooks).toBeUndefined();
+    expect(settings.model).toEqual({ name: 'qwen3-coder' });
+  });
+
   it("init takes out Gemini's hooksConfig.enabled: false and a disabled list naming editwarden's hook, keeping other names", () => {
     const root = project({ '.gemini/settings.json': JSON.stringify({ hooksConfig: { enabled: false, disabled: ['editwarden-before-tool', 'their-hook'] } }) });
     const r = editwarden(['init', 'gemini', '--root', root]);
@@ -233,6 +249,9 @@ describe('init says per client what is covered and what is not', () => {
     ['gemini', 'every run_shell_command runs through `editwarden shell`'],
     ['codex', "every shell command (Codex's Bash) runs through `editwarden shell`"],
     ['cursor', "Cursor's terminal commands are not wrapped"],
+    ['opencode', 'every bash command runs through `editwarden shell`'],
+    ['copilot', 'every bash command runs through `editwarden shell`'],
+    ['qwen', "is refused with the way through editwarden's MCP tool execute_command"],
   ])('%s', (client, line) => {
     const r = editwarden(['init', client, '--root', project({})]);
     expect(r.code, r.stderr).toBe(0);
