@@ -34,7 +34,7 @@ function doctor(only?: string, env: NodeJS.ProcessEnv = process.env): { code: nu
 describe('editwarden doctor', () => {
   it('a healthy project passes every check, and the doctor creates nothing', () => {
     const r = doctor();
-    expect(Object.keys(r.checks)).toEqual(['node', 'git', 'grammars', 'config', 'trust', 'limits', 'state folder', 'sandbox', 'client hooks', 'guard install']);
+    expect(Object.keys(r.checks)).toEqual(['node', 'git', 'grammars', 'config', 'trust', 'limits', 'state folder', 'sandbox', 'client hooks', 'copilot folder trust', 'guard install']);
     expect(r.checks.sandbox!.detail).toMatch(/^Commands run in bwrap: /);
     expect(r.code).toBe(0);
     expect(r.ok).toBe(true);
@@ -149,12 +149,36 @@ describe('the trust check', () => {
   });
 });
 
+describe('doctor: Copilot CLI folder trust', () => {
+  it('names a folder Copilot does not trust once init copilot wrote its hooks (Copilot would run no hook there), with trusting it and the user-level hooks as fixes; passes once trusted', () => {
+    const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-doctor-home-')));
+    try {
+      const env = { ...process.env, HOME: home, COPILOT_HOME: '' };
+      const check = (): Check => doctor('copilot folder trust', env).checks['copilot folder trust'] as Check;
+      expect(check()).toMatchObject({ ok: true, detail: expect.stringContaining('No editwarden hooks for Copilot CLI here') });
+      const init = spawnSync(process.execPath, [BIN, 'init', 'copilot', '--root', root], { encoding: 'utf8', env });
+      expect(init.status, init.stderr).toBe(0);
+      const untrusted = check();
+      expect(untrusted.ok).toBe(false);
+      expect(untrusted.detail).toContain('only in a folder you trusted');
+      expect(untrusted.fix).toContain('trusted_folders');
+      expect(untrusted.fix).toContain('~/.copilot/settings.json');
+      // As Copilot writes it: comment lines first, then the JSON; a parent folder trusts the project in it.
+      fs.mkdirSync(path.join(home, '.copilot'));
+      fs.writeFileSync(path.join(home, '.copilot', 'config.json'), `// User settings belong in settings.json.\n// This file is managed automatically.\n${JSON.stringify({ trusted_folders: [path.dirname(root)] }, null, 2)}\n`);
+      expect(check()).toMatchObject({ ok: true, detail: expect.stringContaining('Copilot CLI trusts this folder') });
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('doctor --only', () => {
   it('runs just the named checks, and refuses an unknown name with the list (exit 64)', () => {
     expect(Object.keys(doctor('git,config').checks)).toEqual(['git', 'config']);
     const r = spawnSync(process.execPath, [BIN, 'doctor', '--root', root, '--only', 'gti', '--json'], { encoding: 'utf8' });
     expect(r.status).toBe(64);
-    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'E_USAGE', hint: 'The checks are: node, git, grammars, config, trust, limits, state folder, sandbox, client hooks, guard install.' });
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'E_USAGE', hint: 'The checks are: node, git, grammars, config, trust, limits, state folder, sandbox, client hooks, copilot folder trust, guard install.' });
   });
 });
 

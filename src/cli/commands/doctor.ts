@@ -217,6 +217,11 @@ export function doctorChecks(context: DoctorContext): DoctorCheck[] {
         };
       },
     },
+    {
+      // Copilot CLI runs a repository's hooks only in a folder the person trusted: settings that look right may guard nothing.
+      name: 'copilot folder trust',
+      run: async () => (await import('../../integrations/copilot-trust.js')).copilotTrustCheck(context.root),
+    },
     { name: 'guard install', run: async () => guardCheck(context.root) },
   ];
 }
