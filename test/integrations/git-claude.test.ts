@@ -102,7 +102,10 @@ describe('git through the guarded Bash of the real Claude Code', () => {
     const gcDone = new Promise<number | null>((resolve) => gc.once('exit', resolve));
     const run = await runClaude(
       root,
-      [bash('echo go > marker.txt; for i in 1 2 3 4 5; do git commit -q --allow-empty -m "agent $i"; sleep 0.3; done; echo FIRST-OK'), bash('git checkout -qb after-gc && git commit -q --allow-empty -m next && git log --oneline | wc -l && echo NEXT-OK')],
+      [
+        bash('echo go > marker.txt; for i in 1 2 3 4 5; do git commit -q --allow-empty -m "agent $i"; sleep 0.3; done; echo FIRST-OK'),
+        bash('git checkout -qb after-gc && git commit -q --allow-empty -m next && git log --oneline | wc -l && echo NEXT-OK'),
+      ],
       ['--allowedTools', 'Bash'],
       150_000,
     );
