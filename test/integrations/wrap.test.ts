@@ -137,6 +137,25 @@ describe('edits land and undo restores them byte-exact', () => {
     expect(editwarden(['undo'], { cwd: root }).code).toBe(0);
     expect(fs.existsSync(path.join(root, 'first.txt'))).toBe(false);
   });
+
+  it("the agent's git commit is part of its step: undo gives back HEAD and the files", async () => {
+    const root = agentProject({ 'a.txt': 'a\n' });
+    const head = git(root, 'rev-parse', 'HEAD').trim();
+    const ran = await wrap(
+      root,
+      ['--step-after', '0s'],
+      [
+        { name: 'write', arguments: { path: 'a.txt', content: 'changed\n' } },
+        { name: 'exec', arguments: { argv: ['git', '-c', 'user.email=a@a', '-c', 'user.name=a', 'commit', '-qam', 'by the agent'] } },
+      ],
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.results.map((r) => r.ok)).toEqual([true, true]);
+    expect(git(root, 'rev-parse', 'HEAD').trim()).not.toBe(head);
+    expect(editwarden(['undo'], { cwd: root }).code).toBe(0);
+    expect(git(root, 'rev-parse', 'HEAD').trim()).toBe(head);
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+  });
 });
 
 describe('the sandbox holds the whole agent', () => {
