@@ -21,20 +21,20 @@ import { loadEventLog, reportInput } from './report.js';
 
 interface Flags {
   root?: string;
-  passEnv: string[];
+  passEnv?: string[];
   stepAfter: string;
   report?: string;
   config?: string;
 }
 
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 export function registerWrap(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('wrap')
     .description('Run an agent that has no hooks (Aider, your own script) whole inside the sandbox, terminal attached: the project writable, the protected set read-only, no network, every change recorded and undoable.')
     .option('--root <dir>', 'the project root (default: current folder)')
-    .option('--pass-env <name>', "pass this environment variable to the agent (its model key: --pass-env ANTHROPIC_API_KEY); repeat for more. Everything else goes through the sandbox's allowlist", collect, [])
+    .option('--pass-env <name>', "pass this environment variable to the agent (its model key: --pass-env ANTHROPIC_API_KEY); repeat for more. Everything else goes through the sandbox's allowlist", collect)
     .option('--step-after <duration>', 'quiet time that ends an undo step (10s, 2m); 0s: the whole run is one step', `${DEFAULT_STEP_AFTER_MS / 1000}s`)
     .option('--report <file>', 'write the report of the session to this file at the end (.md or .html)')
     .option('--config <file>', 'config file (default: <root>/.editwarden.yml), relative to the root')
@@ -74,7 +74,7 @@ async function wrap(io: Io, argv: string[], flags: Flags): Promise<number> {
       root,
       cwd: process.cwd(),
       argv,
-      passEnv: flags.passEnv,
+      passEnv: flags.passEnv ?? [],
       stepAfterMs,
       ...(flags.config !== undefined ? { configFile: path.resolve(root, flags.config) } : {}),
     },
