@@ -26,6 +26,7 @@ import path from 'node:path';
 import type { ErrorCode } from '../errors.js';
 import { runSpawned, type CommandResult, type RunnableSpec } from '../verify/spawn-run.js';
 import { findServer, startServer } from './hook-client.js';
+import { nestedSandboxSigns } from '../sandbox/outer.js';
 import { lineReader, type ShellHello, type ShellReply } from './hook-socket.js';
 
 /** The refusal of a command whose guard went away (type-checked against the one list; errors.ts is not loaded here). */
@@ -137,7 +138,10 @@ async function throughServer(socket: string, build: string): Promise<number | 'n
 
 /** Runs `editwarden shell …` (argv as process.argv) and exits with its code. */
 export async function shellMain(argv: string[]): Promise<void> {
-  const server = findServer(process.env);
+  // Inside another sandbox (Codex's): a server outside it cannot be reached (Codex 0.171's seccomp refuses connect(),
+  // EPERM) and would prepare a bubblewrap that cannot start here; one started from here would end with the sandbox.
+  // The command runs in-process, under that sandbox where it is proved to confine writes (sandbox/outer.ts).
+  const server = nestedSandboxSigns() ? null : findServer(process.env);
   if (server !== null && server.state === 'believed') {
     const code = await throughServer(server.socket, server.build);
     if (typeof code === 'number') await exit(code);

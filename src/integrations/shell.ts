@@ -102,7 +102,10 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     return refuse(toErrorInfo(error), SHELL_NOT_RUN);
   }
   // Nobody approves each command of a hooked session: without a sandbox it would have the user's full rights.
-  if (sandboxInForce(sandbox) === 'none' && !(config.sandbox?.allow_unsandboxed ?? false)) return refuse(unsandboxedRefusal(sandbox).toJSON(), SHELL_NOT_RUN);
+  const inForce = sandboxInForce(sandbox);
+  if (inForce === 'none' && !(config.sandbox?.allow_unsandboxed ?? false)) return refuse(unsandboxedRefusal(sandbox).toJSON(), SHELL_NOT_RUN);
+  // Under another sandbox (outer.ts): what held the command, as judged before it ran.
+  const outerLine = inForce === 'outer' ? outerSandboxLine(sandbox) : null;
   const cwd = isDirectory(req.cwd) ? req.cwd : ws.root;
 
   const effects = new CommandEffects(opened.transactions.checkpoints);
@@ -201,7 +204,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   if (logged) say(`editwarden could not log this command: ${logged.message}`);
   if (refusal) return refuse(refusal, SHELL_REFUSED, `editwarden: the command ran (exit code ${exitCode}) but its effects were refused`);
   // Which sandbox held it, when it was not editwarden's own (outer.ts): said with every command, never assumed.
-  if (result.sandbox === 'outer') say(`[editwarden] ${outerSandboxLine(sandbox) ?? 'this command ran under an outer sandbox.'}`);
+  if (result.sandbox === 'outer') say(`[editwarden] ${outerLine ?? 'this command ran under an outer sandbox.'}`);
   // Only the sandbox rule its output shows it ran into (a read-only path, no network), never a guess — of editwarden's own sandbox.
   const note = exitCode !== 0 && (result.sandbox === 'bwrap' || result.sandbox === 'sandbox-exec') ? sandboxFailureNote(result.tail, sandbox.network) : null;
   if (note !== null) say(note);

@@ -13,7 +13,7 @@ import { PROTECTED_MEMBERS } from '../config/protected-set.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { findNestedGitDirs } from '../config/nested-repos.js';
 import { detectSandbox, type SandboxInfo, type SandboxKind } from './detect.js';
-import { detectOuterSandbox } from './outer.js';
+import { detectOuterSandbox, nestedSandboxSigns } from './outer.js';
 import { DEFAULT_SANDBOX_CONFIG, sandboxPolicy, type SandboxConfig, type SandboxPolicy } from './policy.js';
 
 export interface SandboxWorkspace {
@@ -90,14 +90,4 @@ export function unsandboxedRefusal(policy: SandboxPolicy, info: SandboxInfo = de
       ? "Do the work with the file tools instead. A person can run the client with its own sandbox confining writes to the project (Codex: -s workspace-write, its default, without network), or run it without its own sandbox so editwarden's starts (docs/integrations.md, Codex)."
       : `Do the work with the file tools instead. A person can allow unsandboxed commands with --unsandboxed or sandbox.allow_unsandboxed: true in .editwarden.yml${info.fix && policy.enabled ? `, or get a sandbox: ${info.fix}` : ''}.`,
   });
-}
-
-/** no_new_privs and a seccomp filter: the marks of a sandbox around this process (where bubblewrap cannot start). */
-function nestedSandboxSigns(): boolean {
-  try {
-    const status = fs.readFileSync('/proc/self/status', 'utf8');
-    return /^NoNewPrivs:\s*1$/m.test(status) && /^Seccomp:\s*2$/m.test(status);
-  } catch {
-    return false;
-  }
 }

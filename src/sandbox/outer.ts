@@ -170,6 +170,21 @@ function mountNsOf(pid: string): string | null {
   }
 }
 
+/** A process that has ended (gone, or a zombie: no namespaces, no root to reach) since /proc was listed. */
+function ended(pid: string): boolean {
+  const status = read(`/proc/${pid}/status`);
+  return status === '' || /^State:\s*[ZX]/m.test(status);
+}
+
+/**
+ * no_new_privs and a seccomp filter on this process: the marks of a sandbox around it (where bubblewrap
+ * cannot start). Only a sign, never a proof (judgeOuterSandbox is that): it decides who looks, not what runs.
+ */
+export function nestedSandboxSigns(): boolean {
+  const status = read('/proc/self/status');
+  return /^NoNewPrivs:\s*1$/m.test(status) && /^Seccomp:\s*2$/m.test(status);
+}
+
 /** The outer sandbox this process runs in, judged from /proc (Linux only; elsewhere none). */
 export function detectOuterSandbox(root: string, network: boolean, platform: NodeJS.Platform = process.platform): OuterVerdict {
   if (platform !== 'linux') return { ok: false, why: `no outer sandbox is recognised on ${platform}` };
@@ -185,10 +200,10 @@ export function detectOuterSandbox(root: string, network: boolean, platform: Nod
     mountinfo: read('/proc/self/mountinfo'),
     netDev: read('/proc/self/net/dev'),
     mountNs: mountNsOf('self'),
-    // A process that ended between the listing and the look is not one that can be reached.
+    // A process that ended between the listing and the look (or a zombie) is not one that can be reached.
     otherMountNs: pids
       .map((pid) => ({ pid, ns: mountNsOf(pid) }))
-      .filter((p) => p.ns !== null || fs.existsSync(`/proc/${p.pid}`))
+      .filter((p) => p.ns !== null || !ended(p.pid))
       .map((p) => p.ns),
     network,
     env: process.env,

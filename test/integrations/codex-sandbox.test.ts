@@ -91,7 +91,10 @@ async function trustHooksAsAPersonWould(root: string, env: NodeJS.ProcessEnv, ho
 async function runCodexSandboxed(root: string, calls: ResponsesCall[], trust: boolean): Promise<{ code: number | null; out: string; outputs: string[]; env: NodeJS.ProcessEnv }> {
   const server = await startResponsesServer(calls);
   const home = codexHome(root, server.baseUrl);
-  const env = { PATH: clientPath(true), HOME: tempDir('ew-home-'), TMPDIR: tempDir('ew-clienttmp-'), CODEX_HOME: home, SCRIPTED_KEY: 'not-a-key' };
+  // The user's warm hook server, as on a person's machine: Codex's hooks (outside its sandbox) may reach it; the
+  // guarded shell inside Codex's sandbox cannot (its seccomp refuses connect()) and runs in-process.
+  const server_ = Object.fromEntries(['XDG_RUNTIME_DIR', 'EDITWARDEN_HOOK_SERVER_IDLE_MS'].filter((n) => process.env[n]).map((n) => [n, process.env[n]]));
+  const env = { PATH: clientPath(true), HOME: tempDir('ew-home-'), TMPDIR: tempDir('ew-clienttmp-'), CODEX_HOME: home, SCRIPTED_KEY: 'not-a-key', ...server_ };
   try {
     if (trust) expect(await trustHooksAsAPersonWould(root, env, home)).toHaveLength(2);
     // Codex's own sandbox, its default mode; no --dangerously-* flag.
