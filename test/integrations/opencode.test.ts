@@ -62,4 +62,34 @@ describe('opencode goes through editwarden', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\n');
   }, 200_000);
+
+  it('with a gpt-5 model id its apply_patch goes through the apply-patch route: a patch of .editwarden.yml and one wiping a 30-line file are refused with the code the model reads, a valid patch lands and undo restores it byte-exact', async () => {
+    const config = 'constraints:\n  max_files: 5\n';
+    const root = project({ 'notes.txt': 'alpha\nbeta\n', 'big.txt': THIRTY_LINES, '.editwarden.yml': config });
+    const init = editwarden(['init', 'opencode', '--root', root]);
+    expect(init.code, init.stderr).toBe(0);
+    const patch = (file: string, lines: string[]): string => ['*** Begin Patch', `*** Update File: ${file}`, '@@', ...lines, '*** End Patch'].join('\n');
+    const wipe = THIRTY_LINES.trimEnd()
+      .split('\n')
+      .map((l) => `-${l}`);
+    const run = await runOpencode(
+      root,
+      [
+        { name: 'apply_patch', args: { patchText: patch('.editwarden.yml', ['-constraints:', '-  max_files: 5', '+constraints: {}']) } },
+        { name: 'apply_patch', args: { patchText: patch('big.txt', [...wipe, '+gone']) } },
+        { name: 'apply_patch', args: { patchText: patch('notes.txt', [' alpha', '-beta', '+BETA']) } },
+      ],
+      { model: 'gpt-5' },
+    );
+    const said = `${run.stderr.slice(-2000)}\n${JSON.stringify(run.results)}`;
+    expect(run.results, said).toHaveLength(3);
+    expect(run.results[0], said).toContain('E_DENIED_PATH');
+    expect(run.results[1], said).toContain('E_DRAMATIC_REDUCTION');
+    expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe(config);
+    expect(fs.readFileSync(path.join(root, 'big.txt'), 'utf8')).toBe(THIRTY_LINES);
+    expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), run.results[2]).toBe('alpha\nBETA\n');
+    const undo = editwarden(['undo', '--root', root]);
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\n');
+  }, 200_000);
 });
