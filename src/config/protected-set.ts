@@ -11,7 +11,8 @@
  *
  * Pure data: it must never read the disk. A configuration may add to the
  * set (an explicit `--config`), never remove from it, except `.git/` with
- * `sandbox.git_writable`.
+ * `sandbox.git_writable`. For commands `.git/` is finer-grained: its
+ * machinery stays read-only, git's data is writable (git-machinery.ts).
  */
 import { CONFIG_FILE } from './names.js';
 

@@ -17,8 +17,9 @@
  * trust state of the project's config (`trust`), as the loader judged it.
  *
  * It must never shrink the set: a configuration adds members, never removes
- * one (only `sandbox.git_writable` lets COMMANDS write `.git/`; the file
- * tools never do).
+ * one (only `sandbox.git_writable` lets COMMANDS write `.git/`'s machinery;
+ * git's data they always may, config/git-machinery.ts; the file tools never
+ * write any of it).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -224,12 +224,13 @@ function oidLength(bytes: Buffer, count: number, version: number): number {
 
 /**
  * Puts the ref files back as `entries` recorded them (a file by atomic rename, `absent` removed, a ref folder left
- * empty removed), each folder opened without following a link. Returns the `.git/…` paths it wrote or removed.
+ * empty removed), each folder opened without following a link. Returns the `.git/…` paths it wrote and removed.
  * Refuses a path outside the ref state: a manifest can never make a restore write git's machinery.
  */
-export function applyRefEntries(resolver: Resolver, entries: readonly GitRefEntry[], blobs: BlobStore): string[] {
+export function applyRefEntries(resolver: Resolver, entries: readonly GitRefEntry[], blobs: BlobStore): { written: string[]; removed: string[] } {
   for (const e of entries) if (!isRefStatePath(e.path)) throw notRefState(e.path);
   const done: string[] = [];
+  const removed: string[] = [];
   for (const e of entries) {
     const slash = e.path.lastIndexOf('/');
     const dirRel = slash < 0 ? GITDIR : `${GITDIR}/${e.path.slice(0, slash)}`;
@@ -241,7 +242,7 @@ export function applyRefEntries(resolver: Resolver, entries: readonly GitRefEntr
       if (e.type === 'absent') {
         if (now.type === 'file' || now.type === 'symlink') {
           fs.unlinkSync(parent.at(name));
-          done.push(`${GITDIR}/${e.path}`);
+          removed.push(`${GITDIR}/${e.path}`);
         }
         continue;
       }
@@ -270,7 +271,7 @@ export function applyRefEntries(resolver: Resolver, entries: readonly GitRefEntr
       }
     }
   }
-  return done;
+  return { written: done, removed };
 }
 
 /** The `.git/…` paths of a step's ref part that would change if it were restored now (nothing written). */

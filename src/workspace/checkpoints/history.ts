@@ -227,8 +227,8 @@ export class UndoHistory {
     const change = this.all(state).find((c) => c.key === entry.change);
     return {
       change: { key: entry.change, kind: change?.kind ?? 'transaction', label: entry.label, createdAt: change?.createdAt ?? '' },
-      written: r.written,
-      removed: r.removed,
+      written: [...r.written, ...(r.git?.written ?? [])],
+      removed: [...r.removed, ...(r.git?.removed ?? [])],
       bytes: r.bytes ?? 0,
       safety: r.safety ?? null,
     };
@@ -272,8 +272,8 @@ export class UndoHistory {
         safeties.push(r.safety);
       }
       bytes += r.bytes ?? 0;
-      for (const p of r.written) written.add(p);
-      for (const p of r.removed) removed.add(p);
+      for (const p of [...r.written, ...(r.git?.written ?? [])]) written.add(p);
+      for (const p of [...r.removed, ...(r.git?.removed ?? [])]) removed.add(p);
     }
     const first = safeties[0] ?? null;
     const takenStep = taken.length > 0 ? this.captureTaken(target, safeties, taken) : null;

@@ -169,11 +169,11 @@ export function applyManifest(rootArg: RootArg, manifest: Manifest, blobs: BlobS
     dirs.closeAll();
   }
   // The root repository's refs (a command's commit, branch, stash): only ref state, never git's machinery (git-refs.ts).
-  const git = manifest.git ? applyRefEntries(resolver, manifest.git.entries, blobs) : [];
+  const git = manifest.git ? applyRefEntries(resolver, manifest.git.entries, blobs) : null;
   result.dirsCreated = [...new Set(result.dirsCreated)];
   const out: Omit<RestoreResult, 'id' | 'safety'> = { written: result.written, removed: result.removed, dirsCreated: result.dirsCreated, dirsRemoved: result.dirsRemoved, unchanged: result.unchanged, bytes };
   if (result.skipped.length > 0) out.skipped = result.skipped;
-  if (git.length > 0) out.git = git;
+  if (git !== null && git.written.length + git.removed.length > 0) out.git = git;
   return out;
 }
 

@@ -161,7 +161,7 @@ export interface RestoreResult {
   /** Bytes of the files written (what the event log reports). */
   bytes?: number;
   /** The root repository's ref files it put back (`.git/HEAD`, `.git/refs/heads/topic`, `.git/index` …). */
-  git?: string[];
+  git?: { written: string[]; removed: string[] };
 }
 
 export interface PruneResult {
