@@ -1,6 +1,6 @@
 // Interleaved A/B of MCP edit_file against server-filesystem, in one client:
 //   node bench/ab-mcp-fs.mjs LINES EXT N [fs] label=path/to/bin/editwarden[=ENV:VALUE,...] ...
-// e.g. node bench/ab-mcp-fs.mjs 100 txt 30 fs old=/tmp/old/bin/editwarden new=bin/editwarden
+// e.g. node bench/ab-mcp-fs.mjs 100 txt 30 fs old=/tmp/old/bin/editwarden new=bin/editwarden strict=bin/editwarden=@durability:strict
 // Each iteration calls every server once (order alternating), flipping one
 // line of a LINES-line file; prints medians and each server's ratio to
 // server-filesystem ("fs") measured at the same moments.
@@ -24,10 +24,12 @@ const servers = [];
 for (const spec of specs) {
   const [label, bin, envs] = spec.split('=');
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ab-')));
-  fs.writeFileSync(path.join(root, '.editwarden.yml'), 'constraints:\n  max_lines_changed: 100000000\n  timeout: 86400\n');
+  // `@durability:strict` among the envs: the server's project takes checkpoints.durability: strict (docs/checkpoints.md).
+  const durability = (envs || '').split(',').find((kv) => kv.startsWith('@durability:'))?.split(':')[1];
+  fs.writeFileSync(path.join(root, '.editwarden.yml'), `constraints:\n  max_lines_changed: 100000000\n  timeout: 86400\n${durability ? `checkpoints:\n  durability: ${durability}\n` : ''}`);
   fs.writeFileSync(path.join(root, `f.${ext}`), text);
   const env = { ...process.env };
-  for (const kv of (envs || '').split(',').filter(Boolean)) {
+  for (const kv of (envs || '').split(',').filter((kv) => kv && !kv.startsWith('@'))) {
     const [k, v] = kv.split(':');
     env[k] = v;
   }

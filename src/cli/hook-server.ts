@@ -28,6 +28,7 @@ import { askServer } from './hook-client.js';
 import { isShellHello, serveShell } from './hook-shell.js';
 import { enterContext, Turns } from './hook-turns.js';
 import path from 'node:path';
+import { markLongLived, settleDurable, takeDurabilityFailure } from '../workspace/durable.js';
 
 const DEFAULT_IDLE_MS = 10 * 60_000;
 
@@ -74,6 +75,8 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
   } else if (existing !== 'missing') {
     return;
   }
+  // This process answers, then settles: its projects may defer a checkpoint's fsync (checkpoints.durability).
+  markLongLived();
   const turns = new Turns();
   let idle: NodeJS.Timeout | undefined;
   let ours = -1;
@@ -107,6 +110,8 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
       }
       calls++;
       shells++;
+      // What the last answer deferred (checkpoints.durability) is on disk before this command's checkpoint is taken.
+      settleDurable();
       serveShell(conn, first, text.slice(at + 1), turns, build).then(
         () => {
           shells--;
@@ -141,7 +146,10 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
         else {
           calls++;
           try {
-            reply = await runCall(parsed);
+            // The last answer's deferred fsyncs (checkpoints.durability) are on disk before this call is answered;
+            // one that failed leaves this server unable to vouch for its checkpoints: the hook decides by itself (strict), and this server ends.
+            settleDurable();
+            reply = takeDurabilityFailure() === null ? await runCall(parsed) : { build: 'gone', fallback: 'a checkpoint could not be made durable' };
           } catch {
             // Unexpected: the hook decides by itself, and this server, in a state it cannot vouch for, ends.
             reply = { build: 'gone', fallback: 'the server failed' };
@@ -151,6 +159,8 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
         conn.end(`${JSON.stringify(reply)}\n`, () => {
           if (reply.build === 'gone') leave();
         });
+        // Once the answer is out: the client goes on while its checkpoint reaches the disk.
+        setImmediate(settleDurable);
       });
     });
   });

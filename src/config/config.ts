@@ -170,6 +170,8 @@ const CheckpointsSchema = z
     max_file_bytes: z.number().int().positive().default(DEFAULT_CONFIG.checkpoints.max_file_bytes),
     /** Largest total the checkpoint store holds; old checkpoints are pruned to make room, then E_CHECKPOINT_TOO_LARGE. */
     max_total_bytes: z.number().int().positive().default(DEFAULT_CONFIG.checkpoints.max_total_bytes),
+    /** `deferred`: a long-lived server answers a lone edit once its file is in place, and makes its checkpoint durable right after (before its next answer); `strict`: before the answer. */
+    durability: z.enum(['deferred', 'strict']).default(DEFAULT_CONFIG.checkpoints.durability),
     ignored: IgnoredCoverageSchema.default(() => IgnoredCoverageSchema.parse({})),
   })
   .strict();

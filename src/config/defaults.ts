@@ -44,6 +44,8 @@ export const DEFAULT_CONFIG = {
     keep_last: 500,
     max_file_bytes: 256 * 1024 * 1024,
     max_total_bytes: 8 * 1024 * 1024 * 1024,
+    // A long-lived server (MCP, the hook server) answers a lone edit before its checkpoint's fsync (docs/checkpoints.md, "Durability").
+    durability: 'deferred' as 'deferred' | 'strict',
     // Ignored files a command deletes or rewrites (docs/checkpoints.md, "Ignored files"); `rebuildable` adds to (or, `!name/`, takes from) the built-in list.
     ignored: { enabled: true, max_file_bytes: 16 * 1024 * 1024, max_total_bytes: 512 * 1024 * 1024, rebuildable: [] as string[] },
   },

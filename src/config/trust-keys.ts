@@ -71,6 +71,8 @@ export const TRUST_RULES: Readonly<Record<string, TrustRule>> = {
   'checkpoints.keep_last': { kind: 'person' },
   'checkpoints.max_file_bytes': { kind: 'at-most' },
   'checkpoints.max_total_bytes': { kind: 'person' },
+  // Deferring the checkpoint's fsync is a trade a repository may only take back (strict), never make for the person.
+  'checkpoints.durability': { kind: 'ranked', order: ['strict', 'deferred'] },
   // Ignored files a command deletes are kept for undo: switching it off, lower caps or more rebuildable folders keep fewer.
   // Higher caps stay bounded by checkpoints.max_file_bytes / max_total_bytes, which only the person sets.
   'checkpoints.ignored.enabled': { kind: 'stays-on' },

@@ -14,6 +14,7 @@ import type { Config } from '../config/config.js';
 import { editOptionsFromConfig } from '../config/edit-options.js';
 import { type ConfigTrust, trustRefusal } from '../config/trust-state.js';
 import type { ConfigLayers } from '../config/layers.js';
+import { isLongLived } from '../workspace/durable.js';
 import { openWorkspace, type RecoveryNotice } from '../workspace/open.js';
 import type { Policy, PolicyOptions } from '../workspace/policy.js';
 import type { TransactionLayer } from '../workspace/transaction.js';
@@ -76,6 +77,8 @@ export function openProject(root: string, config: Config, options: OpenProjectOp
     ignoredCoverage: ignoredCoverageOf(config.checkpoints.ignored),
     policy: { gitWritable: config.sandbox.git_writable, ...defined({ configFiles: options.configFiles, trust: options.trust, nestedSearch: options.nestedSearch }) },
   });
+  // A long-lived server answers a lone edit before its checkpoint's fsync, which it settles right after (durable.ts).
+  opened.transactions.durability = isLongLived() ? config.checkpoints.durability : 'strict';
   // The record shows what editwarden itself wrote: each recovery is an event, with the step that takes it back.
   for (const n of opened.recovered) recordRecovery(opened.ws.stateDir, n);
   const guard = config.edit.syntax_guard;

@@ -17,6 +17,7 @@ import { plan } from '../apply/pipeline.js';
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { ConstraintGuard, type FileChange } from '../guard/constraints.js';
 import { StepRecords } from '../workspace/checkpoints/steps.js';
+import { deferDurable, syncGroup } from '../workspace/durable.js';
 import { ensureStateSubdir } from '../workspace/state-dir.js';
 import { openProjectAt } from '../host/project-at.js';
 import { protectedRefusal } from '../workspace/policy.js';
@@ -86,14 +87,25 @@ export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?:
     // 4. Allowed: checkpoint what the client is about to write.
     const unique = [...new Set(relative)];
     if (unique.length === 0) return { allow: true, changes, diff, checkpoint: null };
-    const manifest = project.transactions.checkpoints.createFiles(unique, `${edit.client} ${edit.tool}`, `before ${edit.client} ${edit.tool} ${summarize(unique)}`, {
-      kind: 'hook',
-      client: edit.client,
-      tool: edit.tool,
-      ...(edit.call !== undefined ? { call: edit.call } : {}),
-      // The client's session: `undo --session <id>` and `undo --list` group its steps by it.
-      ...(edit.session ? { session: edit.session.session } : {}),
-    });
+    const unsynced: string[] = [];
+    const manifest = project.transactions.checkpoints.createFiles(
+      unique,
+      `${edit.client} ${edit.tool}`,
+      `before ${edit.client} ${edit.tool} ${summarize(unique)}`,
+      {
+        kind: 'hook',
+        client: edit.client,
+        tool: edit.tool,
+        ...(edit.call !== undefined ? { call: edit.call } : {}),
+        // The client's session: `undo --session <id>` and `undo --list` group its steps by it.
+        ...(edit.session ? { session: edit.session.session } : {}),
+      },
+      false,
+      unsynced,
+    );
+    // Durable before the client may write (one group), or — in the warm hook server, checkpoints.durability: deferred — right after the answer.
+    if (project.transactions.durability === 'deferred') deferDurable(unsynced);
+    else syncGroup(unsynced);
     return { allow: true, changes, diff, checkpoint: manifest.id };
   } catch (error) {
     return deny(toErrorInfo(error));

@@ -8,6 +8,9 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '../errors.js';
+import { markLongLived, settleDurable, takeDurabilityFailure } from '../workspace/durable.js';
+import { errorResult, type McpToolResult } from './results.js';
 import type { McpSession } from './session.js';
 
 const SERVER_NAME = 'editwarden';
@@ -32,6 +35,8 @@ const INSTRUCTIONS = [
 ].join(' ');
 
 export function createMcpServer(session: McpSession, log: (line: string) => void): Server {
+  // This process answers, then settles: its projects may defer a lone edit's checkpoint fsync (checkpoints.durability).
+  markLongLived();
   const server = new Server({ name: SERVER_NAME, version: SERVER_VERSION }, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
 
   const askRoots = (): Promise<readonly string[] | undefined> =>
@@ -55,6 +60,28 @@ export function createMcpServer(session: McpSession, log: (line: string) => void
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await session.listTools() }));
   // extra.signal aborts when the client cancels the request: the call stops (a running build is killed), the session goes on.
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => session.call(request.params.name, request.params.arguments ?? {}, extra.signal));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    // The fsyncs the last answer left behind (checkpoints.durability: deferred) are on disk before this call is answered.
+    settleDurable();
+    const failure = durabilityRefusal();
+    if (failure) return failure;
+    try {
+      return await session.call(request.params.name, request.params.arguments ?? {}, extra.signal);
+    } finally {
+      // After the answer has gone out (the transport writes it on this turn of the loop), not before.
+      setImmediate(settleDurable);
+    }
+  });
   return server;
+}
+
+/** A deferred fsync that failed is said in the next answer, which does nothing else: the person's disk is in trouble. */
+function durabilityRefusal(): McpToolResult | null {
+  const failure = takeDurabilityFailure();
+  if (failure === null) return null;
+  return errorResult({
+    code: ErrorCode.IO,
+    message: `An earlier write is in place, but making its checkpoint durable failed (${failure.error.message}; ${failure.paths.join(', ')}): after an OS crash its undo step may be missing. This call did nothing.`,
+    hint: 'Check the disk (free space, errors in the system log), then retry this call.',
+  });
 }

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { observe, syncGroup } from './durable.js';
+import { deferDurable, observe, syncGroup } from './durable.js';
 
 export interface AtomicWriteOptions {
   /** File mode for the result (the old file's mode is kept when omitted). */
@@ -19,6 +19,8 @@ export interface AtomicWriteOptions {
   noSync?: boolean;
   /** Called after the temp file is durable and before the rename: a last check that the folder is still where it was validated. */
   beforeRename?: () => void;
+  /** The folder's fsync after the rename is left to `settleDurable` (durable.ts): the rename is atomic either way; only its durability waits. */
+  deferFolderSync?: boolean;
   /** Paths (files and folders) that must be durable before the rename: fsynced together with the temp file. */
   durableFirst?: readonly string[];
 }
@@ -132,7 +134,9 @@ export function atomicWriteAt(folder: WriteFolder, name: string, data: FileData,
     }
     throw error;
   }
-  if (!options.noSync) {
+  if (!options.noSync && options.deferFolderSync && folder.display !== undefined) {
+    deferDurable([folder.display]);
+  } else if (!options.noSync) {
     folder.fsync();
     observe({ op: 'fsync', path: folder.display ?? '(folder)' });
   }

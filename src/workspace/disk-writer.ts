@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { atomicWriteAt } from './atomic.js';
-import { observe, syncGroup } from './durable.js';
+import { deferDurable, observe, syncGroup } from './durable.js';
 import { lexicalParts } from './paths.js';
 import { notAFile, notRegular, type FileWrite, type Workspace } from './workspace.js';
 import { defined } from '../defined.js';
@@ -18,6 +18,8 @@ import { defined } from '../defined.js';
 export interface WriteAllOptions {
   /** Paths that must be durable before the first write lands (see writeAll). */
   durableFirst?: readonly string[];
+  /** A lone write in deferred durability (transaction.ts applyBatch): `durableFirst` and the folder's fsync after the rename wait for settleDurable; the temp file is still fsynced before its rename. */
+  deferDurable?: boolean;
 }
 
 /**
@@ -41,13 +43,17 @@ export class DiskWriter {
    */
   writeAll(writes: FileWrite[], options: WriteAllOptions = {}): void {
     let first = options.durableFirst ?? [];
+    const defer = options.deferDurable === true;
     for (const write of writes) {
-      this.writeOne(write, first);
+      this.writeOne(write, first, defer);
       first = [];
     }
   }
 
-  private writeOne(write: FileWrite, durableFirst: readonly string[]): void {
+  private writeOne(write: FileWrite, checkpointPaths: readonly string[], defer: boolean): void {
+    // Deferred: what makes the write undoable reaches the disk just after the answer (settleDurable), not before the rename.
+    if (defer) deferDurable(checkpointPaths);
+    const durableFirst = defer ? [] : checkpointPaths;
     const ws = this.files;
     const followFinal = write.kind === 'write';
     // The protected set (config, client settings, .git, state) is never written by an agent, whatever the spelling.
@@ -65,6 +71,10 @@ export class DiskWriter {
         // unlink relative to the opened parent: a symlink is removed as a link, never its target.
         fs.unlinkSync(loc.parent.at(loc.name));
         observe({ op: 'unlink', path: loc.absolute });
+        if (defer) {
+          deferDurable([loc.parent.display]);
+          return;
+        }
         loc.parent.fsync();
         observe({ op: 'fsync', path: loc.parent.display });
         return;
@@ -94,6 +104,7 @@ export class DiskWriter {
       // Temp file and rename inside the opened parent: a folder swapped for a symlink cannot redirect either.
       atomicWriteAt(loc.parent, loc.name, write.bytes, {
         durableFirst,
+        deferFolderSync: defer,
         ...defined({ mode: write.mode }),
         ...defined({ owner: st !== null ? { uid: st.uid, gid: st.gid } : undefined }),
       });

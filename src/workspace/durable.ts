@@ -32,7 +32,8 @@ export type DurableEvent =
   | { op: 'unlink'; path: string }
   | { op: 'checkpoint'; id: string; durable: boolean }
   | { op: 'journal'; tx: string; action: 'write' | 'close' }
-  | { op: 'temp'; path: string };
+  | { op: 'temp'; path: string }
+  | { op: 'defer'; paths: readonly string[] };
 
 let observer: ((event: DurableEvent) => void) | null = null;
 
@@ -116,6 +117,79 @@ export function syncGroup(paths: readonly string[], alongside?: () => void): voi
   }
   if (first === null) for (const p of mine) fsyncPath(p);
   if (first !== null) throw first;
+}
+
+// ---- deferred durability (checkpoints.durability: deferred; docs/checkpoints.md) ----
+
+let longLived = false;
+
+/**
+ * Called by a long-lived server (the MCP server, the hook server) as it
+ * starts: it answers, then settles (settleDurable), so its projects may take
+ * checkpoints.durability: deferred. A one-shot command never calls it: it has
+ * no "after its answer" before it exits, and stays strict whatever the config.
+ */
+export function markLongLived(): void {
+  longLived = true;
+}
+
+export function isLongLived(): boolean {
+  return longLived;
+}
+
+/** Paths whose fsync a long-lived server runs after its answer, in the order deferred. Always empty in a one-shot process. */
+const deferredPaths: string[] = [];
+let deferredFailure: { error: Error; paths: string[] } | null = null;
+let exitHooked = false;
+
+/**
+ * Takes paths out of the write's own round trip: `settleDurable` fsyncs them
+ * after the server has answered, and before it answers anything else. Only
+ * what "old or new" does not rest on may be deferred (the transaction layer
+ * decides: a lone write's checkpoint and the folder of its rename, never its
+ * temp file).
+ */
+export function deferDurable(paths: readonly string[]): void {
+  if (paths.length === 0) return;
+  // A process that ends (normally) between its answer and the settle still leaves nothing behind.
+  if (!exitHooked) {
+    exitHooked = true;
+    process.once('exit', settleDurable);
+  }
+  deferredPaths.push(...paths);
+  observe({ op: 'defer', paths: [...paths] });
+}
+
+/** Whether any deferred path still waits for its fsync. */
+export function hasDeferred(): boolean {
+  return deferredPaths.length > 0;
+}
+
+/**
+ * Makes every deferred path durable now. A path gone meanwhile (a pruned
+ * checkpoint, a folder removed) has nothing left to keep; any other fsync
+ * failure is kept for `takeDurabilityFailure`, so the next answer says it.
+ */
+export function settleDurable(): void {
+  while (deferredPaths.length > 0) {
+    const batch = [...new Set(deferredPaths.splice(0))];
+    for (const p of batch) {
+      try {
+        fsyncPath(p);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        if (deferredFailure === null) deferredFailure = { error: error as Error, paths: [] };
+        deferredFailure.paths.push(p);
+      }
+    }
+  }
+}
+
+/** The deferred fsync that failed since the last call (and the paths it covered), once; null when all went to disk. */
+export function takeDurabilityFailure(): { error: Error; paths: string[] } | null {
+  const failure = deferredFailure;
+  deferredFailure = null;
+  return failure;
 }
 
 // ---- the helper thread ----

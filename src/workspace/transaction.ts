@@ -62,6 +62,14 @@ export class TransactionLayer {
   private active: Transaction | null = null;
   /** Id of the checkpoint taken by the most recent batch (for results that report "checkpoint"). */
   lastCheckpoint: string | null = null;
+  /**
+   * `deferred`: a transaction's lone one-file write leaves the fsyncs of its
+   * checkpoint and of the folder after its rename to `settleDurable`
+   * (durable.ts), which a long-lived server runs right after its answer and
+   * before it answers anything else (checkpoints.durability; docs/checkpoints.md).
+   * `strict` (the default here: a one-shot command has no "after its answer"): all before the rename.
+   */
+  durability: 'strict' | 'deferred' = 'strict';
   /** Transactions of dead processes this layer rolled back when it took the lock (beyond those openWorkspace reported). */
   readonly recovered: RecoveryNotice[] = [];
 
@@ -78,6 +86,9 @@ export class TransactionLayer {
       checkpoints: this.checkpoints,
       get lastCheckpoint(): string | null {
         return layer.lastCheckpoint;
+      },
+      get durability(): 'strict' | 'deferred' {
+        return layer.durability;
       },
       set lastCheckpoint(id: string | null) {
         layer.lastCheckpoint = id;
@@ -148,6 +159,7 @@ export interface LayerAccess {
   readonly workspace: Workspace;
   readonly checkpoints: CheckpointService;
   lastCheckpoint: string | null;
+  readonly durability: 'strict' | 'deferred';
   ended(tx: Transaction): void;
 }
 
@@ -277,7 +289,8 @@ export class Transaction implements WriteTransaction {
     if (!alone) this.journal(durableFirst);
     for (const p of paths) this.writtenPaths.add(p);
     try {
-      ws.writeAll(writes, { durableFirst });
+      // Only a lone write may defer: with more files (or a journal record) the checkpoint is what recovery rolls back with, so it is on disk first.
+      ws.writeAll(writes, { durableFirst, deferDurable: alone && this.layer.durability === 'deferred' });
     } catch (error) {
       try {
         this.layer.checkpoints.restore(cp.id, { cause: 'rollback', label: `rollback of the failed write of ${this.name}` });

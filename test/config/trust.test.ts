@@ -77,6 +77,8 @@ const SAMPLES: Record<string, { tight: unknown[]; loose: unknown[] }> = {
   'checkpoints.keep_last': { tight: [500], loose: [1, 0, 10_000] },
   'checkpoints.max_file_bytes': { tight: [1024], loose: [defaultConfig().checkpoints.max_file_bytes + 1] },
   'checkpoints.max_total_bytes': { tight: [defaultConfig().checkpoints.max_total_bytes], loose: [1024] },
+  // The default is the loosest (deferred): a repository can only ask for strict.
+  'checkpoints.durability': { tight: ['strict', 'deferred'], loose: [] },
   'checkpoints.ignored.enabled': { tight: [true], loose: [false] },
   'checkpoints.ignored.max_file_bytes': { tight: [defaultConfig().checkpoints.ignored.max_file_bytes * 2], loose: [1024] },
   'checkpoints.ignored.max_total_bytes': { tight: [defaultConfig().checkpoints.ignored.max_total_bytes * 2], loose: [1024] },
