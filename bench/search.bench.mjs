@@ -14,7 +14,7 @@ import { searchFiles } from '../dist/tools/search.js';
 import { SearchPool } from '../dist/tools/search-worker.js';
 import { median, ms } from './stats.mjs';
 
-const FILES = 50_000;
+const FILES = Number(process.env.SEARCH_BENCH_FILES ?? 50_000);
 const PER_DIR = 100;
 const RUNS = 11;
 

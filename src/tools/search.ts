@@ -285,12 +285,21 @@ export class FileSearcher {
 
   /** Searches one file into `out`; false once `out` holds maxResults matches. `abs` is root + rel (the root is taken from it). */
   searchFile(rel: string, abs: string, out: SearchOutcome): boolean {
-    const bytes = this.read(rel, abs);
-    if (bytes === null) return true; // Vanished or unreadable.
-    if (bytes === 'large') {
+    const opened = this.read(rel, abs);
+    if (opened === null) return true; // Vanished or unreadable.
+    if (opened === 'large') {
       out.skippedLarge++;
       return true;
     }
+    const { bytes, fd } = opened;
+    try {
+      return this.match(rel, bytes, fd, out);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  private match(rel: string, bytes: Buffer, fd: number, out: SearchOutcome): boolean {
     out.filesSearched++;
     const max = this.query.maxResults;
     let lineNo = 1;
@@ -300,6 +309,13 @@ export class FileSearcher {
     this.matcher(bytes, (offset) => {
       if (first) {
         first = false;
+        // What was read is shown only from a regular file with one name: one with a second hard link may be a window
+        // onto an outside file (docs/workspace-boundary.md). Checked here, on the open descriptor, where a file first
+        // matches — a file without a match shows nothing, so the 99% that do not match pay no fstat.
+        if (!this.showable(fd)) {
+          out.filesSearched--;
+          return false;
+        }
         // Binary only matters once there is a match to print.
         if (bytes.subarray(0, 8192).includes(0)) {
           out.skippedBinary++;
@@ -327,12 +343,24 @@ export class FileSearcher {
     return more;
   }
 
+  private showable(fd: number): boolean {
+    try {
+      const st = fs.fstatSync(fd);
+      return st.isFile() && st.nlink <= 1;
+    } catch {
+      return false;
+    }
+  }
+
   /**
-   * The file's bytes — for a small file a view of the scratch buffer, valid
-   * until the next read; 'large' for a file over maxFileBytes (not read
-   * whole); null when unreadable.
+   * The file's bytes and its open descriptor (the caller closes it) — for a
+   * small file a view of the scratch buffer, valid until the next read;
+   * 'large' for a file over maxFileBytes (not read whole); null when
+   * unreadable. No fstat before the read: the walk saw a file, O_NOFOLLOW and
+   * O_NONBLOCK keep a link or a FIFO swapped in harmless (a folder fails the
+   * read), and what is shown is checked on the descriptor (`showable`).
    */
-  private read(rel: string, abs: string): Buffer | 'large' | null {
+  private read(rel: string, abs: string): { bytes: Buffer; fd: number } | 'large' | null {
     let fd: number;
     try {
       // Opened relative to its parent folder, itself reached one component at a time without following a symlink
@@ -344,20 +372,26 @@ export class FileSearcher {
     } catch {
       return null;
     }
+    let keep = false;
     try {
-      const st = fs.fstatSync(fd);
-      // Only regular files; one with a second hard link may be a window onto an outside file (docs/workspace-boundary.md).
-      if (!st.isFile() || st.nlink > 1) return null;
       const scratch = this.scratch;
       const n = fs.readSync(fd, scratch, 0, scratch.length, 0);
-      if (n < scratch.length) return n > this.query.maxFileBytes ? 'large' : scratch.subarray(0, n);
-      if (fs.fstatSync(fd).size > this.query.maxFileBytes) return 'large';
+      if (n < scratch.length) {
+        if (n > this.query.maxFileBytes) return 'large';
+        keep = true;
+        return { bytes: scratch.subarray(0, n), fd };
+      }
+      const st = fs.fstatSync(fd);
+      if (!st.isFile()) return null;
+      if (st.size > this.query.maxFileBytes) return 'large';
       // Read through the same descriptor: no second open of a path that may have changed.
-      return fs.readFileSync(fd);
+      const bytes = fs.readFileSync(fd);
+      keep = true;
+      return { bytes, fd };
     } catch {
       return null;
     } finally {
-      fs.closeSync(fd);
+      if (!keep) fs.closeSync(fd);
     }
   }
 }

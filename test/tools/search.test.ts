@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -125,6 +126,32 @@ describe('search limits', () => {
     expect(out.matches[0]?.text.length).toBeLessThanOrEqual(301);
   });
 });
+
+describe('what a search shows only from a regular file with one name', () => {
+  it('a file with a second hard link (a window onto a file outside) is searched but never shown; a FIFO never hangs it', () => {
+    const own = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-search-links-')));
+    const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-search-outside-')));
+    try {
+      fs.writeFileSync(path.join(outside, 'secret.txt'), 'token = hunter2\n');
+      fs.linkSync(path.join(outside, 'secret.txt'), path.join(own, 'window.txt'));
+      fs.writeFileSync(path.join(own, 'plain.txt'), 'token = mine\n');
+      spawnSyncChecked('mkfifo', [path.join(own, 'pipe.txt')]);
+      const out = searchFiles(own, query('token'));
+      expect(out.matches).toEqual([{ path: 'plain.txt', line: 1, text: 'token = mine' }]);
+      expect(out.filesMatched).toBe(1);
+      // A file that matches nothing shows nothing either way; one that matches is the only one checked.
+      expect(searchFiles(own, query('nothing-here')).matches).toEqual([]);
+    } finally {
+      fs.rmSync(own, { recursive: true, force: true });
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});
+
+function spawnSyncChecked(command: string, args: string[]): void {
+  const r = spawnSync(command, args);
+  if (r.status !== 0) throw new Error(`${command} failed: ${r.stderr}`);
+}
 
 describe('the threaded search (compiled build) returns exactly what the one-thread search does', () => {
   it('on a 5,000-file tree, in walk order, and stops at maxResults the same way', async () => {
