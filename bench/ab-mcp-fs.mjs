@@ -25,7 +25,10 @@ for (const spec of specs) {
   const [label, bin, envs] = spec.split('=');
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ab-')));
   // `@durability:strict` among the envs: the server's project takes checkpoints.durability: strict (docs/checkpoints.md).
-  const durability = (envs || '').split(',').find((kv) => kv.startsWith('@durability:'))?.split(':')[1];
+  const durability = (envs || '')
+    .split(',')
+    .find((kv) => kv.startsWith('@durability:'))
+    ?.split(':')[1];
   fs.writeFileSync(path.join(root, '.editwarden.yml'), `constraints:\n  max_lines_changed: 100000000\n  timeout: 86400\n${durability ? `checkpoints:\n  durability: ${durability}\n` : ''}`);
   fs.writeFileSync(path.join(root, `f.${ext}`), text);
   const env = { ...process.env };
