@@ -1,0 +1,79 @@
+/**
+ * A warm hook server of its own for a test: a private runtime folder, the
+ * server started as a first hook or shell client starts it (the same
+ * detached `editwarden hook-server` process), its ping (pid, calls served),
+ * and the servers a test started ended by pid afterwards.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { BIN, tempDir } from './helpers.js';
+
+const REPO = path.dirname(path.dirname(BIN));
+
+interface SocketModule {
+  buildId(): string;
+  socketPath(env: NodeJS.ProcessEnv, build: string): string;
+  socketDir(env: NodeJS.ProcessEnv): string;
+  ensurePrivateDir(dir: string): string | null;
+}
+interface ClientModule {
+  askServer(socket: string, request: { build: string; ping: true }, timeoutMs: number): Promise<{ pid?: number; calls?: number } | null>;
+}
+// The built modules: the build id is the one the binary computes (it names the dist/ files).
+export const sockets = (await import(path.join(REPO, 'dist', 'cli', 'hook-socket.js'))) as SocketModule;
+const client = (await import(path.join(REPO, 'dist', 'cli', 'hook-client.js'))) as ClientModule;
+
+const started: number[] = [];
+
+/** Ends the servers this test file started (by pid). */
+export function endServers(): void {
+  for (const pid of started.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/** An environment whose hook server lives in a runtime folder of its own. */
+export function runtimeEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const runtime = tempDir('ew-rt-');
+  fs.chmodSync(runtime, 0o700);
+  return { ...process.env, XDG_RUNTIME_DIR: runtime, EDITWARDEN_HOOK_SERVER_IDLE_MS: '20000', ...extra };
+}
+
+/** The socket of this build's server for `env`. */
+export function socketOf(env: NodeJS.ProcessEnv): string {
+  return sockets.socketPath(env, sockets.buildId());
+}
+
+export async function ping(env: NodeJS.ProcessEnv): Promise<{ pid?: number; calls?: number } | null> {
+  const build = sockets.buildId();
+  return client.askServer(sockets.socketPath(env, build), { build, ping: true }, 3000);
+}
+
+/** Starts this build's server for `env` as a client would, and waits until it answers; its pid. */
+export async function warmServer(env: NodeJS.ProcessEnv): Promise<number> {
+  const build = sockets.buildId();
+  expect(sockets.ensurePrivateDir(sockets.socketDir(env))).toBeNull();
+  spawn(process.execPath, [BIN, 'hook-server', '--socket', sockets.socketPath(env, build), '--build', build], { env, detached: true, stdio: 'ignore', cwd: '/' }).unref();
+  for (let i = 0; i < 100; i++) {
+    const p = await ping(env);
+    if (p?.pid) {
+      started.push(p.pid);
+      return p.pid;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the hook server did not start');
+}
+
+/** The calls the server for `env` has served so far (throws when none answers). */
+export async function callsServed(env: NodeJS.ProcessEnv): Promise<number> {
+  const p = await ping(env);
+  if (typeof p?.calls !== 'number') throw new Error('no hook server answers');
+  return p.calls;
+}
