@@ -84,6 +84,7 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
   // Guarded shell calls open now (their commands may run for minutes), and whether the server ends once they are done.
   let shells = 0;
   let leaving = false;
+  let shellCalls = 0;
   const server = net.createServer({ allowHalfOpen: true }, (conn) => {
     let text = '';
     let shell = false;
@@ -109,6 +110,7 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
         return;
       }
       calls++;
+      shellCalls++;
       shells++;
       // What the last answer deferred (checkpoints.durability) is on disk before this command's checkpoint is taken.
       settleDurable();
@@ -141,7 +143,7 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
         const asked = parsed as { build?: unknown; ping?: unknown } | null;
         if (asked?.build !== build) reply = { build, fallback: 'another build' };
         else if (buildId() !== build) reply = { build: 'gone', fallback: 'this server was rebuilt under it' };
-        else if (asked.ping === true) reply = { build, pid: process.pid, calls, cpu: Object.values(process.cpuUsage()).reduce((a, b) => a + b, 0) };
+        else if (asked.ping === true) reply = { build, pid: process.pid, calls, shells: shellCalls, cpu: Object.values(process.cpuUsage()).reduce((a, b) => a + b, 0) };
         else if (!isRequest(parsed)) reply = { build, fallback: 'not a hook call' };
         else {
           calls++;

@@ -140,6 +140,8 @@ export interface HookReply {
   /** To a ping: the server's pid and CPU so far (µs), for the bench and the tests. */
   pid?: number;
   calls?: number;
+  /** Of `calls`, the guarded shell's (hook-shell.ts). */
+  shells?: number;
   cpu?: number;
 }
 

@@ -19,7 +19,7 @@ interface SocketModule {
   ensurePrivateDir(dir: string): string | null;
 }
 interface ClientModule {
-  askServer(socket: string, request: { build: string; ping: true }, timeoutMs: number): Promise<{ pid?: number; calls?: number } | null>;
+  askServer(socket: string, request: { build: string; ping: true }, timeoutMs: number): Promise<{ pid?: number; calls?: number; shells?: number } | null>;
 }
 // The built modules: the build id is the one the binary computes (it names the dist/ files).
 export const sockets = (await import(path.join(REPO, 'dist', 'cli', 'hook-socket.js'))) as SocketModule;
@@ -50,7 +50,7 @@ export function socketOf(env: NodeJS.ProcessEnv): string {
   return sockets.socketPath(env, sockets.buildId());
 }
 
-export async function ping(env: NodeJS.ProcessEnv): Promise<{ pid?: number; calls?: number } | null> {
+export async function ping(env: NodeJS.ProcessEnv): Promise<{ pid?: number; calls?: number; shells?: number } | null> {
   const build = sockets.buildId();
   return client.askServer(sockets.socketPath(env, build), { build, ping: true }, 3000);
 }
@@ -76,4 +76,11 @@ export async function callsServed(env: NodeJS.ProcessEnv): Promise<number> {
   const p = await ping(env);
   if (typeof p?.calls !== 'number') throw new Error('no hook server answers');
   return p.calls;
+}
+
+/** The guarded shell calls the server for `env` has served so far (throws when none answers). */
+export async function shellsServed(env: NodeJS.ProcessEnv): Promise<number> {
+  const p = await ping(env);
+  if (typeof p?.shells !== 'number') throw new Error('no hook server answers');
+  return p.shells;
 }
