@@ -28,7 +28,12 @@ export type HookCall = { route: EventRoute; session: SessionKey | null } & (
       workdir?: string;
     }
   | /** A shell tool whose input a hook cannot rewrite: refused with the way through MCP. */ { kind: 'shell-refused'; tool: string }
-  | /** A call of editwarden's own MCP server (`tool`: its name there): its writes are charged to the session. */ { kind: 'mcp'; tool: string; args: Record<string, unknown> }
+  | /** A call of editwarden's own MCP server (`tool`: its name there): its writes are charged to the session. `shellGuarded`: the client's own shell runs through `editwarden shell`. */ {
+      kind: 'mcp';
+      tool: string;
+      args: Record<string, unknown>;
+      shellGuarded: boolean;
+    }
   | /** An edit or shell call whose input cannot be read: refused, since it cannot be vetted. */ { kind: 'unreadable'; tool: string; error: NativeInputError }
   | /** After the tool ran: what to record. */ { kind: 'post'; tool: string; call?: string }
 );
@@ -58,7 +63,13 @@ export function translateHook(client: ClientIntegration, kind: HookEventKind, ra
   if (toolName !== undefined && client.mcpToolPrefix !== undefined && toolName.startsWith(client.mcpToolPrefix)) {
     // Arguments the server cannot read are its to refuse (nothing is written then): only what it would run is charged here.
     const args = input.tool_input;
-    return { ...common, kind: 'mcp', tool: toolName.slice(client.mcpToolPrefix.length), args: typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {} };
+    return {
+      ...common,
+      kind: 'mcp',
+      tool: toolName.slice(client.mcpToolPrefix.length),
+      args: typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {},
+      shellGuarded: client.shell !== undefined,
+    };
   }
   if (client.shell && toolName !== undefined && client.shell.tools.includes(toolName)) {
     try {

@@ -80,7 +80,8 @@ export const qwen: ClientIntegration = {
           delete data.disableAllHooks;
           // Qwen rewrites a project settings file without it at start (its own migration, seen with 0.24.4): a file init creates has it.
           if (existing === null && data[VERSION_KEY] === undefined) data[VERSION_KEY] = SETTINGS_VERSION;
-          putServer(objectAt(data, 'mcpServers'), mcpServer(setup), '.qwen/settings.json');
+          // Qwen defers an MCP server's tools behind its tool search unless told otherwise: execute_command, where the shell refusal points, is offered at once.
+          putServer(objectAt(data, 'mcpServers'), { ...mcpServer(setup), alwaysLoadTools: true }, '.qwen/settings.json');
           const hooks = objectAt(data, 'hooks');
           upsertHookGroup(arrayAt(hooks, 'PreToolUse'), PRE, group('pre-tool-use'));
           upsertHookGroup(arrayAt(hooks, 'PostToolUse'), POST, group('post-tool-use'));

@@ -19,7 +19,7 @@ export const OPENCODE = path.join(BINS, 'opencode');
 export const COPILOT = path.join(BINS, 'copilot');
 export const QWEN = path.join(BINS, 'qwen');
 
-type ChatBody = { tools?: unknown[]; messages?: Array<{ role: string; content?: unknown; tool_calls?: unknown[] }> };
+type ChatBody = { tools?: Array<{ function?: { name?: string } }>; messages?: Array<{ role: string; content?: unknown; tool_calls?: unknown[] }> };
 
 export interface ChatRun {
   code: number | null;
@@ -27,6 +27,8 @@ export interface ChatRun {
   stderr: string;
   /** The text of every tool result the client sent back to the model, in order (from its last request). */
   results: string[];
+  /** The tools the client offered in its last request. */
+  tools: string[];
 }
 
 function textOf(content: unknown): string {
@@ -71,7 +73,8 @@ async function runChatClient(root: string, calls: readonly ScriptedCall[], start
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     clearTimeout(timer);
     const messages = (last as ChatBody | null)?.messages ?? [];
-    return { code, stdout, stderr, results: messages.filter((m) => m.role === 'tool').map((m) => textOf(m.content)) };
+    const tools = ((last as ChatBody | null)?.tools ?? []).map((t) => t.function?.name ?? '');
+    return { code, stdout, stderr, results: messages.filter((m) => m.role === 'tool').map((m) => textOf(m.content)), tools };
   } finally {
     await server.close();
   }

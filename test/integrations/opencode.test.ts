@@ -52,6 +52,8 @@ describe('opencode goes through editwarden', () => {
     expect(run.results[7], said).toContain('E_OUTSIDE_ROOT');
     expect(fs.existsSync(path.join(outsideDir, 'x.txt'))).toBe(false);
     expect(run.results[8], said).toContain('removed');
+    // init registered editwarden's MCP server: opencode offers its tools (named editwarden_<tool>).
+    expect(run.tools, said).toContain('editwarden_edit_file');
     expect(fs.existsSync(path.join(root, 'src'))).toBe(false);
 
     const first = editwarden(['undo', '--root', root]);

@@ -38,6 +38,8 @@ describe('Qwen Code goes through editwarden', () => {
     for (const i of [0, 1, 2]) expect(run.results[i], said).toContain('E_DENIED_PATH');
     expect(run.results[5], said).toContain('E_SHELL_NOT_GUARDED');
     expect(run.results[5], said).toContain('execute_command');
+    // The way the refusal points to is there: init registered editwarden's MCP server, whose tools Qwen offers.
+    expect(run.tools, said).toContain('mcp__editwarden__execute_command');
     expect(fs.readFileSync(path.join(root, '.git', 'config'), 'utf8')).toBe(gitConfig);
     expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe(config);
     expect(fs.readFileSync(path.join(root, '.qwen', 'settings.json'), 'utf8')).toBe(settings);

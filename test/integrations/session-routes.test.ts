@@ -54,6 +54,43 @@ describe("editwarden's MCP tools count against the client session's ledger", () 
     expect(denial(hook(free, { session_id: 's-1', tool_name: 'mcp__editwarden__execute_command', tool_input: { command: 'touch a' } }).stdout)).toBeNull();
   });
 
+  it('opencode, Copilot CLI and Qwen Code: a native write and an MCP write (or the rewritten shell) count in one ledger per session', () => {
+    const root = project({ '.editwarden.yml': 'constraints:\n  max_files: 1\n' });
+    const call = (client: string, event: string, input: unknown) => editwarden(['hook', client, event, '--root', root], { input: JSON.stringify(input) });
+    // opencode (its plugin sends the common shape; answers are JSON decisions).
+    expect(JSON.parse(call('opencode', 'tool-before', { session_id: 'oc', tool_name: 'write', tool_use_id: 'c1', tool_input: { filePath: 'one.txt', content: '1\n' }, cwd: root }).stdout)).toEqual({ decision: 'allow' });
+    const oc = JSON.parse(call('opencode', 'tool-before', { session_id: 'oc', tool_name: 'editwarden_write_file', tool_input: { path: 'two.txt', content: '2\n' }, cwd: root }).stdout) as { decision: string; reason: string };
+    expect(oc.decision).toBe('deny');
+    expect(oc.reason).toContain('2 of 1 files used in this session');
+    // Qwen Code (Claude-style input, exit 2 to refuse).
+    expect(call('qwen', 'pre-tool-use', { session_id: 'qw', tool_name: 'write_file', tool_input: { file_path: path.join(root, 'one.txt'), content: '1\n' } }).code).toBe(0);
+    const qw = call('qwen', 'pre-tool-use', { session_id: 'qw', tool_name: 'mcp__editwarden__write_file', tool_input: { path: 'two.txt', content: '2\n' } });
+    expect(qw.code).toBe(2);
+    expect(qw.stderr).toContain('2 of 1 files used in this session');
+    // Qwen's shell is refused, and under a cap so is execute_command: the hint says so plainly, naming no shell Qwen cannot use.
+    const cmd = call('qwen', 'pre-tool-use', { session_id: 'qw', tool_name: 'mcp__editwarden__execute_command', tool_input: { command: 'touch a' } });
+    expect(cmd.code).toBe(2);
+    expect(cmd.stderr).toContain('E_SESSION_ROUTE');
+    expect(cmd.stderr).toContain("This client's own shell cannot be guarded either");
+    expect(cmd.stderr).not.toContain('Bash');
+    // Copilot CLI (toolName/toolArgs in; JSON permission decisions out): a native create, then its bash rewritten with the session named.
+    const create = JSON.parse(call('copilot', 'pre-tool-use', { sessionId: 'cp', cwd: root, toolName: 'create', toolArgs: { path: 'one.txt', file_text: '1\n' } }).stdout) as Record<string, unknown>;
+    expect(create).toEqual({});
+    const edit = JSON.parse(call('copilot', 'pre-tool-use', { sessionId: 'cp', cwd: root, toolName: 'create', toolArgs: JSON.stringify({ path: 'two.txt', file_text: '2\n' }) }).stdout) as {
+      permissionDecision: string;
+      permissionDecisionReason: string;
+    };
+    expect(edit.permissionDecision).toBe('deny');
+    expect(edit.permissionDecisionReason).toContain('2 of 1 files used in this session');
+    const bash = JSON.parse(call('copilot', 'pre-tool-use', { sessionId: 'cp', cwd: root, toolName: 'bash', toolArgs: { command: 'touch x', description: 'd', mode: 'sync' } }).stdout) as {
+      permissionDecision: string;
+      modifiedArgs: Record<string, string>;
+    };
+    expect(bash.permissionDecision).toBe('allow');
+    expect(bash.modifiedArgs.command).toContain("'--session' 'cp'");
+    expect(bash.modifiedArgs).toMatchObject({ description: 'd', mode: 'sync' });
+  });
+
   it('with no config, a session has no file cap: 12 native Writes and an MCP write of a 13th file pass the hook', () => {
     const root = project({});
     for (let i = 0; i < 12; i++) {
