@@ -61,6 +61,11 @@ export interface ClientIntegration {
   mcpToolPrefix?: string;
   /** Shell tools a hook can only refuse (no rewrite relied on): refused, with the way through editwarden's MCP execute_command. */
   shellRefused?: readonly string[];
+  /**
+   * Whether the client will run the hooks init wrote here: trust the person must give in the client itself (Codex's
+   * project and hook trust). `doctor` reports it; `init` prints `fix` — the one step — when not `ok`. Reads only.
+   */
+  hookTrust?(root: string, env?: Readonly<Record<string, string | undefined>>): { ok: boolean; detail: string; fix?: string };
 }
 
 /**

@@ -17,6 +17,7 @@ import { parseApplyPatch } from '../formats/apply-patch.js';
 import { arrayAt, dropIfEmpty, guardedHookCommand, mcpServer, objectAt, putServer, refusalText, removeOurHooks, settingsError, takeServer, upsertHookGroup, type ClientIntegration } from './client.js';
 import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
+import { codexTrustCheck } from './codex-trust.js';
 
 const EDIT_TOOLS = ['apply_patch'];
 
@@ -108,8 +109,9 @@ export const codex: ClientIntegration = {
     rewrite: (ti, line) => ({ exitCode: 0, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { ...ti, command: line } } }) }),
   },
   shellRefused: CODEX_OTHER_SHELLS,
+  hookTrust: codexTrustCheck,
   coverage: [
-    "Covered (once Codex trusts the project and its hooks — review them with /hooks): Codex's apply_patch is vetted by editwarden before it runs and checkpointed for `editwarden undo`; every shell command (Codex's Bash) runs through `editwarden shell` (sandbox, one undo step per command that changed files, counted against this session's limits); a shell tool under another name is refused with the way through editwarden's MCP tool execute_command; limits count per Codex session; the editwarden MCP tools are registered. If editwarden cannot run, the tool call is blocked.",
-    "Not covered: hooks Codex has not been told to trust (it then runs none — `codex exec` needs --dangerously-bypass-hook-trust or hooks reviewed in the TUI); a project Codex does not trust (its .codex/config.toml is not loaded — trust it, or copy the [hooks] and [mcp_servers] tables into ~/.codex/config.toml); `cd` carried between commands; a rewritten command is approved by the hook (Codex's own approval prompt is skipped for it; it runs in editwarden's sandbox).",
+    "Covered (once Codex trusts the project and its hooks — `editwarden doctor` says whether it does): Codex's apply_patch is vetted by editwarden before it runs and checkpointed for `editwarden undo`; every shell command (Codex's Bash) runs through `editwarden shell` — in editwarden's sandbox when Codex runs without its own, and under Codex's own sandbox (-s workspace-write, its default) when editwarden can prove from the kernel that it keeps writes inside the project and /tmp (the result says which held it); one undo step per command that changed files, counted against this session's limits; a shell tool under another name is refused with the way through editwarden's MCP tool execute_command; the editwarden MCP tools are registered. If editwarden cannot run, the tool call is blocked.",
+    "Not covered: hooks Codex has not been told to trust, or a project it does not trust (it then runs none — the step below); under Codex's own sandbox, editwarden's read-only binds (a command there can write .editwarden/, the editwarden config and other clients' settings: config and settings are put back after it, the state folder is not), a private /tmp and the write witness; a rewritten command is approved by the hook (Codex's own approval prompt is skipped for it). Codex's shell starts each command in its workdir, so a `cd` does not carry over (as in Codex itself).",
   ].join('\n'),
 };

@@ -34,7 +34,7 @@ function doctor(only?: string, env: NodeJS.ProcessEnv = process.env): { code: nu
 describe('editwarden doctor', () => {
   it('a healthy project passes every check, and the doctor creates nothing', () => {
     const r = doctor();
-    expect(Object.keys(r.checks)).toEqual(['node', 'git', 'grammars', 'config', 'trust', 'limits', 'state folder', 'sandbox', 'client hooks', 'copilot folder trust', 'guard install']);
+    expect(Object.keys(r.checks)).toEqual(['node', 'git', 'grammars', 'config', 'trust', 'limits', 'state folder', 'sandbox', 'client hooks', 'copilot folder trust', 'client hook trust', 'guard install']);
     expect(r.checks.sandbox!.detail).toMatch(/^Commands run in bwrap: /);
     expect(r.code).toBe(0);
     expect(r.ok).toBe(true);
@@ -178,7 +178,7 @@ describe('doctor --only', () => {
     expect(Object.keys(doctor('git,config').checks)).toEqual(['git', 'config']);
     const r = spawnSync(process.execPath, [BIN, 'doctor', '--root', root, '--only', 'gti', '--json'], { encoding: 'utf8' });
     expect(r.status).toBe(64);
-    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'E_USAGE', hint: 'The checks are: node, git, grammars, config, trust, limits, state folder, sandbox, client hooks, copilot folder trust, guard install.' });
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'E_USAGE', hint: 'The checks are: node, git, grammars, config, trust, limits, state folder, sandbox, client hooks, copilot folder trust, client hook trust, guard install.' });
   });
 });
 

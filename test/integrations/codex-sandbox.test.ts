@@ -139,3 +139,21 @@ describe("Codex with its own sandbox (workspace-write) goes through editwarden, 
     expect(fs.existsSync(path.join(root, 'made.txt'))).toBe(false);
   }, 240_000);
 });
+
+describe("doctor says whether Codex will run editwarden's hooks", () => {
+  it("names hooks Codex has no trust for (Codex's own keys), and is satisfied once a person trusted them", async () => {
+    const root = project({ 'a.txt': 'a\n' });
+    expect(editwarden(['init', 'codex', '--root', root]).code).toBe(0);
+    const home = codexHome(root, 'http://127.0.0.1:9/v1');
+    const env = { PATH: clientPath(true), HOME: tempDir('ew-home-'), TMPDIR: tempDir('ew-clienttmp-'), CODEX_HOME: home };
+    const before = editwarden(['doctor', '--root', root, '--only', 'client hook trust'], { env: { ...process.env, CODEX_HOME: home } });
+    expect(before.code).not.toBe(0);
+    expect(before.stdout).toContain('no trust record for 2 of editwarden');
+    expect(before.stdout).toContain('pre_tool_use:0:0');
+    expect(before.stdout).toContain('/hooks');
+    expect(await trustHooksAsAPersonWould(root, env, home)).toEqual([`${root}/.codex/config.toml:pre_tool_use:0:0`, `${root}/.codex/config.toml:post_tool_use:0:0`]);
+    const after = editwarden(['doctor', '--root', root, '--only', 'client hook trust'], { env: { ...process.env, CODEX_HOME: home } });
+    expect(after.code, after.stdout).toBe(0);
+    expect(after.stdout).toContain("Codex trusts this project and editwarden's hooks");
+  }, 120_000);
+});

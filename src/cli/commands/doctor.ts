@@ -222,6 +222,24 @@ export function doctorChecks(context: DoctorContext): DoctorCheck[] {
       name: 'copilot folder trust',
       run: async () => (await import('../../integrations/copilot-trust.js')).copilotTrustCheck(context.root),
     },
+    {
+      // Codex loads a project's hooks only in a project the person trusted, and runs each only once the person trusted it.
+      name: 'client hook trust',
+      run: async () => {
+        const { CLIENTS } = await import('../../integrations/index.js');
+        const found = Object.values(CLIENTS).flatMap((c) => (c.hookTrust ? [{ name: c.name, ...c.hookTrust(context.root) }] : []));
+        const bad = found.filter((f) => !f.ok);
+        if (bad.length === 0) return { ok: true, detail: found.map((f) => `${f.name}: ${f.detail}`).join(' ') };
+        return {
+          ok: false,
+          detail: bad.map((f) => `${f.name}: ${f.detail}`).join(' '),
+          fix: bad
+            .map((f) => f.fix)
+            .filter((x) => x !== undefined)
+            .join(' '),
+        };
+      },
+    },
     { name: 'guard install', run: async () => guardCheck(context.root) },
   ];
 }

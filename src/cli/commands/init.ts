@@ -68,6 +68,8 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
               '',
               client.coverage,
               '',
+              // Trust the person gives in the client itself (Codex: the project and its hooks): without it the hooks do not run.
+              ...personTrustLines(client, root),
               // What applies in this project and where to change it (the hooks enforce exactly this).
               ...projectLimitsLines(root, name, flags.config === undefined ? undefined : path.resolve(root, flags.config)),
               '',
@@ -82,6 +84,11 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
         setExit(refuseCommand(info, flags.json === true, io));
       }
     });
+}
+
+function personTrustLines(client: { hookTrust?: (root: string) => { ok: boolean; fix?: string } }, root: string): string[] {
+  const t = client.hookTrust?.(root);
+  return t === undefined || t.ok || t.fix === undefined ? [] : [`next step (yours, in the client): ${t.fix}`, ''];
 }
 
 /** What init and `trust --guard` say after recording the project-local install. */
