@@ -36,6 +36,8 @@ export const E2E_PATTERNS: readonly RegExp[] = [
   /^test\/package\/docs-commands[^/]*\.test\.ts$/,
   /^test\/cli\/demo[^/]*\.test\.ts$/,
   /^test\/integrations\/(claude-code|gemini-cli|codex)[^/]*\.test\.ts$/,
+  // opencode, Copilot CLI and Qwen Code, each a real client against the scripted model (the plugin's own test is not one).
+  /^test\/integrations\/(opencode|copilot-cli|qwen-code)\.test\.ts$/,
   // The event log flooded by 100 real sandboxed commands of 10,000 files each: minutes, like the client runs.
   /^test\/runs\/log-flood[^/]*\.test\.ts$/,
 ];

@@ -4,6 +4,7 @@
  * driven by the scripted model on 127.0.0.1 through a provider of the
  * test's own (`@ai-sdk/openai-compatible`). No skips.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,9 @@ import { cleanup, editwarden, project, tempDir, THIRTY_LINES } from './helpers.j
 
 beforeAll(() => {
   expect(fs.existsSync(OPENCODE), `${OPENCODE} is missing; run npm ci`).toBe(true);
+  // opencode-ai's postinstall puts the platform's binary in place (npm ci runs it; --ignore-scripts leaves a stub that says so).
+  const version = spawnSync(OPENCODE, ['--version'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: tempDir('ew-ochome-') } });
+  expect(version.status, version.stderr).toBe(0);
 });
 afterAll(cleanup);
 
