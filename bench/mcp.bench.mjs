@@ -88,7 +88,14 @@ export async function run() {
       fs.writeFileSync(path.join(theirRoot, `f${lines}.${ext}`), text);
     }
   }
+  // The same server with checkpoints.durability: strict (everything on disk before the answer; docs/checkpoints.md), in its own root.
+  const strictRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-bench-mcp-strict-'));
+  const strictConfig = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-bench-mcp-xdg-strict-'));
+  fs.mkdirSync(path.join(strictConfig, 'editwarden'));
+  fs.writeFileSync(path.join(strictConfig, 'editwarden', 'config.yml'), 'constraints:\n  max_lines_changed: 100000000\n  timeout: 86400\ncheckpoints:\n  durability: strict\n');
+  for (const lines of SIZES) for (const ext of EXTS) fs.writeFileSync(path.join(strictRoot, `f${lines}.${ext}`), makeFile(lines));
   const ours = await connect(ourServerArgs(ourRoot), { ...process.env, XDG_CONFIG_HOME: userConfig });
+  const oursStrict = await connect(ourServerArgs(strictRoot), { ...process.env, XDG_CONFIG_HOME: strictConfig });
   const theirs = await connect(theirServerArgs(theirRoot));
   const rows = [];
   try {
@@ -103,6 +110,7 @@ export async function run() {
           const oursMs = [];
           const theirsMs = [];
           const floorMs = [];
+          const strictMs = [];
           const n = ITERATIONS[lines] ?? Number(process.env.EW_BENCH_N ?? 40);
           for (let i = 0; i < WARMUP + n; i++) {
             // A real edit flips the line back and forth; a dry run asks for the same change every time.
@@ -119,17 +127,27 @@ export async function run() {
               t = await callTheirs();
               o = await callOurs();
             }
+            const st = dryRun ? 0 : await timed(oursStrict, 'edit_file', { path: file, old_text: from, new_text: to });
             // The durable floor at this same moment: the bytes written the way a durable replace must (temp, fsync, rename, folder fsync).
             const f = dryRun ? 0 : durableFloor(floorDir, text);
             if (i < WARMUP) continue;
             oursMs.push(o);
             theirsMs.push(t);
             floorMs.push(f);
+            strictMs.push(st);
           }
           const mo = median(oursMs);
           const mt = median(theirsMs);
           const goal = goalOf(lines, ext, dryRun);
           if (!dryRun) {
+            const ms2 = median(strictMs);
+            rows.push({
+              case: `edit_file, ${lines}-line .${ext}, checkpoints.durability: strict (median of ${n})`,
+              value: ms(ms2),
+              baseline: `${ms(mt)} (server-filesystem)`,
+              ratio: ratio(ms2, mt),
+              note: `deferred (the default, the row below) / strict = ${(mo / ms2).toFixed(2)}×: what answering before the checkpoint's fsync saves; load ${os.loadavg()[0].toFixed(1)}`,
+            });
             const mf = median(floorMs);
             rows.push({
               case: `durable floor of that write: temp + fsync + rename + folder fsync, in process (median of ${n})`,
@@ -153,7 +171,10 @@ export async function run() {
     }
   } finally {
     await ours.close();
+    await oursStrict.close();
     await theirs.close();
+    fs.rmSync(strictRoot, { recursive: true, force: true });
+    fs.rmSync(strictConfig, { recursive: true, force: true });
     fs.rmSync(ourRoot, { recursive: true, force: true });
     fs.rmSync(theirRoot, { recursive: true, force: true });
     fs.rmSync(floorDir, { recursive: true, force: true });
