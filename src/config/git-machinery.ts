@@ -172,3 +172,18 @@ export function gitdirDataOnly(insideGitdir: string): boolean {
 }
 
 const OBJECTS_INFO = /(^|\/)objects(\/info)?$/i;
+
+/**
+ * The todo lists git runs from (`rebase-merge/git-rebase-todo` of a paused interactive rebase, `sequencer/todo` of a
+ * cherry-pick or revert), relative to a gitdir, by the folder that holds them.
+ */
+export const TODO_FILES: Readonly<Record<string, string>> = { 'rebase-merge': 'git-rebase-todo', sequencer: 'todo' };
+
+/**
+ * Whether a todo list runs commands: an `exec` (or `x`) line is run by the person's `git rebase --continue`, with
+ * their rights, outside every sandbox. Such a todo is machinery while it holds one (workspace/governing.ts);
+ * without one it is git's data (a rebase the agent paused on a conflict and continues in its next command).
+ */
+export function todoRunsCommands(text: string): boolean {
+  return text.split('\n').some((line) => /^\s*(x|exec)(\s|$)/.test(line));
+}

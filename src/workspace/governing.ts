@@ -21,8 +21,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { gitDataOnly, gitdirDataOnly, gitPathKind } from '../config/git-machinery.js';
+import { gitDataOnly, gitdirDataOnly, gitPathKind, TODO_FILES, todoRunsCommands } from '../config/git-machinery.js';
 import { atomicWriteFile } from './atomic.js';
+import { readSmallFile } from '../small-file.js';
 
 type Entry = { type: 'file'; bytes: Buffer; mode: number; size: number; mtimeMs: number; ctimeMs: number; ino: number } | { type: 'symlink'; target: string } | { type: 'dir'; mode: number } | { type: 'other' };
 
@@ -146,7 +147,7 @@ function ensureRealParents(root: string, rel: string): void {
   }
 }
 
-function scan(root: string, rel: string, into: Map<string, Entry>, previous?: Map<string, Entry>, gitdir: string | null = null): void {
+function scan(root: string, rel: string, into: Map<string, Entry>, previous?: Map<string, Entry>, gitdir: string | null = null, whole = false): void {
   const abs = absoluteOf(root, rel);
   const st = lstat(abs);
   if (!st) return;
@@ -187,8 +188,13 @@ function scan(root: string, rel: string, into: Map<string, Entry>, previous?: Ma
   for (const name of names) {
     const child = `${rel}/${name}`;
     // Its data is the command's to write (a commit, a branch, a stash: the step records the refs, checkpoints/git-refs.ts); its machinery is watched.
-    if (here !== null ? gitdirDataOnly(child.slice(here.length + 1)) : gitDataOnly(child)) continue;
-    scan(root, child, into, previous, here);
+    if (!whole && (here !== null ? gitdirDataOnly(child.slice(here.length + 1)) : gitDataOnly(child))) {
+      // A paused rebase whose todo has `exec` lines is run by the person's `git rebase --continue`: its whole folder is machinery while it holds one.
+      const todo = TODO_FILES[name];
+      if (todo !== undefined && runsCommands(root, `${child}/${todo}`)) scan(root, child, into, previous, here, true);
+      continue;
+    }
+    scan(root, child, into, previous, here, whole);
   }
 }
 
@@ -233,5 +239,20 @@ function readlink(abs: string): string {
     return fs.readlinkSync(abs);
   } catch {
     return '';
+  }
+}
+
+/**
+ * Whether the todo list at `rel` holds a line that runs a command. Read as a small file someone else put there (no
+ * link followed, no FIFO waited on, at most 16 MiB: git's todo of a long rebase is a line per commit); one that
+ * cannot be read so is judged by what git would do with it: run it, so watched.
+ */
+function runsCommands(root: string, rel: string): boolean {
+  const abs = absoluteOf(root, rel);
+  if (lstat(abs) === null) return false;
+  try {
+    return todoRunsCommands(readSmallFile(abs, { maxBytes: 16 * 1024 * 1024, follow: false }).toString('utf8'));
+  } catch {
+    return true;
   }
 }

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { gitDataOnly, gitdirEntryKind, gitPathKind, isRefStatePath } from '../../src/config/git-machinery.js';
+import { gitDataOnly, gitdirEntryKind, gitPathKind, isRefStatePath, todoRunsCommands } from '../../src/config/git-machinery.js';
 import { gitDirBinds } from '../../src/sandbox/git-binds.js';
 import { tempDir } from '../temp-dirs.js';
 
@@ -100,6 +100,24 @@ describe('the decision inside .git', () => {
     expect(gitDataOnly('.git/objects/pack')).toBe(true);
     expect(gitDataOnly('.git/refs')).toBe(true);
     expect(gitDataOnly('.git/hooks')).toBe(false);
+  });
+});
+
+describe("a paused rebase's todo", () => {
+  const sha = fc.stringMatching(/^[0-9a-f]{7,40}$/);
+  const quiet = fc.oneof(
+    fc.tuple(fc.constantFrom('pick', 'p', 'reword', 'r', 'edit', 'e', 'squash', 's', 'fixup', 'f', 'drop', 'd'), sha, fc.string()).map(([c, h, m]) => `${c} ${h} ${m.replace(/\n/g, ' ')}`),
+    fc.constantFrom('break', 'b', 'noop', '', '# exec rm -rf ~ (a comment)', 'label onto', 'reset onto', 'update-ref refs/heads/x'),
+  );
+  it('runs commands exactly when one line is an `exec` (or `x`) line, wherever it stands', () => {
+    fc.assert(
+      fc.property(fc.array(quiet, { maxLength: 8 }), fc.nat(), fc.constantFrom('exec', 'x', '  exec', 'x\t'), fc.string(), (lines, at, verb, cmd) => {
+        expect(todoRunsCommands(lines.join('\n'))).toBe(false);
+        const withExec = [...lines];
+        withExec.splice(at % (lines.length + 1), 0, `${verb} ${cmd.replace(/\n/g, ' ')}`);
+        expect(todoRunsCommands(withExec.join('\n'))).toBe(true);
+      }),
+    );
   });
 });
 

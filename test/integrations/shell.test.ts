@@ -99,16 +99,19 @@ describe('a hooked shell command runs through editwarden', () => {
     expect(r.stderr.startsWith('err\n')).toBe(true);
   });
 
-  it('a failed command without network gets a note naming the switch; with sandbox.network: true it does not', async () => {
+  it('a command that failed for want of the network gets a note naming the switch; any other failure none; with sandbox.network: true none', async () => {
     const root = project({});
-    const r = asClient(await preHook('claude', root, 'exit 3'), root);
+    // A real name lookup in the sandbox without network: node prints the resolver's error code.
+    const lookup = `node -e "require('dns').lookup('registry.npmjs.org', (e) => { console.error(e && e.code); process.exit(3); })"`;
+    const r = asClient(await preHook('claude', root, lookup), root);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('sandbox.network: true');
+    expect(asClient(await preHook('claude', root, 'exit 3'), root).stderr).not.toContain('[editwarden] note');
     fs.writeFileSync(path.join(root, '.editwarden.yml'), 'sandbox:\n  network: true\n');
     // Network loosens the guard: a repository's file gets it only once a person trusts it.
     expect(asClient(await preHook('claude', root, 'exit 3'), root).stderr).toContain('E_UNTRUSTED_CONFIG');
     trustRepoConfig(root);
-    expect(asClient(await preHook('claude', root, 'exit 3'), root).stderr).not.toContain('sandbox.network');
+    expect(asClient(await preHook('claude', root, lookup), root).stderr).not.toContain('sandbox.network');
   });
 
   it('where no sandbox can be had, the command is not run: E_UNSANDBOXED with the hint', async () => {

@@ -126,4 +126,27 @@ describe("the repository's machinery cannot be changed from a sandboxed command"
     expect(fs.existsSync(path.join(root, '.git/objects/info/alternates'))).toBe(false);
     expect(fs.existsSync(path.join(root, '.git/objects/info'))).toBe(true);
   });
+
+  it("a rebase todo with `exec` lines (run by the person's `git rebase --continue`) is removed after the command; one without stays", async () => {
+    const root = repository();
+    const { output } = await run(root, "mkdir -p .git/rebase-merge && printf 'pick 0000000 x\\nexec touch /tmp/pwned\\n' > .git/rebase-merge/git-rebase-todo && echo PLANTED-$((1+1))");
+    expect(output).toContain('PLANTED-2');
+    expect(fs.existsSync(path.join(root, '.git/rebase-merge'))).toBe(false);
+    expect(git(root, 'status')).not.toContain('rebase');
+    // A rebase paused on a conflict (its todo runs nothing) is the agent's to continue in its next command.
+    git(root, 'checkout', '-qb', 'side');
+    fs.writeFileSync(path.join(root, 'a.txt'), 'side\n');
+    git(root, 'commit', '-qam', 'side');
+    git(root, 'checkout', '-q', 'main');
+    fs.writeFileSync(path.join(root, 'a.txt'), 'main\n');
+    git(root, 'commit', '-qam', 'main');
+    git(root, 'checkout', '-q', 'side');
+    const paused = await run(root, 'git rebase main >/dev/null 2>&1; test -d .git/rebase-merge && echo PAUSED-$((1+1))');
+    expect(paused.output).toContain('PAUSED-2');
+    expect(fs.existsSync(path.join(root, '.git/rebase-merge'))).toBe(true);
+    const resolved = await run(root, 'echo resolved > a.txt && git add a.txt && GIT_EDITOR=true git rebase --continue && echo CONTINUED-$((1+1))');
+    expect(resolved.exit, resolved.output).toBe(0);
+    expect(resolved.output).toContain('CONTINUED-2');
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('resolved\n');
+  });
 });
