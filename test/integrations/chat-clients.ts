@@ -51,7 +51,13 @@ function personEnv(): NodeJS.ProcessEnv {
   };
 }
 
-async function runChatClient(root: string, calls: readonly ScriptedCall[], start: (baseUrl: string, env: NodeJS.ProcessEnv) => { command: string; args: string[]; env: NodeJS.ProcessEnv }, timeoutMs: number): Promise<ChatRun> {
+interface RunOptions {
+  timeoutMs?: number;
+  /** Whether editwarden is installed where the client runs (default true): false is a teammate's machine without it. */
+  installed?: boolean;
+}
+
+async function runChatClient(root: string, calls: readonly ScriptedCall[], start: (baseUrl: string, env: NodeJS.ProcessEnv) => { command: string; args: string[]; env: NodeJS.ProcessEnv }, options: RunOptions): Promise<ChatRun> {
   let last: ChatBody | null = null;
   const server = await startScriptedServer((req) => {
     const body = req.body as ChatBody;
@@ -62,14 +68,14 @@ async function runChatClient(root: string, calls: readonly ScriptedCall[], start
     return call ? { tool_calls: [{ name: call.name, arguments: call.args }] } : { text: 'done' };
   });
   try {
-    const base = { PATH: clientPath(true), PWD: root, ...personEnv(), ...hookServerEnv() };
+    const base = { PATH: clientPath(options.installed ?? true), PWD: root, ...personEnv(), ...hookServerEnv() };
     const { command, args, env } = start(server.openaiBaseUrl, base);
     const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 150_000);
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     clearTimeout(timer);
     const messages = (last as ChatBody | null)?.messages ?? [];
@@ -86,7 +92,7 @@ async function runChatClient(root: string, calls: readonly ScriptedCall[], start
  * edit). opencode installs `@opencode-ai/plugin` into `.opencode/` at start: offline here (npm_config_offline, an
  * empty cache of its own), it fails at once in the background and changes nothing editwarden relies on.
  */
-export function runOpencode(root: string, calls: readonly ScriptedCall[], options: { model?: string; timeoutMs?: number } = {}): Promise<ChatRun> {
+export function runOpencode(root: string, calls: readonly ScriptedCall[], options: RunOptions & { model?: string } = {}): Promise<ChatRun> {
   const model = options.model ?? 'scripted-model';
   return runChatClient(
     root,
@@ -109,12 +115,12 @@ export function runOpencode(root: string, calls: readonly ScriptedCall[], option
         npm_config_cache: tempDir('ew-npmcache-'),
       },
     }),
-    options.timeoutMs ?? 150_000,
+    options,
   );
 }
 
 /** `copilot -p` in `root` against the scripted server (COPILOT_OFFLINE with a provider of its own); the folder trusted in its own COPILOT_HOME. */
-export function runCopilot(root: string, calls: readonly ScriptedCall[], options: { trusted?: boolean; timeoutMs?: number } = {}): Promise<ChatRun> {
+export function runCopilot(root: string, calls: readonly ScriptedCall[], options: RunOptions & { trusted?: boolean } = {}): Promise<ChatRun> {
   return runChatClient(
     root,
     calls,
@@ -129,12 +135,12 @@ export function runCopilot(root: string, calls: readonly ScriptedCall[], options
         env: { ...env, COPILOT_HOME: copilotHome, COPILOT_OFFLINE: 'true', COPILOT_PROVIDER_BASE_URL: baseUrl, COPILOT_PROVIDER_API_KEY: 'not-a-key', COPILOT_MODEL: 'scripted-model' },
       };
     },
-    options.timeoutMs ?? 150_000,
+    options,
   );
 }
 
 /** `qwen` (headless, every tool approved) in `root` against the scripted server as an OpenAI endpoint. */
-export function runQwen(root: string, calls: readonly ScriptedCall[], options: { timeoutMs?: number } = {}): Promise<ChatRun> {
+export function runQwen(root: string, calls: readonly ScriptedCall[], options: RunOptions = {}): Promise<ChatRun> {
   return runChatClient(
     root,
     calls,
@@ -143,6 +149,6 @@ export function runQwen(root: string, calls: readonly ScriptedCall[], options: {
       args: ['--auth-type', 'openai', '--openai-base-url', baseUrl, '--openai-api-key', 'not-a-key', '-m', 'scripted-model', '--approval-mode', 'yolo', '-o', 'json', 'Make the change.'],
       env: { ...env, QWEN_CODE_SUPPRESS_YOLO_WARNING: '1' },
     }),
-    options.timeoutMs ?? 150_000,
+    options,
   );
 }

@@ -55,4 +55,14 @@ describe('Copilot CLI goes through editwarden', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\n');
   }, 200_000);
+
+  it('on a machine without editwarden the committed hook blocks the call (Copilot denies on its exit 2, without passing the reason on)', async () => {
+    const root = project({ 'notes.txt': 'alpha\n' });
+    expect(editwarden(['init', 'copilot', '--root', root]).code).toBe(0);
+    const run = await runCopilot(root, [{ name: 'create', args: { path: path.join(root, 'new.txt'), file_text: 'x\n' } }], { installed: false });
+    const said = `${run.stderr.slice(-2000)}\n${JSON.stringify(run.results)}`;
+    expect(run.results, said).toHaveLength(1);
+    expect(run.results[0], said).toMatch(/denied/i);
+    expect(fs.existsSync(path.join(root, 'new.txt'))).toBe(false);
+  }, 200_000);
 });

@@ -98,4 +98,14 @@ describe('opencode goes through editwarden', () => {
     expect(undo.code, undo.stderr).toBe(0);
     expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\n');
   }, 200_000);
+
+  it('on a machine without editwarden the plugin throws: the call is blocked and the model reads E_GUARD_UNAVAILABLE', async () => {
+    const root = project({ 'notes.txt': 'alpha\n' });
+    expect(editwarden(['init', 'opencode', '--root', root]).code).toBe(0);
+    const run = await runOpencode(root, [{ name: 'write', args: { filePath: path.join(root, 'new.txt'), content: 'x\n' } }], { installed: false });
+    const said = `${run.stderr.slice(-2000)}\n${JSON.stringify(run.results)}`;
+    expect(run.results, said).toHaveLength(1);
+    expect(run.results[0], said).toContain('E_GUARD_UNAVAILABLE');
+    expect(fs.existsSync(path.join(root, 'new.txt'))).toBe(false);
+  }, 200_000);
 });
