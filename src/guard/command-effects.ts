@@ -64,7 +64,12 @@ export interface EffectsMark {
   ignored?: IgnoredSnapshot;
   /** The root repository's ref files before the command (HEAD, refs, packed-refs, the index, the stash list): its commit, branch or stash joins its step. */
   refs?: RefFiles;
+  /** A watched tree's marks taken before the index and the ignored snapshot (watched-tree.ts); null: it could not tell. */
+  watch?: { index: number | null; ignored: number | null };
 }
+
+/** A witness log naming nothing: what the after-pass of the ignored files looks at when the watch saw none of them change. */
+const NOTHING_WITNESSED: WitnessLog = { paths: new Set(), tails: new Set(), trees: new Set() };
 
 export interface CommandEffectsResult {
   changes: FileChange[];
@@ -103,20 +108,33 @@ export class CommandEffects {
     // Nested repositories' .git are looked for now and again after the command (one it creates is removed).
     const policy = this.checkpoints.ws.policy;
     const governing = snapshotGoverning(root, this.governed, () => policy.nestedGitDirs());
-    const { manifest, lease } = new CommandIndex(this.checkpoints).take(label);
+    const { manifest, lease, mark: indexMark } = new CommandIndex(this.checkpoints).take(label, exclude);
     // The ignored files git cannot bring back: stored (those changed since the last command) before the command runs.
     const coverage = this.checkpoints.ignored;
+    const tree = this.checkpoints.tree;
     let ignored: IgnoredSnapshot | undefined;
+    let ignoredMark: number | null = null;
     try {
-      ignored = coverage ? this.checkpoints.lock.with(() => coverage.before(exclude)) : undefined;
+      ignored = coverage
+        ? this.checkpoints.lock.with(() => {
+            // A watched tree: the last snapshot when no covered ignored file changed since it (watched-tree.ts).
+            ignoredMark = tree?.look() ?? null;
+            const snapshot = (tree && ignoredMark !== null ? tree.ignoredStill(exclude) : null) ?? coverage.before(exclude);
+            tree?.rememberIgnored(snapshot, ignoredMark, exclude, manifest.dirs);
+            return snapshot;
+          })
+        : undefined;
     } catch (error) {
       if (lease) new CommandIndex(this.checkpoints).endLease(lease);
       throw error;
     }
+    const watch = tree ? { index: indexMark, ignored: ignoredMark } : undefined;
+    tree?.hold(indexMark);
+    tree?.hold(ignoredMark);
     // Before the command: a member it creates is not bound read-only, so it stays the command's (charged, removed).
     const readOnly = this.config ? commandSandbox(this.checkpoints.ws, this.config).readOnly : undefined;
     const refs = step ? (readRefFiles(this.checkpoints.ws.resolver) ?? undefined) : undefined;
-    return { checkpoint: manifest.id, exclude, governing, index: manifest, startedAt: new Date().toISOString(), ...defined({ step, lease: lease ?? undefined, ignored, readOnly, refs }) };
+    return { checkpoint: manifest.id, exclude, governing, index: manifest, startedAt: new Date().toISOString(), ...defined({ step, lease: lease ?? undefined, ignored, readOnly, refs, watch }) };
   }
 
   /** The command's effects; with a `step` given to `before`, what it changed is recorded as one undo step (`step` in the result). */
@@ -126,6 +144,8 @@ export class CommandEffects {
     } finally {
       // The step (if any) names the index's blobs now: the index may be removed by the next release.
       if (mark.lease) new CommandIndex(this.checkpoints).endLease(mark.lease);
+      this.checkpoints.tree?.release(mark.watch?.index ?? null);
+      this.checkpoints.tree?.release(mark.watch?.ignored ?? null);
     }
   }
 
@@ -167,8 +187,12 @@ export class CommandEffects {
     );
     const governed = new Set(governing.map((g) => g.path));
     const manifest = mark.index ?? this.checkpoints.get(mark.checkpoint);
+    // A watched tree in which nothing tracked changed since the index: nothing to diff (watched-tree.ts).
+    const tree = this.checkpoints.tree;
+    const known = tree && mark.watch && tree.look() !== null ? { tracked: tree.trackedSame(mark.watch.index, mark.exclude, seen.witness ?? null), ignored: tree.ignoredSame(mark.watch.ignored, mark.exclude) } : null;
+    tree?.noteDiff(known?.tracked === true);
     // One walk: files whose stat is unchanged are passed by it, the rest diffed exactly (index-diff.ts).
-    const diff = diffIndex(this.checkpoints.ws.resolver, manifest, this.checkpoints.blobs, { only: 'checkpoint', exclude: mark.exclude });
+    const diff = known?.tracked ? [] : diffIndex(this.checkpoints.ws.resolver, manifest, this.checkpoints.blobs, { only: 'checkpoint', exclude: mark.exclude });
     for (const c of diff) if (notTheCommands(c.path)) notOurs.push(c.path);
     const kept = diff.filter((c) => !governed.has(c.path) && !notTheCommands(c.path));
     // Whose each change is: the witness's log, or else the times (a file last changed after the command ended is not its).
@@ -184,7 +208,10 @@ export class CommandEffects {
     const sides = sidesOf(this.checkpoints, manifest);
     const changes = kept.filter((c) => !notShown.has(c.path)).map((c) => toFileChange(c, sides));
     // The ignored files, measured with the rules as they were before the command, as the tracked files are (ignored.ts).
-    const measured = mark.ignored && this.checkpoints.ignored ? this.checkpoints.ignored.after(mark.ignored, [manifestIgnoreSource(manifest, this.checkpoints.blobs)], mark.exclude, seen.witness ?? null) : { entries: [], notKept: [] };
+    // No covered ignored file changed (a watched tree): only what the witness names is looked at, and without one nothing.
+    const witness = seen.witness ?? (known?.ignored ? NOTHING_WITNESSED : null);
+    const measured =
+      mark.ignored && this.checkpoints.ignored ? this.checkpoints.ignored.after(mark.ignored, witness === null ? [manifestIgnoreSource(manifest, this.checkpoints.blobs)] : [], mark.exclude, witness) : { entries: [], notKept: [] };
     // The protected set (a client's ignored settings file) is put back above and is never a step's to restore.
     const policy = this.checkpoints.ws.policy;
     const ignored = { entries: measured.entries.filter((e) => !governed.has(e.path) && !notTheCommands(e.path) && policy.protectedBy(e.path) === null), notKept: measured.notKept };
@@ -341,8 +368,10 @@ export function commandStep(args: unknown, run: string): Omit<CommandOrigin, 'ki
 export type ChangeSides = (change: CheckpointChange) => { before: ByteSource | null; after: ByteSource | null };
 
 export function sidesOf(service: CheckpointService, manifest: Manifest): ChangeSides {
-  const entries = new Map(manifest.entries.map((e) => [e.path, e]));
+  // Made at the first change asked about: a command that changed nothing pays nothing for the tree's size.
+  let entries: Map<string, Manifest['entries'][number]> | null = null;
   return (change) => {
+    entries ??= new Map(manifest.entries.map((e) => [e.path, e]));
     const entry = entries.get(change.path);
     let before: ByteSource | null = null;
     if (entry?.type === 'file') {

@@ -47,6 +47,8 @@ const LEASE_PATTERN = /^(\d{8}-\d{6}-\d{3}-[0-9a-f]{4})\.(\d+)\.[0-9a-f]{8}$/;
 export interface TakenIndex {
   manifest: Manifest;
   lease: string | null;
+  /** The watch's mark taken before it (watched-tree.ts); null: no watch, or it could not tell. */
+  mark: number | null;
 }
 
 export class CommandIndex {
@@ -58,18 +60,30 @@ export class CommandIndex {
     this.leases = new StateFolder(service.ws.resolver, `${CHECKPOINTS_DIR}/index-leases`);
   }
 
-  /** The workspace now (every non-ignored file; unchanged ones reused by their stat; an unchanged tree reuses the current index under a lease). */
-  take(label: string): TakenIndex {
+  /**
+   * The workspace now (every non-ignored file; unchanged ones reused by their stat; an unchanged tree reuses the current
+   * index under a lease). With a watched tree (watched-tree.ts), an index nothing tracked changed since is reused
+   * without a walk. `exclude`: .git/info/exclude's text now.
+   */
+  take(label: string, exclude: string | null = null): TakenIndex {
     return this.service.lock.with(() => {
       const current = this.pointer();
       // Only the pointer's own index: a stat cache naming another checkpoint (a transaction's) is not one a release may remove.
       const reusable = (id: string): boolean => id === current && this.service.manifests.isIndex(id);
-      const manifest = this.service.createWorkspace(`before ${label}`, 'index of the workspace before a command, to charge and undo what it changes', { kind: 'index' }, [], false, false, reusable);
-      if (manifest.id !== current) return { manifest, lease: null };
+      const tree = this.service.tree;
+      // The mark before the decision and before any walk: every change after it is told about next time.
+      const mark = tree?.look() ?? null;
+      const still = tree && mark !== null ? tree.indexStill(current, exclude) : null;
+      const manifest =
+        still !== null && reusable(still.id)
+          ? { ...still, name: `before ${label}`, createdAt: new Date().toISOString() }
+          : this.service.createWorkspace(`before ${label}`, 'index of the workspace before a command, to charge and undo what it changes', { kind: 'index' }, [], false, false, reusable);
+      tree?.rememberIndex(manifest, mark, exclude, this.service.ignored === null);
+      if (manifest.id !== current) return { manifest, lease: null, mark };
       const lease = `${manifest.id}.${process.pid}.${randomBytes(4).toString('hex')}`;
       // "wx": a planted file is never written through; without the lease the reuse is unsafe, so a failure here fails the command (fail closed).
       this.leases.with(true, undefined, (dir) => fs.closeSync(fs.openSync(dir.at(lease), 'wx', 0o600)));
-      return { manifest, lease };
+      return { manifest, lease, mark };
     });
   }
 

@@ -20,6 +20,7 @@ import { StatCacheStore, type StatCache } from './stat-cache.js';
 import { collectGarbage, selectForPrune, type PrunePolicy } from './prune.js';
 import { DEFAULT_IGNORED_COVERAGE, IgnoredCapture, type IgnoredCoverage } from './ignored.js';
 import { IgnoredTable } from './ignored-table.js';
+import type { WatchedTree } from './watched-tree.js';
 import { checkManifestPath } from './current.js';
 import { applyManifest, extrasOf, type IgnoreRules } from './restore.js';
 import { readRefFiles, refEntries, refEntriesDiffer } from './git-refs.js';
@@ -68,6 +69,8 @@ export class CheckpointService {
   readonly statCache: StatCacheStore;
   /** The ignored files a command's checkpoint covers (ignored.ts); null when `checkpoints.ignored.enabled` is off. */
   readonly ignored: IgnoredCapture | null;
+  /** The tree state a process that keeps the project open watches (watched-tree.ts): commands cost what changed. Null: every command walks. */
+  tree: WatchedTree | null = null;
   private readonly now: () => Date;
 
   /** A restore never changes a member of the project's protected set (workspace/policy.ts). */
