@@ -72,8 +72,8 @@ export class WatchedTree {
   trackedSame(mark: number | null, exclude: string | null, witness: WitnessLog | null): boolean {
     const changes = this.steady(mark, exclude);
     if (changes === null || changes.trees.size > 0) return false;
-    const ignored = this.pathsOf(this.ignored, (s) => s.records.map((r) => r.path));
-    const known = (p: string): boolean => ignored?.has(p) === true;
+    // The set of ignored paths only when a path is to be looked up (made once per snapshot).
+    const known = (p: string): boolean => this.pathsOf(this.ignored, (s) => s.records.map((r) => r.path))?.has(p) === true;
     for (const p of changes.paths) if (!known(p)) return false;
     if (witness) {
       // The witness sees what inotify cannot (a write through a shared mapping): a tracked path it names changed.
@@ -113,8 +113,7 @@ export class WatchedTree {
   ignoredSame(mark: number | null, exclude: string | null): boolean {
     const changes = this.steady(mark, exclude);
     if (changes === null || changes.trees.size > 0) return false;
-    const tracked = this.pathsOf(this.index, (m) => m.entries.map((e) => e.path));
-    for (const p of changes.paths) if (tracked?.has(p) !== true) return false;
+    for (const p of changes.paths) if (this.pathsOf(this.index, (m) => m.entries.map((e) => e.path))?.has(p) !== true) return false;
     return true;
   }
 
