@@ -19,17 +19,39 @@
  *   new nested repository is still found.
  * - (process-wide, sandbox/detect.ts) the bubblewrap check, kept while the
  *   program file and the kernel's user-namespace switches are unchanged.
+ * - the watched tree (workspace/checkpoints/watched-tree.ts): the last
+ *   command index and ignored-files snapshot, and an inotify watch of the
+ *   tree that says what changed since; a command that changed nothing is
+ *   measured without a walk, and whatever the watch cannot tell is walked.
+ *   Its helper process ends with the state (dropped, or the server gone).
  *
  * Bounded: at most MAX_PROJECTS, the least recently used dropped first.
  */
 import { NestedRepoSearch } from '../config/nested-repos.js';
+import { WatchedTree } from '../workspace/checkpoints/watched-tree.js';
 
 const MAX_PROJECTS = 16;
 
 export class ProjectState {
   private search: NestedRepoSearch | null = null;
+  private watched: WatchedTree | null = null;
 
   constructor(readonly root: string) {}
+
+  /** The watched tree of the project's real root (a new one, the old one stopped, when the real root is another folder). */
+  tree(realRoot: string): WatchedTree {
+    if (this.watched === null || this.watched.watch.root !== realRoot) {
+      this.watched?.stop();
+      this.watched = new WatchedTree(realRoot);
+    }
+    return this.watched;
+  }
+
+  /** Ends what runs for this state (the watch's helper). */
+  dispose(): void {
+    this.watched?.stop();
+    this.watched = null;
+  }
 
   /** The warm nested-repository search of the project's real root (a new one when the real root is another folder). */
   nestedSearch(realRoot: string): NestedRepoSearch {
@@ -47,7 +69,10 @@ export function projectState(root: string): ProjectState {
     state = new ProjectState(root);
     if (states.size >= MAX_PROJECTS) {
       const oldest = states.keys().next().value;
-      if (oldest !== undefined) states.delete(oldest);
+      if (oldest !== undefined) {
+        states.get(oldest)?.dispose();
+        states.delete(oldest);
+      }
     }
   } else {
     states.delete(root);

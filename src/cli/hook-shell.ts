@@ -133,7 +133,7 @@ export async function serveShell(conn: net.Socket, hello: ShellHello, rest: stri
         // The command's own output goes to the client's terminal, never through here.
         stdout: () => undefined,
         stderr: (chunk) => said.push(chunk),
-        warm: { nestedSearch: (realRoot) => state.nestedSearch(realRoot) },
+        warm: { nestedSearch: (realRoot) => state.nestedSearch(realRoot), tree: (realRoot) => state.tree(realRoot) },
         run: async (spec, options) => {
           ran = true;
           send({ build, run: { spec, cwd: options.cwd, display: options.display }, stderr: saidSoFar() });

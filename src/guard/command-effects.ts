@@ -119,8 +119,8 @@ export class CommandEffects {
         ? this.checkpoints.lock.with(() => {
             // A watched tree: the last snapshot when no covered ignored file changed since it (watched-tree.ts).
             ignoredMark = tree?.look() ?? null;
-            const snapshot = (tree && ignoredMark !== null ? tree.ignoredStill(exclude) : null) ?? coverage.before(exclude);
-            tree?.rememberIgnored(snapshot, ignoredMark, exclude, manifest.dirs);
+            const snapshot = (tree && ignoredMark !== null ? tree.ignoredStill(exclude, coverage.key) : null) ?? coverage.before(exclude);
+            tree?.rememberIgnored(snapshot, ignoredMark, exclude, manifest.dirs, coverage.key);
             return snapshot;
           })
         : undefined;
@@ -189,7 +189,7 @@ export class CommandEffects {
     const manifest = mark.index ?? this.checkpoints.get(mark.checkpoint);
     // A watched tree in which nothing tracked changed since the index: nothing to diff (watched-tree.ts).
     const tree = this.checkpoints.tree;
-    const known = tree && mark.watch && tree.look() !== null ? { tracked: tree.trackedSame(mark.watch.index, mark.exclude, seen.witness ?? null), ignored: tree.ignoredSame(mark.watch.ignored, mark.exclude) } : null;
+    const known = tree && mark.watch && tree.look() !== null ? { tracked: tree.trackedSame(mark.watch.index, mark.exclude, seen.witness), ignored: tree.ignoredSame(mark.watch.ignored, mark.exclude) } : null;
     tree?.noteDiff(known?.tracked === true);
     // One walk: files whose stat is unchanged are passed by it, the rest diffed exactly (index-diff.ts).
     const diff = known?.tracked ? [] : diffIndex(this.checkpoints.ws.resolver, manifest, this.checkpoints.blobs, { only: 'checkpoint', exclude: mark.exclude });

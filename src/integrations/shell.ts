@@ -37,6 +37,7 @@ import type { PolicyOptions } from '../workspace/policy.js';
 import { SessionLedger, sessionLimits, type SessionKey, type SessionLimits } from './session-ledger.js';
 import { recordHookCommand } from './hook-events.js';
 import { notKeptLine } from '../workspace/checkpoints/ignored.js';
+import type { WatchedTree } from '../workspace/checkpoints/watched-tree.js';
 import { appendHookRecord } from './vet.js';
 import { defined } from '../defined.js';
 import os from 'node:os';
@@ -68,7 +69,7 @@ export interface ShellIo {
    */
   run?: (spec: RunnableSpec, options: SpawnedOptions) => Promise<CommandResult>;
   /** What a warm process keeps for the project between commands (cli/hook-projects.ts); absent: nothing is kept. */
-  warm?: { nestedSearch: NonNullable<PolicyOptions['nestedSearch']> };
+  warm?: { nestedSearch: NonNullable<PolicyOptions['nestedSearch']>; tree?: (realRoot: string) => WatchedTree };
 }
 
 /** What the process exits with: the command's own code, or 1 (not run) / 2 (effects refused) with the refusal on stderr. */
@@ -108,6 +109,8 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   const outerLine = inForce === 'outer' ? outerSandboxLine(sandbox) : null;
   const cwd = isDirectory(req.cwd) ? req.cwd : ws.root;
 
+  // A warm process's watched tree: a command that changes nothing is measured without a walk (watched-tree.ts).
+  opened.transactions.checkpoints.tree = io.warm?.tree?.(ws.root) ?? null;
   const effects = new CommandEffects(opened.transactions.checkpoints);
   let mark: ReturnType<CommandEffects['before']>;
   try {

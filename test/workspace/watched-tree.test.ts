@@ -13,6 +13,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/config.js';
+import type { WitnessLog } from '../../src/sandbox/witness.js';
 import { CommandEffects, type EffectsMark } from '../../src/guard/command-effects.js';
 import { commandSandbox } from '../../src/sandbox/for-workspace.js';
 import { detectSandbox } from '../../src/sandbox/detect.js';
@@ -159,6 +160,37 @@ describe('a capture that costs what changed', () => {
     // The edit: the index is walked again, the ignored snapshot is not (a.txt is a tracked path).
     expect(tree.counts.indexWalked - edited.indexWalked).toBe(1);
     expect(tree.counts.ignoredReused - edited.ignoredReused).toBe(1);
+  });
+
+  it('a write through a hard link made inside .git (whose event names only that name) is seen: .git is watched too', () => {
+    const root = project();
+    fs.mkdirSync(path.join(root, '.git'));
+    const { tree, effects } = watched(root);
+    for (let i = 0; i < 3; i++) effects.after(effects.before('t', { command: 'cmd', run: 'r' }));
+    expect(tree.counts.indexReused).toBeGreaterThan(0);
+    execFileSync('sh', ['-c', 'ln a.txt .git/x && printf through-the-link >> .git/x && rm .git/x'], { cwd: root });
+    const mark = effects.before('t', { command: 'cmd', run: 'r' });
+    const a = mark.index?.entries.find((e) => e.path === 'a.txt');
+    expect(a && shape(a)).toBe(walkedIndex(openWorkspace(root).transactions.checkpoints).find((e) => e.startsWith('a.txt ')));
+    effects.after(mark);
+  });
+
+  it('the write witness is believed over the events: a tracked path it names is diffed, and a command run without one is walked', () => {
+    const root = project();
+    const { tree, effects } = watched(root);
+    for (let i = 0; i < 3; i++) effects.after(effects.before('t', { command: 'cmd', run: 'r' }));
+    const once = (witness: WitnessLog | null): number => {
+      const walked = tree.counts.diffWalked;
+      effects.after(effects.before('t', { command: 'cmd', run: 'r' }), { witness });
+      return tree.counts.diffWalked - walked;
+    };
+    const log = (paths: string[], tails: string[] = []) => ({ paths: new Set(paths), tails: new Set(tails), trees: new Set<string>() });
+    expect(once(log([], ['newroot', 'oldroot']))).toBe(0);
+    expect(once(log(['note.log']))).toBe(0);
+    expect(once(log(['a.txt']))).toBe(1);
+    expect(once(log([], ['../a.txt']))).toBe(1);
+    expect(once({ ...log([]), complete: false })).toBe(1);
+    expect(once(null)).toBe(1);
   });
 
   it('a queue overflow (the helper stopped while 32,000 events arrive) falls back to the walk, which sees the change the kernel dropped', () => {

@@ -127,6 +127,11 @@ export class IgnoredCapture {
     this.skip = (rel) => rules.ignores(`${rel}/`);
   }
 
+  /** What decides which ignored files are covered (the config's caps and rebuildable list): a snapshot made under another is not this one's. */
+  get key(): string {
+    return JSON.stringify(this.coverage);
+  }
+
   /**
    * Makes the store hold every ignored file as it is now (reading only those
    * whose stat changed since the table recorded them) and returns the

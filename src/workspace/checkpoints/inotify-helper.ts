@@ -4,11 +4,13 @@
  * libuv drops IN_Q_OVERFLOW (its watch descriptor is -1, which names no
  * handle), so a watch through fs.watch cannot know that it missed events;
  * this process reads the inotify descriptor itself (ctypes, libc) and says
- * so. It never writes anything but its answers.
+ * so. It never writes anything but its answers. `.git` is watched too: a
+ * command can write a tracked file through a hard link made inside it, and
+ * that write is an event only in the folder of the name it used.
  *
  * argv: root, the request FIFO, the answer FIFO, then root-relative folders
- * not to watch. It watches every folder under the root except `.git` (any
- * depth) and those named, adding new folders as they appear. Events are
+ * not to watch. It watches every folder under the root except those named,
+ * adding new folders as they appear. Events are
  * kept as a set until asked: a line `<n>\n` on the request FIFO is answered,
  * after every queued event was read, with NUL-terminated records: `P<path>`
  * a file or link changed (created, written, chmodded, removed, renamed),
@@ -63,7 +65,7 @@ def add_tree(rel):
                 except OSError:
                     continue
                 child = d + b'/' + ent.name if d else ent.name
-                if ent.name == b'.git' or child in skip:
+                if child in skip:
                     continue
                 stack.append(child)
 def drop_tree(rel):
@@ -101,7 +103,7 @@ def handle(buf):
             mark(b'T', rel)
             if mask & 0x40:
                 drop_tree(rel)
-            if mask & (0x80 | 0x100) and rel not in skip and name != b'.git':
+            if mask & (0x80 | 0x100) and rel not in skip:
                 add_tree(rel)
         else:
             mark(b'P', rel)

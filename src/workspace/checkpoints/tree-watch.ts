@@ -33,7 +33,7 @@ export interface WatchChanges {
 }
 
 export interface TreeWatchOptions {
-  /** Root-relative folders not watched: ones no walk enters (rebuildable, ignored). `.git` is never watched. */
+  /** Root-relative folders not watched: ones no walk enters (rebuildable, ignored). The state folder is never watched. */
   skip?: readonly string[];
   /** The program and arguments the helper's `python3 -c …` is run under (a test runs it in a user namespace of its own). */
   launch?: { command: string; args: readonly string[] };

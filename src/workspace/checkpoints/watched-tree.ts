@@ -25,6 +25,8 @@ import type { Manifest } from './types.js';
 
 interface Memo<T> {
   value: T;
+  /** What else it depends on (the ignored-files coverage's config); '' for none. */
+  key: string;
   mark: number;
   /** .git/info/exclude's text when it was made. */
   exclude: string | null;
@@ -62,23 +64,28 @@ export class WatchedTree {
   /** The index `current` when it still is the tracked tree; null: walk. Call under the root lock, after `look`. */
   indexStill(current: string | null, exclude: string | null): Manifest | null {
     const memo = this.index;
-    const found = memo !== null && memo.value.id === current && memo.exclude === exclude && this.trackedSame(memo.mark, exclude, null) ? memo.value : null;
+    const found = memo !== null && memo.value.id === current && memo.exclude === exclude && this.trackedSame(memo.mark, exclude, undefined) ? memo.value : null;
     if (found) this.counts.indexReused++;
     else this.counts.indexWalked++;
     return found;
   }
 
   /** Whether nothing a walk of the tracked files would see changed since `mark` (nor did the witness name a tracked path). */
-  trackedSame(mark: number | null, exclude: string | null, witness: WitnessLog | null): boolean {
+  trackedSame(mark: number | null, exclude: string | null, witness: WitnessLog | null | undefined): boolean {
     const changes = this.steady(mark, exclude);
     if (changes === null || changes.trees.size > 0) return false;
     // The set of ignored paths only when a path is to be looked up (made once per snapshot).
     const known = (p: string): boolean => this.pathsOf(this.ignored, (s) => s.records.map((r) => r.path))?.has(p) === true;
     for (const p of changes.paths) if (!known(p)) return false;
+    // The write witness's log, when the command ran under one: a path it names that no table knows as ignored counts as
+    // changed (a tracked file written through a shared mapping opened earlier, or through a hard link: the event names
+    // only the other name), and so does any name given relative to an unknown folder, except bubblewrap's own setup.
+    // A guarded command that ran without the witness (null) is walked: nothing else sees those writes.
+    if (witness === null) return false;
     if (witness) {
-      // The witness sees what inotify cannot (a write through a shared mapping): a tracked path it names changed.
-      if (witness.complete === false || witness.tails.size > 0 || witness.trees.size > 0) return false;
+      if (witness.complete === false || witness.trees.size > 0) return false;
       for (const p of witness.paths) if (!known(p)) return false;
+      for (const tail of witness.tails) if (!SANDBOX_SETUP.has(tail)) return false;
     }
     return true;
   }
@@ -101,9 +108,9 @@ export class WatchedTree {
   }
 
   /** The ignored snapshot when no covered ignored file changed since it; null: walk. Under the root lock, after `look`. */
-  ignoredStill(exclude: string | null): IgnoredSnapshot | null {
+  ignoredStill(exclude: string | null, key: string): IgnoredSnapshot | null {
     const memo = this.ignored;
-    const found = memo !== null && memo.exclude === exclude && this.ignoredSame(memo.mark, exclude) ? memo.value : null;
+    const found = memo !== null && memo.key === key && memo.exclude === exclude && this.ignoredSame(memo.mark, exclude) ? memo.value : null;
     if (found) this.counts.ignoredReused++;
     else this.counts.ignoredWalked++;
     return found;
@@ -123,14 +130,14 @@ export class WatchedTree {
    */
   rememberIndex(manifest: Manifest, mark: number | null, exclude: string | null, watchAll: boolean): void {
     const same = this.index?.value.id === manifest.id && this.index.value.entries === manifest.entries;
-    this.index = mark === null ? null : { value: manifest, mark, exclude, paths: same ? (this.index?.paths ?? null) : null };
+    this.index = mark === null ? null : { value: manifest, key: '', mark, exclude, paths: same ? (this.index?.paths ?? null) : null };
     if (watchAll) this.arm([]);
     this.forgetOld();
   }
 
   /** Keeps the ignored snapshot made (or reused) after mark `mark`; its rebuildable folders are not watched (no walk enters them). */
-  rememberIgnored(snapshot: IgnoredSnapshot, mark: number | null, exclude: string | null, trackedDirs: readonly string[]): void {
-    this.ignored = mark === null ? null : { value: snapshot, mark, exclude, paths: this.ignored?.value === snapshot ? (this.ignored.paths ?? null) : null };
+  rememberIgnored(snapshot: IgnoredSnapshot, mark: number | null, exclude: string | null, trackedDirs: readonly string[], key: string): void {
+    this.ignored = mark === null ? null : { value: snapshot, key, mark, exclude, paths: this.ignored?.value === snapshot ? (this.ignored.paths ?? null) : null };
     const tracked = new Set(trackedDirs);
     this.arm(snapshot.rebuildable.map((r) => r.path).filter((p) => !tracked.has(p)));
     this.forgetOld();
@@ -173,6 +180,12 @@ export class WatchedTree {
     if (marks.length > 0) this.watch.forget(Math.min(...marks));
   }
 }
+
+/**
+ * The names bubblewrap itself gives without a folder while it sets the sandbox up (it runs under the witness too):
+ * its new root and where the old one goes, inside its own temporary folder.
+ */
+const SANDBOX_SETUP: ReadonlySet<string> = new Set(['newroot', 'oldroot']);
 
 /** A file whose change changes which paths are ignored (the walk reads every `.gitignore`). */
 function isRuleFile(p: string): boolean {
