@@ -51,7 +51,9 @@ export async function run() {
       const cps = openWorkspace(root).transactions.checkpoints;
       const effects = new CommandEffects(cps);
       const tree = new WatchedTree(root, { timeoutMs: 60_000 });
-      const command = () => effects.after(effects.before('bench', { command: 'true', run: 'bench' }));
+      // As the guarded shell runs `true`: under the write witness, which names only bubblewrap's own setup.
+      const witness = { paths: new Set(), tails: new Set(['newroot', 'oldroot']), trees: new Set() };
+      const command = () => effects.after(effects.before('bench', { command: 'true', run: 'bench' }), { witness });
       // The stat walk: the same service with no tree (each command walks); the watched: the tree attached.
       const walked = () => {
         cps.tree = null;
@@ -63,9 +65,9 @@ export async function run() {
       };
       const first = walked();
       // The first watched command arms the watch (the helper starts its scan); the second is measured from a mark.
-      const scanStart = process.hrtime.bigint();
       watched();
-      tree.watch.sync();
+      const scanStart = process.hrtime.bigint();
+      tree.watch.whenReady(600_000);
       const scan = Number(process.hrtime.bigint() - scanStart) / 1e6;
       // Past the racy margin (a file changed within 2 s of the scan that read it is read again), as in real use.
       await new Promise((r) => setTimeout(r, 2200));
@@ -103,12 +105,12 @@ export async function run() {
         { case: `the same after a tracked file was edited, watched (the walk runs), ${k(n)} files`, value: ms(r.edited), baseline: `stat walk, unchanged ${ms(r.walked)}`, ratio: ratio(r.edited, r.walked), goal: '', note: 'median of 5' },
         { case: `first command in the project (the index built: every file read and stored), ${k(n)} files`, value: ms(r.first), baseline: '', ratio: '', goal: '', note: 'once per project; the watch does not change it' },
         {
-          case: `the first watched command and the helper's first scan (every folder watched), ${k(n)} files`,
+          case: `the watch helper's first scan (every folder watched), after the first watched command, ${k(n)} files`,
           value: ms(r.scan),
           baseline: '',
           ratio: '',
           goal: '',
-          note: 'once per server start, between commands (a command during it walks)',
+          note: 'once per server start, in the background (a command during it walks, it does not wait)',
         },
       );
     }

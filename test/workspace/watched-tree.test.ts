@@ -56,6 +56,13 @@ function watched(root: string, options: TreeWatchOptions = {}) {
   return { cps, tree, effects: new CommandEffects(cps) };
 }
 
+/** Two commands arm the watch and wait for its helper's first scan (a command never waits for it: it would walk). */
+function warm(tree: WatchedTree, effects: CommandEffects): void {
+  effects.after(effects.before('t', { command: 'cmd', run: 'r' }));
+  expect(tree.watch.whenReady(30_000)).toBe(true);
+  effects.after(effects.before('t', { command: 'cmd', run: 'r' }));
+}
+
 /** What a manifest entry is, without the stat numbers a reused entry may carry from an older read. */
 const shape = (e: ManifestEntry): string => (e.type === 'file' ? `${e.path} file ${e.blob} ${e.mode.toString(8)}` : e.type === 'symlink' ? `${e.path} -> ${e.target}` : `${e.path} absent`);
 
@@ -114,7 +121,8 @@ describe('a capture that costs what changed', () => {
         const root = project();
         const { cps, tree, effects } = watched(root);
         try {
-          for (const s of [{ between: '', during: '', where: 'outside' as const }, ...steps]) {
+          warm(tree, effects);
+          for (const s of steps) {
             run(root, s.between, 'outside');
             const mark = effects.before('t', { command: 'cmd', run: 'r' });
             expect(mark.index?.entries.map(shape)).toEqual(walkedIndex(cps));
@@ -145,9 +153,7 @@ describe('a capture that costs what changed', () => {
       run(root, script, 'outside');
       effects.after(mark);
     };
-    // The first walk arms the watch (it then knows which folders no walk enters); the second is the first measured from a mark.
-    once();
-    once();
+    warm(tree, effects);
     const walked = { ...tree.counts };
     once();
     once();
@@ -166,7 +172,8 @@ describe('a capture that costs what changed', () => {
     const root = project();
     fs.mkdirSync(path.join(root, '.git'));
     const { tree, effects } = watched(root);
-    for (let i = 0; i < 3; i++) effects.after(effects.before('t', { command: 'cmd', run: 'r' }));
+    warm(tree, effects);
+    effects.after(effects.before('t', { command: 'cmd', run: 'r' }));
     expect(tree.counts.indexReused).toBeGreaterThan(0);
     execFileSync('sh', ['-c', 'ln a.txt .git/x && printf through-the-link >> .git/x && rm .git/x'], { cwd: root });
     const mark = effects.before('t', { command: 'cmd', run: 'r' });
@@ -178,7 +185,8 @@ describe('a capture that costs what changed', () => {
   it('the write witness is believed over the events: a tracked path it names is diffed, and a command run without one is walked', () => {
     const root = project();
     const { tree, effects } = watched(root);
-    for (let i = 0; i < 3; i++) effects.after(effects.before('t', { command: 'cmd', run: 'r' }));
+    warm(tree, effects);
+    effects.after(effects.before('t', { command: 'cmd', run: 'r' }));
     const once = (witness: WitnessLog | null): number => {
       const walked = tree.counts.diffWalked;
       effects.after(effects.before('t', { command: 'cmd', run: 'r' }), { witness });
@@ -196,7 +204,7 @@ describe('a capture that costs what changed', () => {
   it('a queue overflow (the helper stopped while 32,000 events arrive) falls back to the walk, which sees the change the kernel dropped', () => {
     const root = project();
     const { tree, effects } = watched(root);
-    for (let i = 0; i < 2; i++) effects.after(effects.before('t', { command: 'cmd', run: 'r' }));
+    warm(tree, effects);
     const pid = tree.watch.pid as number;
     process.kill(pid, 'SIGSTOP');
     try {
@@ -226,7 +234,8 @@ describe('a capture that costs what changed', () => {
     const root = project();
     const launch = { command: 'unshare', args: ['-U', '-r', 'sh', '-c', 'echo 3 > /proc/sys/user/max_inotify_watches && exec "$@"', 'sh'] };
     const { tree, effects } = watched(root, { launch });
-    for (let i = 0; i < 3; i++) effects.after(effects.before('t', { command: 'cmd', run: 'r' }));
+    warm(tree, effects);
+    effects.after(effects.before('t', { command: 'cmd', run: 'r' }));
     expect(tree.watch.seen.losses).toContain('unwatched');
     fs.writeFileSync(path.join(root, 'src/deep/c.txt'), 'past the limit\n');
     const mark = effects.before('t', { command: 'cmd', run: 'r' });
@@ -240,7 +249,7 @@ describe('a capture that costs what changed', () => {
   it('a killed helper loses its knowledge: the next command walks and sees the change made meanwhile; a new helper brings it back', async () => {
     const root = project();
     const { tree, effects } = watched(root);
-    for (let i = 0; i < 2; i++) effects.after(effects.before('t', { command: 'cmd', run: 'r' }));
+    warm(tree, effects);
     const pid = tree.watch.pid as number;
     process.kill(pid, 'SIGKILL');
     // The exit is noticed between commands (as in the server), or by the next sync's timeout.
@@ -253,6 +262,7 @@ describe('a capture that costs what changed', () => {
     expect(a?.type === 'file' && a.size).toBe('while no helper ran\n'.length);
     effects.after(mark);
     expect(tree.watch.pid).not.toBe(pid);
+    expect(tree.watch.whenReady(30_000)).toBe(true);
     effects.after(effects.before('t', { command: 'cmd', run: 'r' }));
     effects.after(effects.before('t', { command: 'cmd', run: 'r' }));
     expect(tree.counts.indexReused).toBeGreaterThan(reused);

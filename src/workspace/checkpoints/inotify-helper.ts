@@ -8,8 +8,8 @@
  * command can write a tracked file through a hard link made inside it, and
  * that write is an event only in the folder of the name it used.
  *
- * argv: root, the request FIFO, the answer FIFO, then root-relative folders
- * not to watch. It watches every folder under the root except those named,
+ * argv: root, then root-relative folders not to watch; descriptor 3 reads
+ * the requests, 4 writes the answers (FIFOs whose names are gone). It watches every folder under the root except those named,
  * adding new folders as they appear. Events are
  * kept as a set until asked: a line `<n>\n` on the request FIFO is answered,
  * after every queued event was read, with NUL-terminated records: `P<path>`
@@ -18,13 +18,14 @@
  * folder could not be watched (ENOSPC past fs.inotify.max_user_watches, no
  * permission), `L` events were lost (the kernel's queue overflowed, the root
  * itself went, or more than MAX_DIRTY paths changed), then `E<n>`. It exits
- * when the request FIFO reaches its end or its parent is gone.
+ * when the request FIFO reaches its end or its parent is gone. `R` says its
+ * first scan is done (every folder watched): before it, nothing is asked.
  */
 export const INOTIFY_HELPER = String.raw`import ctypes, errno, os, select, struct, sys
 libc = ctypes.CDLL(None, use_errno=True)
 libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
-root, req_path, rep_path = os.fsencode(sys.argv[1]), sys.argv[2], sys.argv[3]
-skip = set(os.fsencode(a) for a in sys.argv[4:])
+root = os.fsencode(sys.argv[1])
+skip = set(os.fsencode(a) for a in sys.argv[2:])
 MASK = 0x2 | 0x4 | 0x8 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x800 | 0x1000000 | 0x2000000 | 0x4000000
 ISDIR, OVERFLOW, IGNORED, SELF = 0x40000000, 0x4000, 0x8000, 0x400 | 0x800
 fd = libc.inotify_init1(0o4000 | 0o2000000)
@@ -115,8 +116,8 @@ def drain():
             return
         handle(buf)
 add_tree(b'')
-req = os.open(req_path, os.O_RDONLY | os.O_NONBLOCK)
-rep = os.open(rep_path, os.O_WRONLY)
+req, rep = 3, 4
+os.write(rep, b'R\0')
 parent = os.getppid()
 pending = b''
 while True:

@@ -42,14 +42,13 @@ export interface TreeWatchOptions {
 }
 
 /** Why the last sync gave no mark, or what ended a helper: what `changesSince` said null for (tests, the bench, `doctor`). */
-export type WatchLoss = 'no-helper' | 'timeout' | 'overflow' | 'unwatched' | 'restart';
+export type WatchLoss = 'no-helper' | 'scanning' | 'timeout' | 'overflow' | 'unwatched' | 'restart';
 
 const DEFAULT_TIMEOUT_MS = 1000;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 export class TreeWatch {
   private child: ChildProcess | null = null;
-  private dir: string | null = null;
   private reqFd = -1;
   private repFd = -1;
   private pending: Buffer = Buffer.alloc(0);
@@ -59,6 +58,8 @@ export class TreeWatch {
   private answered = -1;
   /** Marks before this one cannot be told about (a loss, a restart); Infinity: nothing can (no helper). */
   private validFrom = Number.POSITIVE_INFINITY;
+  /** The helper's first scan is done (its `R`): only then is it asked. */
+  private ready = false;
   /** The last sync was answered: what `changesSince` reads is complete up to it. */
   private fresh = false;
   /** A folder the helper could not watch: nothing can be told until a new helper watches it. */
@@ -82,6 +83,9 @@ export class TreeWatch {
       this.stopHelper();
       if (!this.start()) return this.unknown('no-helper');
     }
+    // Its first scan still runs (a large tree takes seconds): no command waits for it; this one is walked.
+    if (!this.ready) this.readUntil(-1, 0);
+    if (!this.ready) return this.unknown('scanning');
     const n = ++this.sent;
     try {
       fs.writeSync(this.reqFd, `${n}\n`);
@@ -114,6 +118,16 @@ export class TreeWatch {
   /** Forgets events at or before `mark` (no caller will ask about an earlier mark). */
   forget(mark: number): void {
     for (const [key, at] of this.events) if (at <= mark) this.events.delete(key);
+  }
+
+  /** Waits (up to `timeoutMs`) for a running helper's first scan to end; whether it has (tests, the bench: a command never waits). */
+  whenReady(timeoutMs: number): boolean {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.ready && this.child !== null && !this.exited && Date.now() < deadline) {
+      this.readUntil(-1, 0);
+      if (!this.ready) Atomics.wait(sleeper, 0, 0, 5);
+    }
+    return this.ready;
   }
 
   /** The helper's process id (tests stop, continue and kill it); null when none runs. */
@@ -158,6 +172,7 @@ export class TreeWatch {
 
   private start(): boolean {
     let dir: string | null = null;
+    const theirs: number[] = [];
     try {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-watch-'));
       const req = path.join(dir, 'req');
@@ -166,9 +181,15 @@ export class TreeWatch {
       // Read-write: opening a FIFO so never waits for the other end, and it never reads as ended while this process lives.
       this.reqFd = fs.openSync(req, fs.constants.O_RDWR);
       this.repFd = fs.openSync(rep, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
-      const helper = ['-c', INOTIFY_HELPER, this.root, req, rep, STATE_DIR, ...(this.options.skip ?? [])];
+      // The helper's own ends (their own open files: the non-blocking flag of ours is not theirs).
+      theirs.push(fs.openSync(req, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK), fs.openSync(rep, fs.constants.O_WRONLY));
+      // The names are not needed once every end is open: nothing is left behind, whatever ends this process.
+      fs.rmSync(dir, { recursive: true, force: true });
+      dir = null;
+      const helper = ['-c', INOTIFY_HELPER, this.root, STATE_DIR, ...(this.options.skip ?? [])];
       const launch = this.options.launch;
-      const child = launch ? spawn(launch.command, [...launch.args, 'python3', ...helper], { stdio: 'ignore' }) : spawn('python3', helper, { stdio: 'ignore' });
+      const stdio: Array<'ignore' | number> = ['ignore', 'ignore', 'ignore', theirs[0] as number, theirs[1] as number];
+      const child = launch ? spawn(launch.command, [...launch.args, 'python3', ...helper], { stdio }) : spawn('python3', helper, { stdio });
       this.exited = false;
       child.on('error', () => {
         this.exited = true;
@@ -178,23 +199,26 @@ export class TreeWatch {
       });
       child.unref();
       this.child = child;
-      this.dir = dir;
+      this.ready = false;
       this.unwatched = false;
       this.validFrom = Number.POSITIVE_INFINITY;
       this.seen.starts++;
       return child.pid !== undefined;
     } catch {
-      if (dir !== null) fs.rmSync(dir, { recursive: true, force: true });
       this.closeFds();
       return false;
+    } finally {
+      for (const fd of theirs) fs.closeSync(fd);
+      if (dir !== null) fs.rmSync(dir, { recursive: true, force: true });
     }
   }
 
   /** Reads answers until the one numbered `n` (or the timeout); every record read is kept, whatever answer carried it. */
-  private readUntil(n: number): boolean {
-    const deadline = Date.now() + (this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  private readUntil(n: number, waitMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS): boolean {
+    const deadline = Date.now() + waitMs;
     const buf = Buffer.allocUnsafe(1 << 16);
-    while (this.answered < n) {
+    // n = -1: only what is there now (no answer is awaited).
+    while (this.answered < n || n === -1) {
       let got = 0;
       try {
         got = fs.readSync(this.repFd, buf, 0, buf.length, null);
@@ -205,6 +229,7 @@ export class TreeWatch {
         this.take(buf.subarray(0, got));
         continue;
       }
+      if (n === -1) return true;
       if (Date.now() > deadline || this.exited) return false;
       Atomics.wait(sleeper, 0, 0, 1);
     }
@@ -235,7 +260,8 @@ export class TreeWatch {
       } else if (kind === 'U') {
         this.seen.losses.push('unwatched');
         this.unwatched = true;
-      } else if (kind === 'P' || kind === 'T') batch.push(record);
+      } else if (kind === 'R') this.ready = true;
+      else if (kind === 'P' || kind === 'T') batch.push(record);
     }
     this.pending = Buffer.from(data.subarray(start));
   }
@@ -250,8 +276,6 @@ export class TreeWatch {
     }
     this.child = null;
     this.closeFds();
-    if (this.dir !== null) fs.rmSync(this.dir, { recursive: true, force: true });
-    this.dir = null;
     this.pending = Buffer.alloc(0);
     this.answered = this.sent;
     this.events.clear();
