@@ -7,7 +7,9 @@
 //   hook pre+post (Edit):   `editwarden hook claude pre-tool-use` then
 //                           `post-tool-use` for an Edit of a 2-line .txt, through
 //                           the command init writes (the POSIX sh wrapper included).
-//                           Goal ≤ 2.5× one `node -e 0` (wall and CPU). The hooks
+//                           Goal (issue 44): wall ≤ 2.0× one `node -e 0`; CPU ≤ 2.5×. Two Node
+//                           starts are the floor of a command hook: HTTP hooks, which would have
+//                           none, fail open in Claude Code (docs/integrations.md). The hooks
 //                           talk to a warm hook server (started by a warm-up edit);
 //                           its own CPU per pre+post is a row of its own.
 //   wrapper alone:          the sh wrapper's own cost (`command -v`, the exit-code
@@ -26,7 +28,7 @@ import { median } from './stats.mjs';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
 const N = Number(process.env.EW_BENCH_HOOK_N ?? 15);
-const HOOK_GOAL = 2.5;
+const HOOK_GOAL = { wall: 2.0, cpu: 2.5 };
 const SHELL_GOAL_MS = 50;
 
 /** Wall and CPU ms of one `sh -c line` with `input` on stdin; it must exit 0. */
@@ -49,7 +51,9 @@ export async function run() {
     const bin = path.join(tmp, 'bin');
     fs.mkdirSync(bin);
     fs.symlinkSync(path.join(repo, 'bin', 'editwarden'), path.join(bin, 'editwarden'));
-    const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+    // The hook's `#!/usr/bin/env node` finds the Node running this bench first (node@22, node@24 from the registry).
+    const env = { ...process.env, PATH: `${bin}:${path.dirname(process.execPath)}:${process.env.PATH}` };
+    const loadBefore = os.loadavg()[0];
     const small = path.join(tmp, 'small');
     fs.mkdirSync(small);
     spawnSync('git', ['init', '-q'], { cwd: small });
@@ -120,7 +124,15 @@ export async function run() {
     for (const f of ['wall', 'cpu']) {
       const node = med('node', f);
       const hook = med('hook', f);
-      rows.push({ case: `hook pre+post (Edit), ${f}`, value: `${hook.toFixed(1)} ms`, baseline: `node -e 0: ${node.toFixed(1)} ms`, ratio: `${(hook / node).toFixed(2)}x`, goal: `<= ${HOOK_GOAL}x`, met: hook / node <= HOOK_GOAL });
+      rows.push({
+        case: `hook pre+post (Edit), ${f}`,
+        value: `${hook.toFixed(1)} ms`,
+        baseline: `node -e 0: ${node.toFixed(1)} ms`,
+        ratio: `${(hook / node).toFixed(2)}x`,
+        goal: `<= ${HOOK_GOAL[f]}x`,
+        met: hook / node <= HOOK_GOAL[f],
+        note: `load ${loadBefore.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}, Node ${process.version}`,
+      });
     }
     for (const f of ['wall', 'cpu']) {
       const node = med('node', f);

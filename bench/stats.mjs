@@ -28,10 +28,10 @@ export async function timeItAsync(fn, iterations) {
 export const ms = (x) => `${x.toFixed(3)} ms`;
 export const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
 
-/** CPU milliseconds (user + sys, all threads) of one run of `argv` as a child process, which must exit 0. */
-export async function childCpuMs(argv, cwd) {
+/** CPU milliseconds (user + sys, all threads) of one run of `argv` as a child process, which must exit 0 (`env`: its environment, default this one's). */
+export async function childCpuMs(argv, cwd, env = process.env) {
   const { spawnSync } = await import('node:child_process');
-  const r = spawnSync('bash', ['-c', 'TIMEFORMAT="%3U %3S"; { time "$@" >/dev/null 2>/dev/null; } 2>&1; exit ${PIPESTATUS[0]}', 'bash', ...argv], { cwd, encoding: 'utf8' });
+  const r = spawnSync('bash', ['-c', 'TIMEFORMAT="%3U %3S"; { time "$@" >/dev/null 2>/dev/null; } 2>&1; exit ${PIPESTATUS[0]}', 'bash', ...argv], { cwd, encoding: 'utf8', env });
   const m = r.stdout
     .trim()
     .split('\n')
