@@ -59,6 +59,8 @@ export interface OuterSandboxInput {
   otherMountNs: ReadonlyArray<string | null>;
   /** The network editwarden's policy allows (false: none). */
   network: boolean;
+  /** The protected set's existing members (absolute): which of them the outer sandbox leaves writable is reported. */
+  protectedPaths?: readonly string[];
   /** Names the sandbox for the record; never decides. */
   env: NodeJS.ProcessEnv;
 }
@@ -70,6 +72,8 @@ export interface OuterSandbox {
   writable: string[];
   /** Interfaces other than loopback exist (the outer sandbox lets commands reach the network). */
   network: boolean;
+  /** Members of the protected set a command can write under it (the mount that reaches them is writable). */
+  writableProtected: string[];
 }
 
 export type OuterVerdict = { ok: true; sandbox: OuterSandbox } | { ok: false; why: string };
@@ -151,7 +155,10 @@ export function judgeOuterSandbox(input: OuterSandboxInput): OuterVerdict {
   // editwarden's policy says no network, and it cannot take the network away from inside: not confined enough.
   if (network && !input.network) return no(`commands can reach the network here (${interfaces.filter((n) => n !== 'lo').join(', ')}), and sandbox.network is off`);
   const codex = input.env.CODEX_SANDBOX_NETWORK_DISABLED !== undefined || input.env.CODEX_THREAD_ID !== undefined;
-  return { ok: true, sandbox: { name: codex ? "Codex's sandbox" : 'an outer sandbox', writable, network } };
+  // The mount that reaches a path is the deepest visible one holding it (the later one when two share a point).
+  const reaching = (p: string): MountEntry | undefined => visible.filter((m) => within(p, m.point)).reduce<MountEntry | undefined>((best, m) => (best === undefined || m.point.length >= best.point.length ? m : best), undefined);
+  const writableProtected = (input.protectedPaths ?? []).filter((p) => reaching(p)?.readOnly !== true);
+  return { ok: true, sandbox: { name: codex ? "Codex's sandbox" : 'an outer sandbox', writable, network, writableProtected } };
 }
 
 function read(p: string): string {
@@ -186,7 +193,7 @@ export function nestedSandboxSigns(): boolean {
 }
 
 /** The outer sandbox this process runs in, judged from /proc (Linux only; elsewhere none). */
-export function detectOuterSandbox(root: string, network: boolean, platform: NodeJS.Platform = process.platform): OuterVerdict {
+export function detectOuterSandbox(root: string, network: boolean, platform: NodeJS.Platform = process.platform, protectedPaths: readonly string[] = []): OuterVerdict {
   if (platform !== 'linux') return { ok: false, why: `no outer sandbox is recognised on ${platform}` };
   let pids: string[] = [];
   try {
@@ -206,6 +213,7 @@ export function detectOuterSandbox(root: string, network: boolean, platform: Nod
       .filter((p) => p.ns !== null || !ended(p.pid))
       .map((p) => p.ns),
     network,
+    protectedPaths,
     env: process.env,
   });
 }

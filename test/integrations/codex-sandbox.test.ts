@@ -126,6 +126,8 @@ describe("Codex with its own sandbox (workspace-write) goes through editwarden, 
     expect(run.outputs[0]).toContain('wrote');
     expect(run.outputs[0]).not.toContain('E_UNSANDBOXED');
     expect(run.outputs[0]).toContain("ran under Codex's sandbox");
+    // What Codex's sandbox leaves writable of the protected set is said, not hidden.
+    expect(run.outputs[0]).toMatch(/it left [^;]*\.editwarden\.yml[^;]* writable/);
     expect(fs.readFileSync(path.join(root, 'made.txt'), 'utf8')).toBe('made\n');
     expect(run.outputs[1]).toContain('E_DENIED_PATH');
     expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe(config);

@@ -49,9 +49,15 @@ function codex(over: Partial<OuterSandboxInput> = {}): OuterSandboxInput {
 describe("Codex's workspace-write sandbox is recognised from what the kernel shows", () => {
   it('writes confined to the project and /tmp, no capabilities, no_new_privs, seccomp, one mount namespace, loopback only', () => {
     const v = judgeOuterSandbox(codex());
-    expect(v).toEqual({ ok: true, sandbox: { name: "Codex's sandbox", writable: ['/dev', '/dev/null', '/dev/pts', '/tmp', ROOT, TMPDIR, '/proc'], network: false } });
+    expect(v).toEqual({ ok: true, sandbox: { name: "Codex's sandbox", writable: ['/dev', '/dev/null', '/dev/pts', '/tmp', ROOT, TMPDIR, '/proc'], network: false, writableProtected: [] } });
     // The environment only names it.
     expect(judgeOuterSandbox(codex({ env: {} }))).toMatchObject({ ok: true, sandbox: { name: 'an outer sandbox' } });
+  });
+
+  it("names the protected files it leaves writable: Codex keeps .git/ and .codex/ read-only, not editwarden's", () => {
+    const protectedPaths = ['.git', '.git/hooks', '.codex', '.editwarden', '.editwarden.yml', '.claude/settings.json'].map((p) => `${ROOT}/${p}`);
+    const v = judgeOuterSandbox(codex({ protectedPaths }));
+    expect(v).toMatchObject({ ok: true, sandbox: { writableProtected: ['.editwarden', '.editwarden.yml', '.claude/settings.json'].map((p) => `${ROOT}/${p}`) } });
   });
 
   it('reads octal escapes in mount points (a project folder with a space)', () => {
