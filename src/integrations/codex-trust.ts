@@ -29,7 +29,7 @@ const EVENTS = [
   ['PostToolUse', 'post_tool_use'],
 ] as const;
 
-export interface CodexTrust {
+interface CodexTrust {
   /** The user config Codex records trust in (null: no HOME or CODEX_HOME). */
   file: string | null;
   /** editwarden's entries in the project's .codex/config.toml: none at all, the MCP server without the hooks, or the hooks. */
@@ -57,7 +57,7 @@ function within(child: string, parent: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
-export function codexTrust(root: string, env: Env = process.env): CodexTrust {
+function codexTrust(root: string, env: Env = process.env): CodexTrust {
   const home = env.CODEX_HOME || (env.HOME ? path.join(env.HOME, '.codex') : null);
   const file = home === null ? null : path.join(home, 'config.toml');
   let real = root;
@@ -97,7 +97,7 @@ export function codexTrust(root: string, env: Env = process.env): CodexTrust {
 }
 
 /** The one step a person takes so Codex runs editwarden's hooks here. */
-export function codexTrustStep(root: string): string {
+function codexTrustStep(root: string): string {
   return `Start codex in ${root} once: trust the project when it asks, then type /hooks and trust editwarden's PreToolUse and PostToolUse hooks (Codex records both in ~/.codex/config.toml). Until then Codex runs its tools with no editwarden hook, and \`codex exec\` runs none.`;
 }
 

@@ -18,6 +18,7 @@ import { arrayAt, dropIfEmpty, guardedHookCommand, mcpServer, objectAt, putServe
 import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
 import { codexTrustCheck } from './codex-trust.js';
+import { putProfile, takeProfile } from './codex-profile.js';
 
 const EDIT_TOOLS = ['apply_patch'];
 
@@ -86,6 +87,8 @@ export const codex: ClientIntegration = {
             const matcher = (event === 'PreToolUse' ? [...EDIT_TOOLS, ...CODEX_SHELL_TOOLS, ...CODEX_OTHER_SHELLS] : EDIT_TOOLS).join('|');
             upsertHookGroup(arrayAt(hooks, event), MARK(name), { matcher, hooks: [{ type: 'command', command: guardedHookCommand('codex', name, '.', setup), timeout: 60 }] });
           }
+          // Codex's own sandbox keeps editwarden's protected set read-only too, where a guarded command runs under it (codex-profile.ts).
+          putProfile(data, root, setup?.configFile);
           return `${stringify(data)}\n`;
         },
         remove(existing) {
@@ -96,6 +99,7 @@ export const codex: ClientIntegration = {
           const hooks = objectAt(data, 'hooks');
           for (const [event, name] of EVENTS) removeOurHooks(hooks, event, MARK(name));
           dropIfEmpty(data, 'hooks');
+          takeProfile(data);
           return Object.keys(data).length === 0 ? null : `${stringify(data)}\n`;
         },
         switches: () => [],

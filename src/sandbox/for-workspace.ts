@@ -62,15 +62,17 @@ const TEMP = ['/tmp', '/var/tmp'];
 
 /** What holds the command under an outer sandbox, for the record and the model (null when it is not one). */
 export function outerSandboxLine(policy: SandboxPolicy): string | null {
-  const v = detectOuterSandbox(policy.root, policy.network, process.platform, policy.readOnly);
+  // The state folder too when it does not exist yet: editwarden makes it before the command, where the command can write it.
+  const v = detectOuterSandbox(policy.root, policy.network, process.platform, [...policy.readOnly, ...(policy.absentState ? [policy.absentState] : [])]);
   if (!v.ok) return null;
   // The project, and each temp folder once (Codex binds its TMPDIR under /tmp as well): what a person needs to read.
-  const places = [...new Set(v.sandbox.writable.filter((w) => !VIRTUAL.some((d) => w === d || w.startsWith(`${d}/`))).map((w) => (w === policy.root || w.startsWith(`${policy.root}/`) ? 'the project' : (TEMP.find((t) => w === t || w.startsWith(`${t}/`)) ?? w))))];
+  const places = [
+    ...new Set(
+      v.sandbox.writable.filter((w) => !VIRTUAL.some((d) => w === d || w.startsWith(`${d}/`))).map((w) => (w === policy.root || w.startsWith(`${policy.root}/`) ? 'the project' : (TEMP.find((t) => w === t || w.startsWith(`${t}/`)) ?? w))),
+    ),
+  ];
   const rel = v.sandbox.writableProtected.map((p) => path.relative(policy.root, p) || '.');
-  const binds =
-    rel.length === 0
-      ? 'every protected file was read-only under it too'
-      : `it left ${rel.join(', ')} writable (editwarden puts its config and the clients' settings back after the command; its own state folder it cannot)`;
+  const binds = rel.length === 0 ? 'every protected file was read-only under it too' : `it left ${rel.join(', ')} writable (editwarden puts its config and the clients' settings back after the command; its own state folder it cannot)`;
   return `this command ran under ${v.sandbox.name} (bubblewrap cannot start inside it), which kept its writes to ${places.join(' and ')}, ${v.sandbox.network ? 'with' : 'without'} network; ${binds}; the checkpoint, effects count and record are editwarden's as ever.`;
 }
 

@@ -65,7 +65,7 @@ export interface OuterSandboxInput {
   env: NodeJS.ProcessEnv;
 }
 
-export interface OuterSandbox {
+interface OuterSandbox {
   /** "Codex's sandbox" or "an outer sandbox". */
   name: string;
   /** The writable mounts (absolute), for the record and the note. */

@@ -88,7 +88,7 @@ async function trustHooksAsAPersonWould(root: string, env: NodeJS.ProcessEnv, ho
   return ours.map((h) => h.key);
 }
 
-async function runCodexSandboxed(root: string, calls: ResponsesCall[], trust: boolean): Promise<{ code: number | null; out: string; outputs: string[]; env: NodeJS.ProcessEnv }> {
+async function runCodexSandboxed(root: string, calls: ResponsesCall[], trust: boolean, sandboxArgs: string[] = ['-s', 'workspace-write']): Promise<{ code: number | null; out: string; outputs: string[]; env: NodeJS.ProcessEnv }> {
   const server = await startResponsesServer(calls);
   const home = codexHome(root, server.baseUrl);
   // The user's warm hook server, as on a person's machine: Codex's hooks (outside its sandbox) may reach it; the
@@ -98,7 +98,7 @@ async function runCodexSandboxed(root: string, calls: ResponsesCall[], trust: bo
   try {
     if (trust) expect(await trustHooksAsAPersonWould(root, env, home)).toHaveLength(2);
     // Codex's own sandbox, its default mode; no --dangerously-* flag.
-    const run = await codexRun(['exec', '--skip-git-repo-check', '-s', 'workspace-write', 'Make the change.'], root, env);
+    const run = await codexRun(['exec', '--skip-git-repo-check', ...sandboxArgs, 'Make the change.'], root, env);
     return { ...run, outputs: codexToolOutputs(server.requests), env };
   } finally {
     await server.close();
@@ -139,6 +139,30 @@ describe("Codex with its own sandbox (workspace-write) goes through editwarden, 
     expect(undo.code, undo.stderr).toBe(0);
     expect(undo.stdout).toContain('codex Bash: echo made > made.txt');
     expect(fs.existsSync(path.join(root, 'made.txt'))).toBe(false);
+  }, 240_000);
+});
+
+describe("plain codex: the permission profile init wrote keeps editwarden's protected set read-only inside Codex's sandbox", () => {
+  it('a command cannot write .editwarden.yml or plant .claude/, its other writes run and are undone, and the result names only the state folder as writable', async () => {
+    const config = 'constraints:\n  max_files: 20\n';
+    const root = project({ 'src/a.ts': 'export const a = 1;\n', '.editwarden.yml': config });
+    expect(editwarden(['init', 'codex', '--root', root]).code).toBe(0);
+    const run = await runCodexSandboxed(root, [{ name: 'exec_command', args: { cmd: "echo made > made.txt; printf 'constraints: {}\\n' > .editwarden.yml; mkdir -p .claude; echo wrote" } }], true, []);
+    expect(run.code, run.out).toBe(0);
+    expect(run.outputs, run.out).toHaveLength(1);
+    expect(run.outputs[0]).toContain('wrote');
+    expect(run.outputs[0]).toContain('Read-only file system');
+    // Only editwarden's own state folder stays writable (its process shares the sandbox with the command).
+    expect(run.outputs[0]).toMatch(/it left \.editwarden writable/);
+    expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe(config);
+    expect(fs.existsSync(path.join(root, '.claude'))).toBe(false);
+    expect(fs.readFileSync(path.join(root, 'made.txt'), 'utf8')).toBe('made\n');
+    const undo = editwarden(['undo', '--root', root]);
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(fs.existsSync(path.join(root, 'made.txt'))).toBe(false);
+    // init --remove takes the profile out with the hooks.
+    expect(editwarden(['init', 'codex', '--root', root, '--remove']).code).toBe(0);
+    expect(fs.existsSync(path.join(root, '.codex', 'config.toml'))).toBe(false);
   }, 240_000);
 });
 
