@@ -103,7 +103,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   },
   init: {
     term: 'init [options] <client>',
-    description: 'Protect the agent you use: hooks on its own edit tools and the editwarden MCP server (claude, codex, gemini, cursor).',
+    description: 'Protect the agent you use: hooks on its own edit tools and the editwarden MCP server (claude, codex, gemini, cursor, opencode, copilot, qwen).',
     load: async () => (await import('./commands/init.js')).registerInit,
   },
   hook: {
