@@ -150,3 +150,23 @@ describe('the thin shell client through the warm server = the in-process route',
     });
   }
 });
+
+describe("the server's per-project caches never change an answer", () => {
+  it('a nested repository a person makes between two commands is found by the warm search: its .git/config is read-only to the next command', async () => {
+    const env = runtimeEnv();
+    await warmServer(env);
+    const root = project({ 'a.txt': 'one\n' });
+    const before = await callsServed(env);
+    // The first command warms the project's nested-repository search in the server.
+    expect(runLine(root, 'echo warm', env).code).toBe(0);
+    fs.mkdirSync(path.join(root, 'vendor', 'lib'), { recursive: true });
+    expect(spawnSync('git', ['init', '-q'], { cwd: path.join(root, 'vendor', 'lib') }).status).toBe(0);
+    const config = path.join(root, 'vendor', 'lib', '.git', 'config');
+    const text = fs.readFileSync(config, 'utf8');
+    const r = runLine(root, "printf '[core]\\n\\thooksPath = /tmp/x\\n' >> vendor/lib/.git/config", env);
+    expect(await callsServed(env)).toBe(before + 2);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/Read-only file system/);
+    expect(fs.readFileSync(config, 'utf8')).toBe(text);
+  }, 60_000);
+});
