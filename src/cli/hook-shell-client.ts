@@ -27,7 +27,7 @@ import type { ErrorCode } from '../errors.js';
 import { runSpawned, type CommandResult, type RunnableSpec } from '../verify/spawn-run.js';
 import { findServer, startServer } from './hook-client.js';
 import { nestedSandboxSigns } from '../sandbox/outer.js';
-import { lineReader, type ShellHello, type ShellReply } from './hook-socket.js';
+import { lineReader, markTime, type ShellEnd, type ShellHello, type ShellReply } from './hook-socket.js';
 
 /** The refusal of a command whose guard went away (type-checked against the one list; errors.ts is not loaded here). */
 const GUARD_UNAVAILABLE: ErrorCode = 'E_GUARD_UNAVAILABLE';
@@ -91,8 +91,10 @@ async function throughServer(socket: string, build: string): Promise<number | 'n
   const controller = new AbortController();
   const stop = (): void => controller.abort();
   for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(s, stop);
+  markTime(process.env, 'client', 'started');
   conn.write(`${JSON.stringify(hello)}\n`);
   const first = await next();
+  markTime(process.env, 'client', 'prepared');
   if (done(first, build)) {
     conn.destroy();
     say(first.stderr);
@@ -118,13 +120,16 @@ async function throughServer(socket: string, build: string): Promise<number | 'n
     onOutput: (e) => (e.stream === 'stdout' ? process.stdout.write(e.chunk) : process.stderr.write(e.chunk)),
     signal: controller.signal,
   });
+  markTime(process.env, 'client', 'ran');
   let last: ShellReply | null = null;
   if (!lost) {
     conn.off('close', lostServer);
-    conn.write(`${JSON.stringify({ end: result })}\n`);
+    const end: ShellEnd = { end: result };
+    conn.write(`${JSON.stringify(end)}\n`);
     last = await next();
   }
   conn.destroy();
+  markTime(process.env, 'client', 'answered');
   if (done(last, build)) {
     say(last.stderr);
     return last.exitCode;

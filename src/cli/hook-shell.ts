@@ -29,7 +29,7 @@ import type { CommandResult, RunnableSpec } from '../verify/spawn-run.js';
 import type { Io } from './output.js';
 import { projectState } from './hook-projects.js';
 import { enterContext, type CallContext, type Turns } from './hook-turns.js';
-import { lineReader, type ShellHello, type ShellReply } from './hook-socket.js';
+import { lineReader, markTime, type ShellHello, type ShellReply } from './hook-socket.js';
 import { Writable, Readable } from 'node:stream';
 
 export function isShellHello(v: unknown): v is ShellHello {
@@ -119,6 +119,7 @@ export async function serveShell(conn: net.Socket, hello: ShellHello, rest: stri
   const nextLine = lineReader(conn, rest);
   const ctx: CallContext = { cwd: hello.shell.cwd, env: hello.shell.env, umask: hello.shell.umask };
   let endTurn = await turns.take();
+  markTime(hello.shell.env, 'server', 'turn');
   const said: Buffer[] = [];
   const saidSoFar = (): string => Buffer.concat(said.splice(0)).toString('base64');
   let ran = false;
@@ -134,6 +135,7 @@ export async function serveShell(conn: net.Socket, hello: ShellHello, rest: stri
         stdout: () => undefined,
         stderr: (chunk) => said.push(chunk),
         warm: { nestedSearch: (realRoot) => state.nestedSearch(realRoot), tree: (realRoot) => state.tree(realRoot) },
+        mark: (stage) => markTime(process.env, 'server', stage),
         run: async (spec, options) => {
           ran = true;
           send({ build, run: { spec, cwd: options.cwd, display: options.display }, stderr: saidSoFar() });

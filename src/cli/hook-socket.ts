@@ -206,3 +206,17 @@ export function lineReader(conn: net.Socket, rest = ''): () => Promise<string | 
       deliver();
     });
 }
+
+/**
+ * `EDITWARDEN_SHELL_TIMES=<file>`: the guarded shell's client and server append `<who>:<stage> <ms since the epoch>`
+ * there as each stage ends (bench/guarded-shell.mjs prints where the time goes). Unset: nothing is written.
+ */
+export function markTime(env: NodeJS.ProcessEnv, who: 'client' | 'server', stage: string): void {
+  const file = env.EDITWARDEN_SHELL_TIMES;
+  if (!file || !path.isAbsolute(file)) return;
+  try {
+    fs.appendFileSync(file, `${who}:${stage} ${(performance.timeOrigin + performance.now()).toFixed(2)}\n`);
+  } catch {
+    // A measurement aid: a file that cannot be written changes nothing.
+  }
+}

@@ -70,6 +70,8 @@ export interface ShellIo {
   run?: (spec: RunnableSpec, options: SpawnedOptions) => Promise<CommandResult>;
   /** What a warm process keeps for the project between commands (cli/hook-projects.ts); absent: nothing is kept. */
   warm?: { nestedSearch: NonNullable<PolicyOptions['nestedSearch']>; tree?: (realRoot: string) => WatchedTree };
+  /** Told as each stage ends (`opened`, `sandbox`, `before`, `ran`, `after`, `recorded`): where the time goes (bench/guarded-shell.mjs). */
+  mark?: (stage: string) => void;
 }
 
 /** What the process exits with: the command's own code, or 1 (not run) / 2 (effects refused) with the refusal on stderr. */
@@ -94,6 +96,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   } catch (error) {
     return refuse(toErrorInfo(error), SHELL_NOT_RUN);
   }
+  io.mark?.('opened');
   const ws = opened.ws;
   let sandbox: ReturnType<typeof commandSandbox>;
   try {
@@ -108,6 +111,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   // Under another sandbox (outer.ts): what held the command, as judged before it ran.
   const outerLine = inForce === 'outer' ? outerSandboxLine(sandbox) : null;
   const cwd = isDirectory(req.cwd) ? req.cwd : ws.root;
+  io.mark?.('sandbox');
 
   // A warm process's watched tree: a command that changes nothing is measured without a walk (watched-tree.ts).
   opened.transactions.checkpoints.tree = io.warm?.tree?.(ws.root) ?? null;
@@ -119,6 +123,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     // No checkpoint, no undo: the command is not run (fail closed).
     return refuse(toErrorInfo(error), SHELL_NOT_RUN);
   }
+  io.mark?.('before');
 
   // The write witness sees which files the command's own processes changed (a person's edit in the same window is not its).
   const witness = new WitnessFile();
@@ -137,6 +142,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
       onOutput: (e) => (e.stream === 'stdout' ? io.stdout(e.chunk) : io.stderr(e.chunk)),
       ...defined({ signal: io.signal }),
     });
+    io.mark?.('ran');
     const window = { start, end: new Date().toISOString() };
     const seen = { readOnly: result.sandbox === 'none' || result.sandbox === 'outer' ? [] : sandbox.readOnly, witness: result.witness ? witness.read(sandbox.root) : null, window };
     try {
@@ -150,6 +156,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     witness.dispose();
     carried.dispose();
   }
+  io.mark?.('after');
   const exitCode = result.exit_code ?? (result.spawn_error ? 127 : 128 + signalNumber(result.signal));
   // Ignored files it changed that undo cannot bring back (over a cap, a rebuildable folder): said at once, never silently missing.
   const notKept = notKeptLine(found.ignored.notKept);
@@ -205,6 +212,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     reverted: putBack !== null,
   });
   if (logged) say(`editwarden could not log this command: ${logged.message}`);
+  io.mark?.('recorded');
   if (refusal) return refuse(refusal, SHELL_REFUSED, `editwarden: the command ran (exit code ${exitCode}) but its effects were refused`);
   // Which sandbox held it, when it was not editwarden's own (outer.ts): said with every command, never assumed.
   if (result.sandbox === 'outer') say(`[editwarden] ${outerLine ?? 'this command ran under an outer sandbox.'}`);

@@ -93,26 +93,36 @@ export interface WitnessLog {
   complete?: boolean;
 }
 
-let probed: string | null | undefined;
+/** Probes by program and its identity on disk: a long-lived process (the warm hook server) serves callers with other PATHs, and a program replaced in place is probed again. */
+const probed = new Map<string, string | null>();
 
-/** The strace to use, or null (none on PATH, too old, or ptrace not permitted here). Probed once per process. */
+/** The strace on this process's PATH now, or null (none, too old, or ptrace not permitted here). Probed once per program file. */
 export function witnessProgram(): string | null {
-  if (probed !== undefined) return probed;
-  probed = null;
   const program = (process.env.PATH ?? '')
     .split(path.delimiter)
     .filter((dir) => path.isAbsolute(dir))
     .map((dir) => path.join(dir, 'strace'))
     .find(isExecutable);
   if (program === undefined) return null;
+  let key: string;
+  try {
+    const s = fs.statSync(program);
+    key = `${program}\0${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+  } catch {
+    return null;
+  }
+  const known = probed.get(key);
+  if (known !== undefined) return known;
+  let found: string | null = null;
   try {
     // A real trace of `true`: strace present, new enough for the flags below, and allowed to ptrace.
     execFileSync(program, [...traceFlags('/dev/null'), '--', 'true'], { stdio: 'ignore', timeout: 5000 });
-    probed = program;
+    found = program;
   } catch {
-    probed = null;
+    found = null;
   }
-  return probed;
+  probed.set(key, found);
+  return found;
 }
 
 function isExecutable(file: string): boolean {

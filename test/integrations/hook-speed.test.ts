@@ -13,23 +13,11 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { skipUnlessRoot } from '../needs-root.js';
 import { BIN, cleanup, project, tempDir } from './helpers.js';
+import { client, endServers, keepServer, ping, runtimeEnv, sockets, warmServer as startServer } from './warm-server.js';
 
 const REPO = path.dirname(path.dirname(BIN));
 
 afterAll(cleanup);
-
-interface SocketModule {
-  buildId(): string;
-  socketPath(env: NodeJS.ProcessEnv, build: string): string;
-  socketDir(env: NodeJS.ProcessEnv): string;
-  ensurePrivateDir(dir: string): string | null;
-}
-interface ClientModule {
-  askServer(socket: string, request: { build: string; ping: true }, timeoutMs: number): Promise<{ pid?: number; calls?: number } | null>;
-}
-// The built modules: the build id is the one the binary computes (it names the dist/ files).
-const sockets = (await import(path.join(REPO, 'dist', 'cli', 'hook-socket.js'))) as SocketModule;
-const client = (await import(path.join(REPO, 'dist', 'cli', 'hook-client.js'))) as ClientModule;
 
 interface Ran {
   code: number | null;
@@ -50,52 +38,15 @@ function hookAsync(args: string[], input: string, env: NodeJS.ProcessEnv): Promi
   });
 }
 
-const servers: number[] = [];
-afterEach(() => {
-  // Only the servers these tests started (by pid).
-  for (const pid of servers.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
-});
-
-/** An environment whose hook server lives in a runtime folder of its own. */
-function runtimeEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const runtime = tempDir('ew-rt-');
-  fs.chmodSync(runtime, 0o700);
-  return { ...process.env, XDG_RUNTIME_DIR: runtime, EDITWARDEN_HOOK_SERVER_IDLE_MS: '20000', ...extra };
-}
-
-async function ping(env: NodeJS.ProcessEnv): Promise<{ pid?: number; calls?: number } | null> {
-  const build = sockets.buildId();
-  return client.askServer(sockets.socketPath(env, build), { build, ping: true }, 3000);
-}
+afterEach(endServers);
 
 /**
  * A warm server for `env`: started as a first hook does (`by: 'hook'`: a hook that finds no server starts one and
  * decides by itself), or, where how it started is not what a test is about, the way that hook starts it — the same
  * detached `editwarden hook-server` process, without the hook's own decision. Waits until it answers.
  */
-async function warmServer(env: NodeJS.ProcessEnv, by: 'hook' | 'direct' = 'direct'): Promise<number> {
-  if (by === 'hook') {
-    await hookAsync(['claude', 'pre-tool-use', '--root', project({})], JSON.stringify({ tool_name: 'Read', tool_input: { file_path: 'x' } }), env);
-  } else {
-    const build = sockets.buildId();
-    expect(sockets.ensurePrivateDir(sockets.socketDir(env))).toBeNull();
-    spawn(process.execPath, [BIN, 'hook-server', '--socket', sockets.socketPath(env, build), '--build', build], { env, detached: true, stdio: 'ignore', cwd: '/' }).unref();
-  }
-  for (let i = 0; i < 100; i++) {
-    const p = await ping(env);
-    if (p?.pid) {
-      servers.push(p.pid);
-      return p.pid;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the hook server did not start');
+function warmServer(env: NodeJS.ProcessEnv, by: 'hook' | 'direct' = 'direct'): Promise<number> {
+  return startServer(env, by === 'hook' ? () => hookAsync(['claude', 'pre-tool-use', '--root', project({})], JSON.stringify({ tool_name: 'Read', tool_input: { file_path: 'x' } }), env) : undefined);
 }
 
 /** A hook call and a project to make it in: `make` builds a fresh project, `input` the hook input for it. */
@@ -154,7 +105,7 @@ describe('the hook server gives the same answers as the hook deciding by itself'
     env = runtimeEnv();
     server = await warmServer(env, 'hook');
     // Ended after both tests (afterAll), not after the first (afterEach).
-    servers.splice(servers.indexOf(server), 1);
+    keepServer(server);
   }, 30_000);
   afterAll(() => {
     try {

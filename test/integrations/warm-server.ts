@@ -23,7 +23,7 @@ interface ClientModule {
 }
 // The built modules: the build id is the one the binary computes (it names the dist/ files).
 export const sockets = (await import(path.join(REPO, 'dist', 'cli', 'hook-socket.js'))) as SocketModule;
-const client = (await import(path.join(REPO, 'dist', 'cli', 'hook-client.js'))) as ClientModule;
+export const client = (await import(path.join(REPO, 'dist', 'cli', 'hook-client.js'))) as ClientModule;
 
 const started: number[] = [];
 
@@ -55,11 +55,18 @@ export async function ping(env: NodeJS.ProcessEnv): Promise<{ pid?: number; call
   return client.askServer(sockets.socketPath(env, build), { build, ping: true }, 3000);
 }
 
-/** Starts this build's server for `env` as a client would, and waits until it answers; its pid. */
-export async function warmServer(env: NodeJS.ProcessEnv): Promise<number> {
-  const build = sockets.buildId();
-  expect(sockets.ensurePrivateDir(sockets.socketDir(env))).toBeNull();
-  spawn(process.execPath, [BIN, 'hook-server', '--socket', sockets.socketPath(env, build), '--build', build], { env, detached: true, stdio: 'ignore', cwd: '/' }).unref();
+/**
+ * This build's server for `env`, and waits until it answers; its pid (ended after the test unless `keepServer`).
+ * Started the way a client that finds none starts it — the same detached `editwarden hook-server` process — or by
+ * `start` (a first hook that starts it and decides by itself).
+ */
+export async function warmServer(env: NodeJS.ProcessEnv, start?: () => Promise<unknown>): Promise<number> {
+  if (start) await start();
+  else {
+    const build = sockets.buildId();
+    expect(sockets.ensurePrivateDir(sockets.socketDir(env))).toBeNull();
+    spawn(process.execPath, [BIN, 'hook-server', '--socket', sockets.socketPath(env, build), '--build', build], { env, detached: true, stdio: 'ignore', cwd: '/' }).unref();
+  }
   for (let i = 0; i < 100; i++) {
     const p = await ping(env);
     if (p?.pid) {
@@ -69,6 +76,11 @@ export async function warmServer(env: NodeJS.ProcessEnv): Promise<number> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('the hook server did not start');
+}
+
+/** A server the caller ends itself (one that serves more than one test). */
+export function keepServer(pid: number): void {
+  started.splice(started.indexOf(pid), 1);
 }
 
 /** The calls the server for `env` has served so far (throws when none answers). */
