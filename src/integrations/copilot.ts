@@ -133,6 +133,6 @@ export const copilot: ClientIntegration = {
   },
   coverage: [
     "Covered (once Copilot trusts this folder — it asks on the first start; `editwarden doctor` says whether it does): Copilot CLI's create and edit are vetted by editwarden before they run and checkpointed for `editwarden undo`; every bash command runs through `editwarden shell` (sandbox, one undo step per command that changed files, counted against this session's limits); limits count per Copilot session. Every answer is JSON; if editwarden cannot run, the tool call is blocked.",
-    "Not covered: a folder Copilot does not trust (it then runs none of the repository's hooks — trust it, or copy the hooks into ~/.copilot/settings.json, whose hooks run everywhere); the editwarden MCP server is not registered for Copilot (add it with /mcp add if you want its tools); hooks turned off outside the project (~/.copilot); a `cd` does not carry to the next command.",
+    "Not covered: a folder Copilot does not trust (it then runs none of the repository's hooks — trust it, or copy the hooks into ~/.copilot/settings.json, whose hooks run everywhere); init copilot registers no MCP server (Copilot loads the project's .mcp.json, which editwarden init claude writes, or add it with /mcp add); hooks turned off outside the project (~/.copilot); a `cd` does not carry to the next command.",
   ].join('\n'),
 };

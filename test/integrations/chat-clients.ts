@@ -75,7 +75,7 @@ async function runChatClient(root: string, calls: readonly ScriptedCall[], start
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 150_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 330_000);
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     clearTimeout(timer);
     const messages = (last as ChatBody | null)?.messages ?? [];

@@ -54,7 +54,7 @@ describe('Copilot CLI goes through editwarden', () => {
     const second = editwarden(['undo', '--root', root]);
     expect(second.code, second.stderr).toBe(0);
     expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\n');
-  }, 200_000);
+  }, 400_000);
 
   it('on a machine without editwarden the committed hook blocks the call (Copilot denies on its exit 2, without passing the reason on)', async () => {
     const root = project({ 'notes.txt': 'alpha\n' });
@@ -64,5 +64,5 @@ describe('Copilot CLI goes through editwarden', () => {
     expect(run.results, said).toHaveLength(1);
     expect(run.results[0], said).toMatch(/denied/i);
     expect(fs.existsSync(path.join(root, 'new.txt'))).toBe(false);
-  }, 200_000);
+  }, 400_000);
 });

@@ -67,7 +67,7 @@ describe('opencode goes through editwarden', () => {
     const second = editwarden(['undo', '--root', root]);
     expect(second.code, second.stderr).toBe(0);
     expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\n');
-  }, 200_000);
+  }, 400_000);
 
   it('with a gpt-5 model id its apply_patch goes through the apply-patch route: a patch of .editwarden.yml and one wiping a 30-line file are refused with the code the model reads, a valid patch lands and undo restores it byte-exact', async () => {
     const config = 'constraints:\n  max_files: 5\n';
@@ -97,7 +97,7 @@ describe('opencode goes through editwarden', () => {
     const undo = editwarden(['undo', '--root', root]);
     expect(undo.code, undo.stderr).toBe(0);
     expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\n');
-  }, 200_000);
+  }, 400_000);
 
   it('on a machine without editwarden the plugin throws: the call is blocked and the model reads E_GUARD_UNAVAILABLE', async () => {
     const root = project({ 'notes.txt': 'alpha\n' });
@@ -107,5 +107,5 @@ describe('opencode goes through editwarden', () => {
     expect(run.results, said).toHaveLength(1);
     expect(run.results[0], said).toContain('E_GUARD_UNAVAILABLE');
     expect(fs.existsSync(path.join(root, 'new.txt'))).toBe(false);
-  }, 200_000);
+  }, 400_000);
 });

@@ -49,7 +49,7 @@ describe('Qwen Code goes through editwarden', () => {
     const undo = editwarden(['undo', '--root', root]);
     expect(undo.code, undo.stderr).toBe(0);
     expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\n');
-  }, 200_000);
+  }, 400_000);
 
   it('on a machine without editwarden the committed hooks block (Qwen runs a tool when a hook exits 1 or 127: the command exits 2), and the model reads E_GUARD_UNAVAILABLE', async () => {
     const root = project({ 'notes.txt': 'alpha\n' });
@@ -59,5 +59,5 @@ describe('Qwen Code goes through editwarden', () => {
     expect(run.results, said).toHaveLength(1);
     expect(run.results[0], said).toContain('E_GUARD_UNAVAILABLE');
     expect(fs.existsSync(path.join(root, 'new.txt'))).toBe(false);
-  }, 200_000);
+  }, 400_000);
 });
