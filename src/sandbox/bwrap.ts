@@ -67,9 +67,10 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, command: readonly 
   for (const p of policy.writable) a.push('--bind-try', p, p);
   a.push('--bind', policy.root, policy.root);
   // Each .git bound on itself: git writes its data, and no command can rename the folder away and make another (git-binds.ts).
-  for (const g of policy.gitDirs) a.push('--bind', g, g);
+  const mayVanish = new Set(policy.mayVanish ?? []);
+  for (const g of policy.gitDirs) a.push(mayVanish.has(g) ? '--bind-try' : '--bind', g, g);
   // .git's machinery, .editwarden/ and the config: what governs the agent stays out of its commands' reach.
-  for (const p of policy.readOnly) a.push('--ro-bind', p, p);
+  for (const p of policy.readOnly) a.push(mayVanish.has(p) ? '--ro-bind-try' : '--ro-bind', p, p);
   // No .editwarden/ yet: an empty read-only one, so nothing can be planted for editwarden to trust later.
   if (policy.absentState) a.push('--tmpfs', policy.absentState, '--remount-ro', policy.absentState);
   // Secrets under an exposed path (the root holds HOME, a `readable` entry holds ~/.ssh) are hidden again, last.

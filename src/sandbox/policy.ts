@@ -71,6 +71,13 @@ export interface SandboxPolicy {
    */
   gitDirs: string[];
   /**
+   * Of `readOnly` and `gitDirs`, the paths a person's git may remove between this policy and the sandbox's start (a
+   * `config.lock` renamed over `config`, a worktree's gitdir pruned by `git gc`): bound only if still there, so the
+   * person's git never makes the agent's command fail; one that vanished holds nothing to protect, and one made
+   * again by the command is removed after it (workspace/governing.ts).
+   */
+  mayVanish?: string[];
+  /**
    * `.editwarden/` when it does not exist yet: an empty read-only folder is mounted there, so a command
    * cannot plant state (a forged journal) for editwarden to find later. null when it exists (then in readOnly).
    */
@@ -245,15 +252,19 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const cfg = input.config;
   const readOnly: string[] = [];
   const gitDirs: string[] = [];
+  const mayVanish: string[] = [];
   const gitDir = path.join(root, '.git');
   const members = (input.protectedPaths ?? []).filter((p) => !(cfg.git_writable && path.resolve(root, p) === gitDir));
   const candidates = [...(cfg.git_writable ? [] : [gitDir]), input.stateDir, ...(input.configFiles ?? [path.join(root, '.editwarden.yml')]), ...members];
   const stateDir = path.resolve(root, input.stateDir);
   // A missing state folder directly under the root (its usual place) is kept empty and read-only inside.
   const absentState = !exists(stateDir) && path.dirname(stateDir) === root ? stateDir : null;
-  const protect = (p: string): void => {
+  const protect = (p: string, transient = false): void => {
     const real = protectedPath(path.resolve(root, p), root);
-    if (real && real !== root && !readOnly.includes(real)) readOnly.push(real);
+    if (real && real !== root && !readOnly.includes(real)) {
+      readOnly.push(real);
+      if (transient) mayVanish.push(real);
+    }
   };
   for (const p of candidates) {
     const gitdir = path.basename(p).toLowerCase() === '.git' ? realGitDir(path.resolve(root, p), root) : null;
@@ -264,7 +275,8 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     // A repository's .git folder: git's data writable, its machinery read-only (a `.git` FILE, a gitdir link, is protected whole above).
     const binds = gitDirBinds(gitdir);
     for (const g of binds.self) if (!gitDirs.includes(g)) gitDirs.push(g);
-    for (const m of binds.readOnly) protect(m);
+    for (const m of binds.readOnly) protect(m, true);
+    mayVanish.push(...binds.self.filter((g) => g !== gitdir));
   }
 
   // Home folders: every user's, ours included, wherever HOME is.
@@ -282,6 +294,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     root,
     readOnly,
     gitDirs,
+    mayVanish,
     absentState,
     hidden,
     home,

@@ -12,7 +12,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/config.js';
 import { openProject } from '../../src/host/project.js';
+import { commandSandbox } from '../../src/sandbox/for-workspace.js';
 import { ToolRunner } from '../../src/tools/runner.js';
+import { runCommand } from '../../src/verify/runner.js';
 import { tempDir } from '../temp-dirs.js';
 
 function git(cwd: string, ...args: string[]): string {
@@ -148,5 +150,25 @@ describe("the repository's machinery cannot be changed from a sandboxed command"
     expect(resolved.exit, resolved.output).toBe(0);
     expect(resolved.output).toContain('CONTINUED-2');
     expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('resolved\n');
+  });
+});
+
+describe("the person's git beside the agent's command", () => {
+  it('a machinery file the person’s git removes between the policy and the sandbox’s start (config.lock renamed over config) does not make the command fail', async () => {
+    const root = repository();
+    fs.writeFileSync(path.join(root, '.git/config.lock'), '[core]\n');
+    fs.mkdirSync(path.join(root, '.git/worktrees/gone'), { recursive: true });
+    fs.writeFileSync(path.join(root, '.git/worktrees/gone/HEAD'), 'ref: refs/heads/main\n');
+    const project = openProject(root, defaultConfig());
+    const policy = commandSandbox(project.ws, project.config);
+    expect(policy.readOnly).toContain(path.join(root, '.git/config.lock'));
+    expect(policy.gitDirs).toContain(path.join(root, '.git/worktrees/gone'));
+    // The person's `git config` finishes, `git worktree prune` runs: both gone before the sandbox starts.
+    fs.renameSync(path.join(root, '.git/config.lock'), path.join(root, '.git/config.person'));
+    fs.rmSync(path.join(root, '.git/worktrees'), { recursive: true });
+    const r = await runCommand({ command: 'git commit -q --allow-empty -m beside && echo OK-$((1+1))', cwd: root, sandbox: policy, timeoutMs: 60_000 });
+    expect(r.exit_code, r.tail).toBe(0);
+    expect(r.tail).toContain('OK-2');
+    expect(r.sandbox).toBe('bwrap');
   });
 });
