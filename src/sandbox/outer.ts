@@ -116,16 +116,23 @@ function statusField(status: string, name: string): string | null {
   return m?.[1] ?? null;
 }
 
+/** The rules read from /proc/self/status: why they fail, or null when they hold. */
+function statusRule(status: string): string | null {
+  // Capabilities would let the command remount read-only mounts writable.
+  const capEff = statusField(status, 'CapEff');
+  if (capEff === null || !/^0+$/.test(capEff)) return 'this process holds capabilities (CapEff is not 0)';
+  // Without no_new_privs a setuid program could run with more rights than the sandbox gave.
+  if (statusField(status, 'NoNewPrivs') !== '1') return 'no_new_privs is not set';
+  // Seccomp mode 2 (a filter): what keeps new namespaces, and with them bubblewrap, from starting.
+  if (statusField(status, 'Seccomp') !== '2') return 'no seccomp filter is in force';
+  return null;
+}
+
 /** The rules of the module comment, on what the kernel showed. */
 export function judgeOuterSandbox(input: OuterSandboxInput): OuterVerdict {
   const no = (why: string): OuterVerdict => ({ ok: false, why });
-  // Capabilities would let the command remount read-only mounts writable.
-  const capEff = statusField(input.status, 'CapEff');
-  if (capEff === null || !/^0+$/.test(capEff)) return no('this process holds capabilities (CapEff is not 0)');
-  // Without no_new_privs a setuid program could run with more rights than the sandbox gave.
-  if (statusField(input.status, 'NoNewPrivs') !== '1') return no('no_new_privs is not set');
-  // Seccomp mode 2 (a filter): what keeps new namespaces, and with them bubblewrap, from starting.
-  if (statusField(input.status, 'Seccomp') !== '2') return no('no seccomp filter is in force');
+  const held = statusRule(input.status);
+  if (held !== null) return no(held);
   const mounts = parseMountinfo(input.mountinfo);
   if (mounts === null || mounts.length === 0) return no('the mount table could not be read');
   // A mount covered by another on the same point is not reached by any path.
@@ -195,6 +202,10 @@ export function nestedSandboxSigns(): boolean {
 /** The outer sandbox this process runs in, judged from /proc (Linux only; elsewhere none). */
 export function detectOuterSandbox(root: string, network: boolean, platform: NodeJS.Platform = process.platform, protectedPaths: readonly string[] = []): OuterVerdict {
   if (platform !== 'linux') return { ok: false, why: `no outer sandbox is recognised on ${platform}` };
+  const status = read('/proc/self/status');
+  // Outside a sandbox (the usual case when bubblewrap is missing) the status rules fail first: no walk of /proc for that.
+  const held = statusRule(status);
+  if (held !== null) return { ok: false, why: held };
   let pids: string[] = [];
   try {
     pids = fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n) && n !== String(process.pid));
@@ -203,7 +214,9 @@ export function detectOuterSandbox(root: string, network: boolean, platform: Nod
   }
   return judgeOuterSandbox({
     root,
-    status: read('/proc/self/status'),
+    status,
+    network,
+    protectedPaths,
     mountinfo: read('/proc/self/mountinfo'),
     netDev: read('/proc/self/net/dev'),
     mountNs: mountNsOf('self'),
@@ -212,8 +225,6 @@ export function detectOuterSandbox(root: string, network: boolean, platform: Nod
       .map((pid) => ({ pid, ns: mountNsOf(pid) }))
       .filter((p) => p.ns !== null || !ended(p.pid))
       .map((p) => p.ns),
-    network,
-    protectedPaths,
     env: process.env,
   });
 }
