@@ -38,8 +38,12 @@ export class ProjectState {
 
   constructor(readonly root: string) {}
 
-  /** The watched tree of the project's real root (a new one, the old one stopped, when the real root is another folder). */
-  tree(realRoot: string): WatchedTree {
+  /**
+   * The watched tree of the project's real root (a new one, the old one stopped, when the real root is another folder);
+   * null when the server was started with EDITWARDEN_WATCH=off (every command walks: docs/checkpoints.md, "The watch").
+   */
+  tree(realRoot: string): WatchedTree | null {
+    if (process.env.EDITWARDEN_WATCH === 'off') return null;
     if (this.watched === null || this.watched.watch.root !== realRoot) {
       this.watched?.stop();
       this.watched = new WatchedTree(realRoot);

@@ -69,7 +69,7 @@ export interface ShellIo {
    */
   run?: (spec: RunnableSpec, options: SpawnedOptions) => Promise<CommandResult>;
   /** What a warm process keeps for the project between commands (cli/hook-projects.ts); absent: nothing is kept. */
-  warm?: { nestedSearch: NonNullable<PolicyOptions['nestedSearch']>; tree?: (realRoot: string) => WatchedTree };
+  warm?: { nestedSearch: NonNullable<PolicyOptions['nestedSearch']>; tree?: (realRoot: string) => WatchedTree | null };
   /** Told as each stage ends (`opened`, `sandbox`, `before`, `ran`, `after`, `recorded`): where the time goes (bench/guarded-shell.mjs). */
   mark?: (stage: string) => void;
 }

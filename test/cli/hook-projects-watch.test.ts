@@ -48,6 +48,7 @@ describe('the guarded shell through the warm state', () => {
     const shell = (command: string) => runGuardedShell({ root, cwd: root, command, client: 'claude', tool: 'Bash', session: null }, io);
     expect(await shell('true'), said.join('')).toBe(0);
     const tree = state.tree(fs.realpathSync(root));
+    if (tree === null) throw new Error('a watched tree is expected (EDITWARDEN_WATCH is not off)');
     // The helper's first scan (a command never waits for it: one during it walks).
     expect(tree.watch.whenReady(30_000)).toBe(true);
     for (let i = 0; i < 3; i++) expect(await shell('true'), said.join('')).toBe(0);
@@ -69,5 +70,20 @@ describe('the guarded shell through the warm state', () => {
     state.dispose();
     await new Promise((r) => setTimeout(r, 50));
     expect(alive(pid)).toBe(false);
+  });
+
+  it("EDITWARDEN_WATCH=off in the server's environment: no watched tree, every command walks", () => {
+    const root = tempRoot('ew-hp-watch-');
+    const state = new ProjectState(root);
+    states.push(state);
+    const was = process.env.EDITWARDEN_WATCH;
+    process.env.EDITWARDEN_WATCH = 'off';
+    try {
+      expect(state.tree(root)).toBeNull();
+    } finally {
+      if (was === undefined) delete process.env.EDITWARDEN_WATCH;
+      else process.env.EDITWARDEN_WATCH = was;
+    }
+    expect(state.tree(root)).not.toBeNull();
   });
 });

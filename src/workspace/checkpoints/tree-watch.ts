@@ -171,6 +171,9 @@ export class TreeWatch {
   }
 
   private start(): boolean {
+    // Only where every change to the tree passes through this kernel's file systems (not NFS, SMB, FUSE, an overlay's
+    // lower layers): elsewhere a change makes no event here, and every command walks.
+    if (!localFileSystem(this.root)) return false;
     let dir: string | null = null;
     const theirs: number[] = [];
     try {
@@ -292,5 +295,16 @@ export class TreeWatch {
     }
     this.reqFd = -1;
     this.repFd = -1;
+  }
+}
+
+/** statfs magic numbers of the local file systems a watch is believed on: ext2/3/4, XFS, btrfs, tmpfs, F2FS, ZFS. */
+const LOCAL_FILE_SYSTEMS: ReadonlySet<number> = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0xf2f52010, 0x2fc12fc1]);
+
+function localFileSystem(root: string): boolean {
+  try {
+    return LOCAL_FILE_SYSTEMS.has(Number(fs.statfsSync(root).type));
+  } catch {
+    return false;
   }
 }
