@@ -238,15 +238,18 @@ export function helpOrder(commands: readonly Command[]): Command[] {
     .map(({ c }) => c);
 }
 
-/** Runs the CLI; returns the exit code (and sets process.exitCode when run as the binary). */
-export async function run(argv: string[], io: Io = defaultIo()): Promise<number> {
+/**
+ * Runs the CLI; returns the exit code (and sets process.exitCode when run as the binary). `registrars`: the
+ * commands to register (default: the one `argv` names; tests pass every command's to compare).
+ */
+export async function run(argv: string[], io: Io = defaultIo(), registrars?: readonly CommandRegistrar[]): Promise<number> {
   let code: number = ExitCode.OK;
   const program = buildProgram(
     io,
     (c) => {
       code = c;
     },
-    await registrarsFor(argv),
+    registrars ?? (await registrarsFor(argv)),
   );
   try {
     await program.parseAsync(argv);

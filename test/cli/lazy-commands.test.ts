@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { type Command, CommanderError, Help } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { allRegistrars, buildProgram, COMMANDS } from '../../src/cli/main.js';
+import { allRegistrars, buildProgram, COMMANDS, run } from '../../src/cli/main.js';
 import type { Io } from '../../src/cli/output.js';
 
 const REPO = path.resolve(__dirname, '../..');
@@ -163,4 +163,35 @@ describe('answering without the CLI changes no output', () => {
       expect({ words, status: lazy.status, stdout: lazy.stdout }).toEqual({ words, status: full.code, stdout: full.stdout });
     }
   }, 240_000);
+});
+
+describe('a command loaded alone answers as with every command loaded', () => {
+  it('a sample through the real binary: the same output and exit code as the CLI with every command registered', async () => {
+    fs.writeFileSync(path.join(dir, 'a.txt'), 'hello\nworld\n');
+    fs.writeFileSync(path.join(dir, 'reply.md'), 'a.txt\n```\n<<<<<<< SEARCH\nworld\n=======\nthere\n>>>>>>> REPLACE\n```\n');
+    const samples = [
+      ['edit', 'a.txt', '--old', 'hello', '--new', 'howdy', '--dry-run', '--json', '--root', dir],
+      ['edit', 'a.txt', '--old', 'absent', '--new', 'x', '--dry-run', '--root', dir],
+      ['edit', '--mode', 'nonsense', 'a.txt', '--root', dir],
+      ['apply', path.join(dir, 'reply.md'), '--dry-run', '--json', '--root', dir],
+      ['detect', '--json', '--root', dir],
+      ['log', '--json', '--root', dir],
+      ['edti'],
+      ['edit', '--no-such-flag'],
+    ];
+    for (const args of samples) {
+      const lazy = bin(args);
+      let stdout = '';
+      let stderr = '';
+      const sink = (add: (s: string) => void) => ({
+        write: (s: string) => {
+          add(s);
+          return true;
+        },
+      });
+      const io = { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), stdin: process.stdin, env: {} } as unknown as Io;
+      const code = await run(['node', 'editwarden', ...args], io, await allRegistrars());
+      expect({ args, status: lazy.status, stdout: lazy.stdout, stderr: lazy.stderr }).toEqual({ args, status: code, stdout, stderr });
+    }
+  }, 120_000);
 });
