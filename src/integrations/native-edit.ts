@@ -10,7 +10,7 @@ import { EditwardenError, ErrorCode } from '../errors.js';
 import type { SessionKey } from './session-ledger.js';
 
 export interface NativeEdit {
-  /** Which client (claude, codex, gemini, cursor). */
+  /** Which client (claude, codex, gemini, cursor, opencode, copilot, qwen). */
   client: string;
   /** The client's tool name (Edit, Write, apply_patch, write_file…). */
   tool: string;

@@ -16,7 +16,7 @@ export const EVENT_FORMAT = 1;
 export interface EventRoute {
   /** exec | run | editor | controlled | mcp | hook | shell | cli … — the entry point the change came through. */
   via: string;
-  /** The agent client (claude, codex, gemini, cursor) where one is known. */
+  /** The agent client (claude, codex, gemini, cursor, opencode, copilot, qwen) where one is known. */
   client?: string;
   /** The client's session id (hooks), or the MCP session. */
   session?: string;
