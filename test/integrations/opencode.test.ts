@@ -14,7 +14,7 @@ import { cleanup, editwarden, project, tempDir, THIRTY_LINES } from './helpers.j
 beforeAll(() => {
   expect(fs.existsSync(OPENCODE), `${OPENCODE} is missing; run npm ci`).toBe(true);
   // opencode-ai's postinstall puts the platform's binary in place (npm ci runs it; --ignore-scripts leaves a stub that says so).
-  const version = spawnSync(OPENCODE, ['--version'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: tempDir('ew-ochome-') } });
+  const version = spawnSync(OPENCODE, ['--version'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: tempDir('ew-ochome-'), TMPDIR: tempDir('ew-octmp-') } });
   expect(version.status, version.stderr).toBe(0);
 });
 afterAll(cleanup);
