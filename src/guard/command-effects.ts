@@ -189,7 +189,7 @@ export class CommandEffects {
     const manifest = mark.index ?? this.checkpoints.get(mark.checkpoint);
     // A watched tree in which nothing tracked changed since the index: nothing to diff (watched-tree.ts).
     const tree = this.checkpoints.tree;
-    const known = tree && mark.watch && tree.look() !== null ? { tracked: tree.trackedSame(mark.watch.index, mark.exclude, seen.witness), ignored: tree.ignoredSame(mark.watch.ignored, mark.exclude) } : null;
+    const known = tree && mark.watch && tree.look() !== null ? { tracked: tree.trackedSame(mark.watch.index, mark.exclude, seen.witness), ignored: tree.ignoredSame(mark.watch.ignored, mark.exclude, seen.witness) } : null;
     tree?.noteDiff(known?.tracked === true);
     // One walk: files whose stat is unchanged are passed by it, the rest diffed exactly (index-diff.ts).
     const diff = known?.tracked ? [] : diffIndex(this.checkpoints.ws.resolver, manifest, this.checkpoints.blobs, { only: 'checkpoint', exclude: mark.exclude });
@@ -208,8 +208,8 @@ export class CommandEffects {
     const sides = sidesOf(this.checkpoints, manifest);
     const changes = kept.filter((c) => !notShown.has(c.path)).map((c) => toFileChange(c, sides));
     // The ignored files, measured with the rules as they were before the command, as the tracked files are (ignored.ts).
-    // No covered ignored file changed (a watched tree): only what the witness names is looked at, and without one nothing.
-    const witness = seen.witness ?? (known?.ignored ? NOTHING_WITNESSED : null);
+    // No covered ignored file changed (a watched tree, the witness naming none): nothing to look at.
+    const witness = known?.ignored ? NOTHING_WITNESSED : (seen.witness ?? null);
     const measured =
       mark.ignored && this.checkpoints.ignored ? this.checkpoints.ignored.after(mark.ignored, witness === null ? [manifestIgnoreSource(manifest, this.checkpoints.blobs)] : [], mark.exclude, witness) : { entries: [], notKept: [] };
     // The protected set (a client's ignored settings file) is put back above and is never a step's to restore.

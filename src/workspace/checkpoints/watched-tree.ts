@@ -64,30 +64,20 @@ export class WatchedTree {
   /** The index `current` when it still is the tracked tree; null: walk. Call under the root lock, after `look`. */
   indexStill(current: string | null, exclude: string | null): Manifest | null {
     const memo = this.index;
-    const found = memo !== null && memo.value.id === current && memo.exclude === exclude && this.trackedSame(memo.mark, exclude, undefined) ? memo.value : null;
+    const found = memo !== null && memo.value.id === current && memo.exclude === exclude && this.trackedSame(memo.mark, exclude) ? memo.value : null;
     if (found) this.counts.indexReused++;
     else this.counts.indexWalked++;
     return found;
   }
 
   /** Whether nothing a walk of the tracked files would see changed since `mark` (nor did the witness name a tracked path). */
-  trackedSame(mark: number | null, exclude: string | null, witness: WitnessLog | null | undefined): boolean {
+  trackedSame(mark: number | null, exclude: string | null, witness?: WitnessLog | null): boolean {
     const changes = this.steady(mark, exclude);
     if (changes === null || changes.trees.size > 0) return false;
-    // The set of ignored paths only when a path is to be looked up (made once per snapshot).
-    const known = (p: string): boolean => this.pathsOf(this.ignored, (s) => s.records.map((r) => r.path))?.has(p) === true;
-    for (const p of changes.paths) if (!known(p)) return false;
-    // The write witness's log, when the command ran under one: a path it names that no table knows as ignored counts as
-    // changed (a tracked file written through a shared mapping opened earlier, or through a hard link: the event names
-    // only the other name), and so does any name given relative to an unknown folder, except bubblewrap's own setup.
-    // A guarded command that ran without the witness (null) is walked: nothing else sees those writes.
-    if (witness === null) return false;
-    if (witness) {
-      if (witness.complete === false || witness.trees.size > 0) return false;
-      for (const p of witness.paths) if (!known(p)) return false;
-      for (const tail of witness.tails) if (!SANDBOX_SETUP.has(tail)) return false;
-    }
-    return true;
+    // Made once per snapshot, and only when a path is to be looked up.
+    const ignored = (p: string): boolean => this.pathsOf(this.ignored, (s) => s.records.map((r) => r.path))?.has(p) === true;
+    for (const p of changes.paths) if (!ignored(p)) return false;
+    return quiet(witness, ignored);
   }
 
   /** Keeps the events after `mark` until `release(mark)`: a command measures from it after other commands moved on. */
@@ -116,12 +106,13 @@ export class WatchedTree {
     return found;
   }
 
-  /** Whether no covered ignored file changed since `mark`. */
-  ignoredSame(mark: number | null, exclude: string | null): boolean {
+  /** Whether no covered ignored file changed since `mark` (nor did the witness, when given, name one: see `quiet`). */
+  ignoredSame(mark: number | null, exclude: string | null, witness?: WitnessLog | null): boolean {
     const changes = this.steady(mark, exclude);
     if (changes === null || changes.trees.size > 0) return false;
-    for (const p of changes.paths) if (this.pathsOf(this.index, (m) => m.entries.map((e) => e.path))?.has(p) !== true) return false;
-    return true;
+    const tracked = (p: string): boolean => this.pathsOf(this.index, (m) => m.entries.map((e) => e.path))?.has(p) === true;
+    for (const p of changes.paths) if (!tracked(p)) return false;
+    return quiet(witness, tracked);
   }
 
   /**
@@ -186,6 +177,21 @@ export class WatchedTree {
  * its new root and where the old one goes, inside its own temporary folder.
  */
 const SANDBOX_SETUP: ReadonlySet<string> = new Set(['newroot', 'oldroot']);
+
+/**
+ * Whether the write witness's log (undefined: none was asked for, a library caller's own command) leaves one side as
+ * the events say: every path it names is on the other side (`otherSide`), every name it gives without a folder is
+ * bubblewrap's own setup, and nothing was renamed under it. It sees what inotify cannot: a write through a shared
+ * mapping opened earlier, or through a hard link whose other name is where no watch looks. A guarded command that ran
+ * without the witness (null), or whose log is incomplete (io_uring), is walked: nothing else sees those writes.
+ */
+function quiet(witness: WitnessLog | null | undefined, otherSide: (p: string) => boolean): boolean {
+  if (witness === undefined) return true;
+  if (witness === null || witness.complete === false || witness.trees.size > 0) return false;
+  for (const tail of witness.tails) if (!SANDBOX_SETUP.has(tail)) return false;
+  for (const p of witness.paths) if (!otherSide(p)) return false;
+  return true;
+}
 
 /** A file whose change changes which paths are ignored (the walk reads every `.gitignore`). */
 function isRuleFile(p: string): boolean {
