@@ -70,6 +70,8 @@ export const ErrorCode = {
   UNSANDBOXED: 'E_UNSANDBOXED',
   /** The search for nested repositories (whose `.git` a command may not write) passed its bound: the command is refused, not half-confined. */
   TREE_TOO_LARGE: 'E_TREE_TOO_LARGE',
+  /** A sandboxed command asked the network proxy for a host `sandbox.network` does not list (or an address no listed name resolves to): the connection was refused and logged. */
+  NETWORK_REFUSED: 'E_NETWORK_REFUSED',
   // The workspace boundary (docs/workspace-boundary.md).
   /** A FIFO, socket or device where a regular file was expected: never opened for reading, never deleted or recreated. */
   NOT_REGULAR: 'E_NOT_REGULAR',
@@ -184,6 +186,7 @@ const EXIT_CODE_OF: { readonly [C in ErrorCode]: ExitCode } = {
   E_MALFORMED_CALL: ExitCode.REJECTED,
   E_UNSANDBOXED: ExitCode.REJECTED,
   E_TREE_TOO_LARGE: ExitCode.REJECTED,
+  E_NETWORK_REFUSED: ExitCode.REJECTED,
   E_NOT_REGULAR: ExitCode.REJECTED,
   E_READ_ONLY: ExitCode.REJECTED,
   E_HARD_LINK: ExitCode.REJECTED,

@@ -4,6 +4,7 @@
  * terminal, Ctrl-C as a clean cancel, and the closing lines — or one JSON
  * object with --json. Thin: options in, runEditor, print, exit code out.
  */
+import { describeNetwork } from '../config/network-setting.js';
 import { runProfile, type RunProfile } from '../runs/profile.js';
 import { exitCodeFor, formatRefusal, refusalEnvelope, toErrorInfo, type ErrorInfo } from '../errors.js';
 import type { Io } from './output.js';
@@ -142,7 +143,7 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
 
 /** The run header's word on the network (the Editor's specification: "Network Access — Unrestricted"). */
 function networkNote(profile: RunProfile): string {
-  return profile.network ? 'network: on' : 'network: off (sandbox.network: false)';
+  return profile.network === 'off' ? 'network: off (sandbox.network: off)' : `network: ${describeNetwork(profile.network)}`;
 }
 
 function limitsNote(profile: RunProfile): string {

@@ -10,6 +10,8 @@ import { nearest } from './did-you-mean.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { ENV_PATTERN, isSecretEnvName } from './env-names.js';
 import { globProblem } from './glob-bounds.js';
+import { HostSyntaxError, parseHostPattern } from './host-patterns.js';
+import { normalizeNetwork } from './network-setting.js';
 
 import { CONFIG_FILE } from './names.js';
 import { DEFAULT_ALLOWED_TOOLS, DEFAULT_CONFIG } from './defaults.js';
@@ -203,11 +205,23 @@ const hostPath = z
   .refine((p) => p.startsWith('/') || p === '~' || p.startsWith('~/'), { message: 'must be an absolute path or start with ~/' })
   .refine((p) => !/[\u0000-\u001f]/.test(p), { message: 'must not hold control characters' });
 
+const hostPattern = z.string().superRefine((text, ctx) => {
+  try {
+    parseHostPattern(text);
+  } catch (error) {
+    if (!(error instanceof HostSyntaxError)) throw error;
+    ctx.addIssue({ code: 'custom', message: `not a host pattern (registry.npmjs.org, *.pypi.org, host:port, an IP address): ${error.message}` });
+  }
+});
+
+/** `sandbox.network`: off | on | [host patterns] (network-setting.ts; true/false read as on/off). */
+const NetworkSchema = z.union([z.boolean(), z.literal('off'), z.literal('on'), z.array(hostPattern)]).transform(normalizeNetwork);
+
 /** docs/sandbox.md describes each key. */
 const SandboxSchema = z
   .object({
     enabled: z.boolean().default(DEFAULT_CONFIG.sandbox.enabled),
-    network: z.boolean().default(DEFAULT_CONFIG.sandbox.network),
+    network: NetworkSchema.default(DEFAULT_CONFIG.sandbox.network),
     git_writable: z.boolean().default(DEFAULT_CONFIG.sandbox.git_writable),
     allow_unsandboxed: z.boolean().default(DEFAULT_CONFIG.sandbox.allow_unsandboxed),
     env: z

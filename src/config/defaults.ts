@@ -16,6 +16,7 @@ import { NO_REPOSITORY_CONFIG } from './trust-state.js';
 import { userConfigFile } from './trust-store.js';
 import { NO_LAYERS } from './layers.js';
 import type { LoadedConfig } from './load.js';
+import type { NetworkSetting } from './network-setting.js';
 
 /** The tools a run may use when the config names none. */
 export const DEFAULT_ALLOWED_TOOLS = ['read_file', 'list_files', 'search_files', 'edit_file', 'write_file', 'apply_patch', 'execute_command', 'task_completion'] as const;
@@ -51,7 +52,7 @@ export const DEFAULT_CONFIG = {
   },
   search: { timeout: 30 },
   scouts: {},
-  sandbox: { enabled: true, network: false, git_writable: false, allow_unsandboxed: false, env: [], readable: [], writable: [] },
+  sandbox: { enabled: true, network: 'off' as NetworkSetting, git_writable: false, allow_unsandboxed: false, env: [], readable: [], writable: [] },
   workspace: { allow_hardlinks: false },
   active_edit_enabled: false,
 };

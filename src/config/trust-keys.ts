@@ -15,6 +15,7 @@
  */
 import type { Config } from './config.js';
 import { TOOL_ALIASES } from './tool-aliases.js';
+import { networkLoosens } from './network-setting.js';
 
 /**
  * How a key may move without loosening the guard:
@@ -28,6 +29,7 @@ import { TOOL_ALIASES } from './tool-aliases.js';
  *               lists three of the four default denials and means "also deny these", not "allow vendor/**".
  * - `narrows`   an allow-list where empty means "everything" (allowed_patterns): widening it loosens.
  * - `ranked`    an enum from strictest to loosest: moving right loosens.
+ * - `hosts`     the network (network-setting.ts): off < a host list < on; a list may only drop or narrow hosts.
  * - `person`    no direction is safe (retention of undo history, a second model that sees the code): any change loosens.
  * - `free`      not part of the guard (the build command runs sandboxed; keep or roll back partial work): the repository decides.
  */
@@ -40,6 +42,7 @@ export type TrustRule =
   | { kind: 'superset' }
   | { kind: 'narrows' }
   | { kind: 'ranked'; order: readonly string[] }
+  | { kind: 'hosts' }
   | { kind: 'person' }
   | { kind: 'free' };
 
@@ -83,7 +86,7 @@ export const TRUST_RULES: Readonly<Record<string, TrustRule>> = {
   // A second model that is sent the scouts' payloads (the code) on the person's key.
   'scouts.model': { kind: 'person' },
   'sandbox.enabled': { kind: 'stays-on' },
-  'sandbox.network': { kind: 'stays-off' },
+  'sandbox.network': { kind: 'hosts' },
   'sandbox.git_writable': { kind: 'stays-off' },
   'sandbox.allow_unsandboxed': { kind: 'stays-off' },
   'sandbox.env': { kind: 'subset' },
@@ -176,6 +179,8 @@ function loosens(rule: TrustRule, value: unknown, baseline: unknown, key = ''): 
       const at = (v: unknown) => rule.order.indexOf(String(v));
       return at(value) > at(baseline);
     }
+    case 'hosts':
+      return networkLoosens(value, baseline);
   }
 }
 

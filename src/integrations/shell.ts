@@ -36,6 +36,8 @@ import type { Project } from '../host/project.js';
 import type { PolicyOptions } from '../workspace/policy.js';
 import { SessionLedger, sessionLimits, type SessionKey, type SessionLimits } from './session-ledger.js';
 import { recordHookCommand } from './hook-events.js';
+import { networkNote } from './network-note.js';
+import { withCommandNetwork } from '../verify/command-network.js';
 import { notKeptLine } from '../workspace/checkpoints/ignored.js';
 import type { WatchedTree } from '../workspace/checkpoints/watched-tree.js';
 import { appendHookRecord } from './vet.js';
@@ -134,13 +136,18 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   let found: CommandEffectsResult;
   try {
     const run = { command: carried.command, cwd, sandbox: carried.capture === null ? sandbox : { ...sandbox, writable: [...sandbox.writable, carried.capture] } };
-    const spec = commandSpawnSpec({ ...run, env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])), witness: witness.path });
-    result = await (io.run ?? runSpawned)(spec, {
-      display: displayCommand(carried.command),
-      cwd,
-      timeoutMs: 0,
-      onOutput: (e) => (e.stream === 'stdout' ? io.stdout(e.chunk) : io.stderr(e.chunk)),
-      ...defined({ signal: io.signal }),
+    const display = displayCommand(carried.command);
+    // A host-list network: the filtering proxy runs here while the command runs (in this process or the thin client's);
+    // what it refuses goes to the event log as this route's (verify/command-network.ts).
+    result = await withCommandNetwork(sandbox, { display, record: { stateDir: ws.stateDir, route, tool: req.tool } }, (proxySocket) => {
+      const spec = commandSpawnSpec({ ...run, env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])), witness: witness.path }, proxySocket);
+      return (io.run ?? runSpawned)(spec, {
+        display,
+        cwd,
+        timeoutMs: 0,
+        onOutput: (e) => (e.stream === 'stdout' ? io.stdout(e.chunk) : io.stderr(e.chunk)),
+        ...defined({ signal: io.signal }),
+      });
     });
     io.mark?.('ran');
     const window = { start, end: new Date().toISOString() };
@@ -217,7 +224,8 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   // Which sandbox held it, when it was not editwarden's own (outer.ts): said with every command, never assumed.
   if (result.sandbox === 'outer') say(`[editwarden] ${outerLine ?? 'this command ran under an outer sandbox.'}`);
   // Only the sandbox rule its output shows it ran into (a read-only path, no network), never a guess — of editwarden's own sandbox.
-  const note = exitCode !== 0 && (result.sandbox === 'bwrap' || result.sandbox === 'sandbox-exec') ? sandboxFailureNote(result.tail, sandbox.network) : null;
+  // What the network proxy refused (a host list), else what the output shows the sandbox stopped.
+  const note = networkNote(result.network_refused) ?? (exitCode !== 0 && (result.sandbox === 'bwrap' || result.sandbox === 'sandbox-exec') ? sandboxFailureNote(result.tail, sandbox.networkAccess.mode) : null);
   if (note !== null) say(note);
   return exitCode;
 }

@@ -91,7 +91,7 @@ export async function runWrap(req: WrapRequest, io: WrapIo): Promise<WrapOutcome
     return notStarted(session, error);
   }
   // The agent's network: none (a private loopback only) until the person allows hosts.
-  sandbox = { ...sandbox, network: false };
+  sandbox = { ...sandbox, networkAccess: { mode: 'off' } };
   const route: EventRoute = { via: 'wrap', client: agentName(req.argv), session };
   const steps = new WrapSteps({ project: opened, sandbox, route, command: displayCommand(req.argv), say: io.say });
   try {

@@ -87,6 +87,12 @@ function factsOf(event: EditwardenEvent): Fact[] {
       if (event.artifacts) out.push({ label: 'Logs', parts: [code(event.artifacts)] });
       return out;
     }
+    case 'network':
+      return [
+        { label: 'Refused', parts: [code(event.code), text(` ${event.message}`)] },
+        { label: 'Command', parts: [code(event.command), text(` (${event.tool})`)] },
+        ...(event.others ? [{ label: 'And', parts: [text(`${event.others.destinations} more destination(s), ${event.others.connections} connection(s) refused`)] }] : []),
+      ];
     case 'violation':
       return [
         {

@@ -72,7 +72,7 @@ export interface ReportSummary {
 }
 
 /** The kinds this version knows, in the order a summary counts them. */
-const KNOWN = ['edit', 'command', 'refusal', 'violation', 'checkpoint', 'undo', 'redo', 'run-end'] as const;
+const KNOWN = ['edit', 'command', 'refusal', 'network', 'violation', 'checkpoint', 'undo', 'redo', 'run-end'] as const;
 type KnownKind = (typeof KNOWN)[number];
 export const isKnownKind = (kind: string): kind is KnownKind => (KNOWN as readonly string[]).includes(kind);
 
@@ -140,7 +140,8 @@ export function summarize(items: readonly ReportItem[]): ReportSummary {
     usage.push({ name: 'tokens', used: tokens, limit: limits ? limitOf(limits.max_tokens) : null, unit: '' });
     usage.push({ name: 'time', used: seconds, limit: limits ? limitOf(limits.timeout_seconds) : null, unit: ' s' });
   }
-  const refused = (counts.refusal ?? 0) + attempts;
+  // A connection the sandbox's proxy refused is a refusal too (one event per refused destination).
+  const refused = (counts.refusal ?? 0) + (counts.network ?? 0) + attempts;
   const violation = items.find((i) => i.event.kind === 'violation')?.event;
   const failedRun = runEnds.find((e) => e.exit_code !== undefined && e.exit_code !== 0);
   let outcome: Outcome = 'ok';
@@ -194,6 +195,12 @@ export interface EventLine {
 const pathsTotal = (event: EditwardenEvent): number => Math.max(event.cut?.paths?.total ?? 0, Array.isArray(event.paths) ? event.paths.length : 0);
 const paths = (p: readonly string[], total = p.length): string => (p.length === 0 ? '' : total <= 3 ? p.join(', ') : `${p.slice(0, 3).join(', ')} and ${total - Math.min(3, p.length)} more`);
 const pathsText = (event: EditwardenEvent): string => paths(Array.isArray(event.paths) ? event.paths : [], pathsTotal(event));
+/** A network event's destination as host:port (an IPv6 literal bracketed). */
+const target = (event: Extract<EditwardenEvent, { kind: 'network' }>): string => {
+  const host = event.host.includes(':') ? `[${event.host}]` : event.host;
+  return event.port === null ? host : `${host}:${event.port}`;
+};
+const othersText = (event: Extract<EditwardenEvent, { kind: 'network' }>): string => (event.others ? `; and ${event.others.destinations} more destination(s), ${event.others.connections} connection(s)` : '');
 const limitText = (limit: number | string | string[]): string => (Array.isArray(limit) ? limit.join(', ') : String(limit));
 
 /** One event as one timeline line. */
@@ -207,6 +214,7 @@ export function eventLine(event: EditwardenEvent, scope?: ReportScope): EventLin
   if (event.kind === 'refusal') return { ...line, title: `${event.code} ${event.tool}${event.paths.length ? ` ${pathsText(event)}` : ''}` };
   if (event.kind === 'violation') return { ...line, title: `${event.type} (${event.constraint}: ${event.actual} over ${limitText(event.limit)})` };
   if (event.kind === 'command') return { ...line, title: `${attemptOf(event) ? 'attempt: ' : ''}$ ${event.command}` };
+  if (event.kind === 'network') return { ...line, title: `${event.code} ${event.method} ${target(event)}` };
   return { ...line, title: line.text };
 }
 
@@ -222,6 +230,8 @@ function knownLine(event: EditwardenEvent, head: Omit<EventLine, 'severity' | 't
       const changed = attempt ? `; ${attempt.why}` : event.paths.length ? `; changed ${pathsText(event)}` : '; changed nothing';
       return { ...head, title: '', severity: attempt ? 'attempt' : event.exit_code === 0 ? 'command' : 'command-failed', text: `$ ${event.command} → ${exit}${changed}` };
     }
+    case 'network':
+      return { ...head, title: '', severity: 'refusal', text: `${event.code} ${event.method} ${target(event)}${event.count > 1 ? ` ×${event.count}` : ''} (${event.reason}) during $ ${event.command}${othersText(event)}` };
     case 'violation':
       return { ...head, title: '', severity: 'violation', text: `${event.type} (${event.constraint}: ${event.actual} over ${limitText(event.limit)}): ${event.message}` };
     case 'checkpoint':

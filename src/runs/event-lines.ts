@@ -183,6 +183,7 @@ const byKind: Readonly<Record<string, Shape>> = {
   checkpoint: looseObject({ label: str }),
   undo: looseObject({ label: str, written: strings, removed: strings }),
   redo: looseObject({ label: str, written: strings, removed: strings }),
+  network: looseObject({ tool: str, command: str, host: str, port: nullable(num), method: str, reason: str, code: str, message: str, count: num }),
   'run-end': looseObject({
     status: str,
     outcome: str,

@@ -167,7 +167,34 @@ interface RunEndEvent extends EventBase {
   limits: { max_files: number | null; max_lines_changed: number | null; max_tokens: number | null; timeout_seconds: number | null };
 }
 
-export type EditwardenEvent = EditEvent | RefusalEvent | CommandEvent | ViolationEvent | CheckpointEvent | UndoEvent | RunEndEvent;
+/**
+ * A connection a sandboxed command asked for and the filtering proxy refused (`sandbox.network` lists hosts):
+ * one event per refused destination and reason during one command, with how many times it was asked.
+ */
+interface NetworkEvent extends EventBase {
+  kind: 'network';
+  /** The tool or route that ran the command (Bash, execute_command, verify). */
+  tool: string;
+  /** The command line, as the command event beside it names it. */
+  command: string;
+  /** The host the command asked for (lower-cased), or the unreadable target of a bad request. */
+  host: string;
+  /** null when no port could be read. */
+  port: number | null;
+  /** CONNECT, or the plain HTTP request's method. */
+  method: string;
+  /** not-listed | ip-literal | address | host-mismatch | bad-request (sandbox/network/refusals.ts). */
+  reason: string;
+  /** E_NETWORK_REFUSED, and what a person reads. */
+  code: string;
+  message: string;
+  /** Connections to this destination refused during the command. */
+  count: number;
+  /** On the command's last network event: refused destinations past the ones the events name. */
+  others?: { destinations: number; connections: number };
+}
+
+export type EditwardenEvent = EditEvent | RefusalEvent | CommandEvent | ViolationEvent | CheckpointEvent | UndoEvent | RunEndEvent | NetworkEvent;
 export type EventKind = EditwardenEvent['kind'];
 /** Longest command output an event keeps (its last characters): the full logs stay in the run's folder. */
 const COMMAND_OUTPUT_MAX = 2000;
@@ -180,7 +207,7 @@ export function outputTail(output: string): string {
   return `…${nl >= 0 && nl < 200 ? cut.slice(nl) : cut}`;
 }
 
-export const EVENT_KINDS: readonly EventKind[] = ['edit', 'refusal', 'command', 'violation', 'checkpoint', 'undo', 'redo', 'run-end'];
+export const EVENT_KINDS: readonly EventKind[] = ['edit', 'refusal', 'command', 'violation', 'checkpoint', 'undo', 'redo', 'run-end', 'network'];
 
 /** An event as a caller hands it to appendEvent: the version and time are filled in (time may be given). */
 export type NewEvent = DistributiveOmit<EditwardenEvent, 'v' | 'time'> & { time?: string };

@@ -67,6 +67,7 @@ export interface IndexedGeneration {
 export function keptInIndex(event: EditwardenEvent): boolean {
   switch (event.kind) {
     case 'refusal':
+    case 'network':
     case 'violation':
     case 'undo':
     case 'redo':

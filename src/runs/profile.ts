@@ -38,6 +38,7 @@ import type { RunMode } from '../config/modes.js';
 import { type ConfigLayers, type LimitSource, limitSource } from '../config/layers.js';
 import { DEFAULT_CONFIG } from '../config/defaults.js';
 import type { FailurePolicy } from '../workspace/transaction.js';
+import type { NetworkSetting } from '../config/network-setting.js';
 
 export type { RunMode };
 /** constraints: the limits alone decide (nobody is asked); person: each change is shown to a person who approves it. */
@@ -49,8 +50,8 @@ export interface RunProfile {
   readonly approval: ApprovalPolicy;
   /** Nothing reaches the project's files: the Editor works on an overlay and leaves a proposal. */
   readonly dryRun: boolean;
-  /** The commands of the run (verification, scouts, execute_command) may reach the network. */
-  readonly network: boolean;
+  /** What network the commands of the run (verification, scouts, execute_command) may reach: off, on, or the listed hosts. */
+  readonly network: NetworkSetting;
   /** The size limits in force; null: none (the Editor's and an interactive session's, unless the user set one). */
   readonly sizeLimits: SizeLimits;
   /** The token budget and the run's time limit in force; null: none (an interactive session's, unless set). */
@@ -157,7 +158,7 @@ function profileOf(mode: RunMode, choice: ProfileChoice): RunProfile {
         approval: 'constraints',
         dryRun,
         // "Network Access: Unrestricted", unless the user turned it off.
-        network: userSet(choice, 'sandbox.network') ? configured.network : true,
+        network: userSet(choice, 'sandbox.network') ? configured.network : 'on',
         // "no hard size limits": only a limit the user set.
         sizeLimits: { max_files: ifSet('constraints.max_files'), max_lines_changed: ifSet('constraints.max_lines_changed') },
         budget: configured.budget,

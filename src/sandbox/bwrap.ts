@@ -11,6 +11,7 @@
 import type { SandboxPolicy } from './policy.js';
 import type { RootOnlyEntry } from './root-only.js';
 import { isWithin } from '../config/path-within.js';
+import { bwrapNetworkArgs } from './network/access.js';
 
 /** Where the command's private temporary folder is inside the sandbox. */
 export const SANDBOX_TMP = '/tmp';
@@ -18,8 +19,9 @@ export const SANDBOX_TMP = '/tmp';
 /**
  * The bwrap arguments that run `command` (an argv) in `cwd` under `policy`. `rootOnly`: when editwarden runs as
  * root, the system files only root may read (root-only.ts), masked so that uid 0 inside gives nothing.
+ * `proxySocket`: the filtering proxy's socket when the policy's network is a host list (network/proxy.ts).
  */
-export function bwrapArgs(policy: SandboxPolicy, cwd: string, command: readonly string[], isDir: (p: string) => boolean, rootOnly: readonly RootOnlyEntry[] = []): string[] {
+export function bwrapArgs(policy: SandboxPolicy, cwd: string, command: readonly string[], isDir: (p: string) => boolean, rootOnly: readonly RootOnlyEntry[] = [], proxySocket: string | null = null): string[] {
   const a: string[] = [
     // A command must not outlive editwarden (SIGKILL of editwarden kills the sandbox's pid 1, and with it every process inside).
     '--die-with-parent',
@@ -27,9 +29,8 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, command: readonly 
     '--new-session',
     // Own pid namespace: a background `setsid nohup … &` dies with the command; no view of editwarden's /proc/<pid>/environ.
     '--unshare-pid',
-    // Own System V IPC (no reading another process's shared memory) and, unless allowed, no network but a private loopback.
+    // Own System V IPC (no reading another process's shared memory).
     '--unshare-ipc',
-    ...(policy.network ? [] : ['--unshare-net']),
     // A user namespace where the kernel allows one (unprivileged bwrap needs it; as root it only narrows further).
     '--unshare-user-try',
     // No capability survives inside: nobody can remount the read-only binds.
@@ -48,6 +49,8 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, command: readonly 
     '/tmp',
     '--tmpfs',
     '/var/tmp',
+    // Unless the network is on: no network but a private loopback (and, for a host list, the proxy's socket under the private /tmp).
+    ...bwrapNetworkArgs(policy.networkAccess, proxySocket),
   ];
   // Home folders hidden: ~/.ssh, ~/.aws, ~/.config/gh … are not even readable.
   for (const h of policy.hidden) a.push('--tmpfs', h);

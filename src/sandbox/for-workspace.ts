@@ -54,7 +54,7 @@ export function commandSandbox(ws: SandboxWorkspace, config: { sandbox?: Sandbox
 export function sandboxInForce(policy: SandboxPolicy, info: SandboxInfo = detectSandbox()): SandboxKind {
   if (!policy.enabled) return 'none';
   if (info.kind !== 'none') return info.kind;
-  return detectOuterSandbox(policy.root, policy.network).ok ? 'outer' : 'none';
+  return detectOuterSandbox(policy.root, policy.networkAccess.mode === 'on').ok ? 'outer' : 'none';
 }
 
 const VIRTUAL = ['/dev', '/proc'];
@@ -63,7 +63,7 @@ const TEMP = ['/tmp', '/var/tmp'];
 /** What holds the command under an outer sandbox, for the record and the model (null when it is not one). */
 export function outerSandboxLine(policy: SandboxPolicy): string | null {
   // The state folder too when it does not exist yet: editwarden makes it before the command, where the command can write it.
-  const v = detectOuterSandbox(policy.root, policy.network, process.platform, [...policy.readOnly, ...(policy.absentState ? [policy.absentState] : [])]);
+  const v = detectOuterSandbox(policy.root, policy.networkAccess.mode === 'on', process.platform, [...policy.readOnly, ...(policy.absentState ? [policy.absentState] : [])]);
   if (!v.ok) return null;
   // The project, and each temp folder once (Codex binds its TMPDIR under /tmp as well): what a person needs to read.
   const places = [
@@ -78,7 +78,7 @@ export function outerSandboxLine(policy: SandboxPolicy): string | null {
 
 /** The refusal of a command in a headless run without a sandbox. */
 export function unsandboxedRefusal(policy: SandboxPolicy, info: SandboxInfo = detectSandbox()): EditwardenError {
-  const outer = policy.enabled ? detectOuterSandbox(policy.root, policy.network) : null;
+  const outer = policy.enabled ? detectOuterSandbox(policy.root, policy.networkAccess.mode === 'on') : null;
   // Inside another sandbox (no_new_privs and a seccomp filter: bubblewrap cannot start there) that was not proved to confine writes.
   const nested = outer !== null && !outer.ok && nestedSandboxSigns();
   const why = !policy.enabled

@@ -28,13 +28,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isWithin } from '../config/path-within.js';
 import { gitDirBinds } from './git-binds.js';
+import type { NetworkSetting } from '../config/network-setting.js';
+import { networkAccess, type NetworkAccess } from './network/access.js';
 
 /** The part of `.editwarden.yml` the sandbox reads (config.ts validates it). */
 export interface SandboxConfig {
   /** false: commands run without a sandbox (results say so; headless runs then need allow_unsandboxed). */
   enabled: boolean;
-  /** Commands may reach the network (default: off). */
-  network: boolean;
+  /** What network commands may reach: off (default), on, or a list of host patterns (through the filtering proxy). */
+  network: NetworkSetting;
   /** `.git/` writable inside the sandbox, so the agent can commit. */
   git_writable: boolean;
   /** Headless runs may run commands where no sandbox can be had. */
@@ -49,7 +51,7 @@ export interface SandboxConfig {
 
 export const DEFAULT_SANDBOX_CONFIG: SandboxConfig = {
   enabled: true,
-  network: false,
+  network: 'off',
   git_writable: false,
   allow_unsandboxed: false,
   env: [],
@@ -94,7 +96,8 @@ export interface SandboxPolicy {
   secrets: string[];
   /** Sockets and runtime folders hidden (ssh-agent, docker, dbus). */
   sockets: string[];
-  network: boolean;
+  /** No network, all of it, or the listed hosts through the filtering proxy (network/access.ts). */
+  networkAccess: NetworkAccess;
   /** Environment names added to the allowlist. */
   envAllow: string[];
   /** Environment names always removed (model keys). */
@@ -302,7 +305,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     writable,
     secrets,
     sockets,
-    network: cfg.network,
+    networkAccess: networkAccess(cfg.network),
     envAllow: [...cfg.env],
     envDeny: [...(input.envDeny ?? [])],
   };

@@ -49,8 +49,9 @@ export function sandboxExecProfile(policy: SandboxPolicy): string {
   // Each gitdir itself (its data stays writable): it cannot be renamed away and made again. (Not run on macOS here.)
   const fixed = [...readOnly.map(subpath), ...policy.gitDirs.map(literal)];
   if (fixed.length > 0) lines.push(`(deny file-write* ${fixed.join(' ')})`);
-  // Network: none unless the config allows it.
-  lines.push(policy.network ? '(allow network*)' : '(deny network*)');
+  // Network: none unless the config turns it on. A host list needs the proxy bridge of the Linux sandbox
+  // (network/bridge.ts), which sandbox-exec has no namespace for: there it is no network at all (fail closed).
+  lines.push(policy.networkAccess.mode === 'on' ? '(allow network*)' : '(deny network*)');
   // Sockets to agents and daemons, and the secret stores, denied last so nothing above re-opens them.
   const denied = [...policy.sockets, ...policy.secrets];
   if (policy.sockets.length > 0) lines.push(`(deny network-outbound ${policy.sockets.map((p) => `(remote unix-socket (path-literal ${sbplString(p)}))`).join(' ')})`);

@@ -17,6 +17,7 @@ import type { SandboxPolicy } from './policy.js';
 import { rootOnlyMasks } from './root-only.js';
 import { sandboxExecArgs } from './sbpl.js';
 import { traceFlags, witnessProgram } from './witness.js';
+import { bridgedCommand, proxyEnv } from './network/bridge.js';
 
 /** What the runner is told: a policy to enforce, or 'none' (no sandbox; the environment allowlist still applies). */
 export type CommandSandbox = SandboxPolicy | 'none';
@@ -39,8 +40,12 @@ function isDir(p: string): boolean {
 /**
  * The spawn of `argv` in `cwd`. `callerEnv` (editwarden's own settings for
  * this command) is applied after the allowlist; undefined removes a name.
+ * `proxySocket`: the running filtering proxy (network/proxy.ts) of a policy
+ * whose network is a host list — the command then runs behind the bridge
+ * (network/bridge.ts) with the proxy environment. Without it, such a policy
+ * gives no network at all.
  */
-export function sandboxedSpawn(argv: readonly string[], cwd: string, sandbox: CommandSandbox, callerEnv: Record<string, string | undefined> = {}, info: SandboxInfo = detectSandbox()): SpawnSpec {
+export function sandboxedSpawn(argv: readonly string[], cwd: string, sandbox: CommandSandbox, callerEnv: Record<string, string | undefined> = {}, info: SandboxInfo = detectSandbox(), proxySocket: string | null = null): SpawnSpec {
   const [file, ...args] = argv;
   if (file === undefined) throw new TypeError('sandboxedSpawn: empty argv');
   // A plain-JS caller that forgot the policy must not get an unsandboxed command by default.
@@ -49,16 +54,18 @@ export function sandboxedSpawn(argv: readonly string[], cwd: string, sandbox: Co
   const envOptions = { allow: policy?.envAllow ?? [], deny: policy?.envDeny ?? [] };
   if (policy === null || info.kind === 'none' || info.program === undefined) {
     // Inside another sandbox where bubblewrap cannot start: the command runs under that one, only where it is proved to confine writes (outer.ts).
-    const outer = policy !== null && info.kind === 'none' && detectOuterSandbox(policy.root, policy.network).ok;
+    const outer = policy !== null && info.kind === 'none' && detectOuterSandbox(policy.root, policy.networkAccess.mode === 'on').ok;
     return { file, args, env: commandEnv(process.env, { ...envOptions, set: callerEnv }), sandbox: outer ? 'outer' : 'none' };
   }
   if (info.kind === 'bwrap') {
+    const proxied = policy.networkAccess.mode === 'hosts' && proxySocket !== null;
     // bwrap's own environment becomes that of the sandbox's pid 1 (readable in /proc/1/environ): it gets the filtered one.
-    const env = commandEnv(process.env, { ...envOptions, set: { HOME: policy.home, TMPDIR: SANDBOX_TMP, ...callerEnv } });
+    const env = commandEnv(process.env, { ...envOptions, set: { HOME: policy.home, TMPDIR: SANDBOX_TMP, ...(proxied ? proxyEnv() : {}), ...callerEnv } });
     // As root, uid 0 inside still owns root's files: what only root may read is masked (root-only.ts).
     const asRoot = typeof process.geteuid === 'function' && process.geteuid() === 0;
     const rootOnly = asRoot ? rootOnlyMasks([policy.root, ...policy.readable, ...policy.writable]) : [];
-    return { file: info.program, args: bwrapArgs(policy, cwd, argv, isDir, rootOnly), env, sandbox: 'bwrap' };
+    const command = proxied ? bridgedCommand(argv) : argv;
+    return { file: info.program, args: bwrapArgs(policy, cwd, command, isDir, rootOnly, proxied ? proxySocket : null), env, sandbox: 'bwrap' };
   }
   return { file: info.program, args: sandboxExecArgs(policy, argv), env: commandEnv(process.env, { ...envOptions, set: callerEnv }), sandbox: 'sandbox-exec' };
 }

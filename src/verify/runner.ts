@@ -13,6 +13,7 @@
  */
 import { sandboxedSpawn, witnessedSpawn, type CommandSandbox } from '../sandbox/spawn.js';
 import { runSpawned, type CommandRecord, type CommandResult, type OutputEvent, type RunnableSpec } from './spawn-run.js';
+import { withCommandNetwork, type NetworkRecord } from './command-network.js';
 import { defined } from '../defined.js';
 
 export type { CommandSandbox } from '../sandbox/spawn.js';
@@ -47,6 +48,11 @@ export interface RunCommandOptions {
    * every root the command may write.
    */
   witness?: string;
+  /**
+   * Where the connections the network proxy refuses are recorded (a policy whose network is a host list):
+   * the root's event log, as this route and tool. Without it they are only in the result (`network_refused`).
+   */
+  networkRecord?: NetworkRecord;
 }
 
 /** Whether a run passed: exit code 0, in time. Nothing else counts. */
@@ -69,19 +75,25 @@ function commandArgv(command: string | readonly string[]): string[] {
   return ['/bin/sh', '-c', command];
 }
 
-/** The program, arguments and environment `options` run as: wrapped in its sandbox, and under the write witness when one is asked for and usable. */
-export function commandSpawnSpec(options: Pick<RunCommandOptions, 'command' | 'cwd' | 'sandbox' | 'env' | 'witness'>): RunnableSpec {
-  const plain = sandboxedSpawn(commandArgv(options.command), options.cwd, options.sandbox, options.env);
+/**
+ * The program, arguments and environment `options` run as: wrapped in its sandbox, and under the write witness when one is asked for and usable.
+ * `proxySocket`: the filtering proxy a host-list network reaches (command-network.ts `withCommandNetwork` starts it); without it, no network.
+ */
+export function commandSpawnSpec(options: Pick<RunCommandOptions, 'command' | 'cwd' | 'sandbox' | 'env' | 'witness'>, proxySocket: string | null = null): RunnableSpec {
+  const plain = sandboxedSpawn(commandArgv(options.command), options.cwd, options.sandbox, options.env, undefined, proxySocket);
   const witnessed = options.witness === undefined ? null : witnessedSpawn(plain, options.witness);
   return witnessed === null ? plain : { ...witnessed, witness: 'strace' };
 }
 
 export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
-  const spec = commandSpawnSpec(options);
-  return runSpawned(spec, {
-    display: displayCommand(options.command),
-    cwd: options.cwd,
-    timeoutMs: options.timeoutMs,
-    ...defined({ graceMs: options.graceMs, artifactDir: options.artifactDir, tailLines: options.tailLines, onOutput: options.onOutput, signal: options.signal }),
-  });
+  const display = displayCommand(options.command);
+  // A host-list network: the filtering proxy runs for the length of the command (none running: no network at all).
+  return withCommandNetwork(options.sandbox, { display, ...defined({ record: options.networkRecord }) }, (proxySocket) =>
+    runSpawned(commandSpawnSpec(options, proxySocket), {
+      display,
+      cwd: options.cwd,
+      timeoutMs: options.timeoutMs,
+      ...defined({ graceMs: options.graceMs, artifactDir: options.artifactDir, tailLines: options.tailLines, onOutput: options.onOutput, signal: options.signal }),
+    }),
+  );
 }

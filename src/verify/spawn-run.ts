@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { LineTail, DEFAULT_TAIL_LINES } from './tail.js';
 import { reapGroup, signalGroup } from './process-group.js';
 import type { SandboxKind } from '../sandbox/detect.js';
+import type { NetworkRefusals } from '../runs/network-events.js';
 
 export interface OutputEvent {
   stream: 'stdout' | 'stderr';
@@ -43,6 +44,8 @@ export interface CommandRecord {
   sandbox: SandboxKind;
   /** The write witness the command ran under (absent: none; every change in its window counts as its own). */
   witness?: 'strace';
+  /** The connections the filtering proxy refused (a host-list network, verify/command-network.ts; absent when none was). */
+  network_refused?: NetworkRefusals;
 }
 
 export interface CommandResult extends CommandRecord {

@@ -139,10 +139,10 @@ describe('the trust check', () => {
     fs.writeFileSync(path.join(root, '.editwarden.yml'), 'sandbox:\n  network: true\n');
     const untrusted = doctor('trust');
     expect(untrusted.code).toBe(1);
-    expect(untrusted.checks.trust).toMatchObject({ ok: false, detail: expect.stringContaining('is untrusted and loosens the guard (sandbox.network: true)'), fix: expect.stringContaining(`editwarden trust --root ${root}`) });
+    expect(untrusted.checks.trust).toMatchObject({ ok: false, detail: expect.stringContaining('is untrusted and loosens the guard (sandbox.network: on)'), fix: expect.stringContaining(`editwarden trust --root ${root}`) });
 
     expect(spawnSync(process.execPath, [BIN, 'trust', '--root', root], { encoding: 'utf8' }).status).toBe(0);
-    expect(doctor('trust').checks.trust).toMatchObject({ ok: true, detail: expect.stringContaining('.editwarden.yml is trusted; loosening keys in effect: sandbox.network: true.') });
+    expect(doctor('trust').checks.trust).toMatchObject({ ok: true, detail: expect.stringContaining('.editwarden.yml is trusted; loosening keys in effect: sandbox.network: on.') });
 
     fs.appendFileSync(path.join(root, '.editwarden.yml'), '# one more line\n');
     expect(doctor('trust').checks.trust).toMatchObject({ ok: false, detail: expect.stringContaining('is changed since you trusted it and loosens the guard') });

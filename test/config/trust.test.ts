@@ -203,7 +203,7 @@ describe('trust by content hash', () => {
     const dir = path.join(env.XDG_DATA_HOME, 'editwarden', 'trust');
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
     for (const name of fs.readdirSync(dir)) expect(fs.statSync(path.join(dir, name)).mode & 0o777).toBe(0o600);
-    expect(loadConfig(root, undefined, env).sandbox.network).toBe(true);
+    expect(loadConfig(root, undefined, env).sandbox.network).toBe('on');
     fs.chmodSync(dir, 0o777);
     expect(codeOf(() => loadConfig(root, undefined, env))).toBe('E_UNTRUSTED_CONFIG');
     expect(() => trustFile(file, env)).toThrow(/not yours alone/);
@@ -217,7 +217,7 @@ describe('trust by content hash', () => {
     trustFile(file, inside);
     expect(codeOf(() => loadConfig(root, undefined, inside))).toBe('E_UNTRUSTED_CONFIG');
     trustFile(file, env);
-    expect(loadConfig(root, undefined, env).sandbox.network).toBe(true);
+    expect(loadConfig(root, undefined, env).sandbox.network).toBe('on');
   });
 
   it('a record for another file (same content) does not trust this one', () => {
@@ -235,11 +235,11 @@ describe("the person's own config", () => {
     const { env, root, userConfig, write } = world();
     fs.mkdirSync(path.dirname(userConfig), { recursive: true });
     fs.writeFileSync(userConfig, 'constraints:\n  max_files: 50\nsandbox:\n  network: true\n');
-    expect(loadConfig(root, undefined, env)).toMatchObject({ constraints: { max_files: 50 }, sandbox: { network: true } });
+    expect(loadConfig(root, undefined, env)).toMatchObject({ constraints: { max_files: 50 }, sandbox: { network: 'on' } });
     // A bound the person set is theirs: the repository's lower value does not apply to them (doctor says so)…
     write('constraints:\n  max_files: 30\n  max_lines_changed: 40\n');
     const lower = inspectConfig(root, undefined, env);
-    expect(lower.config).toMatchObject({ constraints: { max_files: 50, max_lines_changed: 40 }, sandbox: { network: true } });
+    expect(lower.config).toMatchObject({ constraints: { max_files: 50, max_lines_changed: 40 }, sandbox: { network: 'on' } });
     expect(lower.layers.yoursOver).toEqual([{ key: 'constraints.max_files', yours: '50', repository: '30' }]);
     expect(lower.layers.setBy).toMatchObject({ 'constraints.max_files': 'yours', 'constraints.max_lines_changed': 'repository' });
     // …nor does a higher one, and nothing is refused for it.

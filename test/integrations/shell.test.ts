@@ -105,7 +105,7 @@ describe('a hooked shell command runs through editwarden', () => {
     const lookup = `node -e "require('dns').lookup('registry.npmjs.org', (e) => { console.error(e && e.code); process.exit(3); })"`;
     const r = asClient(await preHook('claude', root, lookup), root);
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('sandbox.network: true');
+    expect(r.stderr).toContain('sandbox.network: on');
     expect(asClient(await preHook('claude', root, 'exit 3'), root).stderr).not.toContain('[editwarden] note');
     fs.writeFileSync(path.join(root, '.editwarden.yml'), 'sandbox:\n  network: true\n');
     // Network loosens the guard: a repository's file gets it only once a person trusts it.

@@ -11,8 +11,8 @@ const config = (on_violation: 'keep' | 'rollback') => {
 
 describe('a mode is one RunProfile value', () => {
   it('headless and interactive fail by on_violation; only interactive asks a person', () => {
-    const limits = { network: false, sizeLimits: { max_files: 10, max_lines_changed: 500 }, budget: { max_tokens: 50_000, timeout: 300 } };
-    const none = { network: false, sizeLimits: { max_files: null, max_lines_changed: null }, budget: { max_tokens: null, timeout: null } };
+    const limits = { network: 'off', sizeLimits: { max_files: 10, max_lines_changed: 500 }, budget: { max_tokens: 50_000, timeout: 300 } };
+    const none = { network: 'off', sizeLimits: { max_files: null, max_lines_changed: null }, budget: { max_tokens: null, timeout: null } };
     expect(runProfile('headless', { config: config('rollback') })).toEqual({ mode: 'headless', failure: 'rollback', approval: 'constraints', dryRun: false, ...limits });
     expect(runProfile('interactive', { config: config('keep') })).toEqual({ mode: 'interactive', failure: 'keep', approval: 'person', dryRun: false, ...none });
   });

@@ -22,7 +22,7 @@ describe('the note names what the output shows', () => {
       'sh: 1: cannot create .git/hooks/pre-commit: Read-only file system',
       "ln: failed to create hard link 'x' => '.git/config': Invalid cross-device link",
     ]) {
-      const note = sandboxFailureNote(`some output\n${line}\n`, false);
+      const note = sandboxFailureNote(`some output\n${line}\n`, 'off');
       expect(note).toContain('read-only');
       expect(note).toContain(line.trim());
       expect(note).toContain('commit');
@@ -30,16 +30,17 @@ describe('the note names what the output shows', () => {
     }
   });
 
-  it('a failed name lookup without network gets the network note; with network on, none', () => {
+  it('a failed name lookup without network gets the network note; with a host list, the proxy note; with network on, none', () => {
     const out = 'fatal: unable to access https://example.test/: Could not resolve host: example.test\n';
-    expect(sandboxFailureNote(out, false)).toContain('without network access');
-    expect(sandboxFailureNote(out, true)).toBeNull();
+    expect(sandboxFailureNote(out, 'off')).toContain('without network access');
+    expect(sandboxFailureNote(out, 'hosts')).toContain("through editwarden's proxy");
+    expect(sandboxFailureNote(out, 'on')).toBeNull();
   });
 
   it('output that shows neither gets no note at all', () => {
     const quiet = fc.string().filter((s) => !/read-only|busy|cross-device|EROFS|EBUSY|EXDEV|resolve|getaddrinfo|ENOTFOUND|EAI_AGAIN|unreachable|service not known|servname|establish|refused/i.test(s));
     fc.assert(
-      fc.property(quiet, fc.boolean(), (out, network) => {
+      fc.property(quiet, fc.constantFrom('off' as const, 'on' as const, 'hosts' as const), (out, network) => {
         expect(sandboxFailureNote(out, network)).toBeNull();
       }),
     );

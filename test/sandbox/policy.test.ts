@@ -78,7 +78,7 @@ describe('the environment is an allowlist', () => {
   test('the config refuses a secret-looking name in sandbox.env, and a relative path in readable', () => {
     expect(() => parseConfig('sandbox:\n  env: [GITHUB_TOKEN]\n')).toThrow(/sandbox\.env\.0.*secret/);
     expect(() => parseConfig('sandbox:\n  readable: [relative/path]\n')).toThrow(/sandbox\.readable\.0/);
-    expect(parseConfig('sandbox:\n  env: [MY_TOOL_*]\n  network: true\n').sandbox).toMatchObject({ env: ['MY_TOOL_*'], network: true, enabled: true });
+    expect(parseConfig('sandbox:\n  env: [MY_TOOL_*]\n  network: true\n').sandbox).toMatchObject({ env: ['MY_TOOL_*'], network: 'on', enabled: true });
     expect(DEFAULT_CONFIG.sandbox).toEqual(defaultConfig().sandbox);
   });
 });
@@ -111,7 +111,7 @@ describe('the policy per path class', () => {
   test('commandSandbox reads the config’s sandbox section (defaults when absent)', () => {
     const root = tempRoot();
     const p = commandSandbox({ root, stateDir: path.join(root, '.editwarden') }, {});
-    expect(p).toMatchObject({ enabled: true, network: false, root });
+    expect(p).toMatchObject({ enabled: true, networkAccess: { mode: 'off' }, root });
   });
 });
 
@@ -121,8 +121,9 @@ describe('bubblewrap arguments', () => {
   test('die with parent, new session, all namespaces, no network, no capabilities', () => {
     const { p, root } = policy();
     const a = bwrapArgs(p, root, ['/bin/sh', '-c', 'true'], isDir);
-    expect(a.slice(0, 8)).toEqual(['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-net', '--unshare-user-try', '--cap-drop', 'ALL']);
-    expect(bwrapArgs(policy({ network: true }).p, root, ['true'], isDir)).not.toContain('--unshare-net');
+    expect(a.slice(0, 7)).toEqual(['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-user-try', '--cap-drop', 'ALL']);
+    expect(a).toContain('--unshare-net');
+    expect(bwrapArgs(policy({ network: 'on' }).p, root, ['true'], isDir)).not.toContain('--unshare-net');
     expect(a.slice(-6)).toEqual(['--chdir', root, '--', '/bin/sh', '-c', 'true']);
   });
 
@@ -181,7 +182,7 @@ describe('the macOS sandbox-exec profile (generated and checked here)', () => {
     expect(Math.min(homeDeny, tool, rootWrite, gitDeny, secrets)).toBeGreaterThan(-1);
     expect(secrets).toBe(lines.length - 1);
     expect(profile).toContain('(deny network*)');
-    expect(sandboxExecProfile(policy({ network: true }).p)).toContain('(allow network*)');
+    expect(sandboxExecProfile(policy({ network: 'on' }).p)).toContain('(allow network*)');
   });
 
   test('paths are SBPL string literals: a quote or backslash in a path cannot end the string', () => {

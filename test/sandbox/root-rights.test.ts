@@ -90,7 +90,22 @@ describe('the root-only scan', () => {
   });
 
   it('bwrap masks a file with /dev/null and a folder with a read-only tmpfs, before the root is bound', () => {
-    const policy = { enabled: true, root: '/work/p', readOnly: [], gitDirs: [], absentState: null, hidden: [], home: '/home/x', readable: [], writable: [], secrets: [], sockets: [], network: false, envAllow: [], envDeny: [] };
+    const policy = {
+      enabled: true,
+      root: '/work/p',
+      readOnly: [],
+      gitDirs: [],
+      absentState: null,
+      hidden: [],
+      home: '/home/x',
+      readable: [],
+      writable: [],
+      secrets: [],
+      sockets: [],
+      networkAccess: { mode: 'off' as const },
+      envAllow: [],
+      envDeny: [],
+    };
     const a = bwrapArgs(policy, '/work/p', ['true'], () => false, [
       { path: '/etc/shadow', dir: false },
       { path: '/var/private', dir: true },

@@ -6,6 +6,7 @@
  * Must never: change anything (no state folder created, no lock taken, no
  * recovery run) — a doctor that writes could hide the problem it looks for.
  */
+import { describeNetwork, type NetworkSetting } from '../../config/network-setting.js';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -264,11 +265,11 @@ async function guardCheck(root: string): Promise<CheckResult> {
 /**
  * The sandbox's network per mode, as this project's config leaves it: off
  * for headless, interactive and controlled runs unless sandbox.network is
- * true; on for the Editor (its specification: "Network Access —
+ * on or lists hosts; on for the Editor (its specification: "Network Access —
  * Unrestricted") unless the config sets sandbox.network.
  */
 export function networkLine(context: Pick<DoctorContext, 'root' | 'configFile'>): string {
-  let network = DEFAULT_CONFIG.sandbox.network;
+  let network: NetworkSetting = DEFAULT_CONFIG.sandbox.network;
   let configured: string[] = [];
   try {
     network = loadConfig(context.root, context.configFile).sandbox.network;
@@ -277,10 +278,10 @@ export function networkLine(context: Pick<DoctorContext, 'root' | 'configFile'>)
     // The config check reports a config that does not load; the defaults are described here.
   }
   const setByUser = configured.includes('sandbox.network');
-  const others = `Network: ${network ? 'on' : 'off'} for headless, interactive and controlled runs`;
+  const others = `Network: ${describeNetwork(network)} for headless, interactive and controlled runs`;
   const editor = setByUser
-    ? `${network ? 'on' : 'off'} for the Editor too (sandbox.network is set in the config)`
-    : 'on for the Editor (run --mode editor, apply-proposal), whose specification gives it unrestricted network access; set sandbox.network: false to turn it off';
+    ? `${describeNetwork(network)} for the Editor too (sandbox.network is set in the config)`
+    : 'on for the Editor (run --mode editor, apply-proposal), whose specification gives it unrestricted network access; set sandbox.network: off (or a list of hosts) to narrow it';
   return `${others}; ${editor}.`;
 }
 

@@ -224,12 +224,12 @@ describe('"Network Access — Unrestricted": the Editor profile turns the sandbo
 
   it('the profiles: editor on, every other mode off; a configured sandbox.network wins', () => {
     const config = defaultConfig();
-    expect(runProfile('editor', { config, configured: [] }).network).toBe(true);
-    for (const mode of ['headless', 'interactive', 'controlled'] as const) expect(runProfile(mode, { config, configured: [] }).network).toBe(false);
-    const off = { ...config, sandbox: { ...config.sandbox, network: false } };
-    expect(runProfile('editor', { config: off, configured: ['sandbox.network'] }).network).toBe(false);
-    const on = { ...config, sandbox: { ...config.sandbox, network: true } };
-    expect(runProfile('headless', { config: on, configured: ['sandbox.network'] }).network).toBe(true);
+    expect(runProfile('editor', { config, configured: [] }).network).toBe('on');
+    for (const mode of ['headless', 'interactive', 'controlled'] as const) expect(runProfile(mode, { config, configured: [] }).network).toBe('off');
+    const off = { ...config, sandbox: { ...config.sandbox, network: 'off' as const } };
+    expect(runProfile('editor', { config: off, configured: ['sandbox.network'] }).network).toBe('off');
+    const on = { ...config, sandbox: { ...config.sandbox, network: 'on' as const } };
+    expect(runProfile('headless', { config: on, configured: ['sandbox.network'] }).network).toBe('on');
   });
 
   it("the Editor's verification reaches the network (its baseline connects to a listener on the host)", async () => {
@@ -261,7 +261,7 @@ describe('"Network Access — Unrestricted": the Editor profile turns the sandbo
       '--root',
       off,
     ]);
-    expect(b.stdout.split('\n')[0]).toContain('network: off (sandbox.network: false)');
+    expect(b.stdout.split('\n')[0]).toContain('network: off (sandbox.network: off)');
     expect(b.code).toBe(4);
   });
 
