@@ -65,8 +65,9 @@ export interface FolderDecision {
 export function folderInRoot(ws: FolderWorkspace, asked: string): FolderDecision {
   const atRoot = (why: string): FolderDecision => ({ dir: ws.root, note: `${why}; it runs in the project root ${ws.root} instead.` });
   if (asked === '' || asked.length > MAX_PATH || asked.includes('\0') || !path.isAbsolute(asked)) return atRoot(`the working folder ${JSON.stringify(asked.slice(0, 200))} is not an absolute path`);
+  if (asked === ws.root) return { dir: ws.root, note: null };
+  // Spelled outside the root: never walked (`..` inside it is walked as the kernel walks it, below).
   const lexical = path.relative(ws.root, path.resolve(asked));
-  if (lexical === '') return { dir: ws.root, note: null };
   if (lexical.startsWith('..') || path.isAbsolute(lexical)) return atRoot(`the working folder ${asked} is outside the project`);
   let located: Located;
   try {
@@ -142,13 +143,18 @@ export function carryShellFolder(command: string, opts: CarryOptions): CarriedSh
     command: `eval ${quoted} && { pwd -P 2>/dev/null >| '${capture.replace(/'/g, `'\\''`)}' || :; }`,
     capture,
     settle(exitCode) {
-      if (exitCode !== 0) return null;
-      const reported = readCapture(capture);
-      if (reported === null) return null;
+      const file = carriedFolderFile(opts.stateDir, session);
+      const reported = exitCode === 0 ? readCapture(capture) : null;
+      if (reported === null) {
+        // Nothing recorded (it failed, or ended with `exit`): the client's shell stays where it was, as in Claude Code —
+        // an older file (a session resumed elsewhere) must not move it.
+        fs.rmSync(file, { force: true });
+        return null;
+      }
       const decided = folderInRoot(opts.ws, reported);
       try {
         ensureStateSubdir(opts.stateDir, CWD_DIR);
-        atomicWriteFile(carriedFolderFile(opts.stateDir, session), Buffer.from(`${decided.dir}\n`), { mode: 0o644 });
+        atomicWriteFile(file, Buffer.from(`${decided.dir}\n`), { mode: 0o644 });
       } catch (error) {
         // The command ran and its result stands; only the folder is not carried.
         return `The working folder could not be kept for the next command (${error instanceof Error ? error.message : String(error)}).`;

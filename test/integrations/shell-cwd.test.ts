@@ -35,11 +35,29 @@ function tree(): { root: string; outside: string } {
 
 function kernelDir(p: string): string | null {
   try {
-    const real = fs.realpathSync(p);
+    // realpath(3), as the kernel walks: `a/missing/..` does not exist (Node's JS realpathSync reads `..` as text first).
+    const real = fs.realpathSync.native(p);
     return fs.statSync(real).isDirectory() ? real : null;
   } catch {
     return null;
   }
+}
+
+/** Every prefix of `p` the kernel reaches lies under the root (no step of the walk leaves it). */
+function staysInside(root: string, p: string): boolean {
+  const parts = p.split('/').filter((x) => x !== '');
+  for (let i = 1; i <= parts.length; i++) {
+    const prefix = `/${parts.slice(0, i).join('/')}`;
+    if (!inside(root, path.resolve(prefix)) && path.resolve(prefix).length >= root.length) return false;
+    let real: string;
+    try {
+      real = fs.realpathSync.native(prefix);
+    } catch {
+      return true;
+    }
+    if (prefix.length > root.length && !inside(root, real)) return false;
+  }
+  return true;
 }
 
 function inside(root: string, p: string): boolean {
@@ -64,12 +82,12 @@ describe('the carried folder is the root or a real folder under it', () => {
           expect(d.dir).toBe(root);
           expect(d.note).toContain(root);
         }
-        // A folder the kernel reaches under the root, spelled inside the root, outside editwarden's state: kept.
+        // A folder the kernel reaches under the root, spelled inside it, never passing outside on the way (a link out
+        // that comes back in is refused: the resolver never follows a hop out), outside editwarden's state: kept.
         const real = kernelDir(p);
-        const lexical = path.resolve(p);
-        if (real !== null && inside(root, real) && inside(root, lexical) && !real.includes(`${path.sep}.editwarden`)) expect(d).toEqual({ dir: real, note: null });
+        if (real !== null && inside(root, path.resolve(p)) && staysInside(root, p) && !real.includes(`${path.sep}.editwarden`)) expect(d).toEqual({ dir: real, note: null });
       }),
-      { numRuns: 400 },
+      { numRuns: 1000 },
     );
   });
 
@@ -94,14 +112,16 @@ describe("the command runs as Claude Code runs its own, and the client's shell f
     const { root } = tree();
     const ws = openWorkspace(root).ws;
     const session = { client: 'claude', session: 's1' };
-    const step = fc.constantFrom('cd a', 'cd a/b', 'cd ..', 'cd /', 'echo "it\'s $((1+1))"', 'false', 'exit 3', 'true', "printf '%s' '`x`'", 'cd link-in');
+    const step = fc.constantFrom('cd a', 'cd a/b', 'cd ..', 'cd /', 'echo "it\'s $((1+1))"', 'false', 'exit 3', 'exit 0', 'true', "printf '%s' '`x`'", 'cd link-in');
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 3 }), (steps) => {
         const command = steps.join(' && ');
         const plain = sh(command, root);
         const carried = carryShellFolder(command, { ws, stateDir: ws.stateDir, session, carries: true, tmpDir: tempDir('ew-cwd-tmp-') });
         try {
-          fs.rmSync(carriedFolderFile(ws.stateDir, session), { force: true });
+          // An older record (another command's): it must never be what the client's shell follows now.
+          fs.mkdirSync(path.dirname(carriedFolderFile(ws.stateDir, session)), { recursive: true });
+          fs.writeFileSync(carriedFolderFile(ws.stateDir, session), `${path.join(root, 'a', 'b')}\n`);
           const ran = sh(carried.command, root);
           expect(ran).toEqual(plain);
           const note = carried.settle(ran.status);
@@ -115,6 +135,11 @@ describe("the command runs as Claude Code runs its own, and the client's shell f
 } >/dev/null 2>&1 && pwd -P`,
             root,
           ).stdout.trim();
+          // Ended with `exit`: nothing recorded, nothing for the client's shell to follow.
+          if (ended === '') {
+            expect(fs.existsSync(file)).toBe(false);
+            return;
+          }
           const kept = fs.readFileSync(file, 'utf8');
           expect(kept).toBe(`${inside(root, ended) ? ended : root}\n`);
           expect(note === null).toBe(inside(root, ended));
