@@ -2,8 +2,9 @@
  * `editwarden wrap -- <agent command…>`: an agent with no hooks (Aider, a
  * home-made script, next month's new one) run whole inside the sandbox —
  * the project writable, the protected set read-only (and a protected path
- * it creates put back), its home a throw-away folder, no network but what
- * the person allows, the environment filtered by the allowlist (a model key
+ * it creates put back), its home a throw-away folder, no network but the
+ * model endpoint and hosts the person names (through the filtering proxy:
+ * wrap-network.ts), the environment filtered by the allowlist (a model key
  * passes only when the person names it: `--pass-env ANTHROPIC_API_KEY`) —
  * with the terminal attached (verify/attached.ts), what it changes recorded
  * in the event log while it runs and kept as undo steps, one per quiet
@@ -31,6 +32,8 @@ import { isWithin } from '../config/path-within.js';
 import { runAttached } from '../verify/attached.js';
 import { displayCommand } from '../verify/runner.js';
 import { ActivityWatcher } from './wrap-activity.js';
+import { allowedHosts, noProxyFor, WrapNetwork } from './wrap-network.js';
+import { formatHostPattern, type HostPattern } from '../config/host-patterns.js';
 import { captureFailure, WrapSteps, type WrapStep } from './wrap-steps.js';
 import { STATE_DIR } from '../workspace/paths.js';
 import { defined } from '../defined.js';
@@ -45,6 +48,10 @@ export interface WrapRequest {
   argv: readonly string[];
   /** Environment names passed in whatever the allowlist says (the model's key), by the person's choice. */
   passEnv: readonly string[];
+  /** Hosts the agent may reach through the filtering proxy (`sandbox.network` patterns: HOST or HOST:PORT). */
+  allowHosts?: readonly string[];
+  /** Model endpoints (URLs) the agent may reach: each one's host and port (wrap-network.ts). */
+  modelUrls?: readonly string[];
   /** Quiet time (ms) that ends a step; 0: the whole run is one step (a protected path put back still closes one). */
   stepAfterMs: number;
   /** An explicit config file (absolute): loaded instead of .editwarden.yml and protected with it. */
@@ -80,29 +87,39 @@ export async function runWrap(req: WrapRequest, io: WrapIo): Promise<WrapOutcome
   let opened: Project;
   let sandbox: SandboxPolicy;
   let passed: Record<string, string | undefined>;
+  let hosts: HostPattern[];
   try {
     if (req.argv.length === 0) throw new EditwardenError({ code: ErrorCode.USAGE, message: 'No agent command was given.', hint: 'editwarden wrap -- <agent command…>, e.g. editwarden wrap -- aider --model sonnet' });
     opened = openProjectAt(req.root, defined({ configFile: req.configFile }));
     passed = passedEnv(req.passEnv, env);
+    hosts = allowedHosts(req.allowHosts ?? [], req.modelUrls ?? []);
     // Model keys are out unless named; every other name by the allowlist (sandbox/env.ts).
     sandbox = commandSandbox(opened.ws, opened.config, { envDeny: modelKeyEnvNames().filter((n) => !req.passEnv.includes(n)) });
     refuseWithoutBwrap(sandbox);
   } catch (error) {
     return notStarted(session, error);
   }
-  // The agent's network: none (a private loopback only) until the person allows hosts.
-  sandbox = { ...sandbox, networkAccess: { mode: 'off' } };
+  // The agent's network: the hosts the person named on the command line, through the proxy; none (a private loopback) else.
+  sandbox = { ...sandbox, networkAccess: hosts.length > 0 ? { mode: 'hosts', hosts } : { mode: 'off' } };
   const route: EventRoute = { via: 'wrap', client: agentName(req.argv), session };
-  const steps = new WrapSteps({ project: opened, sandbox, route, command: displayCommand(req.argv), say: io.say });
+  const command = displayCommand(req.argv);
+  const steps = new WrapSteps({ project: opened, sandbox, route, command, say: io.say });
+  let network: WrapNetwork | null = null;
   try {
     steps.begin();
+    network = hosts.length > 0 ? await startNetwork(hosts) : null;
   } catch (error) {
     return notStarted(session, error);
   }
+  // Refused connections reach the log at each step, not only at the end.
+  const flushNetwork = (): void => {
+    const failed = network?.flush(opened.ws.stateDir, { route, command });
+    if (failed) io.say(`[editwarden] could not log the refused connections: ${failed.message}`);
+  };
 
   let failure: ErrorInfo | null = null;
   const capture = (): void => {
-    steps.capture().catch((error: unknown) => {
+    steps.capture().then(flushNetwork, (error: unknown) => {
       failure ??= captureFailure(error);
       io.say(`[editwarden] ${failure.code}: ${failure.message}`);
     });
@@ -118,7 +135,7 @@ export async function runWrap(req: WrapRequest, io: WrapIo): Promise<WrapOutcome
     io.say(`[editwarden] the change watcher cannot see every folder (${watcher.degraded}): a step also ends every ${req.stepAfterMs / 1000} s.`);
     timers.poll(req.stepAfterMs);
   }
-  io.say(`[editwarden] wrap session ${session}: ${displayCommand(req.argv)} runs sandboxed in ${sandbox.root} (no network; ${req.stepAfterMs > 0 ? `one undo step per ${req.stepAfterMs / 1000} s quiet` : 'one undo step'}).`);
+  io.say(`[editwarden] wrap session ${session}: ${displayCommand(req.argv)} runs sandboxed in ${sandbox.root} (${hosts.length > 0 ? `network: ${hosts.map(formatHostPattern).join(', ')} only` : 'no network'}; ${req.stepAfterMs > 0 ? `one undo step per ${req.stepAfterMs / 1000} s quiet` : 'one undo step'}).`);
 
   let exitCode: number | null;
   try {
@@ -126,7 +143,9 @@ export async function runWrap(req: WrapRequest, io: WrapIo): Promise<WrapOutcome
       argv: req.argv,
       cwd: isWithin(req.cwd, sandbox.root) ? req.cwd : sandbox.root,
       sandbox,
-      env: passed,
+      // The proxy's exceptions first, so a name the person passed still wins.
+      env: { ...noProxyFor(hosts), ...passed },
+      proxySocket: network?.socketPath ?? null,
       onStart: (pid) => {
         steps.tree = pid;
       },
@@ -137,14 +156,29 @@ export async function runWrap(req: WrapRequest, io: WrapIo): Promise<WrapOutcome
     watcher.close();
     timers.stop();
     steps.tree = null;
+    await network?.close();
   }
   try {
     await steps.capture(true);
   } catch (error) {
     failure ??= captureFailure(error);
   }
+  flushNetwork();
   steps.finish(exitCode, failure);
   return { exitCode, session, steps: steps.steps, refusal: failure };
+}
+
+/** The proxy for the named hosts; one that cannot start is a refusal (the agent would run without the model it was started for). */
+async function startNetwork(hosts: readonly HostPattern[]): Promise<WrapNetwork> {
+  try {
+    return await WrapNetwork.start(hosts);
+  } catch (error) {
+    throw new EditwardenError({
+      code: ErrorCode.IO,
+      message: `editwarden wrap could not start the network proxy for ${hosts.map(formatHostPattern).join(', ')}: ${toErrorInfo(error).message}`,
+      hint: 'Check that TMPDIR (or /tmp) is writable, then run it again; without --allow-host and --model-url the agent runs with no network.',
+    });
+  }
 }
 
 /** The values of the names the person passed (`--pass-env`); a name that is not set is refused (a typo would leave the agent keyless). */

@@ -11,7 +11,7 @@
  * TIOCSTI for the person's shell to run after it ends (CVE-2017-5226). The
  * price is that the terminal's own signals go to editwarden, which is in the
  * foreground: SIGINT, SIGQUIT, SIGHUP, SIGTERM and SIGWINCH are passed on to
- * the sandbox's process group; Ctrl-Z (SIGTSTP) stops the whole sandboxed
+ * the sandbox's foreground process group (signalTargets); Ctrl-Z (SIGTSTP) stops the whole sandboxed
  * tree (process-tree.ts), gives the terminal back its modes from before the
  * program started and stops editwarden; `fg` puts the program's modes back,
  * continues the tree and sends it SIGWINCH (the window may have changed).
@@ -23,7 +23,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { sandboxedSpawn, type CommandSandbox } from '../sandbox/spawn.js';
 import type { SandboxKind } from '../sandbox/detect.js';
-import { descendants, freezeTree, thawTree, type FrozenTree } from './process-tree.js';
+import { detectSandbox } from '../sandbox/detect.js';
+import { descendants, freezeTree, processGroup, thawTree, type FrozenTree } from './process-tree.js';
 
 export interface AttachedOptions {
   argv: readonly string[];
@@ -33,6 +34,8 @@ export interface AttachedOptions {
   env: Record<string, string | undefined>;
   /** Called with the bwrap process's pid once it started (the root of the tree `freeze` holds still). */
   onStart?: (pid: number) => void;
+  /** The running filtering proxy's socket (sandbox/network) of a policy whose network is a host list: the program then runs behind the bridge. */
+  proxySocket?: string | null;
 }
 
 export interface AttachedResult {
@@ -58,14 +61,42 @@ function setTtyModes(modes: string | null): void {
   spawnSync('stty', [modes], { stdio: [0, 'ignore', 'ignore'] });
 }
 
-/** The sandbox's session: the one child of bwrap (its init), whose process group holds the program (--new-session). */
-function sandboxGroup(bwrapPid: number): number | null {
-  const [first] = descendants(bwrapPid);
-  return first ?? null;
+/**
+ * What the terminal's signals go to: the processes of the sandbox's
+ * foreground group (the program and what it runs in that group, as a
+ * terminal would signal them) — not bwrap's init, and not the network
+ * bridge that started the program (`wrappers` levels below the init), which
+ * passes some signals on itself: the program would get a Ctrl-C twice.
+ */
+function signalTargets(bwrapPid: number, wrappers: number): number[] {
+  const [init] = descendants(bwrapPid);
+  if (init === undefined) return [];
+  const group = processGroup(init);
+  const skipped = new Set([init]);
+  let level = init;
+  for (let i = 0; i < wrappers; i++) {
+    const [next] = descendants(level);
+    if (next === undefined) break;
+    skipped.add(next);
+    level = next;
+  }
+  return descendants(init).filter((pid) => !skipped.has(pid) && processGroup(pid) === group);
+}
+
+function signalAll(pids: readonly number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Ended meanwhile.
+    }
+  }
 }
 
 export async function runAttached(options: AttachedOptions): Promise<AttachedResult> {
-  const spec = sandboxedSpawn(options.argv, options.cwd, options.sandbox, options.env);
+  const proxySocket = options.proxySocket ?? null;
+  const spec = sandboxedSpawn(options.argv, options.cwd, options.sandbox, options.env, detectSandbox(), proxySocket);
+  const wrappers = proxySocket !== null ? 1 : 0;
   const before = ttyModes();
   // Its own session: the terminal's Ctrl-C reaches editwarden alone, which passes it to the program (bwrap itself would die of it).
   const child = spawn(spec.file, spec.args, { cwd: options.cwd, env: spec.env, stdio: 'inherit', detached: true });
@@ -77,18 +108,10 @@ export async function runAttached(options: AttachedOptions): Promise<AttachedRes
   if (pid === undefined) return exited;
   options.onStart?.(pid);
 
-  const passOn = (signal: NodeJS.Signals) => (): void => {
-    const group = sandboxGroup(pid);
-    if (group === null) return;
-    try {
-      process.kill(-group, signal);
-    } catch {
-      // The program ended meanwhile.
-    }
-  };
+  const passOn = (signal: NodeJS.Signals) => (): void => signalAll(signalTargets(pid, wrappers), signal);
   const handlers = PASSED_ON.map((s) => [s, passOn(s)] as const);
   for (const [s, h] of handlers) process.on(s, h);
-  const suspend = suspender(pid, before);
+  const suspend = suspender(pid, before, () => signalAll(signalTargets(pid, wrappers), 'SIGWINCH'));
   process.on('SIGTSTP', suspend);
   try {
     return await exited;
@@ -101,7 +124,7 @@ export async function runAttached(options: AttachedOptions): Promise<AttachedRes
 }
 
 /** Ctrl-Z: hold the sandboxed tree still, give the terminal back, stop; on `fg` undo each in turn. */
-function suspender(bwrapPid: number, before: string | null): () => void {
+function suspender(bwrapPid: number, before: string | null, resized: () => void): () => void {
   let busy = false;
   return () => {
     if (busy) return;
@@ -115,14 +138,7 @@ function suspender(bwrapPid: number, before: string | null): () => void {
         process.once('SIGCONT', () => {
           setTtyModes(programs);
           if (frozen) thawTree(frozen);
-          const group = sandboxGroup(bwrapPid);
-          if (group !== null) {
-            try {
-              process.kill(-group, 'SIGWINCH');
-            } catch {
-              // Gone.
-            }
-          }
+          resized();
           busy = false;
         });
         process.kill(process.pid, 'SIGSTOP');

@@ -62,22 +62,34 @@ function childrenOf(pid: number): number[] {
 
 /** The one-letter state of a process (R, S, D, T, t, Z, X …), or null when it is gone. */
 export function processState(pid: number): string | null {
+  return statOf(pid)?.state ?? null;
+}
+
+/** A process's process group, or null when it is gone. */
+export function processGroup(pid: number): number | null {
+  return statOf(pid)?.pgrp ?? null;
+}
+
+function statOf(pid: number): { state: string; pgrp: number } | null {
   try {
-    return stateOfStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return parseStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return null;
   }
 }
 
 /**
- * The state field of a `/proc/<pid>/stat` line: "pid (comm) S …". The name
- * (comm) is the program's and may hold spaces and parentheses — a process
- * named `x) T (` must not read as stopped — so the state follows the LAST ")".
+ * The fields of a `/proc/<pid>/stat` line: "pid (comm) S ppid pgrp …". The
+ * name (comm) is the program's and may hold spaces and parentheses — a
+ * process named `x) T 1 1 (` must not read as stopped or as another group —
+ * so the fields are read after the LAST ")".
  */
-export function stateOfStat(stat: string): string | null {
+export function parseStat(stat: string): { state: string; pgrp: number } | null {
   const close = stat.lastIndexOf(')');
-  const state = close < 0 ? '' : stat.slice(close + 2, close + 3);
-  return state === '' ? null : state;
+  if (close < 0) return null;
+  const [state, , pgrp] = stat.slice(close + 2).split(' ');
+  if (state === undefined || state === '' || pgrp === undefined || !/^\d+$/.test(pgrp)) return null;
+  return { state, pgrp: Number(pgrp) };
 }
 
 const STOPPED = new Set(['T', 't']);

@@ -73,7 +73,7 @@ function agentRoot(): string {
   return root;
 }
 
-const wrapCommand = (root: string): string => `cd ${JSON.stringify(root)} && NO_COLOR=1 ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} wrap --step-after 0s -- ${JSON.stringify(process.execPath)} agent.mjs`;
+const wrapCommand = (root: string, flags = ''): string => `cd ${JSON.stringify(root)} && NO_COLOR=1 ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} wrap --step-after 0s ${flags} -- ${JSON.stringify(process.execPath)} agent.mjs`;
 
 describe('an interactive agent under wrap stays interactive (tmux)', () => {
   it('a terminal of the right size; keys, a resize and Ctrl-C reach it; its writes are undone; the terminal is given back', async () => {
@@ -147,5 +147,20 @@ describe('an interactive agent under wrap stays interactive (tmux)', () => {
     expect(s).not.toContain('INJECTED');
     await new Promise((r) => setTimeout(r, 300));
     expect(fs.existsSync(path.join(root, 'PWNED'))).toBe(false);
+  });
+
+  it('behind the network bridge (--allow-host), a Ctrl-C reaches the agent once, not once more through the bridge', async () => {
+    const root = agentRoot();
+    tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '40', `${wrapCommand(root, '--allow-host example.com')}; echo "EXIT=$?"; sleep 60`);
+    await waitFor('ready>');
+    type('cooked');
+    await waitFor('cooked mode');
+    tmux('send-keys', '-t', session, 'C-c');
+    await waitFor('interrupted');
+    type('second line');
+    await waitFor('saved: second line');
+    expect(screen().split('interrupted').length - 1).toBe(1);
+    type('quit');
+    await waitFor('EXIT=0');
   });
 });

@@ -9,15 +9,20 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startScriptedServer } from '../../src/agent/providers/scripted-server.js';
 import { readEvents } from '../../src/runs/events-read.js';
 import { BIN, cleanup, editwarden, project, tempDir } from './helpers.js';
 
 afterEach(cleanup);
 
 const AGENT = path.resolve(import.meta.dirname, '../fixtures/wrap/agent.mjs');
+/** A self-signed certificate for 127.0.0.1 (valid to 2126), test data only: the TLS model endpoint's. */
+const TLS = path.resolve(import.meta.dirname, '../fixtures/wrap/tls');
 
 interface Action {
   name: string;
@@ -49,8 +54,13 @@ function git(root: string, ...args: string[]): string {
 
 /** `editwarden wrap [flags] -- node agent.mjs <actions>` in `root`, without blocking this process (a server here must answer). */
 function wrap(root: string, flags: string[], actions: Action[], env: NodeJS.ProcessEnv = process.env): Promise<Outcome> {
+  return wrapAgent(root, flags, [JSON.stringify(actions)], env);
+}
+
+/** `editwarden wrap [flags] -- node agent.mjs <args>` (`--model URL`: the agent asks the model what to do). */
+function wrapAgent(root: string, flags: string[], agentArgs: string[], env: NodeJS.ProcessEnv = process.env): Promise<Outcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'wrap', ...flags, '--', process.execPath, 'agent.mjs', JSON.stringify(actions)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'wrap', ...flags, '--', process.execPath, 'agent.mjs', ...agentArgs], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -254,6 +264,128 @@ describe('the sandbox holds the whole agent', () => {
     const missing = await wrap(root, ['--pass-env', 'NOT_SET_ANYWHERE_KEY'], [{ name: 'write', arguments: { path: 'ran.txt', content: 'x' } }], env);
     expect(missing.code).toBe(64);
     expect(missing.stderr).toContain('E_USAGE');
+    expect(fs.existsSync(path.join(root, 'ran.txt'))).toBe(false);
+  });
+});
+
+/** A local HTTP server that counts what reaches it (the host service the agent must not reach). */
+async function countingServer(): Promise<{ port: number; hits: () => number; close: () => Promise<void> }> {
+  let hits = 0;
+  const server = http.createServer((_req, res) => {
+    hits++;
+    res.end('reached');
+  });
+  server.on('connection', () => hits++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as net.AddressInfo).port, hits: () => hits, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+type ChatBody = { messages?: Array<{ role: string; content?: string }> };
+
+/** The tool results the agent sent back to the model, in order (from the model's last request). */
+function toolResultsOf(bodies: readonly unknown[]): string[] {
+  const last = bodies.at(-1) as ChatBody | undefined;
+  return (last?.messages ?? []).filter((m) => m.role === 'tool').map((m) => m.content ?? '');
+}
+
+describe('the model endpoint is reachable, and nothing else', () => {
+  it('a scripted model over plain HTTP on 127.0.0.1 (--model-url): its edits land and are undone; another local port and another host are refused and logged', async () => {
+    const root = agentProject({ 'a.txt': 'before\n' });
+    const before = snapshot(root);
+    const other = await countingServer();
+    const server = await startScriptedServer({
+      turns: [
+        { tool_calls: [{ name: 'write', arguments: { path: 'a.txt', content: 'written by the model\n' } }] },
+        { tool_calls: [{ name: 'write', arguments: { path: 'src/new.ts', content: 'export const x = 1;\n' } }] },
+        { tool_calls: [{ name: 'connect', arguments: { host: '127.0.0.1', port: other.port } }] },
+        { tool_calls: [{ name: 'fetch', arguments: { url: `http://127.0.0.1:${other.port}/` } }] },
+        { tool_calls: [{ name: 'fetch', arguments: { url: 'http://example.com/' } }] },
+        { text: 'done' },
+      ],
+    });
+    try {
+      const ran = await wrapAgent(root, ['--step-after', '0s', '--model-url', server.openaiBaseUrl], ['--model', server.openaiBaseUrl]);
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(server.requests).toHaveLength(6);
+      const results = toolResultsOf(server.requests.map((r) => r.body));
+      expect(results.slice(0, 2)).toEqual(['written', 'written']);
+      // Its own loopback is not the host's: a direct connection finds nothing.
+      expect(results[2]).toMatch(/^error: ECONNREFUSED/);
+      // Through the proxy: refused with editwarden's code (the model reads the proxy's answer).
+      expect(results[3]).toMatch(/^403 .*E_NETWORK_REFUSED/);
+      expect(results[4]).toMatch(/^403 .*E_NETWORK_REFUSED/);
+      expect(other.hits()).toBe(0);
+      expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('written by the model\n');
+
+      const events = readEvents(path.join(root, '.editwarden')).events.filter((e) => e.route.via === 'wrap');
+      const refused = events.filter((e) => e.kind === 'network').map((e) => (e as { host?: string; port?: number | null }).host + ':' + (e as { port?: number | null }).port);
+      expect(refused).toEqual(expect.arrayContaining([`127.0.0.1:${other.port}`, 'example.com:80']));
+      expect(editwarden(['undo'], { cwd: root }).code).toBe(0);
+      expect(snapshot(root)).toEqual(before);
+    } finally {
+      await server.close();
+      await other.close();
+    }
+  });
+
+  it('without --model-url the agent cannot reach its model at all', async () => {
+    const root = agentProject({ 'a.txt': 'a\n' });
+    const server = await startScriptedServer({ turns: [{ tool_calls: [{ name: 'write', arguments: { path: 'a.txt', content: 'x\n' } }] }, { text: 'done' }] });
+    try {
+      const ran = await wrapAgent(root, ['--step-after', '0s'], ['--model', server.openaiBaseUrl]);
+      expect(ran.code).not.toBe(0);
+      expect(server.requests).toHaveLength(0);
+      expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a model over TLS (https, a CONNECT tunnel through the proxy): its edits land; a tunnel to another port is refused', async () => {
+    const root = agentProject({ 'a.txt': 'before\n' });
+    fs.copyFileSync(path.join(TLS, 'model-endpoint.crt'), path.join(root, 'model.crt'));
+    git(root, 'add', 'model.crt');
+    git(root, '-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'ca');
+    const other = await countingServer();
+    const turns = [{ tool_calls: [{ name: 'write', arguments: { path: 'a.txt', content: 'over tls\n' } }] }, { tool_calls: [{ name: 'fetch', arguments: { url: `https://127.0.0.1:${other.port}/`, ca: 'model.crt' } }] }, { text: 'done' }];
+    const bodies: unknown[] = [];
+    const model = https.createServer({ key: fs.readFileSync(path.join(TLS, 'model-endpoint.key')), cert: fs.readFileSync(path.join(TLS, 'model-endpoint.crt')) }, (req, res) => {
+      let text = '';
+      req.on('data', (c: Buffer) => (text += c.toString()));
+      req.on('end', () => {
+        bodies.push(JSON.parse(text));
+        const turn = turns[bodies.length - 1] ?? { text: 'done' };
+        const tool_calls = (turn.tool_calls ?? []).map((c, i) => ({ id: `call_${bodies.length}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: turn.text ?? null, ...(tool_calls.length > 0 ? { tool_calls } : {}) } }] }));
+      });
+    });
+    await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
+    const base = `https://127.0.0.1:${(model.address() as net.AddressInfo).port}/v1`;
+    try {
+      const ran = await wrapAgent(root, ['--step-after', '0s', '--model-url', base], ['--model', base, '--ca', 'model.crt']);
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(bodies).toHaveLength(3);
+      const results = toolResultsOf(bodies);
+      expect(results[0]).toBe('written');
+      // The tunnel to another port of the host is refused before TLS starts.
+      expect(results[1]).toMatch(/^error: HTTP 403/);
+      expect(other.hits()).toBe(0);
+      expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('over tls\n');
+      expect(editwarden(['undo'], { cwd: root }).code).toBe(0);
+      expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('before\n');
+    } finally {
+      await new Promise((resolve) => model.close(resolve));
+      await other.close();
+    }
+  });
+
+  it('a host pattern that is not one is a usage error, and the agent never starts', async () => {
+    const root = agentProject({ 'a.txt': 'a\n' });
+    const ran = await wrap(root, ['--allow-host', '*.com'], [{ name: 'write', arguments: { path: 'ran.txt', content: 'x' } }]);
+    expect(ran.code).toBe(64);
+    expect(ran.stderr).toContain('E_USAGE');
+    expect(ran.stderr).toContain('--allow-host');
     expect(fs.existsSync(path.join(root, 'ran.txt'))).toBe(false);
   });
 });

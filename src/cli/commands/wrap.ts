@@ -1,5 +1,5 @@
 /**
- * `editwarden wrap [--root DIR] [--pass-env NAME]… [--step-after 10s] [--report FILE] -- <agent command…>`:
+ * `editwarden wrap [--root DIR] [--pass-env NAME]… [--model-url URL]… [--allow-host HOST[:PORT]]… [--step-after 10s] [--report FILE] -- <agent command…>`:
  * an agent with no hooks run whole in the sandbox with the terminal
  * attached (integrations/wrap.ts does the work). Its exit code is this
  * process's; editwarden speaks on stderr only — a line when it starts, a
@@ -22,6 +22,8 @@ import { loadEventLog, reportInput } from './report.js';
 interface Flags {
   root?: string;
   passEnv?: string[];
+  allowHost?: string[];
+  modelUrl?: string[];
   stepAfter: string;
   report?: string;
   config?: string;
@@ -32,9 +34,11 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
 export function registerWrap(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('wrap')
-    .description('Run an agent that has no hooks (Aider, your own script) whole inside the sandbox, terminal attached: the project writable, the protected set read-only, no network, every change recorded and undoable.')
+    .description('Run an agent that has no hooks (Aider, your own script) whole inside the sandbox, terminal attached: the project writable, the protected set read-only, only the model endpoint reachable, every change recorded and undoable.')
     .option('--root <dir>', 'the project root (default: current folder)')
     .option('--pass-env <name>', "pass this environment variable to the agent (its model key: --pass-env ANTHROPIC_API_KEY); repeat for more. Everything else goes through the sandbox's allowlist", collect)
+    .option('--model-url <url>', "the agent's model endpoint (https://api.anthropic.com, http://127.0.0.1:11434/v1): its host and port are the only network the agent gets, through editwarden's filtering proxy; repeat for more", collect)
+    .option('--allow-host <host[:port]>', 'one more host the agent may reach through the proxy (the grammar of sandbox.network: api.example.com, *.example.com, 10.0.0.5:8080); repeat for more', collect)
     .option('--step-after <duration>', 'quiet time that ends an undo step (10s, 2m); 0s: the whole run is one step', `${DEFAULT_STEP_AFTER_MS / 1000}s`)
     .option('--report <file>', 'write the report of the session to this file at the end (.md or .html)')
     .option('--config <file>', 'config file (default: <root>/.editwarden.yml), relative to the root')
@@ -48,8 +52,8 @@ or "Connection refused", never an E_ code with a hint — and no limit applies
 per call. Prefer \`editwarden init <client>\` where the agent has hooks.
 
 Examples:
-  editwarden wrap -- aider --model sonnet
-  editwarden wrap --pass-env ANTHROPIC_API_KEY --step-after 30s -- ./my-agent.py
+  editwarden wrap --pass-env ANTHROPIC_API_KEY --model-url https://api.anthropic.com -- aider --model sonnet
+  editwarden wrap --model-url http://127.0.0.1:11434 --step-after 30s -- ./my-agent.py
   editwarden undo          # after the run: takes back its last step`,
     )
     .action(async (words: string[], flags: Flags) => setExit(await wrap(io, words, flags)));
@@ -75,6 +79,8 @@ async function wrap(io: Io, argv: string[], flags: Flags): Promise<number> {
       cwd: process.cwd(),
       argv,
       passEnv: flags.passEnv ?? [],
+      allowHosts: flags.allowHost ?? [],
+      modelUrls: flags.modelUrl ?? [],
       stepAfterMs,
       ...(flags.config !== undefined ? { configFile: path.resolve(root, flags.config) } : {}),
     },
