@@ -126,7 +126,8 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   },
   wrap: {
     term: 'wrap [options] <command...>',
-    description: 'Run an agent that has no hooks (Aider, your own script) whole inside the sandbox, terminal attached: the project writable, the protected set read-only, only the model endpoint reachable, every change recorded and undoable.',
+    description:
+      'Run an agent that has no hooks (Aider, your own script) whole inside the sandbox, terminal attached: the project writable, the protected set read-only, only the model endpoint reachable, every change recorded and undoable.',
     load: async () => (await import('./commands/wrap.js')).registerWrap,
   },
   trust: {

@@ -31,7 +31,7 @@ export function modelEndpointPattern(url: string): string {
   } catch {
     throw usage(`--model-url ${JSON.stringify(url)} is not a URL.`, 'Give the endpoint the agent calls, e.g. --model-url https://api.anthropic.com or --model-url http://127.0.0.1:11434/v1.');
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw usage(`--model-url ${JSON.stringify(url)} is not an http:// or https:// URL.`, 'The agent reaches its model over HTTP or HTTPS through editwarden\'s proxy; give that URL.');
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw usage(`--model-url ${JSON.stringify(url)} is not an http:// or https:// URL.`, "The agent reaches its model over HTTP or HTTPS through editwarden's proxy; give that URL.");
   const port = u.port !== '' ? u.port : u.protocol === 'https:' ? '443' : '80';
   return `${u.hostname}:${port}`;
 }

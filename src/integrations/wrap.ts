@@ -135,7 +135,9 @@ export async function runWrap(req: WrapRequest, io: WrapIo): Promise<WrapOutcome
     io.say(`[editwarden] the change watcher cannot see every folder (${watcher.degraded}): a step also ends every ${req.stepAfterMs / 1000} s.`);
     timers.poll(req.stepAfterMs);
   }
-  io.say(`[editwarden] wrap session ${session}: ${displayCommand(req.argv)} runs sandboxed in ${sandbox.root} (${hosts.length > 0 ? `network: ${hosts.map(formatHostPattern).join(', ')} only` : 'no network'}; ${req.stepAfterMs > 0 ? `one undo step per ${req.stepAfterMs / 1000} s quiet` : 'one undo step'}).`);
+  io.say(
+    `[editwarden] wrap session ${session}: ${displayCommand(req.argv)} runs sandboxed in ${sandbox.root} (${hosts.length > 0 ? `network: ${hosts.map(formatHostPattern).join(', ')} only` : 'no network'}; ${req.stepAfterMs > 0 ? `one undo step per ${req.stepAfterMs / 1000} s quiet` : 'one undo step'}).`,
+  );
 
   let exitCode: number | null;
   try {

@@ -34,7 +34,9 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
 export function registerWrap(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('wrap')
-    .description('Run an agent that has no hooks (Aider, your own script) whole inside the sandbox, terminal attached: the project writable, the protected set read-only, only the model endpoint reachable, every change recorded and undoable.')
+    .description(
+      'Run an agent that has no hooks (Aider, your own script) whole inside the sandbox, terminal attached: the project writable, the protected set read-only, only the model endpoint reachable, every change recorded and undoable.',
+    )
     .option('--root <dir>', 'the project root (default: current folder)')
     .option('--pass-env <name>', "pass this environment variable to the agent (its model key: --pass-env ANTHROPIC_API_KEY); repeat for more. Everything else goes through the sandbox's allowlist", collect)
     .option('--model-url <url>', "the agent's model endpoint (https://api.anthropic.com, http://127.0.0.1:11434/v1): its host and port are the only network the agent gets, through editwarden's filtering proxy; repeat for more", collect)
