@@ -32,6 +32,9 @@ import { lineReader, markTime, type ShellEnd, type ShellHello, type ShellReply }
 /** The refusal of a command whose guard went away (type-checked against the one list; errors.ts is not loaded here). */
 const GUARD_UNAVAILABLE: ErrorCode = 'E_GUARD_UNAVAILABLE';
 
+/** The signals a client stops its shell command with (as the in-process `shell` command listens for them). */
+const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
 /** What `editwarden shell` exits with when its effects were refused (integrations/shell.ts SHELL_REFUSED). */
 const SHELL_REFUSED = 2;
 
@@ -89,8 +92,18 @@ async function throughServer(socket: string, build: string): Promise<number | 'n
   const { conn, next } = connect(socket);
   // The client's own signals: before the start they stop the command before it starts, during it they end its tree.
   const controller = new AbortController();
-  const stop = (): void => controller.abort();
-  for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(s, stop);
+  let started = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (started) {
+      controller.abort();
+      return;
+    }
+    // Nothing runs yet (the server has not answered, however long it takes): the client ends as the signal says.
+    for (const s of SIGNALS) process.removeAllListeners(s);
+    conn.destroy();
+    process.kill(process.pid, signal);
+  };
+  for (const s of SIGNALS) process.on(s, stop);
   markTime(process.env, 'client', 'started');
   conn.write(`${JSON.stringify(hello)}\n`);
   const first = await next();
@@ -105,6 +118,7 @@ async function throughServer(socket: string, build: string): Promise<number | 'n
     conn.destroy();
     return first !== null && first.build === build && typeof first.fallback === 'string' ? 'declined' : 'no answer';
   }
+  started = true;
   say(first.stderr);
   // The server that ends mid-command: the command is ended, as the client's Ctrl-C would end it, and refused below.
   let lost = false;
@@ -155,7 +169,7 @@ export async function shellMain(argv: string[]): Promise<void> {
   } else if (server !== null) {
     await startServer(server.socket, server.build);
   }
-  for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.removeAllListeners(s);
+  for (const s of SIGNALS) process.removeAllListeners(s);
   // In-process: the CLI's own shell command, the full route (as bin/editwarden runs every one-shot command).
   (await import('node:v8')).setFlagsFromString('--liftoff-only');
   const { pathToFileURL } = await import('node:url');

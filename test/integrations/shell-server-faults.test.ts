@@ -30,11 +30,12 @@ interface Ran {
 }
 
 /** The rewritten line as Claude Code runs it; `onOut` sees stdout as it comes (the child, to signal it). */
-function runLine(root: string, command: string, env: NodeJS.ProcessEnv, onOut?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<Ran> {
+function runLine(root: string, command: string, env: NodeJS.ProcessEnv, onOut?: (text: string, child: ReturnType<typeof spawn>) => void, onSpawn?: (child: ReturnType<typeof spawn>) => void): Promise<Ran> {
   const line = shellRunnerLine([process.execPath, BIN], { root, client: 'claude', tool: 'Bash', session: 'session-1' }, command);
   return new Promise((resolve) => {
     // A group of its own, as a client starts its shell: a signal to the group reaches the line's processes.
     const child = spawn('/bin/sh', ['-c', line], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    onSpawn?.(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -211,6 +212,42 @@ describe('a shell client never runs a command unguarded for a server it cannot t
 });
 
 describe("the client's own signal, through the server as in-process", () => {
+  it('a signal while a server that never answers keeps the client waiting: the client ends at once, nothing ran', async () => {
+    const env = runtimeEnv();
+    const root = project({});
+    const socket = socketOf(env);
+    fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
+    // Takes the call and never answers (a stuck server).
+    const conns: net.Socket[] = [];
+    const server = net.createServer((conn) => {
+      conns.push(conn);
+      conn.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(socket, resolve));
+    let sent = false;
+    let group = 0;
+    const child = runLine(root, COMMAND, env, undefined, (c) => {
+      group = c.pid as number;
+    });
+    await new Promise((res) => {
+      server.once('connection', () => setTimeout(res, 300));
+    });
+    const r = await Promise.race([
+      child,
+      new Promise<Ran>((resolve) => {
+        sent = true;
+        // The line's whole group (the thin client in it), by its id, as a client stops its shell command.
+        process.kill(-group, 'SIGTERM');
+        setTimeout(() => resolve({ code: -1, stdout: '', stderr: 'still running 5 s after SIGTERM' }), 5000);
+      }),
+    ]);
+    for (const c of conns) c.destroy();
+    server.close();
+    expect(sent).toBe(true);
+    expect(r.stderr).not.toBe('still running 5 s after SIGTERM');
+    expect(fs.existsSync(path.join(root, 'ran.txt'))).toBe(false);
+  }, 30_000);
+
   it('SIGTERM to the client mid-command ends the sandboxed tree; what it changed is still counted and recorded, alike in both routes', async () => {
     const env = runtimeEnv();
     await warmServer(env);
