@@ -19,6 +19,7 @@ export interface ConstraintFlags {
   timeout?: string;
   onViolation?: 'keep' | 'rollback';
   unsandboxed?: boolean;
+  network?: string;
 }
 
 export function addConstraintOptions(command: Command): Command {
@@ -31,7 +32,8 @@ export function addConstraintOptions(command: Command): Command {
     .option('--max-tokens <n>', 'constraints.max_tokens: model token budget')
     .option('--timeout <seconds>', 'constraints.timeout: wall-clock limit of the run')
     .addOption(new Option('--on-violation <policy>', 'keep the partial work, or roll the whole run back').choices(['keep', 'rollback']))
-    .option('--unsandboxed', 'sandbox.allow_unsandboxed: run commands even where no OS sandbox is available (they get your full rights)');
+    .option('--unsandboxed', 'sandbox.allow_unsandboxed: run commands even where no OS sandbox is available (they get your full rights)')
+    .option('--network <setting>', "sandbox.network: off, on, or host patterns separated by commas (registry.npmjs.org,*.pypi.org) reached through editwarden's filtering proxy");
 }
 
 /** CLI flags as a config override (lists extend the file's lists: a flag never silently drops a deny rule). */
@@ -49,5 +51,17 @@ export function constraintOverrides(base: Config, flags: ConstraintFlags): DeepP
   if (flags.allow) set('allowed_patterns', [...base.constraints.allowed_patterns, ...flags.allow]);
   if (flags.deny) set('denied_patterns', [...base.constraints.denied_patterns, ...flags.deny]);
   if (flags.allowTool) set('allowed_tools', [...new Set([...base.constraints.allowed_tools, ...flags.allowTool])]);
-  return { constraints, ...defined({ sandbox: flags.unsandboxed ? { allow_unsandboxed: true } : undefined }) };
+  const sandbox: DeepPartial<Config['sandbox']> = { ...defined({ allow_unsandboxed: flags.unsandboxed ? true : undefined, network: networkFlag(flags.network) }) };
+  return { constraints, ...defined({ sandbox: Object.keys(sandbox).length > 0 ? sandbox : undefined }) };
+}
+
+/** `--network off|on|a,b`: the setting as the config spells it (the schema checks each pattern and names the flag). */
+function networkFlag(value: string | undefined): Config['sandbox']['network'] | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (v === 'off' || v === 'on') return v;
+  return v
+    .split(',')
+    .map((h) => h.trim())
+    .filter((h) => h !== '');
 }

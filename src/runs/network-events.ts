@@ -25,7 +25,7 @@ export function networkTarget(host: string, port: number | null): string {
 }
 
 /** The events of one command's refusals (empty when none). */
-function networkEvents(found: NetworkRefusals, who: { route: EventRoute; tool: string; command: string }): NewEvent[] {
+export function networkEvents(found: NetworkRefusals, who: { route: EventRoute; tool: string; command: string }): NewEvent[] {
   return found.refused.map((r, i) => {
     const last = i === found.refused.length - 1;
     const times = r.count === 1 ? '' : ` (${r.count} times)`;

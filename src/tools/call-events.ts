@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { ConstraintsConfig } from '../config/config.js';
 import type { RunMetrics } from '../guard/metrics.js';
 import type { EventRoute, NewEvent } from '../runs/event-types.js';
+import { networkEvents, type NetworkRefusals } from '../runs/network-events.js';
 import { outputTail, recordEvent } from '../runs/events.js';
 import type { RunClosing } from '../runs/outcome.js';
 import type { RunProfile } from '../runs/profile.js';
@@ -74,6 +75,9 @@ export function callEvents(record: CallRecord, ctx: CallEventContext): NewEvent[
       }),
       ...(record.error ? { code: record.error.code, message: record.error.message } : {}),
     });
+    // The connections its network proxy refused (sandbox.network lists hosts), one event per destination.
+    const refused = (record.data as { network_refused?: NetworkRefusals } | undefined)?.network_refused;
+    if (refused) out.push(...networkEvents(refused, { route: ctx.route, tool: record.tool, command: argString(ctx.args, 'command') ?? (record.data as { command?: string }).command ?? '' }));
   } else if (record.ok && record.files.length > 0) {
     const diff = diffOf(record.data);
     out.push({ ...base, kind: 'edit', tool: record.tool, paths: record.files, added: record.lines_added, removed: record.lines_removed, ...defined({ diff: diff || undefined }) });

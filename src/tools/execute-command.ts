@@ -104,6 +104,8 @@ export const executeCommandTool = defineTool({
       duration_ms: result.duration_ms,
       artifacts: result.artifactDir,
       sandbox: result.sandbox,
+      // What the network proxy refused (sandbox.network lists hosts): the event log records it with this call (call-events.ts).
+      ...defined({ network_refused: result.network_refused }),
     };
     if (result.exit_code === 0 && !result.timed_out && !result.aborted) return { ok: true, output, data };
     const error = result.timed_out

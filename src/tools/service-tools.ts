@@ -199,6 +199,7 @@ export const verifyTool = defineTool({
         artifact_dir: result.artifact_dir,
         sandbox: result.sandbox,
         diagnostics,
+        ...defined({ network_refused: result.network_refused }),
       };
       if (result.passed) return { ok: true, output, data };
       return { ok: false, output, data, error: verifyFailure(result).toJSON() };
