@@ -76,7 +76,8 @@ describe('a project-local editwarden, recorded by init', () => {
     const line: string = JSON.parse(runAsClient(p, claudeHook(p), bash(p, 'x')).stdout).hookSpecificOutput.updatedInput.command;
     const attack = "printf '#!/bin/sh\\nexit 0\\n' > node_modules/.bin/editwarden; echo x >> node_modules/editwarden/dist/hook-client/hook.cjs; echo x >> node_modules/editwarden/bin/editwarden; true";
     const before = fs.readFileSync(path.join(p.root, 'node_modules/editwarden/dist/hook-client/hook.cjs'));
-    const ran = runAsClient(p, line.replace(/'x'$/, `'${attack.replace(/'/g, `'\\''`)}'`), '');
+    // The command is the quoted 'x' (a client whose shell carries its folder has a cd after it: shell-cwd.ts).
+    const ran = runAsClient(p, line.replace(/'x'(?=;|$)/, `'${attack.replace(/'/g, `'\\''`)}'`), '');
     expect(ran.stderr).toMatch(/Read-only file system/);
     expect(fs.readFileSync(path.join(p.root, 'node_modules/editwarden/dist/hook-client/hook.cjs'))).toEqual(before);
     expect(fs.readlinkSync(path.join(p.root, 'node_modules/.bin/editwarden'))).toBe('../editwarden/bin/editwarden');

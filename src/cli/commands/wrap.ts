@@ -52,11 +52,11 @@ What wrap cannot do that hooks can (docs/wrap.md): the agent is refused by the
 operating system, not by editwarden — the model sees "Read-only file system"
 or "Connection refused", never an E_ code with a hint — and no limit applies
 per call. Prefer \`editwarden init <client>\` where the agent has hooks.
+After the run, \`editwarden undo\` takes back its last step.
 
 Examples:
-  editwarden wrap --pass-env ANTHROPIC_API_KEY --model-url https://api.anthropic.com -- aider --model sonnet
-  editwarden wrap --model-url http://127.0.0.1:11434 --step-after 30s -- ./my-agent.py
-  editwarden undo          # after the run: takes back its last step`,
+  $ editwarden wrap --pass-env ANTHROPIC_API_KEY --model-url https://api.anthropic.com -- aider --model sonnet
+  $ editwarden wrap --model-url http://127.0.0.1:11434 --step-after 30s -- ./my-agent.py`,
     )
     .action(async (words: string[], flags: Flags) => setExit(await wrap(io, words, flags)));
 }
