@@ -93,16 +93,24 @@ export interface WitnessLog {
   complete?: boolean;
 }
 
-/** Probes by program and its identity on disk: a long-lived process (the warm hook server) serves callers with other PATHs, and a program replaced in place is probed again. */
+/** Probes by program and its identity on disk: a program replaced in place (an upgrade) is probed again. */
 const probed = new Map<string, string | null>();
 
-/** The strace on this process's PATH now, or null (none, too old, or ptrace not permitted here). Probed once per program file. */
-export function witnessProgram(): string | null {
-  const program = (process.env.PATH ?? '')
-    .split(path.delimiter)
-    .filter((dir) => path.isAbsolute(dir))
-    .map((dir) => path.join(dir, 'strace'))
-    .find(isExecutable);
+/**
+ * System locations only. strace runs outside the sandbox and starts bubblewrap itself: a "strace" found through
+ * PATH — where `npx editwarden` puts the project's own node_modules/.bin first, and a hostile repository can ship
+ * one — could run the command unconfined. The same rule as bwrap's (detect.ts).
+ */
+const STRACE_LOCATIONS = ['/usr/bin/strace', '/usr/local/bin/strace', '/bin/strace'];
+
+/**
+ * The strace at a system location, or null (none, too old, or ptrace not permitted here). Probed once per program
+ * file. `EDITWARDEN_STRACE` names another program (tests point it at a missing or failing one), as EDITWARDEN_BWRAP
+ * does for bubblewrap: the environment of editwarden's own process, which a repository does not set.
+ */
+export function witnessProgram(env: NodeJS.ProcessEnv = process.env): string | null {
+  const named = env.EDITWARDEN_STRACE;
+  const program = named !== undefined && named !== '' ? (isExecutable(named) ? named : undefined) : STRACE_LOCATIONS.find(isExecutable);
   if (program === undefined) return null;
   let key: string;
   try {
@@ -115,8 +123,9 @@ export function witnessProgram(): string | null {
   if (known !== undefined) return known;
   let found: string | null = null;
   try {
-    // A real trace of `true`: strace present, new enough for the flags below, and allowed to ptrace.
-    execFileSync(program, [...traceFlags('/dev/null'), '--', 'true'], { stdio: 'ignore', timeout: 5000 });
+    // A real trace of a program that does nothing: strace present, new enough for the flags below, and allowed to ptrace.
+    // This Node by its own path, never a `true` found through PATH: the probe runs outside any sandbox.
+    execFileSync(program, [...traceFlags('/dev/null'), '--', process.execPath, '-e', '0'], { stdio: 'ignore', timeout: 10_000 });
     found = program;
   } catch {
     found = null;
