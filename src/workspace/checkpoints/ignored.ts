@@ -129,8 +129,11 @@ export class IgnoredCapture {
 
   /** What decides which ignored files are covered (the config's caps and rebuildable list): a snapshot made under another is not this one's. */
   get key(): string {
-    return JSON.stringify(this.coverage);
+    this.coverageKey ??= JSON.stringify(this.coverage);
+    return this.coverageKey;
   }
+
+  private coverageKey: string | undefined;
 
   /**
    * Makes the store hold every ignored file as it is now (reading only those
