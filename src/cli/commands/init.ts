@@ -12,6 +12,7 @@ import { applyInit, diffOf, planInit, portableConfigPath } from '../../integrati
 import { launcherBundle } from '../../integrations/client.js';
 import { guardOnPath, recordGuard } from '../../integrations/guard-install.js';
 import { projectLimitsLines } from '../../integrations/limits-summary.js';
+import { networkOfferLines } from '../../integrations/network-offer.js';
 import { paintDiff, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 import { defined } from '../../defined.js';
 
@@ -72,6 +73,8 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
               ...personTrustLines(client, root),
               // What applies in this project and where to change it (the hooks enforce exactly this).
               ...projectLimitsLines(root, name, flags.config === undefined ? undefined : path.resolve(root, flags.config)),
+              // The network stays off; the line that would allow the project's registry, for the person to copy.
+              ...networkOfferLines(root, flags.config === undefined ? undefined : path.resolve(root, flags.config)),
               '',
               'Undo the last change with: editwarden undo (a whole session: editwarden undo --session last)',
               `Take this out again with: editwarden init ${name} --remove`,
