@@ -6,6 +6,7 @@
  * from config, else detection. It must never write a project file, and
  * never decide pass/fail from what the output says.
  */
+import type { NetworkRecord } from './command-network.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../errors.js';
@@ -44,6 +45,8 @@ export interface VerifyOptions {
   tailLines?: number;
   onOutput?: (event: OutputEvent) => void;
   signal?: AbortSignal;
+  /** Where connections the network proxy refuses are recorded (a host-list network): the route that verifies. */
+  networkRecord?: NetworkRecord;
 }
 
 type CommandSource = 'option' | 'config' | 'detected';
@@ -108,7 +111,7 @@ export async function verify(ws: VerifyWorkspace, options: VerifyOptions): Promi
     sandbox: commandSandbox(ws, config),
     timeoutMs: options.timeoutMs ?? config.verify.timeout * 1000,
     artifactDir: dir,
-    ...defined({ graceMs: options.graceMs, env: options.env, tailLines: options.tailLines, onOutput: options.onOutput, signal: options.signal }),
+    ...defined({ graceMs: options.graceMs, env: options.env, tailLines: options.tailLines, onOutput: options.onOutput, signal: options.signal, networkRecord: options.networkRecord }),
   });
   const passed = commandPassed(result);
   const diagnostics = parseDiagnostics(readForDiagnostics(path.join(dir, 'combined.log'), result.tail));

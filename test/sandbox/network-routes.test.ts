@@ -87,6 +87,20 @@ describe('execute_command under the person’s network list', () => {
     expect(report.stdout).toContain(`other.test:${port}`);
   });
 
+  test('a verification (editwarden verify) reaches the listed registry; a refused host is in the log as the verify step', async () => {
+    const { root, cli } = setup('sandbox:\n  network: [registry.test]\n');
+    const ok = await cli(['verify', '--root', root, '--cmd', `curl -sS -f http://registry.test:${port}/v`]);
+    expect(ok.code, ok.stderr).toBe(0);
+    const bad = await cli(['verify', '--root', root, '--cmd', `curl -sS -f -p http://other.test:${port}/v`]);
+    expect(bad.code).toBe(3);
+    expect(served).toEqual(['GET /v']);
+    const json = (await cli(['log', '--root', root, '--json'])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(json.filter((e) => e.kind === 'network')).toMatchObject([{ kind: 'network', route: { via: 'cli' }, tool: 'verify', method: 'CONNECT', host: 'other.test', port, reason: 'not-listed' }]);
+  });
+
   test('--network sets it for one command line; off is the default', async () => {
     const { exec } = setup(null);
     expect((await exec([`curl -sS -f http://registry.test:${port}/a`])).out.calls[0].ok).toBe(false);

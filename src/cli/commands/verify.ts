@@ -103,6 +103,8 @@ async function runVerify(flags: VerifyFlags, io: Io): Promise<number> {
             config,
             baseline: flags.baseline ? 'record' : 'compare',
             signal: interrupt.signal,
+            // What the network proxy refuses (sandbox.network lists hosts) goes to the event log as this command's.
+            networkRecord: { stateDir: ws.stateDir, route: { via: 'cli', run: runId }, tool: 'verify' },
             ...defined({ onOutput: status ? (e: OutputEvent) => status.onOutput(e) : undefined }),
           }),
         );
