@@ -35,6 +35,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { systemProgram } from './system-program.js';
 
 /** Calls that open: a write is one whose flags ask for writing (the path is the returned descriptor's). */
 const OPENS = new Set(['open', 'openat', 'openat2', 'creat']);
@@ -97,20 +98,14 @@ export interface WitnessLog {
 const probed = new Map<string, string | null>();
 
 /**
- * System locations only. strace runs outside the sandbox and starts bubblewrap itself: a "strace" found through
- * PATH — where `npx editwarden` puts the project's own node_modules/.bin first, and a hostile repository can ship
- * one — could run the command unconfined. The same rule as bwrap's (detect.ts).
- */
-const STRACE_LOCATIONS = ['/usr/bin/strace', '/usr/local/bin/strace', '/bin/strace'];
-
-/**
- * The strace at a system location, or null (none, too old, or ptrace not permitted here). Probed once per program
+ * The strace at a system location (system-program.ts: strace runs outside the sandbox and starts bubblewrap
+ * itself, so a "strace" found through PATH could run the command unconfined), or null (none, too old, or ptrace not permitted here). Probed once per program
  * file. `EDITWARDEN_STRACE` names another program (tests point it at a missing or failing one), as EDITWARDEN_BWRAP
  * does for bubblewrap: the environment of editwarden's own process, which a repository does not set.
  */
 export function witnessProgram(env: NodeJS.ProcessEnv = process.env): string | null {
   const named = env.EDITWARDEN_STRACE;
-  const program = named !== undefined && named !== '' ? (isExecutable(named) ? named : undefined) : STRACE_LOCATIONS.find(isExecutable);
+  const program = named !== undefined && named !== '' ? (isExecutable(named) ? named : undefined) : (systemProgram('strace') ?? undefined);
   if (program === undefined) return null;
   let key: string;
   try {

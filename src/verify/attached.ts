@@ -25,6 +25,7 @@ import { sandboxedSpawn, type CommandSandbox } from '../sandbox/spawn.js';
 import type { SandboxKind } from '../sandbox/detect.js';
 import { detectSandbox } from '../sandbox/detect.js';
 import { descendants, freezeTree, processGroup, thawTree, type FrozenTree } from './process-tree.js';
+import { systemProgram } from '../sandbox/system-program.js';
 
 export interface AttachedOptions {
   argv: readonly string[];
@@ -52,13 +53,17 @@ const PASSED_ON: readonly NodeJS.Signals[] = ['SIGINT', 'SIGQUIT', 'SIGHUP', 'SI
 /** The terminal's modes (`stty -g`) when stdin is a terminal, else null. */
 function ttyModes(): string | null {
   if (!process.stdin.isTTY) return null;
-  const r = spawnSync('stty', ['-g'], { stdio: [0, 'pipe', 'ignore'], encoding: 'utf8' });
+  // The system's stty, never one found through PATH (sandbox/system-program.ts): it runs outside the sandbox.
+  const stty = systemProgram('stty');
+  if (stty === null) return null;
+  const r = spawnSync(stty, ['-g'], { stdio: [0, 'pipe', 'ignore'], encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
 function setTtyModes(modes: string | null): void {
-  if (modes === null) return;
-  spawnSync('stty', [modes], { stdio: [0, 'ignore', 'ignore'] });
+  const stty = systemProgram('stty');
+  if (modes === null || stty === null) return;
+  spawnSync(stty, [modes], { stdio: [0, 'ignore', 'ignore'] });
 }
 
 /**

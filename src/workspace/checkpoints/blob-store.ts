@@ -15,6 +15,7 @@ import type { DirHandle, Resolver } from '../resolver.js';
 import { BLOB_ID, readStateFile, StateFolder, untrusted } from '../state-dir.js';
 import { sha256 } from '../workspace.js';
 import { occupiedBytes, type StoreBudget } from './budget.js';
+import { systemProgram } from '../../sandbox/system-program.js';
 
 /** How hard a put must work to make the blob durable. */
 export type Durability =
@@ -388,11 +389,14 @@ function fsyncFile(file: string): void {
  * never leaves a torn one under a real name.
  */
 export function syncFileSystem(dir: string): void {
+  // The system's own sync, never one found through PATH (sandbox/system-program.ts): it runs outside any sandbox.
+  const sync = systemProgram('sync');
+  if (sync === null) return;
   try {
-    execFileSync('sync', ['-f', dir], { stdio: 'ignore' });
+    execFileSync(sync, ['-f', dir], { stdio: 'ignore' });
   } catch {
     try {
-      execFileSync('sync', [], { stdio: 'ignore' });
+      execFileSync(sync, [], { stdio: 'ignore' });
     } catch {
       // No sync tool: see above.
     }

@@ -23,6 +23,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { systemProgram } from '../../sandbox/system-program.js';
 import { STATE_DIR } from '../paths.js';
 import { INOTIFY_HELPER } from './inotify-helper.js';
 
@@ -180,7 +181,11 @@ export class TreeWatch {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-watch-'));
       const req = path.join(dir, 'req');
       const rep = path.join(dir, 'rep');
-      execFileSync('mkfifo', ['-m', '600', req, rep], { stdio: 'ignore' });
+      // System programs only, never through PATH (sandbox/system-program.ts): both run outside any sandbox.
+      const mkfifo = systemProgram('mkfifo');
+      const python = systemProgram('python3');
+      if (mkfifo === null || python === null) return false;
+      execFileSync(mkfifo, ['-m', '600', req, rep], { stdio: 'ignore' });
       // Read-write: opening a FIFO so never waits for the other end, and it never reads as ended while this process lives.
       this.reqFd = fs.openSync(req, fs.constants.O_RDWR);
       this.repFd = fs.openSync(rep, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
@@ -192,7 +197,7 @@ export class TreeWatch {
       const helper = ['-c', INOTIFY_HELPER, this.root, STATE_DIR, ...(this.options.skip ?? [])];
       const launch = this.options.launch;
       const stdio: Array<'ignore' | number> = ['ignore', 'ignore', 'ignore', theirs[0] as number, theirs[1] as number];
-      const child = launch ? spawn(launch.command, [...launch.args, 'python3', ...helper], { stdio }) : spawn('python3', helper, { stdio });
+      const child = launch ? spawn(launch.command, [...launch.args, python, ...helper], { stdio }) : spawn(python, helper, { stdio });
       this.exited = false;
       child.on('error', () => {
         this.exited = true;
