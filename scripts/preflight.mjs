@@ -36,11 +36,13 @@ const TOOLS = {
   chromium: { package: 'chromium', found: () => ['chromium', 'chromium-browser'].some(onPath) },
   strace: { package: 'strace', found: () => onPath('strace') },
   sqlite3: { package: 'sqlite3', found: () => onPath('sqlite3') },
+  python3: { package: 'python3', found: () => onPath('python3') },
 };
 
 const NEEDS = {
-  // strace: the write witness (src/sandbox/witness.ts) the undo tests drive; sqlite3: a real database file for the ignored-files tests.
-  test: { required: ['git', 'make', 'cmake', 'g++', 'tmux', 'bubblewrap', 'chromium', 'strace', 'sqlite3'], wanted: [] },
+  // strace: the write witness (src/sandbox/witness.ts) the undo tests drive; sqlite3: a real database file for the ignored-files tests;
+  // python3: the warm server's watch (src/workspace/checkpoints/tree-watch.ts) its tests start.
+  test: { required: ['git', 'make', 'cmake', 'g++', 'tmux', 'bubblewrap', 'chromium', 'strace', 'sqlite3', 'python3'], wanted: [] },
   demo: { required: [], wanted: ['bubblewrap', 'cmake', 'g++', 'make'] },
 };
 

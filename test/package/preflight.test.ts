@@ -51,7 +51,7 @@ function preflight(bin: string, env: Record<string, string> = {}) {
 
 describe('the preflight, as root and as an ordinary user', () => {
   it('a missing tool: root installs it with apt-get; an ordinary user never runs apt-get and gets one line with the sudo command', () => {
-    const { bin, calls } = madePath(['sh', 'git', 'make', 'cmake', 'g++', 'chromium', 'strace', 'sqlite3']);
+    const { bin, calls } = madePath(['sh', 'git', 'make', 'cmake', 'g++', 'chromium', 'strace', 'sqlite3', 'python3']);
     const r = preflight(bin);
     expect(r.status).toBe(1);
     if (IS_ROOT) {
@@ -65,7 +65,7 @@ describe('the preflight, as root and as an ordinary user', () => {
   });
 
   it('a bubblewrap that cannot start a user namespace stops the run with one line saying how to allow them', () => {
-    const { bin, calls } = madePath(['sh', 'git', 'make', 'cmake', 'g++', 'chromium', 'tmux', 'strace', 'sqlite3']);
+    const { bin, calls } = madePath(['sh', 'git', 'make', 'cmake', 'g++', 'chromium', 'tmux', 'strace', 'sqlite3', 'python3']);
     const bwrap = path.join(path.dirname(bin), 'bwrap');
     fs.writeFileSync(bwrap, '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n');
     fs.chmodSync(bwrap, 0o755);
@@ -78,7 +78,7 @@ describe('the preflight, as root and as an ordinary user', () => {
   });
 
   it('the real bubblewrap starts its namespaces for whoever runs this (root or not): the suite’s sandbox tests need it', () => {
-    const { bin } = madePath(['sh', 'git', 'make', 'cmake', 'g++', 'chromium', 'tmux', 'strace', 'sqlite3']);
+    const { bin } = madePath(['sh', 'git', 'make', 'cmake', 'g++', 'chromium', 'tmux', 'strace', 'sqlite3', 'python3']);
     const r = preflight(bin);
     expect(r).toEqual({ status: 0, lines: [] });
   });
