@@ -51,7 +51,7 @@ export function copilotTrust(root: string, env: Env = process.env): CopilotTrust
   const home = env.COPILOT_HOME || (env.HOME ? path.join(env.HOME, '.copilot') : null);
   const file = home === null ? null : path.join(home, 'config.json');
   const ours = readText(path.join(root, '.github', 'hooks', 'editwarden.json'));
-  const hooks = ours !== null && ours.includes(' hook copilot ');
+  const hooks = ours?.includes(' hook copilot ') === true;
   const trusted = file !== null && trustedFolders(readText(file)).some((folder) => isWithin(path.resolve(root), path.resolve(folder)));
   return { file, hooks, trusted };
 }

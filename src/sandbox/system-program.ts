@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** Where the system's own programs live (Debian, Fedora, Arch, Alpine, macOS). */
-export const SYSTEM_BIN_DIRS: readonly string[] = ['/usr/bin', '/usr/local/bin', '/bin'];
+const SYSTEM_BIN_DIRS: readonly string[] = ['/usr/bin', '/usr/local/bin', '/bin'];
 
 /** The first executable regular file named `name` in the system folders, or null. */
 export function systemProgram(name: string): string | null {
