@@ -24,7 +24,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import type { ErrorCode } from '../errors.js';
-import { runSpawned, type CommandResult, type RunnableSpec } from '../verify/spawn-run.js';
+import { END_AT_ONCE, runSpawned, type CommandResult, type RunnableSpec } from '../verify/spawn-run.js';
 import { findServer, startServer } from './hook-client.js';
 import { nestedSandboxSigns } from '../sandbox/outer.js';
 import { lineReader, markTime, type ShellEnd, type ShellHello, type ShellReply } from './hook-socket.js';
@@ -124,7 +124,8 @@ async function throughServer(socket: string, build: string): Promise<number | 'n
   let lost = false;
   const lostServer = (): void => {
     lost = true;
-    controller.abort();
+    // At once: nothing it does from here is counted (spawn-run.ts END_AT_ONCE).
+    controller.abort(END_AT_ONCE);
   };
   conn.once('close', lostServer);
   const result: CommandResult = await runSpawned(prepared.spec, {

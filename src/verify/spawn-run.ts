@@ -88,6 +88,14 @@ export interface SpawnedOptions {
 
 const DEFAULT_GRACE_MS = 2000;
 
+/**
+ * The abort reason that ends a command at once (SIGKILL to its group, no grace): for a caller that can no longer
+ * count what the command does (the guarded shell's client whose server died). A SIGTERM first can be swallowed:
+ * strace, the write witness, detaches as it ends, and the signal pending for its tracee (bubblewrap) can be lost
+ * with it, so the tree would run on for the whole grace.
+ */
+export const END_AT_ONCE = 'end-at-once';
+
 /** Log files written with writeSync: no stream buffers to grow when the disk is slower than the command. */
 class Logs {
   private fds: { stdout: number; stderr: number; combined: number } | null = null;
@@ -241,7 +249,8 @@ export async function runSpawned(spec: RunnableSpec, options: SpawnedOptions): P
       : undefined;
   const onAbort = () => {
     record.aborted = true;
-    terminate();
+    if (options.signal?.reason === END_AT_ONCE && child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+    else terminate();
   };
   options.signal?.addEventListener('abort', onAbort, { once: true });
 
