@@ -43,7 +43,9 @@ describe('freezeTree holds every descendant still; thawTree lets them go on', ()
     const root = child.pid as number;
     expect(descendants(root).length).toBeGreaterThanOrEqual(1);
 
-    const frozen = await freezeTree(root);
+    // Room for a machine under load: a writer inside a rename on a busy disk (state D) stops only once the I/O is done
+    // (CI saw one still running at the default 2 s, with the suite's other workers fsyncing beside it).
+    const frozen = await freezeTree(root, 15_000);
     expect(frozen.supported).toBe(true);
     expect(frozen.late).toEqual([]);
     for (const pid of descendants(root)) expect(['T', 't', 'Z', null]).toContain(processState(pid));
