@@ -70,7 +70,7 @@ export function processGroup(pid: number): number | null {
   return statOf(pid)?.pgrp ?? null;
 }
 
-function statOf(pid: number): { state: string; pgrp: number } | null {
+function statOf(pid: number): { state: string; pgrp: number; start: string | null } | null {
   try {
     return parseStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
@@ -84,12 +84,15 @@ function statOf(pid: number): { state: string; pgrp: number } | null {
  * process named `x) T 1 1 (` must not read as stopped or as another group —
  * so the fields are read after the LAST ")".
  */
-export function parseStat(stat: string): { state: string; pgrp: number } | null {
+export function parseStat(stat: string): { state: string; pgrp: number; start: string | null } | null {
   const close = stat.lastIndexOf(')');
   if (close < 0) return null;
-  const [state, , pgrp] = stat.slice(close + 2).split(' ');
+  const fields = stat.slice(close + 2).split(' ');
+  const [state, , pgrp] = fields;
   if (state === undefined || state === '' || pgrp === undefined || !/^\d+$/.test(pgrp)) return null;
-  return { state, pgrp: Number(pgrp) };
+  // Field 22, the start time in clock ticks since boot: with the pid, who the process is (a pid is reused).
+  const start = fields[19];
+  return { state, pgrp: Number(pgrp), start: start !== undefined && /^\d+$/.test(start) ? start : null };
 }
 
 const STOPPED = new Set(['T', 't']);
@@ -102,6 +105,8 @@ export interface FrozenTree {
   stopped: number[];
   /** Processes that did not reach the stopped state in time (uninterruptible I/O): the capture may race them. */
   late: number[];
+  /** Each stopped pid's start time when it was stopped: a pid freed and reused since is another process, never continued. */
+  starts?: ReadonlyMap<number, string | null>;
 }
 
 function send(pid: number, signal: NodeJS.Signals): boolean {
@@ -123,6 +128,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export async function freezeTree(rootPid: number, waitMs = 2000): Promise<FrozenTree> {
   if (process.platform !== 'linux' || !fs.existsSync(`/proc/${rootPid}`)) return { supported: process.platform === 'linux', stopped: [], late: [] };
   const stopped: number[] = [];
+  const starts = new Map<number, string | null>();
   const handled = new Set<number>();
   // Passes until one finds nothing new: a child forked before its parent stopped shows up in the next one.
   for (let pass = 0; pass < 100; pass++) {
@@ -131,27 +137,44 @@ export async function freezeTree(rootPid: number, waitMs = 2000): Promise<Frozen
       if (handled.has(pid)) continue;
       handled.add(pid);
       fresh++;
-      const state = processState(pid);
-      if (state === null || GONE.has(state) || STOPPED.has(state)) continue;
-      if (send(pid, 'SIGSTOP')) stopped.push(pid);
+      const stat = statOf(pid);
+      if (stat === null || GONE.has(stat.state) || STOPPED.has(stat.state)) continue;
+      if (send(pid, 'SIGSTOP')) {
+        stopped.push(pid);
+        starts.set(pid, stat.start);
+      }
     }
     if (fresh === 0) break;
   }
+  // A process that ended under the signal (a zombie then reaped) frees its pid, which another process may take at
+  // once on a busy machine: that one is not ours, and not late.
+  const notYetStopped = (pid: number): boolean => {
+    const stat = statOf(pid);
+    if (stat === null || stat.start !== starts.get(pid)) return false;
+    if (STOPPED.has(stat.state) || GONE.has(stat.state)) return false;
+    // A parent waiting in the kernel for a child this freeze stopped (a shell's vfork waits in D until the child runs
+    // exec) cannot get back to running code: it takes its own SIGSTOP the moment it leaves that wait. Held, not late.
+    return !(stat.state === 'D' && waitsOnStoppedChildren(pid));
+  };
   const deadline = Date.now() + waitMs;
   let late = stopped.filter(notYetStopped);
   while (late.length > 0 && Date.now() < deadline) {
     await sleep(2);
     late = late.filter(notYetStopped);
   }
-  return { supported: true, stopped, late };
+  return { supported: true, stopped, late, starts };
 }
 
-function notYetStopped(pid: number): boolean {
-  const state = processState(pid);
-  return state !== null && !STOPPED.has(state) && !GONE.has(state);
+function waitsOnStoppedChildren(pid: number): boolean {
+  const children = childrenOf(pid);
+  return children.length > 0 && children.every((child) => STOPPED.has(processState(child) ?? ''));
 }
 
 /** Continues what `freezeTree` stopped, children before their parents (a parent shell then sees its job running, not stopped). */
 export function thawTree(frozen: FrozenTree): void {
-  for (const pid of [...frozen.stopped].reverse()) send(pid, 'SIGCONT');
+  for (const pid of [...frozen.stopped].reverse()) {
+    // Only the process this freeze stopped: its pid, freed and taken by another since, is left alone.
+    if (frozen.starts !== undefined && statOf(pid)?.start !== frozen.starts.get(pid)) continue;
+    send(pid, 'SIGCONT');
+  }
 }

@@ -11,7 +11,7 @@ import { parseStat } from '../../src/verify/process-tree.js';
 
 const STATES = ['R', 'S', 'D', 'T', 't', 'Z', 'X', 'I', 'P', 'W'];
 
-describe('parseStat reads the state and the process group after the last ")", whatever the name', () => {
+describe('parseStat reads the state, the process group and the start time after the last ")", whatever the name', () => {
   it('any name of up to 15 characters, parentheses and spaces included', () => {
     fc.assert(
       fc.property(
@@ -19,9 +19,11 @@ describe('parseStat reads the state and the process group after the last ")", wh
         fc.string({ maxLength: 15, unit: fc.constantFrom('a', ' ', '(', ')', 'T', 'Z', 'x', '1', '\t') }),
         fc.constantFrom(...STATES),
         fc.integer({ min: 1, max: 4_194_304 }),
-        (pid, comm, state, pgrp) => {
-          const line = `${pid} (${comm}) ${state} 1 ${pgrp} ${pgrp} 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 12345 0 0\n`;
-          expect(parseStat(line)).toEqual({ state, pgrp });
+        fc.nat(),
+        (pid, comm, state, pgrp, start) => {
+          // Field 22 is the start time: with the pid, who the process is (freezeTree and thawTree never act on a reused pid).
+          const line = `${pid} (${comm}) ${state} 1 ${pgrp} ${pgrp} 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 ${start} 0 0\n`;
+          expect(parseStat(line)).toEqual({ state, pgrp, start: String(start) });
         },
       ),
     );

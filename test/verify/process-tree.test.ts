@@ -43,9 +43,8 @@ describe('freezeTree holds every descendant still; thawTree lets them go on', ()
     const root = child.pid as number;
     expect(descendants(root).length).toBeGreaterThanOrEqual(1);
 
-    // Room for a machine under load: a writer inside a rename on a busy disk (state D) stops only once the I/O is done
-    // (CI saw one still running at the default 2 s, with the suite's other workers fsyncing beside it).
-    const frozen = await freezeTree(root, 15_000);
+    // The writer shell may be caught in a vfork, waiting in D for an `mv` child the freeze stopped: held, not late.
+    const frozen = await freezeTree(root);
     expect(frozen.supported).toBe(true);
     expect(frozen.late).toEqual([]);
     for (const pid of descendants(root)) expect(['T', 't', 'Z', null]).toContain(processState(pid));
