@@ -19,7 +19,9 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-usage-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' } });
+  // FORCE_COLOR left out, not emptied: Node 22.23 warns on stderr when NO_COLOR and any FORCE_COLOR are both set.
+  const { FORCE_COLOR: _forced, ...env } = process.env;
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: root, encoding: 'utf8', env: { ...env, NO_COLOR: '1' } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
