@@ -25,7 +25,6 @@ import {
   mcpServer,
   putServer,
   isOurServer,
-  takeServer,
   MCP_SERVER_NAME,
   objectAt,
   parseJsonObject,
@@ -34,6 +33,7 @@ import {
   upsertHookGroup,
   type ClientIntegration,
   type HookOutput,
+  takeOurSettings,
 } from './client.js';
 import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
@@ -178,8 +178,7 @@ export const claude: ClientIntegration = {
         remove(existing) {
           if (existing === null) return null;
           const data = parseJsonObject(existing, '.mcp.json');
-          takeServer(objectAt(data, 'mcpServers'));
-          dropIfEmpty(data, 'mcpServers');
+          takeOurSettings(data);
           return jsonOrNothing(data, existing);
         },
         switches: () => [],

@@ -296,6 +296,19 @@ export function takeServer<V>(servers: Table<V>): void {
 }
 
 /**
+ * Takes editwarden's MCP server and its hooks (`hooks`: the client's event key → the marker of our command there)
+ * out of a settings object, and the containers that leaves empty: what every client's `remove` does to its own file.
+ */
+export function takeOurSettings<V>(data: Table<V>, hooks: Readonly<Record<string, string>> = {}): void {
+  takeServer(objectAt(data, 'mcpServers'));
+  dropIfEmpty(data, 'mcpServers');
+  if (Object.keys(hooks).length === 0) return;
+  const table = objectAt(data, 'hooks');
+  for (const [event, marker] of Object.entries(hooks)) removeOurHooks(table, event, marker);
+  dropIfEmpty(data, 'hooks');
+}
+
+/**
  * JSON text of settings: a file init creates in two spaces with a final newline; a file of the person's in its own
  * indentation (tabs or N spaces, or none: one line), line ends and final newline (issue 38.7: init and `--remove`
  * rewrote a person's 4-space file in 2 spaces).

@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import type { ErrorInfo } from '../errors.js';
-import { arrayAt, dropIfEmpty, jsonOrNothing, jsonText, removeFromList, mcpServer, objectAt, parseJsonObject, putServer, refusalText, guardedHookCommand, takeServer, type ClientIntegration, type Json } from './client.js';
+import { arrayAt, dropIfEmpty, jsonOrNothing, jsonText, removeFromList, mcpServer, objectAt, parseJsonObject, putServer, refusalText, guardedHookCommand, type ClientIntegration, type Json, takeOurSettings } from './client.js';
 
 export const cursor: ClientIntegration = {
   name: 'cursor',
@@ -31,8 +31,7 @@ export const cursor: ClientIntegration = {
         remove(existing) {
           if (existing === null) return null;
           const data = parseJsonObject(existing, '.cursor/mcp.json');
-          takeServer(objectAt(data, 'mcpServers'));
-          dropIfEmpty(data, 'mcpServers');
+          takeOurSettings(data);
           return jsonOrNothing(data, existing);
         },
         switches: () => [],

@@ -14,17 +14,16 @@ import {
   jsonOrNothing,
   jsonText,
   removeFromList,
-  removeOurHooks,
   mcpServer,
   objectAt,
   parseJsonObject,
   putServer,
   refusalText,
   guardedHookCommand,
-  takeServer,
   upsertHookGroup,
   type ClientIntegration,
   type Json,
+  takeOurSettings,
 } from './client.js';
 import { objectOf, stringField, type NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
@@ -98,12 +97,7 @@ export const gemini: ClientIntegration = {
         remove(existing) {
           if (existing === null) return null;
           const data = parseJsonObject(existing, '.gemini/settings.json');
-          takeServer(objectAt(data, 'mcpServers'));
-          dropIfEmpty(data, 'mcpServers');
-          const hooks = objectAt(data, 'hooks');
-          removeOurHooks(hooks, 'BeforeTool', PRE);
-          removeOurHooks(hooks, 'AfterTool', POST);
-          dropIfEmpty(data, 'hooks');
+          takeOurSettings(data, { BeforeTool: PRE, AfterTool: POST });
           return jsonOrNothing(data, existing);
         },
         switches(existing) {

@@ -16,7 +16,7 @@
 import path from 'node:path';
 import type { EditRequest } from '../edit/types.js';
 import type { ErrorInfo } from '../errors.js';
-import { arrayAt, dropIfEmpty, jsonOrNothing, jsonText, removeOurHooks, mcpServer, objectAt, parseJsonObject, putServer, refusalText, guardedHookCommand, takeServer, upsertHookGroup, type ClientIntegration, type Json } from './client.js';
+import { arrayAt, jsonOrNothing, jsonText, mcpServer, objectAt, parseJsonObject, putServer, refusalText, guardedHookCommand, upsertHookGroup, type ClientIntegration, type Json, takeOurSettings } from './client.js';
 import { objectOf, stringField, type NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
 
@@ -90,12 +90,7 @@ export const qwen: ClientIntegration = {
         remove(existing) {
           if (existing === null) return null;
           const data = parseJsonObject(existing, '.qwen/settings.json');
-          takeServer(objectAt(data, 'mcpServers'));
-          dropIfEmpty(data, 'mcpServers');
-          const hooks = objectAt(data, 'hooks');
-          removeOurHooks(hooks, 'PreToolUse', PRE);
-          removeOurHooks(hooks, 'PostToolUse', POST);
-          dropIfEmpty(data, 'hooks');
+          takeOurSettings(data, { PreToolUse: PRE, PostToolUse: POST });
           // The settings version is init's (or Qwen's own) only when nothing else is left.
           if (Object.keys(data).length === 1 && data[VERSION_KEY] !== undefined) return null;
           return jsonOrNothing(data, existing);
