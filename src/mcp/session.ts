@@ -27,17 +27,13 @@
  */
 import { runProfile } from '../runs/profile.js';
 import { Run } from '../runs/run.js';
-import type { Config } from '../config/config.js';
 import { loadProjectConfig } from '../config/load.js';
-import { type ConfigLayers, ignoredNotice } from '../config/layers.js';
+import { ignoredNotice } from '../config/layers.js';
 import { ErrorCode, toErrorInfo } from '../errors.js';
 import type { Attendance } from '../config/modes.js';
 import { ToolRunner, type RunSummary } from '../tools/runner.js';
 import { toolAliases, toolsetFor, type Toolset } from '../tools/toolset.js';
-import type { ToolContext } from '../tools/types.js';
-import { openProject } from '../host/project.js';
-import type { TransactionLayer } from '../workspace/transaction.js';
-import type { Workspace } from '../workspace/workspace.js';
+import { openProject, type Project } from '../host/project.js';
 import { buildCatalog, type McpToolEntry } from './catalog.js';
 import { chooseRoot, type RootChoice } from './roots.js';
 import { errorResult, recordResult, type McpToolResult } from './results.js';
@@ -68,30 +64,25 @@ export interface ListedTool {
   annotations: McpToolEntry['annotations'];
 }
 
-interface OpenRoot {
-  root: string;
+/** The root the session serves: where it was chosen from, the project opened there (whole), and what its config offers and serves. */
+interface ServedRoot {
   choice: RootChoice;
-  ws: Workspace;
-  transactions: TransactionLayer;
-  config: Config;
-  /** Which layer set each key (config/layers.ts): a mode's defaults give way to these; a limit's refusal names its file. */
-  layers: ConfigLayers;
-  /** What this root's config offers and serves (tools/toolset.ts, client mcp). */
+  project: Project;
+  /** tools/toolset.ts, client mcp. */
   toolset: Toolset;
-  apply: ToolContext['apply'];
 }
 
 export class McpSession {
   private readonly options: SessionOptions;
   private readonly catalog = buildCatalog();
   private clientRoots: Promise<readonly string[] | undefined> = Promise.resolve(undefined);
-  private open: OpenRoot | null = null;
+  private open: ServedRoot | null = null;
   private runner: ToolRunner | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   /** Read-only calls in flight since the last exclusive step; the next exclusive step waits for them. */
   private reads = new Set<Promise<unknown>>();
   /** The root being opened, shared by calls that overlap. */
-  private opening: Promise<OpenRoot> | null = null;
+  private opening: Promise<ServedRoot> | null = null;
   private closed = false;
   private clientName: string | undefined;
   /** Runs that have ended in this session, oldest first. */
@@ -114,14 +105,14 @@ export class McpSession {
   /** Resolves the root again; true when it moved (the old run is finished; the tool list may differ). */
   async refreshRoot(): Promise<boolean> {
     return this.enqueue(async () => {
-      const before = this.open?.root;
+      const before = this.open?.choice.root;
       try {
         await this.workspace();
       } catch (error) {
         this.options.log(`editwarden mcp: ${toErrorInfo(error).message}`);
         this.release();
       }
-      return this.open?.root !== before;
+      return this.open?.choice.root !== before;
     });
   }
 
@@ -182,7 +173,7 @@ export class McpSession {
     const routed = entry.route(rawArgs as Record<string, unknown>);
     if (!routed.ok) return errorResult(routed.error);
 
-    let open: OpenRoot;
+    let open: ServedRoot;
     try {
       open = await this.workspace();
     } catch (error) {
@@ -229,7 +220,7 @@ export class McpSession {
     if (this.options.mode === 'headless') this.runner = runner;
   }
 
-  private currentRunner(open: OpenRoot): ToolRunner {
+  private currentRunner(open: ServedRoot): ToolRunner {
     const r = this.runner;
     if (r) {
       if (this.options.mode === 'headless') return r;
@@ -239,12 +230,9 @@ export class McpSession {
       this.endRun();
     }
     this.runner = ToolRunner.start({
-      ws: open.ws,
-      config: open.config,
-      run: new Run({ profile: runProfile(this.options.mode, { config: open.config, layers: open.layers }) }),
-      tools: open.toolset.tools,
-      transactions: open.transactions,
-      apply: open.apply,
+      project: open.project,
+      run: new Run({ profile: runProfile(this.options.mode, { config: open.toolset.config, layers: open.project.layers }) }),
+      toolset: open.toolset,
       // The event log names the route: an MCP client's calls, whichever mode, and the client where it said its name.
       events: { via: 'mcp', ...defined({ client: this.clientName || undefined }) },
     });
@@ -269,7 +257,7 @@ export class McpSession {
   }
 
   /** The open root for the client's current roots; overlapping read-only calls share one opening. */
-  private workspace(): Promise<OpenRoot> {
+  private workspace(): Promise<ServedRoot> {
     if (this.opening) return this.opening;
     const opening = this.openWorkspace().finally(() => {
       if (this.opening === opening) this.opening = null;
@@ -279,34 +267,24 @@ export class McpSession {
   }
 
   /** Opens (and recovers) the root on first use or after a change of the client's roots. */
-  private async openWorkspace(): Promise<OpenRoot> {
+  private async openWorkspace(): Promise<ServedRoot> {
     const clientRoots = await this.clientRoots;
     const choice = chooseRoot({ clientRoots, cliRoot: this.options.cliRoot, cliRootExplicit: this.options.cliRootExplicit, confine: this.options.confineRoots === true });
-    if (this.open && this.open.root === choice.root) return this.open;
+    if (this.open && this.open.choice.root === choice.root) return this.open;
     if (this.open) {
-      this.options.log(`editwarden mcp: the client's roots changed; workspace ${this.open.root} → ${choice.root}`);
+      this.options.log(`editwarden mcp: the client's roots changed; workspace ${this.open.choice.root} → ${choice.root}`);
       this.release();
     }
     const { config: file, trust, layers } = loadProjectConfig(choice.root, this.options.configFile);
-    const toolset = toolsetFor(runProfile(this.options.mode, { config: file, layers }), file, { client: 'mcp' });
     const notice = ignoredNotice(layers);
     if (notice) this.options.log(`editwarden mcp: note: ${notice}`);
-    const loaded = toolset.config;
-    const config = this.options.unsandboxed ? { ...loaded, sandbox: { ...loaded.sandbox, allow_unsandboxed: true } } : loaded;
-    const opened = openProject(choice.root, config, { languageHooks: 'session', configFiles: this.options.configFile !== undefined ? [this.options.configFile] : undefined, trust });
-    for (const notice of opened.recovered) this.options.log(`editwarden mcp: recovered: ${notice.message}`);
+    const config = this.options.unsandboxed ? { ...file, sandbox: { ...file.sandbox, allow_unsandboxed: true } } : file;
+    const project = openProject(choice.root, config, { languageHooks: 'session', configFiles: this.options.configFile !== undefined ? [this.options.configFile] : undefined, trust, layers });
+    const toolset = toolsetFor(runProfile(this.options.mode, { config, layers }), config, { client: 'mcp' });
+    for (const notice of project.recovered) this.options.log(`editwarden mcp: recovered: ${notice.message}`);
     for (const bad of choice.ignored) this.options.log(`editwarden mcp: ignored client root ${bad}`);
     this.options.log(`editwarden mcp: workspace ${choice.root} (${choice.source === 'client' ? "the client's root" : choice.source === 'flag' ? '--root' : 'working folder'})`);
-    this.open = {
-      root: choice.root,
-      choice,
-      ws: opened.ws,
-      transactions: opened.transactions,
-      config,
-      layers,
-      toolset,
-      apply: opened.applyOptions,
-    };
+    this.open = { choice, project, toolset };
     return this.open;
   }
 

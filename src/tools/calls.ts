@@ -1,11 +1,15 @@
 /**
  * The values of the tool-call life cycle, as callers of the ToolRunner see
- * them: the runner's options, the call asked for, the approval asked of a person (or hook), the
+ * them: how a runner starts, the call asked for, the approval asked of a person (or hook), the
  * record kept of each call, the events shown while a run goes on, and the
  * summary of an ended run. Types and plain builders only: nothing here runs
  * a tool, decides a call or writes a record.
  */
-import type { Run } from '../runs/run.js';
+import { Run } from '../runs/run.js';
+import { runProfile } from '../runs/profile.js';
+import { defined } from '../defined.js';
+import type { Project } from '../host/project.js';
+import type { Toolset } from './toolset.js';
 import type { z } from 'zod';
 import { EditwardenError, ErrorCode, formatRefusal } from '../errors.js';
 import type { FileChange } from '../guard/constraints.js';
@@ -73,22 +77,10 @@ export const approveAll: ApprovalHook = () => ({ approved: true });
 
 export type RunnerEvent = { type: 'call-start'; index: number; tool: string } | { type: 'call-end'; record: CallRecord } | { type: 'violation'; violation: Violation } | { type: 'usage'; tokens: number };
 
-export interface ToolRunnerOptions {
-  ws: FileView;
-  config: Config;
-  /**
-   * The run (runs/run.ts): its id, its profile (who approves a change — a
-   * person, or the constraints alone, then a tool that needs a person is
-   * refused — and the failure policy that settles it), its cancellation.
-   * Every entry point builds the profile with runProfile(); default: a new
-   * run under the headless profile of `config`.
-   */
-  run?: Run;
-  tools?: readonly AnyTool[];
+/** What a runner takes besides the project, whichever form starts it. */
+interface RunnerCommon {
   /** Keep command logs, calls.jsonl, metrics.json and reports in `.editwarden/runs/<id>/` (default true). */
   artifacts?: boolean;
-  /** Edit options and language hooks for the write tools. */
-  apply?: ToolContext['apply'];
   approve?: ApprovalHook;
   interaction?: Interaction;
   onEvent?: (event: RunnerEvent) => void;
@@ -98,9 +90,68 @@ export interface ToolRunnerOptions {
    * id. false: record none (default when `artifacts` is false).
    */
   events?: Omit<EventRoute, 'run'> | false;
+  timing?: RunnerTiming;
+}
+
+/**
+ * How a runner starts: `ToolRunner.start({ project, run, toolset })`. The
+ * project travels whole, as the entry opened it (host/project.ts): its
+ * workspace, transaction layer and `applyOptions` (the edit options and
+ * language hooks, made once there) are the runner's, never re-packed by an
+ * entry point.
+ */
+export interface ToolRunnerStart extends RunnerCommon {
+  project: Project;
+  /**
+   * The run (runs/run.ts): its id, its profile (who approves a change — a
+   * person, or the constraints alone, then a tool that needs a person is
+   * refused — and the failure policy that settles it), its cancellation.
+   * Every entry point builds the profile with runProfile(); default: a new
+   * run under the headless profile of the project's config and layers.
+   */
+  run?: Run;
+  /**
+   * What the run serves and the config its guard reads (tools/toolset.ts `toolsetFor`; an entry point may put
+   * its own tools beside the toolset's). Default: the project's config and the built-in tools.
+   */
+  toolset?: Pick<Toolset, 'config' | 'tools'>;
+  /** The view every call reads and writes when it is not the project's workspace: an overlay of it (a dry run). */
+  view?: FileView;
+}
+
+/**
+ * @deprecated The form before the project travelled whole: its pieces one by
+ * one. Still taken by `ToolRunner.start` for library callers; pass
+ * `{ project: openProject(root, config), run, toolset }` instead
+ * (docs/library.md). Unlike a project's runner, a runner started this way
+ * plans with `apply` alone (default: the engine's default edit options).
+ */
+export interface ToolRunnerOptions extends RunnerCommon {
+  ws: FileView;
+  config: Config;
+  /** The run; default: a new run under the headless profile of `config`. */
+  run?: Run;
+  tools?: readonly AnyTool[];
+  /** Edit options and language hooks for the write tools. */
+  apply?: ToolContext['apply'];
   /** The transaction layer (default: the disk workspace's own); required when `ws` is an overlay (a dry run). */
   transactions?: TransactionLayer;
-  timing?: RunnerTiming;
+}
+
+/** The runner's own view of either form: the project's pieces, taken from it in this one place. */
+export function runnerParts(options: ToolRunnerStart | ToolRunnerOptions): ToolRunnerOptions {
+  if (!('project' in options)) return options;
+  const { project, run, toolset, view, ...common } = options;
+  const config = toolset?.config ?? project.config;
+  return {
+    ...common,
+    ws: view ?? project.ws,
+    config,
+    run: run ?? new Run({ profile: runProfile('headless', { config, layers: project.layers }) }),
+    ...defined({ tools: toolset?.tools }),
+    apply: project.applyOptions,
+    transactions: project.transactions,
+  };
 }
 
 interface RunnerTiming {

@@ -50,6 +50,7 @@ import {
   refusedBy,
   resultFields,
   noLayer,
+  runnerParts,
   unknownToolFields,
   violationError,
   type ApprovalRequest,
@@ -60,6 +61,7 @@ import {
   type RunSummary,
   type ToolCall,
   type ToolRunnerOptions,
+  type ToolRunnerStart,
 } from './calls.js';
 import { ToolRegistry } from './registry.js';
 import { configUnder, runProfile, type RunProfile } from '../runs/profile.js';
@@ -125,12 +127,8 @@ export class ToolRunner {
     // The guard's question is only whether a person is there to ask.
     this.mode = this.profile.approval === 'person' ? 'interactive' : 'headless';
     this.registry = new ToolRegistry(options.tools);
-    this.guard = new ConstraintGuard(this.config.constraints, {
-      mode: this.mode,
-      ...(options.timing?.now ? { now: options.timing.now } : {}),
-      // Where each limit was set (the profile knows when the config's layers were read): a refusal names the file.
-      ...(this.profile.limitSource ? { limitSource: this.profile.limitSource } : {}),
-    });
+    // Where each limit was set (the profile knows when the config's layers were read): a refusal names the file.
+    this.guard = new ConstraintGuard(this.config.constraints, { mode: this.mode, ...defined({ now: options.timing?.now, limitSource: this.profile.limitSource }) });
     this.runId = this.run.id;
     this.runDir = options.artifacts === false ? null : ensureRunDir(options.ws, this.runId);
     this.transactions = options.transactions ?? transactionsOf(options.ws) ?? noLayer();
@@ -142,9 +140,10 @@ export class ToolRunner {
    * Starts a run and opens its transaction as its failure policy wants it (runs/run.ts): under `rollback` the
    * whole run is one transaction that begins with a checkpoint of the workspace, so a violation (or a crash)
    * puts every file back as it was. A run its mode opens itself (controlled mode, at its one edit) is left to it.
+   * `{ project, run, toolset }`: the opened project whole (the deprecated form of its pieces is still taken).
    */
-  static start(options: ToolRunnerOptions): ToolRunner {
-    const runner = new ToolRunner(options);
+  static start(options: ToolRunnerStart | ToolRunnerOptions): ToolRunner {
+    const runner = new ToolRunner(runnerParts(options));
     if (runner.run.opener === 'runner') runner.run.open(runner.transactions, { name: `run ${runner.runId}`, reason: `${runner.profile.mode} run under failure policy ${runner.profile.failure}` });
     return runner;
   }

@@ -97,13 +97,10 @@ async function runExec(file: string, flags: ExecFlags, io: Io): Promise<number> 
   let runner: ToolRunner;
   try {
     // --config is part of the protected set: no tool writes it, a command that changes it is put back.
-    const opened = await openForCommand(root, config, io, flags.json === true, flags.config, trust);
+    const project = await openForCommand(root, config, io, flags.json === true, flags.config, trust, layers);
     runner = ToolRunner.start({
-      ws: opened.ws,
-      config,
+      project,
       run: new Run({ profile: runProfile('headless', { config, layers }) }),
-      transactions: opened.transactions,
-      apply: opened.applyOptions,
       // `editwarden log` tells an exec of recorded calls from an agent's own run.
       events: { via: 'exec' },
     });
