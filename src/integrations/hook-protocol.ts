@@ -14,7 +14,8 @@ import type { EventRoute } from '../runs/event-types.js';
 import type { ClientIntegration, HookEventKind, HookOutput } from './client.js';
 import { hookRoute } from './hook-events.js';
 import { NativeInputError, objectOf, type NativeEdit } from './native-edit.js';
-import { sessionOf, type SessionKey } from './session-ledger.js';
+import type { SessionKey } from '../runs/ledger.js';
+import { sessionOf } from './session-id.js';
 
 /** A hook input as editwarden reads it. */
 export type HookCall = { route: EventRoute; session: SessionKey | null } & (

@@ -20,7 +20,7 @@ import { defined } from '../defined.js';
 import { CLIENTS } from './index.js';
 import { carriedFolderFile, cdBackLine } from './shell-cwd.js';
 import { STATE_DIR } from '../workspace/paths.js';
-import type { SessionKey } from './session-ledger.js';
+import type { SessionKey } from '../runs/ledger.js';
 
 /** For a client whose own shell carries its folder: the client's shell follows the guarded command's `cd` (shell-cwd.ts). */
 function cdBackSuffix(client: ClientIntegration | undefined, root: string, session: SessionKey | null): string {

@@ -6,7 +6,7 @@
  * file natively and another through `write_file`. Here a call that writes
  * project files is planned by the tool's own `prepare` — the plan the
  * server's runner makes before it writes — and its changes are charged to
- * the client session's ledger (session-ledger.ts), so native tools, the
+ * the client session's ledger (runs/ledger.ts), so native tools, the
  * client's shell and editwarden's MCP tools count against one set of limits.
  *
  * It never writes and never runs the invocation it prepared. A call it cannot
@@ -28,7 +28,7 @@ import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { openProjectAt } from '../host/project-at.js';
 import { mcpWriteTool } from '../tools/toolset.js';
 import type { ToolContext } from '../tools/types.js';
-import { SessionLedger, sessionLimits, type SessionKey } from './session-ledger.js';
+import { openLedger, sessionLimits, violationRefusal, type SessionKey } from '../runs/ledger.js';
 
 /**
  * The refusal when the write of MCP tool `tool` (its name on the server) with `args` would take the session
@@ -59,7 +59,8 @@ export async function chargeMcpCall(root: string, tool: string, args: Record<str
     const prepared = await definition.prepare(parsed.data, ctx);
     if (!prepared.ok) return null;
     const changes = prepared.invocation.changes;
-    return new SessionLedger(project.ws.stateDir, project.transactions.checkpoints.lock, session).charge(limits, changes, `mcp ${definition.name}`);
+    const v = openLedger(limits, { key: session, stateDir: project.ws.stateDir, lock: project.transactions.checkpoints.lock }).charge(changes, { tool: `mcp ${definition.name}` });
+    return v ? violationRefusal(v) : null;
   } catch (error) {
     // Fail closed: a call whose effect on the session's limits cannot be judged is refused.
     const info = toErrorInfo(error);

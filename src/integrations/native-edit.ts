@@ -7,7 +7,7 @@
  */
 import type { EditRequest } from '../edit/types.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
-import type { SessionKey } from './session-ledger.js';
+import type { SessionKey } from '../runs/ledger.js';
 
 export interface NativeEdit {
   /** Which client (claude, codex, gemini, cursor, opencode, copilot, qwen). */
@@ -20,7 +20,7 @@ export interface NativeEdit {
   requests: EditRequest[];
   /** Paths written without a content model (vetted as paths only). */
   pathsOnly: string[];
-  /** The client session this call belongs to: its limits count across the session (session-ledger.ts). */
+  /** The client session this call belongs to: its limits count across the session (runs/ledger.ts). */
   session?: SessionKey;
 }
 

@@ -34,7 +34,7 @@ import path from 'node:path';
 import { atomicWriteFile } from '../workspace/atomic.js';
 import { ensureStateSubdir } from '../workspace/state-dir.js';
 import type { Located } from '../workspace/resolver.js';
-import type { SessionKey } from './session-ledger.js';
+import type { SessionKey } from '../runs/ledger.js';
 
 const CWD_DIR = 'shell-cwd';
 /** A folder path longer than this is not one a shell reported. */

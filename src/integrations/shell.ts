@@ -22,7 +22,6 @@ import fs from 'node:fs';
 import { modelKeyEnvNames } from '../config/env-names.js';
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { CommandEffects, type CommandEffectsResult } from '../guard/command-effects.js';
-import { ConstraintGuard } from '../guard/constraints.js';
 import { commandSandbox, outerSandboxLine, sandboxInForce, unsandboxedRefusal } from '../sandbox/for-workspace.js';
 import { sandboxFailureNote } from '../sandbox/failure-note.js';
 import { commandSpawnSpec, displayCommand } from '../verify/runner.js';
@@ -30,11 +29,10 @@ import { runSpawned, type CommandResult, type RunnableSpec, type SpawnedOptions 
 import { recordEvent } from '../runs/events.js';
 import { WitnessFile } from '../sandbox/witness.js';
 import type { RestoreResult } from '../workspace/checkpoints/types.js';
-import type { RootLock } from '../workspace/lock.js';
 import { openProjectAt } from '../host/project-at.js';
 import type { Project } from '../host/project.js';
 import type { PolicyOptions } from '../workspace/policy.js';
-import { SessionLedger, sessionLimits, type SessionKey, type SessionLimits } from './session-ledger.js';
+import { guardFor, openLedger, sessionLimits, violationRefusal, type RunLimits, type SessionKey } from '../runs/ledger.js';
 import { recordHookCommand } from './hook-events.js';
 import { networkNote } from './network-note.js';
 import { withCommandNetwork } from '../verify/command-network.js';
@@ -170,14 +168,14 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
   if (notKept !== null) say(`[editwarden] ${notKept}`);
   let refusal: ErrorInfo | null = null;
   if (found.governing.length > 0) {
-    const v = new ConstraintGuard(config.constraints).governingChanged(
+    const v = guardFor({ constraints: config.constraints, guard: {} }).governingChanged(
       found.governing.map((g) => g.path),
       found.governing.filter((g) => !g.reverted).map((g) => g.path),
       { tool: req.tool },
     );
     refusal = { code: ErrorCode.DENIED_PATH, message: v.message, hint: v.hint };
   }
-  const limits = chargeLimits(req, sessionLimits(opened), found, ws.stateDir, opened.transactions.checkpoints.lock);
+  const limits = chargeLimits(req, sessionLimits(opened), found, opened);
   let putBack: RestoreResult | null = null;
   if (limits) {
     // Over the session's limits: the command's changes are put back, as a native edit would have been refused before it landed.
@@ -265,11 +263,12 @@ function putBackSentence(putBack: RestoreResult | null, found: CommandEffectsRes
 }
 
 /** The command's effects against the session's limits (or this call's alone, without a session id); null when they fit. */
-function chargeLimits(req: ShellRequest, limits: SessionLimits, found: CommandEffectsResult, stateDir: string, lock: RootLock): ErrorInfo | null {
+function chargeLimits(req: ShellRequest, limits: RunLimits, found: CommandEffectsResult, opened: Project): ErrorInfo | null {
   if (found.changes.length === 0) return null;
-  if (req.session) return new SessionLedger(stateDir, lock, req.session).charge(limits, found.changes, req.tool);
-  const v = new ConstraintGuard(limits.constraints, limits.guard).checkChanges(found.changes, { tool: req.tool }, false);
-  return v ? { code: ErrorCode.CONSTRAINT, message: v.message, hint: v.hint, ...defined({ path: v.path }) } : null;
+  const store = req.session ? { key: req.session, stateDir: opened.ws.stateDir, lock: opened.transactions.checkpoints.lock } : null;
+  // The command already ran: its changes are charged after the fact (put back by the caller when they do not fit).
+  const v = openLedger(limits, store).charge(found.changes, { tool: req.tool }, false);
+  return v ? violationRefusal(v) : null;
 }
 
 function isDirectory(p: string): boolean {

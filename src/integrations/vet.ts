@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { plan } from '../apply/pipeline.js';
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
-import { ConstraintGuard, type FileChange } from '../guard/constraints.js';
+import type { FileChange } from '../guard/constraints.js';
 import { StepRecords } from '../workspace/checkpoints/steps.js';
 import { deferDurable, syncGroup } from '../workspace/durable.js';
 import { ensureStateSubdir } from '../workspace/state-dir.js';
@@ -23,7 +23,7 @@ import { openProjectAt } from '../host/project-at.js';
 import { protectedRefusal } from '../workspace/policy.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { NativeEdit } from './native-edit.js';
-import { SessionLedger, sessionLimits } from './session-ledger.js';
+import { openLedger, sessionLimits, violationRefusal } from '../runs/ledger.js';
 
 export type Verdict = { allow: true; changes: FileChange[]; diff: string; checkpoint: string | null } | { allow: false; error: ErrorInfo };
 
@@ -41,11 +41,13 @@ export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?:
     const { ws } = project;
     // A client session's limits: the interactive profile's (only the caps a layer of the config set), and where each was set.
     const limits = sessionLimits(project);
-    const guard = new ConstraintGuard(limits.constraints, limits.guard);
+    // The session's ledger (runs/ledger.ts): what this client session already changed, in the state folder; without a session id, this call alone.
+    const ledger = openLedger(limits, edit.session ? { key: edit.session, stateDir: ws.stateDir, lock: project.transactions.checkpoints.lock } : null);
+    const guard = ledger.guard;
     const tool = toolOf(edit);
     // A client's own edit tool is judged as editwarden's file tool: it needs no person.
     const restricted = guard.checkTool(tool, { tool }, false);
-    if (restricted) return deny(violationError(restricted));
+    if (restricted) return deny(violationRefusal(restricted));
 
     // 1. Paths: the one resolver, on the path the kernel will walk (outside the root, .git/, .editwarden/, symlink escapes), then the protected set.
     // Attack: a prompt-injected agent rewrites the config or the client's hook settings to switch editwarden off.
@@ -75,14 +77,9 @@ export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?:
       diff = outcome.diff;
     }
 
-    // 3. Constraints: patterns and limits, on the real diff.
-    const violation = guard.checkChanges(changes, { tool });
-    if (violation) return deny(violationError(violation));
-    // …and on top of what this client session already changed (each hook call is its own process).
-    if (edit.session) {
-      const refused = new SessionLedger(ws.stateDir, project.transactions.checkpoints.lock, edit.session).charge(limits, changes, tool);
-      if (refused) return deny(refused);
-    }
+    // 3. Constraints: patterns and limits, on the real diff and on top of what this client session already changed (each hook call is its own process).
+    const violation = ledger.charge(changes, { tool });
+    if (violation) return deny(violationRefusal(violation));
 
     // 4. Allowed: checkpoint what the client is about to write.
     const unique = [...new Set(relative)];
@@ -148,10 +145,6 @@ export function appendHookRecord(ws: Workspace, entry: Record<string, unknown>):
   } finally {
     fs.closeSync(fd);
   }
-}
-
-function violationError(v: { message: string; hint: string; path?: string }): ErrorInfo {
-  return { code: ErrorCode.CONSTRAINT, message: v.message, hint: v.hint, ...(v.path !== undefined ? { path: v.path } : {}) };
 }
 
 function deny(error: ErrorInfo): Verdict {

@@ -192,7 +192,7 @@ export class McpSession {
   private warnIfPreviewWouldViolate(runner: ToolRunner, data: unknown, result: McpToolResult): void {
     const changes = (data as { changes?: unknown } | undefined)?.changes;
     if (!Array.isArray(changes)) return;
-    const v = runner.guard.checkChanges(changes, {});
+    const v = runner.wouldViolate(changes);
     if (!v) return;
     const first = result.content[0];
     if (first) first.text += `\nwarning: doing this for real would be refused — ${v.message}`;

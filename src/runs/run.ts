@@ -25,6 +25,8 @@ import type { RollbackResult, Transaction, TransactionLayer } from '../workspace
 import type { RunProfile } from './profile.js';
 import { newRunId } from './runs.js';
 import { recordEvent } from './events.js';
+import { openLedger, type Ledger, type RunLimits, type SessionKey } from './ledger.js';
+import type { RootLock } from '../workspace/lock.js';
 import { defined } from '../defined.js';
 
 export interface RunStart {
@@ -38,6 +40,8 @@ export interface RunStart {
    * what the transaction covers only later (controlled mode: its one edit, checkpointed under the file's name).
    */
   opener?: 'runner' | 'mode';
+  /** A client session's run (its hooks, its guarded shell): the run counts in the session's ledger in the state folder, not in memory. */
+  session?: SessionKey | null;
 }
 
 /** How the run's work was left: the `outcome` metrics.json names, and what a rollback put back. */
@@ -59,16 +63,28 @@ export class Run {
   readonly profile: RunProfile;
   readonly signal: AbortSignal | undefined;
   readonly opener: 'runner' | 'mode';
+  readonly session: SessionKey | null;
   /** The state folder of the run's workspace (its event log), once the run opened its transaction. */
   private stateDir: string | null = null;
   private tx: Transaction | null = null;
   private settled: RunSettlement | null = null;
+  private counted: Ledger | null = null;
 
   constructor(start: RunStart) {
     this.id = start.id ?? newRunId();
     this.profile = start.profile;
     this.signal = start.signal;
     this.opener = start.opener ?? 'runner';
+    this.session = start.session ?? null;
+  }
+
+  /**
+   * The ledger the run counts its changes in (ledger.ts), opened once on the run's limits: a client session's
+   * in the root's state folder (`where`: its folder and lock), every other run's in memory.
+   */
+  ledger(limits: RunLimits, where: { stateDir: string; lock: RootLock }): Ledger {
+    this.counted ??= openLedger(limits, this.session ? { key: this.session, ...where } : null);
+    return this.counted;
   }
 
   /** The open transaction the run's writes join; null when the policy keeps none, before it is opened, or once it ended. */

@@ -204,6 +204,19 @@ export function cancelledFields(cause: 'run-cancelled' | 'call-cancelled', tool:
   return endedWith(error, cause === 'run-cancelled' ? 'refused' : 'failed');
 }
 
+/** The refusal of a call made after the run ended: aborted by `violation`, cancelled, finished or completed. */
+export function runEndedFields(state: 'aborted' | 'completed' | 'cancelled' | 'finished', violation: Violation | null): CallFields {
+  const why =
+    state === 'aborted' && violation
+      ? `the run was aborted by a ${violation.type} violation`
+      : state === 'cancelled'
+        ? 'the run was cancelled (interrupted); the work done so far is kept'
+        : state === 'finished'
+          ? 'the run has finished'
+          : 'the task was already marked complete';
+  return endedWith({ code: ToolErrorCode.RUN_ENDED, message: `No more tool calls run: ${why}.`, hint: 'Start a new run.' }, 'refused', false);
+}
+
 export function declinedFields(tool: string, reason?: string): CallFields {
   const error = { code: ToolErrorCode.DECLINED, message: `The ${tool} call was declined${reason ? `: ${reason}` : '.'}`, hint: 'Do something else, or ask what would be acceptable.' };
   return endedWith(error, 'declined');

@@ -28,7 +28,7 @@
 import type { Config } from '../config/config.js';
 import { toErrorInfo } from '../errors.js';
 import { CommandEffects, commandSeen, commandStep } from '../guard/command-effects.js';
-import { ConstraintGuard, type CheckSite, type ConstraintTotals, type FileChange } from '../guard/constraints.js';
+import type { CheckSite, ConstraintGuard, ConstraintTotals, FileChange } from '../guard/constraints.js';
 import type { Attendance } from '../config/modes.js';
 import { addTiming, buildMetrics, emptyToolStats, type ToolStats } from '../guard/metrics.js';
 import type { Violation } from '../guard/violations.js';
@@ -36,6 +36,7 @@ import type { RunClosing } from '../runs/outcome.js';
 import { appendCallRecord, writeRunRecords } from '../runs/records.js';
 import { ensureRunDir } from '../runs/runs.js';
 import { Run } from '../runs/run.js';
+import { runLimits, type Ledger } from '../runs/ledger.js';
 import { transactionsOf, type TransactionLayer } from '../workspace/transaction.js';
 import type { FileView } from '../workspace/view.js';
 import { CallEventLog } from './call-events.js';
@@ -49,6 +50,7 @@ import {
   endedWith,
   refusedBy,
   resultFields,
+  runEndedFields,
   noLayer,
   runnerParts,
   unknownToolFields,
@@ -65,7 +67,7 @@ import {
 } from './calls.js';
 import { ToolRegistry } from './registry.js';
 import { configUnder, runProfile, type RunProfile } from '../runs/profile.js';
-import { prepareCall, ToolErrorCode, type AnyTool, type Invocation, type StopCause, type ToolContext, type ToolResult } from './types.js';
+import { prepareCall, type AnyTool, type Invocation, type StopCause, type ToolContext, type ToolResult } from './types.js';
 import { notKeptLine } from '../workspace/checkpoints/ignored.js';
 import { defined } from '../defined.js';
 
@@ -95,6 +97,8 @@ interface Execution {
 export class ToolRunner {
   readonly runId: string;
   readonly runDir: string | null;
+  /** The run's ledger (runs/ledger.ts): what the run changed, counted against its limits. */
+  private readonly ledger: Ledger;
   readonly guard: ConstraintGuard;
   readonly registry: ToolRegistry;
   /** The view every call of the run reads and writes (an overlay in a dry run). */
@@ -124,14 +128,14 @@ export class ToolRunner {
     this.profile = this.run.profile;
     // The limits of the run's mode (profile.ts): an interactive session's caps are only those the config set.
     this.config = configUnder(options.config, this.profile);
-    // The guard's question is only whether a person is there to ask.
-    this.mode = this.profile.approval === 'person' ? 'interactive' : 'headless';
     this.registry = new ToolRegistry(options.tools);
-    // Where each limit was set (the profile knows when the config's layers were read): a refusal names the file.
-    this.guard = new ConstraintGuard(this.config.constraints, { mode: this.mode, ...defined({ now: options.timing?.now, limitSource: this.profile.limitSource }) });
+    this.transactions = options.transactions ?? transactionsOf(options.ws) ?? noLayer();
+    // The limits of the run's mode, and where each was set (the profile knows when the config's layers were read): a refusal names the file.
+    this.ledger = this.run.ledger(runLimits(options.config, this.profile, options.timing?.now), { stateDir: options.ws.stateDir, lock: this.transactions.checkpoints.lock });
+    this.guard = this.ledger.guard;
+    this.mode = this.guard.mode;
     this.runId = this.run.id;
     this.runDir = options.artifacts === false ? null : ensureRunDir(options.ws, this.runId);
-    this.transactions = options.transactions ?? transactionsOf(options.ws) ?? noLayer();
     this.effects = new CommandEffects(this.transactions.checkpoints, this.config);
     this.eventLog = CallEventLog.for(options, this.profile, this.runId, this.runDir, this.transactions.checkpoints);
   }
@@ -166,6 +170,11 @@ export class ToolRunner {
 
   totals(): ConstraintTotals {
     return this.guard.totals();
+  }
+
+  /** The violation `changes` would make in the run's ledger now (a preview says it); nothing is recorded. */
+  wouldViolate(changes: readonly FileChange[]): Violation | null {
+    return this.ledger.check(changes, {});
   }
 
   /** Model token usage, for the agent loop: the usage that crosses max_tokens aborts the run. */
@@ -209,8 +218,7 @@ export class ToolRunner {
   /** Run state, cancellation, budget and deadline, the tool (known, allowed) and its arguments: before anything happens. */
   private gate(scope: CallScope): Ended | { tool: AnyTool; args: unknown } {
     const { call, site } = scope;
-    const ended = this.runEnded();
-    if (ended) return new Ended(ended);
+    if (this.state !== 'running') return new Ended(runEndedFields(this.state, this.violationValue));
     const tool = this.registry.get(call.tool);
     if (call.signal?.aborted) return new Ended(cancelledFields('call-cancelled', tool?.name ?? call.tool, false));
     if (call.tokens !== undefined) {
@@ -229,21 +237,6 @@ export class ToolRunner {
     return { tool, args: parsed.data as unknown };
   }
 
-  /** The refusal of a call made after the run ended; null while it runs. */
-  private runEnded(): CallFields | null {
-    const state = this.state;
-    if (state === 'running') return null;
-    const why =
-      state === 'aborted' && this.violationValue
-        ? `the run was aborted by a ${this.violationValue.type} violation`
-        : state === 'cancelled'
-          ? 'the run was cancelled (interrupted); the work done so far is kept'
-          : state === 'finished'
-            ? 'the run has finished'
-            : 'the task was already marked complete';
-    return endedWith({ code: ToolErrorCode.RUN_ENDED, message: `No more tool calls run: ${why}.`, hint: 'Start a new run.' }, 'refused', false);
-  }
-
   /** The tool's invocation; for a write, its real diff gated on the constraints before anything is written. */
   private async plan(scope: CallScope, tool: AnyTool, args: unknown, ctx: ToolContext): Promise<Invocation | Ended> {
     const prepared = await prepareCall(tool, args, ctx);
@@ -255,7 +248,7 @@ export class ToolRunner {
       return new Ended({ ...resultFields(prepared.result), ...emptyChange(), status: 'failed' });
     }
     if (tool.kind !== 'write') return prepared.invocation;
-    const v = this.guard.checkChanges(prepared.invocation.changes, scope.site);
+    const v = this.ledger.check(prepared.invocation.changes, scope.site);
     return v ? this.refuse(v) : prepared.invocation;
   }
 
@@ -333,7 +326,7 @@ export class ToolRunner {
   ): { changes: FileChange[]; violation: Violation | null; effects: NonNullable<CallRecord['effects']>; notKept?: string } {
     const effects = this.effects.after(mark, commandSeen(result, mark));
     let changes = effects.changes;
-    let violation = this.guard.checkChanges(changes, site, false);
+    let violation = this.ledger.check(changes, site, false);
     if (effects.governing.length > 0) {
       const notReverted = effects.governing.filter((g) => !g.reverted).map((g) => g.path);
       violation = this.guard.governingChanged(
@@ -353,7 +346,7 @@ export class ToolRunner {
     const changes = result.changes;
     const unplanned = changes.filter((c) => !invocation.changes.some((p) => p.path === c.path));
     this.chargeFiles(changes, tool);
-    const violation = unplanned.map((c) => this.guard.checkPath(c.path, site, false)).find((x) => x !== null) ?? this.guard.checkChanges([], site, false);
+    const violation = unplanned.map((c) => this.guard.checkPath(c.path, site, false)).find((x) => x !== null) ?? this.ledger.check([], site, false);
     return { changes, violation };
   }
 
@@ -428,7 +421,7 @@ export class ToolRunner {
   }
 
   private chargeFiles(changes: FileChange[], tool: string): void {
-    this.guard.recordChanges(changes);
+    this.ledger.record(changes);
     for (const c of changes) {
       const set = this.fileTools.get(c.path) ?? new Set<string>();
       set.add(tool);

@@ -497,3 +497,37 @@ describe('one change pipeline: plan → commit is the only route to a write', ()
     }
   });
 });
+
+describe('one ledger: runs/ledger.ts counts every route', () => {
+  const newGuards = (): string[] => {
+    const out: string[] = [];
+    for (const { rel } of files) {
+      const source = treeOf({ rel });
+      const walk = (node: ts.Node): void => {
+        if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'ConstraintGuard') out.push(rel);
+        ts.forEachChild(node, walk);
+      };
+      walk(source);
+    }
+    return out;
+  };
+
+  it('exactly one `new ConstraintGuard` in src/, in the ledger (guardFor)', () => {
+    expect(newGuards()).toEqual(['runs/ledger.ts']);
+  });
+
+  it('no ledger logic outside runs/: no module but the ledger checks or records changes on a guard, or names the sessions folder', () => {
+    const out: string[] = [];
+    for (const { rel, text } of files) {
+      if (rel.startsWith('runs/') || rel.startsWith('guard/')) continue;
+      const source = treeOf({ rel });
+      const walk = (node: ts.Node): void => {
+        if (ts.isPropertyAccessExpression(node) && (node.name.text === 'checkChanges' || node.name.text === 'recordChanges')) out.push(`${rel}: ${node.getText()}`);
+        ts.forEachChild(node, walk);
+      };
+      walk(source);
+      if (/['"`]sessions['"`/]/.test(text)) out.push(`${rel}: names the sessions folder`);
+    }
+    expect(out).toEqual([]);
+  });
+});
