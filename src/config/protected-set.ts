@@ -14,10 +14,17 @@
  * `sandbox.git_writable`. For commands `.git/` is finer-grained: its
  * machinery stays read-only, git's data is writable (git-machinery.ts).
  */
-import { CONFIG_FILE } from './names.js';
-
 /** editwarden's own state folder at the root (checkpoints, journal, runs). */
 export const STATE_DIR = '.editwarden';
+
+/** The project configuration, at the root (config/names.ts lists every name editwarden reads configuration from). */
+export const CONFIG_FILE = '.editwarden.yml';
+
+/**
+ * A repository's metadata folder, in every folder of the root (the root's own, a nested clone's, a
+ * submodule's gitdir-link file). Every module that means git's folder takes its name from here.
+ */
+export const GIT_DIR = '.git';
 
 /**
  * A project-local install of editwarden (a devDependency), as npm lays it
@@ -62,8 +69,8 @@ function installMembers(): ProtectedMember[] {
  * SECURITY.md lists them as not defended.
  */
 export const PROTECTED_MEMBERS = [
-  { path: STATE_DIR, folder: true, reason: "editwarden's own state: checkpoints, the journal and run records it trusts after a crash" },
-  { path: '.git', folder: true, reason: 'git metadata: hooks run at the next commit with your rights, config can name programs git runs (every repository, nested ones included)' },
+  { path: STATE_DIR, folder: true, sealed: 'state-dir', reason: "editwarden's own state: checkpoints, the journal and run records it trusts after a crash" },
+  { path: GIT_DIR, folder: true, sealed: 'git-dir', everyFolder: true, reason: 'git metadata: hooks run at the next commit with your rights, config can name programs git runs (every repository, nested ones included)' },
   { path: CONFIG_FILE, folder: false, reason: "editwarden's configuration: the limits, patterns and sandbox of this run" },
   { path: '.claude', folder: true, reason: 'Claude Code project settings: hooks and permissions (settings.json, settings.local.json), commands, agents and skills it loads' },
   { path: '.mcp.json', folder: false, reason: 'Claude Code project MCP servers: commands the client starts with your rights' },
@@ -90,6 +97,14 @@ export type ProtectedMember = {
   readonly reason: string;
   /** Part of a project-local editwarden install: bound read-only and refused to edits, but not snapshotted around commands (its digest is checked instead). */
   readonly install?: boolean;
+  /**
+   * Sealed: agents may neither read nor write it (not only never write it) — editwarden's own state, which it
+   * trusts after a crash, and git's metadata, which holds what an agent must not learn or plant (credentials in
+   * a remote URL, hooks). The value is the refusal's short reason (`state-dir`, `git-dir`).
+   */
+  readonly sealed?: string;
+  /** A member in every folder of the root, not only at the top: each repository's `.git`, nested ones included. */
+  readonly everyFolder?: boolean;
 };
 
 /** The member that covers `relative` (a root-relative path, '/' separators) among `members`, or null. */
@@ -99,13 +114,17 @@ export function memberCovering(relative: string, members: readonly ProtectedMemb
     const name = m.path.toLowerCase();
     if (lower === name || (m.folder && lower.startsWith(`${name}/`))) return m;
   }
+  // Then the members in every folder: each repository's `.git` at any depth (a `.git` FILE, a submodule's gitdir link, included).
+  for (const m of members) if (m.everyFolder === true && lower.split('/').includes(m.path.toLowerCase())) return m;
   return null;
 }
 
-/** Whether `relative` is inside (or is) a `.git` of any repository, the root's or a nested one (or a `.git` gitdir-link file). */
-export function inGitDir(relative: string): boolean {
-  return relative
-    .toLowerCase()
-    .split('/')
-    .some((segment) => segment === '.git');
+/** The sealed member (agents may neither read nor write it) that covers `relative`, or null: fixed members only, a configuration never adds one. */
+export function sealedMemberOf(relative: string): ProtectedMember | null {
+  return memberCovering(relative, SEALED_MEMBERS);
 }
+
+const SEALED_MEMBERS: readonly ProtectedMember[] = PROTECTED_MEMBERS.filter((m: ProtectedMember) => m.sealed !== undefined);
+
+/** The member for git's metadata: every repository's `.git`. */
+export const GIT_MEMBER: ProtectedMember = PROTECTED_MEMBERS.find((m: ProtectedMember) => m.path === GIT_DIR) as ProtectedMember;

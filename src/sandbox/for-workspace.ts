@@ -6,15 +6,12 @@
  *
  * It must never report a sandbox that will not be in force.
  */
-import { CONFIG_FILE_NAMES } from '../config/names.js';
-import fs from 'node:fs';
 import path from 'node:path';
-import { PROTECTED_MEMBERS } from '../config/protected-set.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { findNestedGitDirs } from '../config/nested-repos.js';
 import { detectSandbox, type SandboxInfo, type SandboxKind } from './detect.js';
 import { detectOuterSandbox, nestedSandboxSigns } from './outer.js';
-import { DEFAULT_SANDBOX_CONFIG, sandboxPolicy, type SandboxConfig, type SandboxPolicy } from './policy.js';
+import { DEFAULT_SANDBOX_CONFIG, fixedMemberPaths, sandboxPolicy, type SandboxConfig, type SandboxPolicy } from './policy.js';
 
 export interface SandboxWorkspace {
   readonly root: string;
@@ -23,28 +20,19 @@ export interface SandboxWorkspace {
   readonly policy?: { existingProtectedPaths(): string[] };
 }
 
-/** The fixed members of the protected set that exist under `root`, and every nested repository's `.git` unless commands may write it (a bare root without a project's Policy). */
+/** The fixed members of the protected set under `root`, and every nested repository's `.git` unless commands may write it (a bare root without a project's Policy). */
 function fixedProtectedPaths(root: string, gitWritable: boolean): string[] {
-  const fixed = PROTECTED_MEMBERS.map((m) => path.join(root, m.path)).filter((p) => fs.existsSync(p) || isLink(p));
+  const fixed = fixedMemberPaths(root);
   return gitWritable ? fixed : [...fixed, ...findNestedGitDirs(root).map((rel) => path.join(root, ...rel.split('/')))];
 }
 
-function isLink(p: string): boolean {
-  try {
-    return fs.lstatSync(p).isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
-
 /** `config.sandbox` may be absent in a config built by hand (an older caller): then the defaults, never "off". */
-export function commandSandbox(ws: SandboxWorkspace, config: { sandbox?: SandboxConfig }, extra: { configFiles?: readonly string[]; envDeny?: readonly string[] } = {}): SandboxPolicy {
+export function commandSandbox(ws: SandboxWorkspace, config: { sandbox?: SandboxConfig }, extra: { envDeny?: readonly string[] } = {}): SandboxPolicy {
   return sandboxPolicy({
     root: ws.root,
     stateDir: ws.stateDir,
     config: config.sandbox ?? DEFAULT_SANDBOX_CONFIG,
-    configFiles: [...CONFIG_FILE_NAMES.map((n) => path.join(ws.root, n)), ...(extra.configFiles ?? [])],
-    // Every existing member of the one protected set (nested repositories' .git included), read-only inside; a missing one is removed again after the command (governing.ts).
+    // Every existing member of the one protected set (the config files editwarden reads and nested repositories' .git included), read-only inside; a missing one is removed again after the command (governing.ts).
     protectedPaths: ws.policy ? ws.policy.existingProtectedPaths() : fixedProtectedPaths(ws.root, config.sandbox?.git_writable ?? false),
     ...(extra.envDeny ? { envDeny: extra.envDeny } : {}),
   });

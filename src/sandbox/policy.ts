@@ -27,6 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isWithin } from '../config/path-within.js';
+import { GIT_DIR, PROTECTED_MEMBERS } from '../config/protected-set.js';
 import { gitDirBinds } from './git-binds.js';
 import type { NetworkSetting } from '../config/network-setting.js';
 import { networkAccess, type NetworkAccess } from './network/access.js';
@@ -187,12 +188,14 @@ const HOST_SOCKETS: readonly string[] = ['/run/user', '/run/docker.sock', '/var/
 
 export interface PolicyInput {
   root: string;
-  /** `.editwarden/` (read-only inside). */
+  /** `.editwarden/` (read-only inside; kept empty and read-only when it does not exist yet). */
   stateDir: string;
   config: SandboxConfig;
-  /** Config files that govern the run (read-only inside when they are in the root). */
-  configFiles?: readonly string[];
-  /** The existing members of the project's protected set (absolute): read-only inside. `.git` among them is dropped with git_writable. */
+  /**
+   * The existing members of the project's protected set (absolute: `Policy.existingProtectedPaths`, the config
+   * files editwarden reads and nested repositories' `.git` among them): read-only inside. The root's `.git` among
+   * them is dropped with git_writable. Absent: the set's fixed members under the root (`fixedMemberPaths`).
+   */
   protectedPaths?: readonly string[];
   /** Default: os.homedir(). */
   home?: string;
@@ -241,6 +244,11 @@ function realGitDir(p: string, root: string): string | null {
   }
 }
 
+/** The fixed members of the protected set under `root` (absolute; missing ones are skipped when bound): the binds of a root without a project's Policy. */
+export function fixedMemberPaths(root: string): string[] {
+  return PROTECTED_MEMBERS.map((m) => path.join(root, ...m.path.split('/')));
+}
+
 function realOr(p: string): string {
   try {
     return fs.realpathSync(p);
@@ -256,9 +264,10 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const readOnly: string[] = [];
   const gitDirs: string[] = [];
   const mayVanish: string[] = [];
-  const gitDir = path.join(root, '.git');
-  const members = (input.protectedPaths ?? []).filter((p) => !(cfg.git_writable && path.resolve(root, p) === gitDir));
-  const candidates = [...(cfg.git_writable ? [] : [gitDir]), input.stateDir, ...(input.configFiles ?? [path.join(root, '.editwarden.yml')]), ...members];
+  // Every read-only bind is a member of the one protected set (config/protected-set.ts), as the project's Policy made it concrete.
+  const gitDir = path.join(root, GIT_DIR);
+  const members = (input.protectedPaths ?? fixedMemberPaths(root)).filter((p) => !(cfg.git_writable && path.resolve(root, p) === gitDir));
+  const candidates = [input.stateDir, ...members];
   const stateDir = path.resolve(root, input.stateDir);
   // A missing state folder directly under the root (its usual place) is kept empty and read-only inside.
   const absentState = !exists(stateDir) && path.dirname(stateDir) === root ? stateDir : null;
@@ -270,7 +279,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     }
   };
   for (const p of candidates) {
-    const gitdir = path.basename(p).toLowerCase() === '.git' ? realGitDir(path.resolve(root, p), root) : null;
+    const gitdir = path.basename(p).toLowerCase() === GIT_DIR ? realGitDir(path.resolve(root, p), root) : null;
     if (gitdir === null) {
       protect(p);
       continue;

@@ -1,8 +1,13 @@
 /**
  * Path resolution for the one root an agent may touch. Every path an agent
- * names goes through `resolveInRoot` before any byte is read or written; it
+ * names goes through `locateInRoot` before any byte is read or written; it
  * must never hand back a location outside the root, whatever the spelling or
  * the symlinks on the way.
+ *
+ * It judges only the path's SHAPE (NUL bytes, Windows spellings, escapes by
+ * text or by link, loops). What a path NAMES — `.git`, the state folder, a
+ * client's settings — is the project's `Policy` (workspace/policy.ts, from the
+ * protected set), which the caller hands in as `admit`.
  */
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../errors.js';
@@ -16,14 +21,17 @@ const DenialReason = {
   ESCAPES_ROOT: 'escapes-root',
   SYMLINK_ESCAPE: 'symlink-escape',
   SYMLINK_LOOP: 'symlink-loop',
-  STATE_DIR: 'state-dir',
-  GIT_DIR: 'git-dir',
 } as const;
 type DenialReason = (typeof DenialReason)[keyof typeof DenialReason];
 
-/** Folders no agent may touch, whatever the configuration says (the state folder; its name lives with the protected set). */
+/** editwarden's state folder (its name lives with the protected set; the Policy seals it). */
 export { STATE_DIR } from '../config/protected-set.js';
-import { STATE_DIR } from '../config/protected-set.js';
+
+/**
+ * What a path names, judged by the project's Policy (`Policy.checkReach`): called with the root-relative path as
+ * spelled, before the disk is touched, and as the kernel reaches it; it throws to refuse.
+ */
+export type Admit = (relative: string) => void;
 
 export interface ResolvedPath {
   /** Absolute real location (symlinks inside the root followed). */
@@ -45,15 +53,6 @@ function outside(requested: string, reason: DenialReason, detail: string): Editw
   });
 }
 
-function denied(requested: string, reason: DenialReason, dir: string): EditwardenError {
-  return new EditwardenError({
-    code: ErrorCode.DENIED_PATH,
-    message: `Path ${JSON.stringify(requested)} is inside ${dir}/, which agents may never read or write (${reason}).`,
-    hint: `Leave ${dir}/ alone; editwarden manages it. Edit project files instead.`,
-    path: requested,
-  });
-}
-
 function toPosix(p: string): string {
   return p.split(path.sep).join('/');
 }
@@ -63,14 +62,6 @@ function isInside(root: string, candidate: string): boolean {
   const rel = path.relative(root, candidate);
   // The prefix trick: "/repo-evil" starts with "/repo" but path.relative gives "../repo-evil".
   return rel !== '' && !rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel);
-}
-
-/** Checks the denied folders on the path relative to the real root. */
-export function checkDeniedRelative(requested: string, relative: string): void {
-  const segments = relative.split('/');
-  if (segments[0] === STATE_DIR) throw denied(requested, DenialReason.STATE_DIR, STATE_DIR);
-  // Any .git segment: the repository's own and those of submodules and nested clones.
-  if (segments.includes('.git')) throw denied(requested, DenialReason.GIT_DIR, '.git');
 }
 
 /** Lexical checks of an agent's path: NUL bytes, Windows spellings, escapes. Returns the root-relative components. */
@@ -117,16 +108,16 @@ function kernelParts(realRoot: string, requested: string, lexicalRel: string): s
 
 /**
  * Resolves and opens: the race-free walk of resolver.ts, with an agent's
- * refusals (escapes, loops, denied folders). The caller owns `parent` and
- * must close it.
+ * refusals of shape (escapes, loops) and `admit`'s of what the path names.
+ * The caller owns `parent` and must close it.
  */
-export function locateInRoot(resolver: Resolver, requested: string, options: LocateOptions = {}): Located {
+export function locateInRoot(resolver: Resolver, requested: string, options: LocateOptions, admit: Admit): Located {
   const { parts, lexicalRelative } = lexicalParts(resolver.root, requested);
-  // The lexical spelling may dodge the real-path check ("x/../.git"); check it before touching the disk.
-  checkDeniedRelative(requested, lexicalRelative);
+  // The lexical spelling may dodge the real-path check ("x/../.git"); it is judged before the disk is touched.
+  admit(lexicalRelative);
   const located = resolver.locate(parts, (kind, detail) => outside(requested, kind === 'loop' ? DenialReason.SYMLINK_LOOP : DenialReason.SYMLINK_ESCAPE, kind === 'escape' ? `a symlink leads out: ${detail}` : detail), options);
   try {
-    checkDeniedRelative(requested, located.relative);
+    admit(located.relative);
   } catch (error) {
     located.parent?.close();
     throw error;
@@ -137,12 +128,17 @@ export function locateInRoot(resolver: Resolver, requested: string, options: Loc
 /**
  * Resolves `requested` against `realRoot` (which must already be a real path).
  * Refuses NUL bytes, Windows drive paths, lexical escapes and symlinks — of the
- * file or of any parent — whose target is outside the root. Informational:
- * anything that then reads or writes goes through the Workspace, which acts
- * on the opened parent folder, never on `absolute`.
+ * file or of any parent — whose target is outside the root; `admit` (the
+ * Policy's, through `Workspace.resolve`) refuses what it names, and without it
+ * only the shape is judged. Informational: anything that then reads or writes
+ * goes through the Workspace, which acts on the opened parent folder, never on
+ * `absolute`.
  */
-export function resolveInRoot(realRoot: string, requested: string, resolver: Resolver = new Resolver(realRoot)): ResolvedPath {
-  const located = locateInRoot(resolver, requested, { followFinal: true });
+export function resolveInRoot(realRoot: string, requested: string, resolver: Resolver = new Resolver(realRoot), admit: Admit = shapeOnly): ResolvedPath {
+  const located = locateInRoot(resolver, requested, { followFinal: true }, admit);
   located.parent?.close();
   return { absolute: located.absolute, relative: located.relative, exists: located.stat !== null };
 }
+
+/** No judgement of what a path names: the shape's refusals only. */
+function shapeOnly(): void {}

@@ -23,7 +23,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { inGitDir, memberCovering, PROTECTED_MEMBERS, STATE_DIR, type ProtectedMember } from '../config/protected-set.js';
+import { GIT_MEMBER, memberCovering, PROTECTED_MEMBERS, sealedMemberOf, STATE_DIR, type ProtectedMember } from '../config/protected-set.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { NestedRepoSearch } from '../config/nested-repos.js';
 import { type ConfigTrust, NO_REPOSITORY_CONFIG } from '../config/trust-state.js';
@@ -44,8 +44,6 @@ export interface PolicyOptions {
    */
   nestedSearch?: (realRoot: string) => NestedRepoSearch;
 }
-
-const GIT_MEMBER = PROTECTED_MEMBERS.find((m) => m.path === '.git') as ProtectedMember;
 
 export class Policy {
   /** Every protected root-relative path: the fixed members, config files in the root, and the real targets of linked members. */
@@ -96,7 +94,16 @@ export class Policy {
 
   /** The member that protects `relative` (a root-relative path, '/' separators), or null. */
   protectedBy(relative: string): ProtectedMember | null {
-    return memberCovering(relative, this.members) ?? (inGitDir(relative) ? GIT_MEMBER : null);
+    return memberCovering(relative, this.members);
+  }
+
+  /**
+   * Refuses any access — a read, a listing, a write — to a sealed member (`.git` of every repository, the state
+   * folder); `relative` is checked as spelled and as the kernel reaches it. The resolver (paths.ts) judges only
+   * the path's shape; this is where a path is refused for what it names.
+   */
+  checkReach(requested: string, ...relatives: string[]): void {
+    checkReach(requested, ...relatives);
   }
 
   /** Refuses a write to a protected path; `relative` is checked as spelled and `real` as the kernel reaches it. */
@@ -183,6 +190,23 @@ function realTargetOf(resolver: Resolver, rel: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** The Policy's reach check without a project: the sealed members are fixed, no configuration adds one (a checkpoint manifest's paths are checked with it). */
+export function checkReach(requested: string, ...relatives: string[]): void {
+  for (const relative of relatives) {
+    const member = sealedMemberOf(relative);
+    if (member) throw sealedRefusal(requested, member);
+  }
+}
+
+function sealedRefusal(requested: string, member: ProtectedMember): EditwardenError {
+  return new EditwardenError({
+    code: ErrorCode.DENIED_PATH,
+    message: `Path ${JSON.stringify(requested)} is inside ${member.path}/, which agents may never read or write (${member.sealed}).`,
+    hint: `Leave ${member.path}/ alone; editwarden manages it. Edit project files instead.`,
+    path: requested,
+  });
 }
 
 export function protectedRefusal(requested: string, member: ProtectedMember): EditwardenError {

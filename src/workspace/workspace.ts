@@ -104,7 +104,7 @@ export class Workspace implements FileView {
   }
 
   resolve(requested: string): ResolvedPath {
-    const resolved = resolveInRoot(this.root, requested, this.resolver);
+    const resolved = resolveInRoot(this.root, requested, this.resolver, this.admit(requested));
     // Protected as spelled ("x/../.claude/settings.json") and as the kernel reaches it (a link's real target).
     const member = this.policy.protectedBy(resolved.relative) ?? this.policy.protectedBy(lexicalParts(this.root, requested).lexicalRelative);
     return member ? { ...resolved, protectedBy: member } : resolved;
@@ -112,7 +112,12 @@ export class Workspace implements FileView {
 
   /** Walks to `requested` and keeps its parent folder open (resolver.ts); the caller closes `parent`. */
   locate(requested: string, options: LocateOptions = { followFinal: true }): Located {
-    return locateInRoot(this.resolver, requested, options);
+    return locateInRoot(this.resolver, requested, options, this.admit(requested));
+  }
+
+  /** The Policy's judgement of what a path names (a sealed member is refused to every access), for the resolver's two looks at it. */
+  private admit(requested: string): (relative: string) => void {
+    return (relative) => this.policy.checkReach(requested, relative);
   }
 
   /** What is at a path now (symlinks inside the root followed), read through the opened parent. */

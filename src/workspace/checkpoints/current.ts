@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../../errors.js';
-import { checkDeniedRelative } from '../paths.js';
+import { checkReach } from '../policy.js';
 import { READ_FLAGS, type DirHandle } from '../resolver.js';
 import { sha256 } from '../workspace.js';
 import type { BlobStore } from './blob-store.js';
@@ -84,6 +84,6 @@ export function checkManifestPath(rel: string): string {
       path: rel,
     });
   }
-  checkDeniedRelative(rel, rel);
+  checkReach(rel, rel);
   return rel;
 }

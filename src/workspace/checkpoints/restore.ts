@@ -12,7 +12,7 @@
  * module only applies.
  */
 import fs from 'node:fs';
-import { inGitDir, memberCovering, PROTECTED_MEMBERS } from '../../config/protected-set.js';
+import { memberCovering, PROTECTED_MEMBERS } from '../../config/protected-set.js';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { atomicWriteAt, isTempFor, TEMP_PREFIX, tempNameFor } from '../atomic.js';
@@ -72,7 +72,7 @@ export function extrasOf(rootArg: RootArg, manifest: Manifest, blobs: BlobStore,
  * protects the fixed members, for a caller that restores a bare root.
  */
 export type ProtectedTest = (rel: string) => boolean;
-const fixedMembers: ProtectedTest = (rel) => memberCovering(rel, PROTECTED_MEMBERS) !== null || inGitDir(rel);
+const fixedMembers: ProtectedTest = (rel) => memberCovering(rel, PROTECTED_MEMBERS) !== null;
 
 /** A special file the restore left alone (never deleted, replaced or recreated). */
 function skip(result: { skipped: string[] }, rel: string): void {
