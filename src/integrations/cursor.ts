@@ -61,7 +61,7 @@ export const cursor: ClientIntegration = {
     ];
   },
   coverage: [
-    "Covered: the editwarden MCP tools are registered (edits through them are vetted and undoable); Cursor's own edits are recorded in .editwarden/hooks/changes.jsonl.",
+    "Covered: the editwarden MCP tools are registered (edits through them are vetted and undoable); Cursor's own edits are recorded in the event log (`editwarden log`).",
     "Not covered: Cursor's own edits are not vetted and `editwarden undo` cannot restore them — Cursor's documented afterFileEdit hook runs after the write and cannot refuse it; Cursor's terminal commands are not wrapped.",
   ].join('\n'),
 };

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { ErrorCode, type ErrorInfo } from '../errors.js';
 import { isWithin } from '../config/path-within.js';
 import { selfCommand, shellRunnerLine, type ClientIntegration, type HookOutput } from './client.js';
-import { recordHookEdit, recordHookRefusal } from './hook-events.js';
+import { recordHookEdit, recordHookRefusal } from '../runs/hook-records.js';
 import { renderHook, translateHook, type HookCall, type HookDecision } from './hook-protocol.js';
 import { NativeInputError } from './native-edit.js';
 import { recordNativeEdit, vetNativeEdit } from './vet.js';
@@ -79,7 +79,8 @@ async function decide(clientName: string, call: HookCall, root: string, ctx: Hoo
       return { kind: 'allow' };
     case 'post':
       try {
-        recordHookEdit(root, call.route, call.tool, recordNativeEdit(root, clientName, call.tool, call.call, configFile));
+        const logged = recordHookEdit(root, call.route, call.tool, { ...recordNativeEdit(root, clientName, call.tool, call.call, configFile), call: call.call });
+        if (logged) throw logged;
       } catch (error) {
         // The edit already happened; a record that fails must not turn into an error the model chases.
         return { kind: 'note', message: `editwarden: could not record the change: ${error instanceof Error ? error.message : String(error)}` };

@@ -7,7 +7,7 @@
  * checkpoint of the workspace before it — kept as ONE undo step named by
  * the command line when the command changed files — its effects charged to
  * the client session's limits after it, changes to the files that govern
- * the agent put back, and one record in `.editwarden/hooks/changes.jsonl`.
+ * the agent put back, and one record in the root's event log (runs/hook-records.ts).
  *
  * The command's own stdout and stderr are passed through as they arrive,
  * unchanged; its exit code is this process's. editwarden speaks only on
@@ -26,19 +26,17 @@ import { commandSandbox, outerSandboxLine, sandboxInForce, unsandboxedRefusal } 
 import { sandboxFailureNote } from '../sandbox/failure-note.js';
 import { commandSpawnSpec, displayCommand } from '../verify/runner.js';
 import { runSpawned, type CommandResult, type RunnableSpec, type SpawnedOptions } from '../verify/spawn-run.js';
-import { recordEvent } from '../runs/events.js';
 import { WitnessFile } from '../sandbox/witness.js';
 import type { RestoreResult } from '../workspace/checkpoints/types.js';
 import { openProjectAt } from '../host/project-at.js';
 import type { Project } from '../host/project.js';
 import type { PolicyOptions } from '../workspace/policy.js';
 import { guardFor, openLedger, sessionLimits, violationRefusal, type RunLimits, type SessionKey } from '../runs/ledger.js';
-import { recordHookCommand } from './hook-events.js';
+import { recordHookCommand, recordHookPutBack } from '../runs/hook-records.js';
 import { networkNote } from './network-note.js';
 import { withCommandNetwork } from '../verify/command-network.js';
 import { notKeptLine } from '../workspace/checkpoints/ignored.js';
 import type { WatchedTree } from '../workspace/checkpoints/watched-tree.js';
-import { appendHookRecord } from './vet.js';
 import { defined } from '../defined.js';
 import os from 'node:os';
 import { CLIENTS } from './index.js';
@@ -186,27 +184,11 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
     }
     refusal = { ...limits, message: `${limits.message} ${putBackSentence(putBack, found)}` };
   }
-  try {
-    appendHookRecord(ws, {
-      at: new Date().toISOString(),
-      client: req.client,
-      tool: req.tool,
-      ...defined({ session: req.session ? req.session.session : undefined }),
-      command: req.command,
-      cwd,
-      exit_code: result.exit_code,
-      sandbox: result.sandbox,
-      checkpoint: found.step,
-      changes: found.changes,
-      governing: found.governing,
-      ...defined({ refused: refusal ? refusal.code : undefined }),
-    });
-  } catch (error) {
-    say(`editwarden could not record this command: ${toErrorInfo(error).message}`);
-  }
   // The event log (`editwarden log` / `report`): the command, what it changed and the undo step that takes it back.
   const logged = recordHookCommand(ws.root, route, req.tool, {
     command: req.command,
+    cwd,
+    sandbox: result.sandbox,
     exitCode: result.exit_code,
     changes: found.changes,
     checkpoint: found.step,
@@ -242,17 +224,7 @@ function putBackCommand(opened: Project, effects: CommandEffects, found: Command
   if (r === null) return null;
   // The record shows it: which files, how many bytes, and the step that takes the put-back back.
   const route = { via: 'shell', client: req.client, ...defined({ session: req.session ? req.session.session : undefined }) };
-  recordEvent(opened.ws.stateDir, {
-    kind: 'undo',
-    action: 'put-back',
-    route,
-    label,
-    written: r.written,
-    removed: r.removed,
-    bytes: r.bytes ?? 0,
-    paths: [...r.written, ...r.removed],
-    ...defined({ checkpoint: r.safety, step: r.safety, left: found.unshown.length > 0 ? found.unshown : undefined }),
-  });
+  recordHookPutBack(opened.ws.root, route, label, r, found.unshown);
   return r;
 }
 

@@ -6,22 +6,18 @@
  * (`apply/pipeline.ts`), whose commit the client performs: nothing is
  * written here. An allowed change gets a checkpoint of every file
  * it will touch (so `editwarden undo` restores them); after the client
- * wrote, `recordNativeEdit` logs what really changed.
+ * wrote, `recordNativeEdit` finds what really changed (runs/hook-records.ts logs it).
  *
  * It never writes a project file: the client writes, editwarden only plans
  * and checkpoints. It fails closed: anything it cannot vet is refused.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { plan } from '../apply/pipeline.js';
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import type { FileChange } from '../guard/constraints.js';
 import { StepRecords } from '../workspace/checkpoints/steps.js';
 import { deferDurable, syncGroup } from '../workspace/durable.js';
-import { ensureStateSubdir } from '../workspace/state-dir.js';
 import { openProjectAt } from '../host/project-at.js';
 import { protectedRefusal } from '../workspace/policy.js';
-import type { Workspace } from '../workspace/workspace.js';
 import type { NativeEdit } from './native-edit.js';
 import { openLedger, sessionLimits, violationRefusal } from '../runs/ledger.js';
 
@@ -109,7 +105,7 @@ export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?:
   }
 }
 
-/** After the client's tool ran: what changed since the hook's checkpoint, appended to `.editwarden/hooks/changes.jsonl`. */
+/** After the client's tool ran: what changed since the hook's checkpoint (the caller records it: runs/hook-records.ts), its undo step confirmed. */
 export function recordNativeEdit(root: string, client: string, tool: string, call: string | undefined, configFile?: string): { checkpoint: string | null; changes: Array<{ path: string; change: string; patch?: string }> } {
   const project = openProjectAt(root, { configFile });
   const service = project.transactions.checkpoints;
@@ -123,7 +119,7 @@ export function recordNativeEdit(root: string, client: string, tool: string, cal
       break;
     }
   }
-  // With the patch: the event log (hook-events.ts) shows the change's diff; changes.jsonl keeps its paths only.
+  // With the patch: the event log shows the change's diff.
   const changes = checkpoint ? service.diff(checkpoint).map((c) => ({ path: c.path, change: c.change, ...(c.patch !== undefined ? { patch: c.patch } : {}) })) : [];
   // The edit happened: only now is the pre-hook checkpoint an undo step, with the state it left recorded (steps.ts).
   if (checkpoint && changes.length > 0)
@@ -131,20 +127,7 @@ export function recordNativeEdit(root: string, client: string, tool: string, cal
       checkpoint,
       service.get(checkpoint).entries.map((e) => e.path),
     );
-  appendHookRecord(project.ws, { at: new Date().toISOString(), client, tool, ...(call !== undefined ? { call } : {}), checkpoint, changes: changes.map((c) => ({ path: c.path, change: c.change })) });
   return { checkpoint, changes };
-}
-
-/** One line in `.editwarden/hooks/changes.jsonl`: a native edit's or a guarded shell command's record. */
-export function appendHookRecord(ws: Workspace, entry: Record<string, unknown>): void {
-  const dir = ensureStateSubdir(ws.stateDir, 'hooks');
-  // O_NOFOLLOW: a planted `changes.jsonl` symlink must not make the hook append to a file outside the root.
-  const fd = fs.openSync(path.join(dir, 'changes.jsonl'), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o644);
-  try {
-    fs.writeSync(fd, `${JSON.stringify(entry)}\n`);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 function deny(error: ErrorInfo): Verdict {

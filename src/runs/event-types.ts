@@ -57,6 +57,8 @@ export interface EventCuts {
   removed?: ListCut;
   put_back?: ListCut;
   undoes?: ListCut;
+  created?: ListCut;
+  deleted?: ListCut;
   left?: ListCut;
   /** Text fields cut at their cap (the end replaced by a note of how much was cut). */
   texts?: string[];
@@ -77,6 +79,11 @@ interface EditEvent extends EventBase, EventDiff {
   tool: string;
   added: number;
   removed: number;
+  /** Of `paths`, those the change created and those it deleted (the rest it modified); absent when none. */
+  created?: string[];
+  deleted?: string[];
+  /** A client's native edit: the client's id of the tool call, when its hook input names one. */
+  call?: string;
 }
 
 /** A request refused: by the edit engine, a denied path, a hook, a limit. */
@@ -99,6 +106,9 @@ interface CommandEvent extends EventBase, EventDiff {
   changes: { added: number; removed: number };
   /** Where the command's full logs are kept, when it kept them. */
   artifacts?: string;
+  /** A guarded shell command: the folder it ran in, and which sandbox held it (bwrap, sandbox-exec, outer, none). */
+  cwd?: string;
+  sandbox?: string;
   /** The refusal or failure, when it did not end with exit code 0. */
   code?: string;
   message?: string;

@@ -14,8 +14,8 @@
 import type { EditwardenEvent, EventCuts, NewEvent } from './event-types.js';
 
 /** The lists an event may carry that are cut with a count (and kept whole in a side file). */
-export const LIST_FIELDS = ['paths', 'written', 'removed', 'put_back', 'undoes', 'left'] as const;
-type ListField = (typeof LIST_FIELDS)[number];
+export const LIST_FIELDS = ['paths', 'written', 'removed', 'put_back', 'undoes', 'left', 'created', 'deleted'] as const;
+export type ListField = (typeof LIST_FIELDS)[number];
 
 export interface Caps {
   /** Most entries a list keeps inline. */

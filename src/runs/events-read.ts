@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BLOB_ID, checkStateStat, untrusted } from '../workspace/state-dir.js';
 import type { EditwardenEvent } from './event-types.js';
+import type { ListField } from './events-cap.js';
 import { readIndex, type IndexedGeneration } from './events-index.js';
 import { DIFFS_DIR, generationFile, openLogFile, parseEventLine, walkLines } from './event-lines.js';
 
@@ -120,7 +121,7 @@ export function readEventDiff(stateDir: string, event: { diff?: string; diff_blo
 }
 
 /** The whole of a cut list (`paths`, `written`, `removed`, `put_back`, `undoes`, `left`) from its side file, checked against its id; the inline entries when it was not cut; null when its side file is gone. */
-export function readEventList(stateDir: string, event: EditwardenEvent, field: 'paths' | 'written' | 'removed' | 'put_back' | 'undoes' | 'left'): string[] | null {
+export function readEventList(stateDir: string, event: EditwardenEvent, field: ListField): string[] | null {
   const inline = (event as unknown as Record<string, unknown>)[field];
   const cut = event.cut?.[field];
   if (cut === undefined) return Array.isArray(inline) ? (inline as string[]) : null;

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE, THIRTY_LINES, cleanup, editwarden, protectedProject, runClaude, tempDir, toolResults } from './helpers.js';
+import { CLAUDE, THIRTY_LINES, cleanup, editwarden, hookRecordLines, protectedProject, runClaude, tempDir, toolResults } from './helpers.js';
 
 beforeAll(() => {
   // A missing client is a failure, not a skip: `npm ci` installs it (devDependency).
@@ -60,7 +60,7 @@ describe('Claude Code native edits go through editwarden', () => {
     expect(results.at(-1)).toContain('"status":"applied"');
     expect(fs.readFileSync(file, 'utf8')).toBe('alpha\nBETA <script>\nGAMMA\n');
     // PostToolUse recorded the native change.
-    const changes = fs.readFileSync(path.join(root, '.editwarden', 'hooks', 'changes.jsonl'), 'utf8');
+    const changes = hookRecordLines(root);
     expect(changes).toContain('"path":"notes.txt","change":"modified"');
 
     expectSessionInLogAndReport(root);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startScriptedServer, type RecordedRequest } from '../../src/agent/providers/scripted-server.js';
 import type { ScriptedTurn } from '../../src/agent/providers/script.js';
+import { hookRecords } from '../../src/runs/hook-records.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = path.join(REPO, 'bin', 'editwarden');
@@ -77,6 +78,13 @@ export interface Ran {
   code: number | null;
   stdout: string;
   stderr: string;
+}
+
+/** The hooks' records of `root` (the view of its event log that `.editwarden/hooks/changes.jsonl` was), one JSON line each. */
+export function hookRecordLines(root: string): string {
+  return hookRecords(path.join(root, '.editwarden'))
+    .map((r) => `${JSON.stringify(r)}\n`)
+    .join('');
 }
 
 /** Runs the real built binary (tests never run a stale build: `npm run build` first). */

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { editwardenHere } from './cli-in-process.js';
-import { BIN, THIRTY_LINES, cleanup, editwarden, project, tempDir } from './helpers.js';
+import { BIN, THIRTY_LINES, cleanup, editwarden, hookRecordLines, project, tempDir } from './helpers.js';
 
 afterAll(cleanup);
 
@@ -182,7 +182,7 @@ describe('Gemini CLI hook (write_file, replace)', () => {
     expect(ok.stdout.trim()).toBe('{}');
     fs.writeFileSync(path.join(root, 'a.txt'), 'uno\n');
     expect(hook('gemini', 'after-tool', root, { tool_name: 'replace', tool_input: {} }).code).toBe(0);
-    expect(fs.readFileSync(path.join(root, '.editwarden/hooks/changes.jsonl'), 'utf8')).toContain('"client":"gemini"');
+    expect(hookRecordLines(root)).toContain('"client":"gemini"');
     editwarden(['undo', '--root', root]);
     expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('one\n');
   });
@@ -193,7 +193,7 @@ describe('Cursor hook (afterFileEdit)', () => {
     const root = project({ 'a.txt': 'one\n' });
     const r = hook('cursor', 'after-file-edit', root, { hook_event_name: 'afterFileEdit', file_path: path.join(root, 'a.txt'), edits: [{ old_string: 'one', new_string: 'uno' }] });
     expect(r.code).toBe(0);
-    expect(fs.readFileSync(path.join(root, '.editwarden/hooks/changes.jsonl'), 'utf8')).toContain('"client":"cursor"');
+    expect(hookRecordLines(root)).toContain('"client":"cursor"');
   });
 });
 

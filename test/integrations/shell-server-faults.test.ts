@@ -17,7 +17,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { shellRunnerLine } from '../../src/integrations/client.js';
 import { skipUnlessRoot } from '../needs-root.js';
-import { BIN, cleanup, project, tempDir } from './helpers.js';
+import { BIN, cleanup, hookRecordLines, project, tempDir } from './helpers.js';
 import { callsServed, endServers, ping, runtimeEnv, socketOf, sockets, warmServer } from './warm-server.js';
 
 afterAll(cleanup);
@@ -47,17 +47,12 @@ function runLine(root: string, command: string, env: NodeJS.ProcessEnv, onOut?: 
   });
 }
 
-/** The records of the guarded route: one line per command in .editwarden/hooks/changes.jsonl. */
+/** The records of the guarded route: one per command in the hooks' view of the event log (what .editwarden/hooks/changes.jsonl held). */
 function shellRecords(root: string): Array<{ command: string; sandbox: string; exit_code: number | null }> {
-  try {
-    return fs
-      .readFileSync(path.join(root, '.editwarden', 'hooks', 'changes.jsonl'), 'utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => JSON.parse(l) as { command: string; sandbox: string; exit_code: number | null });
-  } catch {
-    return [];
-  }
+  return hookRecordLines(root)
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { command: string; sandbox: string; exit_code: number | null });
 }
 
 const COMMAND = 'echo guarded > ran.txt; echo ok';

@@ -5,7 +5,7 @@
  * line as a client runs it, through a real /bin/sh and the real binary, on
  * twin projects. Byte-identical stdout and stderr, the same exit code, the
  * same files after, the same undo (the tree after `editwarden undo`), the
- * same records in .editwarden/hooks/changes.jsonl and the event log — for a
+ * same records in the hooks' view of the event log and the event log — for a
  * normal command, one refused, one over the session's limits (put back), one
  * killed by a signal, one whose output is binary. Each server case checks
  * that the server really served it (its call count).
@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { shellRunnerLine } from '../../src/integrations/client.js';
-import { BIN, cleanup, editwarden, project } from './helpers.js';
+import { BIN, cleanup, editwarden, hookRecordLines, project } from './helpers.js';
 import { callsServed, endServers, runtimeEnv, warmServer } from './warm-server.js';
 
 afterAll(cleanup);
@@ -73,7 +73,7 @@ function records(root: string): { changes: unknown[]; events: unknown[] } {
       return '';
     }
   };
-  return { changes: normalized(read('hooks/changes.jsonl'), root), events: normalized(read('events.jsonl'), root) };
+  return { changes: normalized(hookRecordLines(root), root), events: normalized(read('events.jsonl'), root) };
 }
 
 interface Case {

@@ -531,3 +531,72 @@ describe('one ledger: runs/ledger.ts counts every route', () => {
     expect(out).toEqual([]);
   });
 });
+
+/**
+ * One record writer (issue 41): the root's event log is the record of every route, written by runs/events.ts alone
+ * (its files opened for append by runs/event-lines.ts, for the log and the rotation index); a hook's facts are
+ * written once, by runs/hook-records.ts, and `.editwarden/hooks/changes.jsonl` is only a view of the log
+ * (`hookRecords`). Any other append in src/ is to a file of its own, named here with what it is.
+ */
+const EVENT_LOG_WRITER = 'runs/events.ts';
+const OWN_APPENDS = new Map([
+  ['runs/event-lines.ts', 'opens the event log and its rotation index for append (openForAppend), for runs/events.ts and runs/events-index.ts'],
+  ['runs/records.ts', "a run's calls.jsonl, in its run folder"],
+  ['agent/transcript.ts', "a session's transcript.jsonl, in its run folder"],
+  ['cli/hook-socket.ts', "the hook's timing trace, where EDITWARDEN_HOOK_TRACE points"],
+  ['cli/commands/report.ts', "GitHub's job summary ($GITHUB_STEP_SUMMARY)"],
+]);
+
+describe('one record writer: the event log, written by one module', () => {
+  /** Every place a file of src/ appends: an appendFileSync/appendFile call, an O_APPEND flag, a flag 'a' / 'a+'. */
+  const appends = (): string[] => {
+    const out: string[] = [];
+    for (const f of files) {
+      const source = treeOf(f);
+      const at = (node: ts.Node): string => `${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}`;
+      const walk = (node: ts.Node): void => {
+        if (ts.isCallExpression(node)) {
+          const callee = ts.isIdentifier(node.expression) ? node.expression.text : ts.isPropertyAccessExpression(node.expression) ? node.expression.name.text : '';
+          if (callee === 'appendFileSync' || callee === 'appendFile') out.push(at(node));
+        }
+        if (ts.isPropertyAccessExpression(node) && node.name.text === 'O_APPEND') out.push(at(node));
+        if (ts.isPropertyAssignment(node) && node.name.getText() === 'flag' && ts.isStringLiteral(node.initializer) && node.initializer.text.startsWith('a')) out.push(at(node));
+        ts.forEachChild(node, walk);
+      };
+      walk(source);
+    }
+    return out;
+  };
+
+  it("no module appends to a file but the event log's own and the few that append to a file of their own", () => {
+    const found = appends();
+    expect(found.filter((where) => !OWN_APPENDS.has(where.split(':')[0] as string))).toEqual([]);
+    // Each exemption still appends (a stale one would hide a new writer behind its name).
+    for (const rel of OWN_APPENDS.keys()) expect({ rel, appends: found.some((w) => w.startsWith(`${rel}:`)) }).toEqual({ rel, appends: true });
+  });
+
+  it('only runs/events.ts (the log) and runs/events-index.ts (its index) open a file of the log for append', () => {
+    const opener = files.filter((f) => f.rel !== 'runs/event-lines.ts' && /\bopenForAppend\b/.test(f.text)).map((f) => f.rel);
+    expect(opener.sort()).toEqual(['runs/events-index.ts', EVENT_LOG_WRITER]);
+  });
+
+  it("no module names .editwarden/hooks/changes.jsonl in code: the hooks' records are the view runs/hook-records.ts reads from the log", () => {
+    const found: string[] = [];
+    for (const f of files) {
+      const source = treeOf(f);
+      const walk = (node: ts.Node): void => {
+        if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node)) && /changes\.jsonl/.test(node.getText())) found.push(f.rel);
+        ts.forEachChild(node, walk);
+      };
+      walk(source);
+    }
+    expect(found).toEqual([]);
+  });
+
+  it("a hook's native edits, refusals and guarded commands are recorded by runs/hook-records.ts alone (no other module builds a hook's event)", () => {
+    // Every module outside runs/ that records an event reaches appendEvent/recordEvent; none may do it for a hook or the guarded shell.
+    const hookWriters = files.filter((f) => !f.rel.startsWith('runs/') && /\b(appendEvent|recordEvent)\b/.test(f.text) && /via: 'hook'|via: 'shell'|hookRoute\(/.test(f.text)).map((f) => f.rel);
+    expect(hookWriters).toEqual([]);
+    expect(files.find((f) => f.rel === 'runs/hook-records.ts')?.text).toMatch(/export function recordHookEdit[\s\S]*export function recordHookCommand[\s\S]*export function hookRecords/);
+  });
+});
