@@ -158,7 +158,7 @@ export function recordHookPutBack(root: string, route: EventRoute, label: string
 }
 
 /** A hooked native edit, as the view shows it: which client and tool, its undo step, and each path with how it changed. */
-export interface HookEditRecord {
+interface HookEditRecord {
   at: string;
   client: string;
   tool: string;
@@ -169,7 +169,7 @@ export interface HookEditRecord {
 }
 
 /** A guarded shell command, as the view shows it. */
-export interface HookCommandRecord {
+interface HookCommandRecord {
   at: string;
   client: string;
   tool: string;
