@@ -20,7 +20,7 @@ export { EditwardenError, ErrorCode, isEditwardenError, toErrorInfo, type ErrorI
 
 // The one way in: a workspace whose every write is a checkpointed, journaled transaction.
 export { openWorkspace, openReadOnly, type OpenWorkspaceOptions, type OpenedWorkspace, type RecoveryNotice } from './workspace/open.js';
-export { openProject, type OpenedProject, type OpenProjectOptions } from './host/project.js';
+export { openProject, type Project, type OpenedProject, type OpenProjectOptions, type OpenedParts } from './host/project.js';
 export type { FileView, ReadView, WriteTransaction } from './workspace/view.js';
 export type { Workspace, WorkspaceOptions, FileSnapshot, FileWrite, PathInfo } from './workspace/workspace.js';
 export type { ResolvedPath } from './workspace/paths.js';
@@ -85,7 +85,7 @@ export { verify, verifyFailure, type VerifyOptions, type VerifyResult, type Veri
 export { detectProject, type Detection } from './verify/detect.js';
 
 // Tools and the runner every call goes through.
-export { ToolRunner, approveAll, type ToolRunnerOptions, type RunSummary, type ApprovalHook, type CallRecord } from './tools/runner.js';
+export { ToolRunner, approveAll, type ToolRunnerStart, type ToolRunnerOptions, type RunSummary, type ApprovalHook, type CallRecord } from './tools/runner.js';
 export { Run, type RunStart, type RunSettlement } from './runs/run.js';
 export type { RunOutcome, RunStatus } from './runs/outcome.js';
 export { runProfile, editorFlavour, type RunProfile, type RunMode, type ApprovalPolicy, type EditorFlavour } from './runs/profile.js';

@@ -15,7 +15,7 @@ import { commit, plan, type ApplyOptions, type Plan } from '../apply/pipeline.js
 import type { Config } from '../config/config.js';
 import { editRequestFromArgs } from '../edit/request-json.js';
 import type { EditRequest, EditResult } from '../edit/types.js';
-import { editOptionsFromConfig } from '../config/edit-options.js';
+import { projectOf, type Project } from '../host/project.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { runProfile } from '../runs/profile.js';
 import { Run } from '../runs/run.js';
@@ -41,7 +41,8 @@ export const MESSAGES = {
 } as const;
 
 export interface ControlledSessionOptions {
-  config: Config;
+  /** @deprecated With a workspace (the old form) only, and required there: a Project brings its own config. */
+  config?: Config;
   /** Overrides config and detection (`--build CMD`). */
   buildCommand?: string;
   buildTimeoutMs?: number;
@@ -52,7 +53,7 @@ export interface ControlledSessionOptions {
    */
   run?: Run;
   runId?: string;
-  /** Language hooks (syntax guard). */
+  /** @deprecated With a workspace (the old form) only: a Project brings its language hooks in its `applyOptions`. */
   applyHooks?: Pick<ApplyOptions, 'prepareHooks' | 'hooks'>;
   /** Where the telemetry report goes (default: config reports.controlled_edit). Set false to skip it. */
   reportPath?: string | false;
@@ -71,13 +72,20 @@ export class ControlledEditSession {
   };
   readonly runId: string;
   private readonly run: Run;
+  private readonly ws: Workspace;
+  private readonly project: Project;
+  private readonly options: ControlledSessionOptions;
   private endedValue = false;
 
-  constructor(
-    private readonly ws: Workspace,
-    private readonly options: ControlledSessionOptions,
-  ) {
-    this.run = options.run ?? new Run({ profile: runProfile('controlled', { config: options.config }), ...(options.runId ? { id: options.runId } : {}), opener: 'mode' });
+  /**
+   * `project`: as the entry opened it (host/project.ts `openProject`): its config, and its `applyOptions` for the
+   * one plan. Deprecated form: a workspace, with `config` (and `applyHooks`) in the options.
+   */
+  constructor(project: Project | Workspace, options: ControlledSessionOptions = {}) {
+    this.options = options;
+    this.project = 'applyOptions' in project ? project : projectOf({ ws: project, config: configOf(options), applyHooks: options.applyHooks });
+    this.ws = this.project.ws;
+    this.run = options.run ?? new Run({ profile: runProfile('controlled', { config: this.project.config }), ...(options.runId ? { id: options.runId } : {}), opener: 'mode' });
     this.runId = this.run.id;
   }
 
@@ -108,7 +116,6 @@ export class ControlledEditSession {
     } catch (error) {
       return this.refused(toErrorInfo(error), undefined, fields.path);
     }
-    const edit = editOptionsFromConfig(this.options.config);
     const before: FileHashes = hashFiles(this.ws.root, [relative]);
     let tx: Transaction;
     // 1. Mandatory Pre-Edit Checkpoint, before the replacement is attempted (the design's order), in the run's transaction.
@@ -126,7 +133,7 @@ export class ControlledEditSession {
     let applied;
     try {
       // A plan made on another view than this session's workspace would commit elsewhere: then the session plans itself.
-      const change = planned !== undefined && planned.view === this.ws ? planned : await plan(this.ws, [request], { edit, ...this.options.applyHooks });
+      const change = planned !== undefined && planned.view === this.ws ? planned : await plan(this.ws, [request], this.project.applyOptions);
       applied = await commit(change);
     } catch (error) {
       tx.rollback();
@@ -148,7 +155,7 @@ export class ControlledEditSession {
         ...(this.options.buildCommand ? { command: this.options.buildCommand } : {}),
         ...(this.options.buildTimeoutMs !== undefined ? { timeoutMs: this.options.buildTimeoutMs } : {}),
         runId: this.runId,
-        config: this.options.config,
+        config: this.project.config,
         baseline: 'off',
         ...(signal ? { signal } : {}),
         ...(this.options.onBuildOutput ? { onOutput: this.options.onBuildOutput } : {}),
@@ -312,7 +319,7 @@ export class ControlledEditSession {
   /** The report never changes the outcome: a report that cannot be written is said in `report_error`. */
   private writeReport(outcome: ControlledEditOutcome): ControlledEditReportPaths | undefined {
     if (this.options.reportPath === false) return undefined;
-    const target = this.options.reportPath ?? this.options.config.reports.controlled_edit;
+    const target = this.options.reportPath ?? this.project.config.reports.controlled_edit;
     try {
       return writeControlledEditReport(this.ws, target, outcome, (this.options.now ?? (() => new Date()))());
     } catch (error) {
@@ -337,4 +344,14 @@ function missingFieldsError(): ErrorInfo {
     message: 'The controlled edit needs a file name (filename) and a non-empty old_text.',
     hint: 'The controlled session is over; start a new one with {"filename", "old_text", "new_text"}.',
   };
+}
+
+/** The old form's config: required with a workspace (a Project brings its own). */
+function configOf(options: ControlledSessionOptions): Config {
+  if (options.config) return options.config;
+  throw new EditwardenError({
+    code: ErrorCode.USAGE,
+    message: 'A controlled edit session over a workspace was given no config.',
+    hint: 'Pass the project (openProject(root, config)) instead of the workspace, or `config` in the options.',
+  });
 }

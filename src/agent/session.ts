@@ -7,16 +7,16 @@
  * here, so a mode is never wired twice.
  */
 import { runProfile } from '../runs/profile.js';
-import { editOptionsFromConfig } from '../config/edit-options.js';
 import type { ConstraintTotals } from '../guard/constraints.js';
 import { editFileTool } from '../tools/edit-file.js';
 import { toolsetFor } from '../tools/toolset.js';
 import { ToolRunner, type ApprovalHook, type ApprovalRequest, type RunSummary, type RunnerEvent } from '../tools/runner.js';
 import type { Interaction } from '../tools/types.js';
 import type { Workspace } from '../workspace/workspace.js';
+import type { Project } from '../host/project.js';
 import { ControlledEditSession } from './controlled.js';
 import { endTranscript, runAgent, type AgentEvent, type AgentOutcome, type LoopLimits, type LoopPerson } from './loop.js';
-import type { AgentProject, RunControl } from './project.js';
+import type { RunControl } from './run-control.js';
 import { Run } from '../runs/run.js';
 import type { ControlledEditOutcome } from './controlled.js';
 import { buildSystemPrompt, type AgentMode } from './prompts/index.js';
@@ -26,7 +26,8 @@ import { controlledEditTool } from './controlled-tool.js';
 import { verifyingTaskCompletion } from './completion.js';
 
 export interface AgentSessionOptions {
-  project: AgentProject;
+  /** The project as the entry opened it (host/project.ts), whole: the runner and controlled mode take it as it is. */
+  project: Project;
   mode: AgentMode;
   provider: ModelProvider;
   task: string;
@@ -101,26 +102,18 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
   let controlled: ReturnType<typeof controlledEditTool> | undefined;
   let transcript: Transcript | undefined;
   let runner: ToolRunner;
-  const common = {
-    ws,
-    config,
-    ...(project.transactions ? { transactions: project.transactions } : {}),
-    apply: { edit: editOptionsFromConfig(config), ...project.applyHooks },
-    ...(listeners.onRunnerEvent ? { onEvent: listeners.onRunnerEvent } : {}),
-  };
+  const common = { project, ...(listeners.onRunnerEvent ? { onEvent: listeners.onRunnerEvent } : {}) };
   if (mode === 'controlled') {
     // One Run for the runner and the session: the session opens its transaction at the one edit (named after the
     // file) and settles a failed build by the run's policy; the build logs land in the run's folder.
     const run = new Run({ profile, ...control, opener: 'mode' });
-    const session = new ControlledEditSession(ws, {
-      config,
+    const session = new ControlledEditSession(project, {
       run,
       ...(build.command ? { buildCommand: build.command } : {}),
       ...(build.timeoutMs !== undefined ? { buildTimeoutMs: build.timeoutMs } : {}),
-      ...(project.applyHooks ? { applyHooks: project.applyHooks } : {}),
     });
     controlled = controlledEditTool(session);
-    runner = ToolRunner.start({ ...common, run, tools: [controlled.tool] });
+    runner = ToolRunner.start({ ...common, run, toolset: { config, tools: [controlled.tool] } });
   } else {
     // Approvals and answers go into the transcript; the transcript opens once the run folder exists.
     const { approve, interaction } = person;
@@ -130,7 +123,7 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
     runner = ToolRunner.start({
       ...common,
       run,
-      tools: registry,
+      toolset: { config, tools: registry },
       ...(approve
         ? {
             approve: async (request: ApprovalRequest) => {

@@ -107,7 +107,7 @@ export async function runEditorCommand(io: Io, o: EditorCommandOptions): Promise
   const profile = runProfile('editor', { config: opened.config, dryRun: o.dryRun, configured: o.configured });
   const options: RunEditorOptions = {
     ...editor,
-    project: { ws: opened.ws, config: opened.config, transactions: opened.transactions, applyHooks: opened.applyHooks },
+    project: opened,
     run: { ...run, ...defined({ signal }) },
     listeners: {
       onEvent,

@@ -40,10 +40,14 @@ export interface Project {
   policy: Policy;
   /** Transactions of dead processes that were rolled back; the caller shows them (`message`). */
   recovered: RecoveryNotice[];
-  /** The options every plan of this project takes: the config's edit options and the language hooks. */
-  applyOptions: Pick<ApplyOptions, 'edit' | 'prepareHooks'>;
-  /** Only the language hooks (for callers that build their own edit options, e.g. with --strict). */
-  applyHooks: Pick<ApplyOptions, 'prepareHooks'>;
+  /**
+   * The options every plan of this project takes: the config's edit options and the language hooks, made here
+   * once (the only call of `editOptionsFromConfig`; test/package/architecture.test.ts): every route plans with
+   * this value — the runner, controlled mode, the Editor, the CLI's edit and apply, the hooks.
+   */
+  applyOptions: Pick<ApplyOptions, 'edit' | 'prepareHooks' | 'hooks'>;
+  /** Only the language hooks (a caller's plan that takes the engine's default edit options). */
+  applyHooks: Pick<ApplyOptions, 'prepareHooks' | 'hooks'>;
 }
 
 /** The name callers knew first. */
@@ -83,15 +87,46 @@ export function openProject(root: string, config: Config, options: OpenProjectOp
   for (const n of opened.recovered) recordRecovery(opened.ws.stateDir, n);
   const guard = config.edit.syntax_guard;
   const prepareHooks = options.languageHooks === 'session' ? new SessionLanguageHooks(guard).prepare : (paths: string[]) => prepareLanguageHooks(paths, guard);
+  return projectOver({ ws: opened.ws, transactions: opened.transactions, config, layers: options.layers ?? null, applyHooks: { prepareHooks } }, opened.recovered);
+}
+
+/**
+ * A workspace the caller opened itself, with its config: the library's form
+ * before the project travelled whole (`runEditor`'s `project`,
+ * `new ControlledEditSession(ws, { config, applyHooks })`). Deprecated: pass
+ * `openProject(root, config)` instead.
+ */
+export interface OpenedParts {
+  ws: Workspace;
+  config: Config;
+  /** Default: the workspace's own layer. */
+  transactions?: TransactionLayer | undefined;
+  /** Language hooks (the syntax guard); default: none. */
+  applyHooks?: Pick<ApplyOptions, 'prepareHooks' | 'hooks'> | undefined;
+  layers?: ConfigLayers | null | undefined;
+}
+
+/**
+ * The Project of a workspace already opened (the deprecated forms' door):
+ * nothing is opened, recovered or checked again; its edit options are made
+ * as `openProject` makes them.
+ */
+export function projectOf(parts: OpenedParts): Project {
+  return projectOver(parts, []);
+}
+
+/** The one assembly of a Project, and the one place its edit options are made. */
+function projectOver(parts: OpenedParts, recovered: RecoveryNotice[]): Project {
+  const applyHooks = parts.applyHooks ?? {};
   return {
-    ws: opened.ws,
-    transactions: opened.transactions,
-    config,
-    layers: options.layers ?? null,
-    policy: opened.ws.policy,
-    recovered: opened.recovered,
-    applyOptions: { edit: editOptionsFromConfig(config), prepareHooks },
-    applyHooks: { prepareHooks },
+    ws: parts.ws,
+    transactions: parts.transactions ?? parts.ws.transactions,
+    config: parts.config,
+    layers: parts.layers ?? null,
+    policy: parts.ws.policy,
+    recovered,
+    applyOptions: { ...applyHooks, edit: editOptionsFromConfig(parts.config) },
+    applyHooks,
   };
 }
 

@@ -600,3 +600,55 @@ describe('one record writer: the event log, written by one module', () => {
     expect(files.find((f) => f.rel === 'runs/hook-records.ts')?.text).toMatch(/export function recordHookEdit[\s\S]*export function recordHookCommand[\s\S]*export function hookRecords/);
   });
 });
+
+/**
+ * The Project travels whole (issue 41): opened once at the door (host/project.ts) and handed on as one value —
+ * `ToolRunner.start({ project, run, toolset })`, the agent session, the Editor, controlled mode — never taken apart
+ * into pieces that each entry point packs again; its edit options are made there, once.
+ */
+describe('the Project travels whole', () => {
+  const where = (source: ts.SourceFile, node: ts.Node, rel: string): string => `${rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}: ${node.getText().slice(0, 80)}`;
+  const found = (match: (node: ts.Node) => boolean, exempt: (rel: string) => boolean = () => false): string[] => {
+    const out: string[] = [];
+    for (const { rel } of files) {
+      if (exempt(rel)) continue;
+      const source = treeOf({ rel });
+      const walk = (node: ts.Node): void => {
+        if (match(node)) out.push(where(source, node, rel));
+        ts.forEachChild(node, walk);
+      };
+      walk(source);
+    }
+    return out;
+  };
+
+  it("editOptionsFromConfig is called only in host/project.ts: every other route reads the project's applyOptions", () => {
+    const calls = found(
+      (node) => ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'editOptionsFromConfig',
+      (rel) => rel === 'host/project.ts',
+    );
+    expect(calls).toEqual([]);
+    // And it is called there (the rule is not met by the call having moved somewhere this test does not read).
+    expect(files.find((f) => f.rel === 'host/project.ts')?.text).toMatch(/editOptionsFromConfig\(/);
+  });
+
+  it('no AgentProject and no OpenRoot: no type carries the pieces of a project beside it', () => {
+    expect(found((node) => ts.isIdentifier(node) && (node.text === 'AgentProject' || node.text === 'OpenRoot'))).toEqual([]);
+  });
+
+  it("every ToolRunner.start in src/ is handed the project whole (the pieces' form is the library's deprecated one)", () => {
+    const checker = buildProgram().getTypeChecker();
+    const starts: string[] = [];
+    const pieces = found((node) => {
+      if (!ts.isCallExpression(node) || !ts.isPropertyAccessExpression(node.expression)) return false;
+      if (node.expression.name.text !== 'start' || !ts.isIdentifier(node.expression.expression) || node.expression.expression.text !== 'ToolRunner') return false;
+      starts.push(node.getText().slice(0, 40));
+      const arg = node.arguments[0];
+      const type = arg ? checker.getTypeAtLocation(arg) : undefined;
+      return !type?.getProperty('project') || ['ws', 'transactions', 'apply', 'tools'].some((piece) => type.getProperty(piece) !== undefined);
+    });
+    expect(pieces).toEqual([]);
+    // The entry points that start runners are read (exec, the MCP session, the agent session, the Editor): the check is not empty.
+    expect(starts.length).toBeGreaterThanOrEqual(6);
+  });
+});

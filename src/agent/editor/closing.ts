@@ -23,7 +23,7 @@ import type { RunProfile } from '../../runs/profile.js';
 import { runDir as runFolder } from '../../runs/runs.js';
 import { ToolRunner } from '../../tools/runner.js';
 import type { Run } from '../../runs/run.js';
-import type { Workspace } from '../../workspace/workspace.js';
+import type { Project } from '../../host/project.js';
 import type { AgentEvent, AgentOutcome } from '../loop.js';
 import type { ModelProvider } from '../providers/types.js';
 import type { Transcript } from '../transcript.js';
@@ -66,7 +66,8 @@ export interface EditorResult {
  * along, instead of variables captured by closures.
  */
 export interface EditorRun {
-  readonly ws: Workspace;
+  /** The project the session works in (host/project.ts), whole. */
+  readonly project: Project;
   readonly task: string;
   readonly taskKey: string;
   readonly flavour: EditorFlavour;
@@ -94,7 +95,7 @@ export interface EditorRun {
 export function closeEditorRun(run: EditorRun, status: EditorStatus, reason: string, error?: ErrorInfo): EditorResult {
   const final: RunOutcome = { status, reason, exit_code: EXIT_CODES[status] };
   // A cancel before the model loop had a runner still leaves its one record, metrics.json, through a runner (its one writer) that runs nothing.
-  if (status === 'cancelled' && !run.runner) run.runner = ToolRunner.start({ ws: run.surface.ws, config: run.config, run: run.owner, tools: [], transactions: run.ws.transactions });
+  if (status === 'cancelled' && !run.runner) run.runner = ToolRunner.start({ project: run.project, view: run.surface.ws, run: run.owner, toolset: { config: run.config, tools: [] } });
   // The runner finishes first: it settles the run by its failure policy (a violation under rollback is put back before the
   // changed files are counted; fix forward commits a success and keeps anything else); metrics.json is written here, once.
   const summary = run.runner?.finish({ outcome: final, sections: metricsSections(run, final) });
@@ -135,7 +136,7 @@ function discardSessionRecords(run: EditorRun, result: EditorResult): void {
   };
   for (const id of run.session.evidenceRuns) {
     // The Verifier's evidence of this session's verifications (the baseline included), each in its own run folder.
-    if (id !== run.runId) attempt(() => fs.rmSync(runFolder(run.ws, id), { recursive: true, force: true }));
+    if (id !== run.runId) attempt(() => fs.rmSync(runFolder(run.project.ws, id), { recursive: true, force: true }));
   }
   attempt(() => {
     for (const name of fs.readdirSync(run.runDir)) if (name !== METRICS_FILE) fs.rmSync(path.join(run.runDir, name), { recursive: true, force: true });
@@ -185,7 +186,7 @@ function metricsSections(run: EditorRun, final: RunOutcome): Record<string, unkn
 
 /** The artifact of this ending: the summary (success), the proposal (dry run), the stuck report (hard stop), or nothing. */
 function writeArtifact(run: EditorRun, record: EditorRecord, result: EditorResult): void {
-  const root = run.ws.root;
+  const root = run.project.ws.root;
   const inRoot = (file: string): string => path.relative(root, file).split(path.sep).join('/');
   switch (record.status) {
     case 'success': {

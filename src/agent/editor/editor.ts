@@ -14,7 +14,7 @@
  * those paths goes through the workspace sandbox.
  */
 import type { Config } from '../../config/config.js';
-import { editOptionsFromConfig } from '../../config/edit-options.js';
+import { projectOf, type OpenedParts, type Project } from '../../host/project.js';
 import { EditwardenError, ErrorCode, toErrorInfo, type ErrorInfo } from '../../errors.js';
 import { configUnder, editorFlavour, runProfile, type RunProfile } from '../../runs/profile.js';
 import { Run } from '../../runs/run.js';
@@ -24,7 +24,7 @@ import { ToolRunner, type RunnerEvent } from '../../tools/runner.js';
 import { toolsetFor } from '../../tools/toolset.js';
 import type { AnyTool } from '../../tools/types.js';
 import { runAgent, type LoopLimits } from '../loop.js';
-import type { AgentProject, RunControl } from '../project.js';
+import type { RunControl } from '../run-control.js';
 import type { ModelProvider } from '../providers/types.js';
 import { Transcript } from '../transcript.js';
 import { editorReadFile } from './artifact-read.js';
@@ -42,7 +42,11 @@ import { askForHypotheses, judge, messageHistory } from './verdict.js';
 export type { EditorResult, EditorRunEvent } from './closing.js';
 
 export interface RunEditorOptions {
-  project: AgentProject;
+  /**
+   * The project as the entry opened it (host/project.ts `openProject`), whole. Deprecated: the pieces of one
+   * (`{ ws, config, transactions?, applyHooks? }`), still taken and made a Project at the door.
+   */
+  project: Project | OpenedParts;
   /** The Editor model. Required, except for apply-proposal, which then only verifies. */
   provider?: ModelProvider;
   task: string;
@@ -106,7 +110,11 @@ function usage(message: string, hint: string): EditwardenError {
   return new EditwardenError({ code: ErrorCode.USAGE, message, hint });
 }
 
-export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
+/** The options once the door has made the project whole. */
+type EditorStart = RunEditorOptions & { project: Project };
+
+export async function runEditor(options: RunEditorOptions): Promise<EditorResult> {
+  const o: EditorStart = { ...options, project: 'applyOptions' in options.project ? options.project : projectOf(options.project) };
   const profile = runProfile('editor', { config: o.project.config, dryRun: o.dryRun, configured: o.configured });
   const run = startEditorRun(o, profile);
   try {
@@ -119,7 +127,7 @@ export async function runEditor(o: RunEditorOptions): Promise<EditorResult> {
 }
 
 /** Refuses what cannot run (before any folder exists), then names the run, its folder, its surface and its session. */
-function startEditorRun(o: RunEditorOptions, profile: RunProfile): EditorRun & { scope: string } {
+function startEditorRun(o: EditorStart, profile: RunProfile): EditorRun & { scope: string } {
   const now = o.run?.now ?? (() => new Date());
   const startedAt = now().toISOString();
   if (profile.dryRun && o.proposal) throw usage('A proposal cannot be applied in a dry run.', 'Drop --dry-run to apply the proposal.');
@@ -158,7 +166,7 @@ function startEditorRun(o: RunEditorOptions, profile: RunProfile): EditorRun & {
   const flavour = editorFlavour(profile, o.proposal !== undefined);
   const owner = new Run({ profile, id: runId, ...(o.run?.signal ? { signal: o.run.signal } : {}) });
   return {
-    ws: o.project.ws,
+    project: o.project,
     task: o.task,
     taskKey: key,
     flavour,
@@ -185,7 +193,7 @@ function startEditorRun(o: RunEditorOptions, profile: RunProfile): EditorRun & {
 type Started = ReturnType<typeof startEditorRun>;
 
 /** The session's steps, in the order the design gives them. */
-async function driveSession(run: Started, o: RunEditorOptions, profile: RunProfile): Promise<EditorResult> {
+async function driveSession(run: Started, o: EditorStart, profile: RunProfile): Promise<EditorResult> {
   const { session } = run;
   // 1. Scout B first: the baseline of failures is taken before any edit.
   const environment = await session.environmentScout(profile.dryRun ? 'dry run: no verification runs' : true);
@@ -235,8 +243,8 @@ async function driveSession(run: Started, o: RunEditorOptions, profile: RunProfi
 }
 
 /** Writes the proposal all or nothing; the refusal (nothing written) when it does not apply. */
-async function applyProposalFirst(run: Started, o: RunEditorOptions, proposal: { text: string; file: string }): Promise<{ reason: string; info: ErrorInfo } | null> {
-  const options = { edit: editOptionsFromConfig(run.config), ...o.project.applyHooks };
+async function applyProposalFirst(run: Started, o: EditorStart, proposal: { text: string; file: string }): Promise<{ reason: string; info: ErrorInfo } | null> {
+  const options = o.project.applyOptions;
   const planned = await applyProposal(o.project.ws, proposal.text, { ...options, dryRun: true });
   for (const f of planned.files) run.surface.capture(f);
   const applied = await applyProposal(o.project.ws, proposal.text, options);
@@ -254,7 +262,7 @@ async function applyProposalFirst(run: Started, o: RunEditorOptions, proposal: {
 }
 
 /** The tools the Editor's model gets: the file tools the constraints allow (read_file with the Verifier's evidence), the surface's read tools, and its own. */
-function editorToolset(run: Started, o: RunEditorOptions, profile: RunProfile): AnyTool[] {
+function editorToolset(run: Started, o: EditorStart, profile: RunProfile): AnyTool[] {
   // Reading and writing, no commands (only the Verifier's run), nobody to ask: the toolset's file tools.
   const fileTools = toolsetFor(profile, run.config, { own: editorToolNames() }).tools;
   const readTools = run.surface.readTools();
@@ -264,20 +272,18 @@ function editorToolset(run: Started, o: RunEditorOptions, profile: RunProfile): 
 }
 
 /** The runner, the prompt, the transcript and the loop; leaves the runner, transcript and outcome on `run` and answers the system prompt. */
-async function runModelLoop(run: Started, o: RunEditorOptions, profile: RunProfile, message: string, prompt: Pick<Parameters<typeof buildEditorPrompt>[0], 'environment' | 'layoutHint'>): Promise<string> {
+async function runModelLoop(run: Started, o: EditorStart, profile: RunProfile, message: string, prompt: Pick<Parameters<typeof buildEditorPrompt>[0], 'environment' | 'layoutHint'>): Promise<string> {
   const { config, session, surface } = run;
   const provider = o.provider as ModelProvider;
   const tools = editorToolset(run, o, profile);
   const runner = ToolRunner.start({
-    ws: surface.ws,
-    config,
+    project: o.project,
+    // A dry run's runner works on the overlay; it still checkpoints through the project's layer (commands).
+    view: surface.ws,
     // The session's run: its transaction (opened in step 2) is settled by the runner's finish; Ctrl-C (its signal)
     // stops the running tool call at once (a command's process group is killed); work so far is kept.
     run: run.owner,
-    tools,
-    // A dry run's runner still checkpoints through the disk's layer (commands); its writes stay in the overlay.
-    transactions: o.project.transactions ?? o.project.ws.transactions,
-    apply: { edit: editOptionsFromConfig(config), ...o.project.applyHooks },
+    toolset: { config, tools },
     // Headless: nobody approves; the hook only notes what each write is about to change.
     approve: (request) => {
       for (const c of request.changes ?? []) surface.capture(c.path);

@@ -51,7 +51,7 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
 function runApply(file: string | undefined, flags: ApplyFlags, io: Io): Promise<number> {
   return runWriteCommand(flags, io, {
     input: async () => (file === undefined || file === '-' ? readAll(io.stdin) : readReply(file)),
-    apply: (opened, text, edit) => applyReply(opened.ws, text, { format: flags.format, dryRun: flags.dryRun === true, ...defined({ partial: flags.partial ? true : undefined }), atomic: flags.atomic === true, edit, ...opened.applyHooks }),
+    apply: (opened, text) => applyReply(opened.ws, text, { format: flags.format, dryRun: flags.dryRun === true, ...defined({ partial: flags.partial ? true : undefined }), atomic: flags.atomic === true, ...opened.applyOptions }),
     print: (outcome) => print(outcome, flags, io),
   });
 }

@@ -94,12 +94,10 @@ async function runControlledEdit(flags: Flags, io: Io): Promise<number> {
     const { config, trust } = await loadProjectConfigCached(root, flags.config);
     const opened = await openForCommand(root, config, io, flags.json === true, flags.config, trust);
     const color = useColor(io);
-    const session = new ControlledEditSession(opened.ws, {
-      config,
+    const session = new ControlledEditSession(opened, {
       ...defined({ buildCommand: flags.build || undefined }),
       ...defined({ buildTimeoutMs: timeoutMs }),
       ...defined({ reportPath: flags.report || undefined }),
-      applyHooks: opened.applyHooks,
     });
     if (!flags.json) io.stdout.write(`${paint(color, 'bold', 'controlled edit')} run ${session.runId}\n`);
     const outcome = invalidJson !== null ? session.invalidJson(invalidJson) : await session.editFile(args);

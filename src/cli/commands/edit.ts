@@ -62,7 +62,7 @@ export function registerEdit(program: Command, io: Io, setExit: (code: number) =
 function runEdit(path: string | undefined, flags: EditFlags, io: Io): Promise<number> {
   return runWriteCommand(flags, io, {
     input: async () => (flags.request !== undefined ? requestsFromJson(flags.request, io) : [requestFromFlags(path, flags)]),
-    apply: (opened, requests, edit) => applyRequests(opened.ws, requests, { dryRun: flags.dryRun === true, edit, ...opened.applyHooks }),
+    apply: (opened, requests) => applyRequests(opened.ws, requests, { dryRun: flags.dryRun === true, ...opened.applyOptions }),
     print: (outcome) => printOutcome(outcome, flags, io),
   });
 }

@@ -215,7 +215,7 @@ async function runAgentCommand(flags: RunFlags, io: Io): Promise<number> {
 
   try {
     const result = await runAgentSession({
-      project: { ws: opened.ws, config, transactions: opened.transactions, applyHooks: opened.applyHooks, layers: opened.layers },
+      project: opened,
       mode,
       provider,
       task,

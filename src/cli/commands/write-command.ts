@@ -9,8 +9,6 @@
 import type { Config } from '../../config/config.js';
 import type { ConfigTrust } from '../../config/trust-state.js';
 import { loadProjectConfigCached } from '../../host/config-cache.js';
-import { editOptionsFromConfig } from '../../config/edit-options.js';
-import type { EditOptions } from '../../edit/types.js';
 import { ExitCode } from '../../errors.js';
 import { refuseCommand, type Io } from '../output.js';
 import { openForCommand } from '../workspace.js';
@@ -26,7 +24,8 @@ export interface WriteCommandFlags {
 export interface WriteCommandSteps<I, O extends { ok: boolean }> {
   /** Reads what to apply (flags, a file, stdin); may throw a refusal. */
   input(): Promise<I>;
-  apply(opened: OpenedForCommand, input: I, edit: EditOptions): Promise<O>;
+  /** Plans with the project's `applyOptions` (its edit options: the config's, with --strict). */
+  apply(opened: OpenedForCommand, input: I): Promise<O>;
   print(outcome: O): void;
 }
 
@@ -38,14 +37,15 @@ export async function runWriteCommand<I, O extends { ok: boolean }>(flags: Write
   let input: I;
   try {
     ({ config, trust } = await loadProjectConfigCached(root, flags.config));
+    // --strict is the config's edit.strict set by the command line: the project makes its edit options from it.
+    if (flags.strict === true) config = { ...config, edit: { ...config.edit, strict: true } };
     input = await steps.input();
   } catch (error) {
     return refuseCommand(error, json, io, { results: [] });
   }
-  const edit = editOptionsFromConfig(config, { strict: flags.strict === true });
   let outcome: O;
   try {
-    outcome = await steps.apply(await openForCommand(root, config, io, json, flags.config, trust), input, edit);
+    outcome = await steps.apply(await openForCommand(root, config, io, json, flags.config, trust), input);
   } catch (error) {
     return refuseCommand(error, json, io, { results: [] });
   }

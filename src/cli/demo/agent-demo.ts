@@ -132,7 +132,7 @@ export async function runAgentDemo(io: Io, options: AgentDemoOptions): Promise<A
     const opened = openProject(project, config);
     let totals: (() => string) | undefined;
     const result = await runAgentSession({
-      project: { ws: opened.ws, config, transactions: opened.transactions, applyHooks: opened.applyHooks },
+      project: opened,
       mode: 'headless',
       provider,
       task: AGENT_DEMO_TASK,

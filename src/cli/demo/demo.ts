@@ -130,8 +130,9 @@ export async function runDemo(io: Io, options: DemoOptions): Promise<DemoResult>
   }
   const config: Config = structuredClone(DEFAULT_CONFIG);
   if (spec.build) config.verify.build = spec.build;
-  const { ws, applyHooks } = openProject(dir, config);
-  const controlled = (): ControlledEditSession => new ControlledEditSession(ws, { config, applyHooks });
+  const project = openProject(dir, config);
+  const { ws, applyOptions } = project;
+  const controlled = (): ControlledEditSession => new ControlledEditSession(project);
 
   // 1. A controlled edit that compiles.
   step(`controlled edit that compiles (${spec.file}: ${spec.good.old} → ${spec.good.new})`);
@@ -167,7 +168,7 @@ export async function runDemo(io: Io, options: DemoOptions): Promise<DemoResult>
   const parsed = parseEdits(reply, 'active-edit', { fileExists: (p) => ws.exists(p) });
   const applied = await applyRequests(ws, parsed.requests, {
     partial: true,
-    ...applyHooks,
+    ...applyOptions,
     parseErrors: parsed.errors.map((e) => ({ index: e.index, ...defined({ path: e.path || undefined }), error: e.error.toJSON() })),
   });
   for (const [i, r] of applied.results.entries()) {
@@ -181,7 +182,7 @@ export async function runDemo(io: Io, options: DemoOptions): Promise<DemoResult>
   // 5. A dry run: the diff, and nothing written.
   step('dry-run: see the diff, write nothing');
   const dryBefore = hashTree(dir, ['.editwarden', 'build', 'node_modules']);
-  const dry = await applyRequests(ws, [{ path: spec.file, action: 'edit', oldText: spec.good.new, newText: spec.second.new }], { dryRun: true, ...applyHooks });
+  const dry = await applyRequests(ws, [{ path: spec.file, action: 'edit', oldText: spec.good.new, newText: spec.second.new }], { dryRun: true, ...applyOptions });
   io.stdout.write(paintDiff(c, dry.diff));
   const unchanged = JSON.stringify(dryBefore) === JSON.stringify(hashTree(dir, ['.editwarden', 'build', 'node_modules']));
   verdict('dry run', dry.ok && unchanged, unchanged ? 'nothing was written' : 'files changed during a dry run!');

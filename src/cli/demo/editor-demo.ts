@@ -123,7 +123,7 @@ export async function runEditorDemo(io: Io, options: EditorDemoOptions): Promise
     try {
       const provider = createProvider('openai-compatible:scripted', { baseUrl: server.openaiBaseUrl, env: {}, maxRetries: 0 });
       const opened = openProject(root, config);
-      return await runEditor({ project: { ws: opened.ws, config, transactions: opened.transactions, applyHooks: opened.applyHooks }, provider, task, listeners: { onEvent: show }, ...extra });
+      return await runEditor({ project: opened, provider, task, listeners: { onEvent: show }, ...extra });
     } finally {
       await server.close();
     }
@@ -153,7 +153,7 @@ export async function runEditorDemo(io: Io, options: EditorDemoOptions): Promise
   const opened = openProject(root, config);
   const applied = dry.proposalFile
     ? await runEditor({
-        project: { ws: opened.ws, config, transactions: opened.transactions, applyHooks: opened.applyHooks },
+        project: opened,
         task: EDITOR_DRY_TASK,
         proposal: { text: fs.readFileSync(dry.proposalFile, 'utf8'), file: dry.proposalFile },
         listeners: { onEvent: show },

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { defaultConfig, withOverrides, type Config, type DeepPartial } from '../../../src/config/config.js';
 import { openWorkspace } from '../../../src/workspace/open.js';
 import { prepareLanguageHooks } from '../../../src/host/language-hooks.js';
+import { projectOf } from '../../../src/host/project.js';
 import { runAgentSession, type AgentSessionOptions, type AgentSessionResult } from '../../../src/agent/session.js';
 import { createProvider } from '../../../src/agent/providers/spec.js';
 import { startScriptedServer, type ScriptedServer } from '../../../src/agent/providers/scripted-server.js';
@@ -54,7 +55,7 @@ export async function runWithServer(
     const opened = openWorkspace(root, { maxFileBytes: config.edit.max_file_bytes });
     const events: AgentEvent[] = [];
     const result = await runAgentSession({
-      project: { ws: opened.ws, config, transactions: opened.transactions, applyHooks: options.applyHooks ?? { prepareHooks: (paths) => prepareLanguageHooks(paths, config.edit.syntax_guard) } },
+      project: projectOf({ ws: opened.ws, config, transactions: opened.transactions, applyHooks: options.applyHooks ?? { prepareHooks: (paths) => prepareLanguageHooks(paths, config.edit.syntax_guard) } }),
       mode: 'headless',
       provider,
       task: 'Do the task.',
