@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
+import { GIT_DIR, STATE_DIR } from '../config/protected-set.js';
 
 /** Relative path → sha256 hex (or "absent"). */
 export type FileHashes = Record<string, string>;
@@ -24,7 +25,7 @@ export function hashFiles(root: string, relatives: readonly string[]): FileHashe
 }
 
 /** Hashes every file under root except the named top-level folders (build output, state). */
-export function hashTree(root: string, skip: readonly string[] = ['.editwarden', '.git', 'build', 'node_modules', 'dist']): FileHashes {
+export function hashTree(root: string, skip: readonly string[] = [STATE_DIR, GIT_DIR, 'build', 'node_modules', 'dist']): FileHashes {
   const files: string[] = [];
   const walk = (dir: string, rel: string): void => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {

@@ -17,6 +17,7 @@ import { userConfigFile } from './trust-store.js';
 import { NO_LAYERS } from './layers.js';
 import type { LoadedConfig } from './load.js';
 import type { NetworkSetting } from './network-setting.js';
+import { CONFIG_FILE, GIT_DIR } from './protected-set.js';
 
 /** The tools a run may use when the config names none. */
 export const DEFAULT_ALLOWED_TOOLS = ['read_file', 'list_files', 'search_files', 'edit_file', 'write_file', 'apply_patch', 'execute_command', 'task_completion'] as const;
@@ -26,7 +27,9 @@ export const DEFAULT_CONFIG = {
     max_files: 10,
     max_lines_changed: 500,
     allowed_patterns: [],
-    denied_patterns: ['.git/**', 'vendor/**', 'node_modules/**', '**/*_generated.*'],
+    // `.git/**` as the ADR's own YAML lists it, its name from the protected set: the Policy refuses every write there
+    // (E_DENIED_PATH); this glob makes a headless attempt the ADR's Pattern violation that stops the run (tools/runner.ts `plan`).
+    denied_patterns: [`${GIT_DIR}/**`, 'vendor/**', 'node_modules/**', '**/*_generated.*'],
     allowed_tools: [...DEFAULT_ALLOWED_TOOLS] as string[],
     max_tokens: 50_000,
     timeout: 300,
@@ -66,7 +69,7 @@ export async function loadConfigFast(root: string, explicitFile?: string): Promi
 export async function loadProjectConfigFast(root: string, explicitFile?: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<LoadedConfig> {
   // The person's own config (outside the repository) counts too: without either file, the defaults are the config.
   const userFile = userConfigFile(env);
-  if (explicitFile === undefined && !fs.existsSync(path.join(root, '.editwarden.yml')) && (userFile === null || !fs.existsSync(userFile)))
+  if (explicitFile === undefined && !fs.existsSync(path.join(root, CONFIG_FILE)) && (userFile === null || !fs.existsSync(userFile)))
     return { config: structuredClone(DEFAULT_CONFIG), trust: NO_REPOSITORY_CONFIG, layers: { ...NO_LAYERS, userFile } };
   const { loadProjectConfig } = await import('./load.js');
   return loadProjectConfig(root, explicitFile, env);

@@ -20,6 +20,10 @@
  *
  * Pure: strings in, a decision out. It must never read the disk.
  */
+import { GIT_DIR } from './protected-set.js';
+
+/** The repository's own ignore rules, below every .gitignore (root-relative): read by the walks, never written by editwarden. */
+export const EXCLUDE_FILE = `${GIT_DIR}/info/exclude`;
 
 /** What a path inside a `.git` is, for commands: read-only machinery, writable data, or a folder that holds gitdirs (descended, never bound whole). */
 export type GitPathKind = 'machinery' | 'data' | 'container';
@@ -130,7 +134,7 @@ function kindBelow(parts: readonly string[]): GitPathKind {
  */
 export function gitPathKind(relative: string): GitPathKind | null {
   const parts = relative.split('/').filter((p) => p !== '' && p !== '.');
-  const at = parts.findIndex((p) => p.toLowerCase() === '.git');
+  const at = parts.findIndex((p) => p.toLowerCase() === GIT_DIR);
   if (at === -1) return null;
   const below = parts.slice(at + 1);
   // `.git/refs/../config` is `.git/config` to the kernel: a path that climbs is judged as the worst it can be.

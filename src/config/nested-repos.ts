@@ -23,7 +23,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { STATE_DIR } from './protected-set.js';
+import { GIT_DIR, STATE_DIR } from './protected-set.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
 
 /** Folders visited before the search gives up (about 2 s of readdir on this machine's disks); a tree this large is refused, not half-searched. */
@@ -104,7 +104,7 @@ export class NestedRepoSearch {
     for (const e of entries) {
       const child = rel === '' ? e.name : `${rel}/${e.name}`;
       // `.GIT` too: on a case-insensitive disk git opens it as `.git`.
-      if (e.name.toLowerCase() === '.git') {
+      if (e.name.toLowerCase() === GIT_DIR) {
         if (rel !== '') gits.push(child);
         continue;
       }

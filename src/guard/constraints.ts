@@ -14,6 +14,7 @@ import type { Attendance } from '../config/modes.js';
 import { compilePatterns, normalizeRelative, type PathMatcher } from './patterns.js';
 import { ADR_ERRORS, ViolationType, type ConstraintKey, type Violation } from './violations.js';
 import { defined } from '../defined.js';
+import { GIT_DIR } from '../config/protected-set.js';
 
 /** One file a change touches, with the lines it adds and removes (from the real diff). */
 export interface FileChange {
@@ -264,7 +265,7 @@ export class ConstraintGuard {
    * happened: the caller has reverted it and says whether it could).
    */
   governingChanged(paths: readonly string[], notReverted: readonly string[], site: CheckSite = {}): Violation {
-    const first = paths[0] ?? '.git';
+    const first = paths[0] ?? GIT_DIR;
     const shown = paths.slice(0, 5).join(', ') + (paths.length > 5 ? ` and ${paths.length - 5} more` : '');
     const undone = notReverted.length === 0 ? 'it was reverted' : `it was reverted except ${notReverted.slice(0, 5).join(', ')} (restore by hand)`;
     return this.violation(ViolationType.PATTERN, 'protected_paths', site, {

@@ -13,6 +13,7 @@ import { configuredOf, type ConfigLayers, ignoredNotice } from '../config/layers
 import { inspectConfig } from '../config/load.js';
 import { toErrorInfo } from '../errors.js';
 import { configUnder, runProfile } from '../runs/profile.js';
+import { CONFIG_FILE } from '../config/protected-set.js';
 
 const CAPS = [
   ['max_files', 'max_files', ''],
@@ -34,7 +35,7 @@ export function limitsLines(config: Config, layers: ConfigLayers, client: string
   const interactive = configUnder(config, runProfile('interactive', { config, configured }));
   const headless = configUnder(config, runProfile('headless', { config, configured }));
   const yours = layers.userFile ?? '~/.config/editwarden/config.yml';
-  const repository = layers.repositoryFile ?? '.editwarden.yml';
+  const repository = layers.repositoryFile ?? CONFIG_FILE;
   const out = [
     'Limits in this project:',
     `  ${client} sessions (its edit tools, its shell, editwarden's MCP tools; a person watches and undo covers them): ${caps(interactive)}`,

@@ -21,9 +21,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { GIT_DIR } from '../config/protected-set.js';
 
 /** Folders not watched (their writes still land in the step: the capture reads the tree). */
-const UNWATCHED = new Set(['.git', 'node_modules']);
+const UNWATCHED = new Set([GIT_DIR, 'node_modules']);
 /** Past this many folders, the timer takes over (a watch per folder is one inotify watch of the user's budget). */
 const MAX_FOLDERS = 8192;
 

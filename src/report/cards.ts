@@ -10,6 +10,7 @@
 import type { EditwardenEvent } from '../runs/event-types.js';
 import type { Clock } from './clock.js';
 import { attemptOf, eventLine, isKnownKind, routeText, type EventLine, type ReportItem, type ReportScope } from './event-summary.js';
+import { STATE_DIR } from '../config/protected-set.js';
 
 /** A piece of a fact line: prose, or a literal (a path, a command, a code) shown as code. */
 type Part = { text: string } | { code: string };
@@ -152,7 +153,7 @@ export function cardsOf(items: readonly ReportItem[], scope: ReportScope, clock:
     // What the log kept of a long list, and where the whole of it is.
     const cut = event.cut?.paths;
     if (cut && cut.total > event.paths.length)
-      facts.push({ label: 'Paths', parts: [text(`${cut.total} in all, the first ${event.paths.length} shown`), ...(cut.blob ? [text('; the whole list: '), code(`.editwarden/events-diffs/${cut.blob}.list`)] : [])] });
+      facts.push({ label: 'Paths', parts: [text(`${cut.total} in all, the first ${event.paths.length} shown`), ...(cut.blob ? [text('; the whole list: '), code(`${STATE_DIR}/events-diffs/${cut.blob}.list`)] : [])] });
     if (event.indexed) facts.push({ label: 'Kept', parts: [text('in the index of a rotated log only (its diff and long lists are gone)')] });
     const blob = (event.kind === 'edit' || event.kind === 'command') && diff === null ? event.diff_blob : undefined;
     if (blob) facts.push({ label: 'Diff', parts: [text('its blob '), code(blob), text(' is missing')] });

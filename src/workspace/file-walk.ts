@@ -11,6 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { STATE_DIR } from './paths.js';
+import { GIT_DIR } from '../config/protected-set.js';
+import { EXCLUDE_FILE } from '../config/git-machinery.js';
 import { Resolver, type DirHandle } from './resolver.js';
 import { readExact, readSmallAt } from './checkpoints/walk.js';
 import { nameScreen, type NameScreen } from './checkpoints/ignore-screen.js';
@@ -43,7 +45,7 @@ class IgnoreRules {
   constructor(root: string | Resolver) {
     this.resolver = typeof root === 'string' ? new Resolver(root) : root;
     // Ignore files are read through the race-free resolver too (no symlink followed on the way).
-    const text = readExact(this.resolver, '.git/info/exclude');
+    const text = readExact(this.resolver, EXCLUDE_FILE);
     this.exclude = text === null ? null : { base: '', rules: ignore().add(text), screen: nameScreen(text) };
   }
 
@@ -133,7 +135,7 @@ export function walkFiles(root: string, visit: WalkVisitor, options: WalkOptions
     for (const d of dirents) {
       if (stopped) return;
       const name = d.name;
-      if (name === '.git') continue;
+      if (name === GIT_DIR) continue;
       if (dirRel === '' && name === STATE_DIR) continue;
       const rel = relDir + name;
       let type: WalkEntryType | null = d.isFile() ? 'file' : d.isDirectory() ? 'dir' : d.isSymbolicLink() ? 'symlink' : null;

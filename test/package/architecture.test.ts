@@ -12,6 +12,7 @@ import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KNOWN_TOOL_NAMES } from '../../src/config/config.js';
 import { RUN_MODES } from '../../src/config/modes.js';
+import { PROTECTED_MEMBERS } from '../../src/config/protected-set.js';
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
 
@@ -650,5 +651,59 @@ describe('the Project travels whole', () => {
     expect(pieces).toEqual([]);
     // The entry points that start runners are read (exec, the MCP session, the agent session, the Editor): the check is not empty.
     expect(starts.length).toBeGreaterThanOrEqual(6);
+  });
+});
+
+describe('the protected set is the one spelling of a protected name', () => {
+  /**
+   * Literals of src/ that name a protected path for another reason than deciding what is protected, each with why.
+   * Every other module takes the name from config/protected-set.ts (STATE_DIR, GIT_DIR, CONFIG_FILE, the members).
+   */
+  const ALLOWED: Readonly<Record<string, { literals: readonly string[]; why: string }>> = {
+    'sandbox/policy.ts': { literals: ['.claude', '.codex', '.gemini'], why: "HOME's credential folders of Claude Code, Codex and Gemini CLI (HOME_SECRETS, hidden from commands), not the project's settings" },
+    'integrations/claude.ts': { literals: ['.claude', '.claude/settings.json', '.claude/settings.local.json', '.mcp.json'], why: "the files Claude Code's `init` writes: the client's own file names, each inside its members of the set" },
+    'integrations/gemini.ts': { literals: ['.gemini', '.gemini/settings.json'], why: "the file Gemini CLI's `init` writes, inside its member" },
+    'integrations/qwen.ts': { literals: ['.qwen', '.qwen/settings.json'], why: "the file Qwen Code's `init` writes, inside its member" },
+    'integrations/cursor.ts': { literals: ['.cursor', '.cursor/hooks.json', '.cursor/mcp.json'], why: "the files Cursor's `init` writes, inside its member" },
+    'integrations/codex.ts': { literals: ['.codex', '.codex/config.toml'], why: "the file Codex's `init` writes, inside its member" },
+    'integrations/codex-trust.ts': { literals: ['.codex', '~/.codex/config.toml'], why: "Codex's own trust entry: the person's ~/.codex/config.toml and the project's .codex folder as Codex names them" },
+    'integrations/codex-profile.ts': { literals: ['.codex'], why: 'the members Codex already keeps read-only itself, left out of the permission profile init writes' },
+    'integrations/copilot.ts': { literals: ['.github/hooks/editwarden.json'], why: "the file Copilot CLI's `init` writes, inside its member" },
+    'integrations/opencode.ts': { literals: ['opencode.json'], why: "the file opencode's `init` writes (a member)" },
+    'integrations/opencode-plugin.ts': { literals: ['.opencode/plugins/editwarden.js'], why: "the plugin file opencode's `init` writes, inside its member" },
+  };
+  const names = PROTECTED_MEMBERS.map((m) => m.path.toLowerCase().split('/'));
+  /** Whether a literal spells a path (no spaces: prose that mentions a name is a message, not a path) naming a member or a path inside one, at any depth. */
+  const namesMember = (text: string): boolean => {
+    if (/\s/.test(text)) return false;
+    const segments = text.toLowerCase().split('/');
+    return names.some((name) => segments.some((_, i) => name.every((part, j) => segments[i + j] === part)));
+  };
+
+  it('no protected name is a string literal in src/ outside config/protected-set.ts (ALLOWED: each other reason, with why)', () => {
+    const found: string[] = [];
+    for (const f of files) {
+      if (f.rel === 'config/protected-set.ts') continue;
+      const source = treeOf(f);
+      const allowed = new Set(ALLOWED[f.rel]?.literals ?? []);
+      const walk = (node: ts.Node): void => {
+        const text = ts.isStringLiteralLike(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node) ? node.text : null;
+        if (text !== null && namesMember(text) && !allowed.has(text)) found.push(`${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}: '${text}'`);
+        ts.forEachChild(node, walk);
+      };
+      walk(source);
+    }
+    // Take the name from config/protected-set.ts (STATE_DIR, GIT_DIR, CONFIG_FILE, a member); only a literal about something else goes in ALLOWED, with why.
+    expect(found).toEqual([]);
+  });
+
+  it('the check has teeth, and ALLOWED names only files of src/ with a reason', () => {
+    for (const spelled of ['.git', 'vendor/lib/.git/config', '.editwarden/runs', '.EDITWARDEN.YML', '.claude/settings.json', 'node_modules/editwarden']) expect(namesMember(spelled), spelled).toBe(true);
+    for (const other of ['.gitignore', 'src/a.ts', 'node_modules/**', 'Leave .git/ alone.']) expect(namesMember(other), other).toBe(false);
+    const rels = new Set(files.map((f) => f.rel));
+    for (const [rel, entry] of Object.entries(ALLOWED)) {
+      expect(rels.has(rel), rel).toBe(true);
+      expect(entry.why.length, rel).toBeGreaterThan(20);
+    }
   });
 });

@@ -24,6 +24,7 @@ import { Resolver } from '../../workspace/resolver.js';
 import { JOURNAL_DIR } from '../../workspace/journal.js';
 import { LOCK_FILE, isGone, readLockOwner } from '../../workspace/lock.js';
 import { paint, refuseCommand, useColor, writeJson, type Io } from '../output.js';
+import { STATE_DIR } from '../../config/protected-set.js';
 
 export interface CheckResult {
   ok: boolean;
@@ -108,7 +109,7 @@ export function judgeProject(context: Pick<DoctorContext, 'root' | 'configFile'>
 }
 
 export function doctorChecks(context: DoctorContext): DoctorCheck[] {
-  const stateDir = path.join(context.root, '.editwarden');
+  const stateDir = path.join(context.root, STATE_DIR);
   // Judged once for every check that reads it (config, trust), as a command judges it once when it opens the project.
   let judged: JudgedProject | null = null;
   const project = (): JudgedProject => {

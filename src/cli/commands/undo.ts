@@ -23,6 +23,7 @@ import { groupSteps, redoSelected, undoSelected, type UndoSelection } from '../.
 import { openWorkspace } from '../../workspace/open.js';
 import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 import { defined } from '../../defined.js';
+import { STATE_DIR } from '../../config/protected-set.js';
 
 interface Flags {
   root?: string;
@@ -225,7 +226,7 @@ function runStart(root: string, runId: string, history: UndoHistory): string {
   if (history.changes().some((c) => c.session === runId))
     throw usage(`${runId} is a ${history.changes().find((c) => c.session === runId)?.client ?? 'client'} session, not an editwarden run: undo it with \`editwarden undo --session ${runId}\`.`);
   if (!isRunId(runId)) throw usage(`${JSON.stringify(runId)} is neither an editwarden run id (like 20261121T235959Z-ab12cd) nor a client session with recorded steps.`);
-  const dir = runDir({ stateDir: path.join(root, '.editwarden') }, runId);
+  const dir = runDir({ stateDir: path.join(root, STATE_DIR) }, runId);
   let started: unknown;
   try {
     started = (JSON.parse(fs.readFileSync(path.join(dir, 'metrics.json'), 'utf8')) as { started_at?: unknown }).started_at;

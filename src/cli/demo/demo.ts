@@ -25,6 +25,7 @@ import { EditwardenError, ErrorCode } from '../../errors.js';
 import { openProject } from '../../host/project.js';
 import { detectSandbox } from '../../sandbox/detect.js';
 import { defined } from '../../defined.js';
+import { STATE_DIR } from '../../config/protected-set.js';
 
 type DemoSample = 'cmake' | 'ts';
 
@@ -150,11 +151,11 @@ export async function runDemo(io: Io, options: DemoOptions): Promise<DemoResult>
 
   // 3. A controlled edit that breaks the build and is rolled back byte for byte.
   step('controlled edit that breaks the build → rolled back');
-  const beforeTree = hashTree(dir, ['.editwarden', 'build', 'docs', 'node_modules']);
+  const beforeTree = hashTree(dir, [STATE_DIR, 'build', 'docs', 'node_modules']);
   const s2 = controlled();
   const broken = await s2.editFile({ filename: spec.file, old_text: spec.bad.old, new_text: spec.bad.new });
   showControlled(broken, io, c);
-  const afterTree = hashTree(dir, ['.editwarden', 'build', 'docs', 'node_modules']);
+  const afterTree = hashTree(dir, [STATE_DIR, 'build', 'docs', 'node_modules']);
   const identical = JSON.stringify(beforeTree) === JSON.stringify(afterTree);
   out(`source tree: ${Object.keys(beforeTree).length} files hashed before and after — ${identical ? 'byte-identical' : 'DIFFERENT'}`);
   for (const [file, hash] of Object.entries(beforeTree)) out(`  ${hash.slice(0, 16)}  ${afterTree[file]?.slice(0, 16)}  ${file}`);
@@ -181,10 +182,10 @@ export async function runDemo(io: Io, options: DemoOptions): Promise<DemoResult>
 
   // 5. A dry run: the diff, and nothing written.
   step('dry-run: see the diff, write nothing');
-  const dryBefore = hashTree(dir, ['.editwarden', 'build', 'node_modules']);
+  const dryBefore = hashTree(dir, [STATE_DIR, 'build', 'node_modules']);
   const dry = await applyRequests(ws, [{ path: spec.file, action: 'edit', oldText: spec.good.new, newText: spec.second.new }], { dryRun: true, ...applyOptions });
   io.stdout.write(paintDiff(c, dry.diff));
-  const unchanged = JSON.stringify(dryBefore) === JSON.stringify(hashTree(dir, ['.editwarden', 'build', 'node_modules']));
+  const unchanged = JSON.stringify(dryBefore) === JSON.stringify(hashTree(dir, [STATE_DIR, 'build', 'node_modules']));
   verdict('dry run', dry.ok && unchanged, unchanged ? 'nothing was written' : 'files changed during a dry run!');
 
   if (!options.editsOnly) {
@@ -207,7 +208,7 @@ export async function runDemo(io: Io, options: DemoOptions): Promise<DemoResult>
   out();
   out(paint(c, 'bold', 'Reports written:'));
   for (const r of [...new Set(reports)]) out(`  ${path.join(dir, r)}`);
-  out(`  ${path.join(dir, '.editwarden', 'runs')}/ (build logs per run)`);
+  out(`  ${path.join(dir, STATE_DIR, 'runs')}/ (build logs per run)`);
   const ok = steps.every((s) => s.ok);
   out(ok ? paint(c, 'green', `All ${steps.length} steps behaved as they should.`) : paint(c, 'red', 'Some steps did not behave as expected.'));
   if (options.keep === false) fs.rmSync(dir, { recursive: true, force: true });

@@ -21,6 +21,7 @@ import type { Script } from '../../agent/providers/script.js';
 import { runEditor, type EditorResult, type EditorRunEvent, type RunEditorOptions } from '../../agent/editor/editor.js';
 import { describeEditorEvent } from '../editor-command.js';
 import { hashTree } from '../../agent/hash-tree.js';
+import { CONFIG_FILE } from '../../config/protected-set.js';
 
 export interface EditorDemoOptions {
   /** Folder to work in: the project is created at `<dir>/editor-greet`. */
@@ -44,7 +45,7 @@ const EDITOR_DRY_TASK = 'Add a farewell(name) function returning "Bye, <name>!",
 
 const PROJECT: Record<string, string> = {
   'package.json': '{\n  "name": "editor-greet",\n  "type": "module",\n  "scripts": {\n    "test": "node --test"\n  }\n}\n',
-  '.editwarden.yml': 'verify:\n  test: "node --test"\n  timeout: 60\nconstraints:\n  max_tokens: 1000000\n',
+  [CONFIG_FILE]: 'verify:\n  test: "node --test"\n  timeout: 60\nconstraints:\n  max_tokens: 1000000\n',
   'src/greeting.js': "export function greeting(name) {\n  return 'Hello, ' + name + '!';\n}\n",
   'test/greeting.test.js': "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greeting } from '../src/greeting.js';\n\ntest('greets with Hi', () => {\n  assert.equal(greeting('Ada'), 'Hi, Ada!');\n});\n",
 };

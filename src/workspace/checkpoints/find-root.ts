@@ -12,6 +12,7 @@ import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { STATE_DIR } from '../paths.js';
 import { CHECKPOINTS_DIR } from './service.js';
+import { GIT_DIR } from '../../config/protected-set.js';
 
 export function findHistoryRoot(start: string): string {
   let dir = path.resolve(start);
@@ -19,7 +20,7 @@ export function findHistoryRoot(start: string): string {
   for (;;) {
     // A link named .editwarden could point anywhere: only a real folder is a state folder (state-dir.ts checks it again).
     if (isRealDir(path.join(dir, STATE_DIR)) && isRealDir(path.join(dir, STATE_DIR, CHECKPOINTS_DIR, 'manifests'))) return dir;
-    if (gitRoot === null && exists(path.join(dir, '.git'))) gitRoot = dir;
+    if (gitRoot === null && exists(path.join(dir, GIT_DIR))) gitRoot = dir;
     const parent = path.dirname(dir);
     if (parent === dir) break;
     dir = parent;

@@ -29,8 +29,8 @@ import type { DirHandle, Resolver } from '../resolver.js';
 import { sha256 } from '../workspace.js';
 import type { BlobStore } from './blob-store.js';
 import { currentStateAt, readRegularAt } from './current.js';
+import { GIT_DIR as GITDIR } from '../../config/protected-set.js';
 
-const GITDIR = '.git';
 /** Loose ref files read at most (a repository with more is not recorded: its step holds the files only). */
 const REF_FILES_LIMIT = 20_000;
 /** Smaller files are kept in the manifest itself, as a files checkpoint keeps them. */

@@ -28,6 +28,7 @@ export type { Change };
 import type { CheckpointChange, Manifest } from './types.js';
 import { defined } from '../../defined.js';
 import { readUndoState, type RedoEntry, UNDO_STATE_FILE, type UndoState, writeUndoState } from './undo-state.js';
+import { GIT_DIR } from '../../config/protected-set.js';
 
 export interface StepResult {
   /** The change undone or redone; null when there was nothing to do. */
@@ -416,7 +417,7 @@ export class UndoHistory {
       if (m.scope === 'workspace') files.add('(workspace)');
       else for (const e of m.entries) files.add(e.path);
       // The refs its command changed (a commit moves HEAD's branch, a stash the stash list), not every ref it holds.
-      for (const p of m.git?.changed ?? []) files.add(`.git/${p}`);
+      for (const p of m.git?.changed ?? []) files.add(`${GIT_DIR}/${p}`);
     }
     const kind = c.kind === 'command' ? 'command' : c.kind === 'restore' ? 'restore' : 'edit';
     return { key: c.key, kind, by, label: c.label, createdAt: c.createdAt, files: [...files].sort(), undone, ...defined({ run, session: c.session, notKept: notKept.length > 0 ? notKept : undefined }) };

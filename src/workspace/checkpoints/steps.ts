@@ -32,6 +32,7 @@ import { checkManifestPath, currentStateAt, readRegularAt } from './current.js';
 import { diffManifest } from './diff.js';
 import { readRefFiles, refDifferences, refEntries, refValues, type RefFiles } from './git-refs.js';
 import { parentDirs, type CheckpointChange, type CheckpointOrigin, type Manifest, type ManifestEntry } from './types.js';
+import { GIT_DIR } from '../../config/protected-set.js';
 
 const AFTER_DIR = `${CHECKPOINTS_DIR}/after`;
 const ID_PATTERN = /^\d{8}-\d{6}-\d{3}-[0-9a-f]{4}$/;
@@ -120,7 +121,7 @@ export class StepRecords {
     }
     if (after === undefined) return [];
     const now = readRefFiles(this.service.ws.resolver);
-    return now === null ? ['.git'] : refDifferences(after, refValues(now));
+    return now === null ? [GIT_DIR] : refDifferences(after, refValues(now));
   }
 
   private unshownOf(id: string): Set<string> {

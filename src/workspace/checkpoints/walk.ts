@@ -12,6 +12,8 @@ import fs from 'node:fs';
 import ignore, { type Ignore } from 'ignore';
 import { TEMP_PREFIX } from '../atomic.js';
 import { STATE_DIR } from '../paths.js';
+import { GIT_DIR } from '../../config/protected-set.js';
+import { EXCLUDE_FILE } from '../../config/git-machinery.js';
 import { Resolver, type DirHandle } from '../resolver.js';
 import { readRegularAt } from './current.js';
 import { nameScreen, type NameScreen } from './ignore-screen.js';
@@ -223,7 +225,7 @@ function readListing(dir: DirHandle): Entries | null {
   const keys: string[] = [];
   for (const dirent of names) {
     const name = dirent.name;
-    if (name === '.git') continue;
+    if (name === GIT_DIR) continue;
     if (dir.rel === '' && name === STATE_DIR) continue;
     if (name.startsWith(TEMP_PREFIX)) continue;
     if (name === '.gitignore') gitignore = true;
@@ -293,7 +295,7 @@ function listWith(resolver: Resolver, sources: IgnoreSource[] | undefined, exclu
   const entries: WalkedEntry[] = [];
   const dirs: string[] = [];
   // `exclude` given: .git/info/exclude as it was (a command may have rewritten it since); else as it is now.
-  const excludeText = exclude !== undefined ? exclude : readExact(resolver, '.git/info/exclude');
+  const excludeText = exclude !== undefined ? exclude : readExact(resolver, EXCLUDE_FILE);
   // .git/info/exclude has the lowest precedence of all: below every .gitignore.
   const excludeRules = excludeText === null ? null : ignore().add(excludeText);
   const excludeRule: Rules | null = excludeRules === null ? null : { rules: excludeRules, screen: nameScreen(excludeText as string) };
@@ -399,5 +401,5 @@ function verdict(rules: Ignore, local: string, isDir: boolean): boolean | null {
 
 /** The text of .git/info/exclude now; null when there is none. */
 export function readExcludeFile(rootArg: RootArg): string | null {
-  return readExact(asResolver(rootArg), '.git/info/exclude');
+  return readExact(asResolver(rootArg), EXCLUDE_FILE);
 }
