@@ -4,16 +4,17 @@
  * items that could not be parsed become rejected results (E_PARSE, with their
  * index and line) in reply order, and never stop the other items.
  *
- * All or nothing is the default for every format but one: active edit
- * directives are each applied on their own, as the Active Edit Tool design
- * asks ("Continue processing other edits if one fails … Report success/
- * failure for each edit directive"); `atomic: true` makes them all or
- * nothing too, `partial: true` makes any format per request. This is the
- * one place that default is chosen, for the CLI, the library and the demo.
+ * All or nothing is the default for every format whose record does not say
+ * `eachOnItsOwn` (formats/list.ts; active edit does, as the Active Edit Tool
+ * design asks: "Continue processing other edits if one fails … Report
+ * success/failure for each edit directive"); `atomic: true` makes every
+ * format all or nothing, `partial: true` makes any format per request. This
+ * is the one place the format's default is applied, for the CLI, the library
+ * and the demo.
  */
 import { applyRequests, plan, type ApplyOutcome, type Plan, type PlanOptions } from './pipeline.js';
 import type { EditRequest } from '../edit/types.js';
-import { parseEdits, type FormatName } from '../formats/index.js';
+import { eachOnItsOwnByDefault, FALLBACK_FORMAT, parseEdits, type FormatName } from '../formats/index.js';
 import { walkFiles } from '../workspace/file-walk.js';
 import type { FileView } from '../workspace/view.js';
 
@@ -26,7 +27,7 @@ export interface ApplyReplyOptions extends Omit<PlanOptions, 'parseErrors'> {
 /** Whether the requests of a reply read as `format` are applied each on its own (see the module comment). */
 function appliesEachOnItsOwn(format: FormatName | undefined, options: Pick<ApplyReplyOptions, 'atomic' | 'partial'>): boolean {
   if (options.atomic === true) return false;
-  return options.partial ?? format === 'active-edit';
+  return options.partial ?? (format !== undefined && eachOnItsOwnByDefault(format));
 }
 
 export interface ReplyOutcome extends ApplyOutcome {
@@ -55,7 +56,7 @@ function parsedReply(ws: FileView, text: string, options: ApplyReplyOptions): { 
       parseErrors: parsed.errors.map((e) => ({
         index: e.index,
         line: e.line,
-        format: parsed.format ?? 'json',
+        format: parsed.format ?? FALLBACK_FORMAT,
         ...(e.path !== undefined ? { path: e.path } : {}),
         error: e.error.toJSON(),
       })),

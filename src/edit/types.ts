@@ -4,9 +4,23 @@
  */
 import type { ErrorInfo } from '../errors.js';
 
+/**
+ * What a request's `source.format` may name, as the keys of an interface: the
+ * routes that build requests without a reply (`cli` flags, a `tool` call's
+ * arguments, an `mcp` call), and every edit format's name — added by
+ * formats/list.ts, which extends this interface from its list of format
+ * records, so this floor never spells a format's name.
+ * @knipignore exported for that module augmentation, which knip does not count as a use.
+ */
+export interface RequestOrigins {
+  cli: true;
+  tool: true;
+  mcp: true;
+}
+
 /** Where a request came from, so results can point back at the model's text. */
 export interface RequestSource {
-  format: 'json' | 'cli' | 'active-edit' | 'search-replace' | 'apply-patch' | 'udiff' | 'tool' | 'mcp';
+  format: keyof RequestOrigins;
   /** 0-based index of the request within its reply. */
   index: number;
   /** 1-based line in the reply where the request starts. */

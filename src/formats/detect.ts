@@ -1,45 +1,34 @@
 /**
  * `--format auto`: which edit format a reply is written in, from its text
- * alone. Pure. It must never guess between two formats that both appear: the
- * most specific marker wins, in a fixed order, and text with no marker at
- * all is E_PARSE rather than "probably a diff".
+ * alone. Pure. It must never guess between two formats that both appear:
+ * the clue with the strongest evidence wins (formats/format.ts, EVIDENCE:
+ * a format's clue sits above every format its bodies may quote), and text
+ * with no clue at all is E_PARSE rather than "probably a diff".
  *
- * Order (most specific first): JSON (the text is a JSON value), apply_patch
- * (`*** Begin Patch`), active edit (`---BEGIN---`), SEARCH/REPLACE
- * (`<<<<<<< SEARCH`), unified diff (`--- ` + `+++ ` pair, `diff --git`, or an
- * `@@ -N` hunk header). An apply_patch envelope contains `@@` lines and a
- * SEARCH block may quote a diff, which is why diffs come last.
+ * The clues are each format's own (its record's `detect`); this module only
+ * orders them, once: by evidence, then by the list's order.
  */
 import type { EditwardenError } from '../errors.js';
-import { parseError, type FormatName } from './parse-result.js';
+import { EVIDENCE, type Clue } from './format.js';
+import { FORMAT_NAMES, FORMATS, type FormatName } from './list.js';
+import { parseError } from './parse-result.js';
 
-const APPLY_PATCH = /^[ \t]*\*\*\* Begin Patch[ \t]*\r?$/m;
-const ACTIVE_EDIT = /^[ \t]*---BEGIN---[ \t]*\r?$/m;
-const SEARCH_REPLACE = /^(?:<{5,9}|-{3,}) ?SEARCH[ \t]*\r?$/m;
-const UNIFIED_DIFF = /^(?:diff --git |--- [^\n]*\r?\n\+\+\+ |@@ -\d)/m;
+const CLUES: ReadonlyArray<{ clue: Clue; format: FormatName }> = FORMATS.flatMap((format) => format.detect.map((clue) => ({ clue, format: format.name })))
+  .map((entry, order) => ({ ...entry, order }))
+  .sort((a, b) => EVIDENCE.indexOf(a.clue.evidence) - EVIDENCE.indexOf(b.clue.evidence) || a.order - b.order)
+  .map(({ clue, format }) => ({ clue, format }));
 
 export function detectFormat(text: string): FormatName | undefined {
-  const trimmed = text.trimStart();
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    try {
-      JSON.parse(text);
-      return 'json';
-    } catch {
-      // Not JSON after all (a diff of a JSON file starts with "---", so this is rare): look for markers.
-    }
-  }
-  if (APPLY_PATCH.test(text)) return 'apply-patch';
-  if (ACTIVE_EDIT.test(text)) return 'active-edit';
-  if (SEARCH_REPLACE.test(text)) return 'search-replace';
-  if (UNIFIED_DIFF.test(text)) return 'udiff';
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) return 'json';
+  for (const { clue, format } of CLUES) if (clue.test(text)) return format;
   return undefined;
 }
 
+/** "a, b, c or d" */
+function oneOf(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
 export function unrecognisedFormat(): EditwardenError {
-  return parseError(
-    'Could not tell the edit format: the text has no JSON request, "*** Begin Patch", "---BEGIN---", "<<<<<<< SEARCH" or unified diff ("--- a/…" / "+++ b/…").',
-    1,
-    'Name the format with --format json|active-edit|search-replace|apply-patch|udiff, or send the edits in one of these formats.',
-  );
+  const shown = CLUES.flatMap(({ clue }) => (clue.shows === undefined ? [] : [clue.shows]));
+  return parseError(`Could not tell the edit format: the text has no ${oneOf(shown)}.`, 1, `Name the format with --format ${FORMAT_NAMES.join('|')}, or send the edits in one of these formats.`);
 }

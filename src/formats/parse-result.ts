@@ -7,9 +7,7 @@
 import { EditwardenError, ErrorCode } from '../errors.js';
 import type { EditRequest, RequestSource } from '../edit/types.js';
 import { defined } from '../defined.js';
-
-export type FormatName = 'json' | 'active-edit' | 'search-replace' | 'apply-patch' | 'udiff';
-export const FORMAT_NAMES: readonly FormatName[] = ['json', 'active-edit', 'search-replace', 'apply-patch', 'udiff'];
+import type { FormatName } from './list.js';
 
 /** One item of a reply that could not become a request. */
 export interface ItemError {

@@ -9,6 +9,7 @@
 import type { ApplyOptions } from '../../apply/pipeline.js';
 import { applyReply, type ReplyOutcome } from '../../apply/apply-reply.js';
 import type { Workspace } from '../../workspace/workspace.js';
+import { udiffFormat } from '../../formats/udiff-format.js';
 
 const PROPOSAL_MARK = '# editwarden proposal';
 
@@ -37,5 +38,5 @@ export function readProposalHeader(text: string): ProposalHeader {
 }
 
 export async function applyProposal(ws: Workspace, text: string, options: Pick<ApplyOptions, 'edit' | 'hooks' | 'prepareHooks' | 'dryRun'> = {}): Promise<ReplyOutcome> {
-  return applyReply(ws, text, { ...options, format: 'udiff' });
+  return applyReply(ws, text, { ...options, format: udiffFormat.name });
 }

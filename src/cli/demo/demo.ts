@@ -20,6 +20,7 @@ import { applyRequests } from '../../apply/pipeline.js';
 import { DEFAULT_CONFIG } from '../../config/defaults.js';
 import type { Config } from '../../config/config.js';
 import { parseEdits } from '../../formats/index.js';
+import { activeEditFormat } from '../../formats/active-edit-format.js';
 import { paint, paintDiff, type Io } from '../output.js';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import { openProject } from '../../host/project.js';
@@ -166,7 +167,7 @@ export async function runDemo(io: Io, options: DemoOptions): Promise<DemoResult>
   step('a model reply with active-edit directives (one malformed)');
   const reply = activeEditReply(sample);
   out(paint(c, 'dim', reply.trimEnd()));
-  const parsed = parseEdits(reply, 'active-edit', { fileExists: (p) => ws.exists(p) });
+  const parsed = parseEdits(reply, activeEditFormat.name, { fileExists: (p) => ws.exists(p) });
   const applied = await applyRequests(ws, parsed.requests, {
     partial: true,
     ...applyOptions,
