@@ -707,3 +707,72 @@ describe('the protected set is the one spelling of a protected name', () => {
     }
   });
 });
+
+/**
+ * A format is one record (issue 41): its name is spelled in its own module
+ * (formats/<name>.ts, the parser that stamps it on its requests' sources, and
+ * formats/<name>-format.ts, the record) and nowhere else — the list
+ * (formats/list.ts) holds the records, and every other module reaches a name
+ * through a record or the derived `FormatName`. Read with the type checker: a
+ * string literal is a format name where it is checked against a type that
+ * accepts every format name (FormatName, `FormatName | 'auto'`, a request
+ * source's format), compared with a value of such a type, or spelled beside
+ * another format name in a union type. The same word in another vocabulary
+ * (the `json` language id, the `active-edit` grant of a tool) is not one.
+ */
+describe('a format is one record: no format name spelled outside its module', () => {
+  /** The json format's one request schema lives on the edit floor (the CLI, the tools and the MCP server share it, formats/json.ts says so). */
+  const OWNERS: Record<string, readonly string[]> = { json: ['edit/request-json.ts'] };
+  const ownedBy = (rel: string, name: string): boolean => rel === `formats/${name}.ts` || rel === `formats/${name}-format.ts` || (OWNERS[name] ?? []).includes(rel);
+
+  it('no string literal names a format outside that format’s module (a record’s `.name` or `FormatName` instead)', async () => {
+    const { FORMAT_NAMES } = await import('../../src/formats/index.js');
+    const names = new Set<string>(FORMAT_NAMES);
+    const checker = buildProgram().getTypeChecker();
+    /** The type accepts every format name: it is FormatName or wider, but not any string. */
+    const takesEveryFormat = (type: ts.Type | undefined): boolean => {
+      if (!type) return false;
+      const members = type.isUnion() ? type.types : [type];
+      const literals = new Set(members.filter((t) => t.isStringLiteral()).map((t) => (t as ts.StringLiteralType).value));
+      return [...names].every((n) => literals.has(n));
+    };
+    const found: string[] = [];
+    for (const f of files) {
+      const source = treeOf(f);
+      const walk = (node: ts.Node): void => {
+        if (ts.isStringLiteralLike(node) && names.has(node.text) && !ownedBy(f.rel, node.text)) {
+          const parent = node.parent;
+          let spelled = false;
+          if (ts.isLiteralTypeNode(parent)) {
+            // A union type spelling two format names is a copy of the list.
+            const union = parent.parent;
+            spelled = ts.isUnionTypeNode(union) && union.types.filter((t) => ts.isLiteralTypeNode(t) && ts.isStringLiteralLike(t.literal) && names.has(t.literal.text)).length >= 2;
+          } else if (
+            ts.isBinaryExpression(parent) &&
+            [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken].includes(parent.operatorToken.kind)
+          ) {
+            spelled = takesEveryFormat(checker.getTypeAtLocation(parent.left === node ? parent.right : parent.left));
+          } else if (ts.isCaseClause(parent)) {
+            spelled = takesEveryFormat(checker.getTypeAtLocation(parent.parent.parent.expression));
+          } else if (ts.isExpression(node)) {
+            spelled = takesEveryFormat(checker.getContextualType(node));
+          }
+          if (spelled) found.push(`${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}: '${node.text}'`);
+        }
+        ts.forEachChild(node, walk);
+      };
+      walk(source);
+    }
+    expect(found).toEqual([]);
+  });
+
+  it('the format records are where the test looks for them: one <name>-format.ts per name, each in the list', () => {
+    const list = files.find((f) => f.rel === 'formats/list.ts');
+    expect(list?.local.filter((t) => t.endsWith('-format.ts')).sort()).toEqual(
+      files
+        .filter((f) => /^formats\/[a-z-]+-format\.ts$/.test(f.rel))
+        .map((f) => f.rel)
+        .sort(),
+    );
+  });
+});
