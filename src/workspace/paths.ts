@@ -1,13 +1,14 @@
 /**
  * Path resolution for the one root an agent may touch. Every path an agent
- * names goes through `locateInRoot` before any byte is read or written; it
+ * names goes through `lexicalParts` and `walkInRoot` before any byte is read or written; it
  * must never hand back a location outside the root, whatever the spelling or
  * the symlinks on the way.
  *
  * It judges only the path's SHAPE (NUL bytes, Windows spellings, escapes by
  * text or by link, loops). What a path NAMES — `.git`, the state folder, a
  * client's settings — is the project's `Policy` (workspace/policy.ts, from the
- * protected set), which the caller hands in as `admit`.
+ * protected set), which the Workspace asks between the two looks here: the
+ * text (`lexicalParts`) and the walk (`walkInRoot`).
  */
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../errors.js';
@@ -26,12 +27,6 @@ type DenialReason = (typeof DenialReason)[keyof typeof DenialReason];
 
 /** editwarden's state folder (its name lives with the protected set; the Policy seals it). */
 export { STATE_DIR } from '../config/protected-set.js';
-
-/**
- * What a path names, judged by the project's Policy (`Policy.checkReach`): called with the root-relative path as
- * spelled, before the disk is touched, and as the kernel reaches it; it throws to refuse.
- */
-export type Admit = (relative: string) => void;
 
 export interface ResolvedPath {
   /** Absolute real location (symlinks inside the root followed). */
@@ -107,38 +102,24 @@ function kernelParts(realRoot: string, requested: string, lexicalRel: string): s
 }
 
 /**
- * Resolves and opens: the race-free walk of resolver.ts, with an agent's
- * refusals of shape (escapes, loops) and `admit`'s of what the path names.
- * The caller owns `parent` and must close it.
+ * The walk of `parts` (from `lexicalParts`): the race-free walk of
+ * resolver.ts, with an agent's refusals of shape (a link leading out, a
+ * loop). The caller owns `parent` and must close it.
  */
-export function locateInRoot(resolver: Resolver, requested: string, options: LocateOptions, admit: Admit): Located {
-  const { parts, lexicalRelative } = lexicalParts(resolver.root, requested);
-  // The lexical spelling may dodge the real-path check ("x/../.git"); it is judged before the disk is touched.
-  admit(lexicalRelative);
-  const located = resolver.locate(parts, (kind, detail) => outside(requested, kind === 'loop' ? DenialReason.SYMLINK_LOOP : DenialReason.SYMLINK_ESCAPE, kind === 'escape' ? `a symlink leads out: ${detail}` : detail), options);
-  try {
-    admit(located.relative);
-  } catch (error) {
-    located.parent?.close();
-    throw error;
-  }
-  return located;
+export function walkInRoot(resolver: Resolver, requested: string, parts: string[], options: LocateOptions): Located {
+  return resolver.locate(parts, (kind, detail) => outside(requested, kind === 'loop' ? DenialReason.SYMLINK_LOOP : DenialReason.SYMLINK_ESCAPE, kind === 'escape' ? `a symlink leads out: ${detail}` : detail), options);
 }
 
 /**
- * Resolves `requested` against `realRoot` (which must already be a real path).
- * Refuses NUL bytes, Windows drive paths, lexical escapes and symlinks — of the
- * file or of any parent — whose target is outside the root; `admit` (the
- * Policy's, through `Workspace.resolve`) refuses what it names, and without it
- * only the shape is judged. Informational: anything that then reads or writes
- * goes through the Workspace, which acts on the opened parent folder, never on
- * `absolute`.
+ * Resolves `requested` against `realRoot` (which must already be a real path),
+ * judging its shape only: refuses NUL bytes, Windows drive paths, lexical
+ * escapes and symlinks — of the file or of any parent — whose target is
+ * outside the root. What it names is the Policy's (`Workspace.resolve`).
+ * Informational: anything that then reads or writes goes through the
+ * Workspace, which acts on the opened parent folder, never on `absolute`.
  */
-export function resolveInRoot(realRoot: string, requested: string, resolver: Resolver = new Resolver(realRoot), admit: Admit = shapeOnly): ResolvedPath {
-  const located = locateInRoot(resolver, requested, { followFinal: true }, admit);
+export function resolveInRoot(realRoot: string, requested: string, resolver: Resolver = new Resolver(realRoot)): ResolvedPath {
+  const located = walkInRoot(resolver, requested, lexicalParts(realRoot, requested).parts, { followFinal: true });
   located.parent?.close();
   return { absolute: located.absolute, relative: located.relative, exists: located.stat !== null };
 }
-
-/** No judgement of what a path names: the shape's refusals only. */
-function shapeOnly(): void {}

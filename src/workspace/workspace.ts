@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import type { FileData } from './atomic.js';
-import { lexicalParts, locateInRoot, resolveInRoot, STATE_DIR, type ResolvedPath } from './paths.js';
+import { lexicalParts, STATE_DIR, walkInRoot, type ResolvedPath } from './paths.js';
 import { Policy, type PolicyOptions } from './policy.js';
 import { realRootDir } from './root-dir.js';
 import { READ_FLAGS, Resolver, type Located, type LocateOptions } from './resolver.js';
@@ -104,20 +104,17 @@ export class Workspace implements FileView {
   }
 
   resolve(requested: string): ResolvedPath {
-    const resolved = resolveInRoot(this.root, requested, this.resolver, this.admit(requested));
+    const { located, lexicalRelative } = walk(this, requested, { followFinal: true });
+    located.parent?.close();
+    const resolved = { absolute: located.absolute, relative: located.relative, exists: located.stat !== null };
     // Protected as spelled ("x/../.claude/settings.json") and as the kernel reaches it (a link's real target).
-    const member = this.policy.protectedBy(resolved.relative) ?? this.policy.protectedBy(lexicalParts(this.root, requested).lexicalRelative);
+    const member = this.policy.protectedBy(resolved.relative) ?? this.policy.protectedBy(lexicalRelative);
     return member ? { ...resolved, protectedBy: member } : resolved;
   }
 
   /** Walks to `requested` and keeps its parent folder open (resolver.ts); the caller closes `parent`. */
   locate(requested: string, options: LocateOptions = { followFinal: true }): Located {
-    return locateInRoot(this.resolver, requested, options, this.admit(requested));
-  }
-
-  /** The Policy's judgement of what a path names (a sealed member is refused to every access), for the resolver's two looks at it. */
-  private admit(requested: string): (relative: string) => void {
-    return (relative) => this.policy.checkReach(requested, relative);
+    return walk(this, requested, options).located;
   }
 
   /** What is at a path now (symlinks inside the root followed), read through the opened parent. */
@@ -214,6 +211,24 @@ export class Workspace implements FileView {
     if (tx !== this.section && (tx !== this.transactions.current || tx.view !== this)) throw foreignTransaction();
     this.transactions.commitWrites(writes);
   }
+}
+
+/**
+ * Every look at an agent's path: its shape by text (paths.ts), what it names as spelled (the Policy: a sealed
+ * member — every `.git`, the state folder — is refused to any access, before the disk is touched), its shape by
+ * the walk, and what it names where the kernel lands (a link to `.git`). The caller closes `located.parent`.
+ */
+function walk(ws: Workspace, requested: string, options: LocateOptions): { located: Located; lexicalRelative: string } {
+  const { parts, lexicalRelative } = lexicalParts(ws.root, requested);
+  ws.policy.checkReach(requested, lexicalRelative);
+  const located = walkInRoot(ws.resolver, requested, parts, options);
+  try {
+    ws.policy.checkReach(requested, located.relative);
+  } catch (error) {
+    located.parent?.close();
+    throw error;
+  }
+  return { located, lexicalRelative };
 }
 
 function foreignTransaction(): EditwardenError {
