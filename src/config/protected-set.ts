@@ -14,6 +14,8 @@
  * `sandbox.git_writable`. For commands `.git/` is finer-grained: its
  * machinery stays read-only, git's data is writable (git-machinery.ts).
  */
+import { CLIENT_SETTINGS } from './client-settings.js';
+
 /** editwarden's own state folder at the root (checkpoints, journal, runs). */
 export const STATE_DIR = '.editwarden';
 
@@ -72,17 +74,8 @@ export const PROTECTED_MEMBERS = [
   { path: STATE_DIR, folder: true, sealed: 'state-dir', reason: "editwarden's own state: checkpoints, the journal and run records it trusts after a crash" },
   { path: GIT_DIR, folder: true, sealed: 'git-dir', everyFolder: true, reason: 'git metadata: hooks run at the next commit with your rights, config can name programs git runs (every repository, nested ones included)' },
   { path: CONFIG_FILE, folder: false, reason: "editwarden's configuration: the limits, patterns and sandbox of this run" },
-  { path: '.claude', folder: true, reason: 'Claude Code project settings: hooks and permissions (settings.json, settings.local.json), commands, agents and skills it loads' },
-  { path: '.mcp.json', folder: false, reason: 'Claude Code project MCP servers: commands the client starts with your rights' },
-  { path: '.gemini', folder: true, reason: 'Gemini CLI project settings: hooks, MCP servers, tool discovery commands, extensions and custom commands' },
-  { path: '.codex', folder: true, reason: 'Codex project config (config.toml): hooks and MCP servers it starts' },
-  { path: '.cursor', folder: true, reason: 'Cursor project settings: hooks.json, mcp.json, environment.json and rules it loads' },
-  { path: '.opencode', folder: true, reason: 'opencode project folder: plugins (code opencode loads at start with your rights), agents, commands, and the packages it installs there' },
-  { path: 'opencode.json', folder: false, reason: 'opencode project config: plugins, MCP servers and commands it starts with your rights' },
-  { path: 'opencode.jsonc', folder: false, reason: 'opencode project config: plugins, MCP servers and commands it starts with your rights' },
-  { path: '.github/hooks', folder: true, reason: 'GitHub Copilot CLI repository hooks: commands it runs around every tool call' },
-  { path: '.github/copilot', folder: true, reason: 'GitHub Copilot CLI repository settings (settings.json, settings.local.json): hooks and permissions' },
-  { path: '.qwen', folder: true, reason: 'Qwen Code project settings: hooks, MCP servers, commands and agents it loads' },
+  // Every client's settings and run-on-start files, from its row (config/client-settings.ts).
+  ...Object.values(CLIENT_SETTINGS).flat(),
   { path: '.vscode', folder: true, reason: 'VS Code workspace settings: tasks.json (tasks can run on folder open), settings.json (programs the editor and extensions run), launch.json, extensions.json' },
   { path: '.devcontainer', folder: true, reason: 'dev container definition: postCreateCommand and friends run when the folder is opened in a container' },
   { path: '.envrc', folder: false, reason: 'direnv runs it in your shell on entering the folder (once allowed)' },

@@ -32,23 +32,26 @@ import {
   guardedHookCommand,
   upsertHookGroup,
   type ClientIntegration,
+  type ClientTools,
+  editToolOf,
+  hookMatcher,
   type HookOutput,
   takeOurSettings,
 } from './client.js';
 import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
 
-const CLAUDE_EDIT_TOOLS = ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'] as const;
-const CLAUDE_SHELL_TOOLS = ['Bash'] as const;
 const SERVER = MCP_SERVER_NAME;
-/** Claude Code names an MCP server's tools `mcp__<server>__<tool>`; its hooks see them (matchers are regular expressions). */
-const MCP_PREFIX = `mcp__${SERVER}__`;
 /**
- * PreToolUse: the edit tools are vetted, Bash is rewritten to run through `editwarden shell`, and editwarden's own
- * MCP tools are seen so their writes count against the same session limits (mcp-call.ts). PostToolUse records edits only.
+ * Claude Code's tools editwarden guards: its edit tools (judged as editwarden's file tools), Bash (rewritten to run
+ * through `editwarden shell`), and editwarden's own MCP tools, which Claude names `mcp__<server>__<tool>` and its
+ * hooks see, so their writes count against the same session limits (mcp-call.ts).
  */
-const PRE_MATCHER = [...CLAUDE_EDIT_TOOLS, ...CLAUDE_SHELL_TOOLS, `${MCP_PREFIX}.*`].join('|');
-const POST_MATCHER = CLAUDE_EDIT_TOOLS.join('|');
+const TOOLS = {
+  edit: { Edit: 'edit_file', Write: 'write_file', MultiEdit: 'edit_file', NotebookEdit: 'edit_file' },
+  shell: ['Bash'],
+  mcpPrefix: `mcp__${SERVER}__`,
+} as const satisfies ClientTools;
 
 function editOf(file: string, e: Record<string, unknown>, index: number): EditRequest {
   const oldText = stringField(e, 'old_string');
@@ -62,10 +65,11 @@ function editOf(file: string, e: Record<string, unknown>, index: number): EditRe
 /** Claude Code tool input → edit requests (Write → create or overwrite: the engine decides by whether the file exists). */
 export function claudeNativeEdit(input: Record<string, unknown>): NativeEdit | null {
   const tool = typeof input.tool_name === 'string' ? input.tool_name : '';
-  if (!(CLAUDE_EDIT_TOOLS as readonly string[]).includes(tool)) return null;
+  const as = editToolOf(TOOLS, tool);
+  if (as === undefined) return null;
   const ti = objectOf(input.tool_input, 'tool_input');
   const call = typeof input.tool_use_id === 'string' ? { call: input.tool_use_id } : {};
-  const base = { client: 'claude', tool, ...call, pathsOnly: [] as string[] };
+  const base = { client: 'claude', tool, as, ...call, pathsOnly: [] as string[] };
   switch (tool) {
     case 'Write': {
       const file = stringField(ti, 'file_path');
@@ -105,13 +109,14 @@ export const claude: ClientIntegration = {
   name: 'claude',
   projectDirEnv: 'CLAUDE_PROJECT_DIR',
   events: { 'pre-tool-use': 'pre', 'post-tool-use': 'post' },
+  // Sent with every hook input (Claude Code hooks reference; the real client in test/integrations/claude-code.test.ts).
+  sessionFields: ['session_id'],
+  tools: TOOLS,
   nativeEdit: claudeNativeEdit,
   postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }) }),
   deny,
   allow: () => ({ exitCode: 0 }),
-  mcpToolPrefix: MCP_PREFIX,
   shell: {
-    tools: CLAUDE_SHELL_TOOLS,
     commandOf: (ti) => stringField(ti, 'command'),
     // Claude Code runs `updatedInput` instead of the model's input (seen with 2.1.197); no permission decision, so the person's own Bash rules still apply.
     rewrite: (ti, line) => ({ exitCode: 0, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { ...ti, command: line } } }) }),
@@ -130,8 +135,8 @@ export const claude: ClientIntegration = {
           // Attack: a repository that ships `disableAllHooks` would keep the guard off while init says "Covered".
           delete data.disableAllHooks;
           const hooks = objectAt(data, 'hooks');
-          upsertHookGroup(arrayAt(hooks, 'PreToolUse'), PRE, { matcher: PRE_MATCHER, hooks: [{ type: 'command', command: hook('pre-tool-use'), timeout: 60 }] });
-          upsertHookGroup(arrayAt(hooks, 'PostToolUse'), POST, { matcher: POST_MATCHER, hooks: [{ type: 'command', command: hook('post-tool-use'), timeout: 60 }] });
+          upsertHookGroup(arrayAt(hooks, 'PreToolUse'), PRE, { matcher: hookMatcher(TOOLS, 'pre'), hooks: [{ type: 'command', command: hook('pre-tool-use'), timeout: 60 }] });
+          upsertHookGroup(arrayAt(hooks, 'PostToolUse'), POST, { matcher: hookMatcher(TOOLS, 'post'), hooks: [{ type: 'command', command: hook('post-tool-use'), timeout: 60 }] });
           addOnce(arrayAt(data, 'enabledMcpjsonServers'), SERVER);
           // editwarden's own tools are the guarded way to edit: allowed without a prompt (every call is still vetted by the server).
           addOnce(arrayAt(objectAt(data, 'permissions'), 'allow'), `mcp__${SERVER}`);

@@ -9,7 +9,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EditwardenError, ErrorCode, type ErrorInfo, formatRefusal } from '../errors.js';
-import type { NativeEdit } from './native-edit.js';
+import type { ClientName } from '../config/client-settings.js';
+import type { EditwardenWriteTool, NativeEdit } from './native-edit.js';
 
 export interface HookOutput {
   exitCode: number;
@@ -30,10 +31,35 @@ interface ConfigFile {
   switches(existing: string | null): string[];
 }
 
+/**
+ * The client's tool names, and what each is to editwarden: the one place a client's tool is named (its hook
+ * matchers, its translation and the architecture test read it from here).
+ */
+export interface ClientTools {
+  /** The client's own file-writing tools → the editwarden tool each is judged as (`allowed_tools`, the records). */
+  edit: Readonly<Record<string, EditwardenWriteTool>>;
+  /** Its shell tools whose input the pre-tool hook rewrites to run through `editwarden shell` (editwarden's execute_command). */
+  shell?: readonly string[];
+  /** Shell tools a hook can only refuse (no rewrite relied on): refused, with the way through editwarden's MCP execute_command. */
+  refusedShell?: readonly string[];
+  /**
+   * How the client names editwarden's own MCP tools (the prefix, then the tool's name), where its pre-tool hook sees
+   * them: their writes are charged to the session's ledger there (integrations/mcp-call.ts). Absent: not seen.
+   */
+  mcpPrefix?: string;
+}
+
 export interface ClientIntegration {
-  name: string;
+  name: ClientName;
   /** Hook event names as the CLI takes them (`editwarden hook <client> <event>`) → pre or post. */
   events: Record<string, HookEventKind>;
+  /**
+   * The hook-input field(s) in which the client sends its session id, as the real client sends them (before
+   * `hookInput`), first found wins. Read by `sessionOf` (session-id.ts) alone. Empty: the client sends none.
+   */
+  sessionFields: readonly string[];
+  /** Its tool names and what each is to editwarden. */
+  tools: ClientTools;
   /** The environment variable in which the client names the project folder to its hooks (absent: none; the input's cwd is used). */
   projectDirEnv?: string;
   /** The native edit a pre-tool hook input describes; null when the tool is not an edit this hook guards. */
@@ -41,8 +67,9 @@ export interface ClientIntegration {
   /** The tool and call id of a post-tool hook input; null: a tool this hook does not record (a client whose hooks see every tool). */
   postCall(input: Record<string, unknown>): { tool: string; call?: string } | null;
   /**
-   * The client's hook input in the common shape the rest reads (`tool_name`, `tool_input`, `session_id`,
-   * `tool_use_id`, `cwd`), for a client whose hooks name them otherwise (Copilot's `toolName`/`toolArgs`).
+   * The client's hook input in the common shape the rest reads (`tool_name`, `tool_input`, `tool_use_id`, `cwd`),
+   * for a client whose hooks name them otherwise (Copilot's `toolName`/`toolArgs`). The session id is not part of
+   * it: `sessionFields` names where the client sends that.
    * Absent: the input already has that shape.
    */
   hookInput?(input: Record<string, unknown>): Record<string, unknown>;
@@ -52,15 +79,8 @@ export interface ClientIntegration {
   configFiles(root: string, setup?: InitSetup): ConfigFile[];
   /** What the protection covers and what it does not, printed by init. */
   coverage: string;
-  /** The client's shell tool, where its pre-tool hook can rewrite the tool's input (absent: the client's shell is not wrapped). */
+  /** How the pre-tool hook rewrites a call of the client's shell tools (`tools.shell`): absent exactly when the client has none. */
   shell?: ShellRewrite;
-  /**
-   * How the client names editwarden's own MCP tools (`mcp__editwarden__` + the tool), where its pre-tool hook
-   * sees them: their writes are charged to the session's ledger there (integrations/mcp-call.ts). Absent: not seen.
-   */
-  mcpToolPrefix?: string;
-  /** Shell tools a hook can only refuse (no rewrite relied on): refused, with the way through editwarden's MCP execute_command. */
-  shellRefused?: readonly string[];
   /**
    * Whether the client will run the hooks init wrote here: trust the person must give in the client itself (Codex's
    * project and hook trust). `doctor` reports it; `init` prints `fix` — the one step — when not `ok`. Reads only.
@@ -86,7 +106,6 @@ function configArg(setup?: InitSetup): string {
 
 /** How a client's shell tool call is turned into the same call running `editwarden shell … -- '<command>'` (shell.ts). */
 interface ShellRewrite {
-  tools: readonly string[];
   /** The command line the model asked for (throws NativeInputError when the input holds none). */
   commandOf(toolInput: Record<string, unknown>): string;
   /** The folder the model asked the command to run in (opencode's `workdir`), relative to the root or absolute; it must lie inside the root. Absent: the client's own folder. */
@@ -120,6 +139,22 @@ export function shellRunnerLine(self: readonly string[], opts: { root: string; c
     command,
   ];
   return argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+}
+
+/**
+ * The matcher of a client's pre-tool or post-tool hook (a regular expression of tool names, as Claude Code, Gemini
+ * CLI, Codex and Qwen Code read it), from its tool names: the pre-tool hook sees its edit tools, its shells (rewritten
+ * or refused) and editwarden's MCP tools; the post-tool hook records edits only.
+ */
+export function hookMatcher(tools: ClientTools, kind: HookEventKind): string {
+  const edits = Object.keys(tools.edit);
+  if (kind === 'post') return edits.join('|');
+  return [...edits, ...(tools.shell ?? []), ...(tools.refusedShell ?? []), ...(tools.mcpPrefix !== undefined ? [`${tools.mcpPrefix}.*`] : [])].join('|');
+}
+
+/** The client's own edit tool named `tool`, or undefined (an own property only: `constructor` is no tool). */
+export function editToolOf(tools: ClientTools, tool: unknown): EditwardenWriteTool | undefined {
+  return typeof tool === 'string' && Object.hasOwn(tools.edit, tool) ? tools.edit[tool] : undefined;
 }
 
 /** The text a model reads when its edit is refused: the code first, so it can act on it. */

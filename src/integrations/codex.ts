@@ -14,13 +14,38 @@ import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import type { ErrorInfo } from '../errors.js';
 import { parseApplyPatch } from '../formats/apply-patch.js';
-import { arrayAt, dropIfEmpty, guardedHookCommand, mcpServer, objectAt, putServer, refusalText, removeOurHooks, settingsError, takeServer, upsertHookGroup, type ClientIntegration } from './client.js';
+import {
+  arrayAt,
+  dropIfEmpty,
+  editToolOf,
+  guardedHookCommand,
+  hookMatcher,
+  mcpServer,
+  objectAt,
+  putServer,
+  refusalText,
+  removeOurHooks,
+  settingsError,
+  takeServer,
+  upsertHookGroup,
+  type ClientIntegration,
+  type ClientTools,
+} from './client.js';
 import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
 import { codexTrustCheck } from './codex-trust.js';
 import { putProfile, takeProfile } from './codex-profile.js';
 
-const EDIT_TOOLS = ['apply_patch'];
+/**
+ * Codex's tools: its edit tool apply_patch (editwarden's own patch format); its shell (exec_command), which Codex
+ * names Bash in hook inputs, rewritten as Claude Code's; and the names Codex has used for its shell in other
+ * releases, whose hook input shape is unknown here: refused, never passed.
+ */
+const TOOLS = {
+  edit: { apply_patch: 'apply_patch' },
+  shell: ['Bash'],
+  refusedShell: ['shell', 'exec_command', 'local_shell', 'unified_exec'],
+} as const satisfies ClientTools;
 
 function patchText(toolInput: unknown): string {
   if (typeof toolInput === 'string') return toolInput;
@@ -38,13 +63,14 @@ function patchText(toolInput: unknown): string {
 
 export function codexNativeEdit(input: Record<string, unknown>): NativeEdit | null {
   const tool = typeof input.tool_name === 'string' ? input.tool_name : '';
-  if (!EDIT_TOOLS.includes(tool)) return null;
+  const as = editToolOf(TOOLS, tool);
+  if (as === undefined) return null;
   const parsed = parseApplyPatch(patchText(input.tool_input));
   const first = parsed.errors[0];
   // A patch editwarden cannot read cannot be vetted: refused, not waved through.
   if (first) throw new NativeInputError(`the patch does not parse: ${first.error.message}`);
   if (parsed.requests.length === 0) throw new NativeInputError('the patch changes no file');
-  return { client: 'codex', tool, ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }), requests: parsed.requests, pathsOnly: [] };
+  return { client: 'codex', tool, as, ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }), requests: parsed.requests, pathsOnly: [] };
 }
 
 type Table = Record<string, unknown>;
@@ -57,14 +83,12 @@ function parseToml(existing: string | null): Table {
   }
 }
 
-/** Codex names its shell tool (exec_command) Bash in hook inputs: that one is rewritten, as Claude Code's. */
-const CODEX_SHELL_TOOLS = ['Bash'];
-/** Names Codex has used for its shell in other releases, whose hook input shape is unknown here: refused, never passed. */
-const CODEX_OTHER_SHELLS = ['shell', 'exec_command', 'local_shell', 'unified_exec'];
-
 export const codex: ClientIntegration = {
   name: 'codex',
   events: { 'pre-tool-use': 'pre', 'post-tool-use': 'post' },
+  // Sent with every hook input (Codex's hooks, Claude-compatible; the real client in test/integrations/codex-cli.test.ts).
+  sessionFields: ['session_id'],
+  tools: TOOLS,
   nativeEdit: codexNativeEdit,
   postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }) }),
   deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),
@@ -84,7 +108,7 @@ export const codex: ClientIntegration = {
           const hooks = objectAt(data, 'hooks');
           for (const [event, name] of EVENTS) {
             // PreToolUse also sees Codex's shell (Bash): rewritten to run through `editwarden shell`.
-            const matcher = (event === 'PreToolUse' ? [...EDIT_TOOLS, ...CODEX_SHELL_TOOLS, ...CODEX_OTHER_SHELLS] : EDIT_TOOLS).join('|');
+            const matcher = hookMatcher(TOOLS, event === 'PreToolUse' ? 'pre' : 'post');
             upsertHookGroup(arrayAt(hooks, event), MARK(name), { matcher, hooks: [{ type: 'command', command: guardedHookCommand('codex', name, '.', setup), timeout: 60 }] });
           }
           // Codex's own sandbox keeps editwarden's protected set read-only too, where a guarded command runs under it (codex-profile.ts).
@@ -107,12 +131,10 @@ export const codex: ClientIntegration = {
     ];
   },
   shell: {
-    tools: CODEX_SHELL_TOOLS,
     commandOf: (ti) => stringField(ti, 'command'),
     // Codex 0.171 runs `updatedInput` only together with permissionDecision "allow" (without it the hook "failed" and the original command ran — seen here).
     rewrite: (ti, line) => ({ exitCode: 0, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { ...ti, command: line } } }) }),
   },
-  shellRefused: CODEX_OTHER_SHELLS,
   hookTrust: codexTrustCheck,
   coverage: [
     "Covered (once Codex trusts the project and its hooks — `editwarden doctor` says whether it does): Codex's apply_patch is vetted by editwarden before it runs and checkpointed for `editwarden undo`; every shell command (Codex's Bash) runs through `editwarden shell` — in editwarden's sandbox when Codex runs without its own, and under Codex's own sandbox (-s workspace-write, its default) when editwarden can prove from the kernel that it keeps writes inside the project and /tmp (the result says which held it); one undo step per command that changed files, counted against this session's limits; a shell tool under another name is refused with the way through editwarden's MCP tool execute_command; the editwarden MCP tools are registered. If editwarden cannot run, the tool call is blocked.",

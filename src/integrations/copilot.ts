@@ -15,12 +15,15 @@
  */
 import path from 'node:path';
 import { EditwardenError, ErrorCode, type ErrorInfo } from '../errors.js';
-import { guardedHookCommand, jsonOrNothing, jsonText, parseJsonObject, refusalText, type ClientIntegration, type HookOutput, type Json } from './client.js';
+import { guardedHookCommand, jsonOrNothing, jsonText, parseJsonObject, refusalText, editToolOf, type ClientIntegration, type ClientTools, type HookOutput, type Json } from './client.js';
 import { objectOf, stringField, type NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
 
-const EDIT_TOOLS = ['create', 'edit'];
-const SHELL_TOOLS = ['bash'];
+/** Copilot CLI's tools: create (a whole file) and edit, and bash (rewritten to run through `editwarden shell`). */
+const TOOLS = {
+  edit: { create: 'write_file', edit: 'edit_file' },
+  shell: ['bash'],
+} as const satisfies ClientTools;
 /** The hooks file init writes (editwarden's alone; hooks of the person's in it are kept). */
 const COPILOT_HOOKS_FILE = '.github/hooks/editwarden.json';
 
@@ -34,7 +37,7 @@ function copilotHookInput(input: Record<string, unknown>): Record<string, unknow
       // Left as text: the edit or shell translation then refuses it as unreadable.
     }
   }
-  return { ...input, ...defined({ tool_name: input.toolName, tool_input: args, session_id: input.sessionId }) };
+  return { ...input, ...defined({ tool_name: input.toolName, tool_input: args }) };
 }
 
 /** A path Copilot names relative to its working folder, made absolute (the root may be another folder). */
@@ -45,14 +48,15 @@ function fileOf(input: Record<string, unknown>, ti: Record<string, unknown>): st
 
 function copilotNativeEdit(input: Record<string, unknown>): NativeEdit | null {
   const tool = typeof input.tool_name === 'string' ? input.tool_name : '';
-  if (!EDIT_TOOLS.includes(tool)) return null;
+  const as = editToolOf(TOOLS, tool);
+  if (as === undefined) return null;
   const ti = objectOf(input.tool_input, 'toolArgs');
   const file = fileOf(input, ti);
   const source = { format: 'tool' as const, index: 0 };
-  if (tool === 'create') return { client: 'copilot', tool, requests: [{ action: 'overwrite', path: file, content: stringField(ti, 'file_text'), source }], pathsOnly: [] };
+  if (tool === 'create') return { client: 'copilot', tool, as, requests: [{ action: 'overwrite', path: file, content: stringField(ti, 'file_text'), source }], pathsOnly: [] };
   const oldText = stringField(ti, 'old_str');
   const newText = stringField(ti, 'new_str');
-  return { client: 'copilot', tool, requests: [oldText === '' ? { action: 'create', path: file, content: newText, source } : { action: 'edit', path: file, oldText, newText, source }], pathsOnly: [] };
+  return { client: 'copilot', tool, as, requests: [oldText === '' ? { action: 'create', path: file, content: newText, source } : { action: 'edit', path: file, oldText, newText, source }], pathsOnly: [] };
 }
 
 function answer(body: Record<string, unknown>): HookOutput {
@@ -72,15 +76,17 @@ const EVENTS = [
 export const copilot: ClientIntegration = {
   name: 'copilot',
   events: { 'pre-tool-use': 'pre', 'post-tool-use': 'post' },
+  // Copilot names it in camelCase, as its other fields (seen with 1.0.102; the real client in test/integrations/copilot-cli.test.ts).
+  sessionFields: ['sessionId'],
+  tools: TOOLS,
   hookInput: copilotHookInput,
   nativeEdit: copilotNativeEdit,
   // Copilot's hooks see every tool: only its edit tools are recorded after they ran.
-  postCall: (input) => (typeof input.tool_name === 'string' && EDIT_TOOLS.includes(input.tool_name) ? { tool: input.tool_name } : null),
+  postCall: (input) => (typeof input.tool_name === 'string' && editToolOf(TOOLS, input.tool_name) !== undefined ? { tool: input.tool_name } : null),
   deny: (error: ErrorInfo) => answer({ permissionDecision: 'deny', permissionDecisionReason: refusalText(error) }),
   // No decision: Copilot's own permission rules still apply to an allowed tool.
   allow: () => answer({}),
   shell: {
-    tools: SHELL_TOOLS,
     commandOf: (ti) => stringField(ti, 'command'),
     // Copilot 1.0.102 runs `modifiedArgs` instead of the model's arguments only with permissionDecision "allow" (seen here).
     rewrite: (ti, line) => answer({ permissionDecision: 'allow', modifiedArgs: { ...ti, command: line } }),

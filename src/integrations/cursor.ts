@@ -14,6 +14,10 @@ export const cursor: ClientIntegration = {
   name: 'cursor',
   projectDirEnv: 'CURSOR_PROJECT_DIR',
   events: { 'after-file-edit': 'post' },
+  // Cursor's hooks name the conversation, not a session (Cursor hooks reference: conversation_id, generation_id).
+  sessionFields: ['conversation_id'],
+  // Its documented file-edit hook sees no tool by name (afterFileEdit runs after any edit): no tool is named here.
+  tools: { edit: {} },
   nativeEdit: () => null,
   postCall: () => ({ tool: 'afterFileEdit' }),
   deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),

@@ -22,18 +22,25 @@ import {
   guardedHookCommand,
   upsertHookGroup,
   type ClientIntegration,
+  type ClientTools,
+  editToolOf,
+  hookMatcher,
   type Json,
   takeOurSettings,
 } from './client.js';
 import { objectOf, stringField, type NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
 
-const EDIT_TOOLS = ['write_file', 'replace'];
-const SHELL_TOOLS = ['run_shell_command'];
+/** Gemini CLI's write tools (judged as editwarden's file tools) and its shell, rewritten to run through `editwarden shell`. */
+const TOOLS = {
+  edit: { write_file: 'write_file', replace: 'edit_file' },
+  shell: ['run_shell_command'],
+} as const satisfies ClientTools;
 
 export function geminiNativeEdit(input: Record<string, unknown>): NativeEdit | null {
   const tool = typeof input.tool_name === 'string' ? input.tool_name : '';
-  if (!EDIT_TOOLS.includes(tool)) return null;
+  const as = editToolOf(TOOLS, tool);
+  if (as === undefined) return null;
   const ti = objectOf(input.tool_input, 'tool_input');
   const file = stringField(ti, 'file_path', 'absolute_path', 'path');
   const source = { format: 'tool' as const, index: 0 };
@@ -45,7 +52,7 @@ export function geminiNativeEdit(input: Record<string, unknown>): NativeEdit | n
     const many = typeof ti.expected_replacements === 'number' && ti.expected_replacements > 1;
     request = oldText === '' ? { action: 'create', path: file, content: newText, source } : { action: 'edit', path: file, oldText, newText, ...defined({ replaceAll: many ? true : undefined }), source };
   }
-  return { client: 'gemini', tool, requests: [request], pathsOnly: [] };
+  return { client: 'gemini', tool, as, requests: [request], pathsOnly: [] };
 }
 
 /** A `hooksConfig.disabled` entry (a hook's name or command) that switches editwarden's hook off. */
@@ -64,12 +71,14 @@ export const gemini: ClientIntegration = {
   name: 'gemini',
   projectDirEnv: 'GEMINI_PROJECT_DIR',
   events: { 'before-tool': 'pre', 'after-tool': 'post' },
+  // Sent with every hook input (Gemini CLI hooks reference; the real client in test/integrations/gemini-cli.test.ts).
+  sessionFields: ['session_id'],
+  tools: TOOLS,
   nativeEdit: geminiNativeEdit,
   postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '' }),
   deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),
   allow: () => ({ exitCode: 0, stdout: '{}' }),
   shell: {
-    tools: SHELL_TOOLS,
     commandOf: (ti) => stringField(ti, 'command'),
     // Gemini CLI runs the hook's `tool_input` instead of the model's (seen with 0.61.0) and tells the model the input was changed.
     rewrite: (ti, line) => ({ exitCode: 0, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { ...ti, command: line } } }) }),
@@ -87,7 +96,7 @@ export const gemini: ClientIntegration = {
           const hooks = objectAt(data, 'hooks');
           const group = (event: string): { [key: string]: Json } => ({
             // BeforeTool also rewrites run_shell_command to run through `editwarden shell`; AfterTool records edits only.
-            matcher: (event === 'before-tool' ? [...EDIT_TOOLS, ...SHELL_TOOLS] : EDIT_TOOLS).join('|'),
+            matcher: hookMatcher(TOOLS, event === 'before-tool' ? 'pre' : 'post'),
             hooks: [{ type: 'command', name: `editwarden-${event}`, command: guardedHookCommand('gemini', event, '${GEMINI_PROJECT_DIR:-.}', setup), timeout: 60000 }],
           });
           upsertHookGroup(arrayAt(hooks, 'BeforeTool'), PRE, group('before-tool'));

@@ -12,10 +12,10 @@
 import type { ErrorInfo } from '../errors.js';
 import type { EventRoute } from '../runs/event-types.js';
 import type { ClientIntegration, HookEventKind, HookOutput } from './client.js';
-import { hookRoute } from './hook-events.js';
+import { sessionOf } from './session-id.js';
 import { NativeInputError, objectOf, type NativeEdit } from './native-edit.js';
 import type { SessionKey } from '../runs/ledger.js';
-import { sessionOf } from './session-id.js';
+import { defined } from '../defined.js';
 
 /** A hook input as editwarden reads it. */
 export type HookCall = { route: EventRoute; session: SessionKey | null } & (
@@ -52,27 +52,31 @@ function asInputError(error: unknown): NativeInputError {
 
 /** The client's hook input in editwarden's terms (never throws: what cannot be read is `unreadable`). */
 export function translateHook(client: ClientIntegration, kind: HookEventKind, raw: Record<string, unknown>): HookCall {
+  // The session, where the client sends it (one reader: the ledger's key and the records' route are the same id).
+  const session = sessionOf(client, raw);
+  const route: EventRoute = { via: 'hook', client: client.name, ...defined({ session: session?.session }) };
+  const common = { route, session };
   // A client whose hooks name the fields otherwise (Copilot's toolName/toolArgs) is read in the common shape.
   const input = client.hookInput ? client.hookInput(raw) : raw;
-  const common = { route: hookRoute(client.name, input), session: sessionOf(client.name, input) };
   const toolName = typeof input.tool_name === 'string' ? input.tool_name : undefined;
+  const { tools } = client;
   if (kind === 'post') {
     const post = client.postCall(input);
     return post ? { ...common, kind: 'post', ...post } : { ...common, kind: 'pass' };
   }
-  if (toolName !== undefined && client.shellRefused?.includes(toolName)) return { ...common, kind: 'shell-refused', tool: toolName };
-  if (toolName !== undefined && client.mcpToolPrefix !== undefined && toolName.startsWith(client.mcpToolPrefix)) {
+  if (toolName !== undefined && tools.refusedShell?.includes(toolName)) return { ...common, kind: 'shell-refused', tool: toolName };
+  if (toolName !== undefined && tools.mcpPrefix !== undefined && toolName.startsWith(tools.mcpPrefix)) {
     // Arguments the server cannot read are its to refuse (nothing is written then): only what it would run is charged here.
     const args = input.tool_input;
     return {
       ...common,
       kind: 'mcp',
-      tool: toolName.slice(client.mcpToolPrefix.length),
+      tool: toolName.slice(tools.mcpPrefix.length),
       args: typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {},
       shellGuarded: client.shell !== undefined,
     };
   }
-  if (client.shell && toolName !== undefined && client.shell.tools.includes(toolName)) {
+  if (client.shell && toolName !== undefined && tools.shell?.includes(toolName)) {
     try {
       const toolInput = objectOf(input.tool_input, 'tool_input');
       const command = client.shell.commandOf(toolInput);

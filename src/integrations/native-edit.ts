@@ -9,11 +9,16 @@ import type { EditRequest } from '../edit/types.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import type { SessionKey } from '../runs/ledger.js';
 
+/** The editwarden tools a client's own edit tool can be: writing whole files, editing parts, a patch. */
+export type EditwardenWriteTool = 'write_file' | 'edit_file' | 'apply_patch';
+
 export interface NativeEdit {
   /** Which client (claude, codex, gemini, cursor, opencode, copilot, qwen). */
   client: string;
   /** The client's tool name (Edit, Write, apply_patch, write_file…). */
   tool: string;
+  /** The editwarden tool it is judged as (`allowed_tools`): the client record's tool-name map says which. */
+  as: EditwardenWriteTool;
   /** The client's id of this tool call, when it sends one (ties PreToolUse to PostToolUse). */
   call?: string;
   /** Edits to plan; paths as the client gave them (often absolute). */

@@ -23,14 +23,17 @@ import path from 'node:path';
 import type { EditRequest } from '../edit/types.js';
 import { EditwardenError, ErrorCode, type ErrorInfo } from '../errors.js';
 import { parseApplyPatch } from '../formats/apply-patch.js';
-import { dropIfEmpty, isOurServer, jsonOrNothing, jsonText, MCP_SERVER_NAME, mcpServer, objectAt, parseJsonObject, refusalText, type ClientIntegration, type HookOutput } from './client.js';
+import { dropIfEmpty, isOurServer, jsonOrNothing, jsonText, MCP_SERVER_NAME, mcpServer, objectAt, parseJsonObject, refusalText, editToolOf, type ClientIntegration, type ClientTools, type HookOutput } from './client.js';
 import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
 import { OPENCODE_PLUGIN_FILE, opencodePlugin, isOurPlugin } from './opencode-plugin.js';
 import { defined } from '../defined.js';
 
-const EDIT_TOOLS = ['write', 'edit', 'apply_patch'];
-const SHELL_TOOLS = ['bash'];
-const MCP_PREFIX = `${MCP_SERVER_NAME}_`;
+/** opencode's tools: write and edit (and apply_patch with a gpt-5 model), bash (rewritten), and editwarden's MCP tools, named `editwarden_<tool>`. */
+const TOOLS = {
+  edit: { write: 'write_file', edit: 'edit_file', apply_patch: 'apply_patch' },
+  shell: ['bash'],
+  mcpPrefix: `${MCP_SERVER_NAME}_`,
+} as const satisfies ClientTools;
 const SCHEMA = 'https://opencode.ai/config.json';
 
 function fileOf(input: Record<string, unknown>, ti: Record<string, unknown>): string {
@@ -40,9 +43,10 @@ function fileOf(input: Record<string, unknown>, ti: Record<string, unknown>): st
 
 function opencodeNativeEdit(input: Record<string, unknown>): NativeEdit | null {
   const tool = typeof input.tool_name === 'string' ? input.tool_name : '';
-  if (!EDIT_TOOLS.includes(tool)) return null;
+  const as = editToolOf(TOOLS, tool);
+  if (as === undefined) return null;
   const ti = objectOf(input.tool_input, 'args');
-  const base = { client: 'opencode', tool, ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }), pathsOnly: [] as string[] };
+  const base = { client: 'opencode', tool, as, ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }), pathsOnly: [] as string[] };
   const source = { format: 'tool' as const, index: 0 };
   if (tool === 'apply_patch') {
     const parsed = parseApplyPatch(stringField(ti, 'patchText'));
@@ -69,13 +73,15 @@ function answer(body: Record<string, unknown>): HookOutput {
 export const opencode: ClientIntegration = {
   name: 'opencode',
   events: { 'tool-before': 'pre', 'tool-after': 'post' },
+  // The plugin sends opencode's sessionID as session_id (opencode-plugin.ts; the real client in test/integrations/opencode.test.ts).
+  sessionFields: ['session_id'],
+  tools: TOOLS,
   nativeEdit: opencodeNativeEdit,
-  postCall: (input) => (typeof input.tool_name === 'string' && EDIT_TOOLS.includes(input.tool_name) ? { tool: input.tool_name, ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }) } : null),
+  postCall: (input) =>
+    typeof input.tool_name === 'string' && editToolOf(TOOLS, input.tool_name) !== undefined ? { tool: input.tool_name, ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }) } : null,
   deny: (error: ErrorInfo) => answer({ decision: 'deny', reason: refusalText(error) }),
   allow: () => answer({ decision: 'allow' }),
-  mcpToolPrefix: MCP_PREFIX,
   shell: {
-    tools: SHELL_TOOLS,
     commandOf: (ti) => stringField(ti, 'command'),
     workdirOf: (ti) => (typeof ti.workdir === 'string' && ti.workdir !== '' ? ti.workdir : undefined),
     // The plugin sets output.args.command to the rewritten line (seen with 1.18.33: opencode runs the changed args).

@@ -16,21 +16,45 @@
 import path from 'node:path';
 import type { EditRequest } from '../edit/types.js';
 import type { ErrorInfo } from '../errors.js';
-import { arrayAt, jsonOrNothing, jsonText, mcpServer, objectAt, parseJsonObject, putServer, refusalText, guardedHookCommand, upsertHookGroup, type ClientIntegration, type Json, takeOurSettings } from './client.js';
+import {
+  arrayAt,
+  editToolOf,
+  hookMatcher,
+  jsonOrNothing,
+  jsonText,
+  MCP_SERVER_NAME,
+  mcpServer,
+  objectAt,
+  parseJsonObject,
+  putServer,
+  refusalText,
+  guardedHookCommand,
+  upsertHookGroup,
+  type ClientIntegration,
+  type ClientTools,
+  type Json,
+  takeOurSettings,
+} from './client.js';
 import { objectOf, stringField, type NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
 
-const EDIT_TOOLS = ['write_file', 'edit'];
-const SHELL_TOOLS = ['run_shell_command'];
-/** Qwen names an MCP server's tools `mcp__<server>__<tool>` in its hook inputs, as Claude Code does. */
-const MCP_PREFIX = 'mcp__editwarden__';
+/**
+ * Qwen Code's tools: write_file and edit; its shell, refused (Qwen ignores a rewritten input); and editwarden's MCP
+ * tools, which Qwen names `mcp__<server>__<tool>` in its hook inputs, as Claude Code does.
+ */
+const TOOLS = {
+  edit: { write_file: 'write_file', edit: 'edit_file' },
+  refusedShell: ['run_shell_command'],
+  mcpPrefix: `mcp__${MCP_SERVER_NAME}__`,
+} as const satisfies ClientTools;
 /** The settings schema version Qwen 0.24 writes into a project settings file that lacks one. */
 const VERSION_KEY = '$version';
 const SETTINGS_VERSION = 4;
 
 function qwenNativeEdit(input: Record<string, unknown>): NativeEdit | null {
   const tool = typeof input.tool_name === 'string' ? input.tool_name : '';
-  if (!EDIT_TOOLS.includes(tool)) return null;
+  const as = editToolOf(TOOLS, tool);
+  if (as === undefined) return null;
   const ti = objectOf(input.tool_input, 'tool_input');
   const file = stringField(ti, 'file_path');
   const source = { format: 'tool' as const, index: 0 };
@@ -42,7 +66,7 @@ function qwenNativeEdit(input: Record<string, unknown>): NativeEdit | null {
     // Qwen's edit with an empty old_string creates the file.
     request = oldText === '' ? { action: 'create', path: file, content: newText, source } : { action: 'edit', path: file, oldText, newText, ...defined({ replaceAll: ti.replace_all === true ? true : undefined }), source };
   }
-  return { client: 'qwen', tool, ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }), requests: [request], pathsOnly: [] };
+  return { client: 'qwen', tool, as, ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }), requests: [request], pathsOnly: [] };
 }
 
 /** `disableAllHooks: true` turns every hook off, editwarden's included (Qwen reads it from any settings layer). */
@@ -56,19 +80,20 @@ export const qwen: ClientIntegration = {
   name: 'qwen',
   projectDirEnv: 'QWEN_PROJECT_DIR',
   events: { 'pre-tool-use': 'pre', 'post-tool-use': 'post' },
+  // Sent with every hook input (seen with 0.24.4; the real client in test/integrations/qwen-code.test.ts).
+  sessionFields: ['session_id'],
+  tools: TOOLS,
   nativeEdit: qwenNativeEdit,
   postCall: (input) => ({ tool: typeof input.tool_name === 'string' ? input.tool_name : '', ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }) }),
   deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),
   // Said explicitly: an empty answer with exit 0 is "allowed" (exit 1 or 127 would also let the tool run, which is why nothing is left to an exit code).
   allow: () => ({ exitCode: 0, stdout: '{}' }),
-  mcpToolPrefix: MCP_PREFIX,
-  shellRefused: SHELL_TOOLS,
   configFiles(root, setup) {
     const PRE = ' hook qwen pre-tool-use';
     const POST = ' hook qwen post-tool-use';
     const group = (event: string): { [key: string]: Json } => ({
       // PreToolUse also sees the shell (refused with the way through MCP) and editwarden's own MCP tools (charged to the session).
-      matcher: (event === 'pre-tool-use' ? [...EDIT_TOOLS, ...SHELL_TOOLS, `${MCP_PREFIX}.*`] : EDIT_TOOLS).join('|'),
+      matcher: hookMatcher(TOOLS, event === 'pre-tool-use' ? 'pre' : 'post'),
       hooks: [{ type: 'command', command: guardedHookCommand('qwen', event, '${QWEN_PROJECT_DIR:-.}', setup), timeout: 60 }],
     });
     return [

@@ -23,11 +23,6 @@ import { openLedger, sessionLimits, violationRefusal } from '../runs/ledger.js';
 
 export type Verdict = { allow: true; changes: FileChange[]; diff: string; checkpoint: string | null } | { allow: false; error: ErrorInfo };
 
-/** The editwarden tool a native tool is judged as (for `allowed_tools`): writing whole files or editing parts. */
-function toolOf(edit: NativeEdit): string {
-  return /write/i.test(edit.tool) && !/edit/i.test(edit.tool) ? 'write_file' : 'edit_file';
-}
-
 /** Plans the native edit against the workspace at `root`; on allow, checkpoints the files it touches. `configFile`: an explicit `--config` (absolute), loaded and protected. */
 export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?: string): Promise<Verdict> {
   try {
@@ -40,7 +35,8 @@ export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?:
     // The session's ledger (runs/ledger.ts): what this client session already changed, in the state folder; without a session id, this call alone.
     const ledger = openLedger(limits, edit.session ? { key: edit.session, stateDir: ws.stateDir, lock: project.transactions.checkpoints.lock } : null);
     const guard = ledger.guard;
-    const tool = toolOf(edit);
+    // The editwarden tool the client's record maps its tool to (writing whole files, editing parts, a patch).
+    const tool = edit.as;
     // A client's own edit tool is judged as editwarden's file tool: it needs no person.
     const restricted = guard.checkTool(tool, { tool }, false);
     if (restricted) return deny(violationRefusal(restricted));

@@ -10,9 +10,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CLIENT_SETTINGS } from '../../src/config/client-settings.js';
 import { KNOWN_TOOL_NAMES } from '../../src/config/config.js';
 import { RUN_MODES } from '../../src/config/modes.js';
-import { PROTECTED_MEMBERS } from '../../src/config/protected-set.js';
+import { memberCovering, PROTECTED_MEMBERS, type ProtectedMember } from '../../src/config/protected-set.js';
+import { CLIENTS } from '../../src/integrations/index.js';
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
 
@@ -774,5 +776,115 @@ describe('a format is one record: no format name spelled outside its module', ()
         .map((f) => f.rel)
         .sort(),
     );
+  });
+});
+
+/**
+ * A client is one record (issue 41): `ClientIntegration` (integrations/client.ts) names the client's settings files
+ * (its row of config/client-settings.ts, which the protected set spreads), the hook-input field(s) of its session id
+ * (read by integrations/session-id.ts alone) and its tool names (read from its record everywhere else).
+ */
+describe('a client is one record', () => {
+  const clients = Object.values(CLIENTS);
+  /** The files that belong to a client's module: integrations/<name>.ts and its helpers integrations/<name>-*.ts. */
+  const ownerOf = (rel: string): string | undefined => clients.find((c) => rel === `integrations/${c.name}.ts` || rel.startsWith(`integrations/${c.name}-`))?.name;
+  const literals = (visit: (text: string, rel: string, line: number) => void): void => {
+    for (const { rel } of files) {
+      const tree = treeOf({ rel });
+      const walk = (node: ts.Node): void => {
+        if (ts.isStringLiteralLike(node)) visit(node.text, rel, ts.getLineAndCharacterOfPosition(tree, node.getStart()).line + 1);
+        ts.forEachChild(node, walk);
+      };
+      walk(tree);
+    }
+  };
+
+  it('every client has its row of settings, and every file its init writes is in the protected set through that row', () => {
+    expect(Object.keys(CLIENTS).sort()).toEqual(Object.keys(CLIENT_SETTINGS).sort());
+    const root = path.resolve('/project');
+    const uncovered: string[] = [];
+    for (const client of clients) {
+      const row: readonly ProtectedMember[] = CLIENT_SETTINGS[client.name];
+      for (const member of row) if (!PROTECTED_MEMBERS.some((m) => m.path === member.path && m.folder === member.folder)) uncovered.push(`${client.name}: ${member.path} is not in PROTECTED_MEMBERS`);
+      for (const file of client.configFiles(root, { configFile: 'tools/editwarden.yml' })) {
+        const rel = path.relative(root, file.path).split(path.sep).join('/');
+        if (memberCovering(rel, row) === null) uncovered.push(`${client.name}: ${rel} (written by init) is not covered by its row of config/client-settings.ts`);
+      }
+    }
+    expect(uncovered).toEqual([]);
+  });
+
+  it("a client's session id is read by integrations/session-id.ts alone (no other module names a session field of a hook input)", () => {
+    const fields = new Set(clients.flatMap((c) => c.sessionFields));
+    expect(fields.size).toBeGreaterThan(0);
+    /** Where a name of the same spelling is not a client's session: each with its reason. */
+    const OTHER_SESSIONS: Record<string, string> = {
+      'mcp/http.ts': "the MCP Streamable HTTP transport's own session id (the SDK's `sessionId`), not a client hook input",
+    };
+    const found: string[] = [];
+    for (const { rel } of files) {
+      // The reader itself, and each client's record, which declares its field(s).
+      if (rel === 'integrations/session-id.ts' || ownerOf(rel) !== undefined || OTHER_SESSIONS[rel] !== undefined) continue;
+      const tree = treeOf({ rel });
+      const walk = (node: ts.Node): void => {
+        const name = ts.isPropertyAccessExpression(node)
+          ? node.name.text
+          : ts.isStringLiteralLike(node)
+            ? node.text
+            : ts.isBindingElement(node) && node.propertyName && ts.isIdentifier(node.propertyName)
+              ? node.propertyName.text
+              : undefined;
+        if (name !== undefined && fields.has(name)) found.push(`${rel}:${ts.getLineAndCharacterOfPosition(tree, node.getStart()).line + 1}: ${node.getText().slice(0, 80)}`);
+        ts.forEachChild(node, walk);
+      };
+      walk(tree);
+    }
+    expect(found).toEqual([]);
+  });
+
+  it("no client's tool name is spelled outside its own module (the rest reads the record's tools)", () => {
+    /** Client tool names that are also editwarden's own words, with their own meaning there: not a client's tool when spelled elsewhere. */
+    const EDITWARDEN_WORDS = new Set([
+      ...KNOWN_TOOL_NAMES, // write_file, apply_patch: editwarden's own tools (Gemini CLI, Qwen Code and Codex reuse the names)
+      'edit', // an EditRequest action, an event kind, a checkpoint kind
+      'create', // an EditRequest action
+      'write', // a FileWrite kind
+      'replace', // an AST action, an active-edit action
+      'shell', // an event route (via: 'shell'), editwarden's own command
+      'bash', // the AST language of shell scripts
+    ]);
+    /** A client's tool name spelled elsewhere on purpose, by file and name: each with its reason. */
+    const ALLOWED: Record<string, string> = {
+      'cli/commands/shell.ts Bash': "the default of `editwarden shell --tool`, the name the person's Claude Code session gives its shell",
+      'ast/languages/scripting.ts Bash': "the language's label, not a tool",
+      'formats/active-edit.ts Edit': "a header of editwarden's active-edit format",
+    };
+    const owners = new Map<string, Set<string>>();
+    for (const c of clients) {
+      for (const name of [...Object.keys(c.tools.edit), ...(c.tools.shell ?? []), ...(c.tools.refusedShell ?? [])]) {
+        if (EDITWARDEN_WORDS.has(name)) continue;
+        owners.set(name, (owners.get(name) ?? new Set()).add(c.name));
+      }
+    }
+    const prefixes = clients.flatMap((c) => (c.tools.mcpPrefix !== undefined ? [[c.tools.mcpPrefix, c.name] as const] : []));
+    const found: string[] = [];
+    literals((text, rel, line) => {
+      const owner = ownerOf(rel);
+      const of = owners.get(text);
+      if (of !== undefined && !(owner !== undefined && of.has(owner)) && ALLOWED[`${rel} ${text}`] === undefined) found.push(`${rel}:${line}: '${text}' (${[...of].join(', ')})`);
+      for (const [prefix, client] of prefixes) if (text.startsWith(prefix) && owner !== client) found.push(`${rel}:${line}: '${text}' (${client}'s MCP prefix)`);
+    });
+    expect(found).toEqual([]);
+    // Each allowance still names a real spelling.
+    const seen = new Set<string>();
+    literals((text, rel) => seen.add(`${rel} ${text}`));
+    expect(Object.keys(ALLOWED).filter((k) => !seen.has(k))).toEqual([]);
+  });
+
+  it('a client rewrites its shell exactly when its record names shell tools, and every client answers in its own hook protocol', () => {
+    for (const c of clients) {
+      expect({ client: c.name, rewrites: c.shell !== undefined }).toEqual({ client: c.name, rewrites: (c.tools.shell?.length ?? 0) > 0 });
+      expect({ client: c.name, events: Object.keys(c.events).length > 0 }).toEqual({ client: c.name, events: true });
+    }
   });
 });
