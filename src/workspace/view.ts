@@ -32,7 +32,7 @@ export interface FileView {
   readonly stateDir: string;
   /** Largest file read for editing (bytes). */
   readonly maxFileBytes: number;
-  /** Resolves a requested path inside the root (sandboxed: outside, `.git/`, `.editwarden/` refused). */
+  /** Resolves a requested path inside the root (outside refused by its shape; `.git/`, `.editwarden/` by the project's Policy: workspace/workspace.ts). */
   resolve(requested: string): ResolvedPath;
   /** A file's bytes and mode for editing; null when it does not exist. */
   read(requested: string): FileSnapshot | null;
