@@ -3,8 +3,14 @@
  * record of a run (metrics.json, the transcript's end line, the terminal's stop line, the Editor's
  * editor.json, the process exit code) is written from one RunOutcome value, so no two of them can
  * name different endings. This module only shapes values; it never decides how a run ended.
+ *
+ * It is also where a run's status words live, one vocabulary per question: how a run ended
+ * (`RunStatus`, the modes' `AgentStatus` and `EditorStatus` are parts of it), where the runner is
+ * (`RunnerState`), the ADR's summary status of metrics.json (`SummaryStatus`) and what became of the
+ * run's changes (`ChangesOutcome`). Each is derived from the others where they share a word, so a
+ * word means one thing in every record; `test/package/architecture.test.ts` keeps them here.
  */
-import type { RunMetrics } from '../guard/metrics.js';
+import type { RunMetrics } from './metrics.js';
 
 /**
  * Every way a run ends, in one vocabulary; each mode ends with a subset (the agent loop, controlled mode,
@@ -43,6 +49,27 @@ export type RunStatus =
   | 'verify-failed'
   /** Editor: the proposal did not apply, the provider failed, or the run could not start (exit 1). */
   | 'failed';
+
+/**
+ * Where a ToolRunner is: running until a violation aborts it, task_completion completes it, its signal cancels it,
+ * or finish() has been called. `completed` and `cancelled` are the run endings of the same name.
+ */
+export type RunnerState = 'running' | 'aborted' | 'finished' | Extract<RunStatus, 'completed' | 'cancelled'>;
+
+/**
+ * metrics.json's top-level `status`, the headless ADR's summary: the runner's state while it runs and when it
+ * finished (completed: task_completion was called), and `failed` — the run's ending of that name — on a
+ * violation or a mode's non-zero exit code.
+ */
+export type SummaryStatus = Extract<RunnerState, 'running' | 'completed' | 'finished'> | Extract<RunStatus, 'failed'>;
+
+/** What happened to a run's changes at the end (metrics.json's `outcome`): kept, rolled back, or still open. */
+export type ChangesOutcome = 'kept' | 'rolled-back' | 'open';
+
+/** The summary status of a finished run: failed on a violation, else completed when task_completion was called. */
+export function finishedStatus(violated: boolean, completed: boolean): SummaryStatus {
+  return violated ? 'failed' : completed ? 'completed' : 'finished';
+}
 
 export interface RunOutcome {
   /** How the run ended, in the one vocabulary of every record. */

@@ -11,14 +11,18 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunMetrics } from '../guard/metrics.js';
-import { writeMetrics, writeViolationReport, type ReportCall } from '../guard/report.js';
 import type { Violation } from '../guard/violations.js';
+import { atomicWriteFile } from '../workspace/atomic.js';
 import type { RollbackResult } from '../workspace/transaction.js';
+import type { RunMetrics } from './metrics.js';
 import { closedMetrics, type RunClosing } from './outcome.js';
+import { renderViolationMarkdown, type ReportCall, type ViolationReport } from './violation-report.js';
 import { defined } from '../defined.js';
 
 const CALLS_FILE = 'calls.jsonl';
+export const METRICS_FILE = 'metrics.json';
+const VIOLATION_MD = 'violation.md';
+const VIOLATION_JSON = 'violation.json';
 
 /** A call as it is recorded (the runner's CallRecord has this shape). */
 export interface LoggedCall {
@@ -68,9 +72,22 @@ export interface RunRecords {
 /** Files listed per call in the violation report (the rest counted: the event log's side files hold every path). */
 const REPORT_FILES_PER_CALL = 100;
 
+/** A record of the run folder, replaced whole (atomically: a reader never sees half of it). */
+function writeRecord(runDir: string, name: string, text: string): string {
+  const file = path.join(runDir, name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  atomicWriteFile(file, Buffer.from(text, 'utf8'));
+  return file;
+}
+
+function writeViolationReport(runDir: string, report: ViolationReport): { markdown: string; json: string } {
+  const json = writeRecord(runDir, VIOLATION_JSON, `${JSON.stringify(report, null, 2)}\n`);
+  return { json, markdown: writeRecord(runDir, VIOLATION_MD, renderViolationMarkdown(report)) };
+}
+
 /** Writes metrics.json and, after a violation, its report: once, when the run finishes. */
 export function writeRunRecords(runDir: string, run: RunRecords): RunReports {
-  const reports: RunReports = { metrics: writeMetrics(runDir, closedMetrics(run.metrics, run.closing)) };
+  const reports: RunReports = { metrics: writeRecord(runDir, METRICS_FILE, `${JSON.stringify(closedMetrics(run.metrics, run.closing), null, 2)}\n`) };
   if (!run.violation) return reports;
   // Each call's files cut to its first REPORT_FILES_PER_CALL: 100 commands of 20,000 files each made a report longer than a string may be (RangeError).
   const calls: ReportCall[] = run.calls.map((r) => ({

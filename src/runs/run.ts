@@ -23,6 +23,7 @@ import { toErrorInfo } from '../errors.js';
 import type { CheckpointScope } from '../workspace/checkpoints/types.js';
 import type { RollbackResult, Transaction, TransactionLayer } from '../workspace/transaction.js';
 import type { RunProfile } from './profile.js';
+import type { ChangesOutcome } from './outcome.js';
 import { newRunId } from './runs.js';
 import { recordEvent } from './events.js';
 import { openLedger, type Ledger, type RunLimits, type SessionKey } from './ledger.js';
@@ -46,7 +47,7 @@ export interface RunStart {
 
 /** How the run's work was left: the `outcome` metrics.json names, and what a rollback put back. */
 export interface RunSettlement {
-  outcome: 'kept' | 'rolled-back' | 'open';
+  outcome: ChangesOutcome;
   rollback: RollbackResult | null;
   /** Why the transaction is still open (a rollback that failed: the next command finishes it). */
   note?: string;

@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import type { ConstraintsConfig } from '../config/config.js';
-import type { RunMetrics } from '../guard/metrics.js';
+import type { RunMetrics } from '../runs/metrics.js';
 import type { EventRoute, NewEvent } from '../runs/event-types.js';
 import { networkEvents, type NetworkRefusals } from '../runs/network-events.js';
 import { outputTail, recordEvent } from '../runs/events.js';

@@ -13,7 +13,8 @@ import type { Toolset } from './toolset.js';
 import type { z } from 'zod';
 import { EditwardenError, ErrorCode, formatRefusal } from '../errors.js';
 import type { FileChange } from '../guard/constraints.js';
-import type { RunMetrics, RunStatus } from '../guard/metrics.js';
+import type { RunMetrics } from '../runs/metrics.js';
+import type { RunnerState, SummaryStatus } from '../runs/outcome.js';
 import type { Violation } from '../guard/violations.js';
 import type { EventRoute } from '../runs/event-types.js';
 import type { RunReports } from '../runs/records.js';
@@ -164,7 +165,7 @@ interface RunnerTiming {
 export interface RunSummary {
   runId: string;
   runDir: string | null;
-  status: RunStatus;
+  status: SummaryStatus;
   violation: Violation | null;
   metrics: RunMetrics;
   calls: CallRecord[];
@@ -205,7 +206,7 @@ export function cancelledFields(cause: 'run-cancelled' | 'call-cancelled', tool:
 }
 
 /** The refusal of a call made after the run ended: aborted by `violation`, cancelled, finished or completed. */
-export function runEndedFields(state: 'aborted' | 'completed' | 'cancelled' | 'finished', violation: Violation | null): CallFields {
+export function runEndedFields(state: Exclude<RunnerState, 'running'>, violation: Violation | null): CallFields {
   const why =
     state === 'aborted' && violation
       ? `the run was aborted by a ${violation.type} violation`

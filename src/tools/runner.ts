@@ -30,9 +30,9 @@ import { toErrorInfo } from '../errors.js';
 import { CommandEffects, commandSeen, commandStep } from '../guard/command-effects.js';
 import type { CheckSite, ConstraintGuard, ConstraintTotals, FileChange } from '../guard/constraints.js';
 import type { Attendance } from '../config/modes.js';
-import { addTiming, buildMetrics, emptyToolStats, type ToolStats } from '../guard/metrics.js';
+import { addTiming, buildMetrics, emptyToolStats, type ToolStats } from '../runs/metrics.js';
 import type { Violation } from '../guard/violations.js';
-import type { RunClosing } from '../runs/outcome.js';
+import { finishedStatus, type RunClosing, type RunnerState } from '../runs/outcome.js';
 import { appendCallRecord, writeRunRecords } from '../runs/records.js';
 import { ensureRunDir } from '../runs/runs.js';
 import { Run } from '../runs/run.js';
@@ -157,7 +157,7 @@ export class ToolRunner {
   }
 
   /** running until a violation aborts it, task_completion ends it, its signal cancels it, or finish() is called. */
-  get state(): 'running' | 'aborted' | 'completed' | 'cancelled' | 'finished' {
+  get state(): RunnerState {
     if (this.summary) return 'finished';
     if (this.violationValue) return 'aborted';
     if (this.completed) return 'completed';
@@ -396,7 +396,7 @@ export class ToolRunner {
     const settled = this.run.settle({ violated: v !== null, succeeded: closing ? closing.outcome.exit_code === 0 : v === null });
     const metrics = buildMetrics({
       runId: this.runId,
-      status: v ? 'failed' : this.completed ? 'completed' : 'finished',
+      status: finishedStatus(v !== null, this.completed),
       mode: this.mode,
       startedAt: this.startedAt,
       finishedAt: new Date().toISOString(),

@@ -889,3 +889,59 @@ describe('a client is one record', () => {
     }
   });
 });
+
+/**
+ * One vocabulary per question (issue 41): how a run ended (`RunStatus`, with the modes' parts of it), where the runner
+ * is (`RunnerState`), metrics.json's summary status (`SummaryStatus`) and what became of a run's changes
+ * (`ChangesOutcome`) are spelled as string literals in runs/outcome.ts alone; everything else derives from them.
+ * Other questions keep their own words where they are asked, each named here with its question.
+ */
+const STATUS_VOCABULARY = 'runs/outcome.ts';
+const OTHER_QUESTIONS = new Map([
+  ['edit/types.ts ResultStatus', "an edit request's result (applied, dry-run, rejected, rolled-back)"],
+  ['tools/calls.ts CallStatus', "one tool call's (ok, failed, refused, declined)"],
+  ['workspace/transaction.ts TransactionState', "a transaction's"],
+  ['config/trust-store.ts TrustState', "a config file's trust"],
+  ['report/event-summary.ts Outcome', 'the worst thing an event-log report shows'],
+]);
+/** The floors that describe a run: a status, state or outcome there names a vocabulary instead of spelling words of its own. */
+const RUN_FLOORS = (rel: string): boolean => rel.startsWith('runs/') || rel.startsWith('tools/');
+
+describe('one vocabulary per question: the status words of a run live in runs/outcome.ts', () => {
+  const literalUnion = (t: ts.TypeNode | undefined): boolean => t !== undefined && ts.isUnionTypeNode(t) && t.types.every((m) => ts.isLiteralTypeNode(m) && ts.isStringLiteral(m.literal)) && t.types.length > 1;
+  const found = (): { named: string[]; aliases: string[]; inline: string[] } => {
+    const named: string[] = [];
+    const aliases: string[] = [];
+    const inline: string[] = [];
+    for (const f of files) {
+      const source = treeOf(f);
+      const at = (node: ts.Node): string => `${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}`;
+      const walk = (node: ts.Node): void => {
+        if ((ts.isTypeAliasDeclaration(node) || ts.isInterfaceDeclaration(node)) && node.name.text === 'RunStatus') named.push(f.rel);
+        if (ts.isTypeAliasDeclaration(node) && /(Status|State|Outcome)$/.test(node.name.text) && literalUnion(node.type)) aliases.push(`${f.rel} ${node.name.text}`);
+        // A status, state or outcome field (or getter) typed with literal words of its own instead of a named vocabulary.
+        const name = (ts.isPropertySignature(node) || ts.isPropertyDeclaration(node) || ts.isGetAccessorDeclaration(node) || ts.isParameter(node)) && node.name && ts.isIdentifier(node.name) ? node.name.text : '';
+        const type = ts.isGetAccessorDeclaration(node) ? node.type : ts.isPropertySignature(node) || ts.isPropertyDeclaration(node) || ts.isParameter(node) ? node.type : undefined;
+        if (RUN_FLOORS(f.rel) && /^(status|state|outcome)$/.test(name) && literalUnion(type)) inline.push(at(node));
+        ts.forEachChild(node, walk);
+      };
+      walk(source);
+    }
+    return { named, aliases, inline };
+  };
+  const seen = found();
+
+  it('one type named RunStatus, in runs/outcome.ts', () => {
+    expect(seen.named).toEqual([STATUS_VOCABULARY]);
+  });
+
+  it('a union of status words is declared in runs/outcome.ts, unless it answers another question (named here)', () => {
+    expect(seen.aliases.filter((a) => !a.startsWith(`${STATUS_VOCABULARY} `) && !OTHER_QUESTIONS.has(a))).toEqual([]);
+    // Each exemption still exists (a stale one would let a new vocabulary in under its name).
+    for (const a of OTHER_QUESTIONS.keys()) expect(seen.aliases).toContain(a);
+  });
+
+  it('in runs/ and tools/, no status, state or outcome field, getter or parameter spells its own words: it names a vocabulary', () => {
+    expect(seen.inline).toEqual([]);
+  });
+});

@@ -15,7 +15,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { METRICS_FILE } from '../../guard/report.js';
+import { METRICS_FILE } from '../../runs/records.js';
 import type { Config } from '../../config/config.js';
 import type { ErrorInfo } from '../../errors.js';
 import type { RunOutcome } from '../../runs/outcome.js';

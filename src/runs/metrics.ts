@@ -2,15 +2,13 @@
  * The run's metrics in the headless ADR's shape — execution_id and
  * constraints.{configured, actual, utilization, violations} — plus what the
  * ADR lacks: per-tool call counts and timings, the files changed, and how
- * the run ended. Pure: builds the object; report.ts writes it.
+ * the run ended. Pure: builds the object; records.ts writes it.
  */
 import type { ConstraintsConfig } from '../config/config.js';
-import type { ConstraintTotals, FileChange } from './constraints.js';
-import type { Violation } from './violations.js';
+import type { ConstraintTotals, FileChange } from '../guard/constraints.js';
+import type { Violation } from '../guard/violations.js';
+import type { ChangesOutcome, SummaryStatus } from './outcome.js';
 import { defined } from '../defined.js';
-
-/** 'failed' is the ADR's summary status on a constraint violation (`error` then holds the violation's message). */
-export type RunStatus = 'running' | 'completed' | 'finished' | 'failed';
 
 export interface ToolStats {
   calls: number;
@@ -25,7 +23,8 @@ export interface ToolStats {
 
 export interface RunMetrics {
   execution_id: string;
-  status: RunStatus;
+  /** The ADR's summary status: 'failed' on a constraint violation (`error` then holds the violation's message). */
+  status: SummaryStatus;
   /** The ADR's summary.Error: `constraint violated: <Type> - <detail>` when a constraint was violated. */
   error?: string;
   mode: 'headless' | 'interactive';
@@ -33,7 +32,7 @@ export interface RunMetrics {
   finished_at: string | null;
   on_violation: 'keep' | 'rollback';
   /** What happened to the run's changes at the end. */
-  outcome: 'kept' | 'rolled-back' | 'open';
+  outcome: ChangesOutcome;
   constraints: {
     configured: {
       max_files: number;
@@ -61,7 +60,7 @@ export function utilization(actual: number, limit: number): number | null {
 
 export interface MetricsInput {
   runId: string;
-  status: RunStatus;
+  status: SummaryStatus;
   mode: 'headless' | 'interactive';
   startedAt: string;
   finishedAt: string | null;
@@ -115,7 +114,7 @@ export function emptyToolStats(): ToolStats {
   return { calls: 0, ok: 0, failed: 0, refused: 0, total_ms: 0, max_ms: 0, mean_ms: 0 };
 }
 
-export function addTiming(stats: ToolStats, ms: number, outcome: 'ok' | 'failed' | 'refused'): void {
+export function addTiming(stats: ToolStats, ms: number, outcome: keyof Pick<ToolStats, 'ok' | 'failed' | 'refused'>): void {
   stats.calls++;
   stats[outcome]++;
   stats.total_ms = Math.round((stats.total_ms + ms) * 1000) / 1000;

@@ -1,18 +1,11 @@
 /**
- * Writes a run's evidence into its run folder: metrics.json (always) and,
- * when a constraint was violated, violation.md for people and
- * violation.json for programs. Writes only inside the run folder it is
- * given (under `.editwarden/runs/`), never project files.
+ * The violation report of a run, for people (violation.md) and programs
+ * (violation.json): what was violated, what became of the partial work, the
+ * usage against the limits, the files and the calls. Pure: builds the text;
+ * records.ts writes it into the run folder, with metrics.json.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { atomicWriteFile } from '../workspace/atomic.js';
 import type { RunMetrics } from './metrics.js';
-import type { Violation } from './violations.js';
-
-export const METRICS_FILE = 'metrics.json';
-const VIOLATION_MD = 'violation.md';
-const VIOLATION_JSON = 'violation.json';
+import type { Violation } from '../guard/violations.js';
 
 /** One call as the report lists it. */
 export interface ReportCall {
@@ -32,25 +25,6 @@ export interface ViolationReport {
   /** What happened to the partial work. */
   rollback?: { written: string[]; removed: string[] } | null;
   error?: string;
-}
-
-function writeFile(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  atomicWriteFile(file, Buffer.from(text, 'utf8'));
-}
-
-export function writeMetrics(runDir: string, metrics: RunMetrics): string {
-  const file = path.join(runDir, METRICS_FILE);
-  writeFile(file, `${JSON.stringify(metrics, null, 2)}\n`);
-  return file;
-}
-
-export function writeViolationReport(runDir: string, report: ViolationReport): { markdown: string; json: string } {
-  const json = path.join(runDir, VIOLATION_JSON);
-  const markdown = path.join(runDir, VIOLATION_MD);
-  writeFile(json, `${JSON.stringify(report, null, 2)}\n`);
-  writeFile(markdown, renderViolationMarkdown(report));
-  return { markdown, json };
 }
 
 function fmtLimit(limit: Violation['limit']): string {
