@@ -346,11 +346,13 @@ function realOr(p: string): string {
 export const withoutRule = (patch: string): string => patch.replace(/^=+\n/, '');
 
 /**
- * What a runner knows of a command tool's run from its result (execute_command's `data.sandbox`): when it ran
- * in a sandbox, that sandbox's read-only paths, and — the call not abandoned, so its processes are gone with
- * the sandbox's pid namespace — its run window. No witness: that route does not run one yet.
+ * What a runner knows of a command tool's run from its result: what the sink that ran it saw (`seen`: the guarded
+ * shell's write witness, its window, the read-only paths of the sandbox it ran in), else from execute_command's
+ * `data.sandbox` — when it ran in a sandbox, that sandbox's read-only paths, and — the call not abandoned, so its
+ * processes are gone with the sandbox's pid namespace — its run window. No witness: that route does not run one yet.
  */
-export function commandSeen(result: { data?: unknown } | undefined, mark: EffectsMark): CommandSeen {
+export function commandSeen(result: { data?: unknown; seen?: CommandSeen } | undefined, mark: EffectsMark): CommandSeen {
+  if (result?.seen) return result.seen;
   const data = result?.data;
   const kind = typeof data === 'object' && data !== null ? (data as { sandbox?: unknown }).sandbox : undefined;
   if (typeof kind !== 'string' || kind === 'none') return {};

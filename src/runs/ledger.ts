@@ -71,7 +71,7 @@ export function sessionLimits(project: { config: Config; layers?: ConfigLayers |
 }
 
 /** The one place a ConstraintGuard is built: every count of every route starts here. */
-export function guardFor(limits: RunLimits): ConstraintGuard {
+function guardFor(limits: RunLimits): ConstraintGuard {
   return new ConstraintGuard(limits.constraints, limits.guard);
 }
 

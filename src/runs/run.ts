@@ -24,6 +24,7 @@ import type { CheckpointScope } from '../workspace/checkpoints/types.js';
 import type { RollbackResult, Transaction, TransactionLayer } from '../workspace/transaction.js';
 import type { RunProfile } from './profile.js';
 import type { ChangesOutcome } from './outcome.js';
+import type { EventRoute } from './event-types.js';
 import { newRunId } from './runs.js';
 import { recordEvent } from './events.js';
 import { openLedger, type Ledger, type RunLimits, type SessionKey } from './ledger.js';
@@ -43,6 +44,17 @@ export interface RunStart {
   opener?: 'runner' | 'mode';
   /** A client session's run (its hooks, its guarded shell): the run counts in the session's ledger in the state folder, not in memory. */
   session?: SessionKey | null;
+  /** A client's hook Run: whose calls these are (the client's name and the event log's route of its calls). */
+  client?: ClientRun;
+}
+
+/**
+ * Whose a client's hook Run is: the client, and the route its calls are recorded under (`via`, the client, its
+ * session id). Its commands are named by the client's tool and, over the ledger's limits, put back (tools/command-charge.ts).
+ */
+export interface ClientRun {
+  client: string;
+  route: EventRoute;
 }
 
 /** How the run's work was left: the `outcome` metrics.json names, and what a rollback put back. */
@@ -65,6 +77,7 @@ export class Run {
   readonly signal: AbortSignal | undefined;
   readonly opener: 'runner' | 'mode';
   readonly session: SessionKey | null;
+  readonly client: ClientRun | undefined;
   /** The state folder of the run's workspace (its event log), once the run opened its transaction. */
   private stateDir: string | null = null;
   private tx: Transaction | null = null;
@@ -77,6 +90,7 @@ export class Run {
     this.signal = start.signal;
     this.opener = start.opener ?? 'runner';
     this.session = start.session ?? null;
+    this.client = start.client;
   }
 
   /**

@@ -17,7 +17,7 @@ import { outputTail, recordEvent } from '../runs/events.js';
 import type { RunClosing } from '../runs/outcome.js';
 import type { RunProfile } from '../runs/profile.js';
 import type { CheckpointService } from '../workspace/checkpoints/service.js';
-import type { CallRecord, ToolRunnerOptions } from './calls.js';
+import type { CallRecord, CallRecorder, ToolRunnerOptions } from './calls.js';
 import type { ToolKind } from './types.js';
 import { defined } from '../defined.js';
 
@@ -143,8 +143,9 @@ export class CallEventLog {
    * so nothing happened to log) and a runner that keeps no artifacts unless it names its route.
    */
   static for(options: ToolRunnerOptions, profile: RunProfile, runId: string, runDir: string | null, checkpoints: CheckpointService | undefined): CallEventLog | null {
-    if (options.events === false || profile.dryRun || (options.events === undefined && options.artifacts === false)) return null;
-    const route: EventRoute = { via: profile.mode, ...options.events, run: runId };
+    const events = options.events;
+    if (events === false || profile.dryRun || (events === undefined && options.artifacts === false) || isRecorder(events)) return null;
+    const route: EventRoute = { via: profile.mode, ...events, run: runId };
     const runFolder = runDir ? path.relative(options.ws.root, runDir).split(path.sep).join('/') : null;
     return new CallEventLog(options.ws.stateDir, route, options.config.constraints, runFolder, () => newestCheckpoint(checkpoints));
   }
@@ -157,6 +158,11 @@ export class CallEventLog {
   end(metrics: RunMetrics, closing?: RunClosing): void {
     recordEvent(this.stateDir, runEndEvent(this.route, metrics, this.limits, closing));
   }
+}
+
+/** Whether a runner's `events` option is the caller's own recorder (a client session's hook record), not a route. */
+export function isRecorder(events: ToolRunnerOptions['events']): events is CallRecorder {
+  return typeof events === 'object' && typeof (events as Partial<CallRecorder>).call === 'function';
 }
 
 /**

@@ -12,6 +12,8 @@ import type { Project } from '../host/project.js';
 import type { Toolset } from './toolset.js';
 import type { z } from 'zod';
 import { EditwardenError, ErrorCode, formatRefusal } from '../errors.js';
+import type { GoverningChange } from '../workspace/governing.js';
+import type { CommandSink } from './command-sink.js';
 import type { FileChange } from '../guard/constraints.js';
 import type { RunMetrics } from '../runs/metrics.js';
 import type { RunnerState, SummaryStatus } from '../runs/outcome.js';
@@ -30,6 +32,10 @@ export interface ToolCall {
   tokens?: number;
   /** Cancels this call only (an MCP request's cancellation): it stops at once, the run goes on. */
   signal?: AbortSignal;
+  /** A command call run the caller's way (tools/command-sink.ts: the guarded shell's streaming sink). */
+  sink?: CommandSink;
+  /** The name the caller knows the tool by (a client's `Bash`): the call's refusals and its undo step name it. */
+  shownAs?: string;
 }
 
 /**
@@ -46,8 +52,8 @@ export interface CallRecord {
   ok: boolean;
   output: string;
   data?: unknown;
-  /** A command's effects as the event log shows them: its diff, the protected files put back and its undo step (not in calls.jsonl). */
-  effects?: { diff: string; put_back: string[]; step: string | null };
+  /** A command's effects as the event log shows them (not in calls.jsonl). */
+  effects?: CommandEffectsRecord;
   error?: ToolError;
   duration_ms: number;
   files: string[];
@@ -55,6 +61,23 @@ export interface CallRecord {
   lines_removed: number;
   tokens: number;
   violation?: Violation;
+}
+
+/** What a command call changed, as its records show it: its diff, the protected files put back and its undo step. */
+export interface CommandEffectsRecord {
+  diff: string;
+  put_back: string[];
+  step: string | null;
+  /** Each file it changed with its lines (the call's `files` and line totals are their sum). */
+  changes?: FileChange[];
+  /** The protected files it changed, each put back or not. */
+  governing?: GoverningChange[];
+  /** Over a client session's limits: its changes were put back (the refusal says how many). */
+  reverted?: boolean;
+  /** The ignored files it changed that undo cannot bring back, as one line (ignored.ts `notKeptLine`). */
+  not_kept?: string;
+  /** Why its changes, over a client session's limits, could not be put back. */
+  put_back_failed?: string;
 }
 
 /** What a call's steps decide; the runner adds the index, tool, duration and tokens when it records it. */
@@ -88,9 +111,10 @@ interface RunnerCommon {
   /**
    * The route this run's events are recorded under in the root's event log
    * (runs/events.ts): `via` defaults to the profile's mode, `run` is the run
-   * id. false: record none (default when `artifacts` is false).
+   * id. false: record none (default when `artifacts` is false). A recorder:
+   * each call is handed to it instead (a client session's hook record).
    */
-  events?: Omit<EventRoute, 'run'> | false;
+  events?: Omit<EventRoute, 'run'> | false | CallRecorder;
   timing?: RunnerTiming;
 }
 
@@ -153,6 +177,11 @@ export function runnerParts(options: ToolRunnerStart | ToolRunnerOptions): ToolR
     apply: project.applyOptions,
     transactions: project.transactions,
   };
+}
+
+/** Where a run's calls are recorded, when the caller records them its way (a client session's hook record): the runner's record step hands each call to it. */
+export interface CallRecorder {
+  call(record: CallRecord, args: unknown): void;
 }
 
 interface RunnerTiming {

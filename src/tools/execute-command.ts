@@ -40,8 +40,9 @@ const ExecuteCommandArgs = z
  * sandbox) is refused unless a person allowed it. Shared by every tool that
  * runs a command the agent chose or wrote (execute_command, MCP verify).
  */
-export function refuseUnsandboxed(ctx: Pick<ToolContext, 'mode' | 'config'>, sandbox: SandboxPolicy): ToolResult | null {
-  if (sandboxInForce(sandbox) !== 'none' || ctx.mode !== 'headless' || (ctx.config.sandbox?.allow_unsandboxed ?? false)) return null;
+export function refuseUnsandboxed(ctx: Pick<ToolContext, 'mode' | 'config' | 'sink'>, sandbox: SandboxPolicy): ToolResult | null {
+  const unattended = ctx.mode === 'headless' || ctx.sink?.unattended === true;
+  if (sandboxInForce(sandbox) !== 'none' || !unattended || (ctx.config.sandbox?.allow_unsandboxed ?? false)) return null;
   return { ...failure(unsandboxedRefusal(sandbox).toJSON()), data: { sandbox: 'none' } };
 }
 
@@ -70,19 +71,32 @@ export const executeCommandTool = defineTool({
     } catch (error) {
       return failure(toErrorInfo(error, args.cwd));
     }
-    const sandbox = commandSandbox(ctx.ws, ctx.config, { envDeny: modelKeyEnvNames() });
+    let sandbox: SandboxPolicy;
+    try {
+      sandbox = commandSandbox(ctx.ws, ctx.config, { envDeny: modelKeyEnvNames() });
+    } catch (error) {
+      // The protected set could not be made concrete (a tree past the nested-repository search's bound): not run.
+      return failure(toErrorInfo(error));
+    }
     const refused = refuseUnsandboxed(ctx, sandbox);
     if (refused) return refused;
-    const result = await runCommand({
-      command: args.command,
-      cwd,
-      sandbox,
-      timeoutMs: args.timeout * 1000,
-      signal: ctx.signal,
-      // Model API keys never reach a command the agent runs (and so never its output).
-      env: Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined])),
-      ...defined({ artifactDir: ctx.runDir ? path.join(ctx.runDir, 'commands', String(ctx.call + 1)) : undefined }),
-    });
+    // Model API keys never reach a command the agent runs (and so never its output).
+    const env = Object.fromEntries(modelKeyEnvNames().map((name) => [name, undefined]));
+    // A caller's sink runs it its own way (the guarded shell: streamed through, in the client's folder, witnessed).
+    const { result, seen } = ctx.sink
+      ? await ctx.sink.run({ command: args.command, cwd, sandbox, env, signal: ctx.signal })
+      : {
+          result: await runCommand({
+            command: args.command,
+            cwd,
+            sandbox,
+            timeoutMs: args.timeout * 1000,
+            signal: ctx.signal,
+            env,
+            ...defined({ artifactDir: ctx.runDir ? path.join(ctx.runDir, 'commands', String(ctx.call + 1)) : undefined }),
+          }),
+          seen: undefined,
+        };
     const seconds = (result.duration_ms / 1000).toFixed(1);
     const cause = stopCause(ctx.signal);
     const stopped = cause === 'run-cancelled' ? 'stopped: the run was cancelled' : cause === 'call-cancelled' ? 'stopped: the call was cancelled' : "stopped at the run's deadline";
@@ -107,7 +121,8 @@ export const executeCommandTool = defineTool({
       // What the network proxy refused (sandbox.network lists hosts): the event log records it with this call (call-events.ts).
       ...defined({ network_refused: result.network_refused }),
     };
-    if (result.exit_code === 0 && !result.timed_out && !result.aborted) return { ok: true, output, data };
+    const saw = defined({ seen });
+    if (result.exit_code === 0 && !result.timed_out && !result.aborted) return { ok: true, output, data, ...saw };
     const error = result.timed_out
       ? { code: ToolErrorCode.TIMEOUT, message: `The command was killed after ${args.timeout} s.`, hint: 'Raise timeout for slow commands, or run a narrower one (a single test file).' }
       : result.aborted
@@ -117,6 +132,6 @@ export const executeCommandTool = defineTool({
         : result.spawn_error
           ? { code: ToolErrorCode.COMMAND_FAILED, message: `The command could not start: ${result.spawn_error}.`, hint: 'Check the program name and the folder.' }
           : { code: ToolErrorCode.COMMAND_FAILED, message: `The command ${status}.`, hint: 'Read the output above, fix the cause, and run it again.' };
-    return { ok: false, output, data, error };
+    return { ok: false, output, data, error, ...saw };
   },
 });

@@ -27,7 +27,7 @@
  */
 import type { Config } from '../config/config.js';
 import { toErrorInfo } from '../errors.js';
-import { CommandEffects, commandSeen, commandStep } from '../guard/command-effects.js';
+import { CommandEffects } from '../guard/command-effects.js';
 import type { CheckSite, ConstraintGuard, ConstraintTotals, FileChange } from '../guard/constraints.js';
 import type { Attendance } from '../config/modes.js';
 import { addTiming, buildMetrics, emptyToolStats, type ToolStats } from '../runs/metrics.js';
@@ -39,7 +39,7 @@ import { Run } from '../runs/run.js';
 import { runLimits, type Ledger } from '../runs/ledger.js';
 import { transactionsOf, type TransactionLayer } from '../workspace/transaction.js';
 import type { FileView } from '../workspace/view.js';
-import { CallEventLog } from './call-events.js';
+import { CallEventLog, isRecorder } from './call-events.js';
 import { CallSignal, settleOrAbandon } from './call-signal.js';
 import {
   approveAll,
@@ -68,8 +68,7 @@ import {
 import { ToolRegistry } from './registry.js';
 import { configUnder, runProfile, type RunProfile } from '../runs/profile.js';
 import { prepareCall, type AnyTool, type Invocation, type StopCause, type ToolContext, type ToolResult } from './types.js';
-import { notKeptLine } from '../workspace/checkpoints/ignored.js';
-import { defined } from '../defined.js';
+import { chargeClientCommand, chargeCommand, commandMark, type CommandCall, type CommandCharge } from './command-charge.js';
 
 export * from './calls.js';
 
@@ -205,7 +204,7 @@ export class ToolRunner {
 
   /** The steps after the gate: plan, approve, execute, charge. */
   private async invoke(scope: CallScope, tool: AnyTool, args: unknown, stop: CallSignal): Promise<CallFields> {
-    const invocation = await this.plan(scope, tool, args, this.contextFor(scope.index, stop.signal));
+    const invocation = await this.plan(scope, tool, args, this.contextFor(scope.index, stop.signal, scope.call.sink));
     if (invocation instanceof Ended) return invocation.fields;
     const declined = await this.approve(scope, tool, args, invocation, stop);
     if (declined) return declined.fields;
@@ -275,7 +274,7 @@ export class ToolRunner {
 
   /** Runs the invocation, stopped at the deadline (a command's effects are measured from a mark taken just before). */
   private async execute(scope: CallScope, tool: AnyTool, invocation: Invocation, stop: CallSignal): Promise<Execution> {
-    const mark = tool.kind === 'command' ? this.effects.before(`${tool.name} (call ${scope.index + 1} of run ${this.runId})`, commandStep(scope.call.args, this.runId)) : null;
+    const mark = tool.kind === 'command' ? commandMark(this.effects, this.commandCall(scope, tool)) : null;
     const result = await settleOrAbandon(invocation.run(), stop.signal, this.options.timing?.stopGraceMs ?? 10_000);
     return { result, cause: stop.stoppedBy(), mark };
   }
@@ -284,7 +283,7 @@ export class ToolRunner {
   private charge(scope: CallScope, tool: AnyTool, invocation: Invocation, ran: Execution): CallFields {
     const { result, cause, mark } = ran;
     const cancelled = cause === 'run-cancelled' || cause === 'call-cancelled' ? cause : null;
-    const measured = mark ? this.chargeCommand(mark, tool.name, scope.site, result) : this.chargeWrites(result, invocation, tool.name, scope.site);
+    const measured = mark ? this.chargeCommand(scope, tool, mark, result) : this.chargeWrites(result, invocation, tool.name, scope.site);
     const { changes } = measured;
     let violation = measured.violation;
     // A cancelled call is charged for what it changed, but a person stopping it is no timeout.
@@ -311,37 +310,30 @@ export class ToolRunner {
       this.abort(violation);
       return { ...record, ok: false, violation, error: violationError(violation) };
     }
+    // A client's refusal (the session's ledger, the protected set): this call is refused, the session goes on.
+    if (measured.refusal) return { ...record, status: 'refused', ok: false, error: measured.refusal };
     if (!cancelled) return record;
     const stopped = cancelledFields(cancelled, tool.name, true);
     const output = result ? `${fields.output}\n${stopped.output}` : stopped.output;
     return { ...record, ...stopped, output, files: record.files, lines_added: record.lines_added, lines_removed: record.lines_removed, ...(fields.data !== undefined ? { data: fields.data } : {}) };
   }
 
-  /** A command: what it changed in the workspace; `.git/` and the config are a violation whatever the limits say (already undone). */
-  private chargeCommand(
-    mark: NonNullable<Execution['mark']>,
-    tool: string,
-    site: CheckSite,
-    result: ToolResult | undefined,
-  ): { changes: FileChange[]; violation: Violation | null; effects: NonNullable<CallRecord['effects']>; notKept?: string } {
-    const effects = this.effects.after(mark, commandSeen(result, mark));
-    let changes = effects.changes;
-    let violation = this.ledger.check(changes, site, false);
-    if (effects.governing.length > 0) {
-      const notReverted = effects.governing.filter((g) => !g.reverted).map((g) => g.path);
-      violation = this.guard.governingChanged(
-        effects.governing.map((g) => g.path),
-        notReverted,
-        site,
-      );
-      changes = [...changes, ...effects.governing.map((g) => ({ path: g.path, added: g.change === 'deleted' ? 0 : 1, removed: g.change === 'added' ? 0 : 1 }))];
-    }
-    this.chargeFiles(changes, tool);
-    return { changes, violation, effects: { diff: effects.diff, put_back: effects.governing.filter((g) => g.reverted).map((g) => g.path), step: effects.step }, ...defined({ notKept: notKeptLine(effects.ignored.notKept) ?? undefined }) };
+  /** A command: what it changed in the workspace, charged to the run's ledger — a client's, after the fact (command-charge.ts). */
+  private chargeCommand(scope: CallScope, tool: AnyTool, mark: NonNullable<Execution['mark']>, result: ToolResult | undefined): CommandCharge {
+    const call = this.commandCall(scope, tool);
+    if (call.client) return chargeClientCommand(this.effects, this.ledger, mark, { ...call, client: call.client }, result, this.ws.root);
+    const measured = chargeCommand(this.effects, this.ledger, mark, scope.site, result);
+    this.chargeFiles(measured.changes, tool.name);
+    return measured;
+  }
+
+  /** A command call as the charge names it: the caller's name for the tool (a client's `Bash`), and the client whose Run this is. */
+  private commandCall(scope: CallScope, tool: AnyTool): CommandCall {
+    return { tool: scope.call.shownAs ?? tool.name, args: scope.call.args, runId: this.runId, index: scope.index, client: this.run.client, session: this.run.session?.session ?? null };
   }
 
   /** A write: what its result says it changed; a file the plan did not show is checked against the patterns after the fact. */
-  private chargeWrites(result: ToolResult | undefined, invocation: Invocation, tool: string, site: CheckSite): { changes: FileChange[]; violation: Violation | null; effects?: undefined; notKept?: undefined } {
+  private chargeWrites(result: ToolResult | undefined, invocation: Invocation, tool: string, site: CheckSite): Pick<CommandCharge, 'changes' | 'violation'> & Partial<CommandCharge> {
     if (!result?.changes) return { changes: [], violation: null };
     const changes = result.changes;
     const unplanned = changes.filter((c) => !invocation.changes.some((p) => p.path === c.path));
@@ -357,7 +349,9 @@ export class ToolRunner {
     const statsOutcome = full.status === 'ok' ? 'ok' : full.status === 'failed' ? 'failed' : 'refused';
     addTiming((this.stats[full.tool] ??= emptyToolStats()), full.duration_ms, statsOutcome);
     if (this.runDir) appendCallRecord(this.runDir, full);
-    this.eventLog?.call(full, this.registry.get(full.tool)?.kind, scope.call.args);
+    // A caller's own recorder (a client's hook record), else the root's event log.
+    if (isRecorder(this.options.events)) this.options.events.call(full, scope.call.args);
+    else this.eventLog?.call(full, this.registry.get(full.tool)?.kind, scope.call.args);
     this.emit({ type: 'call-end', record: full });
     return full;
   }
@@ -368,7 +362,7 @@ export class ToolRunner {
     return new Ended(refusedBy(v));
   }
 
-  private contextFor(call: number, signal: AbortSignal): ToolContext {
+  private contextFor(call: number, signal: AbortSignal, sink: ToolCall['sink']): ToolContext {
     return {
       ws: this.ws,
       config: this.config,
@@ -379,6 +373,7 @@ export class ToolRunner {
       runDir: this.runDir,
       apply: this.options.apply ?? {},
       ...(this.options.interaction ? { interaction: this.options.interaction } : {}),
+      ...(sink ? { sink } : {}),
     };
   }
 

@@ -19,6 +19,8 @@ import type { Config } from '../config/config.js';
 import type { Attendance } from '../config/modes.js';
 import type { FileChange } from '../guard/constraints.js';
 import type { FileView } from '../workspace/view.js';
+import type { CommandSeen } from '../guard/command-effects.js';
+import type { CommandSink } from './command-sink.js';
 
 /**
  * read: looks only. write: changes files through the workspace (planned
@@ -52,6 +54,8 @@ export interface ToolResult<D = unknown> {
   changes?: FileChange[];
   /** The agent declared the task finished: the runner takes no more calls. */
   endsRun?: boolean;
+  /** A command tool: what was seen of the command's run (its witness, its window), for the runner's charge step. */
+  seen?: CommandSeen;
 }
 
 /**
@@ -152,6 +156,8 @@ export interface ToolContext {
   /** Edit options and language hooks for the change pipeline's plan. */
   apply: Pick<ApplyOptions, 'edit' | 'hooks' | 'prepareHooks'>;
   interaction?: Interaction;
+  /** A command call's sink (tools/command-sink.ts): the command is run the caller's way; absent: here, by the verification runner. */
+  sink?: CommandSink;
 }
 
 /**

@@ -11,13 +11,18 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { applyRequests } from '../../src/apply/pipeline.js';
 import { defaultConfig } from '../../src/config/config.js';
 import { changeLines } from '../../src/apply/pipeline.js';
 import { ToolRunner } from '../../src/tools/runner.js';
 import { openWorkspace } from '../../src/workspace/open.js';
+import { shellRunnerLine } from '../../src/integrations/client.js';
+import { hookRecords } from '../../src/runs/hook-records.js';
 import { tempDir } from '../temp-dirs.js';
+import { call, connect, type ToolReply } from '../mcp/helpers/server.js';
+import { endServers, runtimeEnv, shellsServed, warmServer } from '../integrations/warm-server.js';
+import { cleanup } from '../integrations/helpers.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/editwarden');
 
@@ -107,5 +112,92 @@ describe('the same request set, the same verdict through every route', () => {
       const expected = Object.fromEntries(Object.keys(routes).map((name) => [name, name.startsWith('hook') && 'ok' in c.verdict ? { ok: true, change: null } : c.verdict]));
       expect(verdicts).toEqual(expected);
     });
+  }
+});
+
+/**
+ * The same commands under the same limits, the same verdict through every route to a command: the runner's
+ * `execute_command` as `editwarden exec` runs it (headless), as editwarden's MCP server runs it, and the guarded
+ * shell a hooked client's Bash is rewritten to — in-process and through the warm server's thin client — each as
+ * the client runs it. Each case is a sequence of commands in one run (one session for the shell): the verdict is
+ * the last command's, so the ledger that counted the ones before is the route's one ledger.
+ */
+interface CommandCase {
+  name: string;
+  commands: string[];
+  verdict: { code: string } | { ok: true; files: string[] };
+}
+
+const COMMAND_CASES: CommandCase[] = [
+  { name: 'a command that fits the limits', commands: ['echo more >> a.txt'], verdict: { ok: true, files: ['a.txt'] } },
+  { name: 'one command over max_files', commands: ['echo more >> a.txt; echo more >> b.txt'], verdict: { code: 'E_CONSTRAINT' } },
+  { name: 'a second command over max_files, counted in the one ledger', commands: ['echo more >> a.txt', 'echo more >> b.txt'], verdict: { code: 'E_CONSTRAINT' } },
+  { name: 'a second command on the file already counted', commands: ['echo more >> a.txt', 'echo again >> a.txt'], verdict: { ok: true, files: ['a.txt'] } },
+];
+
+function commandProject(): string {
+  const root = tempDir('ew-one-route-cmd-');
+  spawnSync('git', ['init', '-q'], { cwd: root });
+  fs.writeFileSync(path.join(root, 'a.txt'), 'a\n');
+  fs.writeFileSync(path.join(root, 'b.txt'), 'b\n');
+  fs.writeFileSync(path.join(root, '.editwarden.yml'), 'constraints:\n  max_files: 1\n');
+  return root;
+}
+
+/** The guarded shell as Claude Code runs the line its hook rewrote a Bash call into: /bin/sh -c in the project. */
+function guardedShell(root: string, c: CommandCase, env: NodeJS.ProcessEnv): CommandCase['verdict'] {
+  let last: { status: number | null; stderr: string } = { status: null, stderr: '' };
+  for (const command of c.commands) {
+    const line = shellRunnerLine([process.execPath, BIN], { root, client: 'claude', tool: 'Bash', session: 'one-route' }, command);
+    const r = spawnSync('/bin/sh', ['-c', line], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
+    last = { status: r.status, stderr: r.stderr };
+  }
+  if (last.status !== 0) return { code: /\bE_[A-Z_]+/.exec(last.stderr)?.[0] ?? `exit ${last.status}: ${last.stderr}` };
+  const record = hookRecords(path.join(root, '.editwarden')).at(-1);
+  return { ok: true, files: record && 'paths' in record ? record.paths : [] };
+}
+
+const commandRoutes: Record<string, (root: string, c: CommandCase) => Promise<CommandCase['verdict']>> = {
+  async 'exec (execute_command, headless)'(root, c) {
+    const lines = c.commands.map((command) => JSON.stringify({ tool: 'execute_command', args: { command } })).join('\n');
+    const r = bin(['exec', '-', '--json', '--root', root], lines);
+    const calls = (JSON.parse(r.stdout) as { calls: Array<{ ok: boolean; files: string[]; error?: { code: string } }> }).calls;
+    const last = calls.at(-1);
+    return last?.error ? { code: last.error.code } : { ok: true, files: last?.files ?? [] };
+  },
+  async 'MCP execute_command'(root, c) {
+    const server = await connect(['--root', root]);
+    try {
+      let reply: ToolReply | null = null;
+      for (const command of c.commands) reply = await call(server.client, 'execute_command', { command });
+      if (reply?.error) return { code: reply.error.code };
+      return { ok: true, files: (reply?.structured.files_changed as string[] | undefined) ?? [] };
+    } finally {
+      await server.close();
+    }
+  },
+  async 'guarded shell (in-process)'(root, c) {
+    return guardedShell(root, c, { ...process.env, EDITWARDEN_HOOK_SERVER: 'off' });
+  },
+  async 'guarded shell (warm server)'(root, c) {
+    const env = runtimeEnv();
+    await warmServer(env);
+    const before = await shellsServed(env);
+    const verdict = guardedShell(root, c, env);
+    // The server really served each command (none ran in-process behind its back).
+    expect((await shellsServed(env)) - before).toBe(c.commands.length);
+    return verdict;
+  },
+};
+
+describe('the same commands and limits, the same verdict through execute_command and the guarded shell', () => {
+  afterEach(endServers);
+  afterAll(cleanup);
+  for (const c of COMMAND_CASES) {
+    it(c.name, async () => {
+      const verdicts: Record<string, CommandCase['verdict']> = {};
+      for (const [name, route] of Object.entries(commandRoutes)) verdicts[name] = await route(commandProject(), c);
+      expect(verdicts).toEqual(Object.fromEntries(Object.keys(commandRoutes).map((name) => [name, c.verdict])));
+    }, 120_000);
   }
 });

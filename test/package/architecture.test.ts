@@ -945,3 +945,53 @@ describe('one vocabulary per question: the status words of a run live in runs/ou
     expect(seen.inline).toEqual([]);
   });
 });
+
+/**
+ * The guarded shell is one call of the runner (issue 41): `integrations/shell.ts` translates the client's request
+ * into `execute_command` on the session's hook Run and the runner's answer back; the warm server's side of it
+ * (`cli/hook-shell.ts`) and the CLI command hand the request on. None of them builds a guard, marks or measures
+ * the workspace, charges a ledger or puts anything back: the runner's steps do (tools/command-charge.ts).
+ */
+describe('the guarded shell goes through the runner', () => {
+  const SHELL_ROUTE = ['integrations/shell.ts', 'cli/hook-shell.ts', 'cli/commands/shell.ts'];
+  /** What only the runner's capture and charge steps do: build these, or call these methods. */
+  const BUILT = new Set(['ConstraintGuard', 'CommandEffects', 'CommandIndex']);
+  const CALLED = new Set(['guardFor', 'openLedger', 'charge', 'check', 'record', 'checkChanges', 'governingChanged', 'recordChanges', 'before', 'after', 'putBack', 'restore']);
+  const seen = (rel: string): { built: string[]; called: string[]; calls: ts.CallExpression[] } => {
+    const out = { built: [] as string[], called: [] as string[], calls: [] as ts.CallExpression[] };
+    const visit = (node: ts.Node): void => {
+      if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && BUILT.has(node.expression.text)) out.built.push(node.expression.text);
+      if (ts.isCallExpression(node)) {
+        out.calls.push(node);
+        const callee = node.expression;
+        const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : ts.isIdentifier(callee) ? callee.text : null;
+        if (name !== null && CALLED.has(name)) out.called.push(name);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(treeOf({ rel }));
+    return out;
+  };
+
+  it('shell.ts, hook-shell.ts and the shell command build no guard, take no checkpoint and charge nothing themselves', () => {
+    for (const rel of SHELL_ROUTE) {
+      const f = files.find((x) => x.rel === rel);
+      expect(f, rel).toBeDefined();
+      const { built, called } = seen(rel);
+      const guardImports = (f?.local ?? []).filter((t) => t.startsWith('guard/') || t === 'workspace/checkpoints/service.ts' || t === 'workspace/checkpoints/command-index.ts');
+      expect({ rel, built, called, guardImports }).toEqual({ rel, built: [], called: [], guardImports: [] });
+    }
+  });
+
+  it("shell.ts runs the command as the runner's execute_command call, with a sink", () => {
+    const asked = seen('integrations/shell.ts').calls.filter((c) => {
+      const callee = c.expression;
+      const arg = c.arguments[0];
+      if (!ts.isPropertyAccessExpression(callee) || callee.name.text !== 'call' || arg === undefined || !ts.isObjectLiteralExpression(arg)) return false;
+      const prop = (name: string) => arg.properties.find((p) => p.name !== undefined && ts.isIdentifier(p.name) && p.name.text === name);
+      const tool = prop('tool');
+      return tool !== undefined && ts.isPropertyAssignment(tool) && ts.isStringLiteral(tool.initializer) && tool.initializer.text === 'execute_command' && prop('sink') !== undefined;
+    });
+    expect(asked.length).toBe(1);
+  });
+});
