@@ -29,11 +29,11 @@ export type HookCall = { route: EventRoute; session: SessionKey | null } & (
       workdir?: string;
     }
   | /** A shell tool whose input a hook cannot rewrite: refused with the way through MCP. */ { kind: 'shell-refused'; tool: string }
-  | /** A call of editwarden's own MCP server (`tool`: its name there): its writes are charged to the session. `shellGuarded`: the client's own shell runs through `editwarden shell`. */ {
+  | /** A call of editwarden's own MCP server (`tool`: its name there): its writes are charged to the session. `shellTool`: the client's own shell tool, which runs through `editwarden shell` (absent: it has none). */ {
       kind: 'mcp';
       tool: string;
       args: Record<string, unknown>;
-      shellGuarded: boolean;
+      shellTool?: string;
     }
   | /** An edit or shell call whose input cannot be read: refused, since it cannot be vetted. */ { kind: 'unreadable'; tool: string; error: NativeInputError }
   | /** After the tool ran: what to record. */ { kind: 'post'; tool: string; call?: string }
@@ -73,7 +73,7 @@ export function translateHook(client: ClientIntegration, kind: HookEventKind, ra
       kind: 'mcp',
       tool: toolName.slice(tools.mcpPrefix.length),
       args: typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {},
-      shellGuarded: client.shell !== undefined,
+      ...defined({ shellTool: client.shell ? tools.shell?.[0] : undefined }),
     };
   }
   if (client.shell && toolName !== undefined && tools.shell?.includes(toolName)) {

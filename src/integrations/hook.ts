@@ -113,7 +113,7 @@ async function decide(clientName: string, call: HookCall, root: string, ctx: Hoo
     case 'mcp': {
       // Without a session id the server's own per-run count is the only one (as for a native edit without one).
       if (!call.session) return { kind: 'allow' };
-      const refused = await chargeMcpCall(root, call.tool, call.args, call.session, configFile, call.shellGuarded);
+      const refused = await chargeMcpCall(root, call.tool, call.args, call.session, configFile, call.shellTool);
       if (!refused) return { kind: 'allow' };
       recordHookRefusal(root, call.route, `mcp ${call.tool}`, null, refused);
       return { kind: 'deny', error: refused };

@@ -34,8 +34,8 @@ import { openLedger, sessionLimits, violationRefusal, type SessionKey } from '..
  * The refusal when the write of MCP tool `tool` (its name on the server) with `args` would take the session
  * past its limits; null when it fits, writes nothing, or is the server's to refuse.
  */
-export async function chargeMcpCall(root: string, tool: string, args: Record<string, unknown>, session: SessionKey, configFile?: string, shellGuarded = true): Promise<ErrorInfo | null> {
-  if (tool === 'execute_command') return commandOutsideLedger(root, configFile, shellGuarded);
+export async function chargeMcpCall(root: string, tool: string, args: Record<string, unknown>, session: SessionKey, configFile?: string, shellTool?: string): Promise<ErrorInfo | null> {
+  if (tool === 'execute_command') return commandOutsideLedger(root, configFile, shellTool);
   const definition = mcpWriteTool(tool);
   // A read or a service tool: nothing to plan here.
   if (!definition) return null;
@@ -69,7 +69,7 @@ export async function chargeMcpCall(root: string, tool: string, args: Record<str
 }
 
 /** The refusal of MCP execute_command in a session whose limits cap files or lines; null when nothing is capped. */
-function commandOutsideLedger(root: string, configFile: string | undefined, shellGuarded: boolean): ErrorInfo | null {
+function commandOutsideLedger(root: string, configFile: string | undefined, shellTool: string | undefined): ErrorInfo | null {
   try {
     const { constraints } = sessionLimits(openProjectAt(root, { configFile }));
     const caps = [
@@ -80,8 +80,8 @@ function commandOutsideLedger(root: string, configFile: string | undefined, shel
     return {
       code: ErrorCode.SESSION_ROUTE,
       message: `This session's limits (${caps.join(', ')}) count every change in one ledger per client session; editwarden's MCP execute_command runs in the MCP server's own run, where this session's changes cannot be counted, so it is refused.`,
-      hint: shellGuarded
-        ? "Run the same command with your own shell tool (Bash): editwarden runs it in the same sandbox, takes a checkpoint (one undo step) and counts its changes against this session's limits."
+      hint: shellTool
+        ? `Run the same command with your own shell tool (${shellTool}): editwarden runs it in the same sandbox, takes a checkpoint (one undo step) and counts its changes against this session's limits.`
         : // A client whose own shell is refused (Qwen Code): no command can run in a capped session; the person decides.
           `This client's own shell cannot be guarded either, so no command can run in this session while it is capped. Tell the person: they can lift the cap (${caps.join(', ')}) in their config, or use a client whose shell editwarden guards.`,
     };

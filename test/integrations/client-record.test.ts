@@ -9,6 +9,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sessionOf } from '../../src/integrations/session-id.js';
+import { runHook } from '../../src/integrations/hook.js';
 import { translateHook } from '../../src/integrations/hook-protocol.js';
 import { CLIENTS } from '../../src/integrations/index.js';
 import { vetNativeEdit } from '../../src/integrations/vet.js';
@@ -79,5 +80,31 @@ describe("a client's edit tool is the editwarden tool its record names", () => {
       await edit('copilot', { toolName: 'edit', cwd: root, toolArgs: { path: 'a.txt', old_str: 'alpha', new_str: 'beta' } }),
     ];
     for (const verdict of allowed) expect(verdict).toMatchObject({ allow: true });
+  });
+});
+
+describe("the refusal names the client's own shell tool, from its record", () => {
+  let root = '';
+  afterEach(() => {
+    if (root) fs.rmSync(root, { recursive: true, force: true });
+    root = '';
+  });
+
+  it('under a cap, MCP execute_command is refused with the way through the shell as this client names it (Claude Bash, opencode bash), or with none (Qwen)', async () => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-client-shell-'));
+    fs.writeFileSync(path.join(root, '.editwarden.yml'), 'constraints:\n  max_files: 3\n');
+    const ask = async (client: keyof typeof CLIENTS, event: string, input: Record<string, unknown>): Promise<string> => {
+      const c = CLIENTS[client];
+      if (!c) throw new Error(client);
+      const out = await runHook(c, event, JSON.stringify(input), { root, env: {}, cwd: root });
+      return `${out.stdout ?? ''}${out.stderr ?? ''}`;
+    };
+    const claude = await ask('claude', 'pre-tool-use', { session_id: 's', tool_name: 'mcp__editwarden__execute_command', tool_input: { command: 'touch a' } });
+    expect(claude).toContain('E_SESSION_ROUTE');
+    expect(claude).toContain('your own shell tool (Bash)');
+    const opencode = await ask('opencode', 'tool-before', { session_id: 's', tool_name: 'editwarden_execute_command', tool_input: { command: 'touch a' }, cwd: root });
+    expect(opencode).toContain('your own shell tool (bash)');
+    const qwen = await ask('qwen', 'pre-tool-use', { session_id: 's', tool_name: 'mcp__editwarden__execute_command', tool_input: { command: 'touch a' } });
+    expect(qwen).toContain("This client's own shell cannot be guarded either");
   });
 });
