@@ -12,13 +12,19 @@
 //                           none, fail open in Claude Code (docs/integrations.md). The hooks
 //                           talk to a warm hook server (started by a warm-up edit);
 //                           its own CPU per pre+post is a row of its own.
+//   hook pre, post async:   what the tool call waits for with the settings init writes now (issue 44): the
+//                           PreToolUse alone — Claude Code runs the PostToolUse in the background
+//                           (`"async": true`). Measured the hard way: the previous call's post hook is
+//                           started in the background right before, so the pre shares the CPU with it
+//                           (the model's next call coming at once). Goal: wall ≤ 2.0× one `node -e 0`.
+//   Stop hook:              once per turn (not per edit): records a call whose post never came.
 //   wrapper alone:          the sh wrapper's own cost (`command -v`, the exit-code
 //                           test) around `true` instead of editwarden.
 //   shell `true` (bare):    `true` as the client would run it (sh -c true).
 //   shell `true` (guarded): the same through `editwarden shell` in a 5k-file
 //                           project (sandbox, checkpoint before, effects after).
 //                           Goal: ≤ 50 ms added over the bare command.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +36,13 @@ const repo = path.resolve(here, '..');
 const N = Number(process.env.EW_BENCH_HOOK_N ?? 15);
 const HOOK_GOAL = { wall: 2.0, cpu: 2.5 };
 const SHELL_GOAL_MS = 50;
+
+/** Starts `sh -c line` with `input` on stdin in the background (as a client runs an async hook); resolves when it ends. */
+function background(line, cwd, input, env) {
+  const child = spawn('sh', ['-c', line], { cwd, env, stdio: ['pipe', 'ignore', 'ignore'] });
+  child.stdin.end(input);
+  return new Promise((resolve) => child.on('close', resolve));
+}
 
 /** Wall and CPU ms of one `sh -c line` with `input` on stdin; it must exit 0. */
 function measure(line, cwd, input, env) {
@@ -65,7 +78,7 @@ export async function run() {
     }
     spawnSync('git', ['init', '-q'], { cwd: big });
 
-    const { guardedHookCommand } = await import(path.join(repo, 'dist', 'integrations', 'client.js'));
+    const { guardedHookCommand, noticeHookCommand } = await import(path.join(repo, 'dist', 'integrations', 'client.js'));
     const pre = guardedHookCommand('claude', 'pre-tool-use', '${CLAUDE_PROJECT_DIR:-.}');
     const post = guardedHookCommand('claude', 'post-tool-use', '${CLAUDE_PROJECT_DIR:-.}');
     const wrapperOnly = pre.replace('"$ew" hook claude pre-tool-use', 'true');
@@ -93,7 +106,10 @@ export async function run() {
     measure(pre, small, editInput(), { ...env, CLAUDE_PROJECT_DIR: small });
     for (let t = 0; t < 50 && !fs.existsSync(socket); t++) await new Promise((r) => setTimeout(r, 100));
     flip = false;
-    const s = { node: [], hook: [], alone: [], wrapper: [], bare: [], shell: [], server: [] };
+    const stop = noticeHookCommand('claude', 'stop', '${CLAUDE_PROJECT_DIR:-.}');
+    const withShell = process.env.EW_BENCH_HOOK_SHELL !== '0';
+    const s = { node: [], hook: [], asyncPre: [], stop: [], alone: [], wrapper: [], bare: [], shell: [], server: [] };
+    let previousPost = null;
     for (let i = 0; i < N; i++) {
       s.node.push(measure(`${JSON.stringify(process.execPath)} -e 0`, small, '', env));
       const input = editInput();
@@ -106,6 +122,16 @@ export async function run() {
       const b = measure(post, small, input, { ...env, CLAUDE_PROJECT_DIR: small });
       s.hook.push({ wall: a.wall + b.wall, cpu: a.cpu + b.cpu });
       s.server.push({ cpu: ((await serverCpu()).cpu - before.cpu) / 1000 });
+      // With the post hook async: the tool call waits for the pre alone, while the previous call's post runs beside it.
+      const input3 = editInput();
+      const running = previousPost === null ? Promise.resolve() : background(post, small, previousPost, { ...env, CLAUDE_PROJECT_DIR: small });
+      s.asyncPre.push(measure(pre, small, input3, { ...env, CLAUDE_PROJECT_DIR: small }));
+      await running;
+      const t3 = fs.readFileSync(path.join(small, 'a.txt'), 'utf8');
+      const e3 = JSON.parse(input3).tool_input;
+      fs.writeFileSync(path.join(small, 'a.txt'), t3.replace(e3.old_string, e3.new_string));
+      previousPost = input3;
+      s.stop.push(measure(stop, small, JSON.stringify({ session_id: 'bench', hook_event_name: 'Stop', cwd: small }), { ...env, CLAUDE_PROJECT_DIR: small }));
       // The same edit decided in the hook's own process (no server: the first hook, or a server that cannot be believed).
       const input2 = editInput();
       const own = { ...env, CLAUDE_PROJECT_DIR: small, EDITWARDEN_HOOK_SERVER: 'off' };
@@ -116,8 +142,10 @@ export async function run() {
       const d = measure(post, small, input2, own);
       s.alone.push({ wall: c.wall + d.wall, cpu: c.cpu + d.cpu });
       s.wrapper.push(measure(wrapperOnly, small, '', env));
-      s.bare.push(measure('true', big, '', env));
-      s.shell.push(measure(guarded, big, '', env));
+      if (withShell) {
+        s.bare.push(measure('true', big, '', env));
+        s.shell.push(measure(guarded, big, '', env));
+      }
     }
     const med = (k, f) => median(s[k].map((x) => x[f]));
     const rows = [];
@@ -125,15 +153,27 @@ export async function run() {
       const node = med('node', f);
       const hook = med('hook', f);
       rows.push({
-        case: `hook pre+post (Edit), ${f}`,
+        case: `hook pre+post both blocking (Edit, before the async post), ${f}`,
         value: `${hook.toFixed(1)} ms`,
         baseline: `node -e 0: ${node.toFixed(1)} ms`,
         ratio: `${(hook / node).toFixed(2)}x`,
-        goal: `<= ${HOOK_GOAL[f]}x`,
-        met: hook / node <= HOOK_GOAL[f],
         note: `load ${loadBefore.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}, Node ${process.version}`,
       });
     }
+    for (const f of ['wall', 'cpu']) {
+      const node = med('node', f);
+      const pre1 = med('asyncPre', f);
+      rows.push({
+        case: `hook pre, post async (what the Edit waits for), ${f}`,
+        value: `${pre1.toFixed(1)} ms`,
+        baseline: `node -e 0: ${node.toFixed(1)} ms`,
+        ratio: `${(pre1 / node).toFixed(2)}x`,
+        goal: `<= ${HOOK_GOAL[f]}x`,
+        met: pre1 / node <= HOOK_GOAL[f],
+        note: 'the settings init writes: PostToolUse "async": true; the previous call’s post runs beside this pre',
+      });
+    }
+    rows.push({ case: 'Stop hook (once per turn), wall', value: `${med('stop', 'wall').toFixed(1)} ms`, baseline: `node -e 0: ${med('node', 'wall').toFixed(1)} ms`, ratio: `${(med('stop', 'wall') / med('node', 'wall')).toFixed(2)}x` });
     for (const f of ['wall', 'cpu']) {
       const node = med('node', f);
       const alone = med('alone', f);
@@ -150,14 +190,15 @@ export async function run() {
     if (last.pid) process.kill(last.pid);
     rows.push({ case: 'hook sh wrapper alone', value: `${med('wrapper', 'cpu').toFixed(1)} ms CPU, ${med('wrapper', 'wall').toFixed(1)} ms wall`, note: 'sh, command -v and the exit-code test around `true`' });
     const added = med('shell', 'wall') - med('bare', 'wall');
-    rows.push({
-      case: 'shell `true` guarded (5k files), wall',
-      value: `${med('shell', 'wall').toFixed(1)} ms`,
-      baseline: `bare: ${med('bare', 'wall').toFixed(1)} ms`,
-      ratio: `+${added.toFixed(1)} ms`,
-      goal: `<= +${SHELL_GOAL_MS} ms`,
-      met: added <= SHELL_GOAL_MS,
-    });
+    if (withShell)
+      rows.push({
+        case: 'shell `true` guarded (5k files), wall',
+        value: `${med('shell', 'wall').toFixed(1)} ms`,
+        baseline: `bare: ${med('bare', 'wall').toFixed(1)} ms`,
+        ratio: `+${added.toFixed(1)} ms`,
+        goal: `<= +${SHELL_GOAL_MS} ms`,
+        met: added <= SHELL_GOAL_MS,
+      });
     return rows;
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -30,6 +30,7 @@ import {
   parseJsonObject,
   refusalText,
   guardedHookCommand,
+  noticeHookCommand,
   upsertHookGroup,
   type ClientIntegration,
   type ClientTools,
@@ -108,7 +109,7 @@ function deny(error: ErrorInfo): HookOutput {
 export const claude: ClientIntegration = {
   name: 'claude',
   projectDirEnv: 'CLAUDE_PROJECT_DIR',
-  events: { 'pre-tool-use': 'pre', 'post-tool-use': 'post' },
+  events: { 'pre-tool-use': 'pre', 'post-tool-use': 'post', stop: 'settle' },
   // Sent with every hook input (Claude Code hooks reference; the real client in test/integrations/claude-code.test.ts).
   sessionFields: ['session_id'],
   tools: TOOLS,
@@ -127,6 +128,7 @@ export const claude: ClientIntegration = {
     const hook = (event: string): string => guardedHookCommand('claude', event, '${CLAUDE_PROJECT_DIR:-.}', setup);
     const PRE = ' hook claude pre-tool-use';
     const POST = ' hook claude post-tool-use';
+    const STOP = ' hook claude stop';
     return [
       {
         path: path.join(root, '.claude', 'settings.json'),
@@ -136,7 +138,10 @@ export const claude: ClientIntegration = {
           delete data.disableAllHooks;
           const hooks = objectAt(data, 'hooks');
           upsertHookGroup(arrayAt(hooks, 'PreToolUse'), PRE, { matcher: hookMatcher(TOOLS, 'pre'), hooks: [{ type: 'command', command: hook('pre-tool-use'), timeout: 60 }] });
-          upsertHookGroup(arrayAt(hooks, 'PostToolUse'), POST, { matcher: hookMatcher(TOOLS, 'post'), hooks: [{ type: 'command', command: hook('post-tool-use'), timeout: 60 }] });
+          // The post hook records; the tool call need not wait for it (`async`): the session's next hook and its Stop hook
+          // record a call whose post has not come yet (hook-settle.ts). The PreToolUse, which vets, stays blocking.
+          upsertHookGroup(arrayAt(hooks, 'PostToolUse'), POST, { matcher: hookMatcher(TOOLS, 'post'), hooks: [{ type: 'command', command: hook('post-tool-use'), timeout: 60, async: true }] });
+          upsertHookGroup(arrayAt(hooks, 'Stop'), STOP, { hooks: [{ type: 'command', command: noticeHookCommand('claude', 'stop', '${CLAUDE_PROJECT_DIR:-.}', setup), timeout: 60 }] });
           addOnce(arrayAt(data, 'enabledMcpjsonServers'), SERVER);
           // editwarden's own tools are the guarded way to edit: allowed without a prompt (every call is still vetted by the server).
           addOnce(arrayAt(objectAt(data, 'permissions'), 'allow'), `mcp__${SERVER}`);
@@ -148,6 +153,7 @@ export const claude: ClientIntegration = {
           const hooks = objectAt(data, 'hooks');
           removeOurHooks(hooks, 'PreToolUse', PRE);
           removeOurHooks(hooks, 'PostToolUse', POST);
+          removeOurHooks(hooks, 'Stop', STOP);
           dropIfEmpty(data, 'hooks');
           // A server of the person's named like editwarden's (init refused to overwrite it): its enabling entries are theirs too.
           const named = objectAt(parseJsonObject(sibling('.mcp.json'), '.mcp.json'), 'mcpServers')[SERVER];

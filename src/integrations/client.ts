@@ -18,7 +18,8 @@ export interface HookOutput {
   stderr?: string;
 }
 
-export type HookEventKind = 'pre' | 'post';
+/** `settle`: a point where every earlier tool call of the session has ended (Claude Code's Stop): its pending records land (hook-settle.ts). */
+export type HookEventKind = 'pre' | 'post' | 'settle';
 
 interface ConfigFile {
   /** Absolute path. */
@@ -417,6 +418,15 @@ export function guardedHookCommand(client: string, event: string, projectDir: st
     // The hook's own answer (0, or 2 = refused in exit-code protocols) is the wrapper's: without this the test above would exit 0.
     'exit $s',
   ].join('; ');
+}
+
+/**
+ * The hook command of an event that vets nothing (Claude Code's Stop: it only lets pending records land,
+ * hook-settle.ts): the same words, but a failure is exit 1 — a non-blocking error — since exit 2 there would
+ * keep the model working instead of blocking a tool.
+ */
+export function noticeHookCommand(client: string, event: string, projectDir: string, setup?: InitSetup): string {
+  return `( ${guardedHookCommand(client, event, projectDir, setup)} ) || exit 1`;
 }
 
 /** The MCP server entry every client gets: editwarden found as the hooks find it, serving `mcp` (the client starts it in the project folder). */

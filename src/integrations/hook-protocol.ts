@@ -37,6 +37,7 @@ export type HookCall = { route: EventRoute; session: SessionKey | null } & (
     }
   | /** An edit or shell call whose input cannot be read: refused, since it cannot be vetted. */ { kind: 'unreadable'; tool: string; error: NativeInputError }
   | /** After the tool ran: what to record. */ { kind: 'post'; tool: string; call?: string }
+  | /** Every earlier tool call of the session has ended (the client's Stop): settle what is pending (hook-settle.ts). */ { kind: 'settle' }
 );
 
 /** What the hook decided, before the client's protocol says it. */
@@ -60,6 +61,7 @@ export function translateHook(client: ClientIntegration, kind: HookEventKind, ra
   const input = client.hookInput ? client.hookInput(raw) : raw;
   const toolName = typeof input.tool_name === 'string' ? input.tool_name : undefined;
   const { tools } = client;
+  if (kind === 'settle') return { ...common, kind: 'settle' };
   if (kind === 'post') {
     const post = client.postCall(input);
     return post ? { ...common, kind: 'post', ...post } : { ...common, kind: 'pass' };

@@ -14,7 +14,10 @@ import { selfCommand, shellRunnerLine, type ClientIntegration, type HookOutput }
 import { recordHookEdit, recordHookRefusal } from '../runs/hook-records.js';
 import { renderHook, translateHook, type HookCall, type HookDecision } from './hook-protocol.js';
 import { NativeInputError } from './native-edit.js';
-import { recordNativeEdit, vetNativeEdit } from './vet.js';
+import { recordHookCall, recordNativeEdit, vetNativeEdit } from './vet.js';
+import { settlePending } from './hook-settle.js';
+import { openProjectAt } from '../host/project-at.js';
+import type { EventRoute } from '../runs/event-types.js';
 import { chargeMcpCall } from './mcp-call.js';
 import { defined } from '../defined.js';
 import { CLIENTS } from './index.js';
@@ -74,12 +77,20 @@ export async function runHook(client: ClientIntegration, event: string, stdin: s
 }
 
 async function decide(clientName: string, call: HookCall, root: string, ctx: HookContext, configFile: string | undefined): Promise<HookDecision> {
+  // The session's earlier calls whose post hook has not come yet (it runs in the background): recorded before this call changes anything.
+  if (call.session !== null && call.kind !== 'post' && call.kind !== 'pass') {
+    const settled = settleSession(root, call.route, call.session, configFile);
+    if (call.kind === 'settle') return settled;
+  }
   switch (call.kind) {
     case 'pass':
+    case 'settle':
       return { kind: 'allow' };
     case 'post':
       try {
-        const logged = recordHookEdit(root, call.route, call.tool, { ...recordNativeEdit(root, clientName, call.tool, call.call, configFile), call: call.call });
+        const recorded = recordNativeEdit(root, clientName, call.tool, call.call, configFile);
+        // Recorded already when the session's next hook or its Stop hook settled the call (hook-settle.ts).
+        const logged = recorded.settledBefore === true ? null : recordHookEdit(root, call.route, call.tool, { ...recorded, call: call.call });
         if (logged) throw logged;
       } catch (error) {
         // The edit already happened; a record that fails must not turn into an error the model chases.
@@ -146,5 +157,24 @@ function realOr(p: string): string {
     return fs.realpathSync(p);
   } catch {
     return p;
+  }
+}
+
+/**
+ * Records the session's pending calls whose planned bytes are on disk (hook-settle.ts). A record that fails is a note,
+ * never a refusal: those edits already happened, and this call is judged on its own.
+ */
+function settleSession(root: string, route: EventRoute, session: SessionKey, configFile: string | undefined): HookDecision {
+  try {
+    const project = openProjectAt(root, { configFile });
+    settlePending(project, session, (m) => {
+      if (m.origin.kind !== 'hook') return;
+      const recorded = recordHookCall(project, m.id, true);
+      const logged = recorded === null ? null : recordHookEdit(root, route, m.origin.tool, { ...recorded, call: m.origin.call });
+      if (logged) throw logged;
+    });
+    return { kind: 'allow' };
+  } catch (error) {
+    return { kind: 'note', message: `editwarden: could not record an earlier change: ${error instanceof Error ? error.message : String(error)}` };
   }
 }

@@ -17,6 +17,8 @@ import type { FileChange } from '../guard/constraints.js';
 import { StepRecords } from '../workspace/checkpoints/steps.js';
 import { deferDurable, syncGroup } from '../workspace/durable.js';
 import { openProjectAt } from '../host/project-at.js';
+import type { Project } from '../host/project.js';
+import { isSettled, plannedAfter } from './hook-settle.js';
 import { protectedRefusal } from '../workspace/policy.js';
 import type { NativeEdit } from './native-edit.js';
 import { openLedger, sessionLimits, violationRefusal } from '../runs/ledger.js';
@@ -57,16 +59,19 @@ export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?:
     // 2. Content: the change pipeline's plan, as edit_file makes it (the protected set is checked there on every planned write too); the client commits it.
     let changes: FileChange[] = edit.pathsOnly.map((p) => ({ path: ws.resolve(p).relative, added: 0, removed: 0 }));
     let diff = '';
+    let after: Record<string, string> | undefined;
     if (requests.length > 0) {
-      const planned = await plan(ws, requests, project.applyOptions);
-      const outcome = planned.outcome;
+      const made = await plan(ws, requests, project.applyOptions);
+      const outcome = made.outcome;
       if (!outcome.ok) {
         const first = outcome.results.find((r) => r.error && r.error.code !== ErrorCode.ABORTED)?.error ?? outcome.results.find((r) => r.error)?.error;
         return deny(first ?? { code: ErrorCode.INTERNAL, message: 'The edit was refused.', hint: 'Read the file again and retry.' });
       }
-      changes = [...planned.changes, ...changes];
+      changes = [...made.changes, ...changes];
       relative.push(...outcome.files);
       diff = outcome.diff;
+      // What the client's tool will leave: the call can be settled without its post hook once that is on disk (hook-settle.ts).
+      if (edit.pathsOnly.length === 0) after = plannedAfter(ws, made.writes);
     }
 
     // 3. Constraints: patterns and limits, on the real diff and on top of what this client session already changed (each hook call is its own process).
@@ -88,6 +93,7 @@ export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?:
         ...(edit.call !== undefined ? { call: edit.call } : {}),
         // The client's session: `undo --session <id>` and `undo --list` group its steps by it.
         ...(edit.session ? { session: edit.session.session } : {}),
+        ...(after !== undefined ? { plannedAfter: after } : {}),
       },
       false,
       unsynced,
@@ -102,7 +108,7 @@ export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?:
 }
 
 /** After the client's tool ran: what changed since the hook's checkpoint (the caller records it: runs/hook-records.ts), its undo step confirmed. */
-export function recordNativeEdit(root: string, client: string, tool: string, call: string | undefined, configFile?: string): { checkpoint: string | null; changes: Array<{ path: string; change: string; patch?: string }> } {
+export function recordNativeEdit(root: string, client: string, tool: string, call: string | undefined, configFile?: string): HookRecord {
   const project = openProjectAt(root, { configFile });
   const service = project.transactions.checkpoints;
   const ids = service.manifests.ids();
@@ -115,8 +121,28 @@ export function recordNativeEdit(root: string, client: string, tool: string, cal
       break;
     }
   }
+  // Settled already (the session's next hook or its Stop hook found the planned bytes on disk: hook-settle.ts): recorded then.
+  if (checkpoint !== null && isSettled(project, checkpoint)) return { checkpoint, changes: [], settledBefore: true };
+  return recordHookCall(project, checkpoint);
+}
+
+/** What a hook call's record says: its checkpoint and what changed since (with each file's patch, for the event log). */
+export interface HookRecord {
+  checkpoint: string | null;
+  changes: Array<{ path: string; change: string; patch?: string }>;
+  /** The call was recorded before its post hook came (hook-settle.ts): nothing was written now. */
+  settledBefore?: boolean;
+}
+
+/** Hook call `checkpoint` as its post hook finds it: the diff since it (the caller records it), the undo step confirmed when it changed something. */
+export function recordHookCall(project: Project, checkpoint: string | null): HookRecord;
+/** `ifChanged`: nothing is confirmed when nothing changed (null) — a call settled before its post hook (hook-settle.ts). */
+export function recordHookCall(project: Project, checkpoint: string, ifChanged: true): HookRecord | null;
+export function recordHookCall(project: Project, checkpoint: string | null, ifChanged = false): HookRecord | null {
+  const service = project.transactions.checkpoints;
   // With the patch: the event log shows the change's diff.
   const changes = checkpoint ? service.diff(checkpoint).map((c) => ({ path: c.path, change: c.change, ...(c.patch !== undefined ? { patch: c.patch } : {}) })) : [];
+  if (ifChanged && changes.length === 0) return null;
   // The edit happened: only now is the pre-hook checkpoint an undo step, with the state it left recorded (steps.ts).
   if (checkpoint && changes.length > 0)
     new StepRecords(service).confirm(

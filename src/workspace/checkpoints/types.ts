@@ -69,7 +69,15 @@ export type CheckpointOrigin =
    */
   | { kind: 'safety'; before: string; cause?: RestoreCause; group?: string; label?: string }
   /** Taken by a client hook (`editwarden hook`) before an agent's own edit tool wrote these files. */
-  | { kind: 'hook'; client: string; tool: string; call?: string; session?: string }
+  | {
+      kind: 'hook';
+      client: string;
+      tool: string;
+      call?: string;
+      session?: string;
+      /** What the client's tool is planned to leave at each path: sha256 of the bytes, '' for none (integrations/hook-settle.ts). */
+      plannedAfter?: Record<string, string>;
+    }
   /**
    * The state before a shell command, of exactly the paths it changed
    * (steps.ts `recordCommandStep`): written after the command ran, from the
