@@ -93,7 +93,9 @@ const zodEnglishOnly = {
  * Node built-ins only) into ONE CommonJS file, dist/hook-client/hook.cjs,
  * which bin/editwarden require()s for `editwarden hook`, and the guarded
  * shell's thin client (hook-shell-client.js, with the runner's spawn-run.js)
- * into dist/hook-client/shell.cjs, for `editwarden shell`. CommonJS, one file:
+ * into dist/hook-client/shell.cjs, for `editwarden shell`, and the compile
+ * cache's folder check (compile-cache.js) into compile-cache.cjs, which the
+ * binary loads before the CLI on a Node that has the cache. CommonJS, one file:
  * every ES module the binary imports costs ~5 ms (the ESM loader reads it
  * through fs/promises, and `import 'node:fs'` builds a facade that loads
  * fs streams), twice per native edit. `import.meta.url` becomes the URL of
@@ -114,7 +116,7 @@ export async function bundleHookClient({ outdir = path.join(dist, 'hook-client')
   };
   fs.rmSync(outdir, { recursive: true, force: true });
   await build({
-    entryPoints: { hook: path.join(dist, 'cli', 'hook-client.js'), shell: path.join(dist, 'cli', 'hook-shell-client.js') },
+    entryPoints: { hook: path.join(dist, 'cli', 'hook-client.js'), shell: path.join(dist, 'cli', 'hook-shell-client.js'), 'compile-cache': path.join(dist, 'cli', 'compile-cache.js') },
     outdir,
     bundle: true,
     format: 'cjs',

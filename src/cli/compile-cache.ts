@@ -1,0 +1,49 @@
+/**
+ * Node's module compile cache for the one-shot commands (Node ≥ 22.1,
+ * `module.enableCompileCache`): V8 keeps the code it compiled for the CLI's
+ * chunks and a later process loads it instead of compiling again (measured:
+ * `edit --dry-run` ~7% less CPU on Node 22 and 24; docs/benchmarks.md, "CLI
+ * start-up, round 3"). Node 20 has no such cache: nothing happens there.
+ *
+ * Where: in this user's private runtime folder, the one the warm hook
+ * server's socket lives in (hook-socket.ts: 0700, ours, not a link — or not
+ * used), never the shared temp folder Node picks by itself. A cache entry is
+ * code this process runs: V8 checks it against a hash of the source, so an
+ * entry someone else planted for our source would run their bytecode as us.
+ * A folder that is another user's, open to others, or a link is not used
+ * (the command then compiles as before). `NODE_COMPILE_CACHE` set by the
+ * person is theirs (Node enabled it at start); `EDITWARDEN_COMPILE_CACHE=off`
+ * or Node's `NODE_DISABLE_COMPILE_CACHE` turns ours off.
+ *
+ * Loaded by bin/editwarden as one CommonJS file (scripts/bundle-cli.mjs),
+ * before the CLI: Node's built-ins only.
+ */
+import module from 'node:module';
+import path from 'node:path';
+import { ensurePrivateDir, socketDir } from './hook-socket.js';
+
+type Enable = (dir: string) => { status?: number; directory?: string } | undefined;
+
+/** The folder the cache goes in, or null when none may be used (not this Node, turned off, a folder not private and ours). */
+export function compileCacheDir(env: NodeJS.ProcessEnv): string | null {
+  // NODE_DISABLE_COMPILE_CACHE: Node would ignore the call anyway (the test run sets it); no folder is made then.
+  if (env.EDITWARDEN_COMPILE_CACHE === 'off' || env.NODE_COMPILE_CACHE !== undefined || env.NODE_DISABLE_COMPILE_CACHE !== undefined) return null;
+  const base = socketDir(env);
+  if (ensurePrivateDir(base) !== null) return null;
+  const dir = path.join(base, 'compile-cache');
+  return ensurePrivateDir(dir) === null ? dir : null;
+}
+
+/** Turns the cache on for what this process loads from now on; the folder used, or null. `enable`: Node's, by default. */
+export function enableCompileCache(env: NodeJS.ProcessEnv, enable: Enable | undefined = (module as { enableCompileCache?: Enable }).enableCompileCache): string | null {
+  if (typeof enable !== 'function') return null;
+  const dir = compileCacheDir(env);
+  if (dir === null) return null;
+  try {
+    enable(dir);
+  } catch {
+    // A cache that cannot be used only costs the compile.
+    return null;
+  }
+  return dir;
+}
