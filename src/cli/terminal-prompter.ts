@@ -16,7 +16,7 @@ import picomatch from 'picomatch';
 import type { ApprovalDecision, ApprovalHook, ApprovalRequest } from '../tools/runner.js';
 import type { Interaction } from '../tools/types.js';
 import { paint, paintDiff, type Io } from './output.js';
-import { describeCall } from '../agent/loop/calls.js';
+import { describeCall } from '../tools/call-views.js';
 
 export interface TerminalPrompter {
   approve: ApprovalHook;

@@ -87,13 +87,13 @@ function readFileEntry(): McpToolEntry {
       const paging = Paging.safeParse({ offset, limit });
       if (!paging.success) {
         const issue = paging.error.issues[0];
-        return parseError('read_file', `field "${issue?.path.join('.') ?? 'offset'}": ${issue?.message ?? 'invalid'}`, 'offset and limit are positive whole numbers of lines.');
+        return parseError(readFileTool.name, `field "${issue?.path.join('.') ?? 'offset'}": ${issue?.message ?? 'invalid'}`, 'offset and limit are positive whole numbers of lines.');
       }
       const p = paging.data;
       if (p.offset !== undefined && rest.start_line !== undefined && rest.start_line !== p.offset) {
-        return parseError('read_file', 'offset and start_line disagree', 'Give one of offset or start_line.');
+        return parseError(readFileTool.name, 'offset and start_line disagree', 'Give one of offset or start_line.');
       }
-      if (p.limit !== undefined && rest.end_line !== undefined) return parseError('read_file', 'limit and end_line both given', 'Give one of limit or end_line.');
+      if (p.limit !== undefined && rest.end_line !== undefined) return parseError(readFileTool.name, 'limit and end_line both given', 'Give one of limit or end_line.');
       const start = p.offset ?? (typeof rest.start_line === 'number' ? rest.start_line : undefined);
       const routed: Record<string, unknown> = { ...rest };
       if (start !== undefined) routed.start_line = start;

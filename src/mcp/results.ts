@@ -2,13 +2,15 @@
  * The runner's call records as MCP tool results: the text the model reads
  * in `content`, `isError` with the stable code, message and hint on every
  * refusal, and `structuredContent` for programs — metadata only, so file
- * text, diffs and command output travel once (in `content`), never twice.
+ * text, diffs and command output travel once (in `content`), never twice
+ * (each tool's own `slim` says what it drops, tools/call-views.ts).
  * Pure; it never decides whether a call succeeded, the runner did.
  */
 import { ErrorCode, formatRefusal, refusalEnvelope, type ErrorInfo } from '../errors.js';
 import type { CallRecord } from '../tools/runner.js';
 import type { ToolError } from '../tools/types.js';
 import { cutOutput, OUTPUT_LIMITS } from '../tools/output.js';
+import { slimCallData } from '../tools/call-views.js';
 import { isReadData, pageOf } from './paging.js';
 import { defined } from '../defined.js';
 
@@ -48,7 +50,7 @@ export function recordResult(record: CallRecord, options: ResultOptions = {}): M
     const text = v ? formatRefusal({ code: error.code, message: `${v.type} violation of constraints.${v.constraint}: ${v.message}`, hint: v.hint }) : record.output;
     const structured: Record<string, unknown> = refusalEnvelope(error, { status: record.status });
     if (v) structured.violation = v;
-    const data = slimData(record.tool, record.data);
+    const data = slimCallData(record.tool, record.data);
     if (data) structured.data = data;
     return textResult(text, structured, true);
   }
@@ -56,35 +58,6 @@ export function recordResult(record: CallRecord, options: ResultOptions = {}): M
     const page = pageOf(record.output, record.data, options.read.lineNumbers, options.pageChars ?? OUTPUT_LIMITS.page);
     return textResult(page.text, { ...base, ...page.structured }, false);
   }
-  const data = slimData(record.tool, record.data);
+  const data = slimCallData(record.tool, record.data);
   return textResult(record.output, { ...base, ...(data ?? {}), ...(record.files.length > 0 ? { files_changed: record.files, lines_added: record.lines_added, lines_removed: record.lines_removed } : {}) }, false);
-}
-
-/** The data of a call without the bulky text the content already carries. */
-function slimData(tool: string, data: unknown): Record<string, unknown> | undefined {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
-  const d = data as Record<string, unknown>;
-  switch (tool) {
-    case 'read_file': {
-      const { content: _content, ...rest } = d;
-      return rest;
-    }
-    case 'list_files': {
-      const entries = Array.isArray(d.entries) ? d.entries : [];
-      return { path: d.path, count: entries.length, truncated: d.truncated };
-    }
-    case 'search_files': {
-      const matches = Array.isArray(d.matches) ? (d.matches as Array<Record<string, unknown>>) : [];
-      const { matches: _m, ...rest } = d;
-      return { ...rest, count: matches.length, matches: matches.map((m) => ({ path: m.path, line: m.line })) };
-    }
-    case 'edit_file':
-    case 'write_file':
-    case 'apply_patch': {
-      const results = Array.isArray(d.results) ? (d.results as Array<Record<string, unknown>>) : [];
-      return { ...d, results: results.map(({ diff: _diff, ...r }) => r) };
-    }
-    default:
-      return d;
-  }
 }

@@ -7,8 +7,9 @@
 import { z } from 'zod';
 import { planReply } from '../apply/apply-reply.js';
 import { FORMAT_NAMES, type FormatName } from '../formats/index.js';
-import { prepareWrites } from './edits.js';
+import { prepareWrites, withoutDiffs } from './edits.js';
 import { defineTool } from './types.js';
+import { textArg } from './call-args.js';
 import { applyPatchDescription } from './descriptions/apply_patch.js';
 
 const ApplyPatchArgs = z
@@ -27,6 +28,8 @@ export const applyPatchTool = defineTool({
   // The headless ADR's name for applying a diff: a model prompted with the ADR's tool list calls it.
   aliases: ['apply_diff'],
   description: applyPatchDescription,
+  describe: (a) => `apply_patch (${textArg(a.patch).split('\n').length} lines)`,
+  slim: withoutDiffs,
   schema: ApplyPatchArgs,
   // Parsed and planned once; the invocation commits that plan.
   prepare: (args, ctx) => prepareWrites(planReply(ctx.ws, args.patch, { ...ctx.apply, format: args.format as FormatName | 'auto' }).then((reply) => reply.plan)),

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { ACTIVE_EDIT_FORMAT } from '../formats/active-edit.js';
 import { defineTool, failure, ToolErrorCode, type Interaction, type ToolContext } from './types.js';
+import { textArg } from './call-args.js';
 import { taskCompletionDescription } from './descriptions/task_completion.js';
 import { askQuestionDescription } from './descriptions/ask_question.js';
 import { converseDescription } from './descriptions/converse.js';
@@ -25,6 +26,7 @@ export const taskCompletionTool = defineTool({
   // The ADR's loop-breaking tool: "loop-breaking tools always allowed", whatever allowed_tools lists.
   implicit: 'always',
   description: taskCompletionDescription,
+  describe: (a) => `task_completion (${textArg(a.status) || 'done'})`,
   schema: TaskCompletionArgs,
   async execute(args) {
     return { ok: true, output: `Task marked ${args.status}.`, data: { summary: args.summary, status: args.status }, endsRun: true };
@@ -56,6 +58,7 @@ export const askQuestionTool = defineTool({
   // A person at the terminal may be asked, whatever allowed_tools lists (converse stays as listed).
   implicit: 'person',
   description: askQuestionDescription,
+  describe: (a) => `ask_question ${JSON.stringify(textArg(a.question))}`,
   schema: AskQuestionArgs,
   async execute(args, ctx) {
     const interaction = interactionOf(ctx);

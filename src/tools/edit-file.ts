@@ -8,14 +8,17 @@ import { plan } from '../apply/pipeline.js';
 import { toErrorInfo } from '../errors.js';
 import { EditFileArgsSchema, editRequestFromArgs } from '../edit/request-json.js';
 import type { EditRequest } from '../edit/types.js';
-import { prepareWrites } from './edits.js';
+import { prepareWrites, withoutDiffs } from './edits.js';
 import { defineTool, failure, type Preparation } from './types.js';
+import { targetArg, textArg } from './call-args.js';
 import { editFileDescription } from './descriptions/edit_file.js';
 
 export const editFileTool = defineTool({
   name: 'edit_file',
   kind: 'write',
   description: editFileDescription,
+  describe: (a) => `edit_file ${textArg(a.mode) || (a.ast_path ? 'ast' : 'edit')} ${targetArg(a)}${a.ast_path ? ` @ ${textArg(a.ast_path)}` : ''}`,
+  slim: withoutDiffs,
   schema: EditFileArgsSchema,
   async prepare(args, ctx): Promise<Preparation> {
     let request: EditRequest;

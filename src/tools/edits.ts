@@ -15,6 +15,12 @@ import { formatRefusal } from '../errors.js';
 import { failure, Invocation, type Preparation, type ToolResult } from './types.js';
 import { cutOutput } from './output.js';
 
+/** A write tool's data for a program (its `slim`): each result without its diff, which the result's text carries. */
+export function withoutDiffs(data: Record<string, unknown>): Record<string, unknown> {
+  const results = Array.isArray(data.results) ? (data.results as Array<Record<string, unknown>>) : [];
+  return { ...data, results: results.map(({ diff: _diff, ...r }) => r) };
+}
+
 function rejectedText(results: EditResult[]): string {
   const lines = ['Nothing was written.'];
   results.forEach((r, i) => {

@@ -18,6 +18,7 @@ import { commandSandbox, sandboxInForce, unsandboxedRefusal } from '../sandbox/f
 import { runCommand } from '../verify/runner.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import { defineTool, failure, stopCause, ToolErrorCode, type ToolContext, type ToolResult } from './types.js';
+import { textArg } from './call-args.js';
 import { defined } from '../defined.js';
 
 const DEFAULT_COMMAND_TIMEOUT_S = 120;
@@ -49,6 +50,7 @@ export function refuseUnsandboxed(ctx: Pick<ToolContext, 'mode' | 'config' | 'si
 export const executeCommandTool = defineTool({
   name: 'execute_command',
   kind: 'command',
+  describe: (a) => `$ ${textArg(a.command)}${a.cwd && a.cwd !== '.' ? `  (in ${textArg(a.cwd)})` : ''}`,
   description: [
     'Run a shell command at the workspace root, e.g. the build or the tests; returns the exit code and the last lines of output.',
     'No input is available (stdin is closed): never run interactive programs. The command and all its children are killed at the timeout.',

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { walkFiles } from '../workspace/file-walk.js';
 import { defineTool, failure } from './types.js';
+import { targetArg } from './call-args.js';
 import { listFilesDescription } from './descriptions/list_files.js';
 
 export const ListFilesArgs = z
@@ -21,6 +22,9 @@ export const listFilesTool = defineTool({
   name: 'list_files',
   kind: 'read',
   description: listFilesDescription,
+  describe: (a) => `list_files ${targetArg(a) || '.'}`,
+  // The entries are the result's text: a program gets how many.
+  slim: (d) => ({ path: d.path, count: Array.isArray(d.entries) ? d.entries.length : 0, truncated: d.truncated }),
   schema: ListFilesArgs,
   async execute(args, ctx) {
     try {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { decodeText } from '../edit/text.js';
 import { defineTool, failure } from './types.js';
+import { targetArg } from './call-args.js';
 import { readFileDescription } from './descriptions/read_file.js';
 
 /** Lines returned when no range is asked for: enough to see most files, not enough to flood a context. */
@@ -31,6 +32,9 @@ export const readFileTool = defineTool({
   name: 'read_file',
   kind: 'read',
   description: readFileDescription(DEFAULT_READ_LINES),
+  describe: (a) => `read_file ${targetArg(a)}${a.start_line ? `:${String(a.start_line)}${a.end_line ? `-${String(a.end_line)}` : ''}` : ''}`,
+  // The file's text is the result's text.
+  slim: ({ content: _content, ...rest }) => rest,
   schema: ReadFileArgs,
   async execute(args, ctx) {
     try {

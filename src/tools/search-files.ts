@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { EditwardenError, ErrorCode, toErrorInfo } from '../errors.js';
 import { SearchPool } from './search-worker.js';
 import { defineTool, failure } from './types.js';
+import { targetArg, textArg } from './call-args.js';
 import { searchFilesDescription } from './descriptions/search_files.js';
 
 /**
@@ -34,6 +35,12 @@ export const searchFilesTool = defineTool({
   name: 'search_files',
   kind: 'read',
   description: searchFilesDescription,
+  describe: (a) => `search_files ${JSON.stringify(textArg(a.pattern))}${targetArg(a) ? ` in ${targetArg(a)}` : ''}`,
+  // The matched lines are the result's text: a program gets where they are.
+  slim: ({ matches, ...rest }) => {
+    const list = Array.isArray(matches) ? (matches as Array<Record<string, unknown>>) : [];
+    return { ...rest, count: list.length, matches: list.map((m) => ({ path: m.path, line: m.line })) };
+  },
   schema: SearchFilesArgs,
   async execute(args, ctx) {
     try {

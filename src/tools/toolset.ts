@@ -74,6 +74,13 @@ export function mcpWriteTool(name: string): AnyWriteTool | undefined {
   return MCP_TOOLS.find((t): t is AnyWriteTool => t.name === canonical && t.kind === 'write');
 }
 
+const BY_NAME: ReadonlyMap<string, AnyTool> = new Map([...AGENT_TOOLS, ...MCP_TOOLS].map((t) => [t.name, t]));
+
+/** The tool of tools/ named exactly `name` (no alias): whose own `describe` and `slim` say how its calls are shown (tools/call-views.ts). */
+export function toolNamed(name: string): AnyTool | undefined {
+  return BY_NAME.get(name);
+}
+
 /** Every name of tools/ that allowed_tools may list: each tool of every client, and the aliases. */
 export function toolVocabulary(): string[] {
   return [...new Set([...names(AGENT_TOOLS), ...names(MCP_TOOLS), ...Object.keys(toolAliases())])];

@@ -189,6 +189,17 @@ interface ToolBase<S extends z.ZodType> {
   /** Other names a call (and allowed_tools) may use for this tool: the headless ADR's own names (apply_diff). Never offered. */
   aliases?: readonly string[];
   implicit?: ImplicitGrant;
+  /**
+   * One line saying what a call does, for a person (the live transcript, an approval prompt), from its
+   * arguments as the model sent them (not yet checked by the schema). Without it: the name and the arguments
+   * as JSON (tools/call-views.ts).
+   */
+  describe?: (args: Record<string, unknown>) => string;
+  /**
+   * The call's data for a program (an MCP result's structuredContent) without the bulky text the result's
+   * text already carries (file text, diffs, matched lines), so it travels once. Without it: the data whole.
+   */
+  slim?: (data: Record<string, unknown>) => Record<string, unknown>;
 }
 
 /** A tool that only looks, runs a command, asks a person or talks to the run: nothing to plan, so it is one function. */

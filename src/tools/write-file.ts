@@ -6,8 +6,9 @@
 import { z } from 'zod';
 import { plan } from '../apply/pipeline.js';
 import type { EditRequest } from '../edit/types.js';
-import { prepareWrites } from './edits.js';
+import { prepareWrites, withoutDiffs } from './edits.js';
 import { defineTool } from './types.js';
+import { targetArg } from './call-args.js';
 import { writeFileDescription } from './descriptions/write_file.js';
 import { defined } from '../defined.js';
 
@@ -39,6 +40,8 @@ export const writeFileTool = defineTool({
   // It replaces a whole file (destructive); the same call twice leaves the same file.
   annotations: { destructiveHint: true, idempotentHint: true },
   description: writeFileDescription,
+  describe: (a) => `write_file ${a.overwrite ? 'overwrite' : 'create'} ${targetArg(a)}`,
+  slim: withoutDiffs,
   schema: WriteFileArgs,
   prepare: (args, ctx) => prepareWrites(plan(ctx.ws, [requestOf(args)], ctx.apply)),
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callKey, checkCall, describeCall, RepeatTracker } from '../../src/agent/loop/calls.js';
+import { callKey, checkCall, RepeatTracker } from '../../src/agent/loop/calls.js';
+import { describeCall } from '../../src/tools/call-views.js';
 import { editFileArgsOf } from '../../src/agent/loop/active-edits.js';
 import { buildSystemPrompt } from '../../src/agent/prompts/index.js';
 import { parseAnswer } from '../../src/cli/terminal-prompter.js';

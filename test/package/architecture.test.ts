@@ -995,3 +995,42 @@ describe('the guarded shell goes through the runner', () => {
     expect(asked.length).toBe(1);
   });
 });
+
+/**
+ * Each tool carries its own `describe` and `slim` (issue 41): how a call is
+ * shown to a person and how its data is slimmed for a program are written in
+ * the tool's definition (tools/types.ts), found by name in tools/call-views.ts.
+ * No module switches over tool names, and the two modules that used to
+ * (the loop's call checks, the MCP results) spell none.
+ */
+describe('each tool carries its own describe and slim', () => {
+  const toolNames = new Set<string>(KNOWN_TOOL_NAMES);
+
+  it('no switch in src/ has a case that is a tool name', () => {
+    const found: string[] = [];
+    for (const f of files) {
+      const source = treeOf(f);
+      const walk = (node: ts.Node): void => {
+        if (ts.isCaseClause(node) && ts.isStringLiteralLike(node.expression) && toolNames.has(node.expression.text)) {
+          found.push(`${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}: case '${node.expression.text}'`);
+        }
+        ts.forEachChild(node, walk);
+      };
+      walk(source);
+    }
+    expect(found).toEqual([]);
+  });
+
+  it('agent/loop/calls.ts, mcp/results.ts and tools/call-views.ts name no tool in a string literal', () => {
+    const found: string[] = [];
+    for (const f of files.filter((file) => ['agent/loop/calls.ts', 'mcp/results.ts', 'tools/call-views.ts'].includes(file.rel))) {
+      const source = treeOf(f);
+      const walk = (node: ts.Node): void => {
+        if (ts.isStringLiteralLike(node) && toolNames.has(node.text)) found.push(`${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}: '${node.text}'`);
+        ts.forEachChild(node, walk);
+      };
+      walk(source);
+    }
+    expect(found).toEqual([]);
+  });
+});

@@ -1,9 +1,9 @@
 /**
- * Tool calls as the loop sees them before the runner does: a short
- * description for people (live transcript, approval prompts), the check
- * that tells a malformed call (bad JSON, unknown tool, arguments that fail
- * the tool's schema) from a call that failed on its merits, and the tracker
- * that stops a model repeating the same failing call. Pure.
+ * Tool calls as the loop sees them before the runner does: the check that
+ * tells a malformed call (bad JSON, unknown tool, arguments that fail the
+ * tool's schema) from a call that failed on its merits, and the tracker that
+ * stops a model repeating the same failing call. Pure. (How a call is
+ * described to people is each tool's own `describe`, tools/call-views.ts.)
  */
 import type { z } from 'zod';
 import type { AnyTool } from '../../tools/types.js';
@@ -100,41 +100,5 @@ export class RepeatTracker {
     this.count = key === this.last ? this.count + 1 : 1;
     this.last = key;
     return this.count;
-  }
-}
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
-
-/** One line that says what a call will do, for people. */
-export function describeCall(tool: string, args: Record<string, unknown> | undefined): string {
-  const a = args ?? {};
-  const target = str(a.path) || str(a.filename) || str(a.file_path);
-  switch (tool) {
-    case 'edit_file': {
-      const mode = str(a.mode) || (a.ast_path ? 'ast' : 'edit');
-      return `edit_file ${mode} ${target}${a.ast_path ? ` @ ${str(a.ast_path)}` : ''}`;
-    }
-    case 'write_file':
-      return `write_file ${a.overwrite ? 'overwrite' : 'create'} ${target}`;
-    case 'apply_patch':
-      return `apply_patch (${str(a.patch).split('\n').length} lines)`;
-    case 'execute_command':
-      return `$ ${str(a.command)}${a.cwd && a.cwd !== '.' ? `  (in ${str(a.cwd)})` : ''}`;
-    case 'read_file':
-      return `read_file ${target}${a.start_line ? `:${String(a.start_line)}${a.end_line ? `-${String(a.end_line)}` : ''}` : ''}`;
-    case 'list_files':
-      return `list_files ${target || '.'}`;
-    case 'search_files':
-      return `search_files ${JSON.stringify(str(a.pattern))}${target ? ` in ${target}` : ''}`;
-    case 'task_completion':
-      return `task_completion (${str(a.status) || 'done'})`;
-    case 'ask_question':
-      return `ask_question ${JSON.stringify(str(a.question))}`;
-    default: {
-      const json = JSON.stringify(a);
-      return `${tool} ${json.length > 100 ? `${json.slice(0, 100)}…` : json}`;
-    }
   }
 }
