@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { THIRTY_LINES, cleanup, clientPath, editwarden, project, tempDir } from './helpers.js';
+import { THIRTY_LINES, cleanup, clientPath, editwarden, hookSessionIds, project, tempDir } from './helpers.js';
 import { codexToolOutputs, startResponsesServer, type ResponsesCall } from './responses-server.js';
 
 const CODEX = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', '.bin', 'codex');
@@ -82,6 +82,8 @@ describe('Codex CLI goes through editwarden', () => {
     ]);
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.outputs, `${run.stdout}\n${run.stderr}`).toHaveLength(3);
+    // The hook read the real client's session id where its record says the client sends it: every hooked event carries it.
+    expect(hookSessionIds(root)).toEqual([expect.stringMatching(/\S/)]);
     expect(fs.existsSync(outside)).toBe(false);
     expect(run.outputs[1]).toContain('removed');
     expect(run.outputs[2]).toContain('E_DRAMATIC_REDUCTION');

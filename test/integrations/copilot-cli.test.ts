@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COPILOT, runCopilot } from './chat-clients.js';
-import { cleanup, editwarden, project, tempDir } from './helpers.js';
+import { cleanup, editwarden, hookSessionIds, project, tempDir } from './helpers.js';
 
 beforeAll(() => {
   expect(fs.existsSync(COPILOT), `${COPILOT} is missing; run npm ci`).toBe(true);
@@ -36,6 +36,8 @@ describe('Copilot CLI goes through editwarden', () => {
       { name: 'bash', args: { command: 'rm -rf src && echo removed', description: 'remove src' } },
     ]);
     const said = `${run.stderr.slice(-2000)}\n${JSON.stringify(run.results)}`;
+    // The hook read the real client's session id where its record says the client sends it: every hooked event carries it.
+    expect(hookSessionIds(root), said).toEqual([expect.stringMatching(/\S/)]);
     expect(run.results, said).toHaveLength(6);
     for (const i of [0, 1, 2]) expect(run.results[i], said).toContain('E_DENIED_PATH');
     expect(fs.readFileSync(path.join(root, '.git', 'config'), 'utf8')).toBe(gitConfig);

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GEMINI, THIRTY_LINES, cleanup, editwarden, functionResponses, project, runGemini } from './helpers.js';
+import { GEMINI, THIRTY_LINES, cleanup, editwarden, hookSessionIds, functionResponses, project, runGemini } from './helpers.js';
 
 beforeAll(() => {
   expect(fs.existsSync(GEMINI), `${GEMINI} is missing; run npm ci`).toBe(true);
@@ -34,6 +34,8 @@ describe('Gemini CLI native edits go through editwarden', () => {
     ]);
     const responses = functionResponses(run.requests);
     expect(responses.length, `${run.stdout}\n${run.stderr}`).toBe(5);
+    // The hook read the real client's session id where its record says the client sends it: every hooked event carries it.
+    expect(hookSessionIds(root)).toEqual([expect.stringMatching(/\S/)]);
     expect(responses[0]).toContain('E_DRAMATIC_REDUCTION');
     expect(fs.readFileSync(path.join(root, 'big.txt'), 'utf8')).toBe(THIRTY_LINES);
     expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('alpha\nBETA\n');

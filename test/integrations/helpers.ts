@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startScriptedServer, type RecordedRequest } from '../../src/agent/providers/scripted-server.js';
 import type { ScriptedTurn } from '../../src/agent/providers/script.js';
+import { readEvents } from '../../src/runs/events-read.js';
 import { hookRecords } from '../../src/runs/hook-records.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -88,6 +89,15 @@ export function hookRecordLines(root: string): string {
 }
 
 /** Runs the real built binary (tests never run a stale build: `npm run build` first). */
+/**
+ * The distinct session ids the hook's events in `root` carry (null: an event without one). A real client's one session
+ * reads as one id: the hook found it where the client's record says the client sends it (integrations/session-id.ts).
+ */
+export function hookSessionIds(root: string): Array<string | null> {
+  const hooked = readEvents(path.join(root, '.editwarden')).events.filter((e) => e.route.via === 'hook');
+  return [...new Set(hooked.map((e) => e.route.session ?? null))];
+}
+
 export function editwarden(args: string[], options: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): Ran {
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd: options.cwd, input: options.input ?? '', env: options.env ?? process.env, encoding: 'utf8', timeout: 30_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QWEN, runQwen } from './chat-clients.js';
-import { cleanup, editwarden, project, tempDir } from './helpers.js';
+import { cleanup, editwarden, hookSessionIds, project, tempDir } from './helpers.js';
 
 beforeAll(() => {
   expect(fs.existsSync(QWEN), `${QWEN} is missing; run npm ci`).toBe(true);
@@ -34,6 +34,8 @@ describe('Qwen Code goes through editwarden', () => {
       { name: 'run_shell_command', args: { command: `echo out > ${outside}`, description: 'write outside' } },
     ]);
     const said = `${run.stderr.slice(-2000)}\n${JSON.stringify(run.results)}`;
+    // The hook read the real client's session id where its record says the client sends it: every hooked event carries it.
+    expect(hookSessionIds(root), said).toEqual([expect.stringMatching(/\S/)]);
     expect(run.results, said).toHaveLength(6);
     for (const i of [0, 1, 2]) expect(run.results[i], said).toContain('E_DENIED_PATH');
     expect(run.results[5], said).toContain('E_SHELL_NOT_GUARDED');
