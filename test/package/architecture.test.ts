@@ -1034,3 +1034,24 @@ describe('each tool carries its own describe and slim', () => {
     expect(found).toEqual([]);
   });
 });
+
+/**
+ * How to add a format (docs/architecture.md) is a recipe a contributor
+ * follows: every module and test it names exists (the example format, acme,
+ * aside), and the functions it tells them to use are exported where it says.
+ */
+describe('the recipe for a new format names what exists', () => {
+  it('every src/ and test/ path in "How to add a format" exists', () => {
+    const doc = fs.readFileSync(path.resolve(SRC, '../docs/architecture.md'), 'utf8');
+    const start = doc.indexOf('## How to add a format');
+    expect(start, 'docs/architecture.md needs its "How to add a format" section').toBeGreaterThan(-1);
+    const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
+    const named = [...section.matchAll(/`((?:test\/)?[a-z-]+\/[A-Za-z0-9_./*-]+\.(?:ts|json|md))`/g)].map((m) => m[1] as string).filter((p) => !p.includes('acme') && !p.includes('*'));
+    expect(named.length).toBeGreaterThan(5);
+    const root = path.resolve(SRC, '..');
+    const bare = (p: string): string => (p.startsWith('test/') || p.startsWith('docs/') ? path.join(root, p) : fs.existsSync(path.join(root, 'test', p)) ? path.join(root, 'test', p) : path.join(SRC, p));
+    expect(named.filter((p) => !fs.existsSync(bare(p)) && !fs.existsSync(path.join(root, 'test/formats', p)))).toEqual([]);
+    const render = files.find((f) => f.rel === 'formats/render.ts')?.text ?? '';
+    for (const fn of ['align', 'initialSlices', 'growSlices', 'textEdits', 'blockLines']) expect(render, fn).toMatch(new RegExp(`export function ${fn}\\(`));
+  });
+});
