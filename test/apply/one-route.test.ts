@@ -18,7 +18,7 @@ import { changeLines } from '../../src/apply/pipeline.js';
 import { ToolRunner } from '../../src/tools/runner.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { shellRunnerLine } from '../../src/integrations/client.js';
-import { hookRecords } from '../../src/runs/hook-records.js';
+import { hookRecords } from '../../src/runs/hook-view.js';
 import { tempDir } from '../temp-dirs.js';
 import { call, connect, type ToolReply } from '../mcp/helpers/server.js';
 import { endServers, runtimeEnv, shellsServed, warmServer } from '../integrations/warm-server.js';

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { startScriptedServer, type RecordedRequest } from '../../src/agent/providers/scripted-server.js';
 import type { ScriptedTurn } from '../../src/agent/providers/script.js';
 import { readEvents } from '../../src/runs/events-read.js';
-import { hookRecords } from '../../src/runs/hook-records.js';
+import { hookRecords } from '../../src/runs/hook-view.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = path.join(REPO, 'bin', 'editwarden');

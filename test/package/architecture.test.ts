@@ -539,7 +539,7 @@ describe('one ledger: runs/ledger.ts counts every route', () => {
  * One record writer (issue 41): the root's event log is the record of every route, written by runs/events.ts alone
  * (its files opened for append by runs/event-lines.ts, for the log and the rotation index); a hook's facts are
  * written once, by runs/hook-records.ts, and `.editwarden/hooks/changes.jsonl` is only a view of the log
- * (`hookRecords`). Any other append in src/ is to a file of its own, named here with what it is.
+ * (runs/hook-view.ts `hookRecords`). Any other append in src/ is to a file of its own, named here with what it is.
  */
 const EVENT_LOG_WRITER = 'runs/events.ts';
 const OWN_APPENDS = new Map([
@@ -583,7 +583,7 @@ describe('one record writer: the event log, written by one module', () => {
     expect(opener.sort()).toEqual(['runs/events-index.ts', EVENT_LOG_WRITER]);
   });
 
-  it("no module names .editwarden/hooks/changes.jsonl in code: the hooks' records are the view runs/hook-records.ts reads from the log", () => {
+  it("no module names .editwarden/hooks/changes.jsonl in code: the hooks' records are the view runs/hook-view.ts reads from the log", () => {
     const found: string[] = [];
     for (const f of files) {
       const source = treeOf(f);
@@ -600,7 +600,9 @@ describe('one record writer: the event log, written by one module', () => {
     // Every module outside runs/ that records an event reaches appendEvent/recordEvent; none may do it for a hook or the guarded shell.
     const hookWriters = files.filter((f) => !f.rel.startsWith('runs/') && /\b(appendEvent|recordEvent)\b/.test(f.text) && /via: 'hook'|via: 'shell'|hookRoute\(/.test(f.text)).map((f) => f.rel);
     expect(hookWriters).toEqual([]);
-    expect(files.find((f) => f.rel === 'runs/hook-records.ts')?.text).toMatch(/export function recordHookEdit[\s\S]*export function recordHookCommand[\s\S]*export function hookRecords/);
+    expect(files.find((f) => f.rel === 'runs/hook-records.ts')?.text).toMatch(/export function recordHookEdit[\s\S]*export function recordHookCommand/);
+    // The hook that writes never loads the log's reader: the view is a module of its own.
+    expect(files.find((f) => f.rel === 'runs/hook-records.ts')?.local).not.toContain('runs/events-read.ts');
   });
 });
 

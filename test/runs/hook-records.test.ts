@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/errors.js';
 import { EVENTS_FILE } from '../../src/runs/events.js';
 import { readEvents } from '../../src/runs/events-read.js';
-import { hookRecords, recordHookCommand, recordHookEdit, recordHookRefusal } from '../../src/runs/hook-records.js';
+import { recordHookCommand, recordHookEdit, recordHookRefusal } from '../../src/runs/hook-records.js';
+import { hookRecords } from '../../src/runs/hook-view.js';
 import { tempDir } from '../temp-dirs.js';
 
 const hook = { via: 'hook', client: 'claude', session: 's1' };
