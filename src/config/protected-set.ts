@@ -19,7 +19,7 @@ import { CLIENT_SETTINGS } from './client-settings.js';
 /** editwarden's own state folder at the root (checkpoints, journal, runs). */
 export const STATE_DIR = '.editwarden';
 
-/** The project configuration, at the root (config/names.ts lists every name editwarden reads configuration from). */
+/** The project configuration, at the root (config/names.ts re-exports it beside the size the loader reads). */
 export const CONFIG_FILE = '.editwarden.yml';
 
 /**
