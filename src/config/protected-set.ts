@@ -119,5 +119,19 @@ export function sealedMemberOf(relative: string): ProtectedMember | null {
 
 const SEALED_MEMBERS: readonly ProtectedMember[] = PROTECTED_MEMBERS.filter((m: ProtectedMember) => m.sealed !== undefined);
 
+/** The lengths of the sealed members' names: most entries a walk meets are ruled out by their length alone. */
+const SEALED_LENGTHS = new Set(SEALED_MEMBERS.map((m) => m.path.length));
+
+/**
+ * Whether a walk (list_files, a checkpoint's capture) leaves out the entry `name` of the folder `dirRel` ('' at the
+ * root): a sealed member, compared as the Policy compares it (case-insensitively), so that nothing a walk offers or
+ * records is a path the Policy refuses.
+ */
+export function sealedEntry(dirRel: string, name: string): boolean {
+  if (!SEALED_LENGTHS.has(name.length)) return false;
+  const lower = name.toLowerCase();
+  return SEALED_MEMBERS.some((m) => m.path === lower && (dirRel === '' || m.everyFolder === true));
+}
+
 /** The member for git's metadata: every repository's `.git`. */
 export const GIT_MEMBER: ProtectedMember = PROTECTED_MEMBERS.find((m: ProtectedMember) => m.path === GIT_DIR) as ProtectedMember;

@@ -10,8 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { STATE_DIR } from './paths.js';
-import { GIT_DIR } from '../config/protected-set.js';
+import { sealedEntry } from '../config/protected-set.js';
 import { EXCLUDE_FILE } from '../config/git-machinery.js';
 import { Resolver, type DirHandle } from './resolver.js';
 import { readExact, readSmallAt } from './checkpoints/walk.js';
@@ -135,8 +134,8 @@ export function walkFiles(root: string, visit: WalkVisitor, options: WalkOptions
     for (const d of dirents) {
       if (stopped) return;
       const name = d.name;
-      if (name === GIT_DIR) continue;
-      if (dirRel === '' && name === STATE_DIR) continue;
+      // The sealed members (every `.git`, the state folder) are no project content: never offered, never recorded.
+      if (sealedEntry(dirRel, name)) continue;
       const rel = relDir + name;
       let type: WalkEntryType | null = d.isFile() ? 'file' : d.isDirectory() ? 'dir' : d.isSymbolicLink() ? 'symlink' : null;
       if (type === null && !d.isFIFO() && !d.isSocket() && !d.isBlockDevice() && !d.isCharacterDevice()) {

@@ -12,10 +12,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sealedMemberOf } from '../../src/config/protected-set.js';
+import { sealedEntry, sealedMemberOf } from '../../src/config/protected-set.js';
 import { EditwardenError } from '../../src/errors.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { lexicalParts, resolveInRoot } from '../../src/workspace/paths.js';
+import { walkFiles } from '../../src/workspace/file-walk.js';
+import { walkWorkspace } from '../../src/workspace/checkpoints/walk.js';
 import { tempDir } from '../temp-dirs.js';
 
 type Verdict = { relative: string } | { code: string };
@@ -76,5 +78,35 @@ describe('shape (the resolver) and protection (the Policy) are split (property)'
     expect(seen.shapeRefused).toBeGreaterThan(10);
     expect(seen.sealedRefused).toBeGreaterThan(50);
     expect(seen.accepted).toBeGreaterThan(10);
+  });
+});
+
+describe('the walks leave out exactly what the Policy seals (property)', () => {
+  const folder = fc.array(fc.constantFrom('src', 'vendor', 'lib', 'a'), { maxLength: 3 }).map((parts) => parts.join('/'));
+  const name = fc.constantFrom('.git', '.GIT', '.Git', '.editwarden', '.EDITWARDEN', '.gitignore', '.editwarden.yml', 'x.git', 'git', 'src', '.claude');
+
+  it('an entry of a folder the walk entered is skipped iff its path is in a sealed member', () => {
+    fc.assert(
+      fc.property(folder, name, (dirRel, entry) => {
+        expect(sealedEntry(dirRel, entry), `${dirRel}/${entry}`).toBe(sealedMemberOf(dirRel === '' ? entry : `${dirRel}/${entry}`) !== null);
+      }),
+    );
+  });
+
+  it('list_files and a checkpoint walk offer nothing the Policy refuses: `.GIT/` is git\'s folder on a case-folding disk, so it is sealed on every disk', () => {
+    const root = tempDir('ew-sealed-walk-');
+    for (const file of ['.GIT/config', 'vendor/.Git/HEAD', '.Editwarden/x', 'sub/.editwarden/kept.txt', 'src/a.ts']) {
+      fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+      fs.writeFileSync(path.join(root, file), 'x\n');
+    }
+    const listed: string[] = [];
+    walkFiles(root, (rel, type) => {
+      if (type === 'file') listed.push(rel);
+    });
+    expect(listed.sort()).toEqual(['src/a.ts', 'sub/.editwarden/kept.txt']);
+    expect(walkWorkspace(root).entries.map((e) => e.path).sort()).toEqual(['src/a.ts', 'sub/.editwarden/kept.txt']);
+    const { ws } = openWorkspace(root);
+    for (const p of listed) expect(() => ws.resolve(p), p).not.toThrow();
+    for (const p of ['.GIT/config', 'vendor/.Git/HEAD', '.Editwarden/x']) expect(() => ws.resolve(p), p).toThrow(/never read or write/);
   });
 });

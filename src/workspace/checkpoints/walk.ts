@@ -11,8 +11,7 @@
 import fs from 'node:fs';
 import ignore, { type Ignore } from 'ignore';
 import { TEMP_PREFIX } from '../atomic.js';
-import { STATE_DIR } from '../paths.js';
-import { GIT_DIR } from '../../config/protected-set.js';
+import { sealedEntry } from '../../config/protected-set.js';
 import { EXCLUDE_FILE } from '../../config/git-machinery.js';
 import { Resolver, type DirHandle } from '../resolver.js';
 import { readRegularAt } from './current.js';
@@ -225,8 +224,8 @@ function readListing(dir: DirHandle): Entries | null {
   const keys: string[] = [];
   for (const dirent of names) {
     const name = dirent.name;
-    if (name === GIT_DIR) continue;
-    if (dir.rel === '' && name === STATE_DIR) continue;
+    // The sealed members (every `.git`, the state folder) are no project content: never offered, never recorded.
+    if (sealedEntry(dir.rel, name)) continue;
     if (name.startsWith(TEMP_PREFIX)) continue;
     if (name === '.gitignore') gitignore = true;
     // The type readdir reports (d_type) for the entry it listed in the opened folder: no lstat per folder or link.
