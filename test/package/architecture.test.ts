@@ -884,6 +884,19 @@ describe('a client is one record', () => {
     expect(Object.keys(ALLOWED).filter((k) => !seen.has(k))).toEqual([]);
   });
 
+  it("the CLI's help names every client where it lists them (init: all; shell: every client whose shell is rewritten)", () => {
+    const text = (rel: string): string => files.find((f) => f.rel === rel)?.text ?? '';
+    const init = /description: '[^']*\(([a-z, ]+)\)\.',\n\s*load: async \(\) => \(await import\('\.\/commands\/init\.js'\)\)/.exec(text('cli/main.ts'))?.[1];
+    expect(init?.split(', ').sort()).toEqual(Object.keys(CLIENTS).sort());
+    const shell = /--client <name>', '[^(']*\(([a-z, ]+)\)'/.exec(text('cli/commands/shell.ts'))?.[1];
+    expect(shell?.split(', ').sort()).toEqual(
+      clients
+        .filter((c) => c.shell !== undefined)
+        .map((c) => c.name)
+        .sort(),
+    );
+  });
+
   it('a client rewrites its shell exactly when its record names shell tools, and every client answers in its own hook protocol', () => {
     for (const c of clients) {
       expect({ client: c.name, rewrites: c.shell !== undefined }).toEqual({ client: c.name, rewrites: (c.tools.shell?.length ?? 0) > 0 });

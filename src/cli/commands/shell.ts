@@ -20,7 +20,7 @@ export function registerShell(program: Command, io: Io, setExit: (code: number) 
   program
     .command('shell')
     .description("Run one shell command of a hooked client (Claude Code's Bash, Gemini CLI's run_shell_command) sandboxed, checkpointed as one undo step and counted against the session's limits.")
-    .requiredOption('--client <name>', 'the client whose command this is (claude, gemini)')
+    .requiredOption('--client <name>', 'the client whose command this is, as `editwarden init` names it (claude, gemini, codex, opencode, copilot)')
     .requiredOption('--root <dir>', 'the project root')
     .option('--tool <name>', "the client's shell tool", 'Bash')
     .option('--session <id>', "the client's session id (its limits count across the session)")
