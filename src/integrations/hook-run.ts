@@ -17,6 +17,7 @@ import { runProfile } from '../runs/profile.js';
 import { Run } from '../runs/run.js';
 import type { AnyTool } from '../tools/types.js';
 import { ToolRunner, type CallRecord } from '../tools/runner.js';
+import { defined } from '../defined.js';
 
 export interface HookRunCalls {
   /** The event log's route of the session's calls. */
@@ -24,19 +25,24 @@ export interface HookRunCalls {
   client: string;
   /** The client's session (its ledger in the state folder); null: it sent no id, the call counts alone. */
   session: SessionKey | null;
-  /** The record of each call, written by the runner's record step. */
-  record(record: CallRecord, args: unknown): void;
+  /** The record of each call, written by the runner's record step; absent: the hook records it itself (a native edit's refusal in hook.ts, its landing at PostToolUse). */
+  record?: (record: CallRecord, args: unknown) => void;
 }
 
-/** The runner of one hooked call of a client session in `project`, offering `tools`. */
-export function hookRunner(project: Project, calls: HookRunCalls, tools: readonly AnyTool[]): ToolRunner {
+/** The calls of `client`'s session on the hook's route (the hook records them itself). */
+export function hookCalls(client: string, session: SessionKey | null): HookRunCalls {
+  return { route: { via: 'hook', client, ...defined({ session: session?.session }) }, client, session };
+}
+
+/** The runner of one hooked call of a client session in `project`, offering `tools`; `calls` null: it only confirms a call made before (a post hook). */
+export function hookRunner(project: Project, calls: HookRunCalls | null, tools: readonly AnyTool[]): ToolRunner {
   const profile = runProfile('interactive', { config: project.config, layers: project.layers });
   return ToolRunner.start({
     project,
-    run: new Run({ profile, opener: 'mode', session: calls.session, client: { client: calls.client, route: calls.route } }),
+    run: new Run({ profile, opener: 'mode', ...(calls ? { session: calls.session, client: { client: calls.client, route: calls.route } } : {}) }),
     toolset: { config: project.config, tools },
     artifacts: false,
     // Each call's record is the client's (the hook's event), written by the runner's record step.
-    events: { call: calls.record },
+    events: calls?.record ? { call: calls.record } : false,
   });
 }

@@ -4,9 +4,11 @@
  * The MCP server a client starts is its own process with its own per-run
  * count, so without this a session under `max_files: 1` could change one
  * file natively and another through `write_file`. Here a call that writes
- * project files is planned by the tool's own `prepare` — the plan the
- * server's runner makes before it writes — and its changes are charged to
- * the client session's ledger (runs/ledger.ts), so native tools, the
+ * project files is a call on the client session's hook Run (hook-run.ts) through the
+ * ToolRunner, in the write tool's client-commit form (tools/client-commit.ts):
+ * planned by the tool's own `prepare` — the plan the server's runner makes
+ * before it writes — and charged by the runner to the client session's
+ * ledger (runs/ledger.ts), the one a native edit is charged to, so native tools, the
  * client's shell and editwarden's MCP tools count against one set of limits.
  *
  * It never writes and never runs the invocation it prepared. A call it cannot
@@ -26,9 +28,10 @@
  */
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { openProjectAt } from '../host/project-at.js';
+import { clientCommitOf } from '../tools/client-commit.js';
 import { mcpWriteTool } from '../tools/toolset.js';
-import type { ToolContext } from '../tools/types.js';
-import { openLedger, sessionLimits, violationRefusal, type SessionKey } from '../runs/ledger.js';
+import { sessionLimits, violationRefusal, type SessionKey } from '../runs/ledger.js';
+import { hookCalls, hookRunner } from './hook-run.js';
 
 /**
  * The refusal when the write of MCP tool `tool` (its name on the server) with `args` would take the session
@@ -41,31 +44,21 @@ export async function chargeMcpCall(root: string, tool: string, args: Record<str
   if (!definition) return null;
   const { dry_run: dryRun, ...rest } = args;
   if (dryRun === true) return null;
-  const parsed = definition.schema.safeParse(rest);
-  if (!parsed.success) return null;
+  // Arguments the server will refuse: it writes nothing, and says so in its own words.
+  if (!definition.schema.safeParse(rest).success) return null;
+  let refusal: ErrorInfo;
   try {
+    // The call on the session's hook Run, in the write tool's client-commit form: planned by the tool's own prepare, charged to the session's ledger.
     const project = openProjectAt(root, { configFile });
-    const limits = sessionLimits(project);
-    const ctx: ToolContext = {
-      ws: project.ws,
-      config: project.config,
-      mode: 'interactive',
-      call: 0,
-      signal: new AbortController().signal,
-      remainingMs: () => Number.POSITIVE_INFINITY,
-      runDir: null,
-      apply: project.applyOptions,
-    };
-    const prepared = await definition.prepare(parsed.data, ctx);
-    if (!prepared.ok) return null;
-    const changes = prepared.invocation.changes;
-    const v = openLedger(limits, { key: session, stateDir: project.ws.stateDir, lock: project.transactions.checkpoints.lock }).charge(changes, { tool: `mcp ${definition.name}` });
-    return v ? violationRefusal(v) : null;
+    const record = await hookRunner(project, hookCalls(session.client, session), [clientCommitOf(definition, undefined, 'server')]).call({ tool: definition.name, args: rest });
+    if (record.ok) return null;
+    if (record.violation) return violationRefusal(record.violation);
+    refusal = record.error ?? { code: ErrorCode.INTERNAL, message: 'the call could not be planned', hint: 'Retry the call.' };
   } catch (error) {
-    // Fail closed: a call whose effect on the session's limits cannot be judged is refused.
-    const info = toErrorInfo(error);
-    return { code: info.code, message: `editwarden could not count this ${tool} call against the session's limits: ${info.message}`, hint: info.hint };
+    refusal = toErrorInfo(error);
   }
+  // Fail closed: a call whose effect on the session's limits cannot be judged is refused.
+  return { code: refusal.code, message: `editwarden could not count this ${tool} call against the session's limits: ${refusal.message}`, hint: refusal.hint };
 }
 
 /** The refusal of MCP execute_command in a session whose limits cap files or lines; null when nothing is capped. */

@@ -35,13 +35,14 @@ function firstError(results: EditResult[]): EditResult['error'] {
   return results.find((r) => r.error && r.error.code !== 'E_ABORTED')?.error ?? results.find((r) => r.error)?.error;
 }
 
-function refused(outcome: ApplyOutcome): ToolResult {
+/** A refused plan's answer: the request that failed on its own first, every request's refusal listed, nothing written. */
+export function refusedPlan(outcome: ApplyOutcome): ToolResult {
   const error = firstError(outcome.results) ?? { code: 'E_INTERNAL', message: 'The edit was refused.', hint: 'Read the file again and retry.' };
   return { ...failure(error, rejectedText(outcome.results)), data: { results: outcome.results } };
 }
 
 function appliedResult(outcome: ApplyOutcome, replanned: string[] = []): ToolResult {
-  if (!outcome.ok) return refused(outcome);
+  if (!outcome.ok) return refusedPlan(outcome);
   const lines: string[] = [];
   if (replanned.length > 0) {
     lines.push(`re-planned: ${replanned.join(', ')} changed after this call was planned (another writer); the same change was applied to the current text.`);
@@ -66,7 +67,7 @@ function appliedResult(outcome: ApplyOutcome, replanned: string[] = []): ToolRes
  */
 export async function prepareWrites(planning: Promise<Plan>): Promise<Preparation> {
   const planned = await planning;
-  if (!planned.outcome.ok) return { ok: false, result: refused(planned.outcome) };
+  if (!planned.outcome.ok) return { ok: false, result: refusedPlan(planned.outcome) };
   const run = async (): Promise<ToolResult> => {
     const committed = await commit(planned);
     return appliedResult(committed, committed.replanned);

@@ -66,6 +66,7 @@ import {
   type ToolRunnerStart,
 } from './calls.js';
 import { ToolRegistry } from './registry.js';
+import { confirmClientCommit } from './client-commit.js';
 import { configUnder, runProfile, type RunProfile } from '../runs/profile.js';
 import { prepareCall, type AnyTool, type Invocation, type StopCause, type ToolContext, type ToolResult } from './types.js';
 import { chargeClientCommand, chargeCommand, commandMark, type CommandCall, type CommandCharge } from './command-charge.js';
@@ -171,6 +172,11 @@ export class ToolRunner {
     return this.guard.totals();
   }
 
+  /** The confirm step of a client-committed native edit (its PostToolUse): what landed since its checkpoint, made an undo step. */
+  confirm(checkpoint: string): ReturnType<typeof confirmClientCommit> {
+    return confirmClientCommit(this.transactions.checkpoints, checkpoint);
+  }
+
   /** The violation `changes` would make in the run's ledger now (a preview says it); nothing is recorded. */
   wouldViolate(changes: readonly FileChange[]): Violation | null {
     return this.ledger.check(changes, {});
@@ -247,7 +253,9 @@ export class ToolRunner {
       return new Ended({ ...resultFields(prepared.result), ...emptyChange(), status: 'failed' });
     }
     if (tool.kind !== 'write') return prepared.invocation;
-    const v = this.ledger.check(prepared.invocation.changes, scope.site);
+    const { changes, committer } = prepared.invocation;
+    // A write the client commits (tools/client-commit.ts) is charged as it is admitted: the client writes after the answer, out of sight.
+    const v = committer === 'client' ? this.ledger.charge(changes, scope.site) : this.ledger.check(changes, scope.site);
     return v ? this.refuse(v) : prepared.invocation;
   }
 
@@ -337,7 +345,7 @@ export class ToolRunner {
     if (!result?.changes) return { changes: [], violation: null };
     const changes = result.changes;
     const unplanned = changes.filter((c) => !invocation.changes.some((p) => p.path === c.path));
-    this.chargeFiles(changes, tool);
+    this.chargeFiles(changes, tool, invocation.committer === 'client');
     const violation = unplanned.map((c) => this.guard.checkPath(c.path, site, false)).find((x) => x !== null) ?? this.ledger.check([], site, false);
     return { changes, violation };
   }
@@ -415,8 +423,9 @@ export class ToolRunner {
     this.emit({ type: 'violation', violation: v });
   }
 
-  private chargeFiles(changes: FileChange[], tool: string): void {
-    this.ledger.record(changes);
+  /** `admitted`: already charged as the plan was admitted (a client-committed write). */
+  private chargeFiles(changes: FileChange[], tool: string, admitted = false): void {
+    if (!admitted) this.ledger.record(changes);
     for (const c of changes) {
       const set = this.fileTools.get(c.path) ?? new Set<string>();
       set.add(tool);

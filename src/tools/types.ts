@@ -71,12 +71,18 @@ export class Invocation {
   readonly changes: readonly FileChange[];
   /** The unified diff of those changes ('' when there is none). */
   readonly diff: string;
+  /**
+   * Who writes the plan: editwarden (`run()` commits it), or the client after editwarden answers (a hooked native
+   * edit, an MCP write seen by the client's hook: `run()` only checkpoints or notes it; tools/client-commit.ts).
+   */
+  readonly committer: 'editwarden' | 'client';
   #work: (() => Promise<ToolResult>) | null;
 
-  constructor(work: () => Promise<ToolResult>, plan: { changes?: readonly FileChange[]; diff?: string } = {}) {
+  constructor(work: () => Promise<ToolResult>, plan: { changes?: readonly FileChange[]; diff?: string; committer?: 'client' } = {}) {
     this.#work = work;
     this.changes = plan.changes ?? [];
     this.diff = plan.diff ?? '';
+    this.committer = plan.committer ?? 'editwarden';
   }
 
   /** Whether run() has been called. */

@@ -6,7 +6,15 @@
  * `applyRequests`, the hook (`editwarden hook claude pre-tool-use`, the
  * hook's own entry) and controlled mode (`editwarden controlled-edit`, the
  * session the agent's controlled mode runs). A hook allows without a diff (the
- * client writes), so its verdict is allow or the refusal code.
+ * client writes), so its verdict is allow or the refusal code. The MCP route
+ * as a client runs it is the hook seeing `mcp__editwarden__edit_file` (a
+ * call on the session's hook Run, the write tool's client-commit form), then
+ * the server's own call.
+ *
+ * The same limits, one ledger: under `max_files: 1`, a client session's
+ * second file is refused whichever route each write takes (a native Write,
+ * an MCP write_file the hook sees), as editwarden's own run refuses its
+ * second write_file — the same verdicts, the same code.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -71,6 +79,12 @@ function fromResult(r: { status: string; diff: string; error?: { code: string } 
   return r.error ? { code: r.error.code } : { ok: true, change: changeLines(r.diff) };
 }
 
+/** A Claude Code pre-tool hook's denial: the refusal code its reason names. */
+function hookRefusal(stdout: string): Verdict {
+  const reason = (JSON.parse(stdout) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput.permissionDecisionReason;
+  return { code: /\bE_[A-Z_]+/.exec(reason)?.[0] ?? reason };
+}
+
 const routes: Record<string, (root: string, c: Case) => Promise<Verdict>> = {
   async 'runner tool edit_file'(root, c) {
     const { ws, transactions } = openWorkspace(root);
@@ -92,8 +106,14 @@ const routes: Record<string, (root: string, c: Case) => Promise<Verdict>> = {
     const r = bin(['hook', 'claude', 'pre-tool-use', '--root', root], JSON.stringify({ tool_name: 'Edit', tool_input: { file_path: path.join(root, c.path), old_string: c.old, new_string: c.new } }));
     expect(r.code).toBe(0);
     if (r.stdout.trim() === '') return { ok: true, change: null };
-    const reason = (JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput.permissionDecisionReason;
-    return { code: /\bE_[A-Z_]+/.exec(reason)?.[0] ?? reason };
+    return hookRefusal(r.stdout);
+  },
+  async 'MCP edit_file: the hook sees mcp__editwarden__edit_file, then the server runs it'(root, c) {
+    const r = bin(['hook', 'claude', 'pre-tool-use', '--root', root], JSON.stringify({ session_id: 's-1', tool_name: 'mcp__editwarden__edit_file', tool_input: { path: c.path, old_text: c.old, new_text: c.new } }));
+    expect(r.code).toBe(0);
+    if (r.stdout.trim() !== '') return hookRefusal(r.stdout);
+    // Let through: the server runs the call in its own run.
+    return routes['runner tool edit_file']?.(root, c) ?? { code: 'no runner route' };
   },
   async 'controlled mode'(root, c) {
     const r = bin(['controlled-edit', '--request', '-', '--build', 'true', '--json', '--root', root], JSON.stringify({ filename: c.path, old_text: c.old, new_text: c.new }));
@@ -200,4 +220,64 @@ describe('the same commands and limits, the same verdict through execute_command
       expect(verdicts).toEqual(Object.fromEntries(Object.keys(commandRoutes).map((name) => [name, c.verdict])));
     }, 120_000);
   }
+});
+
+/** One write of `file` in session `session`, as the Claude Code hook sees it: a native Write, or editwarden's MCP write_file. */
+type HookWrite = 'native Write' | 'MCP write_file';
+
+function hookWrite(root: string, session: string, how: HookWrite, file: string, content: string): Verdict {
+  const input =
+    how === 'native Write' ? { session_id: session, tool_name: 'Write', tool_input: { file_path: path.join(root, file), content } } : { session_id: session, tool_name: 'mcp__editwarden__write_file', tool_input: { path: file, content } };
+  const r = bin(['hook', 'claude', 'pre-tool-use', '--root', root], JSON.stringify(input));
+  expect(r.code).toBe(0);
+  return r.stdout.trim() === '' ? { ok: true, change: null } : hookRefusal(r.stdout);
+}
+
+/** editwarden's own run (an in-memory ledger) under the same limits: each write_file's verdict, allowed writes shown as a hook shows them. */
+async function ownRun(limits: { max_files?: number; max_lines_changed?: number }, writes: Array<{ file: string; content: string }>): Promise<Verdict[]> {
+  const { ws, transactions } = openWorkspace(project());
+  const config = defaultConfig();
+  const run = ToolRunner.start({ ws, config: { ...config, constraints: { ...config.constraints, ...limits } }, transactions });
+  const out: Verdict[] = [];
+  for (const w of writes) {
+    const r = await run.call({ tool: 'write_file', args: { path: w.file, content: w.content } });
+    out.push(r.ok ? { ok: true, change: null } : { code: r.error?.code ?? 'no code' });
+  }
+  return out;
+}
+
+describe('the same limits, one ledger: every route of a client session counts in its ledger as an own run counts in its own', () => {
+  const ORDERS: HookWrite[][] = [
+    ['native Write', 'MCP write_file'],
+    ['MCP write_file', 'native Write'],
+    ['native Write', 'native Write'],
+    ['MCP write_file', 'MCP write_file'],
+  ];
+  for (const order of ORDERS) {
+    it(`under max_files: 1, ${order.join(' then ')} of two files in one session: the second is refused as an own run refuses its second write_file`, async () => {
+      const writes = [
+        { file: 'b.txt', content: 'b\n' },
+        { file: 'c.txt', content: 'c\n' },
+      ];
+      const root = project();
+      fs.writeFileSync(path.join(root, '.editwarden.yml'), 'constraints:\n  max_files: 1\n');
+      const hooked = order.map((how, i) => hookWrite(root, 's-1', how, writes[i]?.file ?? '', writes[i]?.content ?? ''));
+      const own = await ownRun({ max_files: 1 }, writes);
+      expect({ hooked, own }).toEqual({ hooked: own, own: [{ ok: true, change: null }, { code: 'E_CONSTRAINT' }] });
+      // Another session has a ledger of its own: its first file fits.
+      expect(hookWrite(root, 's-2', order[1] ?? 'native Write', 'c.txt', 'c\n')).toEqual({ ok: true, change: null });
+    });
+  }
+
+  it('under max_lines_changed: 2, one 3-line write is refused by the native Write, the MCP write_file the hook sees and an own run alike', async () => {
+    const root = project();
+    fs.writeFileSync(path.join(root, '.editwarden.yml'), 'constraints:\n  max_lines_changed: 2\n');
+    const content = '1\n2\n3\n';
+    const verdicts = {
+      native: hookWrite(root, 's-1', 'native Write', 'b.txt', content),
+      mcp: hookWrite(root, 's-2', 'MCP write_file', 'b.txt', content),
+      own: (await ownRun({ max_lines_changed: 2 }, [{ file: 'b.txt', content }]))[0],
+    };
+    expect(verdicts).toEqual({ native: { code: 'E_CONSTRAINT' }, mcp: { code: 'E_CONSTRAINT' }, own: { code: 'E_CONSTRAINT' } });
+  });
 });

@@ -482,7 +482,7 @@ describe('one change pipeline: plan → commit is the only route to a write', ()
     expect(calls((callee, args) => callee === '.commit' && args === 2, exempt)).toEqual([]);
   });
 
-  it('the routes call the pipeline: the write tools, controlled mode, the hook vet, the CLI edit command and the library', () => {
+  it("the routes call the pipeline: the write tools (and their client-commit form, a hook's native edit), controlled mode, the CLI edit command and the library", () => {
     const usesPipeline = (rel: string): boolean => files.find((f) => f.rel === rel)?.local.some((t) => t === PIPELINE || t === 'apply/apply-reply.ts') ?? false;
     for (const route of [
       'tools/edit-file.ts',
@@ -491,7 +491,7 @@ describe('one change pipeline: plan → commit is the only route to a write', ()
       'tools/edits.ts',
       'agent/controlled.ts',
       'agent/controlled-tool.ts',
-      'integrations/vet.ts',
+      'tools/client-commit.ts',
       'cli/commands/edit.ts',
       'cli/commands/apply.ts',
       'index.ts',
@@ -532,6 +532,14 @@ describe('one ledger: runs/ledger.ts counts every route', () => {
       if (/['"`]sessions['"`/]/.test(text)) out.push(`${rel}: names the sessions folder`);
     }
     expect(out).toEqual([]);
+  });
+
+  it('the hook routes are calls on the hook Run: vet.ts and mcp-call.ts reach the runner through hook-run.ts and neither plan nor charge themselves', () => {
+    for (const rel of ['integrations/vet.ts', 'integrations/mcp-call.ts']) {
+      const f = files.find((x) => x.rel === rel);
+      const own = f?.local.filter((t) => t === PIPELINE || t === PLANNER || t === 'tools/edits.ts') ?? [];
+      expect({ rel, runner: f?.local.includes('integrations/hook-run.ts'), own, opensLedger: /\bopenLedger\b|\.prepare\(/.test(f?.text ?? '') }).toEqual({ rel, runner: true, own: [], opensLedger: false });
+    }
   });
 });
 
