@@ -33,7 +33,7 @@ import { refusedPlan } from './edits.js';
 import { defineTool, Invocation, type Preparation, type ToolResult, type WriteTool } from './types.js';
 
 /** An admitted plan the client commits: its changes and diff, and — when they are all the call writes — the plan's exact writes. */
-export interface ClientPlan {
+interface ClientPlan {
   changes: readonly FileChange[];
   diff: string;
   writes?: readonly FileWrite[];
