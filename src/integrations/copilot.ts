@@ -53,7 +53,7 @@ function copilotNativeEdit(input: Record<string, unknown>): NativeEdit | null {
   const ti = objectOf(input.tool_input, 'toolArgs');
   const file = fileOf(input, ti);
   const source = { format: 'tool' as const, index: 0 };
-  if (tool === 'create') return { client: 'copilot', tool, as, requests: [{ action: 'overwrite', path: file, content: stringField(ti, 'file_text'), source }], pathsOnly: [] };
+  if (as === 'write_file') return { client: 'copilot', tool, as, requests: [{ action: 'overwrite', path: file, content: stringField(ti, 'file_text'), source }], pathsOnly: [] };
   const oldText = stringField(ti, 'old_str');
   const newText = stringField(ti, 'new_str');
   return { client: 'copilot', tool, as, requests: [oldText === '' ? { action: 'create', path: file, content: newText, source } : { action: 'edit', path: file, oldText, newText, source }], pathsOnly: [] };

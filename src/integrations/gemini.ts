@@ -45,7 +45,7 @@ export function geminiNativeEdit(input: Record<string, unknown>): NativeEdit | n
   const file = stringField(ti, 'file_path', 'absolute_path', 'path');
   const source = { format: 'tool' as const, index: 0 };
   let request: EditRequest;
-  if (tool === 'write_file') request = { action: 'overwrite', path: file, content: stringField(ti, 'content'), source };
+  if (as === 'write_file') request = { action: 'overwrite', path: file, content: stringField(ti, 'content'), source };
   else {
     const oldText = stringField(ti, 'old_string');
     const newText = stringField(ti, 'new_string');

@@ -48,7 +48,7 @@ function opencodeNativeEdit(input: Record<string, unknown>): NativeEdit | null {
   const ti = objectOf(input.tool_input, 'args');
   const base = { client: 'opencode', tool, as, ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }), pathsOnly: [] as string[] };
   const source = { format: 'tool' as const, index: 0 };
-  if (tool === 'apply_patch') {
+  if (as === 'apply_patch') {
     const parsed = parseApplyPatch(stringField(ti, 'patchText'));
     const first = parsed.errors[0];
     // A patch editwarden cannot read cannot be vetted: refused, not waved through.
@@ -58,7 +58,7 @@ function opencodeNativeEdit(input: Record<string, unknown>): NativeEdit | null {
     return { ...base, requests: parsed.requests };
   }
   const file = fileOf(input, ti);
-  if (tool === 'write') return { ...base, requests: [{ action: 'overwrite', path: file, content: stringField(ti, 'content'), source }] };
+  if (as === 'write_file') return { ...base, requests: [{ action: 'overwrite', path: file, content: stringField(ti, 'content'), source }] };
   const oldText = stringField(ti, 'oldString');
   const newText = stringField(ti, 'newString');
   // opencode's edit with an empty oldString writes newString as the whole file.

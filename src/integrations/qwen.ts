@@ -59,7 +59,7 @@ function qwenNativeEdit(input: Record<string, unknown>): NativeEdit | null {
   const file = stringField(ti, 'file_path');
   const source = { format: 'tool' as const, index: 0 };
   let request: EditRequest;
-  if (tool === 'write_file') request = { action: 'overwrite', path: file, content: stringField(ti, 'content'), source };
+  if (as === 'write_file') request = { action: 'overwrite', path: file, content: stringField(ti, 'content'), source };
   else {
     const oldText = stringField(ti, 'old_string');
     const newText = stringField(ti, 'new_string');
