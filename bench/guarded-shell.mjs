@@ -67,11 +67,10 @@ const STAGES = [
   ['Node start + thin client', 'spawn', 'client:started'],
   ['wait for the server', 'client:started', 'server:turn'],
   ['config, open, Policy', 'server:turn', 'server:opened'],
-  ['sandbox policy (nested repos, bwrap check)', 'server:opened', 'server:sandbox'],
-  ['checkpoint before', 'server:sandbox', 'server:before'],
+  ['runner: checkpoint before, execute_command: sandbox policy (nested repos, bwrap check)', 'server:opened', 'server:before'],
   ['to the client, spawn, bwrap + true', 'server:before', 'client:ran'],
-  ['capture after', 'client:ran', 'server:after'],
-  ['ledger, records, log', 'server:after', 'server:recorded'],
+  ['runner: capture after, ledger', 'client:ran', 'server:after'],
+  ['records, log', 'server:after', 'server:recorded'],
   ['answer, exit', 'server:recorded', 'exit'],
 ];
 

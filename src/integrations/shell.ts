@@ -80,7 +80,7 @@ export interface ShellIo {
   run?: (spec: RunnableSpec, options: SpawnedOptions) => Promise<CommandResult>;
   /** What a warm process keeps for the project between commands (cli/hook-projects.ts); absent: nothing is kept. */
   warm?: { nestedSearch: NonNullable<PolicyOptions['nestedSearch']>; tree?: (realRoot: string) => WatchedTree | null };
-  /** Told as each stage ends (`opened`, `sandbox`, `before`, `ran`, `after`, `recorded`): where the time goes (bench/guarded-shell.mjs). */
+  /** Told as each stage ends (`opened`; `before`: the runner's mark and the tool's sandbox, the command about to start; `ran`; `after`: the runner's capture and charge; `recorded`): where the time goes (bench/guarded-shell.mjs). */
   mark?: (stage: string) => void;
 }
 
@@ -122,7 +122,6 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
       // Nobody approves each command of a hooked session: without a sandbox it would have the user's full rights.
       unattended: true,
       run: async ({ sandbox, env, signal }) => {
-        io.mark?.('sandbox');
         io.mark?.('before');
         // Under another sandbox (outer.ts): what held the command, as judged before it ran.
         const outerLine = sandboxInForce(sandbox) === 'outer' ? outerSandboxLine(sandbox) : null;
