@@ -65,8 +65,12 @@ export interface ClientIntegration {
   projectDirEnv?: string;
   /** The native edit a pre-tool hook input describes; null when the tool is not an edit this hook guards. */
   nativeEdit(input: Record<string, unknown>): NativeEdit | null;
-  /** The tool and call id of a post-tool hook input; null: a tool this hook does not record (a client whose hooks see every tool). */
-  postCall(input: Record<string, unknown>): { tool: string; call?: string } | null;
+  /**
+   * The tool and call id of a post-tool hook input; null: a tool this hook does not record (a client whose hooks see
+   * every tool). `paths`: the files the input names, for a client whose edits no pre-tool hook vetted (Cursor's
+   * afterFileEdit) — with no checkpoint to diff against, they are what the record can say.
+   */
+  postCall(input: Record<string, unknown>): { tool: string; call?: string; paths?: string[] } | null;
   /**
    * The client's hook input in the common shape the rest reads (`tool_name`, `tool_input`, `tool_use_id`, `cwd`),
    * for a client whose hooks name them otherwise (Copilot's `toolName`/`toolArgs`). The session id is not part of

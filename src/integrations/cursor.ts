@@ -9,6 +9,7 @@
 import path from 'node:path';
 import type { ErrorInfo } from '../errors.js';
 import { arrayAt, dropIfEmpty, jsonOrNothing, jsonText, removeFromList, mcpServer, objectAt, parseJsonObject, putServer, refusalText, guardedHookCommand, type ClientIntegration, type Json, takeOurSettings } from './client.js';
+import { defined } from '../defined.js';
 
 export const cursor: ClientIntegration = {
   name: 'cursor',
@@ -19,7 +20,7 @@ export const cursor: ClientIntegration = {
   // Its documented file-edit hook sees no tool by name (afterFileEdit runs after any edit): no tool is named here.
   tools: { edit: {} },
   nativeEdit: () => null,
-  postCall: () => ({ tool: 'afterFileEdit' }),
+  postCall: (input) => ({ tool: 'afterFileEdit', ...defined({ paths: typeof input.file_path === 'string' && input.file_path !== '' ? [input.file_path] : undefined }) }),
   deny: (error: ErrorInfo) => ({ exitCode: 2, stderr: refusalText(error) }),
   allow: () => ({ exitCode: 0, stdout: '{}' }),
   configFiles(root, setup) {

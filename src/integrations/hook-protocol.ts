@@ -36,7 +36,7 @@ export type HookCall = { route: EventRoute; session: SessionKey | null } & (
       shellTool?: string;
     }
   | /** An edit or shell call whose input cannot be read: refused, since it cannot be vetted. */ { kind: 'unreadable'; tool: string; error: NativeInputError }
-  | /** After the tool ran: what to record. */ { kind: 'post'; tool: string; call?: string }
+  | /** After the tool ran: what to record. */ { kind: 'post'; tool: string; call?: string; paths?: string[] }
   | /** Every earlier tool call of the session has ended (the client's Stop): settle what is pending (hook-settle.ts). */ { kind: 'settle' }
 );
 

@@ -90,7 +90,7 @@ async function decide(clientName: string, call: HookCall, root: string, ctx: Hoo
       try {
         const recorded = recordNativeEdit(root, clientName, call.tool, call.call, configFile);
         // Recorded already when the session's next hook or its Stop hook settled the call (hook-settle.ts).
-        const logged = recorded.settledBefore === true ? null : recordHookEdit(root, call.route, call.tool, { ...recorded, call: call.call });
+        const logged = recorded.settledBefore === true ? null : recordHookEdit(root, call.route, call.tool, { ...recorded, call: call.call, named: call.paths });
         if (logged) throw logged;
       } catch (error) {
         // The edit already happened; a record that fails must not turn into an error the model chases.

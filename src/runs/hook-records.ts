@@ -47,12 +47,14 @@ export interface NativeChanges {
   /** The pre-tool hook's checkpoint (the undo step); null: no hook vetted this edit before it ran (Cursor's afterFileEdit). */
   checkpoint: string | null;
   changes: ReadonlyArray<{ path: string; change: string; patch?: string }>;
+  /** The files the client named, recorded for an edit no hook vetted (no checkpoint: nothing to diff against). */
+  named?: readonly string[] | undefined;
 }
 
 /**
  * The client changed these files after its hook allowed the edit: the real diff, undone by `checkpoint`. An edit no
- * hook vetted (no checkpoint: there is nothing to diff against) is recorded as that, with no paths; a vetted edit
- * that changed nothing is not recorded.
+ * hook vetted (no checkpoint: there is nothing to diff against) is recorded as that, with the paths the client
+ * named (root-relative where they lie under the root) and no line counts; a vetted edit that changed nothing is not recorded.
  */
 export function recordHookEdit(root: string, route: EventRoute, tool: string, recorded: NativeChanges): Error | null {
   if (recorded.changes.length === 0 && recorded.checkpoint !== null) return null;
@@ -66,7 +68,7 @@ export function recordHookEdit(root: string, route: EventRoute, tool: string, re
     kind: 'edit',
     route,
     tool,
-    paths: recorded.changes.map((c) => c.path),
+    paths: recorded.checkpoint === null && recorded.changes.length === 0 ? [...new Set((recorded.named ?? []).map((p) => shown(root, p)))] : recorded.changes.map((c) => c.path),
     added,
     removed,
     ...defined({ created: having('created'), deleted: having('deleted'), call: recorded.call, diff: diff !== '' ? diff : undefined, checkpoint: recorded.checkpoint || undefined }),

@@ -195,6 +195,13 @@ describe('Cursor hook (afterFileEdit)', () => {
     expect(r.code).toBe(0);
     expect(hookRecordLines(root)).toContain('"client":"cursor"');
   });
+
+  it('the record names the file Cursor says it edited (no checkpoint to diff against), and `editwarden log` shows it', () => {
+    const root = project({ 'a.txt': 'one\n' });
+    expect(hook('cursor', 'after-file-edit', root, { hook_event_name: 'afterFileEdit', file_path: path.join(root, 'a.txt'), edits: [{ old_string: 'one', new_string: 'uno' }] }).code).toBe(0);
+    expect(hookRecordLines(root)).toContain('"changes":[{"path":"a.txt","change":"modified"}]');
+    expect(editwarden(['log', '--root', root]).stdout).toMatch(/afterFileEdit a\.txt/);
+  });
 });
 
 describe('every hook decides on the path the kernel will walk (a -> ., up -> a/.., cfgdir -> deep/X/..)', () => {

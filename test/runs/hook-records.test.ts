@@ -68,6 +68,16 @@ describe('a hooked native edit is written once, to the event log, and the hooks 
     expect(hookRecords(state)).toEqual([{ at: expect.any(String), client: 'cursor', tool: 'afterFileEdit', checkpoint: null, changes: [] }]);
   });
 
+  it('an edit no hook vetted is recorded with the paths the client named, root-relative; a vetted one with its diff paths only', () => {
+    const { root: r, state } = root();
+    const cursor = { via: 'hook', client: 'cursor' };
+    expect(recordHookEdit(r, cursor, 'afterFileEdit', { checkpoint: null, changes: [], named: [path.join(r, 'src/a.txt'), '/elsewhere/b.txt', path.join(r, 'src/a.txt')] })).toBeNull();
+    expect(recordHookEdit(r, hook, 'Edit', { checkpoint: 'cp', changes: [{ path: 'c.txt', change: 'modified', patch: patch('c.txt') }], named: ['ignored.txt'] })).toBeNull();
+    expect(readEvents(state).events.map((e) => e.paths)).toEqual([['src/a.txt', '/elsewhere/b.txt'], ['c.txt']]);
+    expect(readEvents(state).events[0]).toMatchObject({ added: 0, removed: 0 });
+    expect(readEvents(state).events[0]?.checkpoint).toBeUndefined();
+  });
+
   it('every path keeps its kind, whatever the mix (property)', () => {
     const { root: r, state } = root();
     const kinds = fc.constantFrom('created', 'modified', 'deleted');
