@@ -21,6 +21,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { CLIENT_SETTINGS } from '../config/client-settings.js';
 import { GIT_DIR, PROJECT_INSTALL, PROTECTED_MEMBERS, STATE_DIR } from '../config/protected-set.js';
 
 const PROFILE = 'editwarden';
@@ -39,7 +40,8 @@ function exists(p: string): boolean {
 /** Root-relative members the profile keeps read-only (Codex keeps `.git` and `.codex` so already). */
 function profileMembers(root: string, configFile?: string): string[] {
   // Not the state folder: editwarden's own process runs inside the same sandbox as the command, and writes it there.
-  const fixed = PROTECTED_MEMBERS.map((m) => m.path).filter((p) => p !== GIT_DIR && p !== '.codex' && p !== STATE_DIR);
+  const codexKeeps = new Set<string>([GIT_DIR, STATE_DIR, ...CLIENT_SETTINGS.codex.map((m) => m.path)]);
+  const fixed = PROTECTED_MEMBERS.map((m) => m.path).filter((p) => !codexKeeps.has(p));
   const install = [PROJECT_INSTALL.bin, PROJECT_INSTALL.package, ...PROJECT_INSTALL.externals];
   const extra = configFile !== undefined && !path.isAbsolute(configFile) && !configFile.split('/').includes('..') ? [configFile] : [];
   return [...new Set([...fixed, ...install, ...extra])].filter((p) => !p.includes('/') || exists(path.join(root, p)));

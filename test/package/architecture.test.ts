@@ -679,7 +679,6 @@ describe('the protected set is the one spelling of a protected name', () => {
     'integrations/cursor.ts': { literals: ['.cursor', '.cursor/hooks.json', '.cursor/mcp.json'], why: "the files Cursor's `init` writes, inside its member" },
     'integrations/codex.ts': { literals: ['.codex', '.codex/config.toml'], why: "the file Codex's `init` writes, inside its member" },
     'integrations/codex-trust.ts': { literals: ['.codex', '~/.codex/config.toml'], why: "Codex's own trust entry: the person's ~/.codex/config.toml and the project's .codex folder as Codex names them" },
-    'integrations/codex-profile.ts': { literals: ['.codex'], why: 'the members Codex already keeps read-only itself, left out of the permission profile init writes' },
     'integrations/copilot.ts': { literals: ['.github/hooks/editwarden.json'], why: "the file Copilot CLI's `init` writes, inside its member" },
     'integrations/opencode.ts': { literals: ['opencode.json'], why: "the file opencode's `init` writes (a member)" },
     'integrations/opencode-plugin.ts': { literals: ['.opencode/plugins/editwarden.js'], why: "the plugin file opencode's `init` writes, inside its member" },
