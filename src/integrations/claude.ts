@@ -39,7 +39,7 @@ import {
   type HookOutput,
   takeOurSettings,
 } from './client.js';
-import { NativeInputError, objectOf, stringField, type NativeEdit } from './native-edit.js';
+import { NativeInputError, objectOf, oldNewEdit, stringField, type NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
 
 const SERVER = MCP_SERVER_NAME;
@@ -54,13 +54,9 @@ const TOOLS = {
   mcpPrefix: `mcp__${SERVER}__`,
 } as const satisfies ClientTools;
 
+/** One Edit (or one of a MultiEdit's edits): an empty old_string creates the file. */
 function editOf(file: string, e: Record<string, unknown>, index: number): EditRequest {
-  const oldText = stringField(e, 'old_string');
-  const newText = stringField(e, 'new_string');
-  const source = { format: 'tool' as const, index };
-  // Claude's Edit with an empty old_string creates the file.
-  if (oldText === '') return { action: 'create', path: file, content: newText, source };
-  return { action: 'edit', path: file, oldText, newText, ...defined({ replaceAll: e.replace_all === true ? true : undefined }), source };
+  return oldNewEdit(file, stringField(e, 'old_string'), stringField(e, 'new_string'), e.replace_all === true, index);
 }
 
 /** Claude Code tool input → edit requests (Write → create or overwrite: the engine decides by whether the file exists). */

@@ -16,7 +16,7 @@
 import path from 'node:path';
 import { EditwardenError, ErrorCode, type ErrorInfo } from '../errors.js';
 import { guardedHookCommand, jsonOrNothing, jsonText, parseJsonObject, refusalText, editToolOf, type ClientIntegration, type ClientTools, type HookOutput, type Json } from './client.js';
-import { objectOf, stringField, type NativeEdit } from './native-edit.js';
+import { objectOf, oldNewEdit, stringField, type NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
 
 /** Copilot CLI's tools: create (a whole file) and edit, and bash (rewritten to run through `editwarden shell`). */
@@ -54,9 +54,7 @@ function copilotNativeEdit(input: Record<string, unknown>): NativeEdit | null {
   const file = fileOf(input, ti);
   const source = { format: 'tool' as const, index: 0 };
   if (as === 'write_file') return { client: 'copilot', tool, as, requests: [{ action: 'overwrite', path: file, content: stringField(ti, 'file_text'), source }], pathsOnly: [] };
-  const oldText = stringField(ti, 'old_str');
-  const newText = stringField(ti, 'new_str');
-  return { client: 'copilot', tool, as, requests: [oldText === '' ? { action: 'create', path: file, content: newText, source } : { action: 'edit', path: file, oldText, newText, source }], pathsOnly: [] };
+  return { client: 'copilot', tool, as, requests: [oldNewEdit(file, stringField(ti, 'old_str'), stringField(ti, 'new_str'), false)], pathsOnly: [] };
 }
 
 function answer(body: Record<string, unknown>): HookOutput {

@@ -28,8 +28,7 @@ import {
   type Json,
   takeOurSettings,
 } from './client.js';
-import { objectOf, stringField, type NativeEdit } from './native-edit.js';
-import { defined } from '../defined.js';
+import { objectOf, oldNewEdit, stringField, type NativeEdit } from './native-edit.js';
 
 /** Gemini CLI's write tools (judged as editwarden's file tools) and its shell, rewritten to run through `editwarden shell`. */
 const TOOLS = {
@@ -46,12 +45,8 @@ export function geminiNativeEdit(input: Record<string, unknown>): NativeEdit | n
   const source = { format: 'tool' as const, index: 0 };
   let request: EditRequest;
   if (as === 'write_file') request = { action: 'overwrite', path: file, content: stringField(ti, 'content'), source };
-  else {
-    const oldText = stringField(ti, 'old_string');
-    const newText = stringField(ti, 'new_string');
-    const many = typeof ti.expected_replacements === 'number' && ti.expected_replacements > 1;
-    request = oldText === '' ? { action: 'create', path: file, content: newText, source } : { action: 'edit', path: file, oldText, newText, ...defined({ replaceAll: many ? true : undefined }), source };
-  }
+  // replace: more than one expected replacement replaces them all.
+  else request = oldNewEdit(file, stringField(ti, 'old_string'), stringField(ti, 'new_string'), typeof ti.expected_replacements === 'number' && ti.expected_replacements > 1);
   return { client: 'gemini', tool, as, requests: [request], pathsOnly: [] };
 }
 

@@ -45,6 +45,16 @@ export class NativeInputError extends EditwardenError {
   }
 }
 
+/**
+ * A client's edit of an old text into a new one, as a request: an empty old text makes the file (Claude Code's
+ * Edit, Gemini CLI's replace, Qwen Code's edit and Copilot CLI's edit all say "create" so; opencode's differs).
+ */
+export function oldNewEdit(file: string, oldText: string, newText: string, replaceAll: boolean, index = 0): EditRequest {
+  const source = { format: 'tool' as const, index };
+  if (oldText === '') return { action: 'create', path: file, content: newText, source };
+  return { action: 'edit', path: file, oldText, newText, ...(replaceAll ? { replaceAll: true } : {}), source };
+}
+
 export function stringField(input: Record<string, unknown>, ...names: string[]): string {
   for (const name of names) {
     const v = input[name];

@@ -35,7 +35,7 @@ import {
   type Json,
   takeOurSettings,
 } from './client.js';
-import { objectOf, stringField, type NativeEdit } from './native-edit.js';
+import { objectOf, oldNewEdit, stringField, type NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
 
 /**
@@ -60,12 +60,8 @@ function qwenNativeEdit(input: Record<string, unknown>): NativeEdit | null {
   const source = { format: 'tool' as const, index: 0 };
   let request: EditRequest;
   if (as === 'write_file') request = { action: 'overwrite', path: file, content: stringField(ti, 'content'), source };
-  else {
-    const oldText = stringField(ti, 'old_string');
-    const newText = stringField(ti, 'new_string');
-    // Qwen's edit with an empty old_string creates the file.
-    request = oldText === '' ? { action: 'create', path: file, content: newText, source } : { action: 'edit', path: file, oldText, newText, ...defined({ replaceAll: ti.replace_all === true ? true : undefined }), source };
-  }
+  // Qwen's edit with an empty old_string creates the file.
+  else request = oldNewEdit(file, stringField(ti, 'old_string'), stringField(ti, 'new_string'), ti.replace_all === true);
   return { client: 'qwen', tool, as, ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }), requests: [request], pathsOnly: [] };
 }
 

@@ -50,23 +50,32 @@ describe('the session id, read once', () => {
   });
 });
 
-describe("a client's edit tool is the editwarden tool its record names", () => {
-  let root = '';
-  afterEach(() => {
-    if (root) fs.rmSync(root, { recursive: true, force: true });
-    root = '';
-  });
+/** A project folder with this config, removed after the test. */
+let root = '';
+afterEach(() => {
+  if (root) fs.rmSync(root, { recursive: true, force: true });
+  root = '';
+});
+function projectWith(config: string): string {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-client-record-'));
+  fs.writeFileSync(path.join(root, '.editwarden.yml'), config);
+  return root;
+}
+const client = (name: keyof typeof CLIENTS) => {
+  const c = CLIENTS[name];
+  if (!c) throw new Error(name);
+  return c;
+};
 
+describe("a client's edit tool is the editwarden tool its record names", () => {
   it('under allowed_tools without write_file, whole-file writes (Claude Write, Copilot create, Gemini write_file) are refused and part edits pass', async () => {
-    root = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-client-record-'));
-    fs.writeFileSync(path.join(root, '.editwarden.yml'), 'constraints:\n  allowed_tools: [read_file, edit_file]\n');
+    projectWith('constraints:\n  allowed_tools: [read_file, edit_file]\n');
     fs.writeFileSync(path.join(root, 'a.txt'), 'alpha\n');
     const file = path.join(root, 'a.txt');
-    const edit = (client: keyof typeof CLIENTS, input: Record<string, unknown>) => {
-      const c = CLIENTS[client];
-      if (!c) throw new Error(client);
+    const edit = (name: keyof typeof CLIENTS, input: Record<string, unknown>) => {
+      const c = client(name);
       const native = c.nativeEdit(c.hookInput ? c.hookInput(input) : input);
-      if (!native) throw new Error(`${client}: not an edit`);
+      if (!native) throw new Error(`${name}: not an edit`);
       return vetNativeEdit(root, native);
     };
     const refused = [
@@ -84,19 +93,10 @@ describe("a client's edit tool is the editwarden tool its record names", () => {
 });
 
 describe("the refusal names the client's own shell tool, from its record", () => {
-  let root = '';
-  afterEach(() => {
-    if (root) fs.rmSync(root, { recursive: true, force: true });
-    root = '';
-  });
-
   it('under a cap, MCP execute_command is refused with the way through the shell as this client names it (Claude Bash, opencode bash), or with none (Qwen)', async () => {
-    root = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-client-shell-'));
-    fs.writeFileSync(path.join(root, '.editwarden.yml'), 'constraints:\n  max_files: 3\n');
-    const ask = async (client: keyof typeof CLIENTS, event: string, input: Record<string, unknown>): Promise<string> => {
-      const c = CLIENTS[client];
-      if (!c) throw new Error(client);
-      const out = await runHook(c, event, JSON.stringify(input), { root, env: {}, cwd: root });
+    projectWith('constraints:\n  max_files: 3\n');
+    const ask = async (name: keyof typeof CLIENTS, event: string, input: Record<string, unknown>): Promise<string> => {
+      const out = await runHook(client(name), event, JSON.stringify(input), { root, env: {}, cwd: root });
       return `${out.stdout ?? ''}${out.stderr ?? ''}`;
     };
     const claude = await ask('claude', 'pre-tool-use', { session_id: 's', tool_name: 'mcp__editwarden__execute_command', tool_input: { command: 'touch a' } });
