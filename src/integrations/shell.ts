@@ -9,9 +9,9 @@
  * it (the OS sandbox: root writable, the protected set read-only, secrets
  * out of the environment, network per config), measures and charges its
  * effects to the session's ledger after it — putting back the files that
- * govern the agent, and what the ledger refuses — and records it (the line
- * in `.editwarden/hooks/changes.jsonl` and the event, written by this
- * module's `recordCommand` from the runner's record step). This module only
+ * govern the agent, and what the ledger refuses — and records it (its one
+ * event in the root's log, runs/hook-records.ts, written by this module's
+ * `recordCommand` from the runner's record step). This module only
  * translates: the client's request into the call, the sink that runs the
  * command the client's way, and the runner's answer into words and an exit code.
  *
@@ -199,9 +199,9 @@ interface Ran {
 }
 
 /**
- * The runner's record of one guarded command (its record step calls this, the session's record): the line in
- * `.editwarden/hooks/changes.jsonl` and the event (`editwarden log` / `report`: the command, what it changed and
- * the undo step that takes it back). A command that did not run is an event with no exit code; one whose effects
+ * The runner's record of one guarded command (its record step calls this, the session's record): its one event
+ * (`editwarden log` / `report`: the command, its folder and sandbox, what it changed and the undo step that takes it
+ * back; runs/hook-view.ts reads it back as the hooks' record). A command that did not run is an event with no exit code; one whose effects
  * could not be counted is not recorded. Returns what could not be written, to be said.
  */
 function recordCommand(opened: Project, req: ShellRequest, call: { route: EventRoute; cwd: string; ran: Ran | null; record: CallRecord }): string[] {
