@@ -156,14 +156,16 @@ class SessionLedger implements Ledger {
     this.store.lock.with(() => this.add(this.read(), changes));
   }
 
-  /** The violation `changes` make on top of the session's files: the call's own (alone over a limit), else the session's, with its usage. */
+  /**
+   * The violation `changes` make on top of the session's files (the verdict an in-memory ledger holding them gives);
+   * when the session's earlier changes are what takes it over, the message names the session's usage.
+   */
   private over(ledger: LedgerFile, changes: readonly FileChange[], site: CheckSite, prevented: boolean): Violation | null {
-    const alone = this.guard.checkChanges(changes, site, prevented);
-    if (alone) return alone;
     const session = guardFor(this.limits);
     session.recordChanges(Object.entries(ledger.files).map(([p, c]) => ({ path: p, ...c })));
     const v = session.checkChanges(changes, site, prevented);
-    return v ? { ...v, message: `${v.message} ${usageLine(this.limits.constraints, ledger.files, changes)}` } : null;
+    if (!v || this.guard.checkChanges(changes, site, prevented)) return v;
+    return { ...v, message: `${v.message} ${usageLine(this.limits.constraints, ledger.files, changes)}` };
   }
 
   private add(ledger: LedgerFile, changes: readonly FileChange[]): void {
