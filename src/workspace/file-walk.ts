@@ -19,7 +19,7 @@ import { nameScreen, type NameScreen } from './checkpoints/ignore-screen.js';
 type WalkEntryType = 'file' | 'dir' | 'symlink';
 
 /** Return false to stop the walk; 'skip' (for a folder) not to enter it. */
-export type WalkVisitor = (relative: string, type: WalkEntryType, absolute: string) => boolean | 'skip' | void;
+export type WalkVisitor = (relative: string, type: WalkEntryType, absolute: string) => boolean | 'skip' | undefined;
 
 export interface WalkOptions {
   /** Folder to walk, relative to the root ("" for the root). */

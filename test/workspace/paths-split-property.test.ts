@@ -93,7 +93,7 @@ describe('the walks leave out exactly what the Policy seals (property)', () => {
     );
   });
 
-  it('list_files and a checkpoint walk offer nothing the Policy refuses: `.GIT/` is git\'s folder on a case-folding disk, so it is sealed on every disk', () => {
+  it("list_files and a checkpoint walk offer nothing the Policy refuses: `.GIT/` is git's folder on a case-folding disk, so it is sealed on every disk", () => {
     const root = tempDir('ew-sealed-walk-');
     for (const file of ['.GIT/config', 'vendor/.Git/HEAD', '.Editwarden/x', 'sub/.editwarden/kept.txt', 'src/a.ts']) {
       fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
@@ -104,7 +104,11 @@ describe('the walks leave out exactly what the Policy seals (property)', () => {
       if (type === 'file') listed.push(rel);
     });
     expect(listed.sort()).toEqual(['src/a.ts', 'sub/.editwarden/kept.txt']);
-    expect(walkWorkspace(root).entries.map((e) => e.path).sort()).toEqual(['src/a.ts', 'sub/.editwarden/kept.txt']);
+    expect(
+      walkWorkspace(root)
+        .entries.map((e) => e.path)
+        .sort(),
+    ).toEqual(['src/a.ts', 'sub/.editwarden/kept.txt']);
     const { ws } = openWorkspace(root);
     for (const p of listed) expect(() => ws.resolve(p), p).not.toThrow();
     for (const p of ['.GIT/config', 'vendor/.Git/HEAD', '.Editwarden/x']) expect(() => ws.resolve(p), p).toThrow(/never read or write/);
