@@ -709,6 +709,18 @@ describe('the protected set is the one spelling of a protected name', () => {
     expect(found).toEqual([]);
   });
 
+  it("a path is refused for what it names by the Policy alone: no module but workspace/policy.ts builds an E_DENIED_PATH refusal, except these, each about something else", () => {
+    const OTHER_DENIALS: Readonly<Record<string, string>> = {
+      'agent/editor/records.ts': "an Editor record name that does not land directly in agent/ (the record's own rule, after the Policy resolved the path)",
+      'tools/command-charge.ts': "a client's command that changed protected files: the record of what the Policy's governedPaths found, after the fact",
+      'integrations/wrap-steps.ts': "a wrapped agent that changed protected files: the log's words for what the Policy's governedPaths found, after the fact",
+    };
+    const builders = files.filter((f) => /ErrorCode\.DENIED_PATH\b/.test(f.text)).map((f) => f.rel);
+    expect(builders.filter((rel) => rel !== 'workspace/policy.ts' && OTHER_DENIALS[rel] === undefined)).toEqual([]);
+    expect(builders).toContain('workspace/policy.ts');
+    for (const rel of Object.keys(OTHER_DENIALS)) expect(builders, rel).toContain(rel);
+  });
+
   it('the check has teeth, and ALLOWED names only files of src/ with a reason', () => {
     for (const spelled of ['.git', 'vendor/lib/.git/config', '.editwarden/runs', '.EDITWARDEN.YML', '.claude/settings.json', 'node_modules/editwarden']) expect(namesMember(spelled), spelled).toBe(true);
     for (const other of ['.gitignore', 'src/a.ts', 'node_modules/**', 'Leave .git/ alone.']) expect(namesMember(other), other).toBe(false);
