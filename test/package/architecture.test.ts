@@ -709,7 +709,7 @@ describe('the protected set is the one spelling of a protected name', () => {
     expect(found).toEqual([]);
   });
 
-  it("a path is refused for what it names by the Policy alone: no module but workspace/policy.ts builds an E_DENIED_PATH refusal, except these, each about something else", () => {
+  it('a path is refused for what it names by the Policy alone: no module but workspace/policy.ts builds an E_DENIED_PATH refusal, except these, each about something else', () => {
     const OTHER_DENIALS: Readonly<Record<string, string>> = {
       'agent/editor/records.ts': "an Editor record name that does not land directly in agent/ (the record's own rule, after the Policy resolved the path)",
       'tools/command-charge.ts': "a client's command that changed protected files: the record of what the Policy's governedPaths found, after the fact",
