@@ -15,8 +15,9 @@
 //   … one-file bundle:      every command in one file (no splitting).
 //   … other:                EW_BENCH_STARTUP_OTHER=<another checkout>/bin/editwarden (built), e.g. the
 //                           commit before a change.
-// Node's module compile cache (module.enableCompileCache) needs Node ≥ 22.1; the row says
-// which Node ran and skips it when absent.
+//   … no compile cache:     Node ≥ 22.1 only: the bundle with EDITWARDEN_COMPILE_CACHE=off (what bin/editwarden
+//                           does there by default: src/cli/compile-cache.ts, in a runtime folder of this run).
+//                           On Node 20 a row says it was not measured.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -66,6 +67,19 @@ export async function run() {
     };
     // Another checkout's binary (built), e.g. the commit before a change, measured in the same rounds.
     if (process.env.EW_BENCH_STARTUP_OTHER) bins.other = path.resolve(process.env.EW_BENCH_STARTUP_OTHER);
+    // Node >= 22.1: the bundle keeps its compiled code in the user's private folder (src/cli/compile-cache.ts); the
+    // same binary without it, in the same rounds. The run's own runtime folder, so the cache is this build's alone.
+    const [major, minor] = process.versions.node.split('.').map(Number);
+    const hasCache = major > 22 || (major === 22 && minor >= 1);
+    const envOf = { 'bundle, no compile cache': { ...env, EDITWARDEN_COMPILE_CACHE: 'off' } };
+    if (hasCache) {
+      env.XDG_RUNTIME_DIR = path.join(tmp, 'runtime');
+      fs.mkdirSync(env.XDG_RUNTIME_DIR, { mode: 0o700 });
+      delete env.NODE_COMPILE_CACHE;
+      delete env.NODE_DISABLE_COMPILE_CACHE;
+      envOf['bundle, no compile cache'] = { ...env, EDITWARDEN_COMPILE_CACHE: 'off' };
+      bins['bundle, no compile cache'] = bins.bundle;
+    }
     let flip = false;
     const edit = () => {
       flip = !flip;
@@ -82,7 +96,7 @@ export async function run() {
       if (keep) samples.node.push(t);
       for (const [c, args] of Object.entries(cases)) {
         for (const [b, bin] of Object.entries(bins)) {
-          const s = await cpu([process.execPath, bin, ...args()], work, env);
+          const s = await cpu([process.execPath, bin, ...args()], work, envOf[b] ?? env);
           if (keep) samples[`${c}|${b}`].push(s);
         }
       }
@@ -99,12 +113,11 @@ export async function run() {
         if (b === 'bundle') {
           const note = { dryRun: 'start-up and planning without the durable write (issue 44)', dryRunConfig: 'the config as the state folder keeps it (host/config-cache.ts)' }[c] ?? 'what bin/editwarden runs';
           Object.assign(row, { goal: `≤ ${GOAL.toFixed(2)}x`, met: r <= GOAL ? 'met' : 'not met', note: `${note}; ${load}` });
-        } else row.note = { 'tsc output': 'dist/cli/main.js, module by module', 'one-file bundle': 'all commands in one file', other: process.env.EW_BENCH_STARTUP_OTHER }[b];
+        } else row.note = { 'tsc output': 'dist/cli/main.js, module by module', 'one-file bundle': 'all commands in one file', other: process.env.EW_BENCH_STARTUP_OTHER, 'bundle, no compile cache': 'EDITWARDEN_COMPILE_CACHE=off' }[b];
         rows.push(row);
       }
     }
-    const [major, minor] = process.versions.node.split('.').map(Number);
-    if (major < 22 || (major === 22 && minor < 1)) rows.push({ case: 'cli compile cache', value: '', note: `not measured: module.enableCompileCache needs Node ≥ 22.1, this is ${process.version}` });
+    if (!hasCache) rows.push({ case: 'cli compile cache', value: '', note: `not measured: module.enableCompileCache needs Node ≥ 22.1, this is ${process.version}` });
     return rows;
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -64,7 +64,8 @@ function pendingCalls(project: Project, client: string, session: string): Manife
   const service = project.transactions.checkpoints;
   const steps = new StepRecords(service);
   const settled = steps.ids();
-  const ids = service.manifests.ids();
+  // A hook's checkpoint is a files checkpoint: the workspace ones (a guarded command's index, megabytes) are never read.
+  const ids = service.manifests.ids('files');
   const out: Manifest[] = [];
   for (let i = ids.length - 1; i >= 0 && i >= ids.length - LOOK_BACK; i--) {
     const id = (ids[i] as { id: string }).id;
