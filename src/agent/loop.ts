@@ -26,6 +26,7 @@ import { describeCall } from '../tools/call-views.js';
 import { AgentError, AgentErrorCode } from './providers/errors.js';
 import type { ChatMessage, ModelProvider, ModelToolCall, ModelTurn, ToolResultMessage, ToolSpec } from './providers/types.js';
 import type { TranscriptSink } from './transcript.js';
+import { taskCompletionTool } from '../tools/control.js';
 
 /** How the loop itself ends a run (an `afterCall` stop names its own status: runs/outcome.ts has every one). */
 export type AgentStatus = Extract<RunStatus, 'completed' | 'violation' | 'stuck' | 'no-completion' | 'turn-limit' | 'interrupted' | 'quit' | 'provider-error'>;
@@ -364,7 +365,7 @@ function skipped(transcript: TranscriptSink, turn: number, call: ModelToolCall, 
 
 /** The task_completion call's summary and status, if the agent made one that succeeded. */
 function completionOf(runner: ToolRunner): { summary: string; status: string } | undefined {
-  const record = runner.calls.find((c) => c.tool === 'task_completion' && c.ok);
+  const record = runner.calls.find((c) => c.tool === taskCompletionTool.name && c.ok);
   const data = record?.data as { summary?: string; status?: string } | undefined;
   return data?.summary !== undefined ? { summary: data.summary, status: data.status ?? 'done' } : undefined;
 }

@@ -24,6 +24,7 @@ import type { ModelProvider } from './providers/types.js';
 import { Transcript } from './transcript.js';
 import { controlledEditTool } from './controlled-tool.js';
 import { verifyingTaskCompletion } from './completion.js';
+import { taskCompletionTool } from '../tools/control.js';
 
 export interface AgentSessionOptions {
   /** The project as the entry opened it (host/project.ts), whole: the runner and controlled mode take it as it is. */
@@ -119,7 +120,7 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
     const { approve, interaction } = person;
     const run = new Run({ profile, ...control });
     // Headless: task_completion verifies first when the project has a build or test command (verify.on_completion).
-    const registry = mode === 'headless' ? toolset.tools.map((t) => (t.name === 'task_completion' ? verifyingTaskCompletion(ws, config, run.id) : t)) : toolset.tools;
+    const registry = mode === 'headless' ? toolset.tools.map((t) => (t.name === taskCompletionTool.name ? verifyingTaskCompletion(ws, config, run.id) : t)) : toolset.tools;
     runner = ToolRunner.start({
       ...common,
       run,

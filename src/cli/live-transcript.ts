@@ -7,6 +7,8 @@
  */
 import { paint, paintDiff } from './output.js';
 import type { AgentEvent } from '../agent/loop.js';
+import { taskCompletionTool } from '../tools/control.js';
+import { executeCommandTool } from '../tools/execute-command.js';
 
 export interface RenderOptions {
   color: boolean;
@@ -77,7 +79,7 @@ export function createLiveRenderer(out: { write(chunk: string): unknown }, optio
           if (writes && options.diffs !== false) {
             const at = event.output.indexOf('diff --git');
             if (at >= 0) line(paintDiff(c, clip(event.output.slice(at).trimEnd())));
-          } else if (!writes && event.tool !== 'task_completion') {
+          } else if (!writes && event.tool !== taskCompletionTool.name) {
             const first = event.output.split('\n')[0] ?? '';
             const count = event.output.split('\n').length;
             line(paint(c, 'dim', `  ${first.slice(0, 120)}${count > 1 ? ` … (${count} lines)` : ''}`));
@@ -87,7 +89,7 @@ export function createLiveRenderer(out: { write(chunk: string): unknown }, optio
           line(`  ${paint(c, 'dim', 'hint:')} ${event.error.hint}`);
         }
         // A failed command shows its output: the person sees why, not only that.
-        if (event.status !== 'ok' && event.tool === 'execute_command' && event.output.trim() !== '') line(clip(event.output.trimEnd(), 30));
+        if (event.status !== 'ok' && event.tool === executeCommandTool.name && event.output.trim() !== '') line(clip(event.output.trimEnd(), 30));
         status();
         break;
       }

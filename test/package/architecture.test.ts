@@ -1089,3 +1089,39 @@ describe('the recipe for a new format names what exists', () => {
     for (const fn of ['align', 'initialSlices', 'growSlices', 'textEdits', 'blockLines']) expect(render, fn).toMatch(new RegExp(`export function ${fn}\\(`));
   });
 });
+
+/**
+ * A tool is named through its definition (issue 41): outside integrations/
+ * (where a client's own tool names share spellings with ours: Codex's
+ * apply_patch, Gemini CLI's write_file), no module compares a name with a tool
+ * name spelled as a string literal — `readFileTool.name`, a kind or the tool's
+ * own metadata instead, so renaming a tool cannot leave a check behind. Read
+ * with the type checker: only a comparison with a plain string counts (a
+ * union that happens to hold the same word is another vocabulary).
+ */
+describe('no tool-name checks spelled as literals', () => {
+  it('no module outside integrations/ compares a string with a tool name literal', () => {
+    const toolNames = new Set<string>(KNOWN_TOOL_NAMES);
+    const checker = buildProgram().getTypeChecker();
+    const comparisons = [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken];
+    const found: string[] = [];
+    for (const f of files.filter((file) => file.folder !== 'integrations')) {
+      const source = treeOf(f);
+      const walk = (node: ts.Node): void => {
+        if (ts.isBinaryExpression(node) && comparisons.includes(node.operatorToken.kind)) {
+          for (const [side, other] of [
+            [node.left, node.right],
+            [node.right, node.left],
+          ] as const) {
+            if (ts.isStringLiteralLike(side) && toolNames.has(side.text) && checker.getTypeAtLocation(other).flags & ts.TypeFlags.String) {
+              found.push(`${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}: ${node.getText().slice(0, 70)}`);
+            }
+          }
+        }
+        ts.forEachChild(node, walk);
+      };
+      walk(source);
+    }
+    expect(found).toEqual([]);
+  });
+});

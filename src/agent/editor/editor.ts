@@ -267,7 +267,7 @@ function editorToolset(run: Started, o: EditorStart, profile: RunProfile): AnyTo
   const fileTools = toolsetFor(profile, run.config, { own: editorToolNames() }).tools;
   const readTools = run.surface.readTools();
   // The Editor reads the Verifier's evidence (read-only, the design's write-authority table) with its read_file.
-  const withArtifacts = fileTools.map((t) => (t.name === 'read_file' ? editorReadFile(readFileTool, o.project.ws) : t));
+  const withArtifacts = fileTools.map((t) => (t.name === readFileTool.name ? editorReadFile(readFileTool, o.project.ws) : t));
   return [...withArtifacts.filter((t) => !readTools.some((r) => r.name === t.name)), ...readTools, ...editorTools(run.session)];
 }
 
