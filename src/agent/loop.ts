@@ -20,7 +20,7 @@ import { exportToolSchemas } from '../tools/registry.js';
 import type { CallRecord, ToolRunner } from '../tools/runner.js';
 import type { RunOutcome, RunStatus } from '../runs/outcome.js';
 import type { AfterCall } from './loop/after-call.js';
-import { DirectiveCollector, type Directive } from './loop/active-edits.js';
+import { DIRECTIVE_TOOL, DirectiveCollector, type Directive } from './loop/active-edits.js';
 import { callKey, checkCall, REPEAT_LIMIT, RepeatTracker } from './loop/calls.js';
 import { describeCall } from '../tools/call-views.js';
 import { AgentError, AgentErrorCode } from './providers/errors.js';
@@ -240,21 +240,21 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
           emit({ type: 'call-end', tool: 'active edit', description: `directive #${d.index + 1}${d.path ? ` ${d.path}` : ''}`, status: 'malformed', output, error: d.error });
           continue;
         }
-        const description = `active edit #${d.index + 1}: ${describeCall('edit_file', d.args)}`;
-        emit({ type: 'call-start', tool: 'edit_file', description, source: 'active-edit' });
-        const record = await runner.call({ tool: 'edit_file', args: d.args });
+        const description = `active edit #${d.index + 1}: ${describeCall(DIRECTIVE_TOOL, d.args)}`;
+        emit({ type: 'call-start', tool: DIRECTIVE_TOOL, description, source: 'active-edit' });
+        const record = await runner.call({ tool: DIRECTIVE_TOOL, args: d.args });
         stats.toolCalls++;
         if (record.ok) stats.aeApplied++;
         else stats.aeFailed++;
         report.push(`#${d.index + 1} ${d.path}: ${record.status}\n${record.output}`);
         transcript.write({ type: 'active_edit', turn: turnNo, index: d.index, path: d.path, status: record.status, output: record.output });
-        emit({ type: 'call-end', tool: 'edit_file', description, status: record.status, output: record.output, ...(record.error ? { error: record.error } : {}), record });
+        emit({ type: 'call-end', tool: DIRECTIVE_TOOL, description, status: record.status, output: record.output, ...(record.error ? { error: record.error } : {}), record });
         if (record.violation) {
           for (const call of turn.toolCalls) skipped(transcript, turnNo, call, 'not run: a constraint was violated');
           return violationStop(record.violation);
         }
         // A directive is an edit_file call like any other: the mode sees it too.
-        const verdict = await afterCall({ call: { id: `active-edit-${d.index + 1}`, name: 'edit_file', arguments: JSON.stringify(d.args) }, record, malformed: null });
+        const verdict = await afterCall({ call: { id: `active-edit-${d.index + 1}`, name: DIRECTIVE_TOOL, arguments: JSON.stringify(d.args) }, record, malformed: null });
         if (verdict.next === 'stop') {
           for (const call of turn.toolCalls) skipped(transcript, turnNo, call, 'not run: the run is over');
           return finish({ ending: verdict.ending });

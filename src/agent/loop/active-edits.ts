@@ -11,6 +11,10 @@ import { ActiveEditStreamParser, BEGIN_MARKER, type ActiveEditEvent } from '../.
 import type { EditRequest } from '../../edit/types.js';
 import type { ErrorInfo } from '../../errors.js';
 import type { FileView } from '../../workspace/view.js';
+import { editFileTool } from '../../tools/edit-file.js';
+
+/** The tool each directive becomes a call of (its arguments: `editFileArgsOf`). */
+export const DIRECTIVE_TOOL = editFileTool.name;
 
 /** One directive as the loop handles it: edit_file arguments, or why there are none. */
 export type Directive = { index: number; line?: number; path: string; args: Record<string, unknown> } | { index: number; line?: number; path?: string; error: ErrorInfo };
