@@ -100,8 +100,12 @@ export class CommandEffects {
     this.governed = [...policy.governedPaths(), ...policy.outsideConfigFiles];
   }
 
-  /** Takes the index before a command; with `step`, `after` records what the command changed as one undo step. */
-  before(label: string, step?: Omit<CommandOrigin, 'kind'>): EffectsMark {
+  /**
+   * Takes the index before a command; with `step`, `after` records what the command changed as one undo step.
+   * `seenElsewhere`: whoever runs the command reports its sandbox's read-only paths itself (a sink's `CommandSeen`),
+   * so the mark does not work them out (a sandbox policy costs a few milliseconds per command).
+   */
+  before(label: string, step?: Omit<CommandOrigin, 'kind'>, seenElsewhere = false): EffectsMark {
     const root = this.checkpoints.ws.root;
     // The rules first: what the command finds is what it may not change.
     const exclude = readExcludeFile(root);
@@ -132,7 +136,7 @@ export class CommandEffects {
     tree?.hold(indexMark);
     tree?.hold(ignoredMark);
     // Before the command: a member it creates is not bound read-only, so it stays the command's (charged, removed).
-    const readOnly = this.config ? commandSandbox(this.checkpoints.ws, this.config).readOnly : undefined;
+    const readOnly = this.config && !seenElsewhere ? commandSandbox(this.checkpoints.ws, this.config).readOnly : undefined;
     const refs = step ? (readRefFiles(this.checkpoints.ws.resolver) ?? undefined) : undefined;
     return { checkpoint: manifest.id, exclude, governing, index: manifest, startedAt: new Date().toISOString(), ...defined({ step, lease: lease ?? undefined, ignored, readOnly, refs, watch }) };
   }

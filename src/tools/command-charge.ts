@@ -51,14 +51,17 @@ export interface CommandCall {
   client?: ClientRun | undefined;
   /** The client's session id (its undo step names it); null: none. */
   session: string | null;
+  /** The call has a sink, which reports what it saw of the command's run (tools/command-sink.ts). */
+  sunk?: boolean;
 }
 
 /** The mark before the command, with its undo step's label and origin: the client and its tool for a client's command, the tool and its call for a run's. */
 export function commandMark(effects: CommandEffects, call: CommandCall): EffectsMark {
   const c = call.client;
-  if (!c) return effects.before(`${call.tool} (call ${call.index + 1} of run ${call.runId})`, commandStep(call.args, call.runId));
+  const seenElsewhere = call.sunk === true;
+  if (!c) return effects.before(`${call.tool} (call ${call.index + 1} of run ${call.runId})`, commandStep(call.args, call.runId), seenElsewhere);
   const origin: Omit<CommandOrigin, 'kind'> = { command: commandStep(call.args, call.runId).command, client: c.client, tool: call.tool, ...defined({ session: call.session ?? undefined }) };
-  return effects.before(`${c.client} ${call.tool}`, origin);
+  return effects.before(`${c.client} ${call.tool}`, origin, seenElsewhere);
 }
 
 /** A run's command: what it changed; `.git/` and the config are a violation whatever the limits say (already undone). Not recorded in the ledger here. */

@@ -337,7 +337,7 @@ export class ToolRunner {
 
   /** A command call as the charge names it: the caller's name for the tool (a client's `Bash`), and the client whose Run this is. */
   private commandCall(scope: CallScope, tool: AnyTool): CommandCall {
-    return { tool: scope.call.shownAs ?? tool.name, args: scope.call.args, runId: this.runId, index: scope.index, client: this.run.client, session: this.run.session?.session ?? null };
+    return { tool: scope.call.shownAs ?? tool.name, args: scope.call.args, runId: this.runId, index: scope.index, client: this.run.client, session: this.run.session?.session ?? null, sunk: scope.call.sink !== undefined };
   }
 
   /** A write: what its result says it changed; a file the plan did not show is checked against the patterns after the fact. */
