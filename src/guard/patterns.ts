@@ -37,14 +37,31 @@ function combine(globs: readonly string[]): RegExp | null {
   return new RegExp(parts.join('|'));
 }
 
+/**
+ * Compiled matchers by their lists: every guard of a process (each hook call of the warm hook server builds its
+ * Run's) compiles the same config's globs; a matcher holds no state (flags checked in `combine`), so one serves all.
+ */
+const compiled = new Map<string, PathMatcher>();
+const MAX_COMPILED = 16;
+
 export function compilePatterns(allowed: readonly string[], denied: readonly string[]): PathMatcher {
+  const key = JSON.stringify([allowed, denied]);
+  const known = compiled.get(key);
+  if (known) return known;
+  const matcher = compileMatcher(allowed, denied);
+  if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
+  compiled.set(key, matcher);
+  return matcher;
+}
+
+function compileMatcher(allowed: readonly string[], denied: readonly string[]): PathMatcher {
   const allowRe = combine(allowed);
   const denyRe = combine(denied);
   // Only the slow path (a refusal) needs to know which glob matched, for the message.
   const denyEach = denied.map((g) => ({ glob: g, test: picomatch(g, GLOB_OPTIONS) }));
   return {
-    allowed: [...allowed],
-    denied: [...denied],
+    allowed: Object.freeze([...allowed]),
+    denied: Object.freeze([...denied]),
     check(relative: string): PatternVerdict {
       const p = normalizeRelative(relative);
       if (denyRe?.test(p)) {

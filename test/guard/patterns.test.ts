@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { compilePatterns, normalizeRelative, relativeToRoot } from '../../src/guard/patterns.js';
+import picomatch from 'picomatch';
 
 const DEFAULT_DENY = ['.git/**', 'vendor/**', 'node_modules/**', '**/*_generated.*'];
 
@@ -87,5 +88,30 @@ describe('paths are normalised relative to the root before matching', () => {
 
   it('on POSIX a backslash is part of a file name, not a separator', () => {
     expect(m.check('src\\x.go')).toEqual({ ok: false, reason: 'not-allowed' });
+  });
+});
+
+describe('compiled once per list, per process', () => {
+  const GLOBS = ['**/*.go', 'src/**', 'vendor/**', '**/*.md', 'docs/*', '.git/**', 'a?.txt'];
+  const PATHS = ['src/main.go', 'vendor/x.go', 'docs/a.md', 'docs/deep/b.md', 'a1.txt', 'ab.txt', '.git/config', 'README.md', 'x/y/z.go'];
+  /** What the two lists say, glob by glob (picomatch itself, no combined expression, no cache). */
+  function oracle(allowed: string[], denied: string[], p: string): string {
+    const hit = (g: string): boolean => picomatch(g, { dot: true })(p);
+    const deny = denied.find(hit);
+    if (deny !== undefined) return `denied ${deny}`;
+    return allowed.length > 0 && !allowed.some(hit) ? 'not-allowed' : 'ok';
+  }
+  const verdict = (v: ReturnType<ReturnType<typeof compilePatterns>['check']>): string => (v.ok ? 'ok' : v.reason === 'denied' ? `denied ${v.pattern}` : v.reason);
+
+  it('the same lists give the same (frozen) matcher; lists compiled in any order each keep their own verdicts', () => {
+    expect(compilePatterns(['src/**'], ['vendor/**'])).toBe(compilePatterns(['src/**'], ['vendor/**']));
+    expect(Object.isFrozen(compilePatterns(['src/**'], ['vendor/**']).allowed)).toBe(true);
+    const list = fc.subarray(GLOBS);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(list, list), { minLength: 1, maxLength: 24 }), fc.constantFrom(...PATHS), (configs, p) => {
+        for (const [allowed, denied] of configs) expect(verdict(compilePatterns(allowed, denied).check(p))).toBe(oracle(allowed, denied, p));
+      }),
+      { numRuns: 200 },
+    );
   });
 });
