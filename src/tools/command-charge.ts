@@ -112,8 +112,10 @@ export function chargeClientCommand(effects: CommandEffects, ledger: Ledger, mar
     }
     refusal = { ...over, message: `${over.message} ${putBackSentence(putBack, found)}` };
   }
-  const record: CommandEffectsRecord = { ...effectsRecord(found), ...defined({ reverted: putBack !== null ? true : undefined, put_back_failed: failed }) };
-  return { changes: found.changes, violation: null, effects: record, ...defined({ refusal, notKept: notKeptLine(found.ignored.notKept) ?? undefined }) };
+  const notKept = notKeptLine(found.ignored.notKept) ?? undefined;
+  // The guarded shell streams the command's output as it comes, so the not-kept line reaches the person from the record (shell.ts says it on stderr).
+  const record: CommandEffectsRecord = { ...effectsRecord(found), ...defined({ reverted: putBack !== null ? true : undefined, put_back_failed: failed, not_kept: notKept }) };
+  return { changes: found.changes, violation: null, effects: record, ...defined({ refusal, notKept }) };
 }
 
 function effectsRecord(found: CommandEffectsResult): CommandEffectsRecord {
