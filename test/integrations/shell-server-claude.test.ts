@@ -49,7 +49,9 @@ async function session(env: NodeJS.ProcessEnv, home: string, off = false): Promi
 
 describe("Claude Code's Bash through the thin shell client and the warm server", () => {
   it('gives the model the same results as the in-process route, and leaves the same files and undo steps', async () => {
-    const env = runtimeEnv();
+    // The server must outlive two whole Claude Code sessions: at a load of 35 one session's start and end took longer
+    // than the helpers' 20 s idle time, and the server had left before it was asked what it served.
+    const env = runtimeEnv({ EDITWARDEN_HOOK_SERVER_IDLE_MS: '180000' });
     await warmServer(env);
     // One person: the same HOME for both sessions (their config's path is in a refusal's hint).
     const home = tempDir('ew-home-');
