@@ -6,7 +6,6 @@
  * the tool and stderr is the reason the model reads.
  */
 import path from 'node:path';
-import type { EditRequest } from '../edit/types.js';
 import type { ErrorInfo } from '../errors.js';
 import {
   arrayAt,
@@ -28,7 +27,7 @@ import {
   type Json,
   takeOurSettings,
 } from './client.js';
-import { objectOf, oldNewEdit, stringField, type NativeEdit } from './native-edit.js';
+import { stringField, writeOrReplaceRequest, type NativeEdit } from './native-edit.js';
 
 /** Gemini CLI's write tools (judged as editwarden's file tools) and its shell, rewritten to run through `editwarden shell`. */
 const TOOLS = {
@@ -40,13 +39,8 @@ export function geminiNativeEdit(input: Record<string, unknown>): NativeEdit | n
   const tool = typeof input.tool_name === 'string' ? input.tool_name : '';
   const as = editToolOf(TOOLS, tool);
   if (as === undefined) return null;
-  const ti = objectOf(input.tool_input, 'tool_input');
-  const file = stringField(ti, 'file_path', 'absolute_path', 'path');
-  const source = { format: 'tool' as const, index: 0 };
-  let request: EditRequest;
-  if (as === 'write_file') request = { action: 'overwrite', path: file, content: stringField(ti, 'content'), source };
   // replace: more than one expected replacement replaces them all.
-  else request = oldNewEdit(file, stringField(ti, 'old_string'), stringField(ti, 'new_string'), typeof ti.expected_replacements === 'number' && ti.expected_replacements > 1);
+  const request = writeOrReplaceRequest(input.tool_input, as, ['file_path', 'absolute_path', 'path'], (ti) => typeof ti.expected_replacements === 'number' && ti.expected_replacements > 1);
   return { client: 'gemini', tool, as, requests: [request], pathsOnly: [] };
 }
 

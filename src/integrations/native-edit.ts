@@ -55,6 +55,18 @@ export function oldNewEdit(file: string, oldText: string, newText: string, repla
   return { action: 'edit', path: file, oldText, newText, ...(replaceAll ? { replaceAll: true } : {}), source };
 }
 
+/**
+ * The request of a write-or-replace pair of tools (Gemini CLI's write_file and replace, and Qwen Code's write_file
+ * and edit — Qwen is a fork of it): a write replaces the whole file, the other edits an old text into a new one.
+ * `fileFields`: where the tool names the file; `replaceAll`: whether its input asks for every occurrence.
+ */
+export function writeOrReplaceRequest(toolInput: unknown, as: EditwardenWriteTool, fileFields: readonly string[], replaceAll: (input: Record<string, unknown>) => boolean): EditRequest {
+  const input = objectOf(toolInput, 'tool_input');
+  const file = stringField(input, ...fileFields);
+  if (as === 'write_file') return { action: 'overwrite', path: file, content: stringField(input, 'content'), source: { format: 'tool', index: 0 } };
+  return oldNewEdit(file, stringField(input, 'old_string'), stringField(input, 'new_string'), replaceAll(input));
+}
+
 export function stringField(input: Record<string, unknown>, ...names: string[]): string {
   for (const name of names) {
     const v = input[name];

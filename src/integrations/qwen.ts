@@ -14,7 +14,6 @@
  * with the way through editwarden's MCP tool `execute_command`.
  */
 import path from 'node:path';
-import type { EditRequest } from '../edit/types.js';
 import type { ErrorInfo } from '../errors.js';
 import {
   arrayAt,
@@ -35,7 +34,7 @@ import {
   type Json,
   takeOurSettings,
 } from './client.js';
-import { objectOf, oldNewEdit, stringField, type NativeEdit } from './native-edit.js';
+import { writeOrReplaceRequest, type NativeEdit } from './native-edit.js';
 import { defined } from '../defined.js';
 
 /**
@@ -55,13 +54,8 @@ function qwenNativeEdit(input: Record<string, unknown>): NativeEdit | null {
   const tool = typeof input.tool_name === 'string' ? input.tool_name : '';
   const as = editToolOf(TOOLS, tool);
   if (as === undefined) return null;
-  const ti = objectOf(input.tool_input, 'tool_input');
-  const file = stringField(ti, 'file_path');
-  const source = { format: 'tool' as const, index: 0 };
-  let request: EditRequest;
-  if (as === 'write_file') request = { action: 'overwrite', path: file, content: stringField(ti, 'content'), source };
   // Qwen's edit with an empty old_string creates the file.
-  else request = oldNewEdit(file, stringField(ti, 'old_string'), stringField(ti, 'new_string'), ti.replace_all === true);
+  const request = writeOrReplaceRequest(input.tool_input, as, ['file_path'], (ti) => ti.replace_all === true);
   return { client: 'qwen', tool, as, ...defined({ call: typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined }), requests: [request], pathsOnly: [] };
 }
 
