@@ -1132,3 +1132,31 @@ describe('no tool-name checks spelled as literals', () => {
     expect(found).toEqual([]);
   });
 });
+
+/**
+ * The traces of docs/architecture.md ("Where is … ?"): each names the files a reader must open, in order, and says
+ * how many. Issue 41's bound: ten at most. The count said is the count listed, and each listed file exists, so a
+ * refactor that moves a step leaves a trace that no longer reads true failing here, not a stale page.
+ */
+describe('the traces of docs/architecture.md read true', () => {
+  const doc = fs.readFileSync(path.resolve(SRC, '../docs/architecture.md'), 'utf8');
+  const traces = [...doc.matchAll(/^\*\*(Where [^*]+\?)\*\* \((\d+) files\)[^\n]*\n([\s\S]*?)(?=\n\n[^\d\s])/gm)].map((m) => ({
+    question: m[1] as string,
+    said: Number(m[2]),
+    // Each numbered step opens with the file it names: "3. `tools/runner.ts` — …".
+    files: [...(m[3] as string).matchAll(/^\s*\d+\. `([^`]+)`/gm)].map((f) => f[1] as string),
+  }));
+
+  it('finds the five questions the issue asks to be traced', () => {
+    const questions = traces.map((t) => t.question);
+    for (const q of ["Where is Claude Code's Edit vetted and recorded?", 'Where is a Bash command run and its effects captured?', 'Where is an MCP `.git/config` write refused?']) expect(questions).toContain(q);
+  });
+
+  it('each names at most ten files, as many as it says, every one of them in src/', () => {
+    for (const t of traces) {
+      expect(t.files.length, t.question).toBe(t.said);
+      expect(t.said, t.question).toBeLessThanOrEqual(10);
+      for (const f of t.files) expect(fs.existsSync(path.join(SRC, f)), `${t.question}: ${f}`).toBe(true);
+    }
+  });
+});
