@@ -34,8 +34,11 @@ export function compileCacheDir(env: NodeJS.ProcessEnv): string | null {
   return ensurePrivateDir(dir) === null ? dir : null;
 }
 
-/** Turns the cache on for what this process loads from now on; the folder used, or null. `enable`: Node's, by default. */
-export function enableCompileCache(env: NodeJS.ProcessEnv, enable: Enable | undefined = (module as { enableCompileCache?: Enable }).enableCompileCache): string | null {
+/**
+ * Turns the cache on for what this process loads from now on; the folder used, or null. `enable`: Node's, by default
+ * (undefined on a Node without the cache); null says "this Node has none".
+ */
+export function enableCompileCache(env: NodeJS.ProcessEnv, enable: Enable | null | undefined = (module as { enableCompileCache?: Enable }).enableCompileCache): string | null {
   if (typeof enable !== 'function') return null;
   const dir = compileCacheDir(env);
   if (dir === null) return null;
