@@ -17,6 +17,7 @@ import { NativeInputError } from './native-edit.js';
 import { recordHookCall, recordNativeEdit, vetNativeEdit } from './vet.js';
 import { settlePending } from './hook-settle.js';
 import { openProjectAt } from '../host/project-at.js';
+import type { Project } from '../host/project.js';
 import type { EventRoute } from '../runs/event-types.js';
 import { chargeMcpCall } from './mcp-call.js';
 import { defined } from '../defined.js';
@@ -78,9 +79,12 @@ export async function runHook(client: ClientIntegration, event: string, stdin: s
 
 async function decide(clientName: string, call: HookCall, root: string, ctx: HookContext, configFile: string | undefined): Promise<HookDecision> {
   // The session's earlier calls whose post hook has not come yet (it runs in the background): recorded before this call changes anything.
+  // The project it opens for that is the one this decision uses (vet, mcp-call): one open per hook call.
+  let opened: Project | undefined;
   if (call.session !== null && call.kind !== 'post' && call.kind !== 'pass') {
     const settled = settleSession(root, call.route, call.session, configFile);
-    if (call.kind === 'settle') return settled;
+    if (call.kind === 'settle') return settled.decision;
+    opened = settled.project;
   }
   switch (call.kind) {
     case 'pass':
@@ -124,13 +128,13 @@ async function decide(clientName: string, call: HookCall, root: string, ctx: Hoo
     case 'mcp': {
       // Without a session id the server's own per-run count is the only one (as for a native edit without one).
       if (!call.session) return { kind: 'allow' };
-      const refused = await chargeMcpCall(root, call.tool, call.args, call.session, configFile, call.shellTool);
+      const refused = await chargeMcpCall(root, call.tool, call.args, call.session, configFile, call.shellTool, opened);
       if (!refused) return { kind: 'allow' };
       recordHookRefusal(root, call.route, `mcp ${call.tool}`, null, refused);
       return { kind: 'deny', error: refused };
     }
     case 'edit': {
-      const verdict = await vetNativeEdit(root, call.session ? { ...call.edit, session: call.session } : call.edit, configFile);
+      const verdict = await vetNativeEdit(root, call.session ? { ...call.edit, session: call.session } : call.edit, configFile, opened);
       if (verdict.allow) return { kind: 'allow' };
       // Every refusal is in the event log (`editwarden log`): a person sees what the hook stopped.
       recordHookRefusal(root, call.route, call.edit.tool, call.edit, verdict.error);
@@ -164,17 +168,20 @@ function realOr(p: string): string {
  * Records the session's pending calls whose planned bytes are on disk (hook-settle.ts). A record that fails is a note,
  * never a refusal: those edits already happened, and this call is judged on its own.
  */
-function settleSession(root: string, route: EventRoute, session: SessionKey, configFile: string | undefined): HookDecision {
+function settleSession(root: string, route: EventRoute, session: SessionKey, configFile: string | undefined): { decision: HookDecision; project?: Project } {
+  let project: Project | undefined;
   try {
-    const project = openProjectAt(root, { configFile });
-    settlePending(project, session, (m) => {
+    const opened = openProjectAt(root, { configFile });
+    project = opened;
+    settlePending(opened, session, (m) => {
       if (m.origin.kind !== 'hook') return;
-      const recorded = recordHookCall(project, m.id, true);
+      const recorded = recordHookCall(opened, m.id, true);
       const logged = recorded === null ? null : recordHookEdit(root, route, m.origin.tool, { ...recorded, call: m.origin.call });
       if (logged) throw logged;
     });
-    return { kind: 'allow' };
+    return { decision: { kind: 'allow' }, project };
   } catch (error) {
-    return { kind: 'note', message: `editwarden: could not record an earlier change: ${error instanceof Error ? error.message : String(error)}` };
+    // The project (when it opened) still serves this call's own decision, which is judged on its own.
+    return { decision: { kind: 'note', message: `editwarden: could not record an earlier change: ${error instanceof Error ? error.message : String(error)}` }, ...(project !== undefined ? { project } : {}) };
   }
 }

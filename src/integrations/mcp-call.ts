@@ -28,6 +28,7 @@
  */
 import { ErrorCode, toErrorInfo, type ErrorInfo } from '../errors.js';
 import { openProjectAt } from '../host/project-at.js';
+import type { Project } from '../host/project.js';
 import { clientCommitOf } from '../tools/client-commit.js';
 import { mcpWriteTool } from '../tools/toolset.js';
 import { sessionLimits, violationRefusal, type SessionKey } from '../runs/ledger.js';
@@ -37,8 +38,8 @@ import { hookCalls, hookRunner } from './hook-run.js';
  * The refusal when the write of MCP tool `tool` (its name on the server) with `args` would take the session
  * past its limits; null when it fits, writes nothing, or is the server's to refuse.
  */
-export async function chargeMcpCall(root: string, tool: string, args: Record<string, unknown>, session: SessionKey, configFile?: string, shellTool?: string): Promise<ErrorInfo | null> {
-  if (tool === 'execute_command') return commandOutsideLedger(root, configFile, shellTool);
+export async function chargeMcpCall(root: string, tool: string, args: Record<string, unknown>, session: SessionKey, configFile?: string, shellTool?: string, opened?: Project): Promise<ErrorInfo | null> {
+  if (tool === 'execute_command') return commandOutsideLedger(root, configFile, shellTool, opened);
   const definition = mcpWriteTool(tool);
   // A read or a service tool: nothing to plan here.
   if (!definition) return null;
@@ -49,7 +50,7 @@ export async function chargeMcpCall(root: string, tool: string, args: Record<str
   let refusal: ErrorInfo;
   try {
     // The call on the session's hook Run, in the write tool's client-commit form: planned by the tool's own prepare, charged to the session's ledger.
-    const project = openProjectAt(root, { configFile });
+    const project = opened ?? openProjectAt(root, { configFile });
     const record = await hookRunner(project, hookCalls(session.client, session), [clientCommitOf(definition, undefined, 'server')]).call({ tool: definition.name, args: rest });
     if (record.ok) return null;
     if (record.violation) return violationRefusal(record.violation);
@@ -62,9 +63,9 @@ export async function chargeMcpCall(root: string, tool: string, args: Record<str
 }
 
 /** The refusal of MCP execute_command in a session whose limits cap files or lines; null when nothing is capped. */
-function commandOutsideLedger(root: string, configFile: string | undefined, shellTool: string | undefined): ErrorInfo | null {
+function commandOutsideLedger(root: string, configFile: string | undefined, shellTool: string | undefined, opened: Project | undefined): ErrorInfo | null {
   try {
-    const { constraints } = sessionLimits(openProjectAt(root, { configFile }));
+    const { constraints } = sessionLimits(opened ?? openProjectAt(root, { configFile }));
     const caps = [
       Number.isFinite(constraints.max_files) ? `constraints.max_files = ${constraints.max_files}` : null,
       Number.isFinite(constraints.max_lines_changed) ? `constraints.max_lines_changed = ${constraints.max_lines_changed}` : null,

@@ -28,12 +28,16 @@ import { hookCalls, hookRunner } from './hook-run.js';
 
 export type Verdict = { allow: true; changes: FileChange[]; diff: string; checkpoint: string | null } | { allow: false; error: ErrorInfo };
 
-/** Vets the native edit against the workspace at `root`; on allow, its files are checkpointed. `configFile`: an explicit `--config` (absolute), loaded and protected. */
-export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?: string): Promise<Verdict> {
+/**
+ * Vets the native edit against the workspace at `root`; on allow, its files are checkpointed. `configFile`: an
+ * explicit `--config` (absolute), loaded and protected. `opened`: the project this hook call opened already (to
+ * settle the session's pending calls first), so one decision opens it once.
+ */
+export async function vetNativeEdit(root: string, edit: NativeEdit, configFile?: string, opened?: Project): Promise<Verdict> {
   try {
     // The Project every route opens (host/project.ts): the one loader, the protected set (an explicit config is a member),
     // the edit options and the language hooks — the same values the file tools, the CLI and the sandbox read.
-    const project = openProjectAt(root, { configFile });
+    const project = opened ?? openProjectAt(root, { configFile });
     const origin = { client: edit.client, tool: edit.tool, call: edit.call, session: edit.session?.session };
     // The editwarden tool the client's record maps its tool to (writing whole files, editing parts, a patch).
     const tool = nativeEditTool(
