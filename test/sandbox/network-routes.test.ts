@@ -7,27 +7,22 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { startRegistry, type RegistryServer } from '../registry-server.js';
 
 const REPO = path.resolve(__dirname, '../..');
 const BIN = path.join(REPO, 'bin/editwarden');
 
-let server: http.Server;
+let registry: RegistryServer;
 let port: number;
-const served: string[] = [];
+let served: string[];
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    served.push(`${req.method} ${req.url}`);
-    res.end(`registry answer for ${req.url}\n`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as net.AddressInfo).port;
+  registry = await startRegistry();
+  ({ port, served } = registry);
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => registry.close());
 
 const dirs: string[] = [];
 afterEach(() => {

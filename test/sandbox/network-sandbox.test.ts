@@ -7,8 +7,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
@@ -18,26 +16,23 @@ import { sandboxedSpawn } from '../../src/sandbox/spawn.js';
 import { TEST_HOSTS_ENV } from '../../src/sandbox/network/test-hosts.js';
 import { readEvents } from '../../src/runs/events-read.js';
 import { runCommand } from '../../src/verify/runner.js';
+import { startRegistry, type RegistryServer } from '../registry-server.js';
 
-let server: http.Server;
+let registry: RegistryServer;
 let port: number;
-const served: string[] = [];
+let served: string[];
 const savedHosts = process.env[TEST_HOSTS_ENV];
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    served.push(`${req.method} ${req.url}`);
-    res.end(`registry answer for ${req.url}\n`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as net.AddressInfo).port;
+  registry = await startRegistry();
+  ({ port, served } = registry);
   // editwarden's own environment (the runner starts the proxy), never the command's.
   process.env[TEST_HOSTS_ENV] = 'registry.test=127.0.0.1,other.test=127.0.0.1';
 });
 afterAll(async () => {
   if (savedHosts === undefined) delete process.env[TEST_HOSTS_ENV];
   else process.env[TEST_HOSTS_ENV] = savedHosts;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await registry.close();
 });
 
 const dirs: string[] = [];
