@@ -5,9 +5,10 @@
  * `edit --dry-run` ~7% less CPU on Node 22 and 24; docs/benchmarks.md, "CLI
  * start-up, round 3"). Node 20 has no such cache: nothing happens there.
  *
- * Where: in this user's private runtime folder, the one the warm hook
- * server's socket lives in (hook-socket.ts: 0700, ours, not a link — or not
- * used), never the shared temp folder Node picks by itself. A cache entry is
+ * Where: in this user's private runtime folder ($XDG_RUNTIME_DIR), the one
+ * the warm hook server's socket lives in (hook-socket.ts: 0700, ours, not a
+ * link — or not used), never a temp folder (Node's own pick, or the socket's
+ * fallback when there is no runtime folder: no cache then). A cache entry is
  * code this process runs: V8 checks it against a hash of the source, so an
  * entry someone else planted for our source would run their bytecode as us.
  * A folder that is another user's, open to others, or a link is not used
@@ -28,6 +29,10 @@ type Enable = (dir: string) => { status?: number; directory?: string } | undefin
 export function compileCacheDir(env: NodeJS.ProcessEnv): string | null {
   // NODE_DISABLE_COMPILE_CACHE: Node would ignore the call anyway (the test run sets it); no folder is made then.
   if (env.EDITWARDEN_COMPILE_CACHE === 'off' || env.NODE_COMPILE_CACHE !== undefined || env.NODE_DISABLE_COMPILE_CACHE !== undefined) return null;
+  // No runtime folder (ssh without logind, CI): the socket folder falls back to the temp folder, which an agent's
+  // command may write under a client's own sandbox (Codex's workspace-write allows /tmp) — code planted there would
+  // run as the next editwarden. A socket there is only a door the hook checks; a cache entry is code: none, then.
+  if (!env.XDG_RUNTIME_DIR) return null;
   const base = socketDir(env);
   if (ensurePrivateDir(base) !== null) return null;
   const dir = path.join(base, 'compile-cache');

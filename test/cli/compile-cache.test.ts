@@ -59,6 +59,13 @@ describe('compile cache folder', () => {
     }
   });
 
+  it('is not used without a runtime folder (the temp folder, which a client sandbox may let commands write, is never one)', () => {
+    const r = recorder();
+    expect(enableCompileCache({ TMPDIR: os.tmpdir() }, r.enable)).toBeNull();
+    expect(r.calls).toEqual([]);
+    expect(compileCacheDir({ XDG_RUNTIME_DIR: '' })).toBeNull();
+  });
+
   it('is not used when a link was planted in its place (to a folder anyone may write)', () => {
     const { env, cache } = runtime();
     const elsewhere = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-cc-planted-')));
