@@ -19,10 +19,18 @@ import { EditwardenError, ErrorCode } from '../errors.js';
 import type { ResolvedPath } from './paths.js';
 import { entryRelative, type FileView, type WriteTransaction } from './view.js';
 import { protectedRefusal } from './policy.js';
+import type { FileData } from './atomic.js';
 import { fileSnapshot, type FileSnapshot, type FileWrite, type PathInfo } from './workspace.js';
 
-/** A held file: its new bytes and mode, or null when the overlay deletes it. */
-type Entry = { bytes: Buffer; mode: number } | null;
+/**
+ * A held file: its new bytes and mode, or null when the overlay deletes it.
+ * The bytes are kept as the write gave them (a planned edit's three pieces
+ * of the file) and joined into one buffer only when something reads them: a
+ * planning view is mostly never read back, and joining a large file's pieces
+ * cost a copy of it per call (10k-line file through MCP: ~1 ms and the
+ * garbage of a 0.8 MB buffer).
+ */
+type Entry = { data: FileData; mode: number; joined?: Buffer } | null;
 
 export interface OverlayChange {
   path: string;
@@ -37,9 +45,13 @@ export interface OverlayOptions {
   observe?: ((observation: Observation) => void) | undefined;
 }
 
-function flatten(write: FileWrite & { kind: 'write' }): Buffer {
-  const bytes = write.bytes;
-  return Array.isArray(bytes) ? Buffer.concat(bytes as readonly Uint8Array[]) : Buffer.from(bytes as Uint8Array);
+/** The held bytes as one buffer, joined (and copied) on first use. */
+function bytesOf(entry: NonNullable<Entry>): Buffer {
+  if (entry.joined === undefined) {
+    const data = entry.data;
+    entry.joined = Array.isArray(data) ? Buffer.concat(data as readonly Uint8Array[]) : Buffer.from(data as Uint8Array);
+  }
+  return entry.joined;
 }
 
 export class OverlayView implements FileView {
@@ -88,15 +100,16 @@ export class OverlayView implements FileView {
     }
     const entry = this.entries.get(resolved.relative) ?? null;
     if (entry === null) return null;
-    if (entry.bytes.length > this.maxFileBytes) {
+    const bytes = bytesOf(entry);
+    if (bytes.length > this.maxFileBytes) {
       throw new EditwardenError({
         code: ErrorCode.TOO_LARGE,
-        message: `${resolved.relative} is ${entry.bytes.length} bytes, above the ${this.maxFileBytes}-byte limit for edits.`,
+        message: `${resolved.relative} is ${bytes.length} bytes, above the ${this.maxFileBytes}-byte limit for edits.`,
         hint: 'Edit a smaller file, or raise edit.max_file_bytes in .editwarden.yml if this is really intended.',
         path: resolved.relative,
       });
     }
-    return fileSnapshot(resolved, entry.bytes, entry.mode);
+    return fileSnapshot(resolved, bytes, entry.mode);
   }
 
   info(requested: string): PathInfo {
@@ -129,7 +142,7 @@ export class OverlayView implements FileView {
         continue;
       }
       const mode = write.mode ?? this.modeOf(rel.relative);
-      this.entries.set(rel.relative, { bytes: flatten(write), mode });
+      this.entries.set(rel.relative, { data: write.bytes, mode });
     }
     this.batches.push([...writes]);
   }
@@ -160,7 +173,7 @@ export class OverlayView implements FileView {
       if (entry === null) {
         if (disk) out.push({ path: rel, kind: 'deleted' });
       } else if (!disk) out.push({ path: rel, kind: 'created' });
-      else if (!disk.bytes.equals(entry.bytes)) out.push({ path: rel, kind: 'modified' });
+      else if (!disk.bytes.equals(bytesOf(entry))) out.push({ path: rel, kind: 'modified' });
     }
     return out;
   }
@@ -169,7 +182,7 @@ export class OverlayView implements FileView {
   proposed(relative: string): string | null | undefined {
     if (!this.entries.has(relative)) return undefined;
     const entry = this.entries.get(relative) ?? null;
-    return entry === null ? null : entry.bytes.toString('utf8');
+    return entry === null ? null : bytesOf(entry).toString('utf8');
   }
 
   /** Relative paths the overlay adds that the base does not have. */
@@ -191,7 +204,7 @@ export class OverlayView implements FileView {
       const disk = this.base.read(change.path);
       const entry = this.entries.get(change.path) ?? null;
       const before = disk ? decodeText(disk.bytes, change.path).text : null;
-      const after = entry ? decodeText(entry.bytes, change.path).text : null;
+      const after = entry ? decodeText(bytesOf(entry), change.path).text : null;
       const mode = 0o100000 | (entry?.mode ?? disk?.mode ?? 0o644);
       return { ...change, ...unifiedDiff({ oldPath: change.path, newPath: change.path, before, after, mode }) };
     });

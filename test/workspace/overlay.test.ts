@@ -2,7 +2,7 @@ import { openWorkspace } from '../../src/workspace/open.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ContextRecorder } from '../../src/agent/editor/context.js';
 import { OverlayView } from '../../src/workspace/overlay.js';
 import { applyProposal, readProposalHeader, renderProposal } from '../../src/agent/editor/proposal.js';
@@ -35,6 +35,25 @@ describe('the dry-run overlay', () => {
       { path: 'b.txt', kind: 'deleted' },
       { path: 'new/c.txt', kind: 'created' },
     ]);
+  });
+
+  it('a write given in pieces is joined only when read: a planning view that is never read back copies no file', () => {
+    const root = makeProject({ 'a.txt': 'one\n' });
+    const overlay = new OverlayView(openWorkspace(root).ws);
+    const concat = vi.spyOn(Buffer, 'concat');
+    try {
+      overlay.transact((tx) => overlay.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: [Buffer.from('o'), Buffer.from('NE'), Buffer.from('\n')] }]));
+      expect(concat).not.toHaveBeenCalled();
+      expect(overlay.written()).toHaveLength(1);
+      expect(overlay.read('a.txt')?.bytes.toString()).toBe('oNE\n');
+      expect(overlay.read('a.txt')?.bytes.toString()).toBe('oNE\n');
+      expect(overlay.proposed('a.txt')).toBe('oNE\n');
+      expect(concat).toHaveBeenCalledTimes(1);
+    } finally {
+      concat.mockRestore();
+    }
+    expect(overlay.changes()).toEqual([{ path: 'a.txt', kind: 'modified' }]);
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('one\n');
   });
 
   it('a batch naming .editwarden/ or a path outside the root is refused whole, like on disk', () => {
