@@ -172,7 +172,7 @@ export function isRecorder(events: ToolRunnerOptions['events']): events is CallR
  */
 function newestCheckpoint(checkpoints: CheckpointService | undefined): string | null {
   try {
-    return checkpoints?.manifests.ids().at(-1)?.id ?? null;
+    return checkpoints?.manifests.newest() ?? null;
   } catch {
     return null;
   }

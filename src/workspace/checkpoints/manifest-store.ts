@@ -146,6 +146,30 @@ export class ManifestStore {
     return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
+  /**
+   * The id of the newest manifest of any scope (ids sort by time), or null:
+   * what every write's event names. One pass over the listings, no list of
+   * every id built and sorted — a write's cost must not grow with the
+   * checkpoints a long session has kept.
+   */
+  newest(): string | null {
+    let newest: string | null = null;
+    for (const s of SCOPES) {
+      let names: string[];
+      try {
+        names = this.folders[s].with(false, [] as string[], (dir) => fs.readdirSync(dir.self));
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        if (!name.endsWith('.json')) continue;
+        const id = name.slice(0, -'.json'.length);
+        if ((newest === null || id > newest) && ID_PATTERN.test(id)) newest = id;
+      }
+    }
+    return newest;
+  }
+
   scopeOf(id: string): CheckpointScope | null {
     // Ids come from journal records and requests too: never build a path from one that is not an id.
     if (!ID_PATTERN.test(id)) return null;
