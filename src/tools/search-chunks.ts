@@ -7,7 +7,7 @@
  * through it, writes nothing.
  */
 import type { Worker } from 'node:worker_threads';
-import { emptyOutcome, FileSearcher, rootPrefix, type PortableQuery, type SearchOutcome } from './search.js';
+import { emptyOutcome, FileSearcher, type PortableQuery, type SearchOutcome } from './search.js';
 
 /** Files per claim: small enough to balance threads on a loaded machine, large enough that claiming costs nothing. */
 export const CHUNK = 256;
@@ -36,13 +36,13 @@ export function claimAndSearch(control: Int32Array, available: number, maxResult
   }
 }
 
-export function searchChunk(searcher: FileSearcher, prefix: string, files: readonly string[], from: number, to: number): SearchOutcome {
+export function searchChunk(searcher: FileSearcher, files: readonly string[], from: number, to: number): SearchOutcome {
   const out = emptyOutcome();
-  for (let i = from; i < to; i++) {
-    const rel = files[i] as string;
-    if (!searcher.searchFile(rel, prefix + rel, out)) break;
+  try {
+    for (let i = from; i < to; i++) if (!searcher.searchFile(files[i] as string, out)) break;
+  } finally {
+    searcher.release();
   }
-  searcher.release();
   return out;
 }
 
@@ -80,21 +80,15 @@ export class JobFeed {
 
 /** The files of a short list, in order, on this thread. */
 export function searchList(root: string, files: readonly string[], query: PortableQuery): SearchOutcome {
-  const out = emptyOutcome();
-  const searcher = new FileSearcher(query);
-  const prefix = rootPrefix(root);
-  for (const rel of files) if (!searcher.searchFile(rel, prefix + rel, out)) break;
-  searcher.release();
-  return out;
+  return searchChunk(new FileSearcher(query, root), files, 0, files.length);
 }
 
 /** Chunk results in order, cut at maxResults as searchFiles cuts; a chunk a failed thread left is searched here. */
 export function merge(root: string, files: readonly string[], query: PortableQuery, results: Array<SearchOutcome | undefined>, claimed: number): SearchOutcome {
   const out = emptyOutcome();
   let searcher: FileSearcher | null = null;
-  const prefix = rootPrefix(root);
   for (let id = 0; id < claimed && !out.truncated; id++) {
-    const part = results[id] ?? searchChunk((searcher ??= new FileSearcher(query)), prefix, files, id * CHUNK, Math.min(files.length, (id + 1) * CHUNK));
+    const part = results[id] ?? searchChunk((searcher ??= new FileSearcher(query, root)), files, id * CHUNK, Math.min(files.length, (id + 1) * CHUNK));
     out.filesSearched += part.filesSearched;
     out.filesMatched += part.filesMatched;
     out.skippedBinary += part.skippedBinary;

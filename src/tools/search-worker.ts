@@ -19,20 +19,21 @@ import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { EditwardenError, ErrorCode, quote } from '../errors.js';
 import { walkFiles } from '../workspace/file-walk.js';
-import { emptyOutcome, FileSearcher, globFilter, rootPrefix, searchFiles, type SearchOutcome, type SearchQuery } from './search.js';
+import { emptyOutcome, FileSearcher, globFilter, searchFiles, type SearchOutcome, type SearchQuery } from './search.js';
 import { CHUNK, CLOSED, claimAndSearch, FOUND, type FromWorker, JobFeed, merge, NEXT, searchChunk, searchList, type ToWorker } from './search-chunks.js';
 import { defined } from '../defined.js';
+import { cwdLendable } from './search-cwd.js';
 
 /** Below this many files a search stays on the calling thread: handing out chunks would cost more than it saves. */
 const PARALLEL_MIN_FILES = 2000;
 
 if (!isMainThread && parentPort && (workerData as { editwardenSearch?: true } | null)?.editwardenSearch) {
   const port = parentPort;
-  let current: { job: number; searcher: FileSearcher; prefix: string; control: Int32Array; maxResults: number; chunks: string[][] } | null = null;
+  let current: { job: number; searcher: FileSearcher; control: Int32Array; maxResults: number; chunks: string[][] } | null = null;
   port.on('message', (msg: ToWorker) => {
     switch (msg.kind) {
       case 'start':
-        current = { job: msg.job, searcher: new FileSearcher(msg.query), prefix: rootPrefix(msg.root), control: new Int32Array(msg.control), maxResults: msg.query.maxResults, chunks: [] };
+        current = { job: msg.job, searcher: new FileSearcher(msg.query, msg.root), control: new Int32Array(msg.control), maxResults: msg.query.maxResults, chunks: [] };
         return;
       case 'chunk': {
         const job = current;
@@ -45,7 +46,7 @@ if (!isMainThread && parentPort && (workerData as { editwardenSearch?: true } | 
           job.maxResults,
           (id) => {
             const files = job.chunks[id] as string[];
-            return searchChunk(job.searcher, job.prefix, files, 0, files.length);
+            return searchChunk(job.searcher, files, 0, files.length);
           },
           (id, out) => port.postMessage({ job: job.job, id, out } satisfies FromWorker),
         );
@@ -60,7 +61,9 @@ if (!isMainThread && parentPort && (workerData as { editwardenSearch?: true } | 
 }
 
 /**
- * Searches with the calling thread and up to `threads - 1` worker threads,
+ * Searches with the calling thread and up to `threads - 1` worker threads
+ * (a literal search on a thread that can be lent the working folder stays
+ * on that thread: cheaper per file than two threads), these
  * started on the first search that reaches PARALLEL_MIN_FILES files and
  * kept for the next ones (starting a thread costs about as much CPU as
  * searching 5,000 files). One pool serves any number of searches, also
@@ -80,9 +83,16 @@ export class SearchPool {
   /** The search each leased worker serves. */
   private readonly leases = new Map<Worker, number>();
 
-  constructor(private readonly threads = defaultThreads()) {
+  /** Whether a literal search may use the worker threads even where the calling thread can be lent the working folder. */
+  private readonly literalOnThreads: boolean;
+
+  constructor(
+    private readonly threads = defaultThreads(),
+    options: { literalOnThreads?: boolean } = {},
+  ) {
     this.workersAvailable = this.workerFile.endsWith('.js') && fs.existsSync(this.workerFile);
     this.usable = threads >= 2 && this.workersAvailable;
+    this.literalOnThreads = options.literalOnThreads ?? false;
   }
 
   /**
@@ -91,7 +101,10 @@ export class SearchPool {
    */
   async search(root: string, query: SearchQuery, budgetMs = Number.POSITIVE_INFINITY): Promise<SearchOutcome> {
     if (query.regex && this.workersAvailable) return this.searchIsolated(root, query, budgetMs);
-    if (!this.usable) return searchFiles(root, query);
+    // On a thread that can be lent the working folder, a literal search opens each file by name (search-cwd.ts); a worker
+    // thread cannot, and its open through procfs costs ~1.5× the CPU per file. Measured on 2 cores, 5,000 files: one
+    // thread 1.14× grep's CPU, this thread and a worker 1.48×, and no faster in wall time either (docs/benchmarks.md).
+    if (!this.usable || (cwdLendable() && !this.literalOnThreads)) return searchFiles(root, query);
     const { signal, ...portable } = query;
     const filter = globFilter(query.globs);
     const feed = new JobFeed(++this.jobs, root, portable);
@@ -145,13 +158,12 @@ export class SearchPool {
     );
     for (const w of workers) w.ref();
     try {
-      const searcher = new FileSearcher(portable);
-      const prefix = rootPrefix(root);
+      const searcher = new FileSearcher(portable, root);
       claimAndSearch(
         control,
         chunks,
         query.maxResults,
-        (id) => searchChunk(searcher, prefix, files, id * CHUNK, Math.min(files.length, (id + 1) * CHUNK)),
+        (id) => searchChunk(searcher, files, id * CHUNK, Math.min(files.length, (id + 1) * CHUNK)),
         (id, out) => {
           results[id] = out;
           present++;

@@ -15,6 +15,7 @@ import { checkGlob } from '../config/glob-bounds.js';
 import { READ_FLAGS, Resolver, type DirHandle } from '../workspace/resolver.js';
 import { walkFiles } from '../workspace/file-walk.js';
 import { defined } from '../defined.js';
+import { borrowCwd, type BorrowedCwd } from './search-cwd.js';
 
 export interface SearchQuery {
   pattern: string;
@@ -244,48 +245,72 @@ export function emptyOutcome(): SearchOutcome {
 /**
  * Reads and searches files one after another; owns the buffer they are read
  * into. One per thread: the buffer is reused for every small file (no
- * allocation and no fstat per file; most source files are small).
+ * allocation and no fstat per file; most source files are small). Files
+ * arrive folder by folder: each folder is opened once by the race-free
+ * resolver and, on the main thread, made the working folder, so a file is
+ * opened by its bare name (search-cwd.ts). Call `release` in a `finally`
+ * when a synchronous stretch of searching ends.
  */
 export class FileSearcher {
   private readonly scratch = Buffer.allocUnsafe(256 * 1024);
   private readonly matcher: FileMatcher;
+  private readonly resolver: Resolver;
+  /** The parent folder of the last file read, opened exactly (kept open while files of one folder follow). */
+  private parent: { dir: string; handle: DirHandle | null } | null = null;
+  /** The working folder lent until `release` (undefined: not asked for yet; null: not to be had). */
+  private cwd: BorrowedCwd | null | undefined;
 
-  constructor(private readonly query: PortableQuery) {
+  constructor(
+    private readonly query: PortableQuery,
+    root: string,
+  ) {
     this.matcher = compileMatcher(query);
+    this.resolver = new Resolver(root.replace(/[\\/]+$/, '') || '/');
   }
 
-  /** The parent folder of the last file read, opened by the race-free resolver (files arrive folder by folder). */
-  private parent: { root: string; dir: string; handle: DirHandle | null } | null = null;
-  private resolver: Resolver | null = null;
-
-  /** Closes the folder kept open between files; call when a search (or chunk) ends. */
+  /** Gives the working folder back and closes the folder kept open between files. */
   release(): void {
-    this.parent?.handle?.close();
-    this.parent = null;
-  }
-
-  /** Where to open `rel`: a name inside its parent folder, opened exactly (kept open while files of one folder follow). */
-  private pathOf(rel: string, abs: string): string | null {
-    const root = abs.slice(0, abs.length - rel.length).replace(/[\\/]+$/, '') || '/';
-    const slash = rel.lastIndexOf('/');
-    const dir = slash < 0 ? '' : rel.slice(0, slash);
-    if (this.parent === null || this.parent.root !== root || this.parent.dir !== dir) {
-      this.release();
-      if (this.resolver === null || this.resolver.root !== root) this.resolver = new Resolver(root);
-      let handle: DirHandle | null = null;
-      try {
-        handle = this.resolver.openDirExact(dir);
-      } catch {
-        handle = null; // A folder on the way is a symlink now: nothing in it is read.
-      }
-      this.parent = { root, dir, handle };
+    const cwd = this.cwd;
+    this.cwd = undefined;
+    try {
+      cwd?.release();
+    } finally {
+      this.parent?.handle?.close();
+      this.parent = null;
     }
-    return this.parent.handle === null ? null : this.parent.handle.at(slash < 0 ? rel : rel.slice(slash + 1));
   }
 
-  /** Searches one file into `out`; false once `out` holds maxResults matches. `abs` is root + rel (the root is taken from it). */
-  searchFile(rel: string, abs: string, out: SearchOutcome): boolean {
-    const opened = this.read(rel, abs);
+  /** What to open for `rel` (a root-relative path): its bare name inside the working folder, or its folder's procfs path; null when its folder cannot be reached exactly. */
+  private pathOf(rel: string): string | null {
+    const slash = rel.lastIndexOf('/');
+    let parent = this.parent;
+    // Same folder as the file before: no string is built to find out.
+    if (parent === null || (slash < 0 ? parent.dir !== '' : parent.dir.length !== slash || !rel.startsWith(parent.dir))) parent = this.enter(slash < 0 ? '' : rel.slice(0, slash));
+    const handle = parent.handle;
+    if (handle === null) return null;
+    const name = slash < 0 ? rel : rel.slice(slash + 1);
+    return this.cwd?.inside(handle) ? name : handle.at(name);
+  }
+
+  private enter(dir: string): { dir: string; handle: DirHandle | null } {
+    this.parent?.handle?.close();
+    let handle: DirHandle | null = null;
+    try {
+      handle = this.resolver.openDirExact(dir);
+    } catch {
+      handle = null; // A folder on the way is a symlink now: nothing in it is read.
+    }
+    if (handle !== null) {
+      if (this.cwd === undefined) this.cwd = borrowCwd();
+      this.cwd?.enter(handle);
+    }
+    this.parent = { dir, handle };
+    return this.parent;
+  }
+
+  /** Searches one file (a root-relative path) into `out`; false once `out` holds maxResults matches. */
+  searchFile(rel: string, out: SearchOutcome): boolean {
+    const opened = this.read(rel);
     if (opened === null) return true; // Vanished or unreadable.
     if (opened === 'large') {
       out.skippedLarge++;
@@ -360,12 +385,12 @@ export class FileSearcher {
    * O_NONBLOCK keep a link or a FIFO swapped in harmless (a folder fails the
    * read), and what is shown is checked on the descriptor (`showable`).
    */
-  private read(rel: string, abs: string): { bytes: Buffer; fd: number } | 'large' | null {
+  private read(rel: string): { bytes: Buffer; fd: number } | 'large' | null {
     let fd: number;
     try {
       // Opened relative to its parent folder, itself reached one component at a time without following a symlink
       // (resolver.ts): a folder swapped for a link to the outside never leaks outside content into results.
-      const at = this.pathOf(rel, abs);
+      const at = this.pathOf(rel);
       if (at === null) return null;
       // O_NOFOLLOW: a file swapped for a symlink is not followed; O_NONBLOCK: a FIFO never hangs the search.
       fd = fs.openSync(at, READ_FLAGS);
@@ -396,27 +421,25 @@ export class FileSearcher {
   }
 }
 
-/** `root` with a separator at the end, so a file's absolute path is one concatenation. */
-export function rootPrefix(root: string): string {
-  return root.endsWith('/') || root.endsWith('\\') ? root : `${root}/`;
-}
-
 /** Synchronous search in this thread: walk and search in one pass. */
 export function searchFiles(root: string, query: SearchQuery): SearchOutcome {
-  const searcher = new FileSearcher(query);
+  const searcher = new FileSearcher(query, root);
   const filter = globFilter(query.globs);
   const out = emptyOutcome();
-  walkFiles(
-    root,
-    (rel, type, abs) => {
-      if (type !== 'file') return;
-      if (filter && !filter(rel)) return;
-      if (!searcher.searchFile(rel, abs, out)) return false;
-      return undefined;
-    },
-    { start: query.start, ...defined({ signal: query.signal }) },
-  );
-  searcher.release();
+  try {
+    walkFiles(
+      root,
+      (rel, type) => {
+        if (type !== 'file') return;
+        if (filter && !filter(rel)) return;
+        if (!searcher.searchFile(rel, out)) return false;
+        return undefined;
+      },
+      { start: query.start, ...defined({ signal: query.signal }) },
+    );
+  } finally {
+    searcher.release();
+  }
   return out;
 }
 

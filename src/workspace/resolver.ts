@@ -53,7 +53,8 @@ export class DirHandle {
     readonly rel: string,
     /** Absolute path of the folder as it was walked: for messages, and the fallback's operations. */
     readonly display: string,
-    private readonly viaFd: boolean,
+    /** Whether `at` and `self` name it through its descriptor (`/proc/self/fd/N`), exactly. */
+    readonly viaFd: boolean,
   ) {}
 
   /** The path that names `name` inside this folder, for any fs call. */

@@ -10,37 +10,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { defaultConfig } from '../../src/config/config.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { ToolRunner } from '../../src/tools/runner.js';
-
-const GCC = '/usr/bin/gcc';
-const SWAPPER = `#define _GNU_SOURCE
-#include <signal.h>
-#include <stdio.h>
-#include <fcntl.h>
-#include <unistd.h>
-#include <sys/syscall.h>
-#ifndef RENAME_EXCHANGE
-#define RENAME_EXCHANGE (1 << 1)
-#endif
-static volatile sig_atomic_t stop = 0;
-static void on_term(int sig) { (void)sig; stop = 1; }
-int main(int argc, char **argv) {
-  (void)argc;
-  signal(SIGTERM, on_term);
-  long swaps = 0;
-  printf("swapping\\n");
-  fflush(stdout);
-  while (!stop) {
-    if (syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2], RENAME_EXCHANGE) == 0) swaps++;
-  }
-  printf("%ld\\n", swaps);
-  return 0;
-}
-`;
+import { buildSwapper, swapperBuildable } from '../swapper.js';
 
 /**
  * How many tool calls and checkpoint operations run during the race. The swapper runs until they have (it is
@@ -52,9 +27,7 @@ let swapper: string;
 
 beforeAll(() => {
   base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-race-')));
-  fs.writeFileSync(path.join(base, 'swap.c'), SWAPPER);
-  swapper = path.join(base, 'swap');
-  execFileSync(GCC, ['-O2', '-o', swapper, path.join(base, 'swap.c')]);
+  swapper = buildSwapper(base);
 });
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 
@@ -71,7 +44,7 @@ function listTree(dir: string): string[] {
   return out.sort();
 }
 
-describe.skipIf(!fs.existsSync(GCC) || process.platform !== 'linux')('a folder swapped for a symlink to the outside, while tools run', () => {
+describe.skipIf(!swapperBuildable)('a folder swapped for a symlink to the outside, while tools run', () => {
   it('never reads outside content and never writes, creates or deletes anything outside', async () => {
     const secret = `SECRET-${randomBytes(12).toString('hex')}`;
     const root = path.join(base, 'repo');

@@ -159,7 +159,8 @@ describe('the threaded search (compiled build) returns exactly what the one-thre
     if (!fs.existsSync(dist)) throw new Error('run `npm run build` first: the worker threads load compiled code');
     const mod = (await import(dist)) as typeof import('../../src/tools/search-worker.js');
     const tree = fs.mkdtempSync(path.join(os.tmpdir(), 'ew-search-par-'));
-    const pool = new mod.SearchPool(2);
+    // Literal searches on the worker threads too (by default they stay on this thread, which reads files by name).
+    const pool = new mod.SearchPool(2, { literalOnThreads: true });
     try {
       for (let i = 0; i < 5000; i++) {
         const dir = path.join(tree, `d${i % 37}`);
