@@ -93,7 +93,10 @@ const zodEnglishOnly = {
  * Node built-ins only) into ONE CommonJS file, dist/hook-client/hook.cjs,
  * which bin/editwarden require()s for `editwarden hook`, and the guarded
  * shell's thin client (hook-shell-client.js, with the runner's spawn-run.js)
- * into dist/hook-client/shell.cjs, for `editwarden shell`, and the compile
+ * into dist/hook-client/shell.cjs, for `editwarden shell`, the thin edit
+ * (edit-client.js) into dist/hook-client/edit.cjs, for `editwarden edit` (its
+ * refusal text, errors.js and output.js, is inlined and run only when a server
+ * ends mid-call), and the compile
  * cache's folder check (compile-cache.js) into compile-cache.cjs, which the
  * binary loads before the CLI on a Node that has the cache. CommonJS, one file:
  * every ES module the binary imports costs ~5 ms (the ESM loader reads it
@@ -116,7 +119,12 @@ export async function bundleHookClient({ outdir = path.join(dist, 'hook-client')
   };
   fs.rmSync(outdir, { recursive: true, force: true });
   await build({
-    entryPoints: { hook: path.join(dist, 'cli', 'hook-client.js'), shell: path.join(dist, 'cli', 'hook-shell-client.js'), 'compile-cache': path.join(dist, 'cli', 'compile-cache.js') },
+    entryPoints: {
+      hook: path.join(dist, 'cli', 'hook-client.js'),
+      shell: path.join(dist, 'cli', 'hook-shell-client.js'),
+      edit: path.join(dist, 'cli', 'edit-client.js'),
+      'compile-cache': path.join(dist, 'cli', 'compile-cache.js'),
+    },
     outdir,
     bundle: true,
     format: 'cjs',

@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { binPath, buildId, ensurePrivateDir, type HookReply, type HookRequest, socketDir, socketPath, unsafeSocket } from './hook-socket.js';
+import { binPath, buildId, ensurePrivateDir, type HookReply, type HookRequest, socketDir, socketPath, unsafeDir, unsafeSocket } from './hook-socket.js';
 
 /** The hook's own deadline (`--deadline`, as the hook command reads it): after it, the call is refused. */
 function deadlineOf(argv: readonly string[]): number {
@@ -32,14 +32,14 @@ function deadlineOf(argv: readonly string[]): number {
  * socket is read as a net.Socket on fd 0 (process.stdin's set-up costs the
  * thin client ~4 ms; a read() of fd 0 in libuv's thread pool would keep the
  * process from exiting while the client holds the pipe open); a file is read
- * at once. null: the deadline passed first (what was read is in `partial`).
+ * at once. null: the deadline passed first (what was read is in `partial`); no deadline (null): until its end.
  */
-function readStdin(deadlineMs: number, partial: Buffer[]): Promise<Buffer | null> {
+export function readStdin(deadlineMs: number | null, partial: Buffer[]): Promise<Buffer | null> {
   const stat = fs.fstatSync(0);
   if (stat.isFile()) return Promise.resolve(fs.readFileSync(0));
   const stream: NodeJS.ReadableStream = stat.isFIFO() || stat.isSocket() ? new net.Socket({ fd: 0, readable: true, writable: false }) : process.stdin;
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(null), deadlineMs);
+    const timer = deadlineMs === null ? undefined : setTimeout(() => resolve(null), deadlineMs);
     const done = (): void => {
       clearTimeout(timer);
       resolve(Buffer.concat(partial));
@@ -51,15 +51,23 @@ function readStdin(deadlineMs: number, partial: Buffer[]): Promise<Buffer | null
   });
 }
 
-/** Writes all of `text` to fd (process.stdout's set-up costs the thin client ~3 ms); a full non-blocking pipe goes through the stream. */
-function writeOut(fd: 1 | 2, text: string): void {
-  const bytes = Buffer.from(text, 'utf8');
+/**
+ * Writes all of `text` to fd (process.stdout's set-up costs the thin client ~3 ms); a full non-blocking pipe goes
+ * through the stream. A reader that went away is not a failure, as in-process (main.ts tolerateClosedReaders): the
+ * rest is dropped.
+ */
+export function writeOut(fd: 1 | 2, text: string | Buffer): void {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   let at = 0;
   try {
     while (at < bytes.length) at += fs.writeSync(fd, bytes, at);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-    (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(at));
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EPIPE') return;
+    if (code !== 'EAGAIN') throw error;
+    const stream = fd === 1 ? process.stdout : process.stderr;
+    stream.on('error', () => undefined);
+    stream.write(bytes.subarray(at));
   }
 }
 
@@ -100,12 +108,13 @@ export function askServer(socket: string, request: HookRequest | { build: string
  * private folder of ours) or `missing` (none yet: start one). Null: no server may be used (turned off, a path too
  * long for a socket, a folder or socket that is not private and ours) — decide in-process.
  */
-export function findServer(env: NodeJS.ProcessEnv): { build: string; socket: string; state: 'believed' | 'missing' } | null {
+export function findServer(env: NodeJS.ProcessEnv, make = true): { build: string; socket: string; state: 'believed' | 'missing' } | null {
   if (env.EDITWARDEN_HOOK_SERVER === 'off') return null;
   const build = buildId();
   const socket = socketPath(env, build);
   // A socket path longer than sun_path (108 bytes, less on some systems) cannot be bound: no server is tried.
-  if (Buffer.byteLength(socket) > 100 || ensurePrivateDir(socketDir(env)) !== null) return null;
+  // `make`: the private folder is made when missing (a caller that will start a server); else a missing one is no server.
+  if (Buffer.byteLength(socket) > 100 || (make ? ensurePrivateDir(socketDir(env)) : unsafeDir(socketDir(env))) !== null) return null;
   const why = unsafeSocket(socket);
   if (why === null) return { build, socket, state: 'believed' };
   return why === 'missing' ? { build, socket, state: 'missing' } : null;

@@ -23,9 +23,10 @@ import { Writable } from 'node:stream';
 import { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import type { Io } from './output.js';
-import { buildId, type HookReply, type HookRequest, unsafeDir, unsafeSocket } from './hook-socket.js';
+import { buildId, type EditHello, type HookReply, type HookRequest, type ShellHello, unsafeDir, unsafeSocket } from './hook-socket.js';
 import { askServer } from './hook-client.js';
 import { isShellHello, serveShell } from './hook-shell.js';
+import { isEditHello, serveEdit } from './hook-edit.js';
 import { enterContext, Turns } from './hook-turns.js';
 import path from 'node:path';
 import { markLongLived, settleDurable, takeDurabilityFailure } from '../workspace/durable.js';
@@ -81,10 +82,11 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
   let idle: NodeJS.Timeout | undefined;
   let ours = -1;
   let calls = 0;
-  // Guarded shell calls open now (their commands may run for minutes), and whether the server ends once they are done.
+  // Calls that hold their connection open now — guarded shell commands (minutes, maybe) and thin edits — and whether the server ends once they are done.
   let shells = 0;
   let leaving = false;
   let shellCalls = 0;
+  let editCalls = 0;
   const server = net.createServer({ allowHalfOpen: true }, (conn) => {
     let text = '';
     let shell = false;
@@ -101,7 +103,8 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
       } catch {
         return;
       }
-      if (!isShellHello(first)) return;
+      const edit = isEditHello(first);
+      if (!edit && !isShellHello(first)) return;
       conn.off('data', onData);
       shell = true;
       rearm();
@@ -110,15 +113,26 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
         return;
       }
       calls++;
-      shellCalls++;
+      if (edit) editCalls++;
+      else shellCalls++;
       shells++;
       // What the last answer deferred (checkpoints.durability) is on disk before this command's checkpoint is taken.
       settleDurable();
-      serveShell(conn, first, text.slice(at + 1), turns, build).then(
+      // A deferred fsync that failed leaves this server unable to vouch for its checkpoints: the edit runs in-process, and this server ends.
+      let undurable = false;
+      const refuse = (): string | null => {
+        if (takeDurabilityFailure() === null) return null;
+        undurable = true;
+        return 'a checkpoint could not be made durable';
+      };
+      const rest = text.slice(at + 1);
+      (edit ? serveEdit(conn, first as EditHello, rest, turns, build, refuse) : serveShell(conn, first as ShellHello, rest, turns, build)).then(
         () => {
           shells--;
-          if (leaving && shells === 0) leave();
+          if (undurable || (leaving && shells === 0)) leave();
           rearm();
+          // Once the answer is out: the client goes on while its checkpoint reaches the disk.
+          if (edit) setImmediate(settleDurable);
         },
         () => {
           // Unexpected: the client decides in-process (or, mid-command, refuses), and this server, in a state it cannot vouch for, ends.
@@ -143,7 +157,7 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
         const asked = parsed as { build?: unknown; ping?: unknown } | null;
         if (asked?.build !== build) reply = { build, fallback: 'another build' };
         else if (buildId() !== build) reply = { build: 'gone', fallback: 'this server was rebuilt under it' };
-        else if (asked.ping === true) reply = { build, pid: process.pid, calls, shells: shellCalls, cpu: Object.values(process.cpuUsage()).reduce((a, b) => a + b, 0) };
+        else if (asked.ping === true) reply = { build, pid: process.pid, calls, shells: shellCalls, edits: editCalls, cpu: Object.values(process.cpuUsage()).reduce((a, b) => a + b, 0) };
         else if (!isRequest(parsed)) reply = { build, fallback: 'not a hook call' };
         else {
           calls++;

@@ -142,6 +142,8 @@ export interface HookReply {
   calls?: number;
   /** Of `calls`, the guarded shell's (hook-shell.ts). */
   shells?: number;
+  /** Of `calls`, the thin edit's (hook-edit.ts). */
+  edits?: number;
   cpu?: number;
 }
 
@@ -163,6 +165,41 @@ export interface ShellReply {
   exitCode?: number;
   stderr?: string;
   /** Not served (another build, not a shell call the server reads): the client decides in-process, nothing ran. */
+  fallback?: string;
+}
+
+/**
+ * A terminal fact of one of the client's outputs, as the in-process command would have read it from
+ * process.stdout / process.stderr: whether it is a terminal (colour, cli/output.ts useColor) and its width.
+ */
+export interface OutputFacts {
+  isTTY: boolean;
+  columns?: number;
+}
+
+/**
+ * The thin edit's exchange (edit-client.ts ⇄ hook-edit.ts), one JSON per line on one connection: the client's
+ * `EditHello`; when its turn has come the server's `EditReply` with `ready` (or a `fallback`: nothing ran); the
+ * client's `EDIT_GO` line (without it the server runs nothing: a client that gave up or was stopped meanwhile is
+ * never raced by a second run of its edit); the server's final `EditReply`.
+ */
+export interface EditHello {
+  build: string;
+  edit: { argv: string[]; stdin: string; env: Record<string, string>; cwd: string; umask: number; stdout: OutputFacts; stderr: OutputFacts };
+}
+
+/** The line that commits the client to the server's run of its edit. */
+export const EDIT_GO = 'go';
+
+export interface EditReply {
+  build: string;
+  /** The server's turn has come: answer EDIT_GO to have it run the edit. */
+  ready?: true;
+  /** Done: the command's exit code, and its stdout and stderr (base64, byte for byte). */
+  exitCode?: number;
+  stdout?: string;
+  stderr?: string;
+  /** Not run (another build, a call it does not serve): the client runs the edit in-process. */
   fallback?: string;
 }
 
