@@ -90,25 +90,29 @@ const FILES = { 'a.txt': FILE, 'sub/b.txt': 'b\n' };
 
 /** One `edit` call: its argv after `editwarden`, and its stdin. Applied, dry-run, refused (no match, two matches, outside the root, a usage error) and JSON ones. */
 const request = fc.oneof(
-  fc.record({
-    path: fc.constantFrom('a.txt', 'new.txt', '../outside.txt', 'sub/b.txt'),
-    old: fc.constantFrom('beta', 'beta gamma', 'nope', 'delta', 'alpha'),
-    neu: fc.constantFrom('BETA', '', 'x\ny', 'ünïcode ✓'),
-    mode: fc.constantFrom(undefined, 'edit', 'create', 'append', 'overwrite', 'bogus'),
-    flags: fc.subarray(['--dry-run', '--json', '--replace-all', '--strict']),
-  }).map(({ path: p, old, neu, mode, flags }) => ({
-    args: ['edit', p, ...(mode === undefined || mode === 'edit' ? ['--old', old] : ['--mode', mode]), '--new', neu, ...flags],
-    input: '',
-  })),
-  fc.record({
-    body: fc.constantFrom(
-      '{"path":"a.txt","old_text":"alpha","new_text":"ALPHA"}',
-      '[{"path":"a.txt","old_text":"delta","new_text":"DELTA"},{"path":"c.txt","mode":"create","new_text":"c\\n"}]',
-      '{"path":"a.txt","old_text":',
-      '{"path":"a.txt","old_text":"zzz","new_text":"q"}',
-    ),
-    flags: fc.subarray(['--dry-run', '--json']),
-  }).map(({ body, flags }) => ({ args: ['edit', '--request', '-', ...flags], input: body })),
+  fc
+    .record({
+      path: fc.constantFrom('a.txt', 'new.txt', '../outside.txt', 'sub/b.txt'),
+      old: fc.constantFrom('beta', 'beta gamma', 'nope', 'delta', 'alpha'),
+      neu: fc.constantFrom('BETA', '', 'x\ny', 'ünïcode ✓'),
+      mode: fc.constantFrom(undefined, 'edit', 'create', 'append', 'overwrite', 'bogus'),
+      flags: fc.subarray(['--dry-run', '--json', '--replace-all', '--strict']),
+    })
+    .map(({ path: p, old, neu, mode, flags }) => ({
+      args: ['edit', p, ...(mode === undefined || mode === 'edit' ? ['--old', old] : ['--mode', mode]), '--new', neu, ...flags],
+      input: '',
+    })),
+  fc
+    .record({
+      body: fc.constantFrom(
+        '{"path":"a.txt","old_text":"alpha","new_text":"ALPHA"}',
+        '[{"path":"a.txt","old_text":"delta","new_text":"DELTA"},{"path":"c.txt","mode":"create","new_text":"c\\n"}]',
+        '{"path":"a.txt","old_text":',
+        '{"path":"a.txt","old_text":"zzz","new_text":"q"}',
+      ),
+      flags: fc.subarray(['--dry-run', '--json']),
+    })
+    .map(({ body, flags }) => ({ args: ['edit', '--request', '-', ...flags], input: body })),
 );
 
 describe('the same edit, in-process and through the warm server', () => {
@@ -158,4 +162,204 @@ describe('the same edit, in-process and through the warm server', () => {
       expect(here).toContain('\u001b[');
     }
   }, 60_000);
+});
+
+/** Runs `editwarden edit …` without waiting: its end, and the process (to signal it). */
+function startEdit(root: string, args: readonly string[], env: NodeJS.ProcessEnv): { child: ReturnType<typeof spawn>; done: Promise<Ran> } {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout?.on('data', (d: Buffer) => out.push(d));
+  child.stderr?.on('data', (d: Buffer) => err.push(d));
+  const done = new Promise<Ran>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err) })));
+  return { child, done };
+}
+
+/** Resolves once `pid` holds a socket (the thin client has connected and sent its hello), then `settle` ms more. */
+async function connected(pid: number, settle = 200): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    let links: string[] = [];
+    try {
+      links = fs.readdirSync(`/proc/${pid}/fd`).map((fd) => {
+        try {
+          return fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+        } catch {
+          return '';
+        }
+      });
+    } catch {
+      return;
+    }
+    if (links.some((l) => l.startsWith('socket:'))) {
+      await new Promise((r) => setTimeout(r, settle));
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** An edit whose second run would show: an append. */
+const APPEND = ['edit', 'a.txt', '--mode', 'append', '--new', 'once\n'];
+
+/** The append ran in-process, exactly once, with the in-process route's words and exit code. */
+function expectAppendedOnce(r: Ran, root: string): void {
+  expect(r.code, r.stderr.toString()).toBe(0);
+  expect(r.stdout.toString()).toContain('applied append a.txt');
+  expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe(`${FILE}once\n`);
+}
+
+/**
+ * A server planted on the client's socket: to an edit's hello it answers ready and, after the go, that the edit
+ * applied (printing `pwned`, writing nothing). `build`: the build it claims; `drop`: it hangs up at once;
+ * `vanish`: it hangs up after the go, answering nothing.
+ */
+async function plantedServer(socket: string, opts: { build?: string; drop?: boolean; vanish?: boolean } = {}): Promise<net.Server> {
+  fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
+  const build = opts.build ?? sockets.buildId();
+  const server = net.createServer({ allowHalfOpen: true }, (conn) => {
+    let lines = 0;
+    conn.setEncoding('utf8');
+    conn.on('error', () => undefined);
+    conn.on('data', (d: string) => {
+      if (opts.drop) return void conn.destroy();
+      lines += d.split('\n').length - 1;
+      if (lines === 1) conn.write(`${JSON.stringify({ build, ready: true })}\n`);
+      else if (lines >= 2 && opts.vanish) conn.destroy();
+      else if (lines >= 2) conn.end(`${JSON.stringify({ build, exitCode: 0, stdout: Buffer.from('pwned\n').toString('base64') })}\n`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(socket, resolve));
+  return server;
+}
+
+describe('an edit never runs twice, nor for a server it cannot trust', () => {
+  afterEach(endServers);
+
+  it('the control: a planted server in a private folder of ours, of this build, is believed — the checks below are what stop it', async () => {
+    const env = runtimeEnv();
+    const root = tempDir('ew-edit-fault-');
+    reset(root, FILES);
+    const server = await plantedServer(socketOf(env));
+    const r = await startEdit(root, APPEND, env).done;
+    server.close();
+    expect(r.code).toBe(0);
+    expect(r.stdout.toString()).toBe('pwned\n');
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe(FILE);
+  }, 30_000);
+
+  it('a server of another build, one that hangs up before it takes the call, a socket folder open to others or a link: the edit runs in-process', async () => {
+    const cases: Array<[string, (socket: string) => Promise<net.Server>]> = [
+      ['another build', (socket) => plantedServer(socket, { build: 'another-build' })],
+      ['hangs up', (socket) => plantedServer(socket, { drop: true })],
+      [
+        'world-writable folder',
+        async (socket) => {
+          const s = await plantedServer(socket);
+          fs.chmodSync(path.dirname(socket), 0o777);
+          return s;
+        },
+      ],
+      [
+        'folder a link to a folder of ours',
+        (socket) => {
+          const elsewhere = tempDir('ew-elsewhere-');
+          fs.chmodSync(elsewhere, 0o700);
+          fs.symlinkSync(elsewhere, path.dirname(socket));
+          return plantedServer(socket);
+        },
+      ],
+    ];
+    for (const [what, plant] of cases) {
+      const env = runtimeEnv();
+      const root = tempDir('ew-edit-fault-');
+      reset(root, FILES);
+      const server = await plant(socketOf(env));
+      const r = await startEdit(root, APPEND, env).done;
+      server.close();
+      expect(r.stdout.toString(), what).not.toContain('pwned');
+      expectAppendedOnce(r, root);
+    }
+  }, 60_000);
+
+  it('a real server killed: its stale socket is not used, the edit runs in-process, and no server is started for an edit', async () => {
+    const env = runtimeEnv();
+    const pid = await warmServer(env);
+    process.kill(pid, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 200));
+    const root = tempDir('ew-edit-fault-');
+    reset(root, FILES);
+    expectAppendedOnce(await startEdit(root, APPEND, env).done, root);
+    expect(await ping(env, 500)).toBeNull();
+  }, 30_000);
+
+  // (The test run turns Node's compile cache off, whose folder the in-process CLI would make there on Node ≥ 22.1.)
+  it('no server at all: the edit runs in-process and makes no socket folder', async () => {
+    const env = runtimeEnv();
+    const root = tempDir('ew-edit-fault-');
+    reset(root, FILES);
+    expectAppendedOnce(await startEdit(root, APPEND, env).done, root);
+    expect(fs.existsSync(sockets.socketDir(env))).toBe(false);
+  }, 30_000);
+
+  it('a real server killed before it took the call: the edit runs in-process, once', async () => {
+    const env = runtimeEnv();
+    const pid = await warmServer(env);
+    const root = tempDir('ew-edit-fault-');
+    reset(root, FILES);
+    // Stopped: the kernel takes the connection and the hello, nobody answers; then killed.
+    process.kill(pid, 'SIGSTOP');
+    const edit = startEdit(root, APPEND, env);
+    await connected(edit.child.pid as number);
+    process.kill(pid, 'SIGKILL');
+    expectAppendedOnce(await edit.done, root);
+  }, 30_000);
+
+  it('a server too busy to take the call in time: the client runs it in-process, and the server, its turn come, runs nothing', async () => {
+    const env = runtimeEnv();
+    const pid = await warmServer(env);
+    const root = tempDir('ew-edit-fault-');
+    reset(root, FILES);
+    process.kill(pid, 'SIGSTOP');
+    const r = await startEdit(root, APPEND, env).done;
+    process.kill(pid, 'SIGCONT');
+    expectAppendedOnce(r, root);
+    // The server answers again (it has read the hello and the hang-up): the edit is still there once, not twice.
+    expect((await ping(env, 15_000))?.edits).toBe(1);
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe(`${FILE}once\n`);
+  }, 60_000);
+
+  it('a server that ends after it took the call: refused (E_GUARD_UNAVAILABLE, exit 1), never run again in-process', async () => {
+    for (const json of [false, true]) {
+      const env = runtimeEnv();
+      const root = tempDir('ew-edit-fault-');
+      reset(root, FILES);
+      const server = await plantedServer(socketOf(env), { vanish: true });
+      const r = await startEdit(root, json ? [...APPEND, '--json'] : APPEND, env).done;
+      server.close();
+      expect(r.code).toBe(1);
+      if (json) {
+        const envelope = JSON.parse(r.stdout.toString()) as { ok: boolean; error: { code: string; hint: string }; results: unknown[] };
+        expect(envelope).toMatchObject({ ok: false, error: { code: 'E_GUARD_UNAVAILABLE' }, results: [] });
+      } else {
+        expect(r.stderr.toString()).toMatch(/^E_GUARD_UNAVAILABLE: the warm editwarden server that ran this edit ended before it answered.*\nhint: /);
+      }
+      expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe(FILE);
+    }
+  }, 30_000);
+
+  it("the person's Ctrl-C while the client waits for the server: the client ends by SIGINT, and nothing is ever written", async () => {
+    const env = runtimeEnv();
+    const pid = await warmServer(env);
+    const root = tempDir('ew-edit-fault-');
+    reset(root, FILES);
+    process.kill(pid, 'SIGSTOP');
+    const edit = startEdit(root, APPEND, env);
+    await connected(edit.child.pid as number);
+    edit.child.kill('SIGINT');
+    const r = await edit.done;
+    process.kill(pid, 'SIGCONT');
+    expect(r.signal).toBe('SIGINT');
+    expect((await ping(env, 15_000))?.edits).toBe(1);
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe(FILE);
+  }, 30_000);
 });
