@@ -354,7 +354,8 @@ describe('an edit never runs twice, nor for a server it cannot trust', () => {
     reset(root, FILES);
     process.kill(pid, 'SIGSTOP');
     const edit = startEdit(root, APPEND, env);
-    await connected(edit.child.pid as number);
+    // Long enough for a loaded machine to send the hello, well inside the client's wait for the server's turn.
+    await connected(edit.child.pid as number, 1000);
     edit.child.kill('SIGINT');
     const r = await edit.done;
     process.kill(pid, 'SIGCONT');

@@ -19,7 +19,7 @@ interface SocketModule {
   ensurePrivateDir(dir: string): string | null;
 }
 interface ClientModule {
-  askServer(socket: string, request: { build: string; ping: true }, timeoutMs: number): Promise<{ pid?: number; calls?: number; shells?: number } | null>;
+  askServer(socket: string, request: { build: string; ping: true }, timeoutMs: number): Promise<{ pid?: number; calls?: number; shells?: number; edits?: number } | null>;
 }
 // The built modules: the build id is the one the binary computes (it names the dist/ files).
 export const sockets = (await import(path.join(REPO, 'dist', 'cli', 'hook-socket.js'))) as SocketModule;
@@ -50,7 +50,7 @@ export function socketOf(env: NodeJS.ProcessEnv): string {
   return sockets.socketPath(env, sockets.buildId());
 }
 
-export async function ping(env: NodeJS.ProcessEnv, waitMs = 3000): Promise<{ pid?: number; calls?: number; shells?: number } | null> {
+export async function ping(env: NodeJS.ProcessEnv, waitMs = 3000): Promise<{ pid?: number; calls?: number; shells?: number; edits?: number } | null> {
   const build = sockets.buildId();
   return client.askServer(sockets.socketPath(env, build), { build, ping: true }, waitMs);
 }
@@ -59,7 +59,7 @@ export async function ping(env: NodeJS.ProcessEnv, waitMs = 3000): Promise<{ pid
  * The answer of a server that is there: a busy server on a loaded machine (a load of 35 on 2 cores in CI's
  * ordinary-user pass) can take longer than a hook's 3 s to answer a ping, which is not the same as no server.
  */
-async function pingAnswered(env: NodeJS.ProcessEnv): Promise<{ pid?: number; calls?: number; shells?: number } | null> {
+async function pingAnswered(env: NodeJS.ProcessEnv): Promise<{ pid?: number; calls?: number; shells?: number; edits?: number } | null> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const p = await ping(env, 15_000);
     if (p !== null) return p;
