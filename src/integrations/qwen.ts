@@ -2,9 +2,11 @@
  * Qwen Code (a Gemini CLI fork): `.qwen/settings.json` gets the editwarden
  * MCP server (`mcpServers`) and Claude-style PreToolUse/PostToolUse command
  * hooks on Qwen's write tools (`write_file`, `edit`) and its shell
- * (`run_shell_command`). Hook protocol (seen with 0.24.4): JSON on stdin
- * with `session_id`, `cwd`, `tool_name`, `tool_input`, `tool_use_id`; exit 2
- * blocks the tool and stderr is the reason the model reads.
+ * (`run_shell_command`), the PostToolUse in the background (`async`) with a
+ * Stop hook that settles what is pending, as for Claude Code. Hook protocol
+ * (seen with 0.24.4): JSON on stdin with `session_id`, `cwd`, `tool_name`,
+ * `tool_input`, `tool_use_id`; exit 2 blocks the tool and stderr is the
+ * reason the model reads.
  *
  * Two facts shape it. A hook that exits 1 or 127 is a non-blocking error to
  * Qwen (the tool runs), so every call is answered explicitly and the
@@ -28,10 +30,10 @@ import {
   putServer,
   refusalText,
   guardedHookCommand,
+  noticeHookCommand,
   upsertHookGroup,
   type ClientIntegration,
   type ClientTools,
-  type Json,
   takeOurSettings,
 } from './client.js';
 import { writeOrReplaceRequest, type NativeEdit } from './native-edit.js';
@@ -69,7 +71,8 @@ function qwenSwitches(existing: string | null): string[] {
 export const qwen: ClientIntegration = {
   name: 'qwen',
   projectDirEnv: 'QWEN_PROJECT_DIR',
-  events: { 'pre-tool-use': 'pre', 'post-tool-use': 'post' },
+  // `stop`: the end of a turn, where the session's pending records land (hook-settle.ts): the post hook runs in the background.
+  events: { 'pre-tool-use': 'pre', 'post-tool-use': 'post', stop: 'settle' },
   // Sent with every hook input (seen with 0.24.4; the real client in test/integrations/qwen-code.test.ts).
   sessionFields: ['session_id'],
   tools: TOOLS,
@@ -81,11 +84,8 @@ export const qwen: ClientIntegration = {
   configFiles(root, setup) {
     const PRE = ' hook qwen pre-tool-use';
     const POST = ' hook qwen post-tool-use';
-    const group = (event: string): { [key: string]: Json } => ({
-      // PreToolUse also sees the shell (refused with the way through MCP) and editwarden's own MCP tools (charged to the session).
-      matcher: hookMatcher(TOOLS, event === 'pre-tool-use' ? 'pre' : 'post'),
-      hooks: [{ type: 'command', command: guardedHookCommand('qwen', event, '${QWEN_PROJECT_DIR:-.}', setup), timeout: 60 }],
-    });
+    const STOP = ' hook qwen stop';
+    const PROJECT = '${QWEN_PROJECT_DIR:-.}';
     return [
       {
         path: path.join(root, '.qwen', 'settings.json'),
@@ -98,14 +98,20 @@ export const qwen: ClientIntegration = {
           // Qwen defers an MCP server's tools behind its tool search unless told otherwise: execute_command, where the shell refusal points, is offered at once.
           putServer(objectAt(data, 'mcpServers'), { ...mcpServer(setup), alwaysLoadTools: true }, '.qwen/settings.json');
           const hooks = objectAt(data, 'hooks');
-          upsertHookGroup(arrayAt(hooks, 'PreToolUse'), PRE, group('pre-tool-use'));
-          upsertHookGroup(arrayAt(hooks, 'PostToolUse'), POST, group('post-tool-use'));
+          // PreToolUse also sees the shell (refused with the way through MCP) and editwarden's own MCP tools (charged to the session).
+          upsertHookGroup(arrayAt(hooks, 'PreToolUse'), PRE, { matcher: hookMatcher(TOOLS, 'pre'), hooks: [{ type: 'command', command: guardedHookCommand('qwen', 'pre-tool-use', PROJECT, setup), timeout: 60 }] });
+          // As for Claude Code: the post hook records, and the tool call need not wait for it (Qwen's `async` command hooks,
+          // seen with 0.24.4); the session's next hook and its Stop hook record a call whose post has not come yet
+          // (hook-settle.ts). The PreToolUse, which vets, stays blocking.
+          upsertHookGroup(arrayAt(hooks, 'PostToolUse'), POST, { matcher: hookMatcher(TOOLS, 'post'), hooks: [{ type: 'command', command: guardedHookCommand('qwen', 'post-tool-use', PROJECT, setup), timeout: 60, async: true }] });
+          // Exit 1 when it fails, a non-blocking error: exit 2 at Stop would keep the model working (client.ts noticeHookCommand).
+          upsertHookGroup(arrayAt(hooks, 'Stop'), STOP, { hooks: [{ type: 'command', command: noticeHookCommand('qwen', 'stop', PROJECT, setup), timeout: 60 }] });
           return jsonText(data, existing);
         },
         remove(existing) {
           if (existing === null) return null;
           const data = parseJsonObject(existing, '.qwen/settings.json');
-          takeOurSettings(data, { PreToolUse: PRE, PostToolUse: POST });
+          takeOurSettings(data, { PreToolUse: PRE, PostToolUse: POST, Stop: STOP });
           // The settings version is init's (or Qwen's own) only when nothing else is left.
           if (Object.keys(data).length === 1 && data[VERSION_KEY] !== undefined) return null;
           return jsonOrNothing(data, existing);

@@ -4,9 +4,11 @@
  * 127.0.0.1 as an OpenAI endpoint. Qwen ignores a hook's rewritten input,
  * so its shell is refused with the way through MCP execute_command. No skips.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readEvents } from '../../src/runs/events-read.js';
 import { QWEN, runQwen } from './chat-clients.js';
 import { cleanup, editwarden, hookSessionIds, project, tempDir } from './helpers.js';
 
@@ -61,5 +63,81 @@ describe('Qwen Code goes through editwarden', () => {
     expect(run.results, said).toHaveLength(1);
     expect(run.results[0], said).toContain('E_GUARD_UNAVAILABLE');
     expect(fs.existsSync(path.join(root, 'new.txt'))).toBe(false);
+  }, 400_000);
+});
+
+/** The upper-case lines each hooked edit's logged diff adds, in the event log's order: one entry per record. */
+function addedWords(root: string): string[] {
+  return readEvents(path.join(root, '.editwarden'))
+    .events.filter((e) => e.kind === 'edit' && e.route.via === 'hook')
+    .map((e) => ((e.kind === 'edit' ? (e.diff ?? '') : '').match(/^\+[A-Z]+$/gm) ?? []).join(','));
+}
+
+describe("Qwen Code's PostToolUse runs in the background (async), the Stop hook settles (integrations/hook-settle.ts)", () => {
+  it('init qwen writes the PostToolUse async and a Stop hook that fails as a non-blocking error (exit 1, never 2) when editwarden is missing; the PreToolUse still blocks; --remove takes the Stop hook out', () => {
+    const root = project({ 'a.txt': 'x\n' });
+    expect(editwarden(['init', 'qwen', '--root', root]).code).toBe(0);
+    const settingsFile = path.join(root, '.qwen', 'settings.json');
+    const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string; async?: boolean }> }>> };
+    expect(settings.hooks.PreToolUse?.[0]?.hooks[0]?.async).toBeUndefined();
+    expect(settings.hooks.PostToolUse?.[0]?.hooks[0]?.async).toBe(true);
+    const stop = settings.hooks.Stop?.[0]?.hooks[0]?.command ?? '';
+    expect(stop).toContain(' hook qwen stop');
+    const env = { PATH: '/usr/bin:/bin', HOME: root, QWEN_PROJECT_DIR: root };
+    const missing = spawnSync('sh', ['-c', stop], { cwd: root, input: '{}', encoding: 'utf8', env });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain('E_GUARD_UNAVAILABLE');
+    const pre = settings.hooks.PreToolUse?.[0]?.hooks[0]?.command ?? '';
+    expect(spawnSync('sh', ['-c', pre], { cwd: root, input: '{}', encoding: 'utf8', env }).status).toBe(2);
+    expect(editwarden(['init', 'qwen', '--remove', '--root', root]).code).toBe(0);
+    expect(fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, 'utf8') : '').not.toContain('hook qwen');
+  });
+
+  it('the real Qwen Code: three edits of one file back to back, a refused write among them: every record lands in order with its own change by the time qwen exits, the refusal still blocks, and three undos restore the file', async () => {
+    const root = project({ 'a.txt': 'one\ntwo\nthree\n' });
+    expect(editwarden(['init', 'qwen', '--root', root]).code).toBe(0);
+    const file = path.join(root, 'a.txt');
+    const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
+    const run = await runQwen(root, [
+      { name: 'read_file', args: { file_path: file } },
+      { name: 'edit', args: { file_path: file, old_string: 'one', new_string: 'ONE' } },
+      { name: 'edit', args: { file_path: file, old_string: 'two', new_string: 'TWO' } },
+      { name: 'write_file', args: { file_path: outside, content: 'out\n' } },
+      { name: 'edit', args: { file_path: file, old_string: 'three', new_string: 'THREE' } },
+    ]);
+    const said = `${run.stderr.slice(-2000)}\n${JSON.stringify(run.results)}`;
+    expect(run.results, said).toHaveLength(5);
+    expect(run.results[3], said).toContain('E_OUTSIDE_ROOT');
+    expect(fs.existsSync(outside)).toBe(false);
+    expect(fs.readFileSync(file, 'utf8'), said).toBe('ONE\nTWO\nTHREE\n');
+    expect(addedWords(root), said).toEqual(['+ONE', '+TWO', '+THREE']);
+    for (const expected of ['ONE\nTWO\nthree\n', 'ONE\ntwo\nthree\n', 'one\ntwo\nthree\n']) {
+      const undo = editwarden(['undo', '--root', root]);
+      expect(undo.code, undo.stderr).toBe(0);
+      expect(fs.readFileSync(file, 'utf8')).toBe(expected);
+    }
+  }, 400_000);
+
+  it('the real Qwen Code with no post hook at all (each gone before it reached editwarden): the next PreToolUse and the Stop hook record every edit in order', async () => {
+    const root = project({ 'a.txt': 'one\ntwo\n' });
+    expect(editwarden(['init', 'qwen', '--root', root]).code).toBe(0);
+    const settingsFile = path.join(root, '.qwen', 'settings.json');
+    const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as { hooks: Record<string, unknown> };
+    delete settings.hooks.PostToolUse;
+    fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+    const file = path.join(root, 'a.txt');
+    const run = await runQwen(root, [
+      { name: 'read_file', args: { file_path: file } },
+      { name: 'edit', args: { file_path: file, old_string: 'one', new_string: 'ONE' } },
+      { name: 'edit', args: { file_path: file, old_string: 'two', new_string: 'TWO' } },
+    ]);
+    const said = `${run.stderr.slice(-2000)}\n${JSON.stringify(run.results)}`;
+    expect(fs.readFileSync(file, 'utf8'), said).toBe('ONE\nTWO\n');
+    expect(addedWords(root), said).toEqual(['+ONE', '+TWO']);
+    for (const expected of ['ONE\ntwo\n', 'one\ntwo\n']) {
+      const undo = editwarden(['undo', '--root', root]);
+      expect(undo.code, undo.stderr).toBe(0);
+      expect(fs.readFileSync(file, 'utf8')).toBe(expected);
+    }
   }, 400_000);
 });
