@@ -16,8 +16,11 @@
  * is on the page as text.
  */
 import fc from 'fast-check';
-import { micromark } from 'micromark';
-import { gfm, gfmHtml } from 'micromark-extension-gfm';
+// micromark's production build, as a renderer runs it: vitest starts its workers with `--conditions development`, and
+// micromark's package entry then gives its development build — the same parser with assertions and debug logging at
+// every step, 2.5× the CPU (this file's cost). The built file is named, so the condition does not choose.
+import { micromark } from '../../node_modules/micromark/index.js';
+import { gfm, gfmHtml } from '../../node_modules/micromark-extension-gfm/index.js';
 import { parse, parseFragment } from 'parse5';
 import { describe, expect, it } from 'vitest';
 import type { ReportInput, ReportItem } from '../../src/report/event-summary.js';
