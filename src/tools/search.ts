@@ -196,11 +196,7 @@ export function requiredLiteral(source: string): string | null {
 function regexMatcher(source: string, caseSensitive: boolean): FileMatcher {
   // No `u` flag: it rejects escapes models write all the time (`\-`, `\_`).
   const re = new RegExp(source, `gm${caseSensitive ? '' : 'i'}`);
-  // Files without the literal every match needs are not decoded at all.
-  const literal = caseSensitive ? requiredLiteral(source) : null;
-  const prefilter = literal === null ? null : literalFinder(Buffer.from(literal, 'utf8'));
   return (bytes, emit) => {
-    if (prefilter && prefilter(bytes, 0) === -1) return;
     const text = bytes.toString('utf8');
     re.lastIndex = 0;
     let m: RegExpExecArray | null;
@@ -226,9 +222,25 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function compileMatcher(query: Pick<SearchQuery, 'pattern' | 'regex' | 'caseSensitive'>): FileMatcher {
-  if (!query.regex && query.caseSensitive && !query.pattern.includes('\n')) return literalMatcher(Buffer.from(query.pattern, 'utf8'));
-  return regexMatcher(query.regex ? query.pattern : escapeRegex(query.pattern), query.caseSensitive);
+/** A query compiled: `mayMatch` is one scan of a file's bytes (false: no match in it, nothing more to do); `each` finds the matches. */
+interface CompiledQuery {
+  mayMatch: (bytes: Buffer) => boolean;
+  each: FileMatcher;
+}
+
+const anything = (): boolean => true;
+
+function compileMatcher(query: Pick<SearchQuery, 'pattern' | 'regex' | 'caseSensitive'>): CompiledQuery {
+  if (!query.regex && query.caseSensitive && !query.pattern.includes('\n')) {
+    const needle = Buffer.from(query.pattern, 'utf8');
+    const find = literalFinder(needle);
+    return { mayMatch: (bytes) => find(bytes, 0) !== -1, each: literalMatcher(needle) };
+  }
+  const source = query.regex ? query.pattern : escapeRegex(query.pattern);
+  // Files without the literal every match needs are not decoded at all.
+  const literal = query.caseSensitive ? requiredLiteral(source) : null;
+  const prefilter = literal === null ? null : literalFinder(Buffer.from(literal, 'utf8'));
+  return { mayMatch: prefilter === null ? anything : (bytes) => prefilter(bytes, 0) !== -1, each: regexMatcher(source, query.caseSensitive) };
 }
 
 export function globFilter(globs: string[]): ((rel: string) => boolean) | null {
@@ -253,7 +265,7 @@ export function emptyOutcome(): SearchOutcome {
  */
 export class FileSearcher {
   private readonly scratch = Buffer.allocUnsafe(256 * 1024);
-  private readonly matcher: FileMatcher;
+  private readonly matcher: CompiledQuery;
   private readonly resolver: Resolver;
   /** The parent folder of the last file read, opened exactly (kept open while files of one folder follow). */
   private parent: { dir: string; handle: DirHandle | null } | null = null;
@@ -310,28 +322,56 @@ export class FileSearcher {
 
   /** Searches one file (a root-relative path) into `out`; false once `out` holds maxResults matches. */
   searchFile(rel: string, out: SearchOutcome): boolean {
-    const opened = this.read(rel);
-    if (opened === null) return true; // Vanished or unreadable.
-    if (opened === 'large') {
-      out.skippedLarge++;
-      return true;
-    }
-    const { bytes, fd } = opened;
+    return this.searchAt(this.pathOf(rel), rel, out);
+  }
+
+  /**
+   * Searches the file `name` of the folder `dir` — opened by the caller,
+   * who closes it (a walk's own folder: not opened again) — into `out`;
+   * `rel` is its root-relative path. False once `out` holds maxResults matches.
+   */
+  searchIn(dir: DirHandle, name: string, rel: string, out: SearchOutcome): boolean {
+    if (this.cwd === undefined) this.cwd = borrowCwd();
+    return this.searchAt(this.cwd?.enter(dir) ? name : dir.at(name), rel, out);
+  }
+
+  /**
+   * Opens `at` (a name in the working folder, or a procfs path through its
+   * folder's descriptor: either way relative to a folder reached one
+   * component at a time without following a symlink, resolver.ts), reads
+   * it and searches it.
+   */
+  private searchAt(at: string | null, rel: string, out: SearchOutcome): boolean {
+    if (at === null) return true; // Its folder is a symlink now: nothing in it is read.
+    let fd: number;
     try {
-      return this.match(rel, bytes, fd, out);
+      // O_NOFOLLOW: a file swapped for a symlink is not followed; O_NONBLOCK: a FIFO never hangs the search.
+      fd = fs.openSync(at, READ_FLAGS);
+    } catch {
+      return true; // Vanished or unreadable.
+    }
+    try {
+      const bytes = this.read(fd);
+      if (bytes === null) return true;
+      if (bytes === 'large') {
+        out.skippedLarge++;
+        return true;
+      }
+      out.filesSearched++;
+      // Most files hold no match: one scan, and nothing allocated for them.
+      return this.matcher.mayMatch(bytes) ? this.match(rel, bytes, fd, out) : true;
     } finally {
       fs.closeSync(fd);
     }
   }
 
   private match(rel: string, bytes: Buffer, fd: number, out: SearchOutcome): boolean {
-    out.filesSearched++;
     const max = this.query.maxResults;
     let lineNo = 1;
     let counted = 0;
     let first = true;
     let more = true;
-    this.matcher(bytes, (offset) => {
+    this.matcher.each(bytes, (offset) => {
       if (first) {
         first = false;
         // What was read is shown only from a regular file with one name: one with a second hard link may be a window
@@ -378,45 +418,25 @@ export class FileSearcher {
   }
 
   /**
-   * The file's bytes and its open descriptor (the caller closes it) — for a
-   * small file a view of the scratch buffer, valid until the next read;
-   * 'large' for a file over maxFileBytes (not read whole); null when
-   * unreadable. No fstat before the read: the walk saw a file, O_NOFOLLOW and
-   * O_NONBLOCK keep a link or a FIFO swapped in harmless (a folder fails the
-   * read), and what is shown is checked on the descriptor (`showable`).
+   * The bytes of the open file `fd` — for a small file a view of the scratch
+   * buffer, valid until the next read; 'large' for a file over maxFileBytes
+   * (not read whole); null when unreadable. No fstat before the read: the
+   * walk saw a file, O_NOFOLLOW and O_NONBLOCK keep a link or a FIFO swapped
+   * in harmless (a folder fails the read), and what is shown is checked on
+   * the descriptor (`showable`).
    */
-  private read(rel: string): { bytes: Buffer; fd: number } | 'large' | null {
-    let fd: number;
-    try {
-      // Opened relative to its parent folder, itself reached one component at a time without following a symlink
-      // (resolver.ts): a folder swapped for a link to the outside never leaks outside content into results.
-      const at = this.pathOf(rel);
-      if (at === null) return null;
-      // O_NOFOLLOW: a file swapped for a symlink is not followed; O_NONBLOCK: a FIFO never hangs the search.
-      fd = fs.openSync(at, READ_FLAGS);
-    } catch {
-      return null;
-    }
-    let keep = false;
+  private read(fd: number): Buffer | 'large' | null {
     try {
       const scratch = this.scratch;
       const n = fs.readSync(fd, scratch, 0, scratch.length, 0);
-      if (n < scratch.length) {
-        if (n > this.query.maxFileBytes) return 'large';
-        keep = true;
-        return { bytes: scratch.subarray(0, n), fd };
-      }
+      if (n < scratch.length) return n > this.query.maxFileBytes ? 'large' : scratch.subarray(0, n);
       const st = fs.fstatSync(fd);
       if (!st.isFile()) return null;
       if (st.size > this.query.maxFileBytes) return 'large';
       // Read through the same descriptor: no second open of a path that may have changed.
-      const bytes = fs.readFileSync(fd);
-      keep = true;
-      return { bytes, fd };
+      return fs.readFileSync(fd);
     } catch {
       return null;
-    } finally {
-      if (!keep) fs.closeSync(fd);
     }
   }
 }
@@ -429,10 +449,10 @@ export function searchFiles(root: string, query: SearchQuery): SearchOutcome {
   try {
     walkFiles(
       root,
-      (rel, type) => {
+      (rel, type, _abs, dir, name) => {
         if (type !== 'file') return;
         if (filter && !filter(rel)) return;
-        if (!searcher.searchFile(rel, out)) return false;
+        if (!searcher.searchIn(dir, name, rel, out)) return false;
         return undefined;
       },
       { start: query.start, ...defined({ signal: query.signal }) },

@@ -18,8 +18,13 @@ import { nameScreen, type NameScreen } from './checkpoints/ignore-screen.js';
 
 type WalkEntryType = 'file' | 'dir' | 'symlink';
 
-/** Return false to stop the walk; 'skip' (for a folder) not to enter it. */
-export type WalkVisitor = (relative: string, type: WalkEntryType, absolute: string) => boolean | 'skip' | undefined;
+/**
+ * Return false to stop the walk; 'skip' (for a folder) not to enter it.
+ * `dir` is the opened folder the entry is in and `name` its name there: an
+ * entry can be opened relative to it (the walk closes it; use it only
+ * during the call).
+ */
+export type WalkVisitor = (relative: string, type: WalkEntryType, absolute: string, dir: DirHandle, name: string) => boolean | 'skip' | undefined;
 
 export interface WalkOptions {
   /** Folder to walk, relative to the root ("" for the root). */
@@ -149,7 +154,7 @@ export function walkFiles(root: string, visit: WalkVisitor, options: WalkOptions
       }
       if (type === null) continue;
       if (check && rules.ignored(levels, rel, type === 'dir', name)) continue;
-      const verdict = visit(rel, type, absDir + name);
+      const verdict = visit(rel, type, absDir + name, dir, name);
       if (verdict === false) {
         stopped = true;
         return;
