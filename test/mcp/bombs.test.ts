@@ -70,9 +70,10 @@ const toolCall = (id: unknown, name: string, args: Record<string, unknown>) => (
 
 describe('a catastrophic regular expression in search_files', () => {
   it('is stopped at search.timeout with E_SEARCH_TIMEOUT while a read_file sent after it is answered at once', async () => {
-    // (a+)+$ against 40 a's and a "!" backtracks about 2^40 times: without a budget it never ends. The budget is
-    // wide enough that the read sent after it is answered inside it on a loaded machine too.
-    const root = tempRoot({ 'evil.txt': `${'a'.repeat(40)}!\n`, 'a.txt': 'hello\n', '.editwarden.yml': 'search:\n  timeout: 5\n' });
+    // (a+)+$ against 40 a's and a "!" backtracks about 2^40 times: without a budget it never ends, so the search keeps a
+    // core busy for the whole budget (CPU the suite pays). The budget is wide enough that the read sent 0.3 s after it
+    // is answered inside it on a loaded machine too (seen at load 25 on 2 cores).
+    const root = tempRoot({ 'evil.txt': `${'a'.repeat(40)}!\n`, 'a.txt': 'hello\n', '.editwarden.yml': 'search:\n  timeout: 2\n' });
     roots.push(root);
     const raw = start(root);
     await initialize(raw);
@@ -92,7 +93,7 @@ describe('a catastrophic regular expression in search_files', () => {
     const redos = raw.replies().find((r) => r.id === 'redos');
     expect(redos?.result?.isError).toBe(true);
     expect(redos?.result?.structuredContent?.error?.code).toBe('E_SEARCH_TIMEOUT');
-    expect(elapsed).toBeGreaterThanOrEqual(4_900);
+    expect(elapsed).toBeGreaterThanOrEqual(1_900);
 
     // The server goes on: an ordinary search works.
     raw.send(toolCall('next', 'search_files', { pattern: 'hel+o', regex: true }));
