@@ -96,12 +96,14 @@ export function carriedFolderFile(stateDir: string, key: SessionKey): string {
  * What the rewritten command line runs after `editwarden shell` in the
  * client's own shell: when it succeeded, `cd` to the folder it left, so the
  * client's own tracking (`pwd -P` after the line) sees it. The exit code
- * is the command's whatever the `cd` does; a missing or empty file moves
- * nothing.
+ * is the command's whatever the `cd` does; a missing, empty or unfinished
+ * file moves nothing. The file is read by the shell's own `read` (one line:
+ * a carried folder never holds a newline, see `settle`), not `$(cat …)`:
+ * no process started after every guarded command.
  */
 export function cdBackLine(file: string): string {
   const q = `'${file.replace(/'/g, `'\\''`)}'`;
-  return `ew_s=$?; if [ $ew_s -eq 0 ]; then ew_d=$(cat ${q} 2>/dev/null) && [ -n "$ew_d" ] && cd -- "$ew_d" 2>/dev/null; fi; (exit $ew_s)`;
+  return `ew_s=$?; if [ $ew_s -eq 0 ]; then { IFS= read -r ew_d <${q}; } 2>/dev/null && [ -n "$ew_d" ] && cd -- "$ew_d" 2>/dev/null; fi; (exit $ew_s)`;
 }
 
 /** One guarded command's part in carrying the folder. */
@@ -152,9 +154,18 @@ export function carryShellFolder(command: string, opts: CarryOptions): CarriedSh
         return null;
       }
       const decided = folderInRoot(opts.ws, reported);
+      // The client's shell reads one line (cdBackLine): a folder whose name holds a newline is not carried.
+      if (decided.dir.includes('\n')) {
+        fs.rmSync(file, { force: true });
+        return 'The next command will not start in that folder: its path holds a line break; it starts where this one started.';
+      }
+      const line = `${decided.dir}\n`;
       try {
-        ensureStateSubdir(opts.stateDir, CWD_DIR);
-        atomicWriteFile(file, Buffer.from(`${decided.dir}\n`), { mode: 0o644 });
+        // Most commands end where they started: the file already says so, and is left as it is (no write, no fsync).
+        if (readLine(file) !== line) {
+          ensureStateSubdir(opts.stateDir, CWD_DIR);
+          atomicWriteFile(file, Buffer.from(line), { mode: 0o644 });
+        }
       } catch (error) {
         // The command ran and its result stands; only the folder is not carried.
         return `The working folder could not be kept for the next command (${error instanceof Error ? error.message : String(error)}).`;
@@ -162,25 +173,35 @@ export function carryShellFolder(command: string, opts: CarryOptions): CarriedSh
       return decided.note === null ? null : `The next command will not start in that folder: ${decided.note}`;
     },
     dispose() {
-      fs.rmSync(path.dirname(capture), { recursive: true, force: true });
+      // The folder holds the capture alone (only the capture is bound writable): two calls, no recursive walk.
+      try {
+        fs.unlinkSync(capture);
+        fs.rmdirSync(path.dirname(capture));
+      } catch {
+        fs.rmSync(path.dirname(capture), { recursive: true, force: true });
+      }
     },
   };
 }
 
-/** The last line the shell wrote (`pwd -P` and a newline), or null when it wrote none. */
-function readCapture(file: string): string | null {
-  let text: string;
+/** A file's text, never through a symlink nor blocking on a FIFO; null when it cannot be read. */
+function readLine(file: string): string | null {
   try {
     const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
     try {
-      text = fs.readFileSync(fd, 'utf8').slice(0, MAX_PATH + 1);
+      return fs.readFileSync(fd, 'utf8').slice(0, MAX_PATH + 1);
     } finally {
       fs.closeSync(fd);
     }
   } catch {
     return null;
   }
-  if (!text.endsWith('\n')) return null;
+}
+
+/** The last line the shell wrote (`pwd -P` and a newline), or null when it wrote none. */
+function readCapture(file: string): string | null {
+  const text = readLine(file);
+  if (text === null || !text.endsWith('\n')) return null;
   const line = text.slice(0, -1);
   return line === '' || line.includes('\n') ? null : line;
 }

@@ -165,6 +165,58 @@ describe("the command runs as Claude Code runs its own, and the client's shell f
     expect(missing.slice(0, 2)).toEqual(['0', root]);
   });
 
+  it('a folder already carried is not written again; a new one is; the capture folder is removed', () => {
+    const { root } = tree();
+    const ws = openWorkspace(root).ws;
+    const session = { client: 'claude', session: 'same' };
+    const file = carriedFolderFile(ws.stateDir, session);
+    const settle = (command: string): string | null => {
+      const tmpDir = tempDir('ew-cwd-tmp-');
+      const carried = carryShellFolder(command, { ws, stateDir: ws.stateDir, session, carries: true, tmpDir });
+      try {
+        expect(sh(carried.command, root).status).toBe(0);
+        return carried.settle(0);
+      } finally {
+        carried.dispose();
+        expect(fs.readdirSync(tmpDir)).toEqual([]);
+      }
+    };
+    expect(settle('cd a')).toBeNull();
+    const first = fs.statSync(file);
+    // The same folder again: the very same file (an atomic write would be a new inode).
+    expect(settle('cd a')).toBeNull();
+    expect(fs.statSync(file).ino).toBe(first.ino);
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${path.join(root, 'a')}\n`);
+    expect(settle('cd a/b')).toBeNull();
+    expect(fs.statSync(file).ino).not.toBe(first.ino);
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${path.join(root, 'a', 'b')}\n`);
+  });
+
+  it("the client's shell follows the carried folder without starting a program (nothing found through PATH)", () => {
+    const { root } = tree();
+    const file = path.join(tempDir('ew-cwd-f-'), 'cwd');
+    fs.writeFileSync(file, `${path.join(root, 'a', 'b')}\n`);
+    const r = spawnSync('/bin/sh', ['-c', `true; ${cdBackLine(file)}; echo "$?"; pwd -P`], { cwd: root, encoding: 'utf8', env: { PATH: '' } });
+    expect(r.stdout.split('\n').slice(0, 2)).toEqual(['0', path.join(root, 'a', 'b')]);
+  });
+
+  it('a folder whose path holds a line break is not carried (the shell reads one line)', () => {
+    const root = tempDir('ew-cwd-line\nbreak-');
+    const ws = openWorkspace(root).ws;
+    const session = { client: 'claude', session: 'nl' };
+    const file = carriedFolderFile(ws.stateDir, session);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `${root}\n`);
+    const carried = carryShellFolder('cd /', { ws, stateDir: ws.stateDir, session, carries: true, tmpDir: tempDir('ew-cwd-tmp-') });
+    try {
+      expect(sh(carried.command, root).status).toBe(0);
+      expect(carried.settle(0)).toMatch(/line break/);
+      expect(fs.existsSync(file)).toBe(false);
+    } finally {
+      carried.dispose();
+    }
+  });
+
   it('a client whose own shell does not carry its folder gets its command unchanged', () => {
     const { root } = tree();
     const ws = openWorkspace(root).ws;
