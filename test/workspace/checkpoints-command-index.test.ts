@@ -157,6 +157,14 @@ describe('an unchanged tree reuses the kept index', () => {
     expect(second.checkpoint).toBe(first.checkpoint);
     expect(second.lease).toMatch(new RegExp(`^${first.checkpoint}\\.${process.pid}\\.[0-9a-f]{8}$`));
     expect(manifestFiles(root)).toEqual(written);
+    // Nor the pointer: a third command over the unchanged tree leaves the very same file (a rewrite is a new inode).
+    const pointer = path.join(root, '.editwarden/checkpoints/command-index');
+    const pointed = fs.statSync(pointer).ino;
+    const third = effects.before('true', { command: 'true', run: 'r' });
+    expect(third.checkpoint).toBe(first.checkpoint);
+    expect(effects.after(third).changes).toEqual([]);
+    expect(fs.statSync(pointer).ino).toBe(pointed);
+    expect(fs.readFileSync(pointer, 'utf8')).toBe(`${first.checkpoint}\n`);
     const before = snapshotTree(root);
     fs.writeFileSync(path.join(root, 'src/f5.ts'), 'export const v5 = 6;\n');
     const found = effects.after(second);

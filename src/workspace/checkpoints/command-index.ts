@@ -107,8 +107,10 @@ export class CommandIndex {
   release(id: string): void {
     this.service.lock.with(() => {
       const previous = this.pointer();
+      // An unchanged tree's command reused the index the pointer names: nothing to write (every such command would rename a file).
+      if (previous === id) return;
       this.folder.with(true, undefined, (dir) => atomicWriteAt(dir, POINTER, Buffer.from(`${id}\n`), { mode: 0o644, noSync: true }));
-      if (previous === null || previous === id || this.leased().has(previous)) return;
+      if (previous === null || this.leased().has(previous)) return;
       this.removeIndex(previous);
     });
   }
