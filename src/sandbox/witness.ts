@@ -262,6 +262,12 @@ export class WitnessFile {
   }
 
   dispose(): void {
-    fs.rmSync(this.dir, { recursive: true, force: true });
+    // strace writes the log alone (-o): two calls, no recursive walk — after every guarded command.
+    try {
+      fs.rmSync(this.path, { force: true });
+      fs.rmdirSync(this.dir);
+    } catch {
+      fs.rmSync(this.dir, { recursive: true, force: true });
+    }
   }
 }

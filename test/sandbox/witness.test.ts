@@ -126,5 +126,7 @@ describe.runIf(witnessProgram() !== null)('the real witness in the real sandbox'
     } finally {
       witness.dispose();
     }
+    // Its private folder goes with it.
+    expect(fs.existsSync(path.dirname(witness.path))).toBe(false);
   });
 });
