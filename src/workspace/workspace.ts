@@ -148,6 +148,8 @@ export class Workspace implements FileView {
           throw error;
         }
         try {
+          // Before the read (and its stat): the checkpoint trusts held bytes only for a file changed well before this (capture.ts HeldRead).
+          const readAtMs = Date.now();
           const stat = fs.fstatSync(fd);
           if (stat.isDirectory()) throw notAFile(loc.relative, 'folder');
           // A FIFO, socket or device is never read: reading one hangs or never ends.
@@ -163,6 +165,8 @@ export class Workspace implements FileView {
             });
           }
           const bytes = fs.readFileSync(fd);
+          // An edit reads the file it replaces under the lock, then checkpoints it: that checkpoint need not read it again.
+          this.transactions.checkpoints.noteRead({ relative: loc.relative, bytes, dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, readAtMs });
           return fileSnapshot(loc, bytes, stat.mode & 0o7777);
         } finally {
           fs.closeSync(fd);

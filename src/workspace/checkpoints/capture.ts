@@ -45,8 +45,49 @@ const WORKSPACE_INLINE_FILES = 8;
 /** Files above this size are streamed into the blob store instead of read whole. */
 export const STREAM_MIN_BYTES = 32 * 1024 * 1024;
 
+/**
+ * A file's bytes as the workspace read them earlier in the same hold of the
+ * root lock (an edit reads the file it is about to replace, then
+ * checkpoints it): the checkpoint takes them instead of reading the file a
+ * second time, when the file is provably the one read.
+ */
+export interface HeldRead {
+  relative: string;
+  bytes: Buffer;
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  /** Date.now() before the read began. */
+  readAtMs: number;
+}
+
+/**
+ * How much older than the read a file's ctime must be for its stat to vouch
+ * for its bytes (git's "racily clean" rule). The kernel stamps ctime from a
+ * coarse clock (one tick, 1–10 ms, behind the real time) at the file
+ * system's granularity: a file changed at or after the read gets a ctime no
+ * earlier than readAtMs minus a tick and a granule, so a ctime older than
+ * that proves no change since. Fine-grained file systems (ext4, XFS, btrfs:
+ * nanoseconds) need the short margin; one whose ctimes are whole seconds
+ * (ext3, HFS+, some network mounts) the long one. A file written just
+ * before the read is read again.
+ */
+export const HELD_READ_MARGIN_MS = 30;
+const COARSE_HELD_READ_MARGIN_MS = 2_500;
+
+/** The held bytes, when `stat` (of the descriptor the capture opened) is the same file, unchanged since they were read. */
+export function heldBytes(held: HeldRead | undefined, rel: string, stat: Pick<fs.Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>): Buffer | undefined {
+  if (held === undefined || held.relative !== rel) return undefined;
+  if (stat.dev !== held.dev || stat.ino !== held.ino || stat.size !== held.size || stat.mtimeMs !== held.mtimeMs || stat.ctimeMs !== held.ctimeMs) return undefined;
+  const margin = stat.ctimeMs % 1000 === 0 ? COARSE_HELD_READ_MARGIN_MS : HELD_READ_MARGIN_MS;
+  if (stat.ctimeMs >= held.readAtMs - margin || held.bytes.length !== stat.size) return undefined;
+  return held.bytes;
+}
+
 /** Reads one regular file through a single descriptor, so the bytes and the stat belong together. */
-function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: Durability, inlineMax = 0, device?: { dev: number }): Extract<ManifestEntry, { type: 'file' }> | null {
+function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: Durability, inlineMax = 0, device?: { dev: number }, held?: HeldRead): Extract<ManifestEntry, { type: 'file' }> | null {
   let fd: number;
   try {
     // Through the opened parent (abs is a resolver path), never following a link, never blocking on a FIFO.
@@ -67,7 +108,7 @@ function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: D
       const { hash, size } = blobs.putFromFd(fd, durability);
       return { path: rel, type: 'file', blob: hash, size, ...meta };
     }
-    const bytes = readAll(fd, stat.size);
+    const bytes = heldBytes(held, rel, stat) ?? readAll(fd, stat.size);
     const inline = bytes.length <= inlineMax;
     const blob = inline ? sha256(bytes) : blobs.put(bytes, durability);
     const entry: Extract<ManifestEntry, { type: 'file' }> = { path: rel, type: 'file', blob, size: bytes.length, ...meta };
@@ -96,7 +137,7 @@ function readAll(fd: number, sizeHint: number): Buffer {
   return buf.subarray(0, total);
 }
 
-function captureOne(dirs: DirCache, rel: string, blobs: BlobStore, durability: Durability, inlineMax: number, tries = 0): ManifestEntry | 'dir' {
+function captureOne(dirs: DirCache, rel: string, blobs: BlobStore, durability: Durability, inlineMax: number, held: HeldRead | undefined, tries = 0): ManifestEntry | 'dir' {
   // Every path is read relative to its parent folder opened without following a symlink (resolver.ts).
   const { parent, name } = dirs.tryParentOf(rel);
   if (parent === null) return { path: rel, type: 'absent' };
@@ -111,28 +152,31 @@ function captureOne(dirs: DirCache, rel: string, blobs: BlobStore, durability: D
   if (stat.isDirectory()) return 'dir';
   // A FIFO, socket or device: recorded as nothing; restore never deletes or replaces one (restore.ts).
   if (!stat.isFile()) return { path: rel, type: 'absent' };
-  const entry = readFileEntry(abs, rel, blobs, durability, inlineMax);
+  const entry = readFileEntry(abs, rel, blobs, durability, inlineMax, undefined, held);
   if (entry) return entry;
   if (tries > 3) return { path: rel, type: 'absent' };
-  return captureOne(dirs, rel, blobs, durability, inlineMax, tries + 1);
+  return captureOne(dirs, rel, blobs, durability, inlineMax, undefined, tries + 1);
 }
 
-/** Files scope: exactly `paths` (relative to the root, already checked by the workspace), plus the folders on their way. */
-export function captureFiles(root: RootArg, paths: Iterable<string>, blobs: BlobStore, durability: Durability = 'each', inlineMax = INLINE_MAX_BYTES): Captured {
+/**
+ * Files scope: exactly `paths` (relative to the root, already checked by the workspace), plus the folders on their way.
+ * `held`: a file the workspace read in this hold of the lock (see HeldRead).
+ */
+export function captureFiles(root: RootArg, paths: Iterable<string>, blobs: BlobStore, durability: Durability = 'each', inlineMax = INLINE_MAX_BYTES, held?: HeldRead): Captured {
   const dirCache = new DirCache(asResolver(root));
   try {
-    return captureFilesWith(dirCache, paths, blobs, durability, inlineMax);
+    return captureFilesWith(dirCache, paths, blobs, durability, inlineMax, held);
   } finally {
     dirCache.closeAll();
   }
 }
 
-function captureFilesWith(dirCache: DirCache, paths: Iterable<string>, blobs: BlobStore, durability: Durability, inlineMax: number): Captured {
+function captureFilesWith(dirCache: DirCache, paths: Iterable<string>, blobs: BlobStore, durability: Durability, inlineMax: number, held?: HeldRead): Captured {
   const entries: ManifestEntry[] = [];
   const dirs = new Set<string>();
   const absentDirs = new Set<string>();
   for (const rel of new Set(paths)) {
-    const entry = captureOne(dirCache, rel, blobs, durability, inlineMax);
+    const entry = captureOne(dirCache, rel, blobs, durability, inlineMax, held);
     if (entry === 'dir') {
       dirs.add(rel);
       continue;
