@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/config.js';
 import { openProject } from '../../src/host/project.js';
 import { commandSandbox } from '../../src/sandbox/for-workspace.js';
@@ -23,8 +23,14 @@ function git(cwd: string, ...args: string[]): string {
   return r.stdout;
 }
 
-/** A repository with one commit, its identity in its own config (the sandbox's HOME is empty), a hook and a submodule. */
-function repository(): string {
+/**
+ * The repository every test starts from, made once for the file (the same commits, hook and submodule in each test's
+ * copy; a test changes only its copy). Its upstream stays where the submodule's URL names it until the file ends.
+ */
+let template: string | undefined;
+
+function templateRepository(): string {
+  if (template) return template;
   const root = tempDir('ew-git-binds-');
   const upstream = tempDir('ew-git-binds-up-');
   for (const dir of [upstream, root]) {
@@ -38,6 +44,19 @@ function repository(): string {
   git(root, 'submodule', 'add', '-q', upstream, 'vendor/sub');
   git(root, 'commit', '-qm', 'submodule');
   fs.writeFileSync(path.join(root, '.git/hooks/pre-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  template = root;
+  return root;
+}
+
+/**
+ * A repository with one commit, its identity in its own config (the sandbox's HOME is empty), a hook and a submodule:
+ * a copy of the file's template (the submodule's gitdir link and worktree are relative, so the copy is a repository of
+ * its own).
+ */
+function repository(): string {
+  const source = templateRepository();
+  const root = tempDir('ew-git-binds-');
+  fs.cpSync(source, root, { recursive: true });
   return root;
 }
 
@@ -48,6 +67,9 @@ async function run(root: string, command: string): Promise<{ output: string; exi
   expect(record.data, record.output).toMatchObject({ sandbox: 'bwrap' });
   return { output: record.output, exit: (record.data as { exit_code?: unknown }).exit_code };
 }
+
+// Made outside any test, so removed when the file's tests end (test/temp-dirs.ts).
+beforeAll(templateRepository);
 
 const MACHINERY = ['.git/config', '.git/hooks/pre-commit', '.git/description', '.git/modules/vendor/sub/config', 'vendor/sub/.git'];
 
