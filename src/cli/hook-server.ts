@@ -8,6 +8,7 @@
  * exit code and output. It serves the guarded shell's thin client too
  * (hook-shell.ts): such a call holds its connection for its whole command,
  * and the server ends neither idle nor on a lost socket while one is open.
+ * And `editwarden edit`'s thin client (hook-edit.ts), when one is running.
  * Every call opens its project, reads its config and its trust records
  * afresh; what it keeps between calls is in hook-projects.ts, each cache
  * checked against the disk on every use.
