@@ -38,21 +38,51 @@ const READY_WAIT_MS = 3000;
 /** Folders whose names mean this process (/proc/self, /dev/stdin, /dev/fd/N): a server would read its own there. */
 const OWN_PROCESS_FOLDERS = ['/proc/', '/dev/'];
 
+/**
+ * The path the kernel reaches for `p` (absolute, as spelled: `..` after a link is the link target's parent): its
+ * real path, or, when it does not exist here, its deepest existing ancestor's real path with the rest appended — a
+ * name that is missing in this process may exist in the server's (`<link to /proc/self>/fd/9`).
+ */
+function kernelPath(p: string): string {
+  let head = p;
+  let tail = '';
+  for (;;) {
+    const real = realOf(head);
+    if (real !== null) return tail === '' ? real : `${real === '/' ? '' : real}/${tail}`;
+    const at = head.lastIndexOf('/');
+    if (at <= 0) return p;
+    tail = tail === '' ? head.slice(at + 1) : `${head.slice(at + 1)}/${tail}`;
+    head = head.slice(0, at);
+  }
+}
+
+/**
+ * The real path of `p`, or null when it cannot be walked. The kernel's realpath(3) first (`..` after a link taken
+ * physically); a magic link of /proc it cannot name (`/proc/self/fd/0` → `pipe:[…]`) is followed by Node's own
+ * walk, which keeps the /proc path it went through.
+ */
+function realOf(p: string): string | null {
+  try {
+    return fs.realpathSync.native(p);
+  } catch {
+    try {
+      return fs.realpathSync(p);
+    } catch {
+      return null;
+    }
+  }
+}
+
 /** Whether `arg`, taken as a path from `cwd`, names (or links into) one of OWN_PROCESS_FOLDERS. */
 function namesThisProcess(arg: string, cwd: string): boolean {
   const candidates = [arg];
   const eq = arg.indexOf('=');
   if (arg.startsWith('--') && eq > 0) candidates.push(arg.slice(eq + 1));
   for (const c of candidates) {
-    if (c === '' || c.includes('\0')) continue;
-    const absolute = path.resolve(cwd, c);
-    let real = absolute;
-    try {
-      real = fs.realpathSync(absolute);
-    } catch {
-      // Not there (or not a path at all): its name alone decides.
-    }
-    for (const p of [absolute, real]) if (OWN_PROCESS_FOLDERS.some((f) => p === f.slice(0, -1) || p.startsWith(f))) return true;
+    // Not a path the kernel would take (empty, a NUL, longer than PATH_MAX): the server cannot open it either.
+    if (c === '' || c.includes('\0') || c.length > 4096) continue;
+    const spelled = c.startsWith('/') ? c : `${cwd}/${c}`;
+    for (const p of [path.resolve(spelled), kernelPath(spelled)]) if (OWN_PROCESS_FOLDERS.some((f) => p === f.slice(0, -1) || p.startsWith(f))) return true;
   }
   return false;
 }

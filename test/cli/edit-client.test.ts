@@ -15,6 +15,10 @@ import { servable } from '../../src/cli/edit-client.js';
 const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ew-edit-client-')));
 afterAll(() => fs.rmSync(cwd, { recursive: true, force: true }));
 
+function deepDir(dir: string): string {
+  return path.join(dir, 'deep');
+}
+
 /** Plain words: no slash (nothing resolves out of the temp folder), never a help flag, never a lone `-`. */
 const word = fc.stringMatching(/^[A-Za-z0-9_. ]{1,12}$/);
 const plainArgs = fc
@@ -53,7 +57,10 @@ describe('the calls a warm server may run for the thin edit client', () => {
     fs.mkdirSync(path.join(dir, 'deep'), { recursive: true });
     fs.symlinkSync('/proc/self/fd/0', path.join(dir, 'stdin-link'));
     fs.symlinkSync('/dev', path.join(dir, 'devices'));
-    for (const arg of ['stdin-link', './stdin-link', '--new-file=stdin-link', 'devices/null', 'deep/../devices/stdin', `${dir}/stdin-link`]) {
+    fs.symlinkSync('/proc/self', path.join(dir, 'me'));
+    fs.symlinkSync('/proc/self/fd', path.join(deepDir(dir), 'fds'));
+    // `me/fd/987`: no such descriptor here, maybe one in the server; `deep/fds/../environ`: `..` after a link is its target's parent.
+    for (const arg of ['stdin-link', './stdin-link', '--new-file=stdin-link', 'devices/null', 'deep/../devices/stdin', `${dir}/stdin-link`, 'me/fd/987', '--old-file=me/fd/987/x', 'deep/fds/../environ']) {
       expect(servable(['a.txt', '--new-file', arg], dir, false), arg).toBe(false);
     }
     // A relative path that climbs to /dev from the folder.
