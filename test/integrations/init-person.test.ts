@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { afterAll, describe, expect, it } from 'vitest';
+import { editwardenHere } from './cli-in-process.js';
 import { cleanup, editwarden, project, tempDir } from './helpers.js';
 
 afterAll(cleanup);
@@ -48,10 +49,18 @@ function init(root: string, client: string, ...more: string[]) {
   return { ...r, out: `${r.stdout}${r.stderr}` };
 }
 
+/**
+ * The first init of a test whose subject is what comes after it (a second init, --remove): setup, so the built CLI in
+ * this process (cli-in-process.ts); every call a test asserts on stays the real binary (init above).
+ */
+async function initHere(root: string, client: string): Promise<number | null> {
+  return (await editwardenHere(['init', client, '--root', root])).code;
+}
+
 describe.each(Object.entries(FORMATS))('%s: a hook of the person’s in editwarden’s matcher group', (client, f) => {
-  it('stays, with the group’s matcher, on a second init and on init --remove; editwarden’s hook is there once, then gone', () => {
+  it('stays, with the group’s matcher, on a second init and on init --remove; editwarden’s hook is there once, then gone', async () => {
     const root = project({});
-    expect(init(root, client).code).toBe(0);
+    expect(await initHere(root, client)).toBe(0);
     // The person adds their own hook to the group init wrote (same matcher: it runs on the same tools).
     const data = read(root, f.hooks, f.toml);
     const list = (data.hooks as Table)[f.event] as Group[];
@@ -118,9 +127,9 @@ const HAND_WRITTEN: Record<string, Record<string, string>> = {
 
 describe.each(Object.keys(HAND_WRITTEN))('%s: init --remove gives the person’s files back byte for byte', (client) => {
   const files = HAND_WRITTEN[client] as Record<string, string>;
-  it('where editwarden’s entries were the only change (the record init kept outside the repository)', () => {
+  it('where editwarden’s entries were the only change (the record init kept outside the repository)', async () => {
     const root = project(files);
-    expect(init(root, client).code).toBe(0);
+    expect(await initHere(root, client)).toBe(0);
     for (const rel of Object.keys(files)) expect(fs.readFileSync(path.join(root, rel), 'utf8'), rel).not.toBe(files[rel]);
     // A second init (nothing to change) keeps the person's original as what --remove gives back.
     expect(init(root, client).code).toBe(0);
@@ -132,11 +141,11 @@ describe.each(Object.keys(HAND_WRITTEN))('%s: init --remove gives the person’s
 /** Clients whose settings are JSON: without a record, a value written back keeps the file's own indentation. */
 describe.each(['claude', 'gemini', 'cursor', 'opencode', 'copilot', 'qwen'])('%s: init --remove on a machine with no record (a teammate’s)', (client) => {
   const files = HAND_WRITTEN[client] as Record<string, string>;
-  it('takes editwarden’s entries out in the file’s own indentation, byte for byte where the file was formatted throughout', () => {
+  it('takes editwarden’s entries out in the file’s own indentation, byte for byte where the file was formatted throughout', async () => {
     // Files as a formatter writes them (one indentation throughout): what a value written back can match.
     const formatted = Object.fromEntries(Object.entries(files).map(([rel, text], i) => [rel, `${JSON.stringify(JSON.parse(text), null, i % 2 === 0 ? 4 : '\t')}\n`]));
     const root = project(formatted);
-    expect(init(root, client).code).toBe(0);
+    expect(await initHere(root, client)).toBe(0);
     const teammate = { ...process.env, XDG_DATA_HOME: tempDir('ew-teammate-') };
     const removed = editwarden(['init', client, '--remove', '--root', root], { env: teammate });
     expect(removed.code, removed.stderr).toBe(0);
