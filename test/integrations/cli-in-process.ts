@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import { BIN, type Ran } from './helpers.js';
+import { BIN, project, type Ran } from './helpers.js';
 
 interface Cli {
   run(argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; stdin: NodeJS.ReadableStream; env: NodeJS.ProcessEnv }): Promise<number>;
@@ -51,4 +51,15 @@ export async function editwardenHere(args: string[], options: { input?: string }
   const err = collect();
   const code = await cli.run([process.execPath, BIN, ...args], { stdout: out.stream, stderr: err.stream, stdin: Readable.from([options.input ?? '']), env: process.env });
   return { code, stdout: await out.text(), stderr: await err.text() };
+}
+
+/**
+ * A project `editwarden init claude` protects, as a person sets it up before starting Claude Code: the built CLI's
+ * init, run in this process (setup; the binary's init is pinned in init.test.ts). Throws when init fails.
+ */
+export async function protectedProjectHere(files: Record<string, string>): Promise<string> {
+  const root = project(files);
+  const init = await editwardenHere(['init', 'claude', '--root', root]);
+  if (init.code !== 0) throw new Error(`editwarden init claude exited ${init.code}: ${init.stderr}`);
+  return root;
 }

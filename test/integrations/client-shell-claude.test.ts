@@ -9,24 +9,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { editwardenHere } from './cli-in-process.js';
+import { editwardenHere, protectedProjectHere } from './cli-in-process.js';
 import { CLAUDE, THIRTY_LINES, cleanup, editwarden, project, runClaude, tempDir, toolResults } from './helpers.js';
 
 beforeAll(() => {
   expect(fs.existsSync(CLAUDE), `${CLAUDE} is missing; run npm ci`).toBe(true);
 });
 afterAll(cleanup);
-
-/**
- * A project `editwarden init claude` protects, as a person sets it up before starting Claude Code: the built CLI's
- * init, run in this process (setup; the binary's init is pinned in init.test.ts and in the disableAllHooks case here).
- */
-async function protectedProject(files: Record<string, string>): Promise<string> {
-  const root = project(files);
-  const init = await editwardenHere(['init', 'claude', '--root', root]);
-  expect(init.code, init.stderr).toBe(0);
-  return root;
-}
 
 /**
  * One session in a repository that ships `disableAllHooks` (committed and local), protected by the binary's init:
@@ -79,7 +68,7 @@ describe("Claude Code's Bash runs through editwarden, and a repository's disable
 
 describe('the committed settings fail closed', () => {
   it('where editwarden is not installed, the real Claude Code refuses the edit', async () => {
-    const root = await protectedProject({ 'big.txt': THIRTY_LINES });
+    const root = await protectedProjectHere({ 'big.txt': THIRTY_LINES });
     const big = path.join(root, 'big.txt');
     const run = await runClaude(
       root,
@@ -99,7 +88,7 @@ describe('the committed settings fail closed', () => {
   }, 120_000);
 
   it('after init --remove, Claude Code runs its tools without editwarden again', async () => {
-    const root = await protectedProject({ 'notes.txt': 'one\n' });
+    const root = await protectedProjectHere({ 'notes.txt': 'one\n' });
     expect((await editwardenHere(['init', 'claude', '--remove', '--root', root])).code).toBe(0);
     const run = await runClaude(root, [{ name: 'Bash', args: { command: 'echo two >> notes.txt && echo ok', description: 'append' } }], ['--allowedTools', 'Bash']);
     expect(toolResults(run.requests)[0]).toContain('ok');

@@ -8,13 +8,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { codexTrustCheck } from '../../src/integrations/codex-trust.js';
-import { cleanup, editwarden, project, tempDir } from './helpers.js';
+import { editwardenHere } from './cli-in-process.js';
+import { cleanup, project, tempDir } from './helpers.js';
 
 afterAll(cleanup);
 
-function setup(userConfig: (root: string) => string): { root: string; env: Record<string, string> } {
+/** A project init protects for Codex (setup: the built CLI in this process, cli-in-process.ts) and Codex's own records. */
+async function setup(userConfig: (root: string) => string): Promise<{ root: string; env: Record<string, string> }> {
   const root = project({ 'a.txt': 'a\n' });
-  expect(editwarden(['init', 'codex', '--root', root]).code).toBe(0);
+  expect((await editwardenHere(['init', 'codex', '--root', root])).code).toBe(0);
   const home = tempDir('ew-codexhome-');
   fs.writeFileSync(path.join(home, 'config.toml'), userConfig(root));
   return { root, env: { CODEX_HOME: home } };
@@ -24,29 +26,29 @@ const trusted = (root: string): string => `[projects."${root}"]\ntrust_level = "
 const hookState = (root: string, event: string, extra = ''): string => `[hooks.state."${root}/.codex/config.toml:${event}:0:0"]\ntrusted_hash = "sha256:${'a'.repeat(64)}"\n${extra}`;
 
 describe("doctor reads Codex's own trust records", () => {
-  it('an untrusted project: none of the hooks load', () => {
-    const { root, env } = setup(() => '');
+  it('an untrusted project: none of the hooks load', async () => {
+    const { root, env } = await setup(() => '');
     const c = codexTrustCheck(root, env);
     expect(c.ok).toBe(false);
     expect(c.detail).toContain('does not trust this project');
     expect(c.fix).toContain('/hooks');
   });
 
-  it('a trusted project whose parent folder is trusted counts as trusted', () => {
-    const { root, env } = setup((r) => `${trusted(path.dirname(r))}${hookState(r, 'pre_tool_use')}${hookState(r, 'post_tool_use')}`);
+  it('a trusted project whose parent folder is trusted counts as trusted', async () => {
+    const { root, env } = await setup((r) => `${trusted(path.dirname(r))}${hookState(r, 'pre_tool_use')}${hookState(r, 'post_tool_use')}`);
     expect(codexTrustCheck(root, env).ok).toBe(true);
   });
 
-  it('one hook without a trust record, or turned off, is named', () => {
-    const one = setup((r) => `${trusted(r)}${hookState(r, 'pre_tool_use')}`);
+  it('one hook without a trust record, or turned off, is named', async () => {
+    const one = await setup((r) => `${trusted(r)}${hookState(r, 'pre_tool_use')}`);
     expect(codexTrustCheck(one.root, one.env)).toMatchObject({ ok: false, detail: expect.stringContaining('1 of editwarden') });
     expect(codexTrustCheck(one.root, one.env).detail).toContain('post_tool_use:0:0');
-    const off = setup((r) => `${trusted(r)}${hookState(r, 'pre_tool_use', 'enabled = false\n')}${hookState(r, 'post_tool_use')}`);
+    const off = await setup((r) => `${trusted(r)}${hookState(r, 'pre_tool_use', 'enabled = false\n')}${hookState(r, 'post_tool_use')}`);
     expect(codexTrustCheck(off.root, off.env).detail).toContain('pre_tool_use:0:0');
   });
 
-  it('the MCP server without the hooks is named; no setup at all is fine', () => {
-    const { root, env } = setup((r) => trusted(r));
+  it('the MCP server without the hooks is named; no setup at all is fine', async () => {
+    const { root, env } = await setup((r) => trusted(r));
     const file = path.join(root, '.codex', 'config.toml');
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/\[\[hooks\.[\s\S]*?(?=\n\[permissions|$)/, ''));
     expect(codexTrustCheck(root, env)).toMatchObject({ ok: false, detail: expect.stringContaining('holds none of its hooks') });

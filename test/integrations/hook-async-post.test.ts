@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { protectedProjectHere } from './cli-in-process.js';
 import { CLAUDE, cleanup, editwarden, project, protectedProject, runClaude, tempDir, toolResults } from './helpers.js';
 
 beforeAll(() => {
@@ -155,7 +156,7 @@ describe('the settings init writes', () => {
 
 describe('the real Claude Code with the async post hook', () => {
   it('three Edits of one file back to back, a refused Write among them: every record lands in order with its own change (the last by the Stop hook), the refusal still blocks, and three undos restore the file', async () => {
-    const root = protectedProject({ 'a.txt': 'one\ntwo\nthree\n' });
+    const root = await protectedProjectHere({ 'a.txt': 'one\ntwo\nthree\n' });
     const file = path.join(root, 'a.txt');
     const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
     const run = await runClaude(root, [
@@ -182,7 +183,7 @@ describe('the real Claude Code with the async post hook', () => {
   }, 180_000);
 
   it('with no post hook at all (each killed before it reached editwarden, as `claude -p` does to the ones still running when it exits), the next PreToolUse and the Stop hook record every Edit in order', async () => {
-    const root = protectedProject({ 'a.txt': 'one\ntwo\n' });
+    const root = await protectedProjectHere({ 'a.txt': 'one\ntwo\n' });
     const settingsFile = path.join(root, '.claude', 'settings.json');
     const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as { hooks: Record<string, unknown> };
     delete settings.hooks.PostToolUse;

@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { editwardenHere } from './cli-in-process.js';
 import { CLAUDE, cleanup, editwarden, project, runClaude, toolResults } from './helpers.js';
 
 beforeAll(() => {
@@ -19,7 +20,7 @@ afterAll(cleanup);
 describe("a cd in Claude Code's guarded Bash carries over to its next command", () => {
   it('cd sub, then pwd > where.txt writes the sub folder; a cd out of the project leaves the next command at the root', async () => {
     const root = project({ 'sub/keep.txt': 'x\n' });
-    const init = editwarden(['init', 'claude', '--root', root]);
+    const init = await editwardenHere(['init', 'claude', '--root', root]);
     expect(init.code, init.stderr).toBe(0);
     const run = await runClaude(
       root,

@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { editwardenHere } from './cli-in-process.js';
 import { GEMINI, cleanup, editwarden, functionResponses, project, runGemini } from './helpers.js';
 
 beforeAll(() => {
@@ -19,7 +20,7 @@ afterAll(cleanup);
 describe("Gemini CLI's guarded shell keeps the folder as its own shell does", () => {
   it('a cd does not carry to the next command; the call’s dir_path is where it runs', async () => {
     const root = project({ 'sub/keep.txt': 'x\n' });
-    const init = editwarden(['init', 'gemini', '--root', root]);
+    const init = await editwardenHere(['init', 'gemini', '--root', root]);
     expect(init.code, init.stderr).toBe(0);
     const run = await runGemini(
       root,

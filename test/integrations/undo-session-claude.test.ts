@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE, cleanup, editwarden, protectedProject, runClaude, toolResults } from './helpers.js';
+import { protectedProjectHere } from './cli-in-process.js';
+import { CLAUDE, cleanup, editwarden, runClaude, toolResults } from './helpers.js';
 
 beforeAll(() => {
   expect(fs.existsSync(CLAUDE), `${CLAUDE} is missing; run npm ci`).toBe(true);
@@ -19,7 +20,7 @@ afterAll(cleanup);
 describe('editwarden undo --session undoes a Claude Code session as one step', () => {
   it('two edits and two commands (one rm -rf src) are listed under the session id and undone byte-exact by one command', async () => {
     const files = { 'src/a.ts': 'export const a = 1;\n', 'src/lib/b.ts': 'export const b = "b";\r\n', 'notes.txt': 'alpha\nbeta\n' };
-    const root = protectedProject(files);
+    const root = await protectedProjectHere(files);
     const notes = path.join(root, 'notes.txt');
     const run = await runClaude(
       root,
