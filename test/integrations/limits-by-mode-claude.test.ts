@@ -11,7 +11,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE, cleanup, editwarden, protectedProject, runClaude, tempDir, toolResults, type ScriptedCall } from './helpers.js';
+import { protectedProjectHere } from './cli-in-process.js';
+import { CLAUDE, cleanup, editwarden, runClaude, tempDir, toolResults, type ScriptedCall } from './helpers.js';
 
 beforeAll(() => {
   expect(fs.existsSync(CLAUDE), `${CLAUDE} is missing; run npm ci`).toBe(true);
@@ -26,7 +27,7 @@ function writes(root: string, names: string[]): ScriptedCall[] {
 
 describe('an interactive Claude Code session has no caps unless the config sets them; a headless run keeps the design’s', () => {
   it('with no config, 12 native Writes, a 600-line Write and a Bash `seq 1 1000 > nums.txt` all land; `exec` over its default 10 files still exits 2', async () => {
-    const root = protectedProject({});
+    const root = await protectedProjectHere({});
     const names = Array.from({ length: 12 }, (_, i) => `f${i + 1}.txt`);
     const run = await runClaude(
       root,
@@ -51,7 +52,7 @@ describe('an interactive Claude Code session has no caps unless the config sets 
   }, 240_000);
 
   it("a repository's .editwarden.yml with max_files: 2 refuses the third file, naming the key and the file to change", async () => {
-    const root = protectedProject({ '.editwarden.yml': 'constraints:\n  max_files: 2\n' });
+    const root = await protectedProjectHere({ '.editwarden.yml': 'constraints:\n  max_files: 2\n' });
     const run = await runClaude(root, writes(root, ['a.txt', 'b.txt', 'c.txt']));
     expect(run.code, run.stderr).toBe(0);
     const results = toolResults(run.requests);
@@ -69,7 +70,7 @@ describe('an interactive Claude Code session has no caps unless the config sets 
     const own = path.join(home, '.config', 'editwarden', 'config.yml');
     fs.mkdirSync(path.dirname(own), { recursive: true });
     fs.writeFileSync(own, 'constraints:\n  max_files: 5\n');
-    const root = protectedProject({ '.editwarden.yml': 'constraints:\n  max_files: 2\n' });
+    const root = await protectedProjectHere({ '.editwarden.yml': 'constraints:\n  max_files: 2\n' });
     const names = ['1.txt', '2.txt', '3.txt', '4.txt', '5.txt', '6.txt'];
     const run = await runClaude(root, writes(root, names), [], 150_000, { home });
     expect(run.code, run.stderr).toBe(0);
@@ -79,14 +80,15 @@ describe('an interactive Claude Code session has no caps unless the config sets 
     expect(results[5]).toContain('E_CONSTRAINT');
     expect(results[5]).toContain(`constraints.max_files, set in ${own}`);
     expect(fs.existsSync(path.join(root, '6.txt'))).toBe(false);
-    // doctor says whose value applies.
-    const doctor = editwarden(['doctor', '--root', root], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } });
+    // doctor says whose value applies: its limits check (the whole doctor, which also loads every grammar, runs in
+    // test/cli/doctor.test.ts).
+    const doctor = editwarden(['doctor', '--root', root, '--only', 'limits'], { env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } });
     expect(doctor.stdout).toContain('Your own config sets constraints.max_files: 5; ');
     expect(doctor.stdout).toContain('sets 2: yours applies to you');
   }, 200_000);
 
   it('under max_files: 1, a native Write and then mcp__editwarden__write_file in one session: the second is refused (one ledger per session)', async () => {
-    const root = protectedProject({ '.editwarden.yml': 'constraints:\n  max_files: 1\n', 'seen.txt': 'read me\n' });
+    const root = await protectedProjectHere({ '.editwarden.yml': 'constraints:\n  max_files: 1\n', 'seen.txt': 'read me\n' });
     const run = await runClaude(
       root,
       [
