@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { requiredLiteral, searchFiles, type SearchQuery } from '../../src/tools/search.js';
+import { LiteralFinder, requiredLiteral, searchFiles, type SearchQuery } from '../../src/tools/search.js';
 
 let root: string;
 beforeAll(() => {
@@ -49,6 +49,52 @@ describe('literal search finds exactly the lines grep would (property)', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('a literal search learns its pivot byte from the first files it reads', () => {
+  it('looks for the needle byte rarest in those files, not the one the table guesses', () => {
+    const needle = Buffer.from('q_7');
+    const finder = new LiteralFinder(needle);
+    // The table ranks "_" commoner than "q" and "7": it starts with one of those.
+    expect(needle[finder.pivot]).not.toBe(0x5f);
+    // In these files "q" and "7" are everywhere and "_" nowhere.
+    const file = Buffer.from('q7 7q qq 77 '.repeat(50));
+    for (let i = 0; i < 4; i++) expect(finder.find(file, 0)).toBe(-1);
+    expect(needle[finder.pivot]).toBe(0x5f);
+    const hit = Buffer.from(`${'q7 '.repeat(20)}xq_7`);
+    expect(finder.find(hit, 0)).toBe(hit.length - 3);
+  });
+
+  it('finds exactly what a plain read finds in every file, before the pivot is learnt and after (property)', () => {
+    // Texts in which the table's rarest byte is common and another is rare, and the other way round: the first files
+    // choose the pivot, and the files after them are searched with it.
+    const alphabet = fc.constantFrom('a', 'e', ' ', '\n', '_', '7', 'q', 'z', 'é');
+    let run = 0;
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(alphabet, { maxLength: 200 }), { minLength: 1, maxLength: 9 }),
+        fc.array(
+          alphabet.filter((c) => c !== '\n'),
+          { minLength: 1, maxLength: 5 },
+        ),
+        (texts, needleChars) => {
+          const needle = needleChars.join('');
+          const dir = path.join(root, `learn-${run++}`);
+          fs.mkdirSync(dir);
+          try {
+            // Named so that the walk reads them in this order.
+            texts.forEach((chars, i) => fs.writeFileSync(path.join(dir, `f${i}.txt`), chars.join('')));
+            const got = searchFiles(dir, query(needle)).matches.map((m) => `${m.path}:${m.line}:${m.text}`);
+            const want = texts.flatMap((chars, i) => reference(chars.join(''), needle).map((r) => `f${i}.txt:${r.line}:${r.text}`));
+            expect(got).toEqual(want);
+          } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+          }
+        },
+      ),
+      { numRuns: 150 },
     );
   });
 });
