@@ -80,6 +80,8 @@ export function openProject(root: string, config: Config, options: OpenProjectOp
     checkpointLimits: { maxFileBytes: config.checkpoints.max_file_bytes, maxTotalBytes: config.checkpoints.max_total_bytes },
     ignoredCoverage: ignoredCoverageOf(config.checkpoints.ignored),
     policy: { gitWritable: config.sandbox.git_writable, ...defined({ configFiles: options.configFiles, trust: options.trust, nestedSearch: options.nestedSearch }) },
+    // A long-lived server takes the lock on every call: it keeps the lock file's inode instead of creating one each time.
+    lock: { keepSpare: isLongLived() },
   });
   // A long-lived server answers a lone edit before its checkpoint's fsync, which it settles right after (durable.ts).
   opened.transactions.durability = isLongLived() ? config.checkpoints.durability : 'strict';

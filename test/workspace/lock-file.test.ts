@@ -9,7 +9,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { pathToFileURL } from 'node:url';
 import { LOCK_FILE, readLockOwner, RootLock } from '../../src/workspace/lock.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { tempDir } from '../temp-dirs.js';
@@ -85,4 +86,72 @@ describe('the lock file names its holder at every moment', () => {
     }
     expect(leftLocks).toBe(0);
   }, 120_000);
+});
+
+describe('a long-lived holder keeps the lock file between holds (keepSpare)', () => {
+  const pending = (dir: string) => fs.readdirSync(dir).filter((n) => n.endsWith('.pending'));
+
+  it('takes the lock again without creating a file: the spare is rewritten and linked, and names each hold', () => {
+    const dir = stateDir();
+    const lock = new RootLock(dir, { keepSpare: true });
+    const file = path.join(dir, LOCK_FILE);
+    const tokens: string[] = [];
+    lock.with(() => {
+      const owner = readLockOwner(file);
+      if (owner === null || owner === 'unreadable') throw new Error('the lock names no holder');
+      tokens.push(owner.token);
+    });
+    expect(fs.existsSync(file)).toBe(false);
+    expect(pending(dir)).toHaveLength(1);
+    const opens = vi.spyOn(fs, 'openSync');
+    try {
+      lock.with(() => {
+        lock.note(['a/long/path/that/makes/the/note/longer.txt']);
+        lock.note([]);
+        const owner = readLockOwner(file);
+        if (owner === null || owner === 'unreadable') throw new Error('the lock names no holder');
+        tokens.push(owner.token);
+        expect(owner.writing).toEqual([]);
+      });
+      // One read of the lock file at release (its owner checked); no file created for the hold.
+      expect(opens.mock.calls.filter((call) => call[1] === 'wx')).toEqual([]);
+    } finally {
+      opens.mockRestore();
+    }
+    expect(tokens[0]).not.toBe(tokens[1]);
+    expect(fs.existsSync(file)).toBe(false);
+    lock.dropSpare();
+    expect(pending(dir)).toEqual([]);
+  });
+
+  it('excludes another holder while held, and lets it in once released', () => {
+    const dir = stateDir();
+    const lock = new RootLock(dir, { keepSpare: true, timeoutMs: 50, pollMs: 10 });
+    const other = new RootLock(dir, { timeoutMs: 50, pollMs: 10 });
+    lock.with(() => {});
+    lock.with(() => expect(() => other.acquire()).toThrow(expect.objectContaining({ code: 'E_LOCKED' })));
+    other.with(() => expect(() => lock.acquire()).toThrow());
+    lock.with(() => expect(fs.existsSync(path.join(dir, LOCK_FILE))).toBe(true));
+    lock.dropSpare();
+  });
+
+  it('makes a new spare when its name was removed between holds', () => {
+    const dir = stateDir();
+    const lock = new RootLock(dir, { keepSpare: true, timeoutMs: 50 });
+    lock.with(() => {});
+    for (const name of pending(dir)) fs.unlinkSync(path.join(dir, name));
+    lock.with(() => expect(readLockOwner(path.join(dir, LOCK_FILE))).not.toBe('unreadable'));
+    expect(pending(dir)).toHaveLength(1);
+    lock.dropSpare();
+  });
+
+  it('leaves no spare behind when the process exits (real process)', () => {
+    const dir = stateDir();
+    const lockModule = pathToFileURL(path.resolve(import.meta.dirname, '../../dist/workspace/lock.js')).href;
+    const script = `const { RootLock } = await import(${JSON.stringify(lockModule)}); const lock = new RootLock(${JSON.stringify(dir)}, { keepSpare: true }); lock.with(() => {}); lock.with(() => {}); process.stdout.write(String(require('node:fs').readdirSync(${JSON.stringify(dir)}).filter((n) => n.endsWith('.pending')).length));`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script.replace("require('node:fs')", '(await import("node:fs")).default')], { encoding: 'utf8' });
+    expect(child.stderr).toBe('');
+    expect(child.stdout).toBe('1');
+    expect(pending(dir)).toEqual([]);
+  });
 });
