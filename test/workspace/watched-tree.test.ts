@@ -155,8 +155,11 @@ describe('a capture that costs what changed', () => {
     };
     warm(tree, effects);
     const walked = { ...tree.counts };
+    const syncs = tree.watch.seen.syncs;
     once();
     once();
+    // One round trip to the helper before each command (the index and the ignored snapshot share its mark), one after.
+    expect(tree.watch.seen.syncs - syncs).toBe(4);
     expect(tree.counts.indexReused - walked.indexReused).toBe(2);
     expect(tree.counts.diffSkipped - walked.diffSkipped).toBe(2);
     expect(tree.counts.ignoredReused - walked.ignoredReused).toBe(2);
