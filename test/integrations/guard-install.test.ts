@@ -134,8 +134,9 @@ describe('a project-local editwarden, recorded by init', () => {
       expect(shell.stderr).toContain('E_GUARD_TAMPERED');
       expect(fs.existsSync(mark)).toBe(false);
       expect(fs.existsSync(path.join(p.root, 'b.txt'))).toBe(false);
-      // doctor names it, from the person's own (global) editwarden: it never loads the install it judges.
-      const doctor = spawnSync(process.execPath, [BIN, 'doctor', '--root', p.root, '--json'], { encoding: 'utf8', env: { ...process.env, ...p.env } });
+      // doctor names it, from the person's own (global) editwarden: it never loads the install it judges. Its guard
+      // install check (the whole doctor, which also loads every grammar, runs in test/cli/doctor.test.ts).
+      const doctor = spawnSync(process.execPath, [BIN, 'doctor', '--root', p.root, '--json', '--only', 'guard install'], { encoding: 'utf8', env: { ...process.env, ...p.env } });
       const check = (JSON.parse(doctor.stdout) as { checks: Array<{ name: string; ok: boolean; detail: string }> }).checks.find((c) => c.name === 'guard install');
       expect(check).toMatchObject({ ok: false, detail: expect.stringContaining('E_GUARD_TAMPERED') });
       // Re-recorded by the person (after re-installing), it runs again.
