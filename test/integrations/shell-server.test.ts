@@ -13,13 +13,42 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { shellRunnerLine } from '../../src/integrations/client.js';
 import { BIN, cleanup, editwarden, hookRecordLines, project } from './helpers.js';
-import { callsServed, endServers, runtimeEnv, warmServer } from './warm-server.js';
+import { callsServed, endServers, keepServer, runtimeEnv, warmServer } from './warm-server.js';
 
 afterAll(cleanup);
 afterEach(endServers);
+
+/**
+ * One warm server serves every test whose environment is the run's own, as one user's server serves every call of
+ * every project; a case with an environment of its own (another sandbox program) gets a server started with it.
+ */
+let shared: { env: NodeJS.ProcessEnv; pid: number };
+beforeAll(async () => {
+  // Idle longer than a loaded machine may take between two of the file's calls: it is ended after the file.
+  const env = runtimeEnv({ EDITWARDEN_HOOK_SERVER_IDLE_MS: '300000' });
+  const pid = await warmServer(env);
+  // Ended after the file (below), not after the first test (afterEach).
+  keepServer(pid);
+  shared = { env, pid };
+}, 60_000);
+afterAll(() => {
+  try {
+    process.kill(shared.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+});
+
+/** The server for a case: the shared one, or one of its own for an environment of its own. */
+async function serverFor(extra: NodeJS.ProcessEnv | undefined): Promise<NodeJS.ProcessEnv> {
+  if (extra === undefined) return shared.env;
+  const env = runtimeEnv(extra);
+  await warmServer(env);
+  return env;
+}
 
 interface Outcome {
   code: number | null;
@@ -123,8 +152,7 @@ describe('the thin shell client through the warm server = the in-process route',
     it(c.name, async () => {
       const served = project(c.files);
       const here = project(c.files);
-      const env = runtimeEnv(c.env);
-      await warmServer(env);
+      const env = await serverFor(c.env);
       const before = await callsServed(env);
       const viaServer = runLine(served, c.command, env);
       // The server took the call (not the in-process fallback).
@@ -153,8 +181,7 @@ describe('the thin shell client through the warm server = the in-process route',
 
 describe("the server's per-project caches never change an answer", () => {
   it('a nested repository a person makes between two commands is found by the warm search: its .git/config is read-only to the next command', async () => {
-    const env = runtimeEnv();
-    await warmServer(env);
+    const env = await serverFor(undefined);
     const root = project({ 'a.txt': 'one\n' });
     const before = await callsServed(env);
     // The first command warms the project's nested-repository search in the server.
