@@ -19,7 +19,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyRequests } from '../../src/apply/pipeline.js';
 import { defaultConfig } from '../../src/config/config.js';
 import { changeLines } from '../../src/apply/pipeline.js';
@@ -200,8 +200,7 @@ const commandRoutes: Record<string, (root: string, c: CommandCase) => Promise<Co
     return guardedShell(root, c, { ...process.env, EDITWARDEN_HOOK_SERVER: 'off' });
   },
   async 'guarded shell (warm server)'(root, c) {
-    const env = runtimeEnv();
-    await warmServer(env);
+    const env = warmEnv;
     const before = await shellsServed(env);
     const verdict = guardedShell(root, c, env);
     // The server really served each command (none ran in-process behind its back).
@@ -210,9 +209,22 @@ const commandRoutes: Record<string, (root: string, c: CommandCase) => Promise<Co
   },
 };
 
+/**
+ * One warm server serves every case, as the user's one server serves every project: each case's project is a folder
+ * of its own, so its ledger is too. Its idle time outlasts the file (a case can take tens of seconds on a loaded
+ * machine); it is ended when the file's cases are done.
+ */
+let warmEnv: NodeJS.ProcessEnv;
+
 describe('the same commands and limits, the same verdict through execute_command and the guarded shell', () => {
-  afterEach(endServers);
-  afterAll(cleanup);
+  beforeAll(async () => {
+    warmEnv = runtimeEnv({ EDITWARDEN_HOOK_SERVER_IDLE_MS: '600000' });
+    await warmServer(warmEnv);
+  });
+  afterAll(() => {
+    endServers();
+    cleanup();
+  });
   for (const c of COMMAND_CASES) {
     it(c.name, async () => {
       const verdicts: Record<string, CommandCase['verdict']> = {};
