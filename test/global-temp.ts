@@ -15,6 +15,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import tls from 'node:tls';
 
 export const RUN_PREFIX = 'editwarden-test-run-';
 export const XDG_PREFIX = 'editwarden-test-xdg-';
@@ -47,6 +48,46 @@ export function describeLeftovers(names: readonly string[]): string {
   return `tests left ${names.length} entr${names.length === 1 ? 'y' : 'ies'} in the temp folder; every test must remove what it creates (try/finally, afterEach or afterAll):\n${lines.join('\n')}`;
 }
 
+/**
+ * The test run's Node processes without NODE_EXTRA_CA_CERTS, npm keeping the
+ * same trust.
+ *
+ * Node 20 reads and parses the file NODE_EXTRA_CA_CERTS names when each
+ * process starts, whether or not it ever speaks TLS (Node 22 and 24 read it on
+ * first use). Where it names a machine's whole bundle (/etc/ssl/certs/
+ * ca-certificates.crt, 144 certificates here) that is ~50 ms of CPU per
+ * process: `node -e 0` 76 → 28 ms, `editwarden edit --dry-run` 221 → 171 ms
+ * (20 interleaved runs each, load 20-22; docs/benchmarks.md, "Suite time").
+ * The suite starts thousands of Node processes (the CLI, hook clients,
+ * servers, sandboxed builds), none of which speaks TLS to a real host but npm
+ * (test/package/pack-install.test.ts installs the tarball's dependencies from
+ * the registry through the local cache). So the run drops the variable and
+ * gives npm the same trust through its own `cafile` setting: Node's built-in
+ * roots plus the extra file's certificates, which is what the variable meant
+ * (npm's `cafile` replaces the roots, so both go in). A `cafile` or `ca` the
+ * person set for npm is theirs and left alone.
+ *
+ * Removes NODE_EXTRA_CA_CERTS from `env`; when it named a readable file and npm has no CA setting of its own, writes
+ * Node's roots and that file's certificates to `dir`/npm-ca.pem and points npm's `cafile` at it. Returns the file
+ * written, or null.
+ */
+export function dropEagerCaBundle(env: NodeJS.ProcessEnv, dir: string): string | null {
+  const extra = env.NODE_EXTRA_CA_CERTS;
+  delete env.NODE_EXTRA_CA_CERTS;
+  if (!extra || env.npm_config_cafile !== undefined || env.npm_config_ca !== undefined) return null;
+  let added: string;
+  try {
+    added = fs.readFileSync(extra, 'utf8');
+  } catch {
+    // Node itself warns and goes on without a file it cannot read: npm keeps Node's roots alone.
+    return null;
+  }
+  const file = path.join(dir, 'npm-ca.pem');
+  fs.writeFileSync(file, `${tls.rootCertificates.join('\n')}\n${added}`, { mode: 0o600 });
+  env.npm_config_cafile = file;
+  return file;
+}
+
 export default function setup(): () => void {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), RUN_PREFIX)));
   // The person's own config and trust records (XDG folders) are never the real user's: a run has its own, empty
@@ -69,6 +110,8 @@ export default function setup(): () => void {
   // a test's leftover. The run keeps it off, so the folder proves only what
   // tests leave (seen on Node 22 in CI: the pack-install test's npm children).
   process.env.NODE_DISABLE_COMPILE_CACHE = '1';
+  // ~50 ms of CPU off every Node process the run starts on Node 20, npm keeping its trust (dropEagerCaBundle above).
+  dropEagerCaBundle(process.env, xdg);
   return () => {
     const left = leftovers(dir);
     fs.rmSync(xdg, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
