@@ -98,12 +98,13 @@ export function carriedFolderFile(stateDir: string, key: SessionKey): string {
  * client's own tracking (`pwd -P` after the line) sees it. The exit code
  * is the command's whatever the `cd` does; a missing, empty or unfinished
  * file moves nothing. The file is read by the shell's own `read` (one line:
- * a carried folder never holds a newline, see `settle`), not `$(cat …)`:
- * no process started after every guarded command.
+ * a carried folder never holds a newline, see `settle`), not `$(cat …)`,
+ * and the exit code is set again by a subshell only when it is not 0: no
+ * process is started after a guarded command that succeeded.
  */
 export function cdBackLine(file: string): string {
   const q = `'${file.replace(/'/g, `'\\''`)}'`;
-  return `ew_s=$?; if [ $ew_s -eq 0 ]; then { IFS= read -r ew_d <${q}; } 2>/dev/null && [ -n "$ew_d" ] && cd -- "$ew_d" 2>/dev/null; fi; (exit $ew_s)`;
+  return `ew_s=$?; if [ $ew_s -eq 0 ]; then { IFS= read -r ew_d <${q}; } 2>/dev/null && [ -n "$ew_d" ] && cd -- "$ew_d" 2>/dev/null; fi; [ $ew_s -eq 0 ] || (exit $ew_s)`;
 }
 
 /** One guarded command's part in carrying the folder. */

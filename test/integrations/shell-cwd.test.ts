@@ -200,6 +200,22 @@ describe("the command runs as Claude Code runs its own, and the client's shell f
     expect(r.stdout.split('\n').slice(0, 2)).toEqual(['0', path.join(root, 'a', 'b')]);
   });
 
+  it.runIf(fs.existsSync('/usr/bin/strace'))('the line after a command that succeeded starts no process (a subshell or cat after every command)', () => {
+    const { root } = tree();
+    const file = path.join(tempDir('ew-cwd-f-'), 'cwd');
+    fs.writeFileSync(file, `${path.join(root, 'a')}\n`);
+    const log = path.join(tempDir('ew-cwd-trace-'), 'log');
+    const traced = (status: number): string => {
+      const r = spawnSync('/usr/bin/strace', ['-f', '-qq', '-e', 'trace=clone,clone3,fork,vfork', '-o', log, '/bin/sh', '-c', `(exit ${status}); ${cdBackLine(file)}; echo "$?"; pwd -P`], { cwd: root, encoding: 'utf8' });
+      expect(r.stdout.split('\n')[0]).toBe(String(status));
+      return fs.readFileSync(log, 'utf8');
+    };
+    // The command's own `(exit …)` of this test is the one clone; the line adds none.
+    expect(traced(0).match(/clone|fork/g)?.length).toBe(1);
+    // A failed command's code is set again by a subshell (one clone more): the exit code is what counts there.
+    expect(traced(3).match(/clone|fork/g)?.length).toBe(2);
+  });
+
   it('a folder whose path holds a line break is not carried (the shell reads one line)', () => {
     const root = tempDir('ew-cwd-line\nbreak-');
     const ws = openWorkspace(root).ws;
