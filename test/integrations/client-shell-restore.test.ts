@@ -3,8 +3,9 @@
  * editwarden's own writes, with the real Claude Code and Gemini CLI
  * (scripted model on 127.0.0.1, a temp project). A second real process —
  * standing for the person's editor or their `git gc --auto` — writes while
- * the guarded command sleeps; it waits for the command's first write
- * (`marker.txt`), so it lands inside the command's run window.
+ * the guarded command waits; it waits for the command's first write
+ * (`marker.txt`), and the command waits for its write (waitFor), so it
+ * lands inside the command's run window.
  *
  * - a command over the session's limits is put back; `editwarden undo` of
  *   the put-back gives the person's text back byte-exact;
@@ -34,6 +35,15 @@ function personWrites(marker: string, file: string, text: string): Promise<numbe
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
+/**
+ * The agent's command waits until `test` (a shell test, builtins only) holds — the person's write has landed — at most
+ * 10 s, instead of sleeping a fixed time the person's write may or may not fall in.
+ */
+function waitFor(test: string): string {
+  // Counted by a string's length: no `$(`, which Gemini CLI's shell tool refuses as command substitution.
+  return `n=; until ${test} || [ \${#n} -ge 100 ]; do sleep 0.1; n=x$n; done`;
+}
+
 function events(root: string): Array<Record<string, unknown>> {
   return fs
     .readFileSync(path.join(root, '.editwarden/events.jsonl'), 'utf8')
@@ -48,7 +58,11 @@ describe("a put-back never takes the person's text: it is an undo step (real Cla
     expect((await editwardenHere(['init', 'claude', '--root', root])).code).toBe(0);
     const notes = path.join(root, 'notes.md');
     const person = personWrites(path.join(root, 'marker.txt'), notes, 'person text, typed during the command\n');
-    const run = await runClaude(root, [{ name: 'Bash', args: { command: 'echo go > marker.txt; sleep 3; echo "agent line" >> notes.md; echo gen > gen.txt', description: 'over the limits' } }], ['--allowedTools', 'Bash']);
+    const run = await runClaude(
+      root,
+      [{ name: 'Bash', args: { command: `echo go > marker.txt; ${waitFor('{ read -r l < notes.md && [ "$l" != original ]; }')}; echo "agent line" >> notes.md; echo gen > gen.txt`, description: 'over the limits' } }],
+      ['--allowedTools', 'Bash'],
+    );
     expect(await person).toBe(0);
     expect(run.code, run.stderr).toBe(0);
     const [result] = toolResults(run.requests);
@@ -79,7 +93,7 @@ describe("a process outside the sandbox is not the command's (real Claude Code)"
     expect((await editwardenHere(['init', 'claude', '--root', root])).code).toBe(0);
     const lock = path.join(root, '.git/gc.log.lock');
     const person = personWrites(path.join(root, 'marker.txt'), lock, 'gc: 12 loose objects\n');
-    const run = await runClaude(root, [{ name: 'Bash', args: { command: 'echo go > marker.txt; sleep 3; echo finished', description: 'one file' } }], ['--allowedTools', 'Bash']);
+    const run = await runClaude(root, [{ name: 'Bash', args: { command: `echo go > marker.txt; ${waitFor('[ -e .git/gc.log.lock ]')}; echo finished`, description: 'one file' } }], ['--allowedTools', 'Bash']);
     expect(await person).toBe(0);
     expect(run.code, run.stderr).toBe(0);
     const [result] = toolResults(run.requests);
@@ -101,7 +115,9 @@ describe("undo refuses the person's concurrent edit; a forced undo loses nothing
     expect((await editwardenHere(['init', 'gemini', '--root', root])).code).toBe(0);
     const other = path.join(root, 'other.md');
     const person = personWrites(path.join(root, 'marker.txt'), other, 'the person’s notes\n');
-    const run = await runGemini(root, [{ name: 'run_shell_command', args: { command: 'echo go > marker.txt; sleep 3; echo result > out.txt', description: 'long' } }], 150_000, { approval: 'yolo' });
+    const run = await runGemini(root, [{ name: 'run_shell_command', args: { command: `echo go > marker.txt; ${waitFor('{ read -r l < other.md && [ "$l" != before ]; }')}; echo result > out.txt`, description: 'long' } }], 150_000, {
+      approval: 'yolo',
+    });
     expect(functionResponses(run.requests), `${run.stdout}\n${run.stderr}`).toHaveLength(1);
     expect(await person).toBe(0);
     expect(fs.readFileSync(path.join(root, 'out.txt'), 'utf8')).toBe('result\n');
