@@ -73,8 +73,14 @@ describe('a flooded log keeps the evidence and stays bounded', () => {
     const last = real[real.length - 1];
     if (last?.kind !== 'command') throw new Error('no real command event to model the rest on');
     const files = (i: number) => Array.from({ length: FILES }, (_, n) => `out/${i}/${DEEP}/file-${String(n + 1).padStart(5, '0')}.txt`);
+    // Each event's paths sorted, as the route lists them. Each folder's list is sorted already, and every path under
+    // `out/<i-1>/` sorts before (or every one after) every path under `out/<i>/`, so joining the two in that order is
+    // the sort (sorting 20,000 paths for each of the 97 events was ~0.8 s of this file's CPU).
+    let before = files(REAL_COMMANDS - 1);
     for (let i = REAL_COMMANDS; i < COMMANDS; i++) {
-      const paths = [...files(i - 1), ...files(i)].sort();
+      const now = files(i);
+      const paths = `${i - 1}/` < `${i}/` ? [...before, ...now] : [...now, ...before];
+      before = now;
       const error = recordEvent(state, { kind: 'command', tool: last.tool, command: flood(i), exit_code: 0, changes: last.changes, route: last.route, paths, ...(last.checkpoint ? { checkpoint: last.checkpoint } : {}) });
       expect(error).toBeNull();
     }
