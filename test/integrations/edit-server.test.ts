@@ -61,6 +61,9 @@ function snapshot(root: string): Record<string, unknown> {
       const full = path.join(dir, entry.name);
       const rel = path.relative(root, full);
       if (rel === '.git') continue;
+      // A long-lived process's spare lock file (workspace/lock.ts keepSpare: the lock's next inode, kept between
+      // holds, removed at its exit): the server's bookkeeping, not a record; a one-shot process has none left.
+      if (/^\.editwarden\/lock\.\d+\.[0-9a-f]{16}\.pending$/.test(rel)) continue;
       if (entry.isDirectory()) {
         walk(full);
         continue;
