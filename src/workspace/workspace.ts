@@ -148,7 +148,7 @@ export class Workspace implements FileView {
           throw error;
         }
         try {
-          // Before the read (and its stat): the checkpoint trusts held bytes only for a file changed well before this (capture.ts HeldRead).
+          // Before the read (and its stat): the checkpoint trusts held bytes only for a file changed well before this (checkpoints/held-read.ts).
           const readAtMs = Date.now();
           const stat = fs.fstatSync(fd);
           if (stat.isDirectory()) throw notAFile(loc.relative, 'folder');

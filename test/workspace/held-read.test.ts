@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openWorkspace } from '../../src/workspace/open.js';
-import { HELD_READ_MARGIN_MS, heldBytes, type HeldRead } from '../../src/workspace/checkpoints/capture.js';
+import { HELD_READ_MARGIN_MS, heldBytes, type HeldRead } from '../../src/workspace/checkpoints/held-read.js';
 import fc from 'fast-check';
 import type { ManifestEntry } from '../../src/workspace/checkpoints/types.js';
 import { tempRoot, write } from './fixtures/checkpoint-helpers.js';

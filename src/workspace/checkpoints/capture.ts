@@ -12,6 +12,7 @@ import { sha256 } from '../workspace.js';
 import type { BlobStore, Durability } from './blob-store.js';
 import type { Chunk, FolderChunk } from './chunks.js';
 import type { StatCache } from './stat-cache.js';
+import { heldBytes, type HeldRead } from './held-read.js';
 import { compareByPath, parentDirs, type ManifestEntry } from './types.js';
 import { asResolver, startWalk, type IgnoreSource, type RootArg, type WalkOptions } from './walk.js';
 
@@ -44,47 +45,6 @@ const INLINE_MAX_BYTES = 16 * 1024;
 const WORKSPACE_INLINE_FILES = 8;
 /** Files above this size are streamed into the blob store instead of read whole. */
 export const STREAM_MIN_BYTES = 32 * 1024 * 1024;
-
-/**
- * A file's bytes as the workspace read them earlier in the same hold of the
- * root lock (an edit reads the file it is about to replace, then
- * checkpoints it): the checkpoint takes them instead of reading the file a
- * second time, when the file is provably the one read.
- */
-export interface HeldRead {
-  relative: string;
-  bytes: Buffer;
-  dev: number;
-  ino: number;
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  /** Date.now() before the read began. */
-  readAtMs: number;
-}
-
-/**
- * How much older than the read a file's ctime must be for its stat to vouch
- * for its bytes (git's "racily clean" rule). The kernel stamps ctime from a
- * coarse clock (one tick, 1–10 ms, behind the real time) at the file
- * system's granularity: a file changed at or after the read gets a ctime no
- * earlier than readAtMs minus a tick and a granule, so a ctime older than
- * that proves no change since. Fine-grained file systems (ext4, XFS, btrfs:
- * nanoseconds) need the short margin; one whose ctimes are whole seconds
- * (ext3, HFS+, some network mounts) the long one. A file written just
- * before the read is read again.
- */
-export const HELD_READ_MARGIN_MS = 30;
-const COARSE_HELD_READ_MARGIN_MS = 2_500;
-
-/** The held bytes, when `stat` (of the descriptor the capture opened) is the same file, unchanged since they were read. */
-export function heldBytes(held: HeldRead | undefined, rel: string, stat: Pick<fs.Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>): Buffer | undefined {
-  if (held === undefined || held.relative !== rel) return undefined;
-  if (stat.dev !== held.dev || stat.ino !== held.ino || stat.size !== held.size || stat.mtimeMs !== held.mtimeMs || stat.ctimeMs !== held.ctimeMs) return undefined;
-  const margin = stat.ctimeMs % 1000 === 0 ? COARSE_HELD_READ_MARGIN_MS : HELD_READ_MARGIN_MS;
-  if (stat.ctimeMs >= held.readAtMs - margin || held.bytes.length !== stat.size) return undefined;
-  return held.bytes;
-}
 
 /** Reads one regular file through a single descriptor, so the bytes and the stat belong together. */
 function readFileEntry(abs: string, rel: string, blobs: BlobStore, durability: Durability, inlineMax = 0, device?: { dev: number }, held?: HeldRead): Extract<ManifestEntry, { type: 'file' }> | null {

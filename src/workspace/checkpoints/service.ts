@@ -13,7 +13,8 @@ import { currentProcess, ensureStateDir, RootLock, type LockOptions } from '../l
 import type { Workspace } from '../workspace.js';
 import { BlobStore } from './blob-store.js';
 import { DEFAULT_CHECKPOINT_LIMITS, StoreBudget, StoreFullError, type CheckpointLimits } from './budget.js';
-import { captureFiles, captureWorkspace, type Captured, type HeldRead } from './capture.js';
+import { captureFiles, captureWorkspace, type Captured } from './capture.js';
+import { LastRead, type HeldRead } from './held-read.js';
 import { diffManifest, type DiffOptions } from './diff.js';
 import { ManifestStore, type CacheStamp } from './manifest-store.js';
 import { StatCacheStore, type StatCache } from './stat-cache.js';
@@ -72,13 +73,8 @@ export class CheckpointService {
   /** The tree state a process that keeps the project open watches (watched-tree.ts): commands cost what changed. Null: every command walks. */
   tree: WatchedTree | null = null;
   private readonly now: () => Date;
-  /**
-   * The file the workspace read last while this process held the root lock,
-   * and in which hold (RootLock.holds): a checkpoint in that same hold takes
-   * its bytes instead of reading them again (capture.ts HeldRead). One file
-   * only, so a long transaction keeps no copies of what it read.
-   */
-  private lastRead: { hold: number; read: HeldRead } | null = null;
+  /** The file the workspace read last in this hold of the lock: a files checkpoint takes its bytes (held-read.ts). */
+  private readonly lastRead: LastRead;
 
   /** A restore never changes a member of the project's protected set (workspace/policy.ts). */
   private readonly isProtected = (rel: string): boolean => this.ws.policy.protectedBy(rel) !== null;
@@ -86,6 +82,7 @@ export class CheckpointService {
   constructor(ws: Workspace, options: CheckpointServiceOptions = {}) {
     this.ws = ws;
     this.lock = options.lock ?? new RootLock(ws.stateDir, options.lockOptions);
+    this.lastRead = new LastRead(this.lock);
     // Every state path goes through the race-free resolver, and `.editwarden/` is checked before it is trusted (state-dir.ts).
     this.journal = new Journal(ws.resolver);
     this.blobs = new BlobStore(ws.resolver, `${CHECKPOINTS_DIR}/blobs`);
@@ -138,7 +135,7 @@ export class CheckpointService {
       const scanStartedMs = Date.now();
       const durability = deferred ? 'defer' : 'each';
       try {
-        const held = this.heldRead();
+        const held = this.lastRead.take();
         const captured = this.withRoom(() => captureFiles(this.ws.resolver, relative, this.blobs, durability, undefined, held));
         // The root repository's ref files a restore is about to write (a step's refs): as they stand now.
         if (gitPaths !== undefined && gitPaths.length > 0) captured.git = { entries: refEntriesNow(this.ws.resolver, gitPaths, this.blobs) };
@@ -151,16 +148,7 @@ export class CheckpointService {
 
   /** @internal The workspace tells of each file it reads (workspace.ts read): kept only while the lock is held. */
   noteRead(read: HeldRead): void {
-    this.lastRead = this.lock.held ? { hold: this.lock.holds, read } : null;
-  }
-
-  /** The file read in the current hold of the lock, if any. */
-  private heldRead(): HeldRead | undefined {
-    const last = this.lastRead;
-    if (last === null) return undefined;
-    if (this.lock.held && last.hold === this.lock.holds) return last.read;
-    this.lastRead = null;
-    return undefined;
+    this.lastRead.note(read);
   }
 
   /**
