@@ -145,7 +145,7 @@ export class RootLock {
   private brokenWriters: LockOwner[] = [];
   private readonly keepSpare: boolean;
   /** keepSpare: this process's pending lock file, kept open between holds (linked as the lock while one is held). */
-  private spare: { fd: number; file: string } | null = null;
+  private spare: { fd: number; file: string; length: number } | null = null;
 
   constructor(stateDir: string, options: LockOptions = {}) {
     this.stateDir = stateDir;
@@ -212,8 +212,7 @@ export class RootLock {
     if (owner !== null && owner !== 'unreadable' && owner.token === this.token) unlinkIfPresent(this.file);
     this.token = null;
     this.owner = null;
-    // The spare's descriptor stays open for the next hold.
-    if (this.fd !== null && this.fd !== this.spare?.fd) fs.closeSync(this.fd);
+    if (this.fd !== null && this.fd !== this.spare?.fd) fs.closeSync(this.fd); // The spare's stays open for the next hold.
     this.fd = null;
   }
 
@@ -231,6 +230,7 @@ export class RootLock {
     const bytes = Buffer.from(json.padEnd(this.written, ' '));
     fs.writeSync(this.fd, bytes, 0, bytes.length, 0);
     this.written = bytes.length;
+    if (this.spare !== null && this.spare.fd === this.fd) this.spare.length = Math.max(this.spare.length, bytes.length); // The spare's next note pads over this one.
   }
 
   /** Stale locks broken since the last call whose dead holders were writing (recovery cleans after them). */
@@ -274,7 +274,7 @@ export class RootLock {
     // O_EXCL: never write through a planted file or link at the pending name.
     const fd = fs.openSync(pending, 'wx', 0o644);
     if (this.keepSpare) {
-      this.spare = { fd, file: pending };
+      this.spare = { fd, file: pending, length: 0 };
       spareFiles.add(pending);
       return this.linkSpare(this.spare, owner) === true;
     }
@@ -306,21 +306,24 @@ export class RootLock {
    * Takes the lock with the spare: its owner note rewritten whole (named by
    * no lock while it waits, nobody reads it), then linked to the lock's name,
    * which fails if the name exists — one creator wins, as with a new file.
-   * 'gone': the spare's name was removed under us; it is forgotten.
+   * Padded with spaces to the file's length, never truncated: a truncate
+   * frees the file's blocks, and waited 0.3–5 ms on the journal (strace of
+   * the MCP server). 'gone': the spare's name was removed under us.
    */
-  private linkSpare(spare: { fd: number; file: string }, owner: LockOwner): boolean | 'gone' {
-    const json = JSON.stringify(owner);
+  private linkSpare(spare: { fd: number; file: string; length: number }, owner: LockOwner): boolean | 'gone' {
+    const bytes = Buffer.from(JSON.stringify(owner).padEnd(spare.length, ' '));
     try {
-      fs.ftruncateSync(spare.fd, 0);
-      fs.writeSync(spare.fd, json, 0);
+      fs.writeSync(spare.fd, bytes, 0, bytes.length, 0);
+      spare.length = Math.max(spare.length, bytes.length);
       fs.linkSync(spare.file, this.file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return false;
       this.dropSpare();
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'gone';
+      if (code === 'ENOENT') return 'gone';
       throw error;
     }
-    this.written = Buffer.byteLength(json);
+    this.written = spare.length;
     this.fd = spare.fd;
     this.owner = owner;
     return true;

@@ -120,6 +120,13 @@ describe('a long-lived holder keeps the lock file between holds (keepSpare)', ()
     }
     expect(tokens[0]).not.toBe(tokens[1]);
     expect(fs.existsSync(file)).toBe(false);
+    // The next hold's note is written over the longer one the last hold left: whole and readable.
+    lock.with(() => {
+      const owner = readLockOwner(file);
+      if (owner === null || owner === 'unreadable') throw new Error('the lock names no holder');
+      expect(owner.token).not.toBe(tokens[1]);
+      expect(owner.writing).toBeUndefined();
+    });
     lock.dropSpare();
     expect(pending(dir)).toEqual([]);
   });
