@@ -24,6 +24,8 @@ import { CHUNK, CLOSED, claimAndSearch, FOUND, type FromWorker, JobFeed, merge, 
 import { defined } from '../defined.js';
 import { cwdLendable } from './search-cwd.js';
 
+/** Files a regular-expression search screens before it judges whether screening pays (it stops when most pass). */
+const SCREEN_TRIAL = 256;
 /** Below this many files a search stays on the calling thread: handing out chunks would cost more than it saves. */
 const PARALLEL_MIN_FILES = 2000;
 
@@ -227,23 +229,45 @@ export class SearchPool {
         wake();
       },
     );
+    // The text every match needs is looked for on this thread, which reads files by name in the lent working folder
+    // (search-cwd.ts); only the files holding it go to the leased threads, and only they run the expression.
+    const screen = cwdLendable() ? new FileSearcher(portable, root) : null;
+    const screened = emptyOutcome();
+    let screening = screen?.screens ?? false;
+    let looked = 0;
+    let passed = 0;
     try {
-      walkFiles(
-        root,
-        (rel, type) => {
-          if (type !== 'file' || (filter && !filter(rel))) return undefined;
-          files.push(rel);
-          if (files.length === PARALLEL_MIN_FILES) lease(this.threads);
-          if (leased.length > 0 && files.length % CHUNK === 0) {
-            post(files.length / CHUNK);
-            if (Atomics.load(control, FOUND) >= query.maxResults) return false;
-          }
-          return undefined;
-        },
-        { start: query.start, ...defined({ signal }) },
-      );
+      try {
+        walkFiles(
+          root,
+          (rel, type, _abs, dir, name) => {
+            if (type !== 'file' || (filter && !filter(rel))) return undefined;
+            if (screening) {
+              if (!(screen as FileSearcher).mayMatchIn(dir, name, screened)) {
+                looked++;
+                return undefined;
+              }
+              // Most files hold the text: screening them only reads them twice.
+              if (++passed * 2 > ++looked && looked >= SCREEN_TRIAL) {
+                screening = false;
+                screen?.release();
+              }
+            }
+            files.push(rel);
+            if (files.length === PARALLEL_MIN_FILES) lease(this.threads);
+            if (leased.length > 0 && files.length % CHUNK === 0) {
+              post(files.length / CHUNK);
+              if (Atomics.load(control, FOUND) >= query.maxResults) return false;
+            }
+            return undefined;
+          },
+          { start: query.start, ...defined({ signal }) },
+        );
+      } finally {
+        screen?.release();
+      }
       const chunks = Math.ceil(files.length / CHUNK);
-      if (chunks === 0) return emptyOutcome();
+      if (chunks === 0) return screened;
       if (leased.length === 0) lease(1);
       post(chunks);
       const left = budgetMs - (Date.now() - started);
@@ -277,6 +301,8 @@ export class SearchPool {
         wake();
       });
       const out = merge(root, files, portable, results, claimed ?? chunks);
+      out.filesSearched += screened.filesSearched;
+      out.skippedLarge += screened.skippedLarge;
       this.release(leased);
       leased = [];
       return out;

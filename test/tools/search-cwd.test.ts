@@ -15,7 +15,6 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { borrowCwd } from '../../src/tools/search-cwd.js';
-import { SearchPool } from '../../src/tools/search-worker.js';
 import { searchFiles, type SearchQuery } from '../../src/tools/search.js';
 import { type DirHandle, Resolver } from '../../src/workspace/resolver.js';
 import { buildSwapper, swapperBuildable } from '../swapper.js';
@@ -206,6 +205,49 @@ describe('a literal search reads in the lent working folder and gives it back', 
   });
 });
 
+describe('a regular expression is screened on this thread and run on the leased threads (compiled build)', () => {
+  it('gives what the one-thread search gives, counts included, whether most files hold the required text or few do', async () => {
+    const dist = path.resolve(__dirname, '../../dist/tools/search-worker.js');
+    if (!fs.existsSync(dist)) throw new Error('run `npm run build` first: the worker threads load compiled code');
+    const mod = (await import(dist)) as typeof import('../../src/tools/search-worker.js');
+    const pool = new mod.SearchPool(2);
+    const tree = path.join(base, 'screened');
+    const files: Record<string, string> = {};
+    // 600 files: in "few" 1 in 40 holds "hit ", in "most" 3 in 4 do (screening stops after its trial there).
+    for (let i = 0; i < 600; i++) {
+      files[`few/d${i % 7}/f${i}.txt`] = i % 40 === 0 ? `x\nhit ${i}\n` : 'nothing\n';
+      files[`most/d${i % 7}/f${i}.txt`] = i % 4 !== 0 ? `hit ${i}\nhit\n` : 'nothing\n';
+    }
+    files['few/big.txt'] = `hit 1\n${'y'.repeat(3000)}\n`;
+    files['few/binary.bin'] = 'hit 2\n\0\n';
+    makeTree(tree, files);
+    const chdir = vi.spyOn(process, 'chdir');
+    try {
+      for (const start of ['few', 'most']) {
+        for (const [pattern, screened] of [
+          ['hit \\d+', true],
+          ['\\d{3}', false],
+        ] as const) {
+          const q = query(pattern, { regex: true, start, maxFileBytes: 2000 });
+          chdir.mockClear();
+          const par = await pool.search(tree, q);
+          // Read here (the lent working folder) only when there is a text to screen for.
+          expect(chdir.mock.calls.length > 0).toBe(screened);
+          const one = searchFiles(tree, q);
+          expect(par).toEqual(one);
+        }
+      }
+      const few = searchFiles(tree, query('hit \\d+', { regex: true, start: 'few', maxFileBytes: 2000 }));
+      expect(few.skippedLarge).toBe(1);
+      expect(few.skippedBinary).toBe(1);
+      expect(few.filesSearched).toBe(601);
+    } finally {
+      chdir.mockRestore();
+      await pool.close();
+    }
+  }, 120_000);
+});
+
 describe.skipIf(!swapperBuildable)('a folder swapped for a symlink to the outside while literal searches run', () => {
   it('never shows an outside byte and always gives the working folder back', async () => {
     const swapper = buildSwapper(base);
@@ -216,7 +258,10 @@ describe.skipIf(!swapperBuildable)('a folder swapped for a symlink to the outsid
     // The same names outside, holding the secret: a read redirected through the link returns it.
     makeTree(outside, { 'f.txt': `${secret} TOKEN\n`, 'g.txt': `${secret} TOKEN\n`, 'sub/h.txt': `${secret} TOKEN\n` });
     fs.symlinkSync(outside, path.join(root, 'l'));
-    const pool = new SearchPool(2);
+    // The compiled pool: a regular expression with a required text is screened here and run on its threads.
+    const dist = path.resolve(__dirname, '../../dist/tools/search-worker.js');
+    const mod = (await import(dist)) as typeof import('../../src/tools/search-worker.js');
+    const pool = new mod.SearchPool(2);
     const child = spawn(swapper, [path.join(root, 'd'), path.join(root, 'l')], { stdio: ['ignore', 'pipe', 'inherit'] });
     onTestFinished(() => {
       if (child.exitCode === null) child.kill('SIGKILL');
@@ -235,7 +280,7 @@ describe.skipIf(!swapperBuildable)('a folder swapped for a symlink to the outsid
     let found = 0;
     try {
       for (let i = 0; i < 400 && child.exitCode === null; i++) {
-        const result = i % 2 === 0 ? searchFiles(root, query('TOKEN')) : await pool.search(root, query('TOKEN'));
+        const result = i % 3 === 0 ? searchFiles(root, query('TOKEN')) : await pool.search(root, i % 3 === 1 ? query('TOKEN') : query('T[O]KEN', { regex: true }));
         for (const m of result.matches) shown.push(`${m.path}:${m.text}`);
         found += result.matches.length;
         expect(cwdIdentity()).toBe(before);

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { LiteralFinder, requiredLiteral, searchFiles, type SearchQuery } from '../../src/tools/search.js';
+import { LiteralFinder, requiredLiteral } from '../../src/tools/search-match.js';
+import { searchFiles, type SearchQuery } from '../../src/tools/search.js';
 
 let root: string;
 beforeAll(() => {
