@@ -19,6 +19,9 @@ import { bytesOf } from '../../src/workspace/checkpoints/current.js';
 import type { Manifest, ManifestEntry } from '../../src/workspace/checkpoints/types.js';
 import { doesNotFit, tempRoot, write } from './fixtures/checkpoint-helpers.js';
 
+/** A word to wait on that nobody wakes: Atomics.wait on it is a synchronous sleep. */
+const NEVER_WOKEN = new Int32Array(new SharedArrayBuffer(4));
+
 const made: string[] = [];
 afterEach(() => {
   for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
@@ -162,10 +165,9 @@ describe('stat cache', () => {
             // Files older than the first scan's clock, so the cache trusts them (most of the time it must).
             const old = new Date(Date.now() - 60_000);
             for (const name of names) fs.utimesSync(path.join(r, name), old, old);
+            // Wait for the next timestamp tick (≤ 10 ms) without a timer (the property is synchronous), asleep, not spinning.
             const until = Date.now() + 15;
-            while (Date.now() < until) {
-              // Wait for the next timestamp tick (≤ 10 ms) without a timer: the property is synchronous.
-            }
+            for (let left = 15; left > 0; left = until - Date.now()) Atomics.wait(NEVER_WOKEN, 0, 0, left);
           }
           const cps = new CheckpointService(openWorkspace(r).ws);
           cps.createWorkspace('first', 'test', { kind: 'manual' });
