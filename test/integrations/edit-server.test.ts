@@ -331,6 +331,33 @@ describe('an edit never runs twice, nor for a server it cannot trust', () => {
     expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe(`${FILE}once\n`);
   }, 60_000);
 
+  it('a real server SIGKILLed at a moment of the call: the exit code says what happened, the file is whole, the edit never twice', async () => {
+    // A file large enough (8 MB) that the server's edit takes a while: kills land before its turn (the client runs
+    // the edit in-process), during the edit (refused), or after the answer (applied).
+    const big = 'x'.repeat(99).concat('\n').repeat(80_000);
+    for (const settle of [0, 150, 300]) {
+      const env = runtimeEnv();
+      const pid = await warmServer(env);
+      const root = tempDir('ew-edit-fault-');
+      reset(root, { 'a.txt': big });
+      const edit = startEdit(root, APPEND, env);
+      await connected(edit.child.pid as number, settle);
+      process.kill(pid, 'SIGKILL');
+      const r = await edit.done;
+      const text = fs.readFileSync(path.join(root, 'a.txt'), 'utf8');
+      const whole = text === big ? 'old' : text === `${big}once\n` ? 'new' : 'torn';
+      expect(whole).not.toBe('torn');
+      if (r.code === 0) expect(whole).toBe('new');
+      else {
+        expect(r.code, r.stderr.toString()).toBe(1);
+        expect(r.stderr.toString()).toContain('E_GUARD_UNAVAILABLE');
+      }
+      // What the kill left is recovered by the next open: an in-process edit answers, no temp file is left beside the file.
+      expect(editwarden(root, ['edit', 'a.txt', '--mode', 'append', '--new', 'next\n', '--dry-run'], { ...env, EDITWARDEN_HOOK_SERVER: 'off' }).code).toBe(0);
+      expect(fs.readdirSync(root).filter((n) => n.startsWith('.ew-tmp-'))).toEqual([]);
+    }
+  }, 120_000);
+
   it('a server that ends after it took the call: refused (E_GUARD_UNAVAILABLE, exit 1), never run again in-process', async () => {
     for (const json of [false, true]) {
       const env = runtimeEnv();
