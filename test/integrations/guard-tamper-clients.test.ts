@@ -53,6 +53,25 @@ function tamperOutside(p: LocalInstallProject, mark: string): void {
   fs.writeFileSync(path.join(p.root, 'node_modules/editwarden/bin/editwarden'), `require('fs').writeFileSync(${JSON.stringify(mark)}, 'ran');\n`);
 }
 
+/** What the attack left, seen when the install is changed outside the sandbox (between two calls of the session). */
+interface AfterAttack {
+  install: Snapshot;
+  outside: boolean;
+  config: string;
+  mark: boolean;
+}
+
+/**
+ * The install changed outside every sandbox behind the session's back, between two of its calls (ScriptedCall.before),
+ * after what the attack left has been seen.
+ */
+function tamperBehind(p: LocalInstallProject, mark: string, outside: string, seen: AfterAttack[]): () => void {
+  return () => {
+    seen.push({ install: installOf(p), outside: fs.existsSync(outside), config: fs.readFileSync(path.join(p.root, '.editwarden.yml'), 'utf8'), mark: fs.existsSync(mark) });
+    tamperOutside(p, mark);
+  };
+}
+
 describe("Claude Code's Bash cannot write over the project-local guard", () => {
   it('the writes fail read-only, the next Bash is still sandboxed, a native Edit of .editwarden.yml is refused; a guard changed outside the sandbox blocks the next Write with E_GUARD_TAMPERED', async () => {
     const p = guardedProject('claude');
@@ -60,6 +79,8 @@ describe("Claude Code's Bash cannot write over the project-local guard", () => {
     const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
     const config = path.join(p.root, '.editwarden.yml');
     const before = installOf(p);
+    const seen: AfterAttack[] = [];
+    // One session: the attack (four calls), then — the install changed behind its back — three more.
     const run = await runClaude(
       p.root,
       [
@@ -67,40 +88,29 @@ describe("Claude Code's Bash cannot write over the project-local guard", () => {
         { name: 'Bash', args: { command: `echo out > ${outside}`, description: 'escape' } },
         { name: 'Read', args: { file_path: config } },
         { name: 'Edit', args: { file_path: config, old_string: 'max_files: 5', new_string: 'max_files: 5000' } },
-      ],
-      ['--allowedTools', 'Bash'],
-      150_000,
-      { installed: false, env: { XDG_DATA_HOME: p.env.XDG_DATA_HOME } },
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const results = toolResults(run.requests);
-    expect(results, run.stdout).toHaveLength(4);
-    // Nothing ran unsandboxed: the command after the attempt still could not write outside the project.
-    expect(fs.existsSync(outside), results.join('\n')).toBe(false);
-    expect(results[0]).toMatch(/Read-only file system/);
-    expect(installOf(p)).toEqual(before);
-    expect(fs.existsSync(outside)).toBe(false);
-    expect(results[1]).toMatch(/Read-only file system|Permission denied|No such file|Directory nonexistent/);
-    expect(results[3]).toContain('E_DENIED_PATH');
-    expect(fs.readFileSync(config, 'utf8')).toBe(CONFIG);
-    expect(fs.existsSync(mark)).toBe(false);
-
-    tamperOutside(p, mark);
-    const again = await runClaude(
-      p.root,
-      [
-        { name: 'Read', args: { file_path: path.join(p.root, 'a.txt') } },
+        { name: 'Read', args: { file_path: path.join(p.root, 'a.txt') }, before: tamperBehind(p, mark, outside, seen) },
         { name: 'Write', args: { file_path: path.join(p.root, 'a.txt'), content: 'two\n' } },
         { name: 'Bash', args: { command: `echo out > ${outside}`, description: 'escape' } },
       ],
       ['--allowedTools', 'Bash'],
-      150_000,
+      240_000,
       { installed: false, env: { XDG_DATA_HOME: p.env.XDG_DATA_HOME } },
     );
-    const blocked = toolResults(again.requests);
-    expect(blocked, again.stdout).toHaveLength(3);
-    expect(blocked[1]).toContain('E_GUARD_TAMPERED');
-    expect(blocked[2]).toContain('E_GUARD_TAMPERED');
+    expect(run.code, run.stderr).toBe(0);
+    const results = toolResults(run.requests);
+    expect(results, run.stdout).toHaveLength(7);
+    // Nothing ran unsandboxed: the command after the attempt still could not write outside the project.
+    expect(seen[0]?.outside, results.join('\n')).toBe(false);
+    expect(results[0]).toMatch(/Read-only file system/);
+    expect(seen[0]?.install).toEqual(before);
+    expect(results[1]).toMatch(/Read-only file system|Permission denied|No such file|Directory nonexistent/);
+    expect(results[3]).toContain('E_DENIED_PATH');
+    expect(seen[0]?.config).toBe(CONFIG);
+    expect(seen[0]?.mark).toBe(false);
+
+    // The install changed outside the sandbox: the next Write and Bash are blocked, and none of its code ran.
+    expect(results[5]).toContain('E_GUARD_TAMPERED');
+    expect(results[6]).toContain('E_GUARD_TAMPERED');
     expect(fs.readFileSync(path.join(p.root, 'a.txt'), 'utf8')).toBe('one\n');
     expect(fs.existsSync(outside)).toBe(false);
     expect(fs.existsSync(mark)).toBe(false);
@@ -114,41 +124,33 @@ describe("Gemini CLI's run_shell_command cannot write over the project-local gua
     const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
     const config = path.join(p.root, '.editwarden.yml');
     const before = installOf(p);
+    const seen: AfterAttack[] = [];
+    // One session: the attack (three calls), then — the install changed behind its back — two more.
     const run = await runGemini(
       p.root,
       [
         { name: 'run_shell_command', args: { command: overwrite(mark) } },
         { name: 'run_shell_command', args: { command: `echo out > ${outside}` } },
         { name: 'write_file', args: { file_path: config, content: 'constraints:\n  max_files: 5000\n' } },
+        { name: 'write_file', args: { file_path: path.join(p.root, 'a.txt'), content: 'two\n' }, before: tamperBehind(p, mark, outside, seen) },
+        { name: 'run_shell_command', args: { command: `echo out > ${outside}` } },
       ],
-      180_000,
+      300_000,
       { installed: false, env: { XDG_DATA_HOME: p.env.XDG_DATA_HOME }, approval: 'yolo' },
     );
     const results = functionResponses(run.requests);
-    expect(results, `${run.stdout}${run.stderr}`).toHaveLength(3);
+    expect(results, `${run.stdout}${run.stderr}`).toHaveLength(5);
     // Nothing ran unsandboxed: the command after the attempt still could not write outside the project.
-    expect(fs.existsSync(outside), results.join('\n')).toBe(false);
+    expect(seen[0]?.outside, results.join('\n')).toBe(false);
     expect(results[0]).toMatch(/Read-only file system/);
-    expect(installOf(p)).toEqual(before);
-    expect(fs.existsSync(outside)).toBe(false);
+    expect(seen[0]?.install).toEqual(before);
     expect(results[2]).toContain('E_DENIED_PATH');
-    expect(fs.readFileSync(config, 'utf8')).toBe(CONFIG);
-    expect(fs.existsSync(mark)).toBe(false);
+    expect(seen[0]?.config).toBe(CONFIG);
+    expect(seen[0]?.mark).toBe(false);
 
-    tamperOutside(p, mark);
-    const again = await runGemini(
-      p.root,
-      [
-        { name: 'write_file', args: { file_path: path.join(p.root, 'a.txt'), content: 'two\n' } },
-        { name: 'run_shell_command', args: { command: `echo out > ${outside}` } },
-      ],
-      180_000,
-      { installed: false, env: { XDG_DATA_HOME: p.env.XDG_DATA_HOME }, approval: 'yolo' },
-    );
-    const blocked = functionResponses(again.requests);
-    expect(blocked, `${again.stdout}${again.stderr}`).toHaveLength(2);
-    expect(blocked[0]).toContain('E_GUARD_TAMPERED');
-    expect(blocked[1]).toContain('E_GUARD_TAMPERED');
+    // The install changed outside the sandbox: the next write_file and command are blocked, and none of its code ran.
+    expect(results[3]).toContain('E_GUARD_TAMPERED');
+    expect(results[4]).toContain('E_GUARD_TAMPERED');
     expect(fs.readFileSync(path.join(p.root, 'a.txt'), 'utf8')).toBe('one\n');
     expect(fs.existsSync(outside)).toBe(false);
     expect(fs.existsSync(mark)).toBe(false);

@@ -114,6 +114,11 @@ export function protectedProject(files: Record<string, string>): string {
 export interface ScriptedCall {
   name: string;
   args: Record<string, unknown>;
+  /**
+   * Run once when the model makes this call, before the client sees it: something outside the session changing the
+   * world between two of its calls (runClaude and runGemini).
+   */
+  before?: () => void;
 }
 
 type Body = { tools?: Array<{ name: string }>; messages?: Array<{ role: string; content: unknown }> };
@@ -155,6 +160,7 @@ export async function runClaude(root: string, calls: ScriptedCall[], extraArgs: 
       return { tool_calls: [{ name: filler.name, arguments: filler.args }] };
     }
     step++;
+    call.before?.();
     return { tool_calls: [{ name: call.name, arguments: call.args }] };
   });
   const home = options.home ?? tempDir('ew-home-');
@@ -191,6 +197,7 @@ export function functionResponses(requests: readonly RecordedRequest[]): string[
 
 /** Runs `gemini -p` (non-interactive, edits auto-approved) in `root` against the scripted server playing the Gemini API. */
 export async function runGemini(root: string, calls: ScriptedCall[], timeoutMs = 120_000, options: ClientOptions & { approval?: 'auto_edit' | 'yolo' } = {}): Promise<Ran & { requests: RecordedRequest[] }> {
+  const ranBefore = new Set<number>();
   const server = await startScriptedServer((req) => {
     const body = req.body as GeminiBody;
     const offered = (body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name));
@@ -199,6 +206,11 @@ export async function runGemini(root: string, calls: ScriptedCall[], timeoutMs =
     const step = (body.contents ?? []).filter((c) => c.role === 'model').length;
     const call = calls[step];
     if (!call) return { text: 'done' };
+    // A step asked again (a retried request) does not run its side effect twice.
+    if (call.before && !ranBefore.has(step)) {
+      ranBefore.add(step);
+      call.before();
+    }
     return { tool_calls: [{ name: call.name, arguments: call.args }] };
   });
   const home = tempDir('ew-home-');
