@@ -13,7 +13,7 @@ import { escapedNewlines } from './escaped-newlines.js';
 import { LEADING_BLANK_NOTE, leadingBlankLacked } from './whole-lines.js';
 import { findMatches, nonOverlapping, type TextMatch } from './match.js';
 import { notFoundError } from './near-match.js';
-import { countLines, encodeText, lineOf, newDoc, normalizeEol, spliceDoc, type TextDoc } from './text.js';
+import { countLines, encodeText, lineOf, newDoc, normalizeEol, spliceDoc, spliceDocAll, type TextDoc } from './text.js';
 import type { AppliedEdit, EditOptions, EditRequest, EngineHooks, MatchStrategy, SyntaxIssue } from './types.js';
 import { defined } from '../defined.js';
 
@@ -316,12 +316,9 @@ function replaceText(path: string, current: TextDoc, oldText: string, newText: s
   }
   if (replaceAll) matches = nonOverlapping(matches);
   const firstLine = lineOf(current.text, matches[0]?.start ?? 0);
-  // Splice from the end so earlier offsets stay valid; the text is inserted literally (no $& patterns).
-  let doc = current;
-  for (const m of [...matches].sort((a, b) => b.start - a.start)) {
-    const insert = m.transform ? m.transform(newText) : newText;
-    doc = spliceDoc(doc, m.start, m.end, insert);
-  }
+  // Every match replaced in one pass over the text; the text is inserted literally (no $& patterns).
+  const edits = [...matches].sort((a, b) => a.start - b.start).map((m) => ({ start: m.start, end: m.end, insert: m.transform ? m.transform(newText) : newText }));
+  const doc = spliceDocAll(current, edits);
   // A tolerant match whose replacement only restores what the file already has changes nothing.
   if (doc.text === current.text) return noOpStep(current, firstLine, NO_OP_RESTORES);
   const notes: string[] = [];

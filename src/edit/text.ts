@@ -160,6 +160,43 @@ export function spliceDoc(doc: TextDoc, start: number, end: number, insert: stri
   return { ...doc, text, eols };
 }
 
+/**
+ * Several replacements at once — `edits` sorted by start, none overlapping — in one pass over the text: the document
+ * splicing each in turn (spliceDoc, from the last to the first) gives, without copying the whole text once per edit
+ * (a replace_all of 6,000 occurrences in a 6,000-line file copied it 6,000 times: ~1 s of CPU).
+ */
+export function spliceDocAll(doc: TextDoc, edits: ReadonlyArray<{ start: number; end: number; insert: string }>): TextDoc {
+  const pieces: string[] = [];
+  let at = 0;
+  for (const e of edits) {
+    pieces.push(doc.text.slice(at, e.start), e.insert);
+    at = e.end;
+  }
+  pieces.push(doc.text.slice(at));
+  const text = pieces.join('');
+  if (doc.eols === undefined) return { ...doc, text };
+  // The endings of the lines between two edits are kept; each edit's new lines take those of the lines it replaces.
+  const kept = doc.eols;
+  const eols: Eol[] = [];
+  const keep = (from: number, to: number): void => {
+    for (let i = from; i < Math.min(to, kept.length); i++) eols.push(kept[i] as Eol);
+  };
+  let line = 0;
+  at = 0;
+  for (const e of edits) {
+    const before = line + countNewlines(doc.text, at, e.start);
+    const removed = countNewlines(doc.text, e.start, e.end);
+    const added = countNewlines(e.insert, 0, e.insert.length);
+    keep(line, before);
+    const replaced = kept.slice(before, before + removed);
+    for (let i = 0; i < added; i++) eols.push(replaced[i] ?? replaced[replaced.length - 1] ?? doc.eol);
+    line = before + removed;
+    at = e.end;
+  }
+  keep(line, kept.length);
+  return { ...doc, text, eols };
+}
+
 function countNewlines(text: string, from: number, to: number): number {
   let n = 0;
   for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) n++;
