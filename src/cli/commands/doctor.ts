@@ -139,16 +139,9 @@ export function doctorChecks(context: DoctorContext): DoctorCheck[] {
       name: 'grammars',
       run: async () => {
         const { LANGUAGES } = await import('../../ast/languages/index.js');
-        const { loadGrammar } = await import('../../ast/grammars.js');
+        const { grammarsThatDoNotLoad } = await import('../../ast/grammars.js');
         const grammars = [...new Set(LANGUAGES.map((l) => l.grammar))];
-        const failed: string[] = [];
-        for (const grammar of grammars) {
-          try {
-            await loadGrammar(grammar);
-          } catch {
-            failed.push(grammar);
-          }
-        }
+        const failed = await grammarsThatDoNotLoad(grammars);
         if (failed.length > 0) {
           return {
             ok: false,
