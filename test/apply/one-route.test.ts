@@ -42,9 +42,23 @@ const FILES: Record<string, string> = {
   '.claude/settings.json': '{}\n',
 };
 
+/**
+ * An empty repository made once for the file: each project copies its `.git` (what `git init` writes holds no path
+ * of its own) instead of starting git for every route of every case.
+ */
+let emptyRepository = '';
+beforeAll(() => {
+  emptyRepository = tempDir('ew-one-route-git-');
+  spawnSync('git', ['init', '-q'], { cwd: emptyRepository });
+});
+
+function gitInit(root: string): void {
+  fs.cpSync(path.join(emptyRepository, '.git'), path.join(root, '.git'), { recursive: true });
+}
+
 function project(): string {
   const root = tempDir('ew-one-route-');
-  spawnSync('git', ['init', '-q'], { cwd: root });
+  gitInit(root);
   for (const [rel, text] of Object.entries(FILES)) {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
     fs.writeFileSync(path.join(root, rel), text);
@@ -157,7 +171,7 @@ const COMMAND_CASES: CommandCase[] = [
 
 function commandProject(): string {
   const root = tempDir('ew-one-route-cmd-');
-  spawnSync('git', ['init', '-q'], { cwd: root });
+  gitInit(root);
   fs.writeFileSync(path.join(root, 'a.txt'), 'a\n');
   fs.writeFileSync(path.join(root, 'b.txt'), 'b\n');
   fs.writeFileSync(path.join(root, '.editwarden.yml'), 'constraints:\n  max_files: 1\n');
