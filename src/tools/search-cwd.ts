@@ -23,8 +23,6 @@ import { isMainThread } from 'node:worker_threads';
 import type { DirHandle } from '../workspace/resolver.js';
 
 const C = fs.constants;
-/** Linux's procfs, where a folder's descriptor can be entered as `/proc/self/fd/N`. */
-const procfs = process.platform === 'linux' && fs.existsSync('/proc/self/fd');
 
 /** Whether a search holds the working folder now: a second one opens through procfs instead. */
 let held = false;
@@ -77,15 +75,20 @@ export class BorrowedCwd {
   }
 }
 
-/** Whether this thread can be lent the working folder at all (a search on it then opens files by name). */
+/**
+ * Whether this thread can be lent the working folder at all (a search on it
+ * then opens files by name): the main thread on Linux. Without procfs
+ * mounted the loan fails at its proof (`borrowCwd`), and a folder the
+ * resolver opened without it (`viaFd` false) is never entered.
+ */
 export function cwdLendable(): boolean {
-  return isMainThread && procfs;
+  return isMainThread && process.platform === 'linux';
 }
 
 /**
  * The working folder for one synchronous stretch of a search, or null where
  * it cannot be lent (a worker thread, another search holding it, no procfs,
- * a working folder this process could not enter again). Release it in a
+ * a working folder this process could not enter again through it). Release it in a
  * `finally`.
  */
 export function borrowCwd(): BorrowedCwd | null {
@@ -94,7 +97,7 @@ export function borrowCwd(): BorrowedCwd | null {
   try {
     before = fs.openSync('.', C.O_RDONLY | C.O_DIRECTORY);
   } catch {
-    return null; // A working folder we may not read (or no procfs here).
+    return null; // A working folder we may not read.
   }
   try {
     // Entering it again through its descriptor now proves it can be given back (a folder we may read but not enter cannot).
