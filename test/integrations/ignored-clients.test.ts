@@ -43,33 +43,72 @@ function personProject(): { root: string; before: Record<string, { bytes: Buffer
   return { root, before };
 }
 
-function expectBack(root: string, before: Record<string, { bytes: Buffer; mode: number }>): void {
+type Kept = Record<string, { bytes: Buffer; mode: number } | null>;
+
+/** The person's ignored files as they are now (null: not there). */
+function stateOf(root: string): Kept {
+  const out: Kept = {};
   for (const rel of FILES) {
     const abs = path.join(root, rel);
-    expect(fs.existsSync(abs), rel).toBe(true);
-    expect(fs.readFileSync(abs).equals(before[rel]?.bytes as Buffer), rel).toBe(true);
-    expect(fs.statSync(abs).mode & 0o7777, rel).toBe(before[rel]?.mode);
+    out[rel] = fs.existsSync(abs) ? { bytes: fs.readFileSync(abs), mode: fs.statSync(abs).mode & 0o7777 } : null;
+  }
+  return out;
+}
+
+function expectBack(now: Kept, before: Record<string, { bytes: Buffer; mode: number }>): void {
+  for (const rel of FILES) {
+    expect(now[rel], rel).not.toBeNull();
+    expect(now[rel]?.bytes.equals(before[rel]?.bytes as Buffer), rel).toBe(true);
+    expect(now[rel]?.mode, rel).toBe(before[rel]?.mode);
   }
 }
 
 describe('ignored files deleted through a client shell come back with one undo', () => {
-  it("Claude Code's Bash: git clean -fdx deletes .env, data/local.db and debug.log; one editwarden undo brings them back byte-exact, modes included", async () => {
+  it("Claude Code: its Bash's git clean -fdx deletes .env, data/local.db and debug.log and one editwarden undo brings them back byte-exact, modes included; then its native Write and Edit of ignored files, and editwarden's own edit (the MCP edit_file core), each undone exactly", async () => {
     const { root, before } = personProject();
     expect((await editwardenHere(['init', 'claude', '--root', root])).code).toBe(0);
-    const run = await runClaude(root, [{ name: 'Bash', args: { command: 'git clean -fdx; ls -A', description: 'clean' } }], ['--allowedTools', 'Bash']);
+    const env = path.join(root, '.env');
+    const log = path.join(root, 'debug.log');
+    // One session serves both: after the clean, the undo is run (and what it did seen) before the session goes on.
+    const mid: { there?: Record<string, boolean>; undo?: ReturnType<typeof editwarden>; back?: Kept } = {};
+    const undoTheClean = (): void => {
+      mid.there = Object.fromEntries([...FILES, 'huge.log'].map((rel) => [rel, fs.existsSync(path.join(root, rel))]));
+      mid.undo = editwarden(['undo', '--root', root]);
+      mid.back = stateOf(root);
+    };
+    const run = await runClaude(
+      root,
+      [
+        { name: 'Bash', args: { command: 'git clean -fdx; ls -A', description: 'clean' } },
+        { name: 'Read', args: { file_path: env }, before: undoTheClean },
+        { name: 'Write', args: { file_path: env, content: 'API_KEY=agent-wrote-this\n' } },
+        { name: 'Read', args: { file_path: log } },
+        { name: 'Edit', args: { file_path: log, old_string: 'request 1', new_string: 'request 2' } },
+      ],
+      ['--allowedTools', 'Bash,Write,Edit,Read'],
+      200_000,
+    );
     expect(run.code, run.stderr).toBe(0);
     const results = toolResults(run.requests);
-    expect(results, run.stdout).toHaveLength(1);
-    for (const rel of [...FILES, 'huge.log']) expect(fs.existsSync(path.join(root, rel)), rel).toBe(false);
+    expect(results, run.stdout).toHaveLength(5);
+    for (const rel of [...FILES, 'huge.log']) expect(mid.there?.[rel], rel).toBe(false);
     // The file over the cap is named in the command's result.
     expect(results[0]).toContain('not kept, undo cannot bring back: huge.log (over checkpoints.ignored.max_file_bytes)');
+    expect(mid.undo?.code, mid.undo?.stderr).toBe(0);
+    expect(mid.undo?.stdout).toContain('claude Bash: git clean -fdx; ls -A');
+    expect(mid.undo?.stdout).toContain('huge.log (over checkpoints.ignored.max_file_bytes)');
+    expectBack(mid.back as Kept, before);
 
-    const undo = editwarden(['undo', '--root', root]);
-    expect(undo.code, undo.stderr).toBe(0);
-    expect(undo.stdout).toContain('claude Bash: git clean -fdx; ls -A');
-    expect(undo.stdout).toContain('huge.log (over checkpoints.ignored.max_file_bytes)');
-    expectBack(root, before);
-  }, 150_000);
+    expect(fs.readFileSync(env, 'utf8')).toBe('API_KEY=agent-wrote-this\n');
+    expect(fs.readFileSync(log, 'utf8')).toBe('started\nrequest 2\n');
+    const own = editwarden(['edit', 'debug.log', '--old', 'started', '--new', 'begun', '--root', root]);
+    expect(own.code, own.stderr).toBe(0);
+    for (let i = 0; i < 3; i++) {
+      const undo = editwarden(['undo', '--root', root]);
+      expect(undo.code, undo.stderr).toBe(0);
+    }
+    expectBack(stateOf(root), before);
+  }, 250_000);
 
   it("Gemini CLI's run_shell_command: the same git clean -fdx, the same one undo", async () => {
     const { root, before } = personProject();
@@ -83,33 +122,6 @@ describe('ignored files deleted through a client shell come back with one undo',
     const undo = editwarden(['undo', '--root', root]);
     expect(undo.code, undo.stderr).toBe(0);
     expect(undo.stdout).toContain('gemini run_shell_command: git clean -fdx; ls -A');
-    expectBack(root, before);
+    expectBack(stateOf(root), before);
   }, 200_000);
-
-  it("Claude Code's native Write and Edit of ignored files, and editwarden's own edit (the MCP edit_file core): each undone exactly", async () => {
-    const { root, before } = personProject();
-    expect((await editwardenHere(['init', 'claude', '--root', root])).code).toBe(0);
-    const env = path.join(root, '.env');
-    const log = path.join(root, 'debug.log');
-    const run = await runClaude(
-      root,
-      [
-        { name: 'Read', args: { file_path: env } },
-        { name: 'Write', args: { file_path: env, content: 'API_KEY=agent-wrote-this\n' } },
-        { name: 'Read', args: { file_path: log } },
-        { name: 'Edit', args: { file_path: log, old_string: 'request 1', new_string: 'request 2' } },
-      ],
-      ['--allowedTools', 'Write,Edit,Read'],
-    );
-    expect(run.code, run.stderr).toBe(0);
-    expect(fs.readFileSync(env, 'utf8')).toBe('API_KEY=agent-wrote-this\n');
-    expect(fs.readFileSync(log, 'utf8')).toBe('started\nrequest 2\n');
-    const own = editwarden(['edit', 'debug.log', '--old', 'started', '--new', 'begun', '--root', root]);
-    expect(own.code, own.stderr).toBe(0);
-    for (let i = 0; i < 3; i++) {
-      const undo = editwarden(['undo', '--root', root]);
-      expect(undo.code, undo.stderr).toBe(0);
-    }
-    expectBack(root, before);
-  }, 150_000);
 });
