@@ -13,7 +13,7 @@ import { escapedNewlines } from './escaped-newlines.js';
 import { LEADING_BLANK_NOTE, leadingBlankLacked } from './whole-lines.js';
 import { findMatches, nonOverlapping, type TextMatch } from './match.js';
 import { notFoundError } from './near-match.js';
-import { countLines, encodeText, lineOf, newDoc, normalizeEol, spliceDoc, spliceDocAll, type TextDoc } from './text.js';
+import { countLines, encodeText, lineOf, linesOf, newDoc, normalizeEol, spliceDoc, spliceDocAll, type TextDoc } from './text.js';
 import type { AppliedEdit, EditOptions, EditRequest, EngineHooks, MatchStrategy, SyntaxIssue } from './types.js';
 import { defined } from '../defined.js';
 
@@ -306,13 +306,7 @@ function replaceText(path: string, current: TextDoc, oldText: string, newText: s
   // A line hint (Roo's ":start_line:") only picks between places old_text matches; it never moves the edit elsewhere.
   if (matches.length > 1 && !replaceAll && lineHint !== undefined) matches = pickByLineHint(current.text, matches, lineHint);
   if (matches.length > 1 && !replaceAll) {
-    throw ambiguous(
-      path,
-      oldText,
-      matches.map((m) => lineOf(current.text, m.start)),
-      found.strategy,
-      lineHint?.start,
-    );
+    throw ambiguous(path, oldText, linesOf(current.text, matches.map(startOf)), found.strategy, lineHint?.start);
   }
   if (replaceAll) matches = nonOverlapping(matches);
   const firstLine = lineOf(current.text, matches[0]?.start ?? 0);
@@ -329,9 +323,14 @@ function replaceText(path: string, current: TextDoc, oldText: string, newText: s
   return { doc, applied: { action: 'edit', strategy, count: matches.length, line: firstLine, notes }, span };
 }
 
+const startOf = (m: TextMatch): number => m.start;
+const lastCharOf = (m: TextMatch): number => Math.max(m.start, m.end - 1);
+
 /** The one match that starts at the hinted line (and ends at the hinted end line, when given); all of them when none or several do. */
 function pickByLineHint(text: string, matches: TextMatch[], hint: { start: number; end?: number }): TextMatch[] {
-  const at = matches.filter((m) => lineOf(text, m.start) === hint.start && (hint.end === undefined || lineOf(text, Math.max(m.start, m.end - 1)) === hint.end));
+  const starts = linesOf(text, matches.map(startOf));
+  const ends = hint.end === undefined ? [] : linesOf(text, matches.map(lastCharOf));
+  const at = matches.filter((_, k) => starts[k] === hint.start && (hint.end === undefined || ends[k] === hint.end));
   return at.length === 1 ? at : matches;
 }
 

@@ -143,6 +143,26 @@ export function lineOf(text: string, offset: number): number {
 }
 
 /**
+ * The 1-based lines of several offsets (lineOf of each), in one scan of the text whatever their number or order: an
+ * ambiguous old_text names the lines of all its matches (20,000 matches in a 20,000-line file: 1.5 s of CPU as a
+ * scan per match).
+ */
+export function linesOf(text: string, offsets: readonly number[]): number[] {
+  const order = offsets.map((_, k) => k).sort((x, y) => (offsets[x] as number) - (offsets[y] as number));
+  const lines = new Array<number>(offsets.length);
+  let line = 1;
+  let nl = text.indexOf('\n');
+  for (const k of order) {
+    while (nl !== -1 && nl < (offsets[k] as number)) {
+      line++;
+      nl = text.indexOf('\n', nl + 1);
+    }
+    lines[k] = line;
+  }
+  return lines;
+}
+
+/**
  * Replaces text[start,end) with `insert` and keeps the per-line endings of a
  * mixed-ending document aligned: new lines take the endings of the lines they
  * replace, extra lines the document's usual ending.

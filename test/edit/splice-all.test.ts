@@ -1,13 +1,16 @@
 /**
- * Every match of a replace_all (or a single edit) goes into the text in one pass (text.ts spliceDocAll): the document
+ * Edits with many matches cost one scan of the text, not one per match. Every match of a replace_all (or a single
+ * edit) goes into the text in one pass (text.ts spliceDocAll): the document
  * it gives is the one splicing each match in turn from the last to the first gives (spliceDoc, what the engine did
  * before), text and per-line endings alike, on documents with LF, CRLF, CR and mixed endings; and the engine's
- * replace_all keeps a mixed file's endings line by line (a line it adds takes the file's usual ending).
+ * replace_all keeps a mixed file's endings line by line (a line it adds takes the file's usual ending). The lines of
+ * many offsets (an ambiguous old_text names the lines of all its matches) are found in one scan (linesOf): lineOf's
+ * answer for each, whatever their order.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planFile } from '../../src/edit/engine.js';
-import { fromRawText, renderRaw, spliceDoc, spliceDocAll, type TextDoc } from '../../src/edit/text.js';
+import { fromRawText, lineOf, linesOf, renderRaw, spliceDoc, spliceDocAll, type TextDoc } from '../../src/edit/text.js';
 import { DEFAULT_EDIT_OPTIONS } from '../../src/edit/types.js';
 
 const raw = fc.array(fc.constantFrom('a', 'bc', ' ', 'x y', '\n', '\r\n', '\r'), { maxLength: 30 }).map((parts) => parts.join(''));
@@ -49,5 +52,23 @@ describe('spliceDocAll', () => {
     expect(p.ok).toBe(true);
     const expected = lines.map((l) => l.replace('call(', 'invoke(\n  ')).join('');
     expect(renderRaw(p.after as TextDoc)).toBe(expected);
+  });
+});
+
+describe('linesOf', () => {
+  it("gives lineOf's line for every offset, in any order, repeated or past the end", () => {
+    fc.assert(
+      fc.property(raw, fc.array(fc.integer({ min: -2, max: 40 }), { maxLength: 12 }), (text, offsets) => {
+        expect(linesOf(text, offsets)).toEqual(offsets.map((o) => lineOf(text, o)));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('names the lines of every match of an ambiguous old_text', () => {
+    const text = `${Array.from({ length: 30 }, (_, i) => `foo(${i});`).join('\n')}\n`;
+    const p = planFile('a.js', fromRawText(text), [{ action: 'edit', path: 'a.js', oldText: 'foo(1', newText: 'x' }], { ...DEFAULT_EDIT_OPTIONS });
+    expect(p.steps[0]?.error?.code).toBe('E_AMBIGUOUS');
+    expect(p.steps[0]?.error?.message).toContain('at lines 2, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20');
   });
 });
