@@ -17,6 +17,7 @@ import net from 'node:net';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { skipUnlessRoot } from '../needs-root.js';
 import { BIN, cleanup, tempDir } from './helpers.js';
 import { endServers, keepServer, ping, runtimeEnv, socketOf, sockets, warmServer } from './warm-server.js';
 
@@ -283,6 +284,23 @@ describe('an edit never runs twice, nor for a server it cannot trust', () => {
       expectAppendedOnce(r, root);
     }
   }, 60_000);
+
+  it('a socket, or its folder, owned by another user: the edit runs in-process', async (context) => {
+    // As an ordinary user the kernel itself forbids planting such a socket; only root can make one to test.
+    skipUnlessRoot(context, 'chowns a socket and its folder to another uid');
+    for (const what of ['socket', 'folder'] as const) {
+      const env = runtimeEnv();
+      const root = tempDir('ew-edit-fault-');
+      reset(root, FILES);
+      const socket = socketOf(env);
+      const server = await plantedServer(socket);
+      fs.chownSync(what === 'socket' ? socket : path.dirname(socket), 12345, 12345);
+      const r = await startEdit(root, APPEND, env).done;
+      server.close();
+      expect(r.stdout.toString(), what).not.toContain('pwned');
+      expectAppendedOnce(r, root);
+    }
+  }, 30_000);
 
   it('a real server killed: its stale socket is not used, the edit runs in-process, and no server is started for an edit', async () => {
     const env = runtimeEnv();
