@@ -36,11 +36,16 @@ const GOAL = 1.5;
 
 /**
  * A launcher like bin/editwarden (the same CommonJS file, the same V8 flag and answers to a lone --version/--help)
- * for another build of the CLI: its paths relative to bin/ made absolute, the bundle's replaced by `entry`.
+ * for another build of the CLI: its paths relative to bin/ made absolute, the bundle's replaced by `entry`, and
+ * `edit` run by that CLI rather than by the thin client.
  */
 function launcher(dir, name, entry) {
-  const bin = fs
-    .readFileSync(path.join(repo, 'bin', 'editwarden'), 'utf8')
+  const source = fs.readFileSync(path.join(repo, 'bin', 'editwarden'), 'utf8');
+  // `edit` as the CLI runs it, not the thin client (whose in-process route would load the bundle, not `entry`).
+  const thinEdit = ", edit: ['edit.cjs', 'editMain']";
+  if (!source.includes(thinEdit)) throw new Error(`bin/editwarden no longer has ${thinEdit}: update the launcher`);
+  const bin = source
+    .replace(thinEdit, '')
     .replace("'../dist/cli-bundle/cli.mjs'", JSON.stringify(pathToFileURL(entry).href))
     .replaceAll("'../", `'${repo}/`)
     .replaceAll('`../', `\`${repo}/`);
@@ -64,6 +69,11 @@ export async function run() {
     fs.writeFileSync(path.join(configured, '.editwarden.yml'), 'constraints:\n  max_files: 5\n  max_lines_changed: 100\n');
     // The person's folders of this run (the config cache's secret lives in the data folder): not the machine's.
     const env = { ...process.env, XDG_DATA_HOME: path.join(tmp, 'data'), XDG_CONFIG_HOME: path.join(tmp, 'config') };
+    // NODE_EXTRA_CA_CERTS (this machine sets it: a 144-certificate bundle) costs Node 20 ~50 ms of CPU at every start,
+    // `node -e 0` as much as editwarden: it flatters every ratio. A person's machine does not set it; the bench drops
+    // it unless EW_BENCH_KEEP_CA=1 (each row's note says which), as bench/guarded-shell.mjs does.
+    const ca = process.env.EW_BENCH_KEEP_CA === '1' && env.NODE_EXTRA_CA_CERTS ? 'NODE_EXTRA_CA_CERTS kept' : 'no NODE_EXTRA_CA_CERTS';
+    if (process.env.EW_BENCH_KEEP_CA !== '1') delete env.NODE_EXTRA_CA_CERTS;
     const loadBefore = os.loadavg()[0];
     const bins = {
       bundle: path.join(repo, 'bin', 'editwarden'),
@@ -119,7 +129,7 @@ export async function run() {
     const base = median(samples.node);
     const rows = [];
     const what = { version: '--version', help: '--help', edit: 'edit a 2-line .txt', dryRun: 'edit --dry-run (no write)', dryRunConfig: 'edit --dry-run, project with a config' };
-    const load = `load ${loadBefore.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}, Node ${process.version}`;
+    const load = `load ${loadBefore.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}, Node ${process.version}, ${ca}`;
     const served = await warm.calls();
     warm.stop();
     for (const c of Object.keys(cases)) {

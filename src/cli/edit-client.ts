@@ -7,7 +7,8 @@
  * and how wide), the server runs the very same `edit` command
  * (hook-edit.ts), and this process prints its stdout and stderr byte for
  * byte and exits with its code. A one-shot process cannot get below loading
- * the CLI: ~2.4–3.8× one `node -e 0` of CPU (docs/benchmarks.md).
+ * the CLI: ~3.9–4.6× one `node -e 0` of CPU; this route, client and server,
+ * ~1.6–1.8× (docs/benchmarks.md).
  *
  * Otherwise — no server (none is started for an edit: only a hook starts
  * one), one that cannot be believed, another build, a server that does not
