@@ -319,7 +319,8 @@ function replaceText(path: string, current: TextDoc, oldText: string, newText: s
   if (found.strategy !== 'exact') notes.push(`matched with tolerance for ${found.strategy}`);
   if (replaceAll) notes.push(`replaced ${matches.length} occurrence${matches.length === 1 ? '' : 's'}`);
   const strategy: MatchStrategy = found.strategy;
-  const span = { prefix: Math.min(...matches.map((m) => m.start)), suffix: current.text.length - Math.max(...matches.map((m) => m.end)) };
+  // Folded, not spread: a replace_all of 200,000 matches is past the arguments a call can take (a RangeError).
+  const span = { prefix: matches.reduce((min, m) => Math.min(min, m.start), Number.POSITIVE_INFINITY), suffix: current.text.length - matches.reduce((max, m) => Math.max(max, m.end), Number.NEGATIVE_INFINITY) };
   return { doc, applied: { action: 'edit', strategy, count: matches.length, line: firstLine, notes }, span };
 }
 

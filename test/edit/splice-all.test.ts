@@ -46,6 +46,13 @@ describe('spliceDocAll', () => {
     );
   });
 
+  it('replace_all of 200,000 matches on one line: every one replaced (no call takes them all as its arguments)', () => {
+    const p = planFile('a.js', fromRawText(`${'x;'.repeat(200_000)}\n`), [{ action: 'edit', path: 'a.js', oldText: 'x', newText: 'yy', replaceAll: true }], { ...DEFAULT_EDIT_OPTIONS });
+    expect(p.ok).toBe(true);
+    expect(p.steps[0]?.applied?.count).toBe(200_000);
+    expect(renderRaw(p.after as TextDoc)).toBe(`${'yy;'.repeat(200_000)}\n`);
+  });
+
   it("replace_all through the engine: every occurrence replaced, each line keeping its own ending, the new lines the file's usual one", () => {
     const lines = Array.from({ length: 1000 }, (_, i) => `${i % 10 === 0 ? 'call' : 'other'}(${i})${i % 3 === 0 ? '\r\n' : '\n'}`);
     const p = planFile('a.txt', fromRawText(lines.join('')), [{ action: 'edit', path: 'a.txt', oldText: 'call(', newText: 'invoke(\n  ', replaceAll: true }], { ...DEFAULT_EDIT_OPTIONS });
