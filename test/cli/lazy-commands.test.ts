@@ -28,8 +28,19 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** Runs the binary with module tracing; returns its output and the table's commands whose modules it loaded. */
-function traced(args: string[]): { status: number | null; stdout: string; stderr: string; loaded: string[]; modules: number } {
+/** What a traced run loaded: the table's commands, the dist/ modules (bundled or not) and the public built-ins. */
+interface Traced {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  loaded: string[];
+  modules: number;
+  sources: string[];
+  builtins: string[];
+}
+
+/** Runs the binary with module tracing; returns its output and what it loaded. */
+function traced(args: string[]): Traced {
   const log = path.join(dir, `loads-${++traces}.jsonl`);
   const r = spawnSync(process.execPath, ['--import', TRACE, BIN, ...args], {
     cwd: dir,
@@ -37,9 +48,18 @@ function traced(args: string[]): { status: number | null; stdout: string; stderr
     env: { ...process.env, NO_COLOR: '1', EW_LOAD_TRACE: log },
     timeout: 30_000,
   });
-  const lines = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : [];
-  const registered = lines.flatMap((line) => (JSON.parse(line) as { commands: string[] }).commands);
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, loaded: [...new Set(registered.filter((c) => NAMES.includes(c)))].sort(), modules: lines.length };
+  const lines = (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : []).map((line) => JSON.parse(line) as { url?: string; commands?: string[]; sources?: string[]; builtins?: string[] });
+  const modules = lines.filter((l) => l.url !== undefined);
+  const registered = modules.flatMap((l) => l.commands ?? []);
+  return {
+    status: r.status,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    loaded: [...new Set(registered.filter((c) => NAMES.includes(c)))].sort(),
+    modules: modules.length,
+    sources: [...new Set(modules.flatMap((l) => l.sources ?? []))].sort(),
+    builtins: lines.flatMap((l) => l.builtins ?? []),
+  };
 }
 
 describe('the command table', () => {
@@ -87,6 +107,17 @@ describe('start-up loads only what the invocation needs', () => {
     const help = traced(['help', 'checkpoint']);
     expect(help.stdout).toContain('Usage: editwarden checkpoint');
     expect(help.loaded).toEqual(['checkpoint']);
+  });
+});
+
+describe('a command loads the parts it uses', () => {
+  it('log reads the event log without the report renderers, the workspace or the sandbox (report opens those for the net change)', () => {
+    const r = traced(['log', '--json']);
+    expect(r.status).toBe(0);
+    expect(r.sources).toContain('dist/runs/events-read.js'); // the trace sees bundled modules
+    for (const part of ['dist/report/html.js', 'dist/report/markdown.js', 'dist/workspace/workspace.js', 'dist/workspace/transaction.js', 'dist/sandbox/policy.js']) {
+      expect(r.sources).not.toContain(part);
+    }
   });
 });
 

@@ -14,7 +14,7 @@ import { scopeWords } from '../../report/cards.js';
 import { clockFor } from '../../report/clock.js';
 import { eventLine, eventsInScope, headline, summarize, type Severity } from '../../report/event-summary.js';
 import { paint, refuseCommand, useColor, type Io, type Style } from '../output.js';
-import { loadEventLog, reportScope, writeLogNotes } from './report.js';
+import { loadEventLog, reportScope, writeLogNotes } from './event-log.js';
 
 interface Flags {
   root?: string;

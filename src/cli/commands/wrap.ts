@@ -17,7 +17,8 @@ import { renderHtml } from '../../report/html.js';
 import { renderMarkdown } from '../../report/markdown.js';
 import { parseDuration } from '../../workspace/checkpoints/prune.js';
 import { formatError, useColor, type Io } from '../output.js';
-import { loadEventLog, reportInput } from './report.js';
+import { loadEventLog } from './event-log.js';
+import { reportInput } from './report.js';
 
 interface Flags {
   root?: string;
