@@ -60,6 +60,11 @@ export const DEFAULT_CONFIG = {
   active_edit_enabled: false,
 };
 
+/** A copy of the defaults the caller may change: the config when no file sets anything. */
+export function freshDefaultConfig(): Config {
+  return structuredClone(DEFAULT_CONFIG);
+}
+
 /** Loads the config, touching the schema only when there is a file to validate. */
 export async function loadConfigFast(root: string, explicitFile?: string): Promise<Config> {
   return (await loadProjectConfigFast(root, explicitFile)).config;
@@ -69,8 +74,7 @@ export async function loadConfigFast(root: string, explicitFile?: string): Promi
 export async function loadProjectConfigFast(root: string, explicitFile?: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<LoadedConfig> {
   // The person's own config (outside the repository) counts too: without either file, the defaults are the config.
   const userFile = userConfigFile(env);
-  if (explicitFile === undefined && !fs.existsSync(path.join(root, CONFIG_FILE)) && (userFile === null || !fs.existsSync(userFile)))
-    return { config: structuredClone(DEFAULT_CONFIG), trust: NO_REPOSITORY_CONFIG, layers: { ...NO_LAYERS, userFile } };
+  if (explicitFile === undefined && !fs.existsSync(path.join(root, CONFIG_FILE)) && (userFile === null || !fs.existsSync(userFile))) return { config: freshDefaultConfig(), trust: NO_REPOSITORY_CONFIG, layers: { ...NO_LAYERS, userFile } };
   const { loadProjectConfig } = await import('./load.js');
   return loadProjectConfig(root, explicitFile, env);
 }
