@@ -11,6 +11,7 @@
  * did both once).
  */
 import type { Loosening } from './trust-keys.js';
+import { appendAll } from '../arrays.js';
 
 /** Who set a key: the person's own config outside the repository, the repository's file (or --config), or flags. */
 export type Layer = 'yours' | 'repository' | 'flags';
@@ -36,7 +37,7 @@ export function leafKeys(data: unknown, prefix = ''): string[] {
   const out: string[] = [];
   for (const [key, value] of Object.entries(data)) {
     if (value === undefined) continue;
-    out.push(...leafKeys(value, prefix === '' ? key : `${prefix}.${key}`));
+    appendAll(out, leafKeys(value, prefix === '' ? key : `${prefix}.${key}`));
   }
   return out;
 }

@@ -25,6 +25,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GIT_DIR, STATE_DIR } from './protected-set.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { appendAll } from '../arrays.js';
 
 /** Folders visited before the search gives up (about 2 s of readdir on this machine's disks); a tree this large is refused, not half-searched. */
 const NESTED_SEARCH_LIMIT = 200_000;
@@ -85,8 +86,8 @@ export class NestedRepoSearch {
       const listing = last?.settled && last.ino === st.ino && last.ctimeMs === st.ctimeMs ? last : this.list(rel, abs, st, readAt);
       if (listing === null) continue;
       next.set(rel, listing);
-      found.push(...listing.gits);
-      pending.push(...listing.dirs);
+      appendAll(found, listing.gits);
+      appendAll(pending, listing.dirs);
     }
     this.listings = next;
     return found.sort();

@@ -8,6 +8,7 @@ import { diffArrays } from 'diff';
 import { quoteLines, splitLines } from './lines.js';
 import type { TextMatch } from './match.js';
 import { isBlankLine } from './reindent.js';
+import { appendAll } from '../arrays.js';
 
 /**
  * Blank lines added or missing in the quote: compare the non-blank lines in
@@ -101,7 +102,7 @@ function realignBlankLines(next: { lines: string[]; newline: boolean }, core: st
       let at = -1;
       for (let k = removedFrom; k >= 0 && k < q && at < 0; k++) if (!isBlankLine(core[k] as string)) at = k;
       if (at >= 0) replacing.set(at, change.value);
-      else (addedBefore[q] as string[]).push(...change.value);
+      else appendAll(addedBefore[q] as string[], change.value);
       removedFrom = -1;
     } else if (change.removed) {
       removedFrom = q;
@@ -113,7 +114,7 @@ function realignBlankLines(next: { lines: string[]; newline: boolean }, core: st
   }
   const emit = (k: number): void => {
     if (kept[k]) out.push(region[fileAt.get(k) as number] as string);
-    else out.push(...(replacing.get(k) ?? []));
+    else appendAll(out, replacing.get(k) ?? []);
   };
   const dropped = (k: number): boolean => !kept[k] && !replacing.has(k);
   const out: string[] = [...(addedBefore[0] as string[])];
@@ -136,16 +137,16 @@ function realignBlankLines(next: { lines: string[]; newline: boolean }, core: st
       // one after the last surviving line stands, and only if a surviving line follows (outside the
       // block, the file's own spacing already stands).
       const show = !dropped(prev) && (!dropped(b) || survivorAfter(b));
-      if (show) out.push(...region.slice((fileAt.get(prev) as number) + 1, fileAt.get(b) as number));
+      if (show) appendAll(out, region.slice((fileAt.get(prev) as number) + 1, fileAt.get(b) as number));
     } else {
       for (let j = prev + 1; j <= b; j++) {
-        out.push(...(addedBefore[j] as string[]));
+        appendAll(out, addedBefore[j] as string[]);
         if (j < b && kept[j]) out.push(core[j] as string);
       }
     }
     emit(b);
     prev = b;
   }
-  out.push(...(addedBefore[core.length] as string[]));
+  appendAll(out, addedBefore[core.length] as string[]);
   return finish(out);
 }

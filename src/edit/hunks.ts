@@ -30,6 +30,7 @@ import { describeLevel, fromLineImage, LineCache, matchesAt, normalize, STRICT_L
 import { describeNearMatch, findNearMatch } from './near-match.js';
 import type { Hunk, MatchStrategy, PatchRequest } from './types.js';
 import { defined } from '../defined.js';
+import { appendAll } from '../arrays.js';
 
 export interface HunkApplication {
   text: string;
@@ -362,7 +363,7 @@ export function applyHunks(text: string, request: PatchRequest, options: { stric
     }
   });
   for (let i = cursor; i < image.lines.length; i++) out.push(image.lines[i] as string);
-  out.push(...atEnd);
+  appendAll(out, atEnd);
   if (firstLine === 0) firstLine = image.lines.length + 1;
   return { text: fromLineImage({ lines: out, eofNewline }), strategy, line: Math.max(1, firstLine), notes };
 }

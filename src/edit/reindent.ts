@@ -6,6 +6,7 @@
  */
 import { diffArrays } from 'diff';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { leastOf } from '../arrays.js';
 
 export const isBlankLine = (line: string): boolean => line.trim().length === 0;
 
@@ -90,8 +91,8 @@ export function indentShift(oldLines: string[], fileLines: string[], leading: (l
     const b = fileLines[k] as string;
     if (!isBlankLine(a)) pairs.push([leading(a), leading(b)]);
   }
-  const oldMin = Math.min(...pairs.map(([a]) => a.length));
-  const fileMin = Math.min(...pairs.map(([, b]) => b.length));
+  const oldMin = leastOf(pairs.map(([a]) => a.length));
+  const fileMin = leastOf(pairs.map(([, b]) => b.length));
   const fileBase = pairs.find(([, b]) => b.length === fileMin)?.[1] ?? '';
   const oldBase = pairs.find(([a]) => a.length === oldMin)?.[0] ?? '';
   let ratio: number | undefined;

@@ -8,6 +8,7 @@
 import { BEGIN_MARKER, END_MARKER, parseActiveEdit, START_MARKER } from './active-edit.js';
 import { defineFormat } from './format.js';
 import { blockLines, InexpressibleChange, type FileChange } from './render.js';
+import { appendAll } from '../arrays.js';
 
 const NAME = 'active-edit';
 const ACTIVE_EDIT = /^[ \t]*---BEGIN---[ \t]*\r?$/m;
@@ -18,7 +19,7 @@ function renderActiveEdit(changes: FileChange[]): string {
     if (c.after === null) throw new InexpressibleChange(NAME, c.path, 'active edit directives cannot delete a file');
     if (c.moveTo !== undefined && c.moveTo !== c.path) throw new InexpressibleChange(NAME, c.path, 'active edit directives cannot rename a file');
     if (c.after.trim() === '') throw new InexpressibleChange(NAME, c.path, 'a replace directive needs code that is not blank');
-    out.push(`Here is the new ${c.path}:`, BEGIN_MARKER, `Edit: ${c.path}`, 'action: replace', START_MARKER, ...blockLines(NAME, c.path, c.after), END_MARKER, '');
+    appendAll(out, [`Here is the new ${c.path}:`, BEGIN_MARKER, `Edit: ${c.path}`, 'action: replace', START_MARKER, ...blockLines(NAME, c.path, c.after), END_MARKER, '']);
   }
   return out.join('\n');
 }

@@ -7,6 +7,7 @@ import { toLineImage } from '../edit/hunk-lines.js';
 import { ADD_FILE, BEGIN_PATCH, DELETE_FILE, END_PATCH, EOF_MARKER, MOVE_TO, parseApplyPatch, UPDATE_FILE } from './apply-patch.js';
 import { defineFormat } from './format.js';
 import { align, countOld, growSlices, hunkBody, NO_NEWLINE, oldLines, type FileChange } from './render.js';
+import { appendAll } from '../arrays.js';
 
 const APPLY_PATCH = /^[ \t]*\*\*\* Begin Patch[ \t]*\r?$/m;
 
@@ -44,7 +45,7 @@ function renderApplyPatch(changes: FileChange[]): string {
     });
     for (const s of slices) {
       out.push('@@');
-      out.push(...hunkBody(ops, s.start, s.end));
+      appendAll(out, hunkBody(ops, s.start, s.end));
       if (s.end >= ops.length && countOld(ops, s.start, s.end) > 0) out.push(EOF_MARKER);
     }
   }

@@ -19,6 +19,7 @@ import type { FormatName } from './list.js';
 import { BEGIN_MARKER, END_MARKER, START_MARKER } from './active-edit.js';
 import { DIVIDER_MARKER, REPLACE_MARKER, SEARCH_MARKER } from './search-replace.js';
 import { defined } from '../defined.js';
+import { appendAll } from '../arrays.js';
 
 export const NO_NEWLINE = '\\ No newline at end of file';
 
@@ -106,7 +107,7 @@ function normaliseRuns(ops: Op[]): Op[] {
     }
     const run: Op[] = [];
     while (i < ops.length && (ops[i] as Op).kind !== ' ') run.push(ops[i++] as Op);
-    out.push(...run.filter((o) => o.kind === '-'), ...run.filter((o) => o.kind === '+'));
+    appendAll(out, [...run.filter((o) => o.kind === '-'), ...run.filter((o) => o.kind === '+')]);
   }
   return out;
 }

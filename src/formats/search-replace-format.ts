@@ -7,6 +7,7 @@
 import { defineFormat } from './format.js';
 import { blockLines, InexpressibleChange, textEdits, type FileChange } from './render.js';
 import { parseSearchReplace } from './search-replace.js';
+import { appendAll } from '../arrays.js';
 
 const NAME = 'search-replace';
 const SEARCH_REPLACE = /^(?:<{5,9}|-{3,}) ?SEARCH[ \t]*\r?$/m;
@@ -22,7 +23,7 @@ function renderSearchReplace(changes: FileChange[]): string {
     const edits = c.before === null ? [{ oldText: '', newText: c.after }] : textEdits({ ...c, before: c.before, after: c.after });
     for (const e of edits) {
       if (e.oldText === '' && e.newText === '' && c.before !== null) continue;
-      out.push(c.path, '```', '<<<<<<< SEARCH', ...blockLines(NAME, c.path, e.oldText), '=======', ...blockLines(NAME, c.path, e.newText), '>>>>>>> REPLACE', '```', '');
+      appendAll(out, [c.path, '```', '<<<<<<< SEARCH', ...blockLines(NAME, c.path, e.oldText), '=======', ...blockLines(NAME, c.path, e.newText), '>>>>>>> REPLACE', '```', '']);
     }
   }
   return out.join('\n');

@@ -7,6 +7,7 @@
 import { defineFormat } from './format.js';
 import { align, countNew, countOld, hunkBody, initialSlices, type FileChange } from './render.js';
 import { parseUnifiedDiff } from './udiff.js';
+import { appendAll } from '../arrays.js';
 
 const UNIFIED_DIFF = /^(?:diff --git |--- [^\n]*\r?\n\+\+\+ |@@ -\d)/m;
 
@@ -35,7 +36,7 @@ function renderUdiff(changes: FileChange[]): string {
       const newCount = countNew(ops, s.start, s.end);
       const oldStart = oldCount === 0 ? oldBefore : oldBefore + 1;
       const newStart = newCount === 0 ? newBefore : newBefore + 1;
-      out.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`, ...hunkBody(ops, s.start, s.end));
+      appendAll(out, [`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`, ...hunkBody(ops, s.start, s.end)]);
     }
   }
   return out.join('\n') + '\n';

@@ -22,6 +22,7 @@ import { isWithin } from '../config/path-within.js';
 import { NotASmallFile, readSmallFile } from '../small-file.js';
 import type { ClientIntegration, InitSetup } from './client.js';
 import { forgetInit, noteInit, recordedBefore } from './init-record.js';
+import { appendAll } from '../arrays.js';
 
 export interface SettingsChange {
   path: string;
@@ -114,7 +115,7 @@ export function hookSettings(client: ClientIntegration, root: string): HookSetti
       continue;
     }
     try {
-      out.push(...file.switches(text));
+      appendAll(out, file.switches(text));
     } catch {
       out.push(`${path.relative(root, file.path)}: not valid settings (the client may ignore it)`);
     }

@@ -53,6 +53,7 @@ import { networkNote } from './network-note.js';
 import { CLIENTS } from './index.js';
 import { carryShellFolder } from './shell-cwd.js';
 import { defined } from '../defined.js';
+import { appendAll } from '../arrays.js';
 
 export interface ShellRequest {
   root: string;
@@ -148,7 +149,7 @@ export async function runGuardedShell(req: ShellRequest, io: ShellIo): Promise<n
         session: req.session,
         record: (done) => {
           io.mark?.('after');
-          said.push(...recordCommand(opened, req, { route, cwd, ran, record: done }));
+          appendAll(said, recordCommand(opened, req, { route, cwd, ran, record: done }));
         },
       },
       [executeCommandTool],

@@ -10,6 +10,7 @@ import type { VerifyResult } from '../verify/verifier.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { formatDiagnostic } from '../verify/diagnostics/index.js';
 import { compilationExcerpt } from '../verify/build-output.js';
+import { appendAll } from '../arrays.js';
 
 export interface ControlledEditReportPaths {
   markdown: string;
@@ -94,7 +95,7 @@ function renderControlledEditMarkdown(outcome: ControlledEditOutcome, when: Date
     '```diff',
   ];
   // The template's block exactly: -[old_text] then +[new_text], each line marked (the git diff follows in Details).
-  if (outcome.requested) lines.push(...modificationBlock(outcome.requested.old_text, outcome.requested.new_text));
+  if (outcome.requested) appendAll(lines, modificationBlock(outcome.requested.old_text, outcome.requested.new_text));
   lines.push('```', '', '## Compilation Diagnostic Output', '', '```text');
   if (!v) lines.push(s.edit_build_output.trimEnd() || `(${noBuildReason(outcome)})`);
   else lines.push(compilationExcerpt(s.edit_build_output || v.tail).trimEnd() || '(no output)');

@@ -23,6 +23,7 @@
 import { cardsOf, scopeWords, type Card, type Fact } from './cards.js';
 import { clockFor } from './clock.js';
 import { headline, summarize, usageText, type NetChange, type ReportInput } from './event-summary.js';
+import { appendAll, greatestOf } from '../arrays.js';
 
 /** Longest diff shown in Markdown (a job summary is limited to 1 MiB); the HTML report shows every line. */
 export const MD_DIFF_MAX_LINES = 400;
@@ -49,14 +50,14 @@ function mdText(raw: string): string {
 /** Inline code that holds any text (a backtick in a path cannot end it early). */
 function mdCode(raw: string): string {
   const flat = oneLine(raw);
-  const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((m) => m[0].length));
+  const longest = greatestOf([0, ...[...flat.matchAll(/`+/g)].map((m) => m[0].length)]);
   const ticks = '`'.repeat(longest + 1);
   // A space each side where the delimiters would touch a backtick, or where CommonMark would strip one from a text that begins and ends with a space (but is not all spaces: that it leaves whole).
   const pad = flat.startsWith('`') || flat.endsWith('`') || flat === '' || (/^ .* $/.test(flat) && /[^ ]/.test(flat)) ? ' ' : '';
   return `${ticks}${pad}${flat}${pad}${ticks}`;
 }
 
-const longestRun = (text: string, re: RegExp): number => Math.max(0, ...[...text.matchAll(re)].map((m) => m[0].length));
+const longestRun = (text: string, re: RegExp): number => greatestOf([0, ...[...text.matchAll(re)].map((m) => m[0].length)]);
 
 /** A fenced block that holds any text: its fence is longer than any run of its character anywhere inside. */
 export function mdFence(raw: string, lang = ''): string {
@@ -126,14 +127,14 @@ export function renderMarkdown(input: ReportInput): string {
   // As the HTML's links: every refusal, stopped attempt and violation by its number in the timeline.
   const loud = cards.filter((c) => c.look === 'refusal' || c.look === 'attempt' || c.look === 'violation').map((c) => `#${c.n} ${LOOK_WORD[c.look].replace(/[^a-z]/g, '')}`);
   if (loud.length > 0) out.push(`Refused, stopped, violated: ${loud.join(', ')}`, '');
-  out.push(...netMarkdown(input, input.scope.kind === 'all' ? 'log' : input.scope.kind));
+  appendAll(out, netMarkdown(input, input.scope.kind === 'all' ? 'log' : input.scope.kind));
   out.push('### Timeline', '');
   let date = day;
   for (const card of cards) {
     // The date once, then again only where the day changes.
     if (card.date !== date) out.push(`**${card.date}**`, '');
     date = card.date;
-    out.push(...cardMarkdown(card));
+    appendAll(out, cardMarkdown(card));
   }
   return `${out.join('\n')}\n`;
 }

@@ -20,6 +20,7 @@ import type { EditwardenEvent } from './event-types.js';
 import type { ListField } from './events-cap.js';
 import { readIndex, type IndexedGeneration } from './events-index.js';
 import { DIFFS_DIR, generationFile, openLogFile, parseEventLine, walkLines } from './event-lines.js';
+import { appendAll } from '../arrays.js';
 
 export { parseEventLine };
 
@@ -51,9 +52,9 @@ export function readEvents(stateDir: string): EventLog {
   }
   checkStateStat(stateDir, st);
   const index = readIndex(stateDir);
-  out.events.push(...index.events);
-  out.dropped.push(...index.generations);
-  out.notes.push(...index.notes);
+  appendAll(out.events, index.events);
+  appendAll(out.dropped, index.generations);
+  appendAll(out.notes, index.notes);
   for (const n of generationsOf(stateDir)) readGeneration(out, path.join(stateDir, generationFile(n)));
   return out;
 }

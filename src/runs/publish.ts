@@ -34,6 +34,7 @@ import type { EditwardenEvent } from './event-types.js';
 import { LIST_FIELDS } from './events-cap.js';
 import { DIFFS_DIR, EVENTS_FILE } from './event-lines.js';
 import { readEventDiff, readEventList, readEvents } from './events-read.js';
+import { appendAll } from '../arrays.js';
 
 /** Largest record copied (a command's log past it is left out, with a note). */
 const FILE_MAX = 8 * 1024 * 1024;
@@ -90,7 +91,7 @@ export function publishRecords(options: PublishOptions): Published {
   };
 
   const log = readEvents(stateDir);
-  out.notes.push(...log.notes);
+  appendAll(out.notes, log.notes);
   const since = options.since?.getTime();
   const events = since === undefined ? log.events : log.events.filter((e) => Date.parse(e.time) >= since);
   out.events = events.length;

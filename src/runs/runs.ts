@@ -9,6 +9,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { EditwardenError, ErrorCode } from '../errors.js';
 import { ensureStateSubdir } from '../workspace/state-dir.js';
+import { greatestOf } from '../arrays.js';
 
 const RUNS_DIR = 'runs';
 
@@ -77,13 +78,13 @@ export function claimNumberedDir(parent: string): { n: number; dir: string } {
   fs.mkdirSync(parent, { recursive: true });
   let n =
     1 +
-    Math.max(
+    greatestOf([
       0,
       ...fs
         .readdirSync(parent)
         .filter((x) => /^\d+$/.test(x))
         .map(Number),
-    );
+    ]);
   for (;;) {
     const dir = path.join(parent, String(n));
     try {

@@ -12,6 +12,7 @@ import type { SandboxPolicy } from './policy.js';
 import type { RootOnlyEntry } from './root-only.js';
 import { isWithin } from '../config/path-within.js';
 import { bwrapNetworkArgs } from './network/access.js';
+import { appendAll } from '../arrays.js';
 
 /** Where the command's private temporary folder is inside the sandbox. */
 export const SANDBOX_TMP = '/tmp';
@@ -83,6 +84,6 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, command: readonly 
     if (isDir(s)) a.push('--tmpfs', s);
     else a.push('--ro-bind', '/dev/null', s);
   }
-  a.push('--chdir', cwd, '--', ...command);
+  appendAll(a, ['--chdir', cwd, '--', ...command]);
   return a;
 }

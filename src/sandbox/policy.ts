@@ -31,6 +31,7 @@ import { GIT_DIR, PROTECTED_MEMBERS } from '../config/protected-set.js';
 import { gitDirBinds } from './git-binds.js';
 import type { NetworkSetting } from '../config/network-setting.js';
 import { networkAccess, type NetworkAccess } from './network/access.js';
+import { appendAll } from '../arrays.js';
 
 /** The part of `.editwarden.yml` the sandbox reads (config.ts validates it). */
 export interface SandboxConfig {
@@ -288,7 +289,10 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     const binds = gitDirBinds(gitdir);
     for (const g of binds.self) if (!gitDirs.includes(g)) gitDirs.push(g);
     for (const m of binds.readOnly) protect(m, true);
-    mayVanish.push(...binds.self.filter((g) => g !== gitdir));
+    appendAll(
+      mayVanish,
+      binds.self.filter((g) => g !== gitdir),
+    );
   }
 
   // Home folders: every user's, ours included, wherever HOME is.

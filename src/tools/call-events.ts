@@ -20,6 +20,7 @@ import type { CheckpointService } from '../workspace/checkpoints/service.js';
 import type { CallRecord, CallRecorder, ToolRunnerOptions } from './calls.js';
 import type { ToolKind } from './types.js';
 import { defined } from '../defined.js';
+import { appendAll } from '../arrays.js';
 
 export interface CallEventContext {
   route: EventRoute;
@@ -77,7 +78,7 @@ export function callEvents(record: CallRecord, ctx: CallEventContext): NewEvent[
     });
     // The connections its network proxy refused (sandbox.network lists hosts), one event per destination.
     const refused = (record.data as { network_refused?: NetworkRefusals } | undefined)?.network_refused;
-    if (refused) out.push(...networkEvents(refused, { route: ctx.route, tool: record.tool, command: argString(ctx.args, 'command') ?? (record.data as { command?: string }).command ?? '' }));
+    if (refused) appendAll(out, networkEvents(refused, { route: ctx.route, tool: record.tool, command: argString(ctx.args, 'command') ?? (record.data as { command?: string }).command ?? '' }));
   } else if (record.ok && record.files.length > 0) {
     const diff = diffOf(record.data);
     out.push({ ...base, kind: 'edit', tool: record.tool, paths: record.files, added: record.lines_added, removed: record.lines_removed, ...defined({ diff: diff || undefined }) });

@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseDiagnostics } from './diagnostics/index.js';
 import { outputLines } from './diagnostics/types.js';
+import { appendAll } from '../arrays.js';
 
 /** Output up to this size is held whole; beyond, its head and tail (the errors come first, the summary last). */
 const BUILD_OUTPUT_MAX_BYTES = 1024 * 1024;
@@ -88,6 +89,6 @@ export function compilationExcerpt(text: string, options: ExcerptOptions = {}): 
     for (const n of shown) out.push(lines[n] as string);
   }
   out.push(`[last ${tailMax} of ${lines.length} lines]`);
-  out.push(...lines.slice(tailStart));
+  appendAll(out, lines.slice(tailStart));
   return out.join('\n');
 }

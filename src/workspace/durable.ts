@@ -23,6 +23,7 @@
  */
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { appendAll } from '../arrays.js';
 
 /** A step of the write protocol, as an observer sees it. */
 export type DurableEvent =
@@ -99,7 +100,7 @@ export function syncGroup(paths: readonly string[], alongside?: () => void): voi
   unique.forEach((p, i) => share[i % Math.max(1, helpers.length)]?.push(p));
   const pending = helpers.map((h, i) => ({ paths: share[i] as string[], job: h.start(share[i] as string[]) }));
   const mine = pending.filter((p) => p.job === null).flatMap((p) => p.paths);
-  if (helpers.length === 0) mine.push(...unique);
+  if (helpers.length === 0) appendAll(mine, unique);
   observe({ op: 'group', paths: unique, parallel: mine.length < unique.length });
   let first: unknown = null;
   try {
@@ -111,7 +112,7 @@ export function syncGroup(paths: readonly string[], alongside?: () => void): voi
     if (job === null) continue;
     const outcome = job.wait();
     // The helper died under us: nothing is known of its share, so this thread does it.
-    if (outcome === 'lost') mine.push(...theirs);
+    if (outcome === 'lost') appendAll(mine, theirs);
     else if (outcome === null) for (const p of theirs) observe({ op: 'fsync', path: p });
     else first ??= outcome;
   }
@@ -156,7 +157,7 @@ export function deferDurable(paths: readonly string[]): void {
     exitHooked = true;
     process.once('exit', settleDurable);
   }
-  deferredPaths.push(...paths);
+  appendAll(deferredPaths, paths);
   observe({ op: 'defer', paths: [...paths] });
 }
 

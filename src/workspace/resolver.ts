@@ -22,6 +22,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { prependAll } from '../arrays.js';
 
 const C = fs.constants;
 const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
@@ -198,7 +199,7 @@ export class Resolver {
             cur = null as unknown as DirHandle;
             return out;
           }
-          queue.unshift(...curParts);
+          prependAll(queue, curParts);
           cur.close();
           cur = this.openRoot();
           curParts = [];
@@ -216,7 +217,7 @@ export class Resolver {
           }
           if (stat?.isSymbolicLink() && options.followFinal && !options.exact) {
             const next = this.hop(cur, curParts, part, refuse, ++hops);
-            queue.unshift(...next);
+            prependAll(queue, next);
             cur.close();
             cur = this.openRoot();
             curParts = [];
@@ -262,7 +263,7 @@ export class Resolver {
           if (stat.isSymbolicLink()) {
             if (options.exact) throw refuse('link', `${[...curParts, part].join('/')} is a symlink`);
             const next = this.hop(cur, curParts, part, refuse, ++hops);
-            queue.unshift(...next);
+            prependAll(queue, next);
             cur.close();
             cur = this.openRoot();
             curParts = [];

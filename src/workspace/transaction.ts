@@ -27,6 +27,7 @@ import { DiskWriter } from './disk-writer.js';
 import type { FileView, WriteTransaction } from './view.js';
 import { Workspace, type FileWrite } from './workspace.js';
 import { defined } from '../defined.js';
+import { appendAll } from '../arrays.js';
 
 export type FailurePolicy = 'rollback' | 'keep' | 'fix-forward';
 export type TransactionState = 'open' | 'committed' | 'rolled-back' | 'kept';
@@ -131,7 +132,7 @@ export class TransactionLayer {
     this.checkpoints.lock.acquire();
     try {
       // Holding the lock proves nobody else is mid-transaction: any record left is a dead (or failed) one. Undo it before writing over it.
-      this.recovered.push(...recoverUnfinishedLocked(this.checkpoints));
+      appendAll(this.recovered, recoverUnfinishedLocked(this.checkpoints));
       const tx = new Transaction(this.access, options);
       if (options.scope === 'workspace') {
         const cp = this.checkpoints.createWorkspace(options.name, options.reason ?? 'before a step with unknown effects', { kind: 'transaction', tx: tx.id });

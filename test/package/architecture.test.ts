@@ -21,9 +21,9 @@ const SRC = path.resolve(import.meta.dirname, '../../src');
 /**
  * The floors, lowest first: a folder imports only folders before it. The
  * same list, with each floor's job, is the table in docs/architecture.md.
- * `defined`, `errors`, `small-file` and `index` are the files src/defined.ts, src/errors.ts, src/small-file.ts and src/index.ts.
+ * `defined`, `arrays`, `errors`, `small-file` and `index` are the files src/defined.ts, src/arrays.ts, src/errors.ts, src/small-file.ts and src/index.ts.
  */
-const RANK = ['defined', 'errors', 'small-file', 'edit', 'formats', 'ast', 'config', 'sandbox', 'workspace', 'guard', 'runs', 'verify', 'apply', 'host', 'tools', 'report', 'agent', 'integrations', 'mcp', 'index', 'cli'] as const;
+const RANK = ['defined', 'arrays', 'errors', 'small-file', 'edit', 'formats', 'ast', 'config', 'sandbox', 'workspace', 'guard', 'runs', 'verify', 'apply', 'host', 'tools', 'report', 'agent', 'integrations', 'mcp', 'index', 'cli'] as const;
 
 /**
  * Files over the line limit that other branches of the same issue are
@@ -1158,5 +1158,26 @@ describe('the traces of docs/architecture.md read true', () => {
       expect(t.said, t.question).toBeLessThanOrEqual(10);
       for (const f of t.files) expect(fs.existsSync(path.join(SRC, f)), `${t.question}: ${f}`).toBe(true);
     }
+  });
+});
+
+describe('no list is spread into a call (src/arrays.ts)', () => {
+  // A spread into a call passes every item as an argument on the stack: past ~120,000 items V8 throws RangeError, so a
+  // restore over that many new files, or a report over a text with that many backtick runs, would crash.
+  const SPREAD_TAKERS = new Set(['push', 'unshift', 'splice', 'min', 'max', 'fromCharCode', 'fromCodePoint', 'apply']);
+  it('no push/unshift/splice/Math.min/Math.max/String.fromCharCode takes a spread list: appendAll, prependAll, leastOf, greatestOf do', () => {
+    const found: string[] = [];
+    for (const f of files) {
+      if (f.rel === 'arrays.ts') continue;
+      const tree = treeOf(f);
+      const visit = (node: ts.Node): void => {
+        if (ts.isCallExpression(node) && node.arguments.some(ts.isSpreadElement) && ts.isPropertyAccessExpression(node.expression) && SPREAD_TAKERS.has(node.expression.name.text)) {
+          found.push(`src/${f.rel}:${tree.getLineAndCharacterOfPosition(node.getStart(tree)).line + 1}: ${node.getText(tree).slice(0, 100)}`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(tree);
+    }
+    expect(found, 'spread lists into a call; use src/arrays.ts (appendAll(out, items), leastOf(values), …)').toEqual([]);
   });
 });

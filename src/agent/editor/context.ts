@@ -8,6 +8,7 @@
  * the strategy, never the scope. Writes only through records.ts.
  */
 import { existingRecords, writeRecord, type RecordTarget } from './records.js';
+import { greatestOf } from '../../arrays.js';
 
 export interface Snapshot {
   reason: 'start' | 'replan';
@@ -45,7 +46,7 @@ export class ContextRecorder {
       .map((n) => CONTEXT_FILE.exec(n)?.[1])
       .filter((x): x is string => x !== undefined)
       .map(Number);
-    this.next = taken.length === 0 ? 1 : Math.max(...taken) + 1;
+    this.next = taken.length === 0 ? 1 : greatestOf(taken) + 1;
   }
 
   /** The current snapshot's path (relative to the root), or null before the first. */

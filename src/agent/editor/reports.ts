@@ -12,6 +12,7 @@
  */
 import { attemptLines } from './counters.js';
 import type { EditorRecord, FileChangeEntry, VerificationEntry } from './state.js';
+import { appendAll } from '../../arrays.js';
 
 function files(changed: readonly FileChangeEntry[]): string {
   if (changed.length === 0) return 'no project file';
@@ -87,7 +88,7 @@ export function renderStuckReport(r: EditorRecord): string {
   }
   if (r.verifications.length > 0) {
     // The debug loop as the specification's example writes it, attempt by attempt.
-    out.push('', '## Debug loop', '', '```', ...r.verifications.flatMap((v) => attemptLines(v.n, v.passed, v.reached, v.decision)), '```');
+    appendAll(out, ['', '## Debug loop', '', '```', ...r.verifications.flatMap((v) => attemptLines(v.n, v.passed, v.reached, v.decision)), '```']);
   }
   out.push('', '## Files changed', '', `The session changed ${files(r.files_changed)}.`, '');
   if (r.reports.contexts.length > 0) out.push('## Context snapshots', '', r.reports.contexts.map((c) => `\`${c}\``).join(', '), '');

@@ -21,6 +21,7 @@ import { interpretRun, scoutEnvironment, summarizeVerification, type Environment
 import type { HypothesisEntry, VerificationEntry } from './state.js';
 import type { EditorHost } from './tools.js';
 import { describeSteps, firstErrors, nothingToVerify, runVerification, verificationCommands, type Verification } from './verification.js';
+import { appendAll } from '../../arrays.js';
 
 export type EditorEvent =
   | { type: 'scout'; scout: 'codebase' | 'environment'; request: string }
@@ -261,7 +262,7 @@ export class EditorSession implements EditorHost {
     out.push(`Strategy ${this.strategy}.${this.strategy > 1 ? ` Strategies 1–${this.strategy - 1} were abandoned after ${REPLAN_AFTER} consecutive failed verifications each; do not continue them.` : ''}`, '');
     for (const h of this.hypotheses.filter((x) => x.approach)) out.push(`- strategy ${h.strategy} approach: ${h.approach}`);
     out.push('', '## Debug loop', '');
-    if (this.verifications.length > 0) out.push('```', ...this.verifications.flatMap((v) => attemptLines(v.n, v.passed, v.reached, v.decision)), '```', '');
+    if (this.verifications.length > 0) appendAll(out, ['```', ...this.verifications.flatMap((v) => attemptLines(v.n, v.passed, v.reached, v.decision)), '```', '']);
     out.push(`Now: consecutive_failures ${this.counters.consecutive_failures} (REPLAN at ${REPLAN_AFTER}) · total_verify_loops ${this.counters.total_verify_loops} (hard stop at ${HARD_STOP_AFTER})`, '');
     const files = this.runner?.guard.changedFiles() ?? [];
     out.push(`Files changed so far: ${files.length === 0 ? 'none' : files.map((f) => `${f.path} (+${f.added} −${f.removed})`).join(', ')}`, '');
@@ -286,13 +287,13 @@ export class EditorSession implements EditorHost {
           const old = s.baseline.old.filter((d) => d.severity === 'error').length;
           lines.push(`${s.kind}: ${fresh} failure(s) new since the baseline, ${old} already failing before any edit, ${s.baseline.fixed.length} fixed since then.`);
         }
-        if (entry.first_errors.length > 0) lines.push('First errors:', ...entry.first_errors.map((e) => `  - ${e}`));
+        if (entry.first_errors.length > 0) appendAll(lines, ['First errors:', ...entry.first_errors.map((e) => `  - ${e}`)]);
         const tail = s.tail.length > TAIL_CHARS ? `…${s.tail.slice(-TAIL_CHARS)}` : s.tail;
         lines.push(`Log tail (${s.kind}, full log in the evidence of run ${entry.run_id}; scout_environment can interpret it):`, tail.trimEnd() || '(no output)');
       }
     }
-    lines.push(...attemptLines(entry.n, entry.passed, entry.reached, entry.decision), `(REPLAN at consecutive=${REPLAN_AFTER}, hard stop at total=${HARD_STOP_AFTER})`);
-    lines.push(...decisionText(entry.decision, this.strategy, result.context, this.deps.task));
+    appendAll(lines, [...attemptLines(entry.n, entry.passed, entry.reached, entry.decision), `(REPLAN at consecutive=${REPLAN_AFTER}, hard stop at total=${HARD_STOP_AFTER})`]);
+    appendAll(lines, decisionText(entry.decision, this.strategy, result.context, this.deps.task));
     return lines.join('\n');
   }
 

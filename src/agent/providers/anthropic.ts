@@ -10,6 +10,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { loadSdk, reportWholeReply, SdkProvider, stopReasonFrom, unknownMessage, type SdkClientSettings, type SdkProviderOptions } from './sdk-provider.js';
 import { argumentsObject } from './arguments.js';
 import { estimateTokens, type ChatMessage, type CompleteOptions, type ModelRequest, type ModelToolCall, type ModelTurn, type StopReason } from './types.js';
+import { appendAll } from '../../arrays.js';
 
 export interface AnthropicProviderOptions extends SdkProviderOptions {
   /** Output cap per turn (the API requires one; default 4096). */
@@ -24,7 +25,7 @@ function toAnthropicMessages(messages: readonly ChatMessage[]): WireMessage[] {
   const pushUser = (blocks: UserBlock[]): void => {
     const last = out[out.length - 1];
     if (last && last.role === 'user' && Array.isArray(last.content)) {
-      (last.content as UserBlock[]).push(...blocks);
+      appendAll(last.content as UserBlock[], blocks);
     } else {
       out.push({ role: 'user', content: blocks });
     }

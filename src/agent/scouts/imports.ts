@@ -8,6 +8,7 @@
  * answer fast and a missed edge only lowers a rank.
  */
 import path from 'node:path';
+import { appendAll } from '../../arrays.js';
 
 export interface ImportGraph {
   /** file → files it imports. */
@@ -57,8 +58,12 @@ function resolveJs(from: string, spec: string, r: Resolver): string[] {
   const candidates = [base];
   // TypeScript's ESM convention: "./x.js" in source names ./x.ts.
   const ext = path.posix.extname(base);
-  if (ext) candidates.push(...JS_EXT.map((e) => base.slice(0, -ext.length) + e));
-  candidates.push(...JS_EXT.map((e) => base + e), ...JS_EXT.map((e) => `${base}/index${e}`));
+  if (ext)
+    appendAll(
+      candidates,
+      JS_EXT.map((e) => base.slice(0, -ext.length) + e),
+    );
+  appendAll(candidates, [...JS_EXT.map((e) => base + e), ...JS_EXT.map((e) => `${base}/index${e}`)]);
   const hit = candidates.find((c) => r.has(c));
   return hit ? [hit] : [];
 }
@@ -128,32 +133,32 @@ function importsOf(file: string, text: string, r: Resolver): string[] {
   const lang = languageOf(file);
   switch (lang) {
     case 'js':
-      for (const m of matches(JS_SPEC, text)) out.push(...resolveJs(file, m[2] as string, r));
+      for (const m of matches(JS_SPEC, text)) appendAll(out, resolveJs(file, m[2] as string, r));
       break;
     case 'python':
       for (const m of matches(PY_IMPORT, text)) {
         if (m[4] !== undefined) {
-          for (const mod of m[4].split(',').map((s) => s.trim().split(/\s+/)[0] ?? '')) if (mod) out.push(...resolvePython(file, '', mod, [], r));
+          for (const mod of m[4].split(',').map((s) => s.trim().split(/\s+/)[0] ?? '')) if (mod) appendAll(out, resolvePython(file, '', mod, [], r));
         } else {
           const names = (m[3] ?? '')
             .replace(/[()]/g, '')
             .split(',')
             .map((s) => s.trim().split(/\s+/)[0] ?? '');
-          out.push(...resolvePython(file, m[1] ?? '', m[2] ?? '', names, r));
+          appendAll(out, resolvePython(file, m[1] ?? '', m[2] ?? '', names, r));
         }
       }
       break;
     case 'c':
-      for (const m of matches(C_INCLUDE, text)) out.push(...resolveC(file, m[1] as string, r));
+      for (const m of matches(C_INCLUDE, text)) appendAll(out, resolveC(file, m[1] as string, r));
       break;
     case 'go': {
       const specs = matches(GO_IMPORT_LINE, text).map((m) => m[1] as string);
       for (const block of matches(GO_IMPORT_BLOCK, text)) for (const q of (block[1] ?? '').matchAll(/"([^"\n]+)"/g)) specs.push(q[1] as string);
-      for (const spec of specs) out.push(...resolveGo(spec, r));
+      for (const spec of specs) appendAll(out, resolveGo(spec, r));
       break;
     }
     case 'rust':
-      for (const m of matches(RUST_MOD, text)) out.push(...resolveRustMod(file, m[1] as string, r));
+      for (const m of matches(RUST_MOD, text)) appendAll(out, resolveRustMod(file, m[1] as string, r));
       for (const m of matches(RUST_USE, text)) {
         for (const c of [`src/${m[1]}.rs`, `src/${m[1]}/mod.rs`]) if (r.has(c)) out.push(c);
       }

@@ -10,6 +10,7 @@ import { decodeText } from '../../edit/text.js';
 import { openReadOnly } from '../../workspace/open.js';
 import type { AstEntry } from '../../ast/outline.js';
 import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
+import { greatestOf } from '../../arrays.js';
 
 interface Flags {
   root?: string;
@@ -63,8 +64,8 @@ export function registerAst(program: Command, io: Io, setExit: (code: number) =>
           writeJson(io, { ok: true, path, entries: entries.map(entryJson) });
         } else {
           const color = useColor(io);
-          const width = Math.max(4, ...entries.map((e) => e.address.length));
-          const kindWidth = Math.max(4, ...entries.map((e) => e.kind.length));
+          const width = greatestOf([4, ...entries.map((e) => e.address.length)]);
+          const kindWidth = greatestOf([4, ...entries.map((e) => e.kind.length)]);
           for (const e of entries) {
             const lines = e.startLine === e.endLine ? `${e.startLine}` : `${e.startLine}-${e.endLine}`;
             io.stdout.write(`${paint(color, 'bold', e.address.padEnd(width))}  ${paint(color, 'cyan', e.kind.padEnd(kindWidth))}  ${lines}\n`);

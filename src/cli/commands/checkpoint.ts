@@ -14,6 +14,7 @@ import { listNewestFirst, resolveCheckpointRef } from '../../workspace/checkpoin
 import type { CheckpointScope, CheckpointSummary } from '../../workspace/checkpoints/types.js';
 import { paint, paintDiff, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 import { defined } from '../../defined.js';
+import { greatestOf } from '../../arrays.js';
 
 interface CommonFlags {
   root?: string;
@@ -189,7 +190,7 @@ function formatList(all: CheckpointSummary[]): string {
   if (all.length === 0) return 'no checkpoints';
   const rows = all.map((c) => [c.id, c.createdAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), c.scope, String(c.files), formatBytes(c.bytes), formatBytes(c.uniqueBytes), c.reason ? `${c.name}: ${c.reason}` : c.name]);
   const head = ['id', 'created', 'scope', 'files', 'size', 'unique', 'name'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const widths = head.map((h, i) => greatestOf([h.length, ...rows.map((r) => (r[i] as string).length)]));
   const line = (cells: string[]): string => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] as number))).join('  ');
   return [line(head), ...rows.map(line)].join('\n');
 }

@@ -25,6 +25,7 @@ import { JOURNAL_DIR } from '../../workspace/journal.js';
 import { LOCK_FILE, isGone, readLockOwner } from '../../workspace/lock.js';
 import { paint, refuseCommand, useColor, writeJson, type Io } from '../output.js';
 import { STATE_DIR } from '../../config/protected-set.js';
+import { greatestOf } from '../../arrays.js';
 
 export interface CheckResult {
   ok: boolean;
@@ -79,7 +80,7 @@ export function nodeCheck(version: string, engines: string): CheckResult {
   if (!atLeast(have, floor)) {
     return { ok: false, detail: `Node ${version} is older than the ${engines} editwarden needs.`, fix: `Install Node ${supported} (nodejs.org, or your version manager: \`nvm install 24\`).` };
   }
-  if (!(SUPPORTED_NODE_MAJORS as readonly number[]).includes(have[0]) && have[0] < Math.max(...SUPPORTED_NODE_MAJORS)) {
+  if (!(SUPPORTED_NODE_MAJORS as readonly number[]).includes(have[0]) && have[0] < greatestOf(SUPPORTED_NODE_MAJORS)) {
     return {
       ok: true,
       detail: `Node ${version} runs editwarden, but Node ${have[0]} is past its end of life and no longer supported.`,

@@ -15,6 +15,7 @@ import { projectLimitsLines } from '../../integrations/limits-summary.js';
 import { networkOfferLines } from '../../integrations/network-offer.js';
 import { paintDiff, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 import { defined } from '../../defined.js';
+import { appendAll } from '../../arrays.js';
 
 export function registerInit(program: Command, io: Io, setExit: (code: number) => void): void {
   program
@@ -65,7 +66,7 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
           if (flags.dryRun) out.push('dry run: nothing was written.');
           if (flags.remove) out.push('', `editwarden no longer guards ${name} in this project: its hooks and MCP entry are gone; every other setting is as it was.`);
           else
-            out.push(
+            appendAll(out, [
               '',
               client.coverage,
               '',
@@ -78,7 +79,7 @@ export function registerInit(program: Command, io: Io, setExit: (code: number) =
               '',
               'Undo the last change with: editwarden undo (a whole session: editwarden undo --session last)',
               `Take this out again with: editwarden init ${name} --remove`,
-            );
+            ]);
           io.stdout.write(`${out.join('\n')}\n`);
         }
         setExit(ExitCode.OK);

@@ -24,6 +24,7 @@ import { openWorkspace } from '../../workspace/open.js';
 import { paint, useColor, writeJson, type Io, refuseCommand } from '../output.js';
 import { defined } from '../../defined.js';
 import { STATE_DIR } from '../../config/protected-set.js';
+import { appendAll } from '../../arrays.js';
 
 interface Flags {
   root?: string;
@@ -156,7 +157,7 @@ function notKeptOf(service: CheckpointService, ids: readonly string[]): Array<{ 
   for (const id of ids) {
     try {
       const origin = service.get(id).origin;
-      if (origin.kind === 'command' && Array.isArray(origin.notKept)) out.push(...origin.notKept);
+      if (origin.kind === 'command' && Array.isArray(origin.notKept)) appendAll(out, origin.notKept);
     } catch {
       // A checkpoint dropped since: nothing to say about it.
     }

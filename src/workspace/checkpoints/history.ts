@@ -411,7 +411,7 @@ export class UndoHistory {
         continue;
       }
       if (m.origin.kind === 'command' && m.origin.run !== undefined) run = m.origin.run;
-      if (m.origin.kind === 'command' && Array.isArray(m.origin.notKept)) notKept.push(...m.origin.notKept);
+      if (m.origin.kind === 'command' && Array.isArray(m.origin.notKept)) for (const p of m.origin.notKept) notKept.push(p);
       // A client's native edit or its shell command run through editwarden is the client's, not editwarden's.
       if ((m.origin.kind === 'hook' || m.origin.kind === 'command') && m.origin.client !== undefined) by = m.origin.client;
       if (m.scope === 'workspace') files.add('(workspace)');

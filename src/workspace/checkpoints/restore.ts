@@ -23,6 +23,7 @@ import { bytesOf, checkManifestPath, currentStateAt, sameContent } from './curre
 import type { Manifest, ManifestEntry, RestoreResult } from './types.js';
 import { asResolver, diskIgnoreSource, walkWorkspace, type IgnoreSource, type RootArg } from './walk.js';
 import { defined } from '../../defined.js';
+import { appendAll } from '../../arrays.js';
 
 /** The ignore files as the manifest recorded them (so restore judges "ignored" as the checkpoint did, too). */
 export function manifestIgnoreSource(manifest: Manifest, blobs: BlobStore): IgnoreSource {
@@ -95,7 +96,7 @@ export function applyManifest(rootArg: RootArg, manifest: Manifest, blobs: BlobS
     let createdDirs: string[] = [];
     if (manifest.scope === 'workspace') {
       const extras = extrasOf(resolver, manifest, blobs, rules);
-      toRemove.push(...extras.files);
+      appendAll(toRemove, extras.files);
       createdDirs = extras.dirs;
     }
     for (const rel of toRemove) {

@@ -27,6 +27,7 @@ import { applyManifest, extrasOf, type IgnoreRules } from './restore.js';
 import { readRefFiles, refEntries, refEntriesDiffer } from './git-refs.js';
 import { parentDirs, type CheckpointChange, type CheckpointOrigin, type CheckpointScope, type CheckpointSummary, type Manifest, type PruneResult, type RestoreCause, type RestoreResult } from './types.js';
 import { defined } from '../../defined.js';
+import { appendAll } from '../../arrays.js';
 
 export const CHECKPOINTS_DIR = 'checkpoints';
 
@@ -141,7 +142,7 @@ export class CheckpointService {
         if (gitPaths !== undefined && gitPaths.length > 0) captured.git = { entries: refEntriesNow(this.ws.resolver, gitPaths, this.blobs) };
         return this.save('files', name, reason, origin, scanStartedMs, captured, deferred);
       } finally {
-        if (deferred) deferred.push(...this.blobs.takeDeferred());
+        if (deferred) appendAll(deferred, this.blobs.takeDeferred());
       }
     });
   }
@@ -314,7 +315,7 @@ export class CheckpointService {
       const origin: CheckpointOrigin = { kind: 'safety', before: id, cause, ...defined({ group: options.group, label: options.label }) };
       const paths = manifest.entries.map((e) => e.path);
       // What the restore deletes by the checkpoint's own rules, although today's rules ignore it: captured too.
-      if (manifest.scope === 'workspace' && options.rules?.only === 'checkpoint') paths.push(...extrasOf(this.ws.resolver, manifest, this.blobs, options.rules).files);
+      if (manifest.scope === 'workspace' && options.rules?.only === 'checkpoint') appendAll(paths, extrasOf(this.ws.resolver, manifest, this.blobs, options.rules).files);
       // The manifest's own paths, not resolved: a path that is a symlink now is recorded as that symlink (and its refs as they are).
       const gitPaths = manifest.git?.entries.map((e) => e.path);
       const safety = manifest.scope === 'workspace' ? this.createWorkspace(`before ${cause} ${id}`, reason, origin, paths, true) : this.createFiles(paths, `before ${cause} ${id}`, reason, origin, true, undefined, gitPaths);

@@ -22,6 +22,7 @@ import type { WitnessLog } from '../../sandbox/witness.js';
 import type { IgnoredSnapshot } from './ignored.js';
 import { TreeWatch, type TreeWatchOptions, type WatchChanges } from './tree-watch.js';
 import type { Manifest } from './types.js';
+import { leastOf } from '../../arrays.js';
 
 interface Memo<T> {
   value: T;
@@ -168,7 +169,7 @@ export class WatchedTree {
   /** Events at or before the oldest mark still kept are asked about no more. */
   private forgetOld(): void {
     const marks = [this.index?.mark, this.ignored?.mark, ...this.held].filter((m): m is number => m !== undefined);
-    if (marks.length > 0) this.watch.forget(Math.min(...marks));
+    if (marks.length > 0) this.watch.forget(leastOf(marks));
   }
 }
 
