@@ -65,7 +65,7 @@ export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitt
     define: { __EDITWARDEN_VERSION__: JSON.stringify(version) },
     // CommonJS dependencies inside the bundle call require() for Node's built-ins.
     banner: { js: "import { createRequire as __editwardenCreateRequire } from 'node:module'; const require = __editwardenCreateRequire(import.meta.url);" },
-    plugins: [zodEnglishOnly, ownUrl],
+    plugins: [zodEnglishOnly, commanderSpawnOnUse, ownUrl],
     legalComments: 'none',
     logLevel: 'warning',
   });
@@ -85,6 +85,25 @@ const zodEnglishOnly = {
       loader: 'js',
       resolveDir: path.dirname(args.path),
     }));
+  },
+};
+
+/**
+ * commander requires child_process at the top of lib/command.js for one use: spawning a stand-alone executable
+ * subcommand (`git-foo` style), which editwarden never declares. Required there, every command paid for loading it
+ * (and net and dgram behind it); in the bundle it is required on that use. Fails the build when the line changed
+ * (a commander update), so the rewrite can never silently stop applying (test/cli/lazy-commands.test.ts).
+ */
+const commanderSpawnOnUse = {
+  name: 'commander-spawn-on-use',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const source = await fs.promises.readFile(args.path, 'utf8');
+      const line = "const childProcess = require('node:child_process');";
+      if (!source.includes(line)) throw new Error(`${args.path} no longer has "${line}": update commanderSpawnOnUse in scripts/bundle-cli.mjs`);
+      const onUse = "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
+      return { contents: source.replace(line, onUse), loader: 'js', resolveDir: path.dirname(args.path) };
+    });
   },
 };
 

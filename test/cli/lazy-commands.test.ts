@@ -119,6 +119,13 @@ describe('a command loads the parts it uses', () => {
       expect(r.sources).not.toContain(part);
     }
   });
+
+  it('commander requires child_process only to spawn an executable subcommand (none is declared): a command that spawns nothing does not load it', () => {
+    const r = traced(['log', '--json']);
+    expect(r.status).toBe(0);
+    expect(r.builtins).toContain('crypto'); // the trace sees built-ins (the event log's reader hashes)
+    expect(r.builtins).not.toContain('child_process');
+  });
 });
 
 /** The binary's output with `env` over this process's (colour-forcing variables removed first). */
