@@ -45,7 +45,9 @@ function traced(args: string[]): Traced {
   const r = spawnSync(process.execPath, ['--import', TRACE, BIN, ...args], {
     cwd: dir,
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', EW_LOAD_TRACE: log },
+    // What the CLI itself loads is traced: a warm server another test of this run left in the run's runtime folder
+    // would take an edit (docs/integrations.md, "editwarden edit through the warm server") and load nothing here.
+    env: { ...process.env, NO_COLOR: '1', EW_LOAD_TRACE: log, EDITWARDEN_HOOK_SERVER: 'off' },
     timeout: 30_000,
   });
   const lines = (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : []).map((line) => JSON.parse(line) as { url?: string; commands?: string[]; sources?: string[]; builtins?: string[] });
