@@ -11,7 +11,9 @@ import { formatHostPattern, parseHostPattern } from '../../src/config/host-patte
 import { allowedHosts, modelEndpointPattern, noProxyFor } from '../../src/integrations/wrap-network.js';
 import { EditwardenError } from '../../src/errors.js';
 
-const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}[a-z0-9]$/);
+// Plain ASCII labels. A label starting `xn--` is an encoded international name, a URL only when its punycode decodes
+// (`new URL('http://aa.xn--0.com')` throws, so editwarden rightly says "not a URL"): found by this property in CI.
+const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}[a-z0-9]$/).filter((l) => !l.startsWith('xn--'));
 const name = fc.tuple(label, fc.array(label, { minLength: 1, maxLength: 3 }), fc.constantFrom('com', 'org', 'dev', 'io')).map(([a, b, tld]) => [a, ...b, tld].join('.'));
 const ipv4 = fc.tuple(fc.integer({ min: 1, max: 223 }), fc.nat(255), fc.nat(255), fc.integer({ min: 1, max: 254 })).map((o) => o.join('.'));
 
