@@ -129,8 +129,12 @@ export class ManifestStore {
 
   /** Ids of every manifest, oldest first (optionally of one scope). */
   ids(scope?: CheckpointScope): Array<{ id: string; scope: CheckpointScope }> {
-    const out: Array<{ id: string; scope: CheckpointScope }> = [];
-    for (const s of scope ? [scope] : SCOPES) {
+    return [...this.listed(scope ? [scope] : SCOPES)].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** Each manifest's id as its folder lists it, unsorted (a folder that cannot be read lists nothing). */
+  private *listed(scopes: readonly CheckpointScope[]): Generator<{ id: string; scope: CheckpointScope }> {
+    for (const s of scopes) {
       let names: string[];
       try {
         names = this.folders[s].with(false, [] as string[], (dir) => fs.readdirSync(dir.self));
@@ -140,10 +144,9 @@ export class ManifestStore {
       for (const name of names) {
         if (!name.endsWith('.json')) continue;
         const id = name.slice(0, -'.json'.length);
-        if (ID_PATTERN.test(id)) out.push({ id, scope: s });
+        if (ID_PATTERN.test(id)) yield { id, scope: s };
       }
     }
-    return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /**
@@ -154,19 +157,7 @@ export class ManifestStore {
    */
   newest(): string | null {
     let newest: string | null = null;
-    for (const s of SCOPES) {
-      let names: string[];
-      try {
-        names = this.folders[s].with(false, [] as string[], (dir) => fs.readdirSync(dir.self));
-      } catch {
-        continue;
-      }
-      for (const name of names) {
-        if (!name.endsWith('.json')) continue;
-        const id = name.slice(0, -'.json'.length);
-        if ((newest === null || id > newest) && ID_PATTERN.test(id)) newest = id;
-      }
-    }
+    for (const { id } of this.listed(SCOPES)) if (newest === null || id > newest) newest = id;
     return newest;
   }
 
