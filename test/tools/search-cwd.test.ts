@@ -15,7 +15,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { borrowCwd } from '../../src/tools/search-cwd.js';
-import { searchFiles, type SearchQuery } from '../../src/tools/search.js';
+import { searchFiles } from '../../src/tools/search.js';
+import { searchQuery } from './search-query.js';
 import { type DirHandle, Resolver } from '../../src/workspace/resolver.js';
 import { buildSwapper, swapperBuildable } from '../swapper.js';
 
@@ -25,16 +26,7 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 
-const query = (pattern: string, over: Partial<SearchQuery> = {}): SearchQuery => ({
-  pattern,
-  regex: false,
-  caseSensitive: true,
-  start: '',
-  globs: [],
-  maxResults: 100_000,
-  maxFileBytes: 10 * 1024 * 1024,
-  ...over,
-});
+const query = searchQuery;
 
 /** The working folder as the kernel knows it (device and inode), not as a cached path. */
 function cwdIdentity(): string {

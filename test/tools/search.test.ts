@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { LiteralFinder, requiredLiteral } from '../../src/tools/search-match.js';
-import { searchFiles, type SearchQuery } from '../../src/tools/search.js';
+import { searchFiles } from '../../src/tools/search.js';
+import { searchQuery } from './search-query.js';
 
 let root: string;
 beforeAll(() => {
@@ -13,16 +14,7 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-const query = (pattern: string, over: Partial<SearchQuery> = {}): SearchQuery => ({
-  pattern,
-  regex: false,
-  caseSensitive: true,
-  start: '',
-  globs: [],
-  maxResults: 100_000,
-  maxFileBytes: 10 * 1024 * 1024,
-  ...over,
-});
+const query = searchQuery;
 
 /** The obvious per-line search, as grep -n does it. */
 function reference(text: string, needle: string): Array<{ line: number; text: string }> {
