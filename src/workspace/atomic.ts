@@ -5,12 +5,15 @@
  * the old file untouched and no temp file behind. What else must be on disk
  * before the rename (the checkpoint that makes the write undoable) is
  * fsynced together with the temp file (durable.ts): one disk round trip
- * before the rename, one after.
+ * before the rename, one after. A long-lived server's lone write may leave
+ * the temp file's fsync for after its answer only where the file system
+ * orders a replacing rename after the data (deferTempSync, replace-order.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { deferDurable, observe, syncGroup } from './durable.js';
+import { deferDurable, deferFileSync, observe, syncGroup } from './durable.js';
+import { renameOrdersDataOf } from './replace-order.js';
 
 export interface AtomicWriteOptions {
   /** File mode for the result (the old file's mode is kept when omitted). */
@@ -23,6 +26,13 @@ export interface AtomicWriteOptions {
   deferFolderSync?: boolean;
   /** Paths (files and folders) that must be durable before the rename: fsynced together with the temp file. */
   durableFirst?: readonly string[];
+  /**
+   * The temp file's own fsync may wait for `settleDurable` (a long-lived server's lone write in deferred
+   * durability) — taken only where the rename replaces a regular file on a file system that orders the new
+   * file's data before such a rename (replace-order.ts), so "old or new" holds without it; a new file, or
+   * any other file system, keeps the fsync before the rename.
+   */
+  deferTempSync?: boolean;
 }
 
 export const TEMP_PREFIX = '.ew-tmp-';
@@ -107,6 +117,8 @@ export function atomicWriteAt(folder: WriteFolder, name: string, data: FileData,
   const fd = fs.openSync(temp, 'wx', mode);
   const shown = folder.display === undefined ? name : path.join(folder.display, name);
   observe({ op: 'temp', path: shown });
+  // The temp file's fsync after the answer instead of before the rename (deferTempSync); its descriptor then stays open for the settle.
+  let later = false;
   try {
     try {
       writeFully(fd, isPieces(data) ? data : [data]);
@@ -114,19 +126,21 @@ export function atomicWriteAt(folder: WriteFolder, name: string, data: FileData,
       if (owner) keepOwner(fd, owner);
       // openSync's mode is filtered by the umask; set the exact mode the old file had.
       fs.fchmodSync(fd, mode);
+      later = options.deferTempSync === true && !options.noSync && replacesRegularFile(target) && renameOrdersDataOf(fd);
       // The temp file and whatever must precede the rename, in one round trip.
       syncGroup(options.durableFirst ?? [], () => {
-        if (options.noSync) return;
+        if (options.noSync || later) return;
         fs.fsyncSync(fd);
         observe({ op: 'fsync', path: `${shown} (temp)` });
       });
     } finally {
-      fs.closeSync(fd);
+      if (!later) fs.closeSync(fd);
     }
     options.beforeRename?.();
     fs.renameSync(temp, target);
     observe({ op: 'rename', from: 'temp', to: shown });
   } catch (error) {
+    if (later) fs.closeSync(fd);
     try {
       fs.unlinkSync(temp);
     } catch {
@@ -134,11 +148,21 @@ export function atomicWriteAt(folder: WriteFolder, name: string, data: FileData,
     }
     throw error;
   }
+  if (later) deferFileSync(fd, shown);
   if (!options.noSync && options.deferFolderSync && folder.display !== undefined) {
     deferDurable([folder.display]);
   } else if (!options.noSync) {
     folder.fsync();
     observe({ op: 'fsync', path: folder.display ?? '(folder)' });
+  }
+}
+
+/** Whether `target` is a regular file now: the rename will replace it (a new name keeps its temp file's fsync). */
+function replacesRegularFile(target: string): boolean {
+  try {
+    return fs.lstatSync(target).isFile();
+  } catch {
+    return false;
   }
 }
 

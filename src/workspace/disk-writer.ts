@@ -18,7 +18,7 @@ import { defined } from '../defined.js';
 export interface WriteAllOptions {
   /** Paths that must be durable before the first write lands (see writeAll). */
   durableFirst?: readonly string[];
-  /** A lone write in deferred durability (transaction.ts applyBatch): `durableFirst` and the folder's fsync after the rename wait for settleDurable; the temp file is still fsynced before its rename. */
+  /** A lone write in deferred durability (transaction.ts applyBatch): `durableFirst` and the folder's fsync after the rename wait for settleDurable; the temp file is still fsynced before its rename, except where it replaces a file on a file system that orders that rename after the data (atomic.ts deferTempSync). */
   deferDurable?: boolean;
 }
 
@@ -105,6 +105,7 @@ export class DiskWriter {
       atomicWriteAt(loc.parent, loc.name, write.bytes, {
         durableFirst,
         deferFolderSync: defer,
+        deferTempSync: defer,
         ...defined({ mode: write.mode }),
         ...defined({ owner: st !== null ? { uid: st.uid, gid: st.gid } : undefined }),
       });

@@ -140,6 +140,8 @@ export function isLongLived(): boolean {
 
 /** Paths whose fsync a long-lived server runs after its answer, in the order deferred. Always empty in a one-shot process. */
 const deferredPaths: string[] = [];
+/** Files whose fsync waits for the settle, held open by the descriptor they were written through (deferFileSync). */
+const deferredFiles: { fd: number; label: string }[] = [];
 let deferredFailure: { error: Error; paths: string[] } | null = null;
 let exitHooked = false;
 
@@ -147,23 +149,41 @@ let exitHooked = false;
  * Takes paths out of the write's own round trip: `settleDurable` fsyncs them
  * after the server has answered, and before it answers anything else. Only
  * what "old or new" does not rest on may be deferred (the transaction layer
- * decides: a lone write's checkpoint and the folder of its rename, never its
- * temp file).
+ * decides: a lone write's checkpoint and the folder of its rename; its temp
+ * file only through deferFileSync, where the rename is ordered after it).
  */
 export function deferDurable(paths: readonly string[]): void {
   if (paths.length === 0) return;
-  // A process that ends (normally) between its answer and the settle still leaves nothing behind.
-  if (!exitHooked) {
-    exitHooked = true;
-    process.once('exit', settleDurable);
-  }
+  settleOnExit();
   appendAll(deferredPaths, paths);
   observe({ op: 'defer', paths: [...paths] });
 }
 
-/** Whether any deferred path still waits for its fsync. */
+/**
+ * Takes a written file's own fsync out of the write's round trip: `fd`
+ * (open on the file, handed over: the settle closes it) is fsynced by
+ * `settleDurable`. Through the descriptor, not the name: the settle makes
+ * durable exactly the inode that was written, wherever its folder went.
+ * Only for a replace whose rename the file system orders after the data
+ * (replace-order.ts; atomic.ts decides). `label` names it for the observer
+ * and in a failure.
+ */
+export function deferFileSync(fd: number, label: string): void {
+  settleOnExit();
+  deferredFiles.push({ fd, label });
+  observe({ op: 'defer', paths: [label] });
+}
+
+/** A process that ends (normally) between its answer and the settle still leaves nothing behind. */
+function settleOnExit(): void {
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once('exit', settleDurable);
+}
+
+/** Whether any deferred fsync still waits. */
 export function hasDeferred(): boolean {
-  return deferredPaths.length > 0;
+  return deferredPaths.length > 0 || deferredFiles.length > 0;
 }
 
 /**
@@ -172,18 +192,33 @@ export function hasDeferred(): boolean {
  * failure is kept for `takeDurabilityFailure`, so the next answer says it.
  */
 export function settleDurable(): void {
-  while (deferredPaths.length > 0) {
+  while (hasDeferred()) {
+    // The written files first: their data is what the checkpoint and the folder's entry describe.
+    for (const { fd, label } of deferredFiles.splice(0)) {
+      try {
+        fs.fsyncSync(fd);
+        observe({ op: 'fsync', path: label });
+      } catch (error) {
+        keepFailure(error, label);
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
     const batch = [...new Set(deferredPaths.splice(0))];
     for (const p of batch) {
       try {
         fsyncPath(p);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        if (deferredFailure === null) deferredFailure = { error: error as Error, paths: [] };
-        deferredFailure.paths.push(p);
+        keepFailure(error, p);
       }
     }
   }
+}
+
+function keepFailure(error: unknown, what: string): void {
+  if (deferredFailure === null) deferredFailure = { error: error as Error, paths: [] };
+  deferredFailure.paths.push(what);
 }
 
 /** The deferred fsync that failed since the last call (and the paths it covered), once; null when all went to disk. */

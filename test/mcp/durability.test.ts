@@ -11,6 +11,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { McpSession } from '../../src/mcp/session.js';
 import { setDurableObserver, settleDurable, takeDurabilityFailure } from '../../src/workspace/durable.js';
+import { renameOrdersDataOf } from '../../src/workspace/replace-order.js';
 import { call, mcpProgram, tempRoot } from './helpers/server.js';
 import { tempDir } from '../temp-dirs.js';
 
@@ -26,6 +27,8 @@ const TEXT = `${Array.from({ length: 50 }, (_, i) => LINE(i)).join('\n')}\n`;
 interface Traced {
   /** One line per syscall of the server, in order (strace -f -y: fds shown with their paths). */
   lines: string[];
+  /** Whether the project's file system orders a replacing rename after the data (replace-order.ts): then the temp file's fsync may follow the answer too. */
+  ordered: boolean;
 }
 
 /** Three edit_file calls of a real server under strace, each flipping line 10; returns its syscall log. */
@@ -51,7 +54,12 @@ async function tracedEdits(files: Record<string, string>): Promise<Traced> {
   }
   // strace writes its log as the traced process ends; the server ends on the closed stdin.
   for (let i = 0; i < 100 && !/exited with|\+\+\+ exited/.test(safeRead(log)); i++) await new Promise((r) => setTimeout(r, 50));
-  return { lines: safeRead(log).split('\n') };
+  const fd = fs.openSync(root, 'r');
+  try {
+    return { lines: safeRead(log).split('\n'), ordered: renameOrdersDataOf(fd) };
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 function safeRead(p: string): string {
@@ -69,6 +77,8 @@ const answers = (t: Traced): number[] => at(t, /write\(1(<[^>]*>)?, "\{\\"result
 const renamesOfF = (t: Traced): number[] => at(t, /rename(at2?)?\(.*\.ew-tmp-f\.txt\.[^"]*", .*\/f\.txt"/);
 const manifestFsyncs = (t: Traced): number[] => at(t, /fsync\(\d+<[^>]*\/checkpoints\/manifests\/files\/[^>]*\.json>\)/);
 const tempFsyncs = (t: Traced): number[] => at(t, /fsync\(\d+<[^>]*\/\.ew-tmp-f\.txt\.[^>]*>\)/);
+/** The written file's fsync through the temp file's descriptor after its rename (strace shows the descriptor's new name). */
+const fileFsyncs = (t: Traced): number[] => at(t, /fsync\(\d+<[^>]*\/f\.txt>\)/);
 
 describe('checkpoints.durability through a real MCP server (strace)', () => {
   it('deferred (the default): temp fsync → rename → answer → the checkpoint fsync, before the next answer', async () => {
@@ -77,21 +87,30 @@ describe('checkpoints.durability through a real MCP server (strace)', () => {
     const sent = answers(t);
     const manifests = manifestFsyncs(t);
     const temps = tempFsyncs(t);
+    const files = fileFsyncs(t);
     expect(renames).toHaveLength(3);
-    expect(temps).toHaveLength(3);
+    // Where the file system does not order a replacing rename after the data (any but a journalled ext4 with auto_da_alloc), the temp file is fsynced before it; elsewhere after the answer.
+    expect(temps).toHaveLength(t.ordered ? 0 : 3);
+    expect(files).toHaveLength(t.ordered ? 3 : 0);
     expect(manifests.length).toBeGreaterThanOrEqual(3);
     for (let i = 0; i < 3; i++) {
       const rename = renames[i] as number;
-      // "Old or new" after any crash: the temp file is on disk before its rename.
-      expect(temps[i]).toBeLessThan(rename);
       // The answer of this edit is the first answer after its rename.
       const answer = sent.find((a) => a > rename) as number;
       expect(answer).toBeGreaterThan(rename);
+      const next = sent.find((a) => a > answer);
+      if (t.ordered) {
+        // "Old or new" rests on the rename's ordering: the file's own fsync follows the answer, before the next one.
+        expect(files[i]).toBeGreaterThan(answer);
+        if (next !== undefined) expect(files[i]).toBeLessThan(next);
+      } else {
+        // "Old or new" after any crash: the temp file is on disk before its rename.
+        expect(temps[i]).toBeLessThan(rename);
+      }
       // Its checkpoint reaches the disk after the answer…
       const manifest = manifests.find((m) => m > rename) as number;
       expect(manifest).toBeGreaterThan(answer);
       // …and before the next answer.
-      const next = sent.find((a) => a > answer);
       if (next !== undefined) expect(manifest).toBeLessThan(next);
     }
   });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { hasDeferred, setDurableObserver, settleDurable, takeDurabilityFailure, type DurableEvent } from '../../src/workspace/durable.js';
+import { setReplaceOrderProbe } from '../../src/workspace/replace-order.js';
 import { tempRoot, write } from './fixtures/checkpoint-helpers.js';
 
 const roots: string[] = [];
@@ -15,6 +16,7 @@ function root(): string {
 }
 
 afterEach(() => {
+  setReplaceOrderProbe(null);
   setDurableObserver(null);
   settleDurable();
   takeDurabilityFailure();
@@ -43,6 +45,8 @@ function deferredWorkspace(r: string) {
 
 describe('a lone one-file write in deferred durability', () => {
   it('fsyncs only its temp file before the rename; the checkpoint and the folder wait for settleDurable, which makes them durable', () => {
+    // A file system that does not order a replacing rename after the data (this one's answer is pinned below, whatever the machine's is).
+    setReplaceOrderProbe(() => false);
     const r = root();
     write(r, 'a.txt', 'one\n');
     const { ws, transactions } = deferredWorkspace(r);
@@ -143,5 +147,89 @@ describe('settleDurable', () => {
     settleDurable();
     expect(takeDurabilityFailure()).toBeNull();
     expect(hasDeferred()).toBe(false);
+  });
+});
+
+describe('the temp file’s fsync after the answer, where the rename is ordered after the data (replace-order.ts)', () => {
+  // This machine's own file systems decide for real elsewhere (replace-order.test.ts, test/mcp/durability.test.ts); here the kernel's answer is pinned.
+  const openFds = (): number => fs.readdirSync('/proc/self/fd').length;
+
+  it('a replace: nothing is fsynced before the rename; the settle fsyncs the written file through its descriptor, then closes it', () => {
+    setReplaceOrderProbe(() => true);
+    const r = root();
+    write(r, 'a.txt', 'one\n');
+    const { ws } = deferredWorkspace(r);
+    const fds = openFds();
+    const events = traced(() => ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('two\n') }])));
+    const target = path.join(r, 'a.txt');
+    expect(fs.readFileSync(target, 'utf8')).toBe('two\n');
+    const rename = events.findIndex((e) => e.op === 'rename' && e.to === target);
+    expect(rename).toBeGreaterThan(0);
+    expect(fsyncs(events)).toEqual([]);
+    expect(deferred(events)).toContain(target);
+    expect(openFds()).toBe(fds + 1);
+
+    const settled = traced(() => settleDurable());
+    // The data first, then what describes it.
+    expect(fsyncs(settled)[0]).toBe(target);
+    expect(fsyncs(settled)).toContain(r);
+    expect(openFds()).toBe(fds);
+    expect(takeDurabilityFailure()).toBeNull();
+  });
+
+  it('a new file keeps its temp file’s fsync before the rename (no replace: nothing orders its data)', () => {
+    setReplaceOrderProbe(() => true);
+    const r = root();
+    write(r, 'old.txt', 'x\n');
+    const { ws } = deferredWorkspace(r);
+    const events = traced(() => ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'fresh.txt', bytes: Buffer.from('new\n') }])));
+    const target = path.join(r, 'fresh.txt');
+    const rename = events.findIndex((e) => e.op === 'rename' && e.to === target);
+    expect(rename).toBeGreaterThan(0);
+    expect(fsyncs(events.slice(0, rename))).toEqual([`${target} (temp)`]);
+    expect(deferred(events)).not.toContain(target);
+  });
+
+  it('a file system that does not order the rename (the probe says no) and strict keep it before the rename', () => {
+    const r = root();
+    write(r, 'a.txt', 'one\n');
+    const target = path.join(r, 'a.txt');
+    setReplaceOrderProbe(() => false);
+    const { ws } = deferredWorkspace(r);
+    const no = traced(() => ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('two\n') }])));
+    expect(
+      fsyncs(
+        no.slice(
+          0,
+          no.findIndex((e) => e.op === 'rename' && e.to === target),
+        ),
+      ),
+    ).toEqual([`${target} (temp)`]);
+    settleDurable();
+
+    setReplaceOrderProbe(() => true);
+    const strict = openWorkspace(r).ws;
+    const events = traced(() => strict.transact((tx) => strict.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('three\n') }])));
+    const rename = events.findIndex((e) => e.op === 'rename' && e.to === target);
+    expect(fsyncs(events.slice(0, rename))).toContain(`${target} (temp)`);
+    expect(deferred(events)).toEqual([]);
+  });
+
+  it('a deferred fsync of the written file that fails is kept for the next answer, naming the file', () => {
+    setReplaceOrderProbe(() => true);
+    const r = root();
+    write(r, 'a.txt', 'one\n');
+    const { ws } = deferredWorkspace(r);
+    ws.transact((tx) => ws.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('two\n') }]));
+    const target = path.join(r, 'a.txt');
+    const fds = openFds();
+    setDurableObserver((e) => {
+      if (e.op === 'fsync' && e.path === target) throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+    });
+    settleDurable();
+    setDurableObserver(null);
+    expect(takeDurabilityFailure()?.paths).toEqual([target]);
+    // The descriptor is closed whatever the fsync said.
+    expect(openFds()).toBe(fds - 1);
   });
 });

@@ -1,0 +1,156 @@
+// The mount decision behind deferring a replacing write's temp-file fsync (replace-order.ts): mountinfo lines as
+// the kernel writes them (octal escapes), the effective ext4 options, and the device numbers of an st_dev.
+import fs from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { deviceNumbers, parseMountinfo, parseMountinfoLine, renameOrdersDataOf, replaceOrdersData, type MountEntry } from '../../src/workspace/replace-order.js';
+
+/** The kernel's escaping of a mountinfo field (fs/proc_namespace.c mangle: space, tab, newline, backslash). */
+const mangle = (s: string): string => s.replace(/[ \t\n\\]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
+
+const field = fc.string({ minLength: 1, maxLength: 12, unit: fc.constantFrom('a', 'b', '/', ' ', '\t', '\n', '\\', '-', ',', 'é', '0') });
+const option = fc.stringMatching(/^[a-z_]{1,8}(=[a-z0-9]{1,4})?$/);
+
+/** Options of an ext4 with a journal, as /proc/fs/ext4/<dev>/options lists them (a real loop-mounted ext4 of this kernel). */
+const JOURNALLED =
+  'rw\nbsddf\nnogrpid\nblock_validity\ndioread_nolock\nnodiscard\ndelalloc\nnowarn_on_error\njournal_checksum\nbarrier\nauto_da_alloc\nuser_xattr\nacl\nnoquota\nerrors=continue\ncommit=5\ndata=ordered\ninode_readahead_blks=32\n'.split(
+    '\n',
+  );
+/** The same kernel's ext4 without a journal: no data mode at all (and mountinfo shows no difference). */
+const NO_JOURNAL = JOURNALLED.filter((o) => o !== 'data=ordered' && o !== 'journal_checksum');
+const ext4 = (superOptions: string[] = ['rw']): MountEntry => ({ device: '7:0', mountPoint: '/mnt/x', fsType: 'ext4', source: '/dev/loop0', superOptions });
+
+describe('parseMountinfoLine', () => {
+  it('reads the kernel’s lines back exactly: escaped fields, any number of optional fields', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          major: fc.nat(4095),
+          minor: fc.nat(1 << 20),
+          root: field,
+          mountPoint: field,
+          optional: fc.array(fc.constantFrom('shared:1', 'master:12', 'propagate_from:3', 'unbindable'), { maxLength: 3 }),
+          fsType: fc.constantFrom('ext4', 'xfs', 'tmpfs', 'fuse.sshfs'),
+          source: field,
+          superOptions: fc.array(option, { minLength: 1, maxLength: 5 }),
+        }),
+        (m) => {
+          const line = ['36', '35', `${m.major}:${m.minor}`, mangle(m.root), mangle(m.mountPoint), 'rw,relatime', ...m.optional, '-', m.fsType, mangle(m.source), m.superOptions.join(',')].join(' ');
+          expect(parseMountinfoLine(line)).toEqual({
+            device: `${m.major}:${m.minor}`,
+            mountPoint: m.mountPoint,
+            fsType: m.fsType,
+            source: m.source,
+            superOptions: m.superOptions,
+          });
+        },
+      ),
+    );
+  });
+
+  it('a mount point with a space (\\040) and this machine’s own lines', () => {
+    expect(parseMountinfoLine('42 27 7:0 / /tmp/my\\040disk rw,relatime shared:5 - ext4 /dev/loop0 rw,data=journal')).toEqual({
+      device: '7:0',
+      mountPoint: '/tmp/my disk',
+      fsType: 'ext4',
+      source: '/dev/loop0',
+      superOptions: ['rw', 'data=journal'],
+    });
+    const mine = parseMountinfo(fs.readFileSync('/proc/self/mountinfo', 'utf8'));
+    expect(mine.some((m) => m.mountPoint === '/')).toBe(true);
+  });
+
+  it('refuses what is not a line of the format, never guessing', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 60 }), (junk) => {
+        const parsed = parseMountinfoLine(junk);
+        if (parsed !== null) expect(junk.split(' ')).toContain('-');
+      }),
+    );
+    expect(parseMountinfoLine('36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 ext3 /dev/root rw')).toBeNull();
+    expect(parseMountinfoLine('36 35 x:0 / / rw - ext4 /dev/root rw')).toBeNull();
+    expect(parseMountinfoLine('36 35 98:0 / / rw - ext4')).toBeNull();
+  });
+});
+
+describe('replaceOrdersData', () => {
+  it('yes only for ext4 with a journalled data mode and auto_da_alloc', () => {
+    expect(replaceOrdersData([ext4()], JOURNALLED)).toBe(true);
+    expect(
+      replaceOrdersData(
+        [ext4()],
+        JOURNALLED.map((o) => (o === 'data=ordered' ? 'data=journal' : o)),
+      ),
+    ).toBe(true);
+    // No journal: ext4 has no data mode and orders nothing, though mountinfo looks the same.
+    expect(replaceOrdersData([ext4()], NO_JOURNAL)).toBe(false);
+    expect(
+      replaceOrdersData(
+        [ext4()],
+        JOURNALLED.map((o) => (o === 'data=ordered' ? 'data=writeback' : o)),
+      ),
+    ).toBe(false);
+    expect(
+      replaceOrdersData(
+        [ext4()],
+        JOURNALLED.map((o) => (o === 'auto_da_alloc' ? 'noauto_da_alloc' : o)),
+      ),
+    ).toBe(false);
+    expect(replaceOrdersData([ext4(['rw', 'noauto_da_alloc'])], JOURNALLED)).toBe(false);
+    expect(replaceOrdersData([ext4(['rw', 'data=writeback'])], JOURNALLED)).toBe(false);
+    expect(replaceOrdersData([{ ...ext4(), fsType: 'xfs' }], JOURNALLED)).toBe(false);
+    expect(replaceOrdersData([ext4(), { ...ext4(), fsType: 'ext3' }], JOURNALLED)).toBe(false);
+    expect(replaceOrdersData([], JOURNALLED)).toBe(false);
+    expect(replaceOrdersData([ext4()], null)).toBe(false);
+  });
+
+  it('never yes without each condition, whatever else the options say', () => {
+    const extra = fc.array(fc.oneof(option, fc.constantFrom('noauto_da_alloc', 'data=writeback', 'data=ordered', 'auto_da_alloc', 'nodelalloc')), { maxLength: 6 });
+    fc.assert(
+      fc.property(extra, fc.subarray(['data=ordered', 'data=journal', 'auto_da_alloc']), extra, (before, kept, after) => {
+        const options = [...before, ...kept, ...after];
+        const yes = replaceOrdersData([ext4()], options);
+        if (yes) {
+          expect(options.some((o) => o === 'data=ordered' || o === 'data=journal')).toBe(true);
+          expect(options).toContain('auto_da_alloc');
+        }
+        // Any one disqualifier anywhere turns it to no.
+        for (const bad of ['noauto_da_alloc', 'data=writeback']) expect(replaceOrdersData([ext4()], [...options, bad])).toBe(false);
+        expect(replaceOrdersData([ext4()], [...before, 'data=ordered', 'auto_da_alloc', ...after])).toBe(!after.concat(before).some((o) => o === 'noauto_da_alloc' || o === 'data=writeback'));
+      }),
+    );
+  });
+});
+
+describe('deviceNumbers', () => {
+  it('undoes glibc’s makedev', () => {
+    fc.assert(
+      fc.property(fc.nat(0xfffff), fc.nat(0xfffff), (major, minor) => {
+        const M = BigInt(major);
+        const m = BigInt(minor);
+        const dev = ((M & 0xfffn) << 8n) | ((M & ~0xfffn) << 32n) | (m & 0xffn) | ((m & ~0xffn) << 12n);
+        expect(deviceNumbers(dev)).toBe(`${major}:${minor}`);
+      }),
+    );
+  });
+
+  it('names the mountinfo line of the root folder', () => {
+    const dev = deviceNumbers(fs.statSync('/', { bigint: true }).dev);
+    const mine = parseMountinfo(fs.readFileSync('/proc/self/mountinfo', 'utf8'));
+    expect(mine.find((m) => m.mountPoint === '/')?.device).toBe(dev);
+  });
+});
+
+describe('renameOrdersDataOf (the real kernel)', () => {
+  it('no on a tmpfs (no block device, no ext4 options)', () => {
+    const fd = fs.openSync(fs.mkdtempSync(path.join('/dev/shm', 'ew-replace-order-')), 'r');
+    const dir = fs.readlinkSync(`/proc/self/fd/${fd}`);
+    try {
+      expect(renameOrdersDataOf(fd)).toBe(false);
+    } finally {
+      fs.closeSync(fd);
+      fs.rmdirSync(dir);
+    }
+  });
+});
