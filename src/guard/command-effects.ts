@@ -111,6 +111,7 @@ export class CommandEffects {
     const exclude = readExcludeFile(root);
     // Nested repositories' .git are looked for now and again after the command (one it creates is removed).
     const policy = this.checkpoints.ws.policy;
+    policy.lendNestedGitDirs(null);
     const governing = snapshotGoverning(root, this.governed, () => policy.nestedGitDirs());
     const { manifest, lease, mark: indexMark } = new CommandIndex(this.checkpoints).take(label, exclude);
     // The ignored files git cannot bring back: stored (those changed since the last command) before the command runs.
@@ -137,9 +138,20 @@ export class CommandEffects {
     const watch = tree ? { index: indexMark, ignored: ignoredMark } : undefined;
     tree?.hold(indexMark);
     tree?.hold(ignoredMark);
-    // Before the command: a member it creates is not bound read-only, so it stays the command's (charged, removed).
-    const readOnly = this.config && !seenElsewhere ? commandSandbox(this.checkpoints.ws, this.config).readOnly : undefined;
-    const refs = step ? (readRefFiles(this.checkpoints.ws.resolver) ?? undefined) : undefined;
+    // The search just made serves the command's sandbox too (its read-only binds): not searched again before it starts.
+    policy.lendNestedGitDirs(governing.nestedAtStart);
+    let readOnly: string[] | undefined;
+    let refs: RefFiles | undefined;
+    try {
+      // Before the command: a member it creates is not bound read-only, so it stays the command's (charged, removed).
+      readOnly = this.config && !seenElsewhere ? commandSandbox(this.checkpoints.ws, this.config).readOnly : undefined;
+      // That took the lent search: the tool's own sandbox, worked out next, takes it again.
+      if (readOnly !== undefined) policy.lendNestedGitDirs(governing.nestedAtStart);
+      refs = step ? (readRefFiles(this.checkpoints.ws.resolver) ?? undefined) : undefined;
+    } catch (error) {
+      policy.lendNestedGitDirs(null);
+      throw error;
+    }
     return { checkpoint: manifest.id, exclude, governing, index: manifest, startedAt: new Date().toISOString(), ...defined({ step, lease: lease ?? undefined, ignored, readOnly, refs, watch }) };
   }
 
@@ -148,6 +160,7 @@ export class CommandEffects {
     try {
       return this.measure(mark, seen);
     } finally {
+      this.checkpoints.ws.policy.lendNestedGitDirs(null);
       // The step (if any) names the index's blobs now: the index may be removed by the next release.
       if (mark.lease) new CommandIndex(this.checkpoints).endLease(mark.lease);
       this.checkpoints.tree?.release(mark.watch?.index ?? null);

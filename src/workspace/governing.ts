@@ -35,6 +35,8 @@ export interface GoverningSnapshot {
   watched: string[];
   /** Finds the nested repositories' `.git` as they stand (the Policy's search), asked again after the command for new ones. */
   nestedGitDirs: () => readonly string[];
+  /** What that search found when the snapshot was taken (the command's sandbox binds them read-only: Policy.lendNestedGitDirs). */
+  nestedAtStart: readonly string[];
 }
 
 export interface GoverningChange {
@@ -50,10 +52,11 @@ export interface GoverningChange {
  * outside the root (absolute) and, from `nestedGitDirs` (the Policy's; none when commands may write `.git`), every nested repository's `.git`.
  */
 export function snapshotGoverning(root: string, paths: readonly string[], nestedGitDirs: () => readonly string[] = () => []): GoverningSnapshot {
-  const watched = [...new Set([...paths.map((f) => keyOf(root, f)), ...nestedGitDirs()])];
+  const nestedAtStart = nestedGitDirs();
+  const watched = [...new Set([...paths.map((f) => keyOf(root, f)), ...nestedAtStart])];
   const entries = new Map<string, Entry>();
   for (const top of watched) scan(root, top, entries);
-  return { root, entries, watched, nestedGitDirs };
+  return { root, entries, watched, nestedGitDirs, nestedAtStart };
 }
 
 /** The watched paths that differ from the snapshot now; a nested repository's `.git` that appeared since counts as added. */

@@ -60,6 +60,8 @@ export class Policy {
   readonly trust: ConfigTrust;
   /** The nested-repository search, kept warm for this project: a search after the first lists only folders that changed. */
   private readonly nested: NestedRepoSearch;
+  /** A search's result lent by a command's mark to the sandbox of the same command (lendNestedGitDirs), or null. */
+  private lent: readonly string[] | null = null;
 
   constructor(
     readonly root: string,
@@ -130,12 +132,25 @@ export class Policy {
     return this.gitWritable ? [] : this.nested.find();
   }
 
+  /**
+   * A command's mark (guard/command-effects.ts) searched for nested repositories a moment ago, just before its
+   * sandbox is worked out: the next `existingProtectedPaths` takes that result instead of searching again (one
+   * search less per command: ~1 ms of CPU at 5,000 files, ~3 ms at 50,000). Taken once, and dropped (null) when
+   * the command ends, so no later sandbox uses an old search; a repository made between the mark and the start
+   * is found by the after-pass, which always searches (as one made while the command runs).
+   */
+  lendNestedGitDirs(found: readonly string[] | null): void {
+    this.lent = found;
+  }
+
   /** Absolute real paths of the members that exist now, for the sandbox's read-only binds (a missing one is reverted after the command instead); nested repositories' `.git` and a project-local editwarden install included. */
   existingProtectedPaths(): string[] {
     const out: string[] = [];
     // A project-local editwarden install is bound read-only too, though not snapshotted around commands (protected-set.ts PROJECT_INSTALL).
     const installs = this.members.filter((m) => m.install === true).map((m) => m.path);
-    for (const rel of [...this.governedPaths(), ...installs, ...this.nestedGitDirs()]) {
+    const nested = this.lent ?? this.nestedGitDirs();
+    this.lent = null;
+    for (const rel of [...this.governedPaths(), ...installs, ...nested]) {
       const abs = path.join(this.root, ...rel.split('/'));
       try {
         fs.lstatSync(abs);
