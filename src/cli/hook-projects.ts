@@ -6,11 +6,10 @@
  * checking: each cache validates itself against the disk on every use, so
  * a cache can only save time, never change an answer.
  *
- * What is NOT kept: the opened Project (config, trust records, the Policy's
- * members and link targets, the recovery of a dead process's transaction)
- * — it is opened afresh for every call, as the in-process route opens it
- * (~4 ms), so an edited config, a new trust record or a new link in a
- * client's settings folder counts at once.
+ * What is NOT kept: the opened Project (config, trust records, the Policy,
+ * the recovery of a dead process's transaction) — it is opened afresh for
+ * every call, as the in-process route opens it, so an edited config, a new
+ * trust record or a new link in a client's settings folder counts at once.
  *
  * Kept:
  * - the nested-repository search (config/nested-repos.ts `NestedRepoSearch`):
@@ -19,6 +18,10 @@
  *   new nested repository is still found.
  * - (process-wide, sandbox/detect.ts) the bubblewrap check, kept while the
  *   program file and the kernel's user-namespace switches are unchanged.
+ * - (process-wide, workspace/policy-links.ts, through host/project.ts in any
+ *   long-lived process) the protected set's look for links: kept only when
+ *   it found none, believed while every path it went through is unchanged;
+ *   the Policy is still made for every call, from it.
  * - the watched tree (workspace/checkpoints/watched-tree.ts): the last
  *   command index and ignored-files snapshot, and an inotify watch of the
  *   tree that says what changed since; a command that changed nothing is

@@ -34,7 +34,7 @@ const NESTED_SEARCH_LIMIT = 200_000;
  * A folder listing is reused only when its change time is older than this when it was read: a change within the
  * same timestamp tick as the read would leave the change time as it was (git's "racy" index entries, the same rule).
  */
-const RACY_MS = 2_000;
+export const RACY_MS = 2_000;
 
 /** One folder as last listed: its identity and change time, the `.git` entries and the sub-folders it held. */
 interface Listing {

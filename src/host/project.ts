@@ -17,6 +17,7 @@ import type { ConfigLayers } from '../config/layers.js';
 import { isLongLived } from '../workspace/durable.js';
 import { openWorkspace, type RecoveryNotice } from '../workspace/open.js';
 import type { Policy, PolicyOptions } from '../workspace/policy.js';
+import { KeptLinkLooks } from '../workspace/policy-links.js';
 import type { TransactionLayer } from '../workspace/transaction.js';
 import type { IgnoredCoverage } from '../workspace/checkpoints/ignored.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -79,7 +80,7 @@ export function openProject(root: string, config: Config, options: OpenProjectOp
     allowHardLinks: config.workspace.allow_hardlinks,
     checkpointLimits: { maxFileBytes: config.checkpoints.max_file_bytes, maxTotalBytes: config.checkpoints.max_total_bytes },
     ignoredCoverage: ignoredCoverageOf(config.checkpoints.ignored),
-    policy: { gitWritable: config.sandbox.git_writable, ...defined({ configFiles: options.configFiles, trust: options.trust, nestedSearch: options.nestedSearch }) },
+    policy: { gitWritable: config.sandbox.git_writable, ...defined({ configFiles: options.configFiles, trust: options.trust, nestedSearch: options.nestedSearch, keptLinks: linkLooks() }) },
     // A long-lived server takes the lock on every call: it keeps the lock file's inode instead of creating one each time.
     lock: { keepSpare: isLongLived() },
   });
@@ -90,6 +91,18 @@ export function openProject(root: string, config: Config, options: OpenProjectOp
   const guard = config.edit.syntax_guard;
   const prepareHooks = options.languageHooks === 'session' ? new SessionLanguageHooks(guard).prepare : (paths: string[]) => prepareLanguageHooks(paths, guard);
   return projectOver({ ws: opened.ws, transactions: opened.transactions, config, layers: options.layers ?? null, applyHooks: { prepareHooks } }, opened.recovered);
+}
+
+/**
+ * A long-lived server's looks for links in the protected set (workspace/policy-links.ts), one per process for every
+ * project it opens: each is believed only while the disk is as it saw it. A one-shot process opens once: none.
+ */
+let keptLinks: KeptLinkLooks | undefined;
+
+function linkLooks(): KeptLinkLooks | undefined {
+  if (!isLongLived()) return undefined;
+  keptLinks ??= new KeptLinkLooks();
+  return keptLinks;
 }
 
 /**

@@ -25,10 +25,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GIT_MEMBER, memberCovering, PROTECTED_MEMBERS, sealedMemberOf, STATE_DIR, type ProtectedMember } from '../config/protected-set.js';
 import { EditwardenError, ErrorCode } from '../errors.js';
+import { appendAll } from '../arrays.js';
 import { NestedRepoSearch } from '../config/nested-repos.js';
 import { type ConfigTrust, NO_REPOSITORY_CONFIG } from '../config/trust-state.js';
 import { lexicalParts } from './paths.js';
 import type { Resolver } from './resolver.js';
+import type { KeptLinkLooks, LinkLook } from './policy-links.js';
 
 export interface PolicyOptions {
   /** Configuration files editwarden reads beyond the default name (an explicit --config), absolute or root-relative. */
@@ -43,6 +45,11 @@ export interface PolicyOptions {
    * search checks each folder's listing against the folder's inode and change time on every call.
    */
   nestedSearch?: (realRoot: string) => NestedRepoSearch;
+  /**
+   * The looks for links kept by a process that opens the project again and again (policy-links.ts; host/project.ts
+   * passes the process's own in a long-lived server). Absent: the set looks for links every time it is made.
+   */
+  keptLinks?: KeptLinkLooks;
 }
 
 export class Policy {
@@ -81,14 +88,12 @@ export class Policy {
     }
     // A governing file is protected by its real target as well as by its name: the kernel writes the target.
     // The links inside a protected folder count too (`.claude/settings.json -> ../config/claude.json`).
-    for (const m of [...members]) {
-      if (m.path === STATE_DIR || m === GIT_MEMBER) continue; // a real folder by construction (state-dir.ts); .git's links lead into .git
-      // An install folder (node_modules/editwarden …) is not walked for links: hundreds of entries per opening, and its digest covers them.
-      for (const link of [m, ...(m.folder && m.install !== true ? linksBelow(root, m.path) : [])]) {
-        const target = realTargetOf(resolver, link.path);
-        if (target !== null && target !== '' && memberCovering(target, members) === null)
-          members.push({ path: target, folder: link.folder, reason: `${m.reason} — the real target of ${link.path}`, ...(m.install === true ? { install: true } : {}) });
-      }
+    // A long-lived process skips the look while the disk is as it was when its last look found no link at all.
+    const named = members.map((m) => m.path).join('\0');
+    if (options.keptLinks?.stillNone(root, named) !== true) {
+      const look = options.keptLinks?.start();
+      appendAll(members, linkedTargets(root, resolver, members, look));
+      if (look !== undefined) options.keptLinks?.finish(root, named, look);
     }
     this.members = members;
     this.outsideConfigFiles = outside;
@@ -163,24 +168,61 @@ export class Policy {
   }
 }
 
+/**
+ * The real targets of the members that are links or lie under one, and of the links inside protected folders, as
+ * members (the fixed ones are `members`). `look`: records every path gone through, for a long-lived process to keep
+ * (policy-links.ts); each is looked at before it is followed or listed.
+ */
+function linkedTargets(root: string, resolver: Resolver, members: readonly ProtectedMember[], look: LinkLook | undefined): ProtectedMember[] {
+  const found: ProtectedMember[] = [];
+  const all = (): ProtectedMember[] => [...members, ...found];
+  for (const m of members) {
+    if (m.path === STATE_DIR || m === GIT_MEMBER) continue; // a real folder by construction (state-dir.ts); .git's links lead into .git
+    if (look !== undefined) lookAlong(root, m.path, look);
+    // An install folder (node_modules/editwarden …) is not walked for links: hundreds of entries per opening, and its digest covers them.
+    for (const link of [m, ...(m.folder && m.install !== true ? linksBelow(root, m.path, look) : [])]) {
+      const target = realTargetOf(resolver, link.path);
+      if (target !== null && target !== '' && memberCovering(target, all()) === null)
+        found.push({ path: target, folder: link.folder, reason: `${m.reason} — the real target of ${link.path}`, ...(m.install === true ? { install: true } : {}) });
+    }
+  }
+  return found;
+}
+
+/** Looks at each prefix of the root-relative `rel` (`a`, `a/b`, …) up to the first that is not a folder: where a walk to it goes. */
+function lookAlong(root: string, rel: string, look: LinkLook): void {
+  let abs = root;
+  for (const part of rel.split('/')) {
+    abs = path.join(abs, part);
+    if (look.look(abs)?.isDirectory() !== true) return;
+  }
+}
+
 /** How far the links inside a protected folder are looked for (client settings folders are small; a huge one is not walked whole). */
 const LINK_SCAN = { depth: 4, entries: 2000 } as const;
 
 /** The symlinks below the protected folder `rel` (not followed), root-relative; a link to a folder protects that folder. */
-function linksBelow(root: string, rel: string): Array<{ path: string; folder: boolean }> {
+function linksBelow(root: string, rel: string, look: LinkLook | undefined): Array<{ path: string; folder: boolean }> {
   const out: Array<{ path: string; folder: boolean }> = [];
   let budget: number = LINK_SCAN.entries;
   const walk = (dir: string, depth: number): void => {
+    const abs = path.join(root, ...dir.split('/'));
+    // Nothing to list (absent, a file, a link: the member itself is handled as a link) costs no thrown error.
+    if (look !== undefined && look.look(abs, true)?.isDirectory() !== true) return;
     let entries: fs.Dirent[];
     try {
-      entries = fs.readdirSync(path.join(root, ...dir.split('/')), { withFileTypes: true });
+      entries = fs.readdirSync(abs, { withFileTypes: true });
     } catch {
       return; // absent, a file, or a link (the member itself is handled as a link)
     }
     for (const e of entries) {
-      if (--budget < 0) return;
+      if (--budget < 0) {
+        look?.spoil(); // a listing cut short says nothing about what lies past it
+        return;
+      }
       const child = `${dir}/${e.name}`;
       if (e.isSymbolicLink()) {
+        look?.spoil();
         let folder = false;
         try {
           folder = fs.statSync(path.join(root, ...child.split('/'))).isDirectory();

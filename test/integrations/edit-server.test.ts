@@ -149,6 +149,64 @@ describe('the same edit, in-process and through the warm server', () => {
     );
   }, 240_000);
 
+  it('changes between two calls (a link planted, a member swapped for one, a config, a nested repository) count at the next call, as in-process (fast-check sequences)', async () => {
+    let root = '';
+    const link = (rel: string, target: string): void => {
+      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      fs.rmSync(path.join(root, rel), { recursive: true, force: true });
+      fs.symlinkSync(target, path.join(root, rel));
+    };
+    // Each change, and the dry-run edit (or refusal) whose answer it changes: both routes see the same disk at each step.
+    const dryRun = (file: string, old: string, neu: string): string[] => ['edit', file, '--old', old, '--new', neu, '--dry-run'];
+    const changes: Record<string, { change: () => void; edit: string[] }> = {
+      'a link in .claude/': { change: () => link('.claude/settings.json', '../cfg/claude.json'), edit: dryRun('cfg/claude.json', '{}', '{"x":1}') },
+      '.claude swapped for a link': { change: () => link('.claude', 'cfg'), edit: dryRun('cfg/mcp.json', '{}', '{"x":1}') },
+      '.mcp.json made a link': { change: () => link('.mcp.json', 'cfg/mcp.json'), edit: dryRun('cfg/mcp.json', '{}', '{"x":1}') },
+      'a config that caps the file size': { change: () => fs.writeFileSync(path.join(root, '.editwarden.yml'), 'edit:\n  max_file_bytes: 4\n'), edit: dryRun('a.txt', 'alpha', 'ALPHA') },
+      'the config removed': { change: () => fs.rmSync(path.join(root, '.editwarden.yml'), { force: true }), edit: dryRun('a.txt', 'alpha', 'ALPHA') },
+      'a nested repository': { change: () => spawnSync('git', ['init', '-q', 'vendor/lib'], { cwd: root }), edit: dryRun('vendor/lib/.git/config', 'bare', 'x') },
+      'the links removed': {
+        change: () => {
+          for (const rel of ['.claude', '.claude/settings.json', '.mcp.json']) if (fs.lstatSync(path.join(root, rel), { throwIfNoEntry: false })?.isSymbolicLink()) fs.rmSync(path.join(root, rel));
+        },
+        edit: dryRun('cfg/claude.json', '{}', '{"x":1}'),
+      },
+    };
+    // Projects made ahead and left alone past the server's racy window (2 s: a folder changed more recently is never
+    // believed), so that its look at each — taken before the first change — is kept, and the change must undo it.
+    const made: string[] = [];
+    const settled = async (): Promise<string> => {
+      if (made.length === 0) {
+        for (let i = 0; i < 6; i++) {
+          const dir = tempDir('ew-edit-changes-');
+          reset(dir, { ...FILES, 'cfg/claude.json': '{}\n', 'cfg/mcp.json': '{}\n', '.claude/other.json': '{}\n' });
+          made.push(dir);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2_100));
+      }
+      return made.pop() as string;
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom(...Object.keys(changes)), { minLength: 1, maxLength: 3 }), async (steps) => {
+        root = await settled();
+        editwarden(root, dryRun('a.txt', 'alpha', 'ALPHA'), env);
+        for (const name of steps) {
+          const { change, edit } = changes[name] as (typeof changes)[string];
+          change();
+          const before = (await ping(env, 15_000))?.edits;
+          const served = editwarden(root, edit, env);
+          expect((await ping(env, 15_000))?.edits).toBe((before ?? Number.NaN) + 1);
+          const here = editwarden(root, edit, { ...env, EDITWARDEN_HOOK_SERVER: 'off' });
+          expect(served.stdout.toString('hex'), `${name}: ${edit.join(' ')}\n${served.stdout}`).toBe(here.stdout.toString('hex'));
+          expect(served.stderr.toString('hex'), `${name}: ${edit.join(' ')}\n${served.stderr}`).toBe(here.stderr.toString('hex'));
+          expect(served.code).toBe(here.code);
+        }
+      }),
+      // The two that a kept look believed in error would answer otherwise, always among the cases.
+      { numRuns: 6, examples: [[['a link in .claude/']], [['.mcp.json made a link', 'the links removed']]] },
+    );
+  }, 240_000);
+
   it('on a terminal: the same colours and text as in-process (stdout and stderr a pty, through script(1))', async () => {
     const root = tempDir('ew-edit-tty-');
     const onTerminal = (extra: NodeJS.ProcessEnv, args: string): string => {
