@@ -29,7 +29,7 @@ export interface AtomicWriteOptions {
   /**
    * The temp file's own fsync may wait for `settleDurable` (a long-lived server's lone write in deferred
    * durability) — taken only where the rename replaces a regular file on a file system that orders the new
-   * file's data before such a rename (replace-order.ts), so "old or new" holds without it; a new file, or
+   * file's data before such a rename (ext4 in data=journal: replace-order.ts), so "old or new" holds without it; a new file, or
    * any other file system, keeps the fsync before the rename.
    */
   deferTempSync?: boolean;

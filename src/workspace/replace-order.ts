@@ -5,23 +5,32 @@
  * file's fsync before the rename, and a long-lived server in deferred
  * durability may run that fsync after its answer (docs/checkpoints.md).
  *
- * Documented for ext4 only (kernel Documentation/admin-guide/ext4.rst,
- * `auto_da_alloc`): with a journal in `data=ordered` (the default) or
- * `data=journal`, and `auto_da_alloc` (the default), ext4 detects the
- * replace-via-rename pattern, allocates the new file's delayed blocks at the
- * rename, and the journal commit holding the rename waits for those data
- * blocks. Everything else — another file system, `data=writeback`,
- * `noauto_da_alloc`, an ext4 without a journal (no data mode at all), a
- * device whose options cannot be read — answers no, and the write keeps its
- * fsync before the rename.
+ * Only ext4 in `data=journal` gives that by contract (kernel
+ * Documentation/admin-guide/ext4.rst: "All data are committed into the
+ * journal prior to being written into the main file system"): each write's
+ * data is journalled in the transaction of its write(), the rename comes in
+ * the same or a later one, and recovery replays committed transactions in
+ * order — so a rename that survived a crash has its data with it.
+ *
+ * Not `data=ordered` (the default) with `auto_da_alloc`, though the kernel
+ * doc says it gives "roughly the same level of guarantees as ext3": the
+ * rename only starts the data's writeback; with delayed allocation and
+ * `dioread_nolock` (both defaults) the new blocks stay unwritten extents
+ * until that I/O completes, and the rename's commit does not wait for it —
+ * a crash can leave the new name reading zeros (reported on linux-ext4 in
+ * 2022, "ext4: ensure data forced to disk when rename"; the maintainer's
+ * answer: "We do not guarantee that the data is securely on disk before
+ * rename - userspace is responsible for that"). Everything else — another
+ * file system, `data=ordered`, `data=writeback`, an ext4 without a journal
+ * (no data mode at all), a device whose options cannot be read — answers
+ * no, and the write keeps its fsync before the rename.
  *
  * Why not /proc/self/mountinfo alone: it lists only the options that differ
- * from the superblock's defaults, so the default `data=ordered` is absent —
- * and so is everything on an ext4 without a journal or with
- * `journal_data_writeback` as its superblock default. The effective options
- * are in /proc/fs/ext4/<device>/options (every option, the data mode
- * included when there is one); mountinfo says which file system the device
- * carries.
+ * from the superblock's defaults, so a data mode that is the superblock's
+ * default (`journal_data` set by tune2fs) is absent, and so is the missing
+ * journal of an ext4 without one. The effective options are in
+ * /proc/fs/ext4/<device>/options (every option, the data mode included when
+ * there is one); mountinfo says which file system the device carries.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -72,17 +81,17 @@ export function parseMountinfo(text: string): MountEntry[] {
  * The decision, from what the kernel says: `mounts` are the mountinfo lines
  * of the device, `ext4Options` the lines of its /proc/fs/ext4/<name>/options
  * (null: not readable). True only when every mount of the device is ext4 and
- * the effective options hold a journalled data mode and `auto_da_alloc`.
+ * the effective options say `data=journal`.
  */
 export function replaceOrdersData(mounts: readonly MountEntry[], ext4Options: readonly string[] | null): boolean {
   if (mounts.length === 0 || ext4Options === null) return false;
   for (const m of mounts) {
     if (m.fsType !== 'ext4') return false;
-    if (m.superOptions.includes('data=writeback') || m.superOptions.includes('noauto_da_alloc')) return false;
+    if (m.superOptions.some((o) => o.startsWith('data=') && o !== 'data=journal')) return false;
   }
-  const options = new Set(ext4Options.map((o) => o.trim()));
-  const journalled = options.has('data=ordered') || options.has('data=journal');
-  return journalled && options.has('auto_da_alloc') && !options.has('noauto_da_alloc') && !options.has('data=writeback');
+  const modes = ext4Options.map((o) => o.trim()).filter((o) => o.startsWith('data='));
+  // Exactly one data mode, and it is the journalled one.
+  return modes.length === 1 && modes[0] === 'data=journal';
 }
 
 /** `major:minor` of an st_dev (glibc's gnu_dev_major/minor: the major in bits 8–19 and 44–63, the minor in bits 0–7 and 20–43). */

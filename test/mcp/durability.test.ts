@@ -89,7 +89,7 @@ describe('checkpoints.durability through a real MCP server (strace)', () => {
     const temps = tempFsyncs(t);
     const files = fileFsyncs(t);
     expect(renames).toHaveLength(3);
-    // Where the file system does not order a replacing rename after the data (any but a journalled ext4 with auto_da_alloc), the temp file is fsynced before it; elsewhere after the answer.
+    // Where the file system does not order a replacing rename after the data (any but ext4 in data=journal), the temp file is fsynced before it; there, after the answer.
     expect(temps).toHaveLength(t.ordered ? 0 : 3);
     expect(files).toHaveLength(t.ordered ? 3 : 0);
     expect(manifests.length).toBeGreaterThanOrEqual(3);

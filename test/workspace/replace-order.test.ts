@@ -1,5 +1,5 @@
 // The mount decision behind deferring a replacing write's temp-file fsync (replace-order.ts): mountinfo lines as
-// the kernel writes them (octal escapes), the effective ext4 options, and the device numbers of an st_dev.
+// the kernel writes them (octal escapes), the effective ext4 options (data=journal only), and the device numbers of an st_dev.
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -19,6 +19,8 @@ const JOURNALLED =
   );
 /** The same kernel's ext4 without a journal: no data mode at all (and mountinfo shows no difference). */
 const NO_JOURNAL = JOURNALLED.filter((o) => o !== 'data=ordered' && o !== 'journal_checksum');
+/** The same with data=journal, as `mount -o data=journal` gives it. */
+const DATA_JOURNAL = JOURNALLED.map((o) => (o === 'data=ordered' ? 'data=journal' : o));
 const ext4 = (superOptions: string[] = ['rw']): MountEntry => ({ device: '7:0', mountPoint: '/mnt/x', fsType: 'ext4', source: '/dev/loop0', superOptions });
 
 describe('parseMountinfoLine', () => {
@@ -75,14 +77,11 @@ describe('parseMountinfoLine', () => {
 });
 
 describe('replaceOrdersData', () => {
-  it('yes only for ext4 with a journalled data mode and auto_da_alloc', () => {
-    expect(replaceOrdersData([ext4()], JOURNALLED)).toBe(true);
-    expect(
-      replaceOrdersData(
-        [ext4()],
-        JOURNALLED.map((o) => (o === 'data=ordered' ? 'data=journal' : o)),
-      ),
-    ).toBe(true);
+  it('yes only for ext4 in data=journal: the journal orders every write before a later rename', () => {
+    expect(replaceOrdersData([ext4()], DATA_JOURNAL)).toBe(true);
+    expect(replaceOrdersData([ext4(['rw', 'data=journal'])], DATA_JOURNAL)).toBe(true);
+    // The default data=ordered, auto_da_alloc and all: the rename only starts the data's writeback (no guarantee).
+    expect(replaceOrdersData([ext4()], JOURNALLED)).toBe(false);
     // No journal: ext4 has no data mode and orders nothing, though mountinfo looks the same.
     expect(replaceOrdersData([ext4()], NO_JOURNAL)).toBe(false);
     expect(
@@ -91,33 +90,24 @@ describe('replaceOrdersData', () => {
         JOURNALLED.map((o) => (o === 'data=ordered' ? 'data=writeback' : o)),
       ),
     ).toBe(false);
-    expect(
-      replaceOrdersData(
-        [ext4()],
-        JOURNALLED.map((o) => (o === 'auto_da_alloc' ? 'noauto_da_alloc' : o)),
-      ),
-    ).toBe(false);
-    expect(replaceOrdersData([ext4(['rw', 'noauto_da_alloc'])], JOURNALLED)).toBe(false);
-    expect(replaceOrdersData([ext4(['rw', 'data=writeback'])], JOURNALLED)).toBe(false);
-    expect(replaceOrdersData([{ ...ext4(), fsType: 'xfs' }], JOURNALLED)).toBe(false);
-    expect(replaceOrdersData([ext4(), { ...ext4(), fsType: 'ext3' }], JOURNALLED)).toBe(false);
-    expect(replaceOrdersData([], JOURNALLED)).toBe(false);
+    expect(replaceOrdersData([ext4(['rw', 'data=writeback'])], DATA_JOURNAL)).toBe(false);
+    expect(replaceOrdersData([{ ...ext4(), fsType: 'xfs' }], DATA_JOURNAL)).toBe(false);
+    expect(replaceOrdersData([ext4(), { ...ext4(), fsType: 'ext3' }], DATA_JOURNAL)).toBe(false);
+    expect(replaceOrdersData([], DATA_JOURNAL)).toBe(false);
     expect(replaceOrdersData([ext4()], null)).toBe(false);
   });
 
-  it('never yes without each condition, whatever else the options say', () => {
-    const extra = fc.array(fc.oneof(option, fc.constantFrom('noauto_da_alloc', 'data=writeback', 'data=ordered', 'auto_da_alloc', 'nodelalloc')), { maxLength: 6 });
+  it('yes exactly when the one data mode the options name is data=journal, whatever else they say', () => {
+    const other = fc.oneof(option, fc.constantFrom('auto_da_alloc', 'noauto_da_alloc', 'delalloc', 'nodelalloc', 'dioread_nolock', 'journal_checksum'));
+    const mode = fc.constantFrom('data=journal', 'data=ordered', 'data=writeback');
     fc.assert(
-      fc.property(extra, fc.subarray(['data=ordered', 'data=journal', 'auto_da_alloc']), extra, (before, kept, after) => {
-        const options = [...before, ...kept, ...after];
-        const yes = replaceOrdersData([ext4()], options);
-        if (yes) {
-          expect(options.some((o) => o === 'data=ordered' || o === 'data=journal')).toBe(true);
-          expect(options).toContain('auto_da_alloc');
-        }
-        // Any one disqualifier anywhere turns it to no.
-        for (const bad of ['noauto_da_alloc', 'data=writeback']) expect(replaceOrdersData([ext4()], [...options, bad])).toBe(false);
-        expect(replaceOrdersData([ext4()], [...before, 'data=ordered', 'auto_da_alloc', ...after])).toBe(!after.concat(before).some((o) => o === 'noauto_da_alloc' || o === 'data=writeback'));
+      fc.property(fc.array(other, { maxLength: 8 }), fc.array(mode, { maxLength: 2 }), fc.array(other, { maxLength: 8 }), (before, modes, after) => {
+        const options = [...before, ...modes, ...after];
+        const named = options.filter((o) => o.startsWith('data='));
+        expect(replaceOrdersData([ext4()], options)).toBe(named.length === 1 && named[0] === 'data=journal');
+        // Whatever the options, a mount of another type, or a mount line naming another mode, says no.
+        expect(replaceOrdersData([{ ...ext4(), fsType: 'btrfs' }], options)).toBe(false);
+        expect(replaceOrdersData([ext4(['rw', 'data=ordered'])], options)).toBe(false);
       }),
     );
   });
