@@ -65,7 +65,7 @@ export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitt
     define: { __EDITWARDEN_VERSION__: JSON.stringify(version) },
     // CommonJS dependencies inside the bundle call require() for Node's built-ins.
     banner: { js: "import { createRequire as __editwardenCreateRequire } from 'node:module'; const require = __editwardenCreateRequire(import.meta.url);" },
-    plugins: [zodEnglishOnly, commanderSpawnOnUse, ownUrl],
+    plugins: [zodEnglishOnly, commanderSpawnOnUse, ajvOnUse, ownUrl],
     legalComments: 'none',
     logLevel: 'warning',
   });
@@ -103,6 +103,35 @@ const commanderSpawnOnUse = {
       if (!source.includes(line)) throw new Error(`${args.path} no longer has "${line}": update commanderSpawnOnUse in scripts/bundle-cli.mjs`);
       const onUse = "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
       return { contents: source.replace(line, onUse), loader: 'js', resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
+/**
+ * The MCP SDK's Server (and Client) makes its JSON Schema validator, an Ajv instance with every format, in its
+ * constructor, and its module imports ajv and ajv-formats at the top: every `editwarden mcp` and hook server ran
+ * ajv's ~60 modules and built that instance (~15–25 ms of CPU at start), for the one request that uses it —
+ * validating an elicitation's answer, which editwarden never asks for. In the bundle both are required, and the
+ * instance made, on the validator's first use: the same Ajv with the same options when anything does use it. Fails
+ * the build when a line it rewrites changed (an SDK update), so the rewrite can never silently stop applying
+ * (test/cli/lazy-commands.test.ts).
+ */
+export const ajvOnUse = {
+  name: 'ajv-on-use',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]validation[\\/]ajv-provider\.js$/ }, async (args) => {
+      let source = await fs.promises.readFile(args.path, 'utf8');
+      const rewrites = [
+        ["import Ajv from 'ajv';\nimport _addFormats from 'ajv-formats';\n", ''],
+        ['const ajv = new Ajv({', "const Ajv = require('ajv').default;\n    const ajv = new Ajv({"],
+        ['const addFormats = _addFormats;', "const addFormats = require('ajv-formats').default;"],
+        ['constructor(ajv) {\n        this._ajv = ajv ?? createDefaultAjvInstance();\n    }', 'constructor(ajv) {\n        this._given = ajv;\n    }\n    get _ajv() {\n        return (this._given ??= createDefaultAjvInstance());\n    }'],
+      ];
+      for (const [line, onUse] of rewrites) {
+        if (!source.includes(line)) throw new Error(`${args.path} no longer has ${JSON.stringify(line)}: update ajvOnUse in scripts/bundle-cli.mjs`);
+        source = source.replace(line, onUse);
+      }
+      return { contents: source, loader: 'js', resolveDir: path.dirname(args.path) };
     });
   },
 };

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { loadConfig } from '../config/load.js';
 import { EditwardenError, ErrorCode, ExitCode, toErrorInfo } from '../errors.js';
 import { defaultTokenFile, newToken, readTokenFile, writeTokenFile } from '../mcp/http-token.js';
-import { McpSession, serveHttp, serveStdio, type SessionOptions } from '../mcp/index.js';
+import { McpSession, type SessionOptions } from '../mcp/session.js';
 import { formatError, useColor, type Io } from './output.js';
 import { defined } from '../defined.js';
 
@@ -41,10 +41,14 @@ export async function runMcp(flags: McpFlags, io: Io): Promise<number> {
     return ExitCode.USAGE;
   }
 
+  // Each transport is loaded for the route that serves with it: Streamable HTTP brings node:http, http2, tls, zlib and
+  // the SDK's HTTP transport, which a stdio server (every client's default) never uses (test/cli/lazy-commands.test.ts).
   if (port === null) {
+    const { serveStdio } = await import('../mcp/stdio.js');
     await serveStdio(new McpSession(options), log);
     return ExitCode.OK;
   }
+  const { serveHttp } = await import('../mcp/http.js');
   let handle;
   const token = kept ?? newToken();
   try {

@@ -10,7 +10,7 @@
  * a "bwrap" that runs the command unconfined.
  */
 import fs from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { childProcess } from '../builtins.js';
 
 /** 'outer': no sandbox of editwarden's own, the one editwarden runs inside proved to confine writes (outer.ts). */
 export type SandboxKind = 'bwrap' | 'sandbox-exec' | 'outer' | 'none';
@@ -80,6 +80,7 @@ function executable(p: string): boolean {
 
 /** Starts the exact namespace set commands use, running `true`: a bwrap that cannot do that cannot sandbox. */
 function probeBwrap(program: string): SandboxInfo {
+  const { spawnSync } = childProcess();
   const r = spawnSync(
     program,
     ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-net', '--unshare-user-try', '--cap-drop', 'ALL', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--', '/bin/true'],

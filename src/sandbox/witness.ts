@@ -31,10 +31,10 @@
  *
  * It must never run the command itself; spawn.ts wraps the argv.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { childProcess } from '../builtins.js';
 import { systemProgram } from './system-program.js';
 
 /** Calls that open: a write is one whose flags ask for writing (the path is the returned descriptor's). */
@@ -120,7 +120,7 @@ export function witnessProgram(env: NodeJS.ProcessEnv = process.env): string | n
   try {
     // A real trace of a program that does nothing: strace present, new enough for the flags below, and allowed to ptrace.
     // This Node by its own path, never a `true` found through PATH: the probe runs outside any sandbox.
-    execFileSync(program, [...traceFlags('/dev/null'), '--', process.execPath, '-e', '0'], { stdio: 'ignore', timeout: 10_000 });
+    childProcess().execFileSync(program, [...traceFlags('/dev/null'), '--', process.execPath, '-e', '0'], { stdio: 'ignore', timeout: 10_000 });
     found = program;
   } catch {
     found = null;

@@ -15,7 +15,7 @@
  * read from editwarden's own environment here, never from the command's
  * (sandbox/network/test-hosts.ts says why that is safe).
  */
-import { startNetworkProxy, type NetworkProxy } from '../sandbox/network/proxy.js';
+import type { NetworkProxy } from '../sandbox/network/proxy.js';
 import { RefusalTally } from '../sandbox/network/refusals.js';
 import { testHostsFrom } from '../sandbox/network/test-hosts.js';
 import type { CommandSandbox } from '../sandbox/spawn.js';
@@ -41,6 +41,9 @@ export async function withCommandNetwork(sandbox: CommandSandbox, how: { display
   const tally = new RefusalTally();
   let proxy: NetworkProxy | null = null;
   try {
+    // Loaded for a command that has hosts to reach: the proxy brings node:http, net and dns, which every other command
+    // (and every process that only might run one: the MCP server, exec, run) does without (test/cli/lazy-commands.test.ts).
+    const { startNetworkProxy } = await import('../sandbox/network/proxy.js');
     proxy = await startNetworkProxy({ allow: access.hosts, onRefused: (r) => tally.add(r), testHosts: testHostsFrom(process.env) });
   } catch {
     // No proxy: no network (the sandbox has none of its own).

@@ -11,7 +11,7 @@
  * bwrap ends. Without a sandbox, catching such a process needs cgroups.
  */
 import fs from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { childProcess } from '../builtins.js';
 
 export type KillSignal = 'SIGTERM' | 'SIGKILL';
 
@@ -19,7 +19,7 @@ export type KillSignal = 'SIGTERM' | 'SIGKILL';
 export function signalGroup(pgid: number, signal: KillSignal): boolean {
   if (process.platform === 'win32') {
     // No process groups: taskkill walks the tree by parent id instead.
-    const r = spawnSync('taskkill', ['/pid', String(pgid), '/T', '/F'], { stdio: 'ignore', windowsHide: true });
+    const r = childProcess().spawnSync('taskkill', ['/pid', String(pgid), '/T', '/F'], { stdio: 'ignore', windowsHide: true });
     return r.status === 0;
   }
   try {

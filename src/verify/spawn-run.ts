@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { childProcess } from '../builtins.js';
 import { LineTail, DEFAULT_TAIL_LINES } from './tail.js';
 import { reapGroup, signalGroup } from './process-group.js';
 import type { SandboxKind } from '../sandbox/detect.js';
@@ -200,7 +200,7 @@ export async function runSpawned(spec: RunnableSpec, options: SpawnedOptions): P
 
   record.sandbox = spec.sandbox;
   if (spec.witness !== undefined) record.witness = spec.witness;
-  const child = spawn(spec.file, spec.args, {
+  const child = childProcess().spawn(spec.file, spec.args, {
     cwd: options.cwd,
     env: spec.env,
     // Its own process group: the whole tree can be signalled with kill(-pid). Under bwrap the group is

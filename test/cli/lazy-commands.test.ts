@@ -39,12 +39,13 @@ interface Traced {
   builtins: string[];
 }
 
-/** Runs the binary with module tracing; returns its output and what it loaded. */
-function traced(args: string[]): Traced {
+/** Runs the binary with module tracing (`input`: its stdin); returns its output and what it loaded. */
+function traced(args: string[], input?: string): Traced {
   const log = path.join(dir, `loads-${++traces}.jsonl`);
   const r = spawnSync(process.execPath, ['--import', TRACE, BIN, ...args], {
     cwd: dir,
     encoding: 'utf8',
+    ...(input === undefined ? {} : { input }),
     // What the CLI itself loads is traced: a warm server another test of this run left in the run's runtime folder
     // would take an edit (docs/integrations.md, "editwarden edit through the warm server") and load nothing here.
     env: { ...process.env, NO_COLOR: '1', EW_LOAD_TRACE: log, EDITWARDEN_HOOK_SERVER: 'off' },
@@ -127,6 +128,71 @@ describe('a command loads the parts it uses', () => {
     expect(r.status).toBe(0);
     expect(r.builtins).toContain('crypto'); // the trace sees built-ins (the event log's reader hashes)
     expect(r.builtins).not.toContain('child_process');
+  });
+});
+
+describe('a command loads the built-ins and parts its route uses', () => {
+  /** An MCP client's first request, then the end of its stdin: the stdio server answers it and ends. */
+  const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'lazy', version: '1' } } })}\n`;
+
+  it('the stdio MCP server answers without the HTTP transport: no node:http, http2, tls or zlib, no hono', () => {
+    const r = traced(['mcp'], INITIALIZE);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.split('\n')[0] as string)).toMatchObject({ id: 1, result: { serverInfo: { name: 'editwarden' } } });
+    expect(r.sources).toContain('dist/mcp/stdio.js'); // the trace sees the server's modules
+    expect(r.sources).not.toContain('dist/mcp/http.js');
+    expect(r.sources).not.toContain('dist/sandbox/network/proxy.js'); // the filtering proxy: only a command with hosts to reach
+    for (const builtin of ['http', 'http2', 'tls', 'zlib', 'dns/promises']) expect(r.builtins).not.toContain(builtin);
+  });
+
+  it('undo --list, checkpoint list and the MCP server’s start spawn nothing, and load no child_process (nor net, dgram behind it)', () => {
+    fs.writeFileSync(path.join(dir, 'a.txt'), 'hello\n');
+    expect(bin(['edit', 'a.txt', '--old', 'hello', '--new', 'there'], { EDITWARDEN_HOOK_SERVER: 'off' }).status).toBe(0);
+    for (const [args, input] of [[['undo', '--list']], [['checkpoint', 'list']], [['mcp'], INITIALIZE]] as const) {
+      const r = traced([...args], input);
+      expect({ args, status: r.status }).toEqual({ args, status: 0 });
+      expect(r.builtins).toContain('crypto'); // the trace sees built-ins
+      for (const builtin of ['child_process', 'dgram']) expect({ args, loaded: r.builtins.includes(builtin) }).toEqual({ args, loaded: false });
+    }
+  });
+});
+
+describe("the MCP SDK's JSON Schema validator is made on first use (scripts/bundle-cli.mjs ajvOnUse)", () => {
+  it('bundled as the CLI bundles it, ajv runs only when a schema is first checked, and checks as before', async () => {
+    const { build } = await import('esbuild');
+    const { ajvOnUse } = (await import(pathToFileURL(path.join(REPO, 'scripts', 'bundle-cli.mjs')).href)) as { ajvOnUse: import('esbuild').Plugin };
+    // ajv's own entry says when it runs: a global set by its first line.
+    const ran = {
+      name: 'ajv-says-when-it-runs',
+      setup(b: import('esbuild').PluginBuild) {
+        b.onLoad({ filter: /[\\/]node_modules[\\/]ajv[\\/]dist[\\/]ajv\.js$/ }, (args) => ({ contents: `globalThis.__ajvRan = true;\n${fs.readFileSync(args.path, 'utf8')}`, loader: 'js', resolveDir: path.dirname(args.path) }));
+      },
+    };
+    const entry = path.join(dir, 'entry.mjs');
+    fs.writeFileSync(entry, "export { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';\n");
+    const out = path.join(dir, 'provider.mjs');
+    await build({
+      entryPoints: [entry],
+      outfile: out,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      nodePaths: [path.join(REPO, 'node_modules')],
+      plugins: [ajvOnUse, ran],
+      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+      logLevel: 'silent',
+    });
+    const seen = globalThis as { __ajvRan?: boolean };
+    delete seen.__ajvRan;
+    const { AjvJsonSchemaValidator } = (await import(pathToFileURL(out).href)) as { AjvJsonSchemaValidator: new () => { getValidator(schema: object): (input: unknown) => { valid: boolean; errorMessage?: string } } };
+    const validator = new AjvJsonSchemaValidator();
+    expect(seen.__ajvRan).toBeUndefined(); // loaded and constructed (as the Server's constructor does): ajv has not run
+    const check = validator.getValidator({ type: 'object', properties: { mail: { type: 'string', format: 'email' } }, required: ['mail'] });
+    expect(seen.__ajvRan).toBe(true);
+    expect(check({ mail: 'a@example.com' }).valid).toBe(true);
+    expect(check({ mail: 'not an address' })).toMatchObject({ valid: false, errorMessage: expect.stringContaining('format "email"') });
+    expect(check({}).valid).toBe(false);
+    delete seen.__ajvRan;
   });
 });
 

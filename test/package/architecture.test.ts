@@ -21,9 +21,33 @@ const SRC = path.resolve(import.meta.dirname, '../../src');
 /**
  * The floors, lowest first: a folder imports only folders before it. The
  * same list, with each floor's job, is the table in docs/architecture.md.
- * `defined`, `arrays`, `errors`, `small-file` and `index` are the files src/defined.ts, src/arrays.ts, src/errors.ts, src/small-file.ts and src/index.ts.
+ * `builtins`, `defined`, `arrays`, `errors`, `small-file` and `index` are the files src/builtins.ts, src/defined.ts, src/arrays.ts, src/errors.ts, src/small-file.ts and src/index.ts.
  */
-const RANK = ['defined', 'arrays', 'errors', 'small-file', 'edit', 'formats', 'ast', 'config', 'sandbox', 'workspace', 'guard', 'runs', 'verify', 'apply', 'host', 'tools', 'report', 'agent', 'integrations', 'mcp', 'index', 'cli'] as const;
+const RANK = [
+  'builtins',
+  'defined',
+  'arrays',
+  'errors',
+  'small-file',
+  'edit',
+  'formats',
+  'ast',
+  'config',
+  'sandbox',
+  'workspace',
+  'guard',
+  'runs',
+  'verify',
+  'apply',
+  'host',
+  'tools',
+  'report',
+  'agent',
+  'integrations',
+  'mcp',
+  'index',
+  'cli',
+] as const;
 
 /**
  * Files over the line limit that other branches of the same issue are

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { childProcess } from '../../builtins.js';
 import { EditwardenError, ErrorCode } from '../../errors.js';
 import type { DirHandle, Resolver } from '../resolver.js';
 import { BLOB_ID, readStateFile, StateFolder, untrusted } from '../state-dir.js';
@@ -393,10 +393,10 @@ export function syncFileSystem(dir: string): void {
   const sync = systemProgram('sync');
   if (sync === null) return;
   try {
-    execFileSync(sync, ['-f', dir], { stdio: 'ignore' });
+    childProcess().execFileSync(sync, ['-f', dir], { stdio: 'ignore' });
   } catch {
     try {
-      execFileSync(sync, [], { stdio: 'ignore' });
+      childProcess().execFileSync(sync, [], { stdio: 'ignore' });
     } catch {
       // No sync tool: see above.
     }
