@@ -18,7 +18,6 @@ import { describe, expect, it } from 'vitest';
 import { NestedRepoSearch } from '../../src/config/nested-repos.js';
 import { CommandEffects } from '../../src/guard/command-effects.js';
 import { runGuardedShell, type ShellIo } from '../../src/integrations/shell.js';
-import { detectSandbox } from '../../src/sandbox/detect.js';
 import { commandSandbox } from '../../src/sandbox/for-workspace.js';
 import { DEFAULT_SANDBOX_CONFIG } from '../../src/sandbox/policy.js';
 import { openWorkspace } from '../../src/workspace/open.js';
@@ -108,7 +107,7 @@ describe('the nested-repository search runs once before a command', () => {
   });
 });
 
-describe.runIf(detectSandbox().kind === 'bwrap')('through the guarded shell', () => {
+describe('through the guarded shell', () => {
   it('a nested repository made before the command is bound read-only, with two searches per command; one the command makes is removed', async () => {
     const root = tempRoot('ew-nested-shell-');
     write(root, 'a.txt', 'a\n');
