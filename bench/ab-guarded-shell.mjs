@@ -3,7 +3,8 @@
 // moment): each build gets its own git project of FILES files and its own warm hook server (a build's socket is its
 // own), the line Claude Code's PreToolUse hook rewrites `Bash: true` to (asked of that build's real hook), run by
 // /bin/sh in the project. Per build: the median wall time and its ratio to `node -e 0`; the mean CPU of the client's
-// whole process tree (sh, the thin client, strace, bubblewrap, the command: the children this process waited for) and
+// whole process tree (sh, the thin client, strace, bubblewrap, the command — the sandbox's side too: counted by a
+// subreaper, bench/reaper.mjs; before it, the sandbox's init was reaped by init and its ~10 ms were missing) and
 // of the server for the call (/proc/<pid>/stat of the server before and after); the stage medians of
 // EDITWARDEN_SHELL_TIMES (bench/guarded-shell.mjs). NODE_EXTRA_CA_CERTS is dropped unless EW_BENCH_KEEP_CA=1 (see
 // guarded-shell.mjs).
@@ -15,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { reaper } from './reaper.mjs';
 import { median } from './stats.mjs';
 
 const [rounds = '15', files = '5000', ...builds] = process.argv.slice(2);
@@ -54,6 +56,7 @@ const env = { ...process.env, XDG_RUNTIME_DIR: runtime, EDITWARDEN_HOOK_SERVER_I
 if (process.env.EW_BENCH_KEEP_CA !== '1') delete env.NODE_EXTRA_CA_CERTS;
 const times = path.join(runtime, 'times');
 const sides = [];
+let runner = null;
 try {
   for (const dir of builds) {
     const build = path.resolve(dir);
@@ -70,12 +73,7 @@ try {
     };
     sides.push({ build, root, line: (out.updatedInput ?? out.tool_input).command, ping, wall: [], cpu: [], serverCpu: [], marks: [] });
   }
-  const guarded = (side) => {
-    fs.writeFileSync(times, '');
-    const t0 = performance.timeOrigin + performance.now();
-    const r = spawnSync('/bin/sh', ['-c', side.line], { cwd: side.root, env: { ...env, EDITWARDEN_SHELL_TIMES: times }, encoding: 'utf8' });
-    const t1 = performance.timeOrigin + performance.now();
-    if (r.status !== 0) throw new Error(`${side.build}: guarded true failed (${r.status}): ${r.stderr}`);
+  const readMarks = (t0, t1) => {
     const marks = { spawn: t0, exit: t1 };
     for (const l of fs.readFileSync(times, 'utf8').split('\n')) {
       const [k, v] = l.split(' ');
@@ -83,6 +81,15 @@ try {
     }
     return marks;
   };
+  const guarded = (side) => {
+    fs.writeFileSync(times, '');
+    const t0 = performance.timeOrigin + performance.now();
+    const r = spawnSync('/bin/sh', ['-c', side.line], { cwd: side.root, env: { ...env, EDITWARDEN_SHELL_TIMES: times }, encoding: 'utf8' });
+    const t1 = performance.timeOrigin + performance.now();
+    if (r.status !== 0) throw new Error(`${side.build}: guarded true failed (${r.status}): ${r.stderr}`);
+    return readMarks(t0, t1);
+  };
+  runner = reaper();
   // Warm-up: the first command builds the command index and starts the server; the watch's helper scans once.
   for (const side of sides) for (let i = 0; i < 3; i++) guarded(side);
   for (const side of sides) {
@@ -95,18 +102,21 @@ try {
     const order = [null, ...sides];
     if (i % 2) order.reverse();
     for (const side of order) {
-      const c0 = procTimes();
-      const t0 = performance.now();
       if (side === null) {
-        spawnSync(process.execPath, ['-e', '0'], { env });
-        bare.wall.push(performance.now() - t0);
-        bare.cpu.push(procTimes().children - c0.children);
+        const r = await runner.run(process.execPath, ['-e', '0'], env);
+        bare.wall.push(r.wall);
+        bare.cpu.push(r.cpu);
         continue;
       }
       const s0 = procTimes(side.pid);
-      side.marks.push(guarded(side));
-      side.wall.push(performance.now() - t0);
-      side.cpu.push(procTimes().children - c0.children);
+      fs.writeFileSync(times, '');
+      const t0 = performance.timeOrigin + performance.now();
+      const r = await runner.run('/bin/sh', ['-c', side.line], { ...env, EDITWARDEN_SHELL_TIMES: times }, side.root);
+      const t1 = performance.timeOrigin + performance.now();
+      if (r.code !== 0) throw new Error(`${side.build}: guarded true failed (${r.code})`);
+      side.marks.push(readMarks(t0, t1));
+      side.wall.push(r.wall);
+      side.cpu.push(r.cpu);
       side.serverCpu.push(procTimes(side.pid).own - s0.own);
     }
   }
@@ -122,6 +132,7 @@ try {
     console.log(`  stages (ms): ${STAGES.map(([name, from, to]) => `${name} ${median(side.marks.map((m) => m[to] - m[from]).filter(Number.isFinite)).toFixed(1)}`).join(', ')}`);
   }
 } finally {
+  runner?.end();
   for (const side of sides) {
     if (side.pid) process.kill(side.pid, 'SIGKILL');
     fs.rmSync(side.root, { recursive: true, force: true });

@@ -10,7 +10,10 @@
 //   strace + bwrap, no stops       the witness tracing one call nothing makes (io_uring_setup): what its stops cost;
 //   client floor + strace + bwrap  a Node start that loads both built-ins and spawns the witnessed command: the route
 //                                  without the server, the socket or the record — the least a guarded command can cost.
-// Medians of wall time and the mean CPU of each child (/proc/self/stat's children), ratios to node -e 0, the load.
+// Medians of wall time (to the case's own exit) and the mean CPU of everything it started, ratios to node -e 0, the
+// load. The CPU is counted by a python3 subreaper (PR_SET_CHILD_SUBREAPER): bubblewrap's pid namespace's init is killed
+// after bubblewrap exits and reaped by whoever adopts it, so a plain parent's rusage (/proc/self/stat's children, as
+// bench/ab-guarded-shell.mjs reads it) misses the sandbox's side — bwrap over `true` shows ~1.5 ms there, ~8–11 ms here.
 // NODE_EXTRA_CA_CERTS is dropped unless EW_BENCH_KEEP_CA=1 (as bench/guarded-shell.mjs).
 // Run: npm run build && node bench/guarded-shell-floor.mjs [rounds]
 import { spawnSync } from 'node:child_process';
@@ -20,15 +23,10 @@ import path from 'node:path';
 import { commandSandbox } from '../dist/sandbox/for-workspace.js';
 import { sandboxedSpawn, witnessedSpawn } from '../dist/sandbox/spawn.js';
 import { traceFlags, witnessProgram } from '../dist/sandbox/witness.js';
+import { reaper } from './reaper.mjs';
 import { median } from './stats.mjs';
 
 const rounds = Number(process.argv[2] ?? 31);
-const TICK_MS = 1000 / 100; // USER_HZ: /proc's CPU times are in 1/100 s.
-
-function childrenCpu() {
-  const f = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-  return (Number(f[13]) + Number(f[14])) * TICK_MS;
-}
 
 const env = { ...process.env };
 if (process.env.EW_BENCH_KEEP_CA !== '1') delete env.NODE_EXTRA_CA_CERTS;
@@ -60,17 +58,20 @@ try {
   };
   const wall = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
   const cpu = Object.fromEntries(Object.keys(cases).map((k) => [k, 0]));
-  for (let i = 0; i < rounds; i++) {
-    const order = Object.entries(cases);
-    if (i % 2) order.reverse();
-    for (const [name, [file, args, e]] of order) {
-      const c0 = childrenCpu();
-      const t0 = performance.now();
-      const r = spawnSync(file, args, { env: e, stdio: 'ignore' });
-      wall[name].push(performance.now() - t0);
-      cpu[name] += childrenCpu() - c0;
-      if (r.status !== 0) throw new Error(`${name} failed (${r.status})`);
+  const runner = reaper();
+  try {
+    for (let i = 0; i < rounds; i++) {
+      const order = Object.entries(cases);
+      if (i % 2) order.reverse();
+      for (const [name, [file, args, e]] of order) {
+        const r = await runner.run(file, args, e);
+        if (r.code !== 0) throw new Error(`${name} failed (${r.code})`);
+        wall[name].push(r.wall);
+        cpu[name] += r.cpu;
+      }
     }
+  } finally {
+    runner.end();
   }
   const base = median(wall['node -e 0']);
   const baseCpu = cpu['node -e 0'] / rounds;
