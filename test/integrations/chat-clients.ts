@@ -110,6 +110,9 @@ export function runOpencode(root: string, calls: readonly ScriptedCall[], option
         OPENCODE_CONFIG_CONTENT: JSON.stringify({
           provider: { scripted: { npm: '@ai-sdk/openai-compatible', name: 'scripted', options: { baseURL: baseUrl, apiKey: 'not-a-key' }, models: { [model]: { name: model } } } },
           permission: { edit: 'allow', bash: 'allow', external_directory: 'allow' },
+          // opencode's own snapshots (a git object store of the folder written before and after every step: ~60 git
+          // processes in a two-call session) serve its revert, which no test drives; editwarden's undo is what they assert.
+          snapshot: false,
         }),
         npm_config_offline: 'true',
         npm_config_cache: tempDir('ew-npmcache-'),
@@ -147,7 +150,9 @@ export function runQwen(root: string, calls: readonly ScriptedCall[], options: R
     (baseUrl, env) => ({
       command: QWEN,
       args: ['--auth-type', 'openai', '--openai-base-url', baseUrl, '--openai-api-key', 'not-a-key', '-m', 'scripted-model', '--approval-mode', 'yolo', '-o', 'json', 'Make the change.'],
-      env: { ...env, QWEN_CODE_SUPPRESS_YOLO_WARNING: '1' },
+      // QWEN_CODE_NO_RELAUNCH: Qwen runs itself once more as a child Node process for a larger heap (what Gemini CLI's
+      // GEMINI_CLI_NO_RELAUNCH, set in runGemini, switches off): a third Node start per session that a short CI run does not need.
+      env: { ...env, QWEN_CODE_SUPPRESS_YOLO_WARNING: '1', QWEN_CODE_NO_RELAUNCH: 'true' },
     }),
     options,
   );
