@@ -27,6 +27,7 @@ import { ToolRunner } from '../../src/tools/runner.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { shellRunnerLine } from '../../src/integrations/client.js';
 import { hookRecords } from '../../src/runs/hook-view.js';
+import { gitInit } from '../git-init.js';
 import { tempDir } from '../temp-dirs.js';
 import { call, connect, type ToolReply } from '../mcp/helpers/server.js';
 import { endServers, runtimeEnv, shellsServed, warmServer } from '../integrations/warm-server.js';
@@ -41,20 +42,6 @@ const FILES: Record<string, string> = {
   'a.txt': 'one\ntwo\nthree\ntwo again\n',
   '.claude/settings.json': '{}\n',
 };
-
-/**
- * An empty repository made once for the file: each project copies its `.git` (what `git init` writes holds no path
- * of its own) instead of starting git for every route of every case.
- */
-let emptyRepository = '';
-beforeAll(() => {
-  emptyRepository = tempDir('ew-one-route-git-');
-  spawnSync('git', ['init', '-q'], { cwd: emptyRepository });
-});
-
-function gitInit(root: string): void {
-  fs.cpSync(path.join(emptyRepository, '.git'), path.join(root, '.git'), { recursive: true });
-}
 
 function project(): string {
   const root = tempDir('ew-one-route-');

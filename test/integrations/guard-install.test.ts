@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { gitInit } from '../git-init.js';
 import { BIN, cleanup, tempDir } from './helpers.js';
 import { type LocalInstallProject, localInstallProject } from './local-install.js';
 
@@ -181,7 +182,7 @@ describe('a project-local editwarden, recorded by init', () => {
 describe('init on a machine where the hooks would find no editwarden (an `npx editwarden init` from npm’s cache)', () => {
   it('says every guarded call will be blocked and how to install; not when editwarden is on PATH outside the project', () => {
     const root = tempDir('ew-npx-');
-    spawnSync('git', ['init', '-q'], { cwd: root });
+    gitInit(root);
     const bare = editwardenAt(root, process.env.PATH ?? '');
     expect(bare.stdout).toContain('no editwarden the hooks may run was found');
     expect(bare.stdout).toContain('npm install -g editwarden');

@@ -12,6 +12,7 @@ import { startScriptedServer, type RecordedRequest } from '../../src/agent/provi
 import type { ScriptedTurn } from '../../src/agent/providers/script.js';
 import { readEvents } from '../../src/runs/events-read.js';
 import { hookRecords } from '../../src/runs/hook-view.js';
+import { gitInit } from '../git-init.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = path.join(REPO, 'bin', 'editwarden');
@@ -67,7 +68,8 @@ export const THIRTY_LINES = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`
 
 export function project(files: Record<string, string>): string {
   const root = tempDir();
-  spawnSync('git', ['init', '-q'], { cwd: root });
+  // What `git init -q` writes, without starting git for every project (test/git-init.ts).
+  gitInit(root);
   for (const [rel, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
     fs.writeFileSync(path.join(root, rel), text);

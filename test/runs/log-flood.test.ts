@@ -27,6 +27,7 @@ import { ToolRunner } from '../../src/tools/runner.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { readEvents } from '../../src/runs/events-read.js';
 import { recordEvent } from '../../src/runs/events.js';
+import { gitInit } from '../git-init.js';
 import { tempDir } from '../temp-dirs.js';
 
 const BIN = path.resolve(__dirname, '../../bin/editwarden');
@@ -51,7 +52,7 @@ describe('a flooded log keeps the evidence and stays bounded', () => {
     const root = fs.realpathSync(tempDir('ew-flood-'));
     fs.writeFileSync(path.join(root, 'important.txt'), 'the person’s notes\n');
     fs.writeFileSync(path.join(root, 'README.md'), '# demo\n');
-    spawnSync('git', ['init', '-q'], { cwd: root });
+    gitInit(root);
     const config = defaultConfig();
     config.constraints.max_files = 10_000_000;
     config.constraints.max_lines_changed = 10_000_000;
