@@ -39,12 +39,16 @@ const GOAL = 1.5;
  * for another build of the CLI: its paths relative to bin/ made absolute, the bundle's replaced by `entry`, and
  * `edit` run by that CLI rather than by the thin client.
  */
-function launcher(dir, name, entry) {
+export function launcher(dir, name, entry) {
   const source = fs.readFileSync(path.join(repo, 'bin', 'editwarden'), 'utf8');
   // `edit` as the CLI runs it, not the thin client (whose in-process route would load the bundle, not `entry`).
   const thinEdit = ", edit: ['edit.cjs', 'editMain']";
   if (!source.includes(thinEdit)) throw new Error(`bin/editwarden no longer has ${thinEdit}: update the launcher`);
+  // Every command through `entry` (not through its own bundle, dist/cli-command/, which bin/editwarden runs).
+  const ownBundle = /^const own = .+$/m;
+  if (!ownBundle.test(source)) throw new Error('bin/editwarden no longer picks a command bundle with `const own = …`: update the launcher');
   const bin = source
+    .replace(ownBundle, 'const own = null;')
     .replace(thinEdit, '')
     .replace("'../dist/cli-bundle/cli.mjs'", JSON.stringify(pathToFileURL(entry).href))
     .replaceAll("'../", `'${repo}/`)

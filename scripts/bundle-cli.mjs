@@ -33,7 +33,7 @@ const dist = path.join(root, 'dist');
  * `splitting: false` everything, every command included, goes into one file
  * (bench/startup.bench.mjs measures that variant too).
  */
-export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitting = true } = {}) {
+export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitting = true, entry = path.join(dist, 'cli', 'main.js'), plugins = [] } = {}) {
   const version = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
   /** Rewrites `import.meta.url` in dist/ modules to the URL of the module's own tsc output. */
   const ownUrl = {
@@ -52,7 +52,7 @@ export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitt
   };
   fs.rmSync(outdir, { recursive: true, force: true });
   await build({
-    entryPoints: { cli: path.join(dist, 'cli', 'main.js') },
+    entryPoints: { cli: entry },
     outdir,
     bundle: true,
     splitting,
@@ -65,10 +65,100 @@ export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitt
     define: { __EDITWARDEN_VERSION__: JSON.stringify(version) },
     // CommonJS dependencies inside the bundle call require() for Node's built-ins.
     banner: { js: "import { createRequire as __editwardenCreateRequire } from 'node:module'; const require = __editwardenCreateRequire(import.meta.url);" },
-    plugins: [zodEnglishOnly, commanderSpawnOnUse, ajvOnUse, ownUrl],
+    plugins: [...plugins, zodEnglishOnly, commanderSpawnOnUse, ajvOnUse, ownUrl],
     legalComments: 'none',
     logLevel: 'warning',
   });
+}
+
+/**
+ * One bundle per command, dist/cli-command/<name>/cli.mjs, which bin/editwarden runs for that command: main.js and
+ * the command's module with everything they import, lazily or not, in that one file. The shared bundle's 30–55 chunks
+ * per command cost the ES module loader a resolve, a read, a compile and a link each: measured on Node 20 (CPU, median
+ * of 7 interleaved, node -e 0 24 ms, load 9–10), `undo --list` 100 → 80 ms, an empty `exec` 188 → 148, the MCP
+ * server's start 200 → 140 (with the cuts above); a CommonJS file of the same code was no cheaper (docs/benchmarks.md).
+ * The shared bundle (dist/cli-bundle/) stays for everything else: `--help`, a mistyped command, the thin clients'
+ * in-process fallback, and the commands listed in SHARED_ONLY.
+ *
+ * In a command's bundle the table's other commands come from the shared bundle (dist/cli-command/others/*.mjs), so a
+ * process that needs another command than the one bin/editwarden picked (only allRegistrars does; bin picks by
+ * commandNamed's rule) still gets the real command, never a missing module.
+ */
+export async function bundleCommands({ outdir = path.join(dist, 'cli-command') } = {}) {
+  const table = commandModules();
+  fs.rmSync(outdir, { recursive: true, force: true });
+  const others = path.join(outdir, 'others');
+  fs.mkdirSync(others, { recursive: true });
+  const byModule = new Map();
+  for (const { name, module, registrar } of table) byModule.set(module, [...(byModule.get(module) ?? []), { name, registrar }]);
+  for (const [module, commands] of byModule) {
+    const lines = commands.map(({ name, registrar }) => `export const ${registrar} = await COMMANDS[${JSON.stringify(name)}].load();`);
+    fs.writeFileSync(path.join(others, `${path.basename(module, '.js')}.mjs`), `import { COMMANDS } from '../../cli-bundle/cli.mjs';\n${lines.join('\n')}\n`);
+  }
+  const entries = path.join(dist, '.cli-command-entries');
+  fs.rmSync(entries, { recursive: true, force: true });
+  fs.mkdirSync(entries, { recursive: true });
+  try {
+    await Promise.all(
+      table
+        .filter(({ name }) => !SHARED_ONLY.includes(name))
+        .map(async ({ name, module }) => {
+          const entry = path.join(entries, `${name}.js`);
+          fs.writeFileSync(entry, `export * from '../cli/main.js';\n`);
+          /** main.js's import of another command's module → that module's registrars from the shared bundle. */
+          const fromShared = {
+            name: 'other-commands-from-the-shared-bundle',
+            setup(b) {
+              b.onResolve({ filter: /^\.\/(commands\/[a-z-]+|hook-server)\.js$/ }, (args) => {
+                if (args.importer !== path.join(dist, 'cli', 'main.js') || args.path === module) return undefined;
+                if (!byModule.has(args.path)) throw new Error(`${args.path} is imported by main.js but is no command's module in its table`);
+                return { path: `../others/${path.basename(args.path, '.js')}.mjs`, external: true };
+              });
+            },
+          };
+          await bundleCli({ outdir: path.join(outdir, name), entry, splitting: false, plugins: [fromShared, builtinsWhereUsed] });
+        }),
+    );
+  } finally {
+    fs.rmSync(entries, { recursive: true, force: true });
+  }
+}
+
+/**
+ * In one file, esbuild hoists every `import … from 'node:http'` to the top, so a module the command imports lazily
+ * (the MCP server's HTTP transport, the network proxy) would load its built-ins at start anyway. Here each of the
+ * built-ins that only some paths use is a CommonJS module of the bundle (`module.exports = require('node:http')`):
+ * required where the importing module is first run, as in the shared bundle, where that module's chunk is loaded
+ * only then. Not every built-in: each importing module wraps a CommonJS one in an object of its own with a getter per
+ * export, which for fs, path and the like (imported by ~100 modules, loaded by every command anyway) cost ~10 ms more
+ * than it saved (undo --list 80 → 90 ms).
+ */
+const ON_USE_BUILTINS = /^node:(http|https|http2|tls|zlib|net|dgram|dns|dns\/promises|child_process|worker_threads|readline|readline\/promises|inspector|perf_hooks)$/;
+
+const builtinsWhereUsed = {
+  name: 'builtins-where-used',
+  setup(b) {
+    b.onResolve({ filter: ON_USE_BUILTINS }, (args) => (args.namespace === 'builtin' ? undefined : { path: args.path, namespace: 'builtin' }));
+    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+  },
+};
+
+/**
+ * Commands without a bundle of their own: `edit`, `hook` and `shell` start as thin clients (bin/editwarden THIN), whose
+ * in-process fallback loads the shared bundle; `demo` and `apply-proposal` are rare and the largest (~3.8 MB each).
+ */
+const SHARED_ONLY = ['edit', 'hook', 'shell', 'demo', 'apply-proposal'];
+
+/** The command table of dist/cli/main.js: each command's name, the module its `load` imports and the registrar it takes. */
+function commandModules() {
+  const source = fs.readFileSync(path.join(dist, 'cli', 'main.js'), 'utf8');
+  const table = [];
+  for (const m of source.matchAll(/^ {4}(?:'([a-z-]+)'|([a-z-]+)): \{$[\s\S]*?^ {8}load: async \(\) => \(await import\('(\.\/[a-z/-]+\.js)'\)\)\.(\w+),$/gm)) {
+    table.push({ name: m[1] ?? m[2], module: m[3], registrar: m[4] });
+  }
+  const declared = (source.match(/^ {8}load: async \(\) =>/gm) ?? []).length;
+  if (table.length === 0 || table.length !== declared) throw new Error(`dist/cli/main.js: read ${table.length} of ${declared} commands' modules from its table; update commandModules in scripts/bundle-cli.mjs`);
+  return table;
 }
 
 /**
@@ -250,6 +340,9 @@ export function saveHelpText({ outdir = path.join(dist, 'cli-bundle') } = {}) {
 
 // Run as a script (not imported by the bench): Node gives the main module its real path, so compare real paths.
 if (process.argv[1] && fs.realpathSync(path.resolve(process.argv[1])) === fileURLToPath(import.meta.url)) {
+  // The commands' own bundles first: the test run's staleness check (test/global-setup.ts) looks at the shared
+  // bundle's time, so a build that stops half-way leaves nothing older than it.
+  await bundleCommands();
   await bundleCli();
   saveHelpText();
   await bundleHookClient();

@@ -126,7 +126,7 @@ describe('a command loads the parts it uses', () => {
   it('commander requires child_process only to spawn an executable subcommand (none is declared): a command that spawns nothing does not load it', () => {
     const r = traced(['log', '--json']);
     expect(r.status).toBe(0);
-    expect(r.builtins).toContain('crypto'); // the trace sees built-ins (the event log's reader hashes)
+    expect(r.builtins).toContain('v8'); // the trace sees built-ins (bin/editwarden loads v8 before the CLI)
     expect(r.builtins).not.toContain('child_process');
   });
 });
@@ -140,9 +140,10 @@ describe('a command loads the built-ins and parts its route uses', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout.split('\n')[0] as string)).toMatchObject({ id: 1, result: { serverInfo: { name: 'editwarden' } } });
     expect(r.sources).toContain('dist/mcp/stdio.js'); // the trace sees the server's modules
-    expect(r.sources).not.toContain('dist/mcp/http.js');
-    expect(r.sources).not.toContain('dist/sandbox/network/proxy.js'); // the filtering proxy: only a command with hosts to reach
-    for (const builtin of ['http', 'http2', 'tls', 'zlib', 'dns/promises']) expect(r.builtins).not.toContain(builtin);
+    // The command's bundle holds the HTTP transport and the filtering proxy (imported lazily), but neither runs: their
+    // built-ins stay unloaded (the proxy's: only a command with hosts to reach).
+    expect(r.builtins).toContain('crypto'); // the trace sees built-ins
+    for (const builtin of ['http', 'http2', 'tls', 'zlib', 'net', 'dns/promises']) expect(r.builtins).not.toContain(builtin);
   });
 
   it('undo --list, checkpoint list and the MCP server’s start spawn nothing, and load no child_process (nor net, dgram behind it)', () => {
@@ -154,6 +155,68 @@ describe('a command loads the built-ins and parts its route uses', () => {
       expect(r.builtins).toContain('crypto'); // the trace sees built-ins
       for (const builtin of ['child_process', 'dgram']) expect({ args, loaded: r.builtins.includes(builtin) }).toEqual({ args, loaded: false });
     }
+  });
+});
+
+describe('a command runs from its own bundle (scripts/bundle-cli.mjs bundleCommands)', () => {
+  /** The files of dist/ a traced run loaded as ES modules, relative to dist/. */
+  const files = (args: string[], input?: string): string[] => {
+    const log = path.join(dir, `files-${++traces}.jsonl`);
+    const r = spawnSync(process.execPath, ['--import', TRACE, BIN, ...args], { cwd: dir, encoding: 'utf8', input: input ?? '', env: { ...process.env, NO_COLOR: '1', EW_LOAD_TRACE: log, EDITWARDEN_HOOK_SERVER: 'off' }, timeout: 30_000 });
+    expect({ args, status: r.status, stderr: r.stderr }).toMatchObject({ args, status: 0 });
+    const urls = fs
+      .readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { url?: string }).url);
+    return urls.filter((u): u is string => u?.startsWith('file:') === true).map((u) => path.relative(path.join(REPO, 'dist'), new URL(u).pathname));
+  };
+
+  /** One change recorded in `dir`, so that undo, checkpoint and log have something to show. */
+  const recordOne = (): void => {
+    fs.writeFileSync(path.join(dir, 'a.txt'), 'hello\n');
+    expect(bin(['edit', 'a.txt', '--old', 'hello', '--new', 'there'], { EDITWARDEN_HOOK_SERVER: 'off' }).status).toBe(0);
+  };
+
+  it('undo, checkpoint, report, exec and the MCP server each load one file: their own bundle, none of the shared chunks', () => {
+    recordOne();
+    fs.writeFileSync(path.join(dir, 'none.jsonl'), '');
+    const initialize = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'lazy', version: '1' } } })}\n`;
+    for (const [args, input] of [[['undo', '--list']], [['redo', '--help']], [['checkpoint', 'list']], [['report']], [['exec', 'none.jsonl']], [['mcp'], initialize], [['help', 'init']]] as const) {
+      const own = (args[0] === 'help' ? args[1] : args[0]) as string;
+      expect({ args, files: files([...args], input) }).toEqual({ args, files: [`cli-command/${own}/cli.mjs`] });
+    }
+  });
+
+  it('a command without a bundle of its own, a mistyped one and a lone --help with options run from the shared bundle', () => {
+    for (const args of [
+      ['apply-proposal', '--help'],
+      ['edti', '--json'],
+      ['--help', '--json'],
+    ]) {
+      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', EDITWARDEN_HOOK_SERVER: 'off' }, timeout: 30_000 });
+      expect({ args, noBundle: r.stderr.includes('not built yet') }).toEqual({ args, noBundle: false });
+    }
+    expect(files(['apply-proposal', '--help'])).toContain('cli-bundle/cli.mjs');
+    expect(files(['apply-proposal', '--help']).some((f) => f.startsWith('cli-command/'))).toBe(false);
+  });
+
+  it("a command's bundle reaches every other command through the shared bundle: the whole table registers, and another command answers", () => {
+    recordOne();
+    const script = `
+      const cli = await import(${JSON.stringify(pathToFileURL(path.join(REPO, 'dist', 'cli-command', 'undo', 'cli.mjs')).href)});
+      const all = await cli.allRegistrars();
+      let out = '';
+      const io = { stdout: { write: (s) => ((out += s), true) }, stderr: { write: () => true }, stdin: process.stdin, env: {} };
+      const code = await cli.run(['node', 'editwarden', 'checkpoint', 'list', '--root', ${JSON.stringify(dir)}], io);
+      process.stdout.write(JSON.stringify({ registrars: all.map((r) => typeof r), code, listed: out }));`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 30_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const seen = JSON.parse(r.stdout) as { registrars: string[]; code: number; listed: string };
+    expect(seen.registrars).toEqual(NAMES.map(() => 'function'));
+    expect(seen.code).toBe(0);
+    expect(seen.listed).toContain('a.txt');
+    expect(seen.listed).toBe(bin(['checkpoint', 'list', '--root', dir]).stdout);
   });
 });
 
@@ -282,6 +345,9 @@ describe('a command loaded alone answers as with every command loaded', () => {
       ['apply', path.join(dir, 'reply.md'), '--dry-run', '--json', '--root', dir],
       ['detect', '--json', '--root', dir],
       ['log', '--json', '--root', dir],
+      ['undo', '--list', '--root', dir],
+      ['checkpoint', 'list', '--root', dir],
+      ['help', 'undo'],
       ['edti'],
       ['edit', '--no-such-flag'],
     ];
