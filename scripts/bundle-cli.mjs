@@ -145,9 +145,11 @@ const builtinsWhereUsed = {
 
 /**
  * Commands without a bundle of their own: `edit`, `hook` and `shell` start as thin clients (bin/editwarden THIN), whose
- * in-process fallback loads the shared bundle; `demo` and `apply-proposal` are rare and the largest (~3.8 MB each).
+ * in-process fallback loads the shared bundle; `hook-server` runs the `hook` and `edit` commands in its own process
+ * (main.ts's run), which must share its modules (the deferred fsyncs it settles, the per-project state it keeps), not
+ * load a second copy of them from the shared bundle; `demo` and `apply-proposal` are rare and the largest (~3.8 MB each).
  */
-const SHARED_ONLY = ['edit', 'hook', 'shell', 'demo', 'apply-proposal'];
+export const SHARED_ONLY = ['edit', 'hook', 'shell', 'hook-server', 'demo', 'apply-proposal'];
 
 /** The command table of dist/cli/main.js: each command's name, the module its `load` imports and the registrar it takes. */
 function commandModules() {

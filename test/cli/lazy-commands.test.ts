@@ -201,6 +201,19 @@ describe('a command runs from its own bundle (scripts/bundle-cli.mjs bundleComma
     expect(files(['apply-proposal', '--help']).some((f) => f.startsWith('cli-command/'))).toBe(false);
   });
 
+  it('a command that runs other commands in its own process (the hook server: hook, edit) has no bundle of its own, so they share its modules', async () => {
+    const { SHARED_ONLY } = (await import(pathToFileURL(path.join(REPO, 'scripts', 'bundle-cli.mjs')).href)) as { SHARED_ONLY: string[] };
+    // Every module that imports main.ts's run (and so runs a command of the table in-process) is reached only from these.
+    const runners = ['src/cli/hook-server.ts', 'src/cli/hook-edit.ts'].filter((f) => fs.readFileSync(path.join(REPO, f), 'utf8').includes("await import('./main.js')"));
+    expect(runners.length).toBe(2);
+    const others = fs.readdirSync(path.join(REPO, 'src', 'cli')).filter((f) => f.endsWith('.ts') && !['main.ts', 'hook-server.ts', 'hook-edit.ts'].includes(f));
+    for (const f of [...others, ...fs.readdirSync(path.join(REPO, 'src', 'cli', 'commands')).map((c) => `commands/${c}`)]) {
+      expect({ f, runsCommands: /import\(['"]\.\.?\/main\.js['"]\)|from ['"]\.\.?\/main\.js['"]/.test(fs.readFileSync(path.join(REPO, 'src', 'cli', f), 'utf8')) }).toEqual({ f, runsCommands: false });
+    }
+    expect(SHARED_ONLY).toContain('hook-server');
+    expect(fs.existsSync(path.join(REPO, 'dist', 'cli-command', 'hook-server'))).toBe(false);
+  });
+
   it("a command's bundle reaches every other command through the shared bundle: the whole table registers, and another command answers", () => {
     recordOne();
     const script = `
