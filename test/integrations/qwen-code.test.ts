@@ -9,47 +9,87 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEvents } from '../../src/runs/events-read.js';
-import { QWEN, runQwen } from './chat-clients.js';
-import { cleanup, editwarden, hookSessionIds, project, tempDir } from './helpers.js';
+import { type ChatRun, QWEN, runQwen } from './chat-clients.js';
+import { cleanup, editwarden, hookSessionIds, project, type ScriptedCall, tempDir } from './helpers.js';
 
 beforeAll(() => {
   expect(fs.existsSync(QWEN), `${QWEN} is missing; run npm ci`).toBe(true);
 });
 afterAll(cleanup);
 
-describe('Qwen Code goes through editwarden', () => {
-  it('refuses its native write of .git/config, .editwarden.yml and .qwen/settings.json with the code the model reads, lets a valid edit land that undo restores byte-exact, and refuses its shell with the pointer to execute_command', async () => {
+/** How many calls the three-edits check makes: they open the shared session, the other check's six follow. */
+const THREE_EDITS = 5;
+
+interface SharedQwen {
+  root: string;
+  run: ChatRun;
+  config: string;
+  settings: string;
+  gitConfig: string;
+  outside: { write: string; shell: string };
+}
+
+let shared: Promise<SharedQwen> | undefined;
+
+/**
+ * One real Qwen session serves two checks (its start is most of each check's cost): in one project `init qwen`
+ * protected, the three-edits check's calls on a.txt, then the refusals check's calls, in that order. Each check
+ * asserts on its own calls' results; the refusals check, first in the file, undoes the session's last step.
+ */
+function sharedSession(): Promise<SharedQwen> {
+  shared ??= (async () => {
     const config = 'constraints:\n  max_files: 5\n';
-    const root = project({ 'notes.txt': 'alpha\nbeta\n', '.editwarden.yml': config });
+    const root = project({ 'notes.txt': 'alpha\nbeta\n', 'a.txt': 'one\ntwo\nthree\n', '.editwarden.yml': config });
     const init = editwarden(['init', 'qwen', '--root', root]);
     expect(init.code, init.stderr).toBe(0);
     const settings = fs.readFileSync(path.join(root, '.qwen', 'settings.json'), 'utf8');
     const gitConfig = fs.readFileSync(path.join(root, '.git', 'config'), 'utf8');
-    const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
-    const run = await runQwen(root, [
+    const outside = { write: path.join(tempDir('ew-outside-'), 'escape.txt'), shell: path.join(tempDir('ew-outside-'), 'escape.txt') };
+    const file = path.join(root, 'a.txt');
+    const threeEdits: ScriptedCall[] = [
+      { name: 'read_file', args: { file_path: file } },
+      { name: 'edit', args: { file_path: file, old_string: 'one', new_string: 'ONE' } },
+      { name: 'edit', args: { file_path: file, old_string: 'two', new_string: 'TWO' } },
+      { name: 'write_file', args: { file_path: outside.write, content: 'out\n' } },
+      { name: 'edit', args: { file_path: file, old_string: 'three', new_string: 'THREE' } },
+    ];
+    const refusals: ScriptedCall[] = [
       { name: 'write_file', args: { file_path: path.join(root, '.git', 'config'), content: '[core]\n\thooksPath = /tmp\n' } },
       { name: 'write_file', args: { file_path: path.join(root, '.editwarden.yml'), content: 'constraints: {}\n' } },
       { name: 'write_file', args: { file_path: path.join(root, '.qwen', 'settings.json'), content: '{}\n' } },
       // Qwen edits only a file read in the session.
       { name: 'read_file', args: { file_path: path.join(root, 'notes.txt') } },
       { name: 'edit', args: { file_path: path.join(root, 'notes.txt'), old_string: 'beta', new_string: 'BETA' } },
-      { name: 'run_shell_command', args: { command: `echo out > ${outside}`, description: 'write outside' } },
-    ]);
+      { name: 'run_shell_command', args: { command: `echo out > ${outside.shell}`, description: 'write outside' } },
+    ];
+    expect(threeEdits).toHaveLength(THREE_EDITS);
+    const run = await runQwen(root, [...threeEdits, ...refusals]);
+    return { root, run, config, settings, gitConfig, outside };
+  })();
+  return shared;
+}
+
+describe('Qwen Code goes through editwarden', () => {
+  it('refuses its native write of .git/config, .editwarden.yml and .qwen/settings.json with the code the model reads, lets a valid edit land that undo restores byte-exact, and refuses its shell with the pointer to execute_command', async () => {
+    const { root, run, config, settings, gitConfig, outside } = await sharedSession();
     const said = `${run.stderr.slice(-2000)}\n${JSON.stringify(run.results)}`;
+    // This check's six calls come after the three-edits check's (sharedSession).
+    const results = run.results.slice(THREE_EDITS);
     // The hook read the real client's session id where its record says the client sends it: every hooked event carries it.
     expect(hookSessionIds(root), said).toEqual([expect.stringMatching(/\S/)]);
-    expect(run.results, said).toHaveLength(6);
-    for (const i of [0, 1, 2]) expect(run.results[i], said).toContain('E_DENIED_PATH');
-    expect(run.results[5], said).toContain('E_SHELL_NOT_GUARDED');
-    expect(run.results[5], said).toContain('execute_command');
+    expect(results, said).toHaveLength(6);
+    for (const i of [0, 1, 2]) expect(results[i], said).toContain('E_DENIED_PATH');
+    expect(results[5], said).toContain('E_SHELL_NOT_GUARDED');
+    expect(results[5], said).toContain('execute_command');
     // The way the refusal points to is there: init registered editwarden's MCP server, whose tools Qwen offers.
     expect(run.tools, said).toContain('mcp__editwarden__execute_command');
     expect(fs.readFileSync(path.join(root, '.git', 'config'), 'utf8')).toBe(gitConfig);
     expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe(config);
     expect(fs.readFileSync(path.join(root, '.qwen', 'settings.json'), 'utf8')).toBe(settings);
-    expect(fs.existsSync(outside)).toBe(false);
-    expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), run.results[4]).toBe('alpha\nBETA\n');
+    expect(fs.existsSync(outside.shell)).toBe(false);
+    expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), results[4]).toBe('alpha\nBETA\n');
 
+    // The session's last step: undo takes it back first.
     const undo = editwarden(['undo', '--root', root]);
     expect(undo.code, undo.stderr).toBe(0);
     expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\n');
@@ -66,10 +106,10 @@ describe('Qwen Code goes through editwarden', () => {
   }, 400_000);
 });
 
-/** The upper-case lines each hooked edit's logged diff adds, in the event log's order: one entry per record. */
-function addedWords(root: string): string[] {
+/** The upper-case lines each hooked edit of `file` (every file when absent) adds in its logged diff, in the event log's order: one entry per record. */
+function addedWords(root: string, file?: string): string[] {
   return readEvents(path.join(root, '.editwarden'))
-    .events.filter((e) => e.kind === 'edit' && e.route.via === 'hook')
+    .events.filter((e) => e.kind === 'edit' && e.route.via === 'hook' && (file === undefined || e.paths.includes(file)))
     .map((e) => ((e.kind === 'edit' ? (e.diff ?? '') : '').match(/^\+[A-Z]+$/gm) ?? []).join(','));
 }
 
@@ -94,23 +134,17 @@ describe("Qwen Code's PostToolUse runs in the background (async), the Stop hook 
   });
 
   it('the real Qwen Code: three edits of one file back to back, a refused write among them: every record lands in order with its own change by the time qwen exits, the refusal still blocks, and three undos restore the file', async () => {
-    const root = project({ 'a.txt': 'one\ntwo\nthree\n' });
-    expect(editwarden(['init', 'qwen', '--root', root]).code).toBe(0);
+    const { root, run, outside } = await sharedSession();
     const file = path.join(root, 'a.txt');
-    const outside = path.join(tempDir('ew-outside-'), 'escape.txt');
-    const run = await runQwen(root, [
-      { name: 'read_file', args: { file_path: file } },
-      { name: 'edit', args: { file_path: file, old_string: 'one', new_string: 'ONE' } },
-      { name: 'edit', args: { file_path: file, old_string: 'two', new_string: 'TWO' } },
-      { name: 'write_file', args: { file_path: outside, content: 'out\n' } },
-      { name: 'edit', args: { file_path: file, old_string: 'three', new_string: 'THREE' } },
-    ]);
     const said = `${run.stderr.slice(-2000)}\n${JSON.stringify(run.results)}`;
-    expect(run.results, said).toHaveLength(5);
-    expect(run.results[3], said).toContain('E_OUTSIDE_ROOT');
-    expect(fs.existsSync(outside)).toBe(false);
+    // This check's five calls open the shared session (sharedSession); the other check's six follow.
+    expect(run.results, said).toHaveLength(THREE_EDITS + 6);
+    const results = run.results.slice(0, THREE_EDITS);
+    expect(results[3], said).toContain('E_OUTSIDE_ROOT');
+    expect(fs.existsSync(outside.write)).toBe(false);
     expect(fs.readFileSync(file, 'utf8'), said).toBe('ONE\nTWO\nTHREE\n');
-    expect(addedWords(root), said).toEqual(['+ONE', '+TWO', '+THREE']);
+    expect(addedWords(root, 'a.txt'), said).toEqual(['+ONE', '+TWO', '+THREE']);
+    // The other check (run first, in file order) has undone the session's last step, its own edit of notes.txt.
     for (const expected of ['ONE\nTWO\nthree\n', 'ONE\ntwo\nthree\n', 'one\ntwo\nthree\n']) {
       const undo = editwarden(['undo', '--root', root]);
       expect(undo.code, undo.stderr).toBe(0);
