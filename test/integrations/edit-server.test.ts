@@ -17,6 +17,7 @@ import net from 'node:net';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { gitInit } from '../git-init.js';
 import { skipUnlessRoot } from '../needs-root.js';
 import { BIN, cleanup, tempDir } from './helpers.js';
 import { endServers, keepServer, ping, runtimeEnv, socketOf, sockets, warmServer } from './warm-server.js';
@@ -38,7 +39,7 @@ function editwarden(root: string, args: readonly string[], env: NodeJS.ProcessEn
 /** `root` emptied and filled with `files` (a git repository), so both routes start from the same folder, at the same path. */
 function reset(root: string, files: Record<string, string>): void {
   for (const name of fs.readdirSync(root)) fs.rmSync(path.join(root, name), { recursive: true, force: true });
-  spawnSync('git', ['init', '-q'], { cwd: root });
+  gitInit(root);
   for (const [rel, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
     fs.writeFileSync(path.join(root, rel), text);
