@@ -20,8 +20,10 @@
 //                           On Node 20 a row says it was not measured.
 //   … warm server:          the bundle's `edit` with this user's warm hook server running (src/cli/edit-client.ts:
 //                           the thin client hands the edit to it): the CPU of the client plus the server's share
-//                           for the call (the server's own CPU, read by a ping right before and right after the
-//                           call; the second ping's own cost, ~0.1 ms, is counted in). Its rows' ratio is that sum
+//                           for the call (the CPU time of all the server's threads from /proc/<pid>/task/*/schedstat,
+//                           read from outside right before the call and once the server is idle after it, so the
+//                           reading costs the server nothing; earlier rounds read it by a ping, itself ~0.5 ms of the
+//                           server's CPU counted into each call; without /proc, still by a ping). Its rows' ratio is that sum
 //                           against `node -e 0`; the `…, client only` rows show the client alone.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -190,8 +192,43 @@ async function startWarmServer(tmp, env) {
   if (pid === undefined) throw new Error('the warm server did not start');
   return {
     env: warmEnv,
-    cpuMs: async () => ((await ping())?.cpu ?? Number.NaN) / 1000,
+    // Read from outside (/proc/<pid>/task/*/schedstat: every thread's time on a CPU, in ns) so that reading it costs
+    // the server nothing: a ping is itself a call (~0.5 ms of the server's CPU, measured), which the ping-based
+    // reading counted into every edit's share. Elsewhere (no /proc), the server's own cpuUsage by a ping.
+    cpuMs: async () => (await settledSchedMs(pid)) ?? ((await ping())?.cpu ?? Number.NaN) / 1000,
     calls: async () => (await ping())?.edits ?? 0,
     stop: () => process.kill(pid, 'SIGKILL'),
   };
+}
+
+/**
+ * schedMs once the server is idle: what it does after its answer (a deferred fsync, closing the connection) belongs
+ * to the call. Read until two readings 5 ms apart agree (at most ~0.3 s).
+ */
+async function settledSchedMs(pid) {
+  let last = schedMs(pid);
+  for (let i = 0; i < 60 && last !== null; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const now = schedMs(pid);
+    if (now === last) return now;
+    last = now;
+  }
+  return last;
+}
+
+/** The CPU time (ms) every thread of `pid` has spent so far, from /proc; null where there is no such reading. */
+function schedMs(pid) {
+  try {
+    let ns = 0;
+    for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // A thread that ended between the listing and the read: its time is in no later reading either.
+      }
+    }
+    return ns / 1e6;
+  } catch {
+    return null;
+  }
 }
