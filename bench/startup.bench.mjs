@@ -25,6 +25,9 @@
 //                           reading costs the server nothing; earlier rounds read it by a ping, itself ~0.5 ms of the
 //                           server's CPU counted into each call; without /proc, still by a ping). Its rows' ratio is that sum
 //                           against `node -e 0`; the `…, client only` rows show the client alone.
+//   … the floor:            `edit --dry-run` by the least a client of this route can be (FLOOR below: Node, `net`,
+//                           the hello with the environment, ready/go, the answer printed, nothing checked), to the
+//                           same warm server in the same rounds: what no thin client can get below.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -105,6 +108,9 @@ export async function run() {
     const warm = await startWarmServer(tmp, env);
     bins['bundle, warm server'] = bins.bundle;
     envOf['bundle, warm server'] = warm.env;
+    const floor = path.join(tmp, 'floor.cjs');
+    fs.writeFileSync(floor, FLOOR);
+    const floorEnv = { ...warm.env, EW_FLOOR_SOCKET: warm.socket, EW_FLOOR_BUILD: warm.build };
     let flip = false;
     const edit = () => {
       flip = !flip;
@@ -119,6 +125,15 @@ export async function run() {
       const keep = i > 0; // the first round warms the disk cache
       const t = await cpu([process.execPath, '-e', '0'], work, env);
       if (keep) samples.node.push(t);
+      {
+        const before = await warm.cpuMs();
+        const s = await cpu([process.execPath, floor, ...dryRun()], work, floorEnv);
+        const share = (await warm.cpuMs()) - before;
+        if (keep) {
+          (samples.floor ??= []).push(s + share);
+          (samples['floor, client only'] ??= []).push(s);
+        }
+      }
       for (const [c, args] of Object.entries(cases)) {
         for (const [b, bin] of Object.entries(bins)) {
           const served = b === 'bundle, warm server' && c !== 'version' && c !== 'help';
@@ -161,6 +176,13 @@ export async function run() {
         rows.push(row);
       }
     }
+    for (const [name, note] of [
+      ['floor', "the least a thin client can be (Node, net, one exchange) + the server's CPU for the call"],
+      ['floor, client only', 'the least a thin client can be, alone'],
+    ]) {
+      const value = median(samples[name]);
+      rows.push({ case: `cli edit --dry-run (${name})`, value: `${value.toFixed(1)} ms CPU`, baseline: `${base.toFixed(0)} ms node -e 0`, ratio: `${(value / base).toFixed(2)}x`, note: `${note}; ${load}` });
+    }
     if (!hasCache) rows.push({ case: 'cli compile cache', value: '', note: `not measured: module.enableCompileCache needs Node ≥ 22.1, this is ${process.version}` });
     return rows;
   } finally {
@@ -192,6 +214,8 @@ async function startWarmServer(tmp, env) {
   if (pid === undefined) throw new Error('the warm server did not start');
   return {
     env: warmEnv,
+    socket,
+    build,
     // Read from outside (/proc/<pid>/task/*/schedstat: every thread's time on a CPU, in ns) so that reading it costs
     // the server nothing: a ping is itself a call (~0.5 ms of the server's CPU, measured), which the ping-based
     // reading counted into every edit's share. Elsewhere (no /proc), the server's own cpuUsage by a ping.
@@ -232,3 +256,38 @@ function schedMs(pid) {
     return null;
   }
 }
+
+/**
+ * The floor of the thin edit client (src/cli/edit-client.ts): Node, `net`, the hello with argv, environment, working
+ * folder and umask, the server's ready, the go, the answer's stdout printed and its exit code — no argument or
+ * socket checks, no build identity computed, no fallback. A bench's yardstick only, never a route.
+ */
+const FLOOR = `'use strict';
+const net = require('node:net');
+const fs = require('node:fs');
+const env = {};
+for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+const hello = { build: process.env.EW_FLOOR_BUILD, edit: { argv: process.argv.slice(2), stdin: '', env, cwd: process.cwd(), umask: process.umask(), stdout: { isTTY: false }, stderr: { isTTY: false } } };
+const conn = net.connect(process.env.EW_FLOOR_SOCKET);
+conn.setEncoding('utf8');
+let text = '';
+let ready = false;
+conn.on('data', (d) => {
+  text += d;
+  for (let at = text.indexOf('\\n'); at >= 0; at = text.indexOf('\\n')) {
+    const reply = JSON.parse(text.slice(0, at));
+    text = text.slice(at + 1);
+    if (!ready) {
+      ready = true;
+      conn.write('go\\n');
+      continue;
+    }
+    conn.destroy();
+    if (reply.stdout) fs.writeSync(1, Buffer.from(reply.stdout, 'base64'));
+    process.exit(reply.exitCode);
+  }
+});
+// No answer (the protocol changed under the bench): fail the run, never time a half exchange.
+conn.on('close', () => process.exit(3));
+conn.write(JSON.stringify(hello) + '\\n');
+`;
