@@ -8,7 +8,7 @@
  * (hook-edit.ts), and this process prints its stdout and stderr byte for
  * byte and exits with its code. A one-shot process cannot get below loading
  * the CLI: ~3.9–4.6× one `node -e 0` of CPU; this route, client and server,
- * ~1.6–1.8× (docs/benchmarks.md).
+ * ~1.5–1.6× (docs/benchmarks.md, "`edit` through the warm server, round 5").
  *
  * Otherwise — no server (none is started for an edit: only a hook starts
  * one), one that cannot be believed, another build, a server that does not
