@@ -12,7 +12,9 @@ import { CheckpointService } from '../../src/workspace/checkpoints/service.js';
 import type { ManifestEntry } from '../../src/workspace/checkpoints/types.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { tempRoot, write } from './fixtures/checkpoint-helpers.js';
-import { runUntilKilled } from './fixtures/tx-child-run.js';
+import { bundledTxChild, runUntilKilled } from './fixtures/tx-child-run.js';
+
+const CHILD = await bundledTxChild();
 
 const made: string[] = [];
 afterEach(() => {
@@ -24,7 +26,7 @@ function content(entries: ManifestEntry[]): string[] {
 }
 
 function dieAt(r: string, op: string, n: number, durable: boolean): Promise<string> {
-  return runUntilKilled(['ws-die-at', r, op, String(n), durable ? '1' : '0']);
+  return runUntilKilled(CHILD, ['ws-die-at', r, op, String(n), durable ? '1' : '0']);
 }
 
 // A durable checkpoint after a 1-folder change: the chunk's rename, the top record's temp, the fsync group, the top record's rename.

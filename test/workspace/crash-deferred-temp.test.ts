@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { UndoHistory } from '../../src/workspace/checkpoints/history.js';
 import { tempRoot, write } from './fixtures/checkpoint-helpers.js';
-import { runUntilKilled } from './fixtures/tx-child-run.js';
+import { bundledTxChild, runUntilKilled } from './fixtures/tx-child-run.js';
+
+const CHILD = await bundledTxChild();
 
 describe('killed at each step of a deferred replace: old or new, nothing left behind, undo right', () => {
   // In a fresh child: the manifest's temp (temp #1) and rename (rename #1), the checkpoint, the checkpoint's paths
@@ -26,7 +28,7 @@ describe('killed at each step of a deferred replace: old or new, nothing left be
       const first = openWorkspace(r).ws;
       first.transact((tx) => first.commit(tx, [{ kind: 'write', path: 'a.txt', bytes: Buffer.from('one\n') }]));
 
-      const out = await runUntilKilled(['die-at-deferred', r, step.op, String(step.n), 'a.txt', 'two\n']);
+      const out = await runUntilKilled(CHILD, ['die-at-deferred', r, step.op, String(step.n), 'a.txt', 'two\n']);
       expect(out).toContain(`dying after {"op":"${step.op}"`);
       // The file's own durability is what is deferred, and what the settle does first.
       if (step.op === 'defer') expect(out).toContain(`"paths":[${JSON.stringify(path.join(r, 'a.txt'))}]`);

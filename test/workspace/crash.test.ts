@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { defaultConfig } from '../../src/config/config.js';
@@ -12,8 +11,9 @@ import { RootLock, processStartOf } from '../../src/workspace/lock.js';
 import { EditwardenError } from '../../src/errors.js';
 import { runFaultTrials } from './fixtures/fault-trials.mjs';
 import { snapshotTree, tempRoot, write } from './fixtures/checkpoint-helpers.js';
+import { bundledTxChild } from './fixtures/tx-child-run.js';
 
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'tx-child.mjs');
+const CHILD = await bundledTxChild();
 
 /** Spawns the child and resolves with its stdout once `until` appears (or it exits). */
 function child(args: string[]): { proc: ReturnType<typeof spawn>; output: (until: string) => Promise<string>; exited: Promise<number | null> } {
@@ -39,7 +39,7 @@ function child(args: string[]): { proc: ReturnType<typeof spawn>; output: (until
 
 describe('a process killed with SIGKILL mid-transaction is rolled back by the next open', () => {
   it('fault injection: after each random kill the 5 files are, as a set, one whole generation (20 trials)', async () => {
-    const stats = await runFaultTrials({ trials: 20, openWorkspace: (root) => openWorkspace(root) });
+    const stats = await runFaultTrials({ trials: 20, openWorkspace: (root) => openWorkspace(root), child: CHILD });
     expect(stats.failures).toEqual([]);
     expect(stats.trials).toBe(20);
     // Kills land inside transactions nearly always (the child does little else); at least one must have needed a rollback.

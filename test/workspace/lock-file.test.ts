@@ -14,8 +14,9 @@ import { pathToFileURL } from 'node:url';
 import { LOCK_FILE, readLockOwner, RootLock } from '../../src/workspace/lock.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { tempDir } from '../temp-dirs.js';
+import { bundledTxChild } from './fixtures/tx-child-run.js';
 
-const TX_CHILD = path.join(import.meta.dirname, 'fixtures', 'tx-child.mjs');
+const TX_CHILD = await bundledTxChild();
 
 function stateDir(): string {
   const root = tempDir('ew-lock-file-');

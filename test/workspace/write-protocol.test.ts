@@ -2,15 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { spawn, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { setDurableObserver, type DurableEvent } from '../../src/workspace/durable.js';
 import { UndoHistory } from '../../src/workspace/checkpoints/history.js';
 import { tempRoot, write } from './fixtures/checkpoint-helpers.js';
-import { runUntilKilled } from './fixtures/tx-child-run.js';
+import { bundledTxChild, runUntilKilled } from './fixtures/tx-child-run.js';
 
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'tx-child.mjs');
+const CHILD = await bundledTxChild();
 const roots: string[] = [];
 
 function root(): string {
@@ -153,7 +152,7 @@ describe('a multi-file batch, or a write that creates a folder, is journaled; th
 
 /** Runs the child that writes `text` to a.txt and SIGKILLs itself at the n-th step of kind `op`; resolves with its output. */
 function dieAt(r: string, op: string, n: number, text: string): Promise<string> {
-  return runUntilKilled(['die-at', r, op, String(n), 'a.txt', text]);
+  return runUntilKilled(CHILD, ['die-at', r, op, String(n), 'a.txt', text]);
 }
 
 describe('a process killed at each step of a one-file write: the file is old or new, nothing is left behind, and undo is right', () => {
