@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { binPath, buildId, ensurePrivateDir, type HookReply, type HookRequest, socketDir, socketPath, unsafeDir, unsafeSocket } from './hook-socket.js';
+import { binPath, buildId, claimStart, ensurePrivateDir, type HookReply, type HookRequest, socketDir, socketPath, unsafeDir, unsafeSocket } from './hook-socket.js';
 
 /** The hook's own deadline (`--deadline`, as the hook command reads it): after it, the call is refused. */
 function deadlineOf(argv: readonly string[]): number {
@@ -120,8 +120,9 @@ export function findServer(env: NodeJS.ProcessEnv, make = true): { build: string
   return why === 'missing' ? { build, socket, state: 'missing' } : null;
 }
 
-/** Starts this user's server for this build in the background (it ends itself when idle). */
+/** Starts this user's server for this build in the background (it ends itself when idle), unless a hook just did (claimStart). */
 export async function startServer(socket: string, build: string): Promise<void> {
+  if (!claimStart(socket)) return;
   try {
     // Loaded only here: a hook that finds its server pays for no child_process.
     const { spawn } = await import('node:child_process');

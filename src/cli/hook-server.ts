@@ -24,7 +24,7 @@ import { Writable } from 'node:stream';
 import { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import type { Io } from './output.js';
-import { buildId, type EditHello, type HookReply, type HookRequest, type ShellHello, unsafeDir, unsafeSocket } from './hook-socket.js';
+import { buildId, type EditHello, type HookReply, type HookRequest, type ShellHello, startClaimPath, unsafeDir, unsafeSocket } from './hook-socket.js';
 import { askServer } from './hook-client.js';
 import { isShellHello, serveShell } from './hook-shell.js';
 import { isEditHello, serveEdit } from './hook-edit.js';
@@ -72,7 +72,10 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
   const existing = unsafeSocket(socket);
   if (existing === null) {
     // A live server of this build already answers: this one is not needed.
-    if ((await askServer(socket, { build, ping: true }, 2000)) !== null) return;
+    if ((await askServer(socket, { build, ping: true }, 2000)) !== null) {
+      fs.rmSync(startClaimPath(socket), { force: true });
+      return;
+    }
     fs.rmSync(socket, { force: true });
   } else if (existing !== 'missing') {
     return;
@@ -200,6 +203,8 @@ export async function serveHooks(socket: string, build: string, idleMs: number):
   }).catch(() => process.exit(0));
   fs.chmodSync(socket, 0o600);
   ours = fs.lstatSync(socket).ino;
+  // Listening: the hooks find this server now; the start claim (hook-socket.ts claimStart) has done its job.
+  fs.rmSync(startClaimPath(socket), { force: true });
   rearm();
   // No hook can reach a server whose socket is gone (its folder removed, the name taken by another): it ends now, not after the idle time.
   setInterval(() => {

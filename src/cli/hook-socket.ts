@@ -120,6 +120,39 @@ export function unsafeSocket(file: string): string | null {
   return null;
 }
 
+/**
+ * A hook's claim to be starting the server of `socket`: the file `<socket>.starting`, in the same private folder.
+ * Hooks fired back to back (a client's pre- and post-hook, parallel sessions) all find no server while the first one
+ * they started is still loading (~0.6 s of CPU, more under load); each would start one more that loads everything
+ * only to fail at listen(). A claim younger than START_CLAIM_MS leaves the start to its maker (the hook decides by
+ * itself meanwhile, as it does while no server is up); the server removes it once it listens; an older one is stale
+ * (its server died before listening) and is taken over. Any failure to claim starts a server, as before.
+ */
+const START_CLAIM_MS = 10_000;
+
+export function startClaimPath(socket: string): string {
+  return `${socket}.starting`;
+}
+
+/** True when this hook should start the server: it made the claim, or took over a stale one, or could not tell. */
+export function claimStart(socket: string, now = Date.now()): boolean {
+  const claim = startClaimPath(socket);
+  try {
+    fs.closeSync(fs.openSync(claim, 'wx', 0o600));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return true;
+  }
+  try {
+    if (now - fs.lstatSync(claim).mtimeMs < START_CLAIM_MS) return false;
+    const at = new Date(now);
+    fs.utimesSync(claim, at, at);
+  } catch {
+    // Removed meanwhile (its server now listens) or unreadable: start one; a second server only fails at listen().
+  }
+  return true;
+}
+
 /** One call from a hook to the server: the hook's argv, its stdin, and the process state the slow path reads. */
 export interface HookRequest {
   build: string;
