@@ -37,6 +37,8 @@ interface Traced {
   modules: number;
   sources: string[];
   builtins: string[];
+  /** Every ES module loaded, by URL, in order. */
+  urls: string[];
 }
 
 /** Runs the binary with module tracing (`input`: its stdin); returns its output and what it loaded. */
@@ -62,6 +64,7 @@ function traced(args: string[], input?: string): Traced {
     modules: modules.length,
     sources: [...new Set(modules.flatMap((l) => l.sources ?? []))].sort(),
     builtins: lines.flatMap((l) => l.builtins ?? []),
+    urls: modules.map((l) => l.url as string),
   };
 }
 
@@ -131,74 +134,52 @@ describe('a command loads the parts it uses', () => {
   });
 });
 
-describe('a command loads the built-ins and parts its route uses', () => {
+describe('a command runs from its own bundle (scripts/bundle-cli.mjs bundleCommands) and loads the built-ins its route uses', () => {
   /** An MCP client's first request, then the end of its stdin: the stdio server answers it and ends. */
   const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'lazy', version: '1' } } })}\n`;
 
-  it('the stdio MCP server answers without the HTTP transport: no node:http, http2, tls or zlib, no hono', () => {
-    const r = traced(['mcp'], INITIALIZE);
-    expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout.split('\n')[0] as string)).toMatchObject({ id: 1, result: { serverInfo: { name: 'editwarden' } } });
-    expect(r.sources).toContain('dist/mcp/stdio.js'); // the trace sees the server's modules
-    // The command's bundle holds the HTTP transport and the filtering proxy (imported lazily), but neither runs: their
-    // built-ins stay unloaded (the proxy's: only a command with hosts to reach).
-    expect(r.builtins).toContain('crypto'); // the trace sees built-ins
-    for (const builtin of ['http', 'http2', 'tls', 'zlib', 'net', 'dns/promises']) expect(r.builtins).not.toContain(builtin);
-  });
-
-  it('undo --list, checkpoint list and the MCP server’s start spawn nothing, and load no child_process (nor net, dgram behind it)', () => {
-    fs.writeFileSync(path.join(dir, 'a.txt'), 'hello\n');
-    expect(bin(['edit', 'a.txt', '--old', 'hello', '--new', 'there'], { EDITWARDEN_HOOK_SERVER: 'off' }).status).toBe(0);
-    for (const [args, input] of [[['undo', '--list']], [['checkpoint', 'list']], [['mcp'], INITIALIZE]] as const) {
-      const r = traced([...args], input);
-      expect({ args, status: r.status }).toEqual({ args, status: 0 });
-      expect(r.builtins).toContain('crypto'); // the trace sees built-ins
-      for (const builtin of ['child_process', 'dgram']) expect({ args, loaded: r.builtins.includes(builtin) }).toEqual({ args, loaded: false });
-    }
-  });
-});
-
-describe('a command runs from its own bundle (scripts/bundle-cli.mjs bundleCommands)', () => {
-  /** The files of dist/ a traced run loaded as ES modules, relative to dist/. */
-  const files = (args: string[], input?: string): string[] => {
-    const log = path.join(dir, `files-${++traces}.jsonl`);
-    const r = spawnSync(process.execPath, ['--import', TRACE, BIN, ...args], { cwd: dir, encoding: 'utf8', input: input ?? '', env: { ...process.env, NO_COLOR: '1', EW_LOAD_TRACE: log, EDITWARDEN_HOOK_SERVER: 'off' }, timeout: 30_000 });
+  /** The files of dist/ a traced run loaded as ES modules (relative to dist/), with the rest of its trace. */
+  const files = (args: string[], input?: string): Traced & { files: string[] } => {
+    const r = traced(args, input ?? '');
     expect({ args, status: r.status, stderr: r.stderr }).toMatchObject({ args, status: 0 });
-    const urls = fs
-      .readFileSync(log, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => (JSON.parse(line) as { url?: string }).url);
-    return urls.filter((u): u is string => u?.startsWith('file:') === true).map((u) => path.relative(path.join(REPO, 'dist'), new URL(u).pathname));
+    return { ...r, files: r.urls.filter((u) => u.startsWith('file:')).map((u) => path.relative(path.join(REPO, 'dist'), new URL(u).pathname)) };
   };
 
-  /** One change recorded in `dir`, so that undo, checkpoint and log have something to show. */
+  /** One change recorded in `dir`, so that undo and checkpoint have something to show. */
   const recordOne = (): void => {
     fs.writeFileSync(path.join(dir, 'a.txt'), 'hello\n');
     expect(bin(['edit', 'a.txt', '--old', 'hello', '--new', 'there'], { EDITWARDEN_HOOK_SERVER: 'off' }).status).toBe(0);
   };
 
-  it('undo, checkpoint, report, exec and the MCP server each load one file: their own bundle, none of the shared chunks', () => {
+  it('undo, checkpoint, report, exec and the MCP server each load one file, their own bundle; none spawns, so none loads child_process (nor dgram); the MCP server no HTTP transport or proxy', () => {
     recordOne();
     fs.writeFileSync(path.join(dir, 'none.jsonl'), '');
-    const initialize = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'lazy', version: '1' } } })}\n`;
-    for (const [args, input] of [[['undo', '--list']], [['redo', '--help']], [['checkpoint', 'list']], [['report']], [['exec', 'none.jsonl']], [['mcp'], initialize], [['help', 'init']]] as const) {
+    for (const [args, input] of [[['undo', '--list']], [['redo', '--help']], [['checkpoint', 'list']], [['report']], [['exec', 'none.jsonl']], [['mcp'], INITIALIZE], [['help', 'init']]] as const) {
+      const r = files([...args], input);
       const own = (args[0] === 'help' ? args[1] : args[0]) as string;
-      expect({ args, files: files([...args], input) }).toEqual({ args, files: [`cli-command/${own}/cli.mjs`] });
+      expect({ args, files: r.files }).toEqual({ args, files: [`cli-command/${own}/cli.mjs`] });
+      expect(r.builtins).toContain('process'); // the trace sees built-ins
+      for (const builtin of ['child_process', 'dgram']) expect({ args, builtin, loaded: r.builtins.includes(builtin) }).toEqual({ args, builtin, loaded: false });
+      if (own !== 'mcp') continue;
+      // The stdio MCP server answers without the HTTP transport (no node:http, http2, tls or zlib) and without the
+      // network proxy (no net, no dns: only a command with hosts to reach). Its bundle holds both (imported lazily),
+      // but neither runs, so their built-ins stay unloaded.
+      expect(JSON.parse(r.stdout.split('\n')[0] as string)).toMatchObject({ id: 1, result: { serverInfo: { name: 'editwarden' } } });
+      expect(r.sources).toContain('dist/mcp/stdio.js'); // the trace sees the server's modules
+      for (const builtin of ['http', 'http2', 'tls', 'zlib', 'net', 'dns/promises']) expect(r.builtins).not.toContain(builtin);
     }
   });
 
-  it('a command without a bundle of its own, a mistyped one and a lone --help with options run from the shared bundle', () => {
-    for (const args of [
-      ['apply-proposal', '--help'],
-      ['edti', '--json'],
-      ['--help', '--json'],
-    ]) {
-      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', EDITWARDEN_HOOK_SERVER: 'off' }, timeout: 30_000 });
-      expect({ args, noBundle: r.stderr.includes('not built yet') }).toEqual({ args, noBundle: false });
+  it('a command without a bundle of its own, a mistyped one and --help with an option run from the shared bundle', () => {
+    for (const [args, status] of [
+      [['apply-proposal', '--help'], 0],
+      [['edti', '--json'], 64],
+      [['--help', '--json'], 0],
+    ] as const) {
+      const r = traced([...args]);
+      const loaded = r.urls.filter((u) => u.startsWith('file:')).map((u) => path.relative(path.join(REPO, 'dist'), new URL(u).pathname));
+      expect({ args, status: r.status, shared: loaded.includes('cli-bundle/cli.mjs'), own: loaded.filter((f) => f.startsWith('cli-command/')) }).toEqual({ args, status, shared: true, own: [] });
     }
-    expect(files(['apply-proposal', '--help'])).toContain('cli-bundle/cli.mjs');
-    expect(files(['apply-proposal', '--help']).some((f) => f.startsWith('cli-command/'))).toBe(false);
   });
 
   it('a command that runs other commands in its own process (the hook server: hook, edit) has no bundle of its own, so they share its modules', async () => {
