@@ -207,8 +207,10 @@ function linksBelow(root: string, rel: string, look: LinkLook | undefined): Arra
   let budget: number = LINK_SCAN.entries;
   const walk = (dir: string, depth: number): void => {
     const abs = path.join(root, ...dir.split('/'));
-    // Nothing to list (absent, a file, a link: the member itself is handled as a link) costs no thrown error.
-    if (look !== undefined && look.look(abs, true)?.isDirectory() !== true) return;
+    // Seen before it is listed. Nothing there, or a file: nothing to list (and no thrown error). A link to a folder
+    // is listed where it leads, as readdir does without a look (the look is then not kept: it saw a link).
+    const seen = look?.look(abs, true);
+    if (seen === null || (seen !== undefined && !seen.isDirectory() && !seen.isSymbolicLink())) return;
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(abs, { withFileTypes: true });

@@ -52,11 +52,13 @@ const OPS: Record<string, (root: string) => void> = {
   'the config made a link': (r) => link(r, '.editwarden.yml', 'cfg/editwarden.yml'),
   'a member under a folder link': (r) => link(r, '.github', 'cfg'),
   'a link into node_modules/.bin': (r) => link(r, 'node_modules/.bin/editwarden', '../../cfg/bin.js'),
+  // Listed through `.claude -> cfg` (a folder member that is a link is listed where it leads): its target protected too.
+  'a link in the folder a member links to': (r) => link(r, 'cfg/inner.json', '../other/inner.json'),
   'a protected folder made, with a file': (r) => put(r, '.claude/settings.json', '{}\n'),
   'a folder below a protected one': (r) => put(r, '.vscode/a/b/c.json', '{}\n'),
   'a protected folder removed': (r) => fs.rmSync(path.join(r, '.claude'), { recursive: true, force: true }),
   'every link removed': (r) => {
-    for (const rel of ['.claude', '.claude/settings.json', '.vscode/a/b/tasks.json', '.mcp.json', '.editwarden.yml', '.github', 'node_modules/.bin/editwarden']) {
+    for (const rel of ['.claude', '.claude/settings.json', '.vscode/a/b/tasks.json', '.mcp.json', '.editwarden.yml', '.github', 'node_modules/.bin/editwarden', 'cfg/inner.json']) {
       const abs = path.join(r, rel);
       if (fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink()) fs.rmSync(abs);
     }
@@ -103,6 +105,16 @@ describe('a long-lived process keeps the look for links only while the disk is a
     expect(kept.believed).toBe(1);
     fs.symlinkSync('../cfg/claude.json', path.join(root, '.claude', 'settings.json'));
     expect(open(root, kept).protectedBy('cfg/claude.json')?.reason).toContain('the real target of .claude/settings.json');
+  });
+
+  it('a protected folder that is a link is listed where it leads, with or without a kept look (its links protect their targets)', async () => {
+    const root = tempDir('ew-policy-links-');
+    put(root, 'cfg/claude.json', '{}\n');
+    link(root, 'cfg/inner.json', '../other/inner.json');
+    link(root, '.claude', 'cfg');
+    const fresh = open(root).protectedBy('other/inner.json');
+    expect(fresh?.reason).toContain('the real target of .claude/inner.json');
+    expect(open(root, new CountedLooks({ racyMs: RACY })).protectedBy('other/inner.json')).toEqual(fresh);
   });
 
   it('keeps no look that saw a link, nor a folder changed within the racy window', async () => {
