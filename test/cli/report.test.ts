@@ -30,6 +30,13 @@ interface LoggedEvent {
   diff?: string;
 }
 
+/** `report --format md` over the run: one process, read by the log's headline rule and the Markdown rule. */
+let markdown: ReturnType<typeof cli> | undefined;
+const markdownReport = (): ReturnType<typeof cli> => {
+  markdown ??= cli(['report', '--root', run.root, '--format', 'md']);
+  return markdown;
+};
+
 function logJson(...extra: string[]): LoggedEvent[] {
   const r = cli(['log', '--root', run.root, '--json', ...extra]);
   expect(r.stderr).toBe('');
@@ -76,7 +83,7 @@ describe('editwarden log', () => {
     expect(lines[3]).toMatch(/refusal\s+E_NOT_FOUND edit_file b\.txt/);
     expect(lines[4]).toContain(`$ ${SCRIPTED.command} → exit 3; changed c.txt`);
     // The last line is the report's headline for the same scope, word for word.
-    const md = cli(['report', '--root', run.root, '--format', 'md']).stdout;
+    const md = markdownReport().stdout;
     expect(lines[7]).toMatch(/^run \S+: violation: A limit was violated: FileModification — max_files reached 4, limit 3 \(exit code 2\)\. \(files changed 3 \/ 3/);
     expect(md).toContain(lines[7]?.replace(/^run \S+: /, '').replace(/([_:])/g, '\\$1'));
     expect(plain.stdout).not.toContain('\u001b[');
@@ -88,7 +95,7 @@ describe('editwarden log', () => {
 
 describe('editwarden report', () => {
   it("Markdown: the headline and usage against the run's own limits, what changed, then every diff line, refusal code and hint, command (with its diff and output) and violation", () => {
-    const r = cli(['report', '--root', run.root, '--format', 'md']);
+    const r = markdownReport();
     expect(r.status).toBe(0);
     const md = r.stdout;
     expect(md).toContain(`## editwarden report — run ${run.runId}`);
