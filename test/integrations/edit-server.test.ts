@@ -163,12 +163,21 @@ describe('the same edit, in-process and through the warm server', () => {
       'a link in .claude/': { change: () => link('.claude/settings.json', '../cfg/claude.json'), edit: dryRun('cfg/claude.json', '{}', '{"x":1}') },
       '.claude swapped for a link': { change: () => link('.claude', 'cfg'), edit: dryRun('cfg/mcp.json', '{}', '{"x":1}') },
       '.mcp.json made a link': { change: () => link('.mcp.json', 'cfg/mcp.json'), edit: dryRun('cfg/mcp.json', '{}', '{"x":1}') },
+      '.claude swapped for a link to a folder holding a link': {
+        change: () => {
+          fs.mkdirSync(path.join(root, 'other'), { recursive: true });
+          fs.writeFileSync(path.join(root, 'other/inner.json'), '{}\n');
+          link('cfg/inner.json', '../other/inner.json');
+          link('.claude', 'cfg');
+        },
+        edit: dryRun('other/inner.json', '{}', '{"x":1}'),
+      },
       'a config that caps the file size': { change: () => fs.writeFileSync(path.join(root, '.editwarden.yml'), 'edit:\n  max_file_bytes: 4\n'), edit: dryRun('a.txt', 'alpha', 'ALPHA') },
       'the config removed': { change: () => fs.rmSync(path.join(root, '.editwarden.yml'), { force: true }), edit: dryRun('a.txt', 'alpha', 'ALPHA') },
       'a nested repository': { change: () => spawnSync('git', ['init', '-q', 'vendor/lib'], { cwd: root }), edit: dryRun('vendor/lib/.git/config', 'bare', 'x') },
       'the links removed': {
         change: () => {
-          for (const rel of ['.claude', '.claude/settings.json', '.mcp.json']) if (fs.lstatSync(path.join(root, rel), { throwIfNoEntry: false })?.isSymbolicLink()) fs.rmSync(path.join(root, rel));
+          for (const rel of ['.claude', '.claude/settings.json', '.mcp.json', 'cfg/inner.json']) if (fs.lstatSync(path.join(root, rel), { throwIfNoEntry: false })?.isSymbolicLink()) fs.rmSync(path.join(root, rel));
         },
         edit: dryRun('cfg/claude.json', '{}', '{"x":1}'),
       },
@@ -204,7 +213,7 @@ describe('the same edit, in-process and through the warm server', () => {
         }
       }),
       // The two that a kept look believed in error would answer otherwise, always among the cases.
-      { numRuns: 6, examples: [[['a link in .claude/']], [['.mcp.json made a link', 'the links removed']]] },
+      { numRuns: 6, examples: [[['a link in .claude/']], [['.mcp.json made a link', 'the links removed']], [['.claude swapped for a link to a folder holding a link']]] },
     );
   }, 240_000);
 
