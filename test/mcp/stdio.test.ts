@@ -198,19 +198,30 @@ describe('editwarden mcp over stdio: the tools', () => {
   });
 });
 
+/**
+ * One server (a plain `--root` over a.txt, and link.txt leading to a secret outside) for the sandbox's refusals and
+ * the malformed requests: the first block to run starts it, the file's end closes it.
+ */
+let plain: Promise<{ root: string; outside: string; server: Connected }> | undefined;
+const plainServer = (): Promise<{ root: string; outside: string; server: Connected }> => {
+  plain ??= (async () => {
+    const outside = tempRoot({ 'secret.txt': 'top secret\n' });
+    const root = tempRoot({ 'a.txt': 'a\n' });
+    fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'link.txt'));
+    return { root, outside, server: await connect(['--root', root]) };
+  })();
+  return plain;
+};
+afterAll(async () => {
+  await (await plain)?.server.close();
+});
+
 describe('editwarden mcp over stdio: the sandbox', () => {
-  let root: string;
   let outside: string;
   let server: Connected;
 
   beforeAll(async () => {
-    outside = tempRoot({ 'secret.txt': 'top secret\n' });
-    root = tempRoot({ 'a.txt': 'a\n' });
-    fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'link.txt'));
-    server = await connect(['--root', root]);
-  });
-  afterAll(async () => {
-    await server?.close();
+    ({ outside, server } = await plainServer());
   });
 
   for (const [label, p] of [
@@ -333,11 +344,7 @@ describe('editwarden mcp over stdio: malformed requests', () => {
   let server: Connected;
 
   beforeAll(async () => {
-    root = tempRoot({ 'a.txt': 'a\n' });
-    server = await connect(['--root', root]);
-  });
-  afterAll(async () => {
-    await server?.close();
+    ({ root, server } = await plainServer());
   });
 
   it('answers an unknown tool with E_UNKNOWN_TOOL and the list of tools', async () => {
