@@ -25,11 +25,15 @@ describe('the CLI bundle', () => {
     expect(fs.existsSync(path.join(BUNDLE, 'cli.mjs'))).toBe(true);
   });
 
-  it('contains no absolute path of this machine', () => {
+  it("contains no absolute path of this machine, nor do the commands' own bundles (dist/cli-command/)", () => {
     // The checkout, and anything inside the home or temp folder (the bare names, `/root` or `/tmp`, are fine as literals).
     const places = [REPO, path.resolve(__dirname, '../..'), `${os.homedir()}/`, `${os.tmpdir()}/`].filter((p) => p.length > 2);
-    for (const file of fs.readdirSync(BUNDLE)) {
-      const text = fs.readFileSync(path.join(BUNDLE, file), 'utf8');
+    const own = path.join(REPO, 'dist', 'cli-command');
+    const files = [...fs.readdirSync(BUNDLE).map((f) => path.join(BUNDLE, f)), ...(fs.readdirSync(own, { recursive: true }) as string[]).map((f) => path.join(own, f)).filter((f) => f.endsWith('.mjs'))];
+    expect(files.some((f) => f.startsWith(own))).toBe(true);
+    for (const full of files) {
+      const file = path.relative(REPO, full);
+      const text = fs.readFileSync(full, 'utf8');
       for (const place of places) expect(text.includes(place), `${file} contains ${place}`).toBe(false);
     }
   });
