@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 let config: typeof import('../../src/config/config.js');
@@ -36,6 +37,12 @@ describe('the config schema is built on first use', () => {
     first.constraints.denied_patterns.push('x/**');
     expect(empty.constraints.max_files).toBe(10);
     expect(load.loadConfig(root, undefined, env).constraints.denied_patterns).not.toContain('x/**');
+    // Flags that set nothing (exec or run without a constraint flag) build nothing either, and give a copy of its own.
+    const flagged = config.withOverrides(empty, { constraints: { max_files: undefined }, sandbox: {} } as unknown as Parameters<typeof config.withOverrides>[1]);
+    expect(config.configSchemaBuilt()).toBe(false);
+    expect(flagged).toStrictEqual(empty);
+    flagged.constraints.allowed_patterns.push('y/**');
+    expect(empty.constraints.allowed_patterns).not.toContain('y/**');
   });
 
   it('a config that sets something builds it, and the defaults it gives without it are the ones the schema gives', () => {
@@ -43,5 +50,33 @@ describe('the config schema is built on first use', () => {
     expect(config.configSchemaBuilt()).toBe(true);
     expect(config.validateConfig({})).toStrictEqual(config.configSchema().parse({}));
     expect(() => config.validateConfig([])).toThrow(/invalid value/);
+  });
+
+  it('flags that set nothing give what checking the merge gives (fast-check: nested overrides of undefined leaves, on configs as loaded)', () => {
+    const loaded = [
+      config.parseConfig(''),
+      config.parseConfig('constraints:\n  max_files: 3\n  denied_patterns: ["secret/**"]\nverify:\n  build: make\n'),
+      config.parseConfig('sandbox:\n  network: [registry.npmjs.org]\ncheckpoints:\n  durability: strict\n'),
+    ];
+    const nothing: fc.Arbitrary<unknown> = fc.letrec<{ node: unknown }>((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, fc.constant(undefined), fc.dictionary(fc.constantFrom('constraints', 'sandbox', 'verify', 'max_files', 'network', 'checkpoints', 'x'), tie('node'), { maxKeys: 4 })),
+    })).node;
+    fc.assert(
+      fc.property(fc.constantFrom(...loaded), nothing, (base, overrides) => {
+        const flags = (overrides ?? {}) as Parameters<typeof config.withOverrides>[1];
+        // The same config, or the same refusal (an empty object under a key the config lacks, `x`, is one).
+        const outcome = (f: () => unknown) => {
+          try {
+            return { value: f() };
+          } catch (error) {
+            return { refused: (error as Error).message };
+          }
+        };
+        expect(outcome(() => config.withOverrides(base, flags))).toStrictEqual(outcome(() => config.validateConfig(config.mergeRaw(base, flags), 'command-line flags')));
+      }),
+      { numRuns: 200 },
+    );
+    // A flag that sets something is still checked: a value out of range is refused.
+    expect(() => config.withOverrides(loaded[0] as ReturnType<typeof config.parseConfig>, { constraints: { max_files: -1 } })).toThrow();
   });
 });
