@@ -77,7 +77,13 @@ export async function warmServer(env: NodeJS.ProcessEnv, start?: () => Promise<u
   else {
     const build = sockets.buildId();
     expect(sockets.ensurePrivateDir(sockets.socketDir(env))).toBeNull();
-    spawn(process.execPath, [BIN, 'hook-server', '--socket', sockets.socketPath(env, build), '--build', build], { env, detached: true, stdio: 'ignore', cwd: '/' }).unref();
+    // Its output goes to a file beside its socket folder: a server that ended early says why in the failure that follows.
+    const log = fs.openSync(serverLog(env), 'a', 0o600);
+    try {
+      spawn(process.execPath, [BIN, 'hook-server', '--socket', sockets.socketPath(env, build), '--build', build], { env, detached: true, stdio: ['ignore', log, log], cwd: '/' }).unref();
+    } finally {
+      fs.closeSync(log);
+    }
   }
   for (let i = 0; i < 100; i++) {
     const p = await ping(env);
@@ -98,13 +104,31 @@ export function keepServer(pid: number): void {
 /** The calls the server for `env` has served so far (throws when none answers). */
 export async function callsServed(env: NodeJS.ProcessEnv): Promise<number> {
   const p = await pingAnswered(env);
-  if (typeof p?.calls !== 'number') throw new Error('no hook server answers');
+  if (typeof p?.calls !== 'number') throw new Error(noServer(env, p));
   return p.calls;
 }
 
 /** The guarded shell calls the server for `env` has served so far (throws when none answers). */
 export async function shellsServed(env: NodeJS.ProcessEnv): Promise<number> {
   const p = await pingAnswered(env);
-  if (typeof p?.shells !== 'number') throw new Error('no hook server answers');
+  if (typeof p?.shells !== 'number') throw new Error(noServer(env, p));
   return p.shells;
+}
+
+/** Where warmServer sends the output of the server it starts for `env`. */
+function serverLog(env: NodeJS.ProcessEnv): string {
+  return path.join(env.XDG_RUNTIME_DIR ?? tempDir('ew-rt-log-'), 'hook-server.log');
+}
+
+/** Why no server answered, as far as the outside shows: the answer, the socket, the servers started, their output. */
+function noServer(env: NodeJS.ProcessEnv, answer: unknown): string {
+  const socket = socketOf(env);
+  const alive = started.map((pid) => `${pid}: ${fs.existsSync(`/proc/${pid}`) ? 'running' : 'gone'}`);
+  let output = '';
+  try {
+    output = fs.readFileSync(serverLog(env), 'utf8').slice(-2000);
+  } catch {
+    output = '(none kept)';
+  }
+  return `no hook server answers: ping answer ${JSON.stringify(answer)}; socket ${fs.existsSync(socket) ? 'present' : 'missing'}; servers started ${alive.join(', ') || 'none'}; their output: ${output}`;
 }
