@@ -19,7 +19,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { applyRequests } from '../../src/apply/pipeline.js';
 import { defaultConfig } from '../../src/config/config.js';
 import { changeLines } from '../../src/apply/pipeline.js';
@@ -201,7 +201,11 @@ const commandRoutes: Record<string, (root: string, c: CommandCase) => Promise<Co
     return guardedShell(root, c, { ...process.env, EDITWARDEN_HOOK_SERVER: 'off' });
   },
   async 'guarded shell (warm server)'(root, c) {
-    const env = warmEnv;
+    // A server of the case's own, started right before its commands: a server one case shared with the next was found
+    // gone between them in full runs at load ~5 (a client of the case before that got no answer in time starts a
+    // replacement, which takes the socket of one that does not answer its ping within 2 s; hook-server.ts).
+    const env = runtimeEnv({ EDITWARDEN_HOOK_SERVER_IDLE_MS: '600000' });
+    await warmServer(env);
     const before = await shellsServed(env);
     const verdict = guardedShell(root, c, env);
     // The server really served each command (none ran in-process behind its back).
@@ -210,18 +214,8 @@ const commandRoutes: Record<string, (root: string, c: CommandCase) => Promise<Co
   },
 };
 
-/**
- * One warm server serves every case, as the user's one server serves every project: each case's project is a folder
- * of its own, so its ledger is too. Its idle time outlasts the file (a case can take tens of seconds on a loaded
- * machine); it is ended when the file's cases are done.
- */
-let warmEnv: NodeJS.ProcessEnv;
-
 describe('the same commands and limits, the same verdict through execute_command and the guarded shell', () => {
-  beforeAll(async () => {
-    warmEnv = runtimeEnv({ EDITWARDEN_HOOK_SERVER_IDLE_MS: '600000' });
-    await warmServer(warmEnv);
-  });
+  afterEach(endServers);
   afterAll(() => {
     endServers();
     cleanup();
