@@ -201,9 +201,8 @@ const commandRoutes: Record<string, (root: string, c: CommandCase) => Promise<Co
     return guardedShell(root, c, { ...process.env, EDITWARDEN_HOOK_SERVER: 'off' });
   },
   async 'guarded shell (warm server)'(root, c) {
-    // A server of the case's own, started right before its commands: a server one case shared with the next was found
-    // gone between them in full runs at load ~5 (a client of the case before that got no answer in time starts a
-    // replacement, which takes the socket of one that does not answer its ping within 2 s; hook-server.ts).
+    // A server of the case's own, started right before its commands: nothing another case (or file) does to a shared
+    // one between them can leave a case without its server.
     const env = runtimeEnv({ EDITWARDEN_HOOK_SERVER_IDLE_MS: '600000' });
     await warmServer(env);
     const before = await shellsServed(env);

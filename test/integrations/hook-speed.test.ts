@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { skipUnlessRoot } from '../needs-root.js';
 import { BIN, cleanup, project, tempDir } from './helpers.js';
-import { client, endServers, keepServer, ping, runtimeEnv, sockets, warmServer as startServer } from './warm-server.js';
+import { type client, endServers, keepServer, ping, runtimeEnv, sockets, warmServer as startServer } from './warm-server.js';
 
 const REPO = path.dirname(path.dirname(BIN));
 
@@ -266,20 +266,44 @@ describe('a hook never believes a server it cannot trust: it decides by itself',
   }, 30_000);
 });
 
+/**
+ * A build of this test's own: bin/, package.json and dist/ copied (the commands' own bundles left out: the server runs
+ * from the shared one), grammars/ and node_modules/ linked. A rebuild is then played on the copy: touching this
+ * repository's build would make every warm server of the whole run, and every client, see a rebuild too — the run's
+ * other files lost their servers that way mid-test (one-route, issue 41's last round).
+ */
+function privateBuild(): string {
+  const copy = tempDir('ew-rebuild-');
+  fs.cpSync(path.join(REPO, 'bin'), path.join(copy, 'bin'), { recursive: true });
+  fs.cpSync(path.join(REPO, 'package.json'), path.join(copy, 'package.json'));
+  fs.cpSync(path.join(REPO, 'dist'), path.join(copy, 'dist'), { recursive: true, filter: (from) => !from.startsWith(path.join(REPO, 'dist', 'cli-command')) });
+  for (const linked of ['grammars', 'node_modules']) fs.symlinkSync(path.join(REPO, linked), path.join(copy, linked));
+  return copy;
+}
+
 describe('a rebuild', () => {
   it('a server whose build changed on disk answers nothing more and ends, taking its socket with it', async () => {
     const env = runtimeEnv();
-    const build = sockets.buildId();
-    const socket = sockets.socketPath(env, build);
-    const pid = await warmServer(env);
-    const bundle = path.join(REPO, 'dist', 'cli-bundle', 'cli.mjs');
-    const { atime, mtime } = fs.statSync(bundle);
-    try {
-      fs.utimesSync(bundle, atime, new Date(mtime.getTime() + 1000));
-      expect(await client.askServer(socket, { build, ping: true }, 3000)).toBeNull();
-    } finally {
-      fs.utimesSync(bundle, atime, mtime);
+    const copy = privateBuild();
+    const own = (await import(path.join(copy, 'dist', 'cli', 'hook-socket.js'))) as typeof sockets;
+    const ownClient = (await import(path.join(copy, 'dist', 'cli', 'hook-client.js'))) as typeof client;
+    const build = own.buildId();
+    expect(build).not.toBe(sockets.buildId());
+    const socket = own.socketPath(env, build);
+    expect(own.ensurePrivateDir(own.socketDir(env))).toBeNull();
+    const server = spawn(process.execPath, [path.join(copy, 'bin', 'editwarden'), 'hook-server', '--socket', socket, '--build', build], { env, detached: true, stdio: 'ignore', cwd: '/' });
+    server.unref();
+    const pid = server.pid as number;
+    let answered = false;
+    for (let i = 0; i < 100 && !answered; i++) {
+      answered = (await ownClient.askServer(socket, { build, ping: true }, 3000)) !== null;
+      if (!answered) await new Promise((r) => setTimeout(r, 100));
     }
+    expect(answered).toBe(true);
+    const bundle = path.join(copy, 'dist', 'cli-bundle', 'cli.mjs');
+    const { atime, mtime } = fs.statSync(bundle);
+    fs.utimesSync(bundle, atime, new Date(mtime.getTime() + 1000));
+    expect(await ownClient.askServer(socket, { build, ping: true }, 3000)).toBeNull();
     const alive = (): boolean => {
       try {
         process.kill(pid, 0);
