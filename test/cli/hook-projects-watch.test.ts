@@ -9,17 +9,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ProjectState } from '../../src/cli/hook-projects.js';
-import { runGuardedShell, type ShellIo } from '../../src/integrations/shell.js';
+import { describe, expect, it } from 'vitest';
 import { UndoHistory } from '../../src/workspace/checkpoints/history.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { tempRoot, write } from '../workspace/fixtures/checkpoint-helpers.js';
-
-const states: ProjectState[] = [];
-afterEach(() => {
-  for (const s of states.splice(0)) s.dispose();
-});
+import { warmState, watchedShell } from './watched-shell.js';
 
 function alive(pid: number): boolean {
   try {
@@ -37,18 +31,7 @@ describe('the guarded shell through the warm state', () => {
     write(root, 'a.txt', 'one\n');
     write(root, 'src/b.ts', 'export const b = 1;\n');
     write(root, 'debug.log', 'kept\n');
-    const state = new ProjectState(root);
-    states.push(state);
-    const said: string[] = [];
-    const io: ShellIo = {
-      stdout: () => undefined,
-      stderr: (chunk) => said.push(chunk.toString()),
-      warm: { nestedSearch: (realRoot) => state.nestedSearch(realRoot), tree: (realRoot) => state.tree(realRoot) },
-    };
-    const shell = (command: string) => runGuardedShell({ root, cwd: root, command, client: 'claude', tool: 'Bash', session: null }, io);
-    expect(await shell('true'), said.join('')).toBe(0);
-    const tree = state.tree(fs.realpathSync(root));
-    if (tree === null) throw new Error('a watched tree is expected (EDITWARDEN_WATCH is not off)');
+    const { state, shell, said, tree } = await watchedShell(root);
     // The helper's first scan (a command never waits for it: one during it walks).
     expect(tree.watch.whenReady(30_000)).toBe(true);
     for (let i = 0; i < 3; i++) expect(await shell('true'), said.join('')).toBe(0);
@@ -75,8 +58,7 @@ describe('the guarded shell through the warm state', () => {
 
   it("EDITWARDEN_WATCH=off in the server's environment: no watched tree, every command walks", () => {
     const root = tempRoot('ew-hp-watch-');
-    const state = new ProjectState(root);
-    states.push(state);
+    const state = warmState(root);
     const was = process.env.EDITWARDEN_WATCH;
     process.env.EDITWARDEN_WATCH = 'off';
     try {

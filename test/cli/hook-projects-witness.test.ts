@@ -10,17 +10,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ProjectState } from '../../src/cli/hook-projects.js';
-import { runGuardedShell, type ShellIo } from '../../src/integrations/shell.js';
+import { describe, expect, it } from 'vitest';
 import { UndoHistory } from '../../src/workspace/checkpoints/history.js';
 import { openWorkspace } from '../../src/workspace/open.js';
 import { tempRoot, write } from '../workspace/fixtures/checkpoint-helpers.js';
-
-const states: ProjectState[] = [];
-afterEach(() => {
-  for (const s of states.splice(0)) s.dispose();
-});
+import { watchedShell } from './watched-shell.js';
 
 describe('the witness on the watched route', () => {
   it('a write through a hard link made in an unwatched rebuildable folder is the command’s step, as the walk finds it', async () => {
@@ -28,18 +22,7 @@ describe('the witness on the watched route', () => {
     write(root, '.gitignore', 'node_modules/\n');
     write(root, 'a.txt', 'one\n');
     write(root, 'node_modules/dep/index.js', 'module.exports = 1;\n');
-    const state = new ProjectState(root);
-    states.push(state);
-    const said: string[] = [];
-    const io: ShellIo = {
-      stdout: () => undefined,
-      stderr: (chunk) => said.push(chunk.toString()),
-      warm: { nestedSearch: (realRoot) => state.nestedSearch(realRoot), tree: (realRoot) => state.tree(realRoot) },
-    };
-    const shell = (command: string) => runGuardedShell({ root, cwd: root, command, client: 'claude', tool: 'Bash', session: null }, io);
-    expect(await shell('true'), said.join('')).toBe(0);
-    const tree = state.tree(fs.realpathSync(root));
-    if (tree === null) throw new Error('a watched tree is expected (EDITWARDEN_WATCH is not off)');
+    const { shell, said, tree } = await watchedShell(root);
     expect(tree.watch.whenReady(30_000)).toBe(true);
     for (let i = 0; i < 2; i++) expect(await shell('true'), said.join('')).toBe(0);
     // Not vacuous: unchanged commands are measured from the watch alone.
