@@ -159,7 +159,9 @@ describe('a hostile clone', () => {
       // The MCP server (stdio): the tool call is refused with the same code.
       const mcp = mcpCall(s, 'write_file', { path: 'a.txt', content: 'x\n' });
       expect(mcp.answer, `${kind}: mcp ${mcp.signal ?? ''} ${mcp.stderr}`).toContain('E_CONFIG');
-      const doctor = cli(s, ['doctor', '--root', s.clone]);
+      // The checks that read the project's config (the whole doctor, which also loads every grammar, runs in
+      // test/cli/doctor.test.ts): each reads it through the one judgement, which must not wait either.
+      const doctor = cli(s, ['doctor', '--root', s.clone, '--only', 'config,trust,limits,state folder']);
       expect(doctor.code, `${kind}: doctor ${doctor.stderr}`).toBe(1);
       expect(doctor.stdout).toContain('is not a regular file');
       expect(fs.existsSync(path.join(s.clone, 'a.txt'))).toBe(false);
