@@ -39,7 +39,8 @@ function write(file: string): string {
 function settingsHook(root: string, input: string): { denied: boolean; reason: string } {
   const settings = JSON.parse(fs.readFileSync(path.join(root, '.claude', 'settings.json'), 'utf8'));
   const command: string = settings.hooks.PreToolUse[0].hooks[0].command;
-  const r = spawnSync('sh', ['-c', command], { cwd: root, input, encoding: 'utf8', env: { ...process.env, PATH: clientPath(true), CLAUDE_PROJECT_DIR: root, EDITWARDEN_HOOK_SERVER: 'off' } });
+  // As on the person's machine: the hook reaches the run's warm server (decided there, or by itself when none answers yet).
+  const r = spawnSync('sh', ['-c', command], { cwd: root, input, encoding: 'utf8', env: { ...process.env, PATH: clientPath(true), CLAUDE_PROJECT_DIR: root } });
   if (r.status !== 0) throw new Error(`hook exited ${r.status}: ${r.stderr}`);
   const out = r.stdout.trim() === '' ? {} : JSON.parse(r.stdout);
   return { denied: out.hookSpecificOutput?.permissionDecision === 'deny', reason: out.hookSpecificOutput?.permissionDecisionReason ?? '' };
@@ -93,7 +94,7 @@ describe('the hook loads the --config file and protects it', () => {
     expect(init.code, init.stderr).toBe(0);
     const settings = JSON.parse(fs.readFileSync(path.join(root, '.claude', 'settings.json'), 'utf8'));
     const hook: string = settings.hooks.PreToolUse[0].hooks[0].command;
-    const env = { ...process.env, PATH: clientPath(true), CLAUDE_PROJECT_DIR: root, EDITWARDEN_HOOK_SERVER: 'off' };
+    const env = { ...process.env, PATH: clientPath(true), CLAUDE_PROJECT_DIR: root };
     const input = JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'printf "constraints: {}\\n" > common/ew.yml; echo done' }, cwd: root });
     const answered = spawnSync('sh', ['-c', hook], { cwd: root, input, encoding: 'utf8', env });
     const line: string = JSON.parse(answered.stdout).hookSpecificOutput.updatedInput.command;
