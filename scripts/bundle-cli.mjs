@@ -33,8 +33,11 @@ const dist = path.join(root, 'dist');
  * `splitting: false` everything, every command included, goes into one file
  * (bench/startup.bench.mjs measures that variant too).
  */
-export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitting = true, entry = path.join(dist, 'cli', 'main.js'), plugins = [] } = {}) {
+export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitting = true, entry = path.join(dist, 'cli', 'main.js'), plugins = [], format = 'esm' } = {}) {
   const version = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
+  const cjs = format === 'cjs';
+  // The bundle's own URL: ESM's import.meta.url; in CommonJS (no import.meta) the file's, from __filename.
+  const selfUrl = cjs ? "require('node:url').pathToFileURL(__filename).href" : 'import.meta.url';
   /** Rewrites `import.meta.url` in dist/ modules to the URL of the module's own tsc output. */
   const ownUrl = {
     name: 'own-import-meta-url',
@@ -44,8 +47,8 @@ export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitt
         const source = await fs.promises.readFile(args.path, 'utf8');
         if (!source.includes('import.meta.url') && !source.includes('import.meta.dirname')) return { contents: source, loader: 'js' };
         const relative = path.relative(outdir, args.path).split(path.sep).join('/');
-        const own = `new URL(${JSON.stringify(relative)}, import.meta.url).href`;
-        const ownDir = `require('node:url').fileURLToPath(new URL(${JSON.stringify(`${path.dirname(relative)}/`)}, import.meta.url))`;
+        const own = `new URL(${JSON.stringify(relative)}, ${selfUrl}).href`;
+        const ownDir = `require('node:url').fileURLToPath(new URL(${JSON.stringify(`${path.dirname(relative)}/`)}, ${selfUrl}))`;
         return { contents: source.replaceAll('import.meta.dirname', ownDir).replaceAll('import.meta.url', own), loader: 'js' };
       });
     },
@@ -56,15 +59,17 @@ export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitt
     outdir,
     bundle: true,
     splitting,
-    format: 'esm',
+    format,
     platform: 'node',
     target: 'node20',
-    outExtension: { '.js': '.mjs' },
+    outExtension: { '.js': cjs ? '.cjs' : '.mjs' },
     chunkNames: 'chunk-[hash]',
     external: ['web-tree-sitter', 'tree-sitter-wasms'],
     define: { __EDITWARDEN_VERSION__: JSON.stringify(version) },
-    // CommonJS dependencies inside the bundle call require() for Node's built-ins.
-    banner: { js: "import { createRequire as __editwardenCreateRequire } from 'node:module'; const require = __editwardenCreateRequire(import.meta.url);" },
+    // CommonJS dependencies inside the bundle call require() for Node's built-ins (a CommonJS bundle has its own).
+    banner: cjs ? {} : { js: "import { createRequire as __editwardenCreateRequire } from 'node:module'; const require = __editwardenCreateRequire(import.meta.url);" },
+    // A CommonJS bundle has no import.meta: a dependency's use of it would silently read undefined (cli-bundle.test.ts).
+    logOverride: cjs ? { 'empty-import-meta': 'error' } : {},
     plugins: [...plugins, zodEnglishOnly, commanderSpawnOnUse, ajvOnUse, ownUrl],
     legalComments: 'none',
     logLevel: 'warning',
@@ -72,11 +77,14 @@ export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitt
 }
 
 /**
- * One bundle per command, dist/cli-command/<name>/cli.mjs, which bin/editwarden runs for that command: main.js and
+ * One bundle per command, dist/cli-command/<name>/cli.cjs, which bin/editwarden runs for that command: main.js and
  * the command's module with everything they import, lazily or not, in that one file. The shared bundle's 30–55 chunks
  * per command cost the ES module loader a resolve, a read, a compile and a link each: measured on Node 20 (CPU, median
  * of 7 interleaved, node -e 0 24 ms, load 9–10), `undo --list` 100 → 80 ms, an empty `exec` 188 → 148, the MCP
- * server's start 200 → 140 (with the cuts above); a CommonJS file of the same code was no cheaper (docs/benchmarks.md).
+ * server's start 200 → 140 (with the cuts above). CommonJS, not an ES module: bin/editwarden compiles it through
+ * src/cli/code-cache.ts with the V8 code cache an earlier run of it left (a CommonJS file alone was no cheaper; the
+ * cache is what pays, docs/benchmarks.md, "The one-shot CLI's compile cache"). `import.meta.url` becomes the file's
+ * URL from `__filename`; the build fails on any other `import.meta` (it would read undefined in CommonJS).
  * The shared bundle (dist/cli-bundle/) stays for everything else: `--help`, a mistyped command, the thin clients'
  * in-process fallback, and the commands listed in SHARED_ONLY.
  *
@@ -116,7 +124,7 @@ export async function bundleCommands({ outdir = path.join(dist, 'cli-command') }
               });
             },
           };
-          await bundleCli({ outdir: path.join(outdir, name), entry, splitting: false, plugins: [fromShared, builtinsWhereUsed] });
+          await bundleCli({ outdir: path.join(outdir, name), entry, splitting: false, plugins: [fromShared, builtinsWhereUsed], format: 'cjs' });
         }),
     );
   } finally {
@@ -264,6 +272,7 @@ export async function bundleHookClient({ outdir = path.join(dist, 'hook-client')
       shell: path.join(dist, 'cli', 'hook-shell-client.js'),
       edit: path.join(dist, 'cli', 'edit-client.js'),
       'compile-cache': path.join(dist, 'cli', 'compile-cache.js'),
+      'code-cache': path.join(dist, 'cli', 'code-cache.js'),
     },
     outdir,
     bundle: true,

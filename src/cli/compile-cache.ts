@@ -29,13 +29,21 @@ type Enable = (dir: string) => { status?: number; directory?: string } | undefin
 export function compileCacheDir(env: NodeJS.ProcessEnv): string | null {
   // NODE_DISABLE_COMPILE_CACHE: Node would ignore the call anyway (the test run sets it); no folder is made then.
   if (env.EDITWARDEN_COMPILE_CACHE === 'off' || env.NODE_COMPILE_CACHE !== undefined || env.NODE_DISABLE_COMPILE_CACHE !== undefined) return null;
+  return privateCacheDir(env, 'compile-cache');
+}
+
+/**
+ * `name` in this user's private runtime folder, made 0700 if missing, or null when it may not hold compiled code.
+ * The one rule for every cache of code we run (Node's compile cache here, the V8 code cache of code-cache.ts).
+ */
+export function privateCacheDir(env: NodeJS.ProcessEnv, name: string): string | null {
   // No runtime folder (ssh without logind, CI): the socket folder falls back to the temp folder, which an agent's
   // command may write under a client's own sandbox (Codex's workspace-write allows /tmp) — code planted there would
   // run as the next editwarden. A socket there is only a door the hook checks; a cache entry is code: none, then.
   if (!env.XDG_RUNTIME_DIR) return null;
   const base = socketDir(env);
   if (ensurePrivateDir(base) !== null) return null;
-  const dir = path.join(base, 'compile-cache');
+  const dir = path.join(base, name);
   return ensurePrivateDir(dir) === null ? dir : null;
 }
 

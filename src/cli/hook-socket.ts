@@ -56,7 +56,7 @@ export function buildId(): string {
  * (the folder is) — node:crypto is not loaded for it, it costs the thin
  * client ~5 ms per hook.
  */
-function fnv1a(text: string): string {
+export function fnv1a(text: string): string {
   let a = 0x811c9dc5;
   let b = 0x01000193;
   for (let i = 0; i < text.length; i++) {

@@ -157,7 +157,7 @@ describe('a command runs from its own bundle (scripts/bundle-cli.mjs bundleComma
     for (const [args, input] of [[['undo', '--list']], [['redo', '--help']], [['checkpoint', 'list']], [['report']], [['exec', 'none.jsonl']], [['mcp'], INITIALIZE], [['help', 'init']]] as const) {
       const r = files([...args], input);
       const own = (args[0] === 'help' ? args[1] : args[0]) as string;
-      expect({ args, files: r.files }).toEqual({ args, files: [`cli-command/${own}/cli.mjs`] });
+      expect({ args, files: r.files }).toEqual({ args, files: [`cli-command/${own}/cli.cjs`] });
       expect(r.builtins).toContain('process'); // the trace sees built-ins
       for (const builtin of ['child_process', 'dgram']) expect({ args, builtin, loaded: r.builtins.includes(builtin) }).toEqual({ args, builtin, loaded: false });
       if (own !== 'mcp') continue;
@@ -198,7 +198,9 @@ describe('a command runs from its own bundle (scripts/bundle-cli.mjs bundleComma
   it("a command's bundle reaches every other command through the shared bundle: the whole table registers, and another command answers", () => {
     recordOne();
     const script = `
-      const cli = await import(${JSON.stringify(pathToFileURL(path.join(REPO, 'dist', 'cli-command', 'undo', 'cli.mjs')).href)});
+      const { createRequire } = await import('node:module');
+      const load = createRequire(import.meta.url)(${JSON.stringify(path.join(REPO, 'dist', 'hook-client', 'code-cache.cjs'))});
+      const cli = load.loadBundle(${JSON.stringify(path.join(REPO, 'dist', 'cli-command', 'undo', 'cli.cjs'))}, process.env, []);
       const all = await cli.allRegistrars();
       let out = '';
       const io = { stdout: { write: (s) => ((out += s), true) }, stderr: { write: () => true }, stdin: process.stdin, env: {} };

@@ -21,7 +21,7 @@ describe('the thin clients read the built-ins through a view, not a copy', () =>
   const bundles = fs.readdirSync(CLIENTS).filter((name) => name.endsWith('.cjs'));
 
   it('no bundle copies a built-in module at load (no esbuild __toESM of a node: require)', () => {
-    expect(bundles.sort()).toEqual(['compile-cache.cjs', 'edit.cjs', 'hook.cjs', 'shell.cjs']);
+    expect(bundles.sort()).toEqual(['code-cache.cjs', 'compile-cache.cjs', 'edit.cjs', 'hook.cjs', 'shell.cjs']);
     for (const name of bundles) {
       const text = fs.readFileSync(path.join(CLIENTS, name), 'utf8');
       expect(text, name).not.toMatch(/__toESM\(require\("node:/);

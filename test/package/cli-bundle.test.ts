@@ -29,7 +29,7 @@ describe('the CLI bundle', () => {
     // The checkout, and anything inside the home or temp folder (the bare names, `/root` or `/tmp`, are fine as literals).
     const places = [REPO, path.resolve(__dirname, '../..'), `${os.homedir()}/`, `${os.tmpdir()}/`].filter((p) => p.length > 2);
     const own = path.join(REPO, 'dist', 'cli-command');
-    const files = [...fs.readdirSync(BUNDLE).map((f) => path.join(BUNDLE, f)), ...(fs.readdirSync(own, { recursive: true }) as string[]).map((f) => path.join(own, f)).filter((f) => f.endsWith('.mjs'))];
+    const files = [...fs.readdirSync(BUNDLE).map((f) => path.join(BUNDLE, f)), ...(fs.readdirSync(own, { recursive: true }) as string[]).map((f) => path.join(own, f)).filter((f) => f.endsWith('.mjs') || f.endsWith('.cjs'))];
     expect(files.some((f) => f.startsWith(own))).toBe(true);
     for (const full of files) {
       const file = path.relative(REPO, full);
