@@ -55,20 +55,29 @@ interface RunOptions {
   timeoutMs?: number;
   /** Whether editwarden is installed where the client runs (default true): false is a teammate's machine without it. */
   installed?: boolean;
+  /** The client's PATH, when the test holds it (a `RemovableGuard`'s, taken off between two calls); else clientPath(installed). */
+  path?: string;
 }
 
 async function runChatClient(root: string, calls: readonly ScriptedCall[], start: (baseUrl: string, env: NodeJS.ProcessEnv) => { command: string; args: string[]; env: NodeJS.ProcessEnv }, options: RunOptions): Promise<ChatRun> {
   let last: ChatBody | null = null;
+  const ranBefore = new Set<number>();
   const server = await startScriptedServer((req) => {
     const body = req.body as ChatBody;
     if ((body.tools ?? []).length === 0) return { text: 'scripted' };
     last = body;
     const step = (body.messages ?? []).reduce((n, m) => n + (m.role === 'assistant' ? (m.tool_calls ?? []).length : 0), 0);
     const call = calls[step];
-    return call ? { tool_calls: [{ name: call.name, arguments: call.args }] } : { text: 'done' };
+    if (!call) return { text: 'done' };
+    // A step asked again (a retried request) does not run its side effect twice.
+    if (call.before && !ranBefore.has(step)) {
+      ranBefore.add(step);
+      call.before();
+    }
+    return { tool_calls: [{ name: call.name, arguments: call.args }] };
   });
   try {
-    const base = { PATH: clientPath(options.installed ?? true), PWD: root, ...personEnv(), ...hookServerEnv() };
+    const base = { PATH: options.path ?? clientPath(options.installed ?? true), PWD: root, ...personEnv(), ...hookServerEnv() };
     const { command, args, env } = start(server.openaiBaseUrl, base);
     const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -38,10 +38,27 @@ export function cleanup(): void {
  * machine without editwarden).
  */
 export function clientPath(installed: boolean): string {
-  if (!installed) return process.env.PATH ?? '';
+  return installed ? removableGuard().path : (process.env.PATH ?? '');
+}
+
+/** A client's PATH with editwarden on it (as clientPath(true)) that a test can take off between two of the session's calls. */
+export interface RemovableGuard {
+  path: string;
+  /** From now on this machine has no editwarden: the hooks' next look for it (every call looks again) finds none. */
+  uninstall(): void;
+  /** editwarden is back where it was. */
+  reinstall(): void;
+}
+
+export function removableGuard(): RemovableGuard {
   const dir = tempDir('ew-path-');
-  fs.symlinkSync(BIN, path.join(dir, 'editwarden'));
-  return `${dir}${path.delimiter}${process.env.PATH ?? ''}`;
+  const link = path.join(dir, 'editwarden');
+  fs.symlinkSync(BIN, link);
+  return {
+    path: `${dir}${path.delimiter}${process.env.PATH ?? ''}`,
+    uninstall: () => fs.rmSync(link),
+    reinstall: () => fs.symlinkSync(BIN, link),
+  };
 }
 
 /**
@@ -118,7 +135,7 @@ export interface ScriptedCall {
   args: Record<string, unknown>;
   /**
    * Run once when the model makes this call, before the client sees it: something outside the session changing the
-   * world between two of its calls (runClaude and runGemini).
+   * world between two of its calls (runClaude, runGemini and the chat clients').
    */
   before?: () => void;
 }

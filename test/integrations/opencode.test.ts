@@ -4,23 +4,52 @@
  * driven by the scripted model on 127.0.0.1 through a provider of the
  * test's own (`@ai-sdk/openai-compatible`). No skips.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPENCODE, runOpencode } from './chat-clients.js';
-import { cleanup, editwarden, hookSessionIds, project, tempDir, THIRTY_LINES } from './helpers.js';
+import { type ChatRun, OPENCODE, runOpencode } from './chat-clients.js';
+import { cleanup, editwarden, hookSessionIds, project, removableGuard, type ScriptedCall, tempDir, THIRTY_LINES } from './helpers.js';
 
 beforeAll(() => {
   expect(fs.existsSync(OPENCODE), `${OPENCODE} is missing; run npm ci`).toBe(true);
-  // opencode-ai's postinstall puts the platform's binary in place (npm ci runs it; --ignore-scripts leaves a stub that says so).
-  const version = spawnSync(OPENCODE, ['--version'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: tempDir('ew-ochome-'), TMPDIR: tempDir('ew-octmp-') } });
-  expect(version.status, version.stderr).toBe(0);
+  // opencode-ai's postinstall puts the platform's binary in place (npm ci runs it; --ignore-scripts leaves the package's
+  // own bin/opencode.exe, a 479-byte script that says so). The platform's binary is an ELF file: its first four bytes
+  // tell it from that stub without starting it (`opencode --version` costs ~1 s of CPU here).
+  const head = Buffer.alloc(4);
+  const fd = fs.openSync(fs.realpathSync(OPENCODE), 'r');
+  fs.readSync(fd, head, 0, 4, 0);
+  fs.closeSync(fd);
+  expect(head.toString('latin1'), `${OPENCODE} is not opencode's binary (npm ci --ignore-scripts leaves a stub): run npm ci`).toBe('\x7fELF');
 });
 afterAll(cleanup);
 
-describe('opencode goes through editwarden', () => {
-  it('refuses its native write of .git/config, .editwarden.yml, its plugin and opencode.json with the code the model reads, lets a valid edit land, runs bash sandboxed (a write outside fails, a workdir outside is refused, rm -rf src is one undo step) and undo restores both byte-exact', async () => {
+/** How many calls the first check makes: they open the shared session, the no-editwarden check's one call follows. */
+const GUARDED_CALLS = 9;
+
+interface SharedOpencode {
+  root: string;
+  run: ChatRun;
+  config: string;
+  src: Record<string, string>;
+  plugin: string;
+  pluginText: string;
+  settings: string;
+  gitConfig: string;
+  outside: string;
+  outsideDir: string;
+}
+
+let shared: Promise<SharedOpencode> | undefined;
+
+/**
+ * One real opencode session serves two checks (its start is most of each check's cost, ~6 s of CPU): in one project
+ * `init opencode` protected, the first check's nine calls with editwarden installed, then editwarden taken off this
+ * machine (the link on the client's PATH removed: the plugin's hook command looks for editwarden at every call, as
+ * it would on a machine that never had it) and the no-editwarden check's write. Each check asserts on its own calls'
+ * results; run once, whichever check asks first, so each also runs alone.
+ */
+function sharedSession(): Promise<SharedOpencode> {
+  shared ??= (async () => {
     const config = 'constraints:\n  max_files: 5\n';
     const src = { 'src/a.ts': 'export const a = 1;\n', 'src/lib/b.ts': 'export const b = "b";\n' };
     const root = project({ ...src, 'notes.txt': 'alpha\nbeta\n', '.editwarden.yml': config });
@@ -32,7 +61,8 @@ describe('opencode goes through editwarden', () => {
     const gitConfig = fs.readFileSync(path.join(root, '.git', 'config'), 'utf8');
     const outsideDir = tempDir('ew-outside-');
     const outside = path.join(outsideDir, 'escape.txt');
-    const run = await runOpencode(root, [
+    const guard = removableGuard();
+    const guarded: ScriptedCall[] = [
       { name: 'write', args: { filePath: path.join(root, '.git', 'config'), content: '[core]\n\thooksPath = /tmp\n' } },
       { name: 'write', args: { filePath: '.editwarden.yml', content: 'constraints: {}\n' } },
       { name: 'write', args: { filePath: plugin, content: 'export const X = async () => ({});\n' } },
@@ -42,22 +72,35 @@ describe('opencode goes through editwarden', () => {
       { name: 'bash', args: { command: `echo out > ${outside}`, description: 'write outside' } },
       { name: 'bash', args: { command: 'echo hi > x.txt', workdir: outsideDir, description: 'work outside' } },
       { name: 'bash', args: { command: 'rm -rf src && echo removed', description: 'remove src' } },
-    ]);
+    ];
+    expect(guarded).toHaveLength(GUARDED_CALLS);
+    const withoutEditwarden: ScriptedCall = { name: 'write', args: { filePath: path.join(root, 'new.txt'), content: 'x\n' }, before: guard.uninstall };
+    const run = await runOpencode(root, [...guarded, withoutEditwarden], { path: guard.path });
+    return { root, run, config, src, plugin, pluginText, settings, gitConfig, outside, outsideDir };
+  })();
+  return shared;
+}
+
+describe('opencode goes through editwarden', () => {
+  it('refuses its native write of .git/config, .editwarden.yml, its plugin and opencode.json with the code the model reads, lets a valid edit land, runs bash sandboxed (a write outside fails, a workdir outside is refused, rm -rf src is one undo step) and undo restores both byte-exact', async () => {
+    const { root, run, config, src, plugin, pluginText, settings, gitConfig, outside, outsideDir } = await sharedSession();
     const said = `${run.stderr.slice(-2000)}\n${JSON.stringify(run.results)}`;
     // The hook read the real client's session id where its record says the client sends it: every hooked event carries it.
     expect(hookSessionIds(root), said).toEqual([expect.stringMatching(/\S/)]);
-    expect(run.results, said).toHaveLength(9);
-    for (const i of [0, 1, 2, 3]) expect(run.results[i], said).toContain('E_DENIED_PATH');
+    // This check's nine calls open the shared session (sharedSession); the no-editwarden check's one follows.
+    expect(run.results, said).toHaveLength(GUARDED_CALLS + 1);
+    const results = run.results.slice(0, GUARDED_CALLS);
+    for (const i of [0, 1, 2, 3]) expect(results[i], said).toContain('E_DENIED_PATH');
     expect(fs.readFileSync(path.join(root, '.git', 'config'), 'utf8')).toBe(gitConfig);
     expect(fs.readFileSync(path.join(root, '.editwarden.yml'), 'utf8')).toBe(config);
     expect(fs.readFileSync(plugin, 'utf8')).toBe(pluginText);
     expect(fs.readFileSync(path.join(root, 'opencode.json'), 'utf8')).toBe(settings);
-    expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), run.results[5]).toBe('alpha\nBETA\n');
-    expect(run.results[6], said).toMatch(/Read-only file system|Directory nonexistent/);
+    expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), results[5]).toBe('alpha\nBETA\n');
+    expect(results[6], said).toMatch(/Read-only file system|Directory nonexistent/);
     expect(fs.existsSync(outside)).toBe(false);
-    expect(run.results[7], said).toContain('E_OUTSIDE_ROOT');
+    expect(results[7], said).toContain('E_OUTSIDE_ROOT');
     expect(fs.existsSync(path.join(outsideDir, 'x.txt'))).toBe(false);
-    expect(run.results[8], said).toContain('removed');
+    expect(results[8], said).toContain('removed');
     // init registered editwarden's MCP server: opencode offers its tools (named editwarden_<tool>).
     expect(run.tools, said).toContain('editwarden_edit_file');
     expect(fs.existsSync(path.join(root, 'src'))).toBe(false);
@@ -102,12 +145,13 @@ describe('opencode goes through editwarden', () => {
   }, 400_000);
 
   it('on a machine without editwarden the plugin throws: the call is blocked and the model reads E_GUARD_UNAVAILABLE', async () => {
-    const root = project({ 'notes.txt': 'alpha\n' });
-    expect(editwarden(['init', 'opencode', '--root', root]).code).toBe(0);
-    const run = await runOpencode(root, [{ name: 'write', args: { filePath: path.join(root, 'new.txt'), content: 'x\n' } }], { installed: false });
+    const { root, run } = await sharedSession();
     const said = `${run.stderr.slice(-2000)}\n${JSON.stringify(run.results)}`;
-    expect(run.results, said).toHaveLength(1);
-    expect(run.results[0], said).toContain('E_GUARD_UNAVAILABLE');
+    // This check's one call comes after the first check's nine (sharedSession), with editwarden taken off the machine.
+    expect(run.results, said).toHaveLength(GUARDED_CALLS + 1);
+    const results = run.results.slice(GUARDED_CALLS);
+    expect(results, said).toHaveLength(1);
+    expect(results[0], said).toContain('E_GUARD_UNAVAILABLE');
     expect(fs.existsSync(path.join(root, 'new.txt'))).toBe(false);
   }, 400_000);
 });
