@@ -10,15 +10,17 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEvents } from '../../src/runs/events-read.js';
 import { type ChatRun, QWEN, runQwen } from './chat-clients.js';
-import { cleanup, editwarden, hookSessionIds, project, type ScriptedCall, tempDir } from './helpers.js';
+import { cleanup, editwarden, hookSessionIds, project, removableGuard, type ScriptedCall, tempDir } from './helpers.js';
 
 beforeAll(() => {
   expect(fs.existsSync(QWEN), `${QWEN} is missing; run npm ci`).toBe(true);
 });
 afterAll(cleanup);
 
-/** How many calls the three-edits check makes: they open the shared session, the other check's six follow. */
+/** How many calls the three-edits check makes: they open the shared session, the refusals check's six follow. */
 const THREE_EDITS = 5;
+/** The refusals check's calls, after the three-edits check's; then the no-editwarden check's two. */
+const REFUSALS = 6;
 
 interface SharedQwen {
   root: string;
@@ -60,9 +62,12 @@ function sessionUndos(): Promise<SessionUndos> {
 }
 
 /**
- * One real Qwen session serves two checks (its start is most of each check's cost): in one project `init qwen`
- * protected, the three-edits check's calls on a.txt, then the refusals check's calls, in that order. Each check
- * asserts on its own calls' results; the refusals check, first in the file, undoes the session's last step.
+ * One real Qwen session serves three checks (its start is most of each check's cost): in one project `init qwen`
+ * protected, the three-edits check's calls on a.txt, then the refusals check's calls, then the no-editwarden check's:
+ * editwarden taken off this machine (the link on the client's PATH removed: the committed hooks look for editwarden
+ * at every call, as on a machine that never had it) for one write, and put back for a last read, so the session ends
+ * (its Stop hook) as before. Each check asserts on its own calls' results; the refusals check, first in the file,
+ * undoes the session's last step.
  */
 function sharedSession(): Promise<SharedQwen> {
   shared ??= (async () => {
@@ -91,7 +96,13 @@ function sharedSession(): Promise<SharedQwen> {
       { name: 'run_shell_command', args: { command: `echo out > ${outside.shell}`, description: 'write outside' } },
     ];
     expect(threeEdits).toHaveLength(THREE_EDITS);
-    const run = await runQwen(root, [...threeEdits, ...refusals]);
+    expect(refusals).toHaveLength(REFUSALS);
+    const guard = removableGuard();
+    const withoutEditwarden: ScriptedCall[] = [
+      { name: 'write_file', args: { file_path: path.join(root, 'new.txt'), content: 'x\n' }, before: guard.uninstall },
+      { name: 'read_file', args: { file_path: path.join(root, 'notes.txt') }, before: guard.reinstall },
+    ];
+    const run = await runQwen(root, [...threeEdits, ...refusals, ...withoutEditwarden], { path: guard.path });
     return { root, run, config, settings, gitConfig, outside };
   })();
   return shared;
@@ -102,7 +113,7 @@ describe('Qwen Code goes through editwarden', () => {
     const { root, run, config, settings, gitConfig, outside } = await sharedSession();
     const said = `${run.stderr.slice(-2000)}\n${JSON.stringify(run.results)}`;
     // This check's six calls come after the three-edits check's (sharedSession).
-    const results = run.results.slice(THREE_EDITS);
+    const results = run.results.slice(THREE_EDITS, THREE_EDITS + REFUSALS);
     // The hook read the real client's session id where its record says the client sends it: every hooked event carries it.
     expect(hookSessionIds(root), said).toEqual([expect.stringMatching(/\S/)]);
     expect(results, said).toHaveLength(6);
@@ -125,12 +136,12 @@ describe('Qwen Code goes through editwarden', () => {
   }, 400_000);
 
   it('on a machine without editwarden the committed hooks block (Qwen runs a tool when a hook exits 1 or 127: the command exits 2), and the model reads E_GUARD_UNAVAILABLE', async () => {
-    const root = project({ 'notes.txt': 'alpha\n' });
-    expect(editwarden(['init', 'qwen', '--root', root]).code).toBe(0);
-    const run = await runQwen(root, [{ name: 'write_file', args: { file_path: path.join(root, 'new.txt'), content: 'x\n' } }], { installed: false });
+    const { root, run } = await sharedSession();
     const said = `${run.stderr.slice(-2000)}\n${JSON.stringify(run.results)}`;
-    expect(run.results, said).toHaveLength(1);
-    expect(run.results[0], said).toContain('E_GUARD_UNAVAILABLE');
+    // This check's write comes after the other checks' calls (sharedSession), with editwarden taken off the machine.
+    const results = run.results.slice(THREE_EDITS + REFUSALS, THREE_EDITS + REFUSALS + 1);
+    expect(results, said).toHaveLength(1);
+    expect(results[0], said).toContain('E_GUARD_UNAVAILABLE');
     expect(fs.existsSync(path.join(root, 'new.txt'))).toBe(false);
   }, 400_000);
 });
@@ -165,8 +176,8 @@ describe("Qwen Code's PostToolUse runs in the background (async), the Stop hook 
   it('the real Qwen Code: three edits of one file back to back, a refused write among them: every record lands in order with its own change by the time qwen exits, the refusal still blocks, and three undos restore the file', async () => {
     const { root, run, outside } = await sharedSession();
     const said = `${run.stderr.slice(-2000)}\n${JSON.stringify(run.results)}`;
-    // This check's five calls open the shared session (sharedSession); the other check's six follow.
-    expect(run.results, said).toHaveLength(THREE_EDITS + 6);
+    // This check's five calls open the shared session (sharedSession); the other checks' six and two follow.
+    expect(run.results, said).toHaveLength(THREE_EDITS + REFUSALS + 2);
     const results = run.results.slice(0, THREE_EDITS);
     expect(results[3], said).toContain('E_OUTSIDE_ROOT');
     expect(fs.existsSync(outside.write)).toBe(false);
