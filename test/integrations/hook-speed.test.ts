@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { skipUnlessRoot } from '../needs-root.js';
 import { BIN, cleanup, project, tempDir } from './helpers.js';
-import { type client, endServers, keepServer, ping, runtimeEnv, sockets, warmServer as startServer } from './warm-server.js';
+import { type client, endServers, keepServer, ping, runtimeEnv, sockets, startUnderWay, warmServer as startServer } from './warm-server.js';
 
 const REPO = path.dirname(path.dirname(BIN));
 
@@ -180,6 +180,8 @@ describe('a hook never believes a server it cannot trust: it decides by itself',
   it('a server killed mid-call', async () => {
     const env = runtimeEnv();
     const server = await lyingServer(sockets.socketPath(env, sockets.buildId()), { drop: true });
+    // The hook decides by itself; the server it would start could not bind the liar's socket (warm-server.ts).
+    startUnderWay(env);
     const root = project({});
     const r = await hookAsync(['claude', 'pre-tool-use', '--root', root], DENY_OUTSIDE(root), env);
     server.close();
@@ -220,6 +222,7 @@ describe('a hook never believes a server it cannot trust: it decides by itself',
   it('a server of another build', async () => {
     const env = runtimeEnv();
     const server = await lyingServer(sockets.socketPath(env, sockets.buildId()), { build: 'another-build' });
+    startUnderWay(env);
     const root = project({});
     const r = await hookAsync(['claude', 'pre-tool-use', '--root', root], DENY_OUTSIDE(root), env);
     server.close();

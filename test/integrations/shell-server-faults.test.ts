@@ -18,7 +18,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { shellRunnerLine } from '../../src/integrations/client.js';
 import { skipUnlessRoot } from '../needs-root.js';
 import { BIN, cleanup, hookRecordLines, project, tempDir } from './helpers.js';
-import { callsServed, endServers, ping, runtimeEnv, socketOf, sockets, warmServer } from './warm-server.js';
+import { callsServed, endServers, ping, runtimeEnv, socketOf, sockets, startUnderWay, warmServer } from './warm-server.js';
 
 afterAll(cleanup);
 afterEach(endServers);
@@ -107,6 +107,8 @@ describe('a shell client never runs a command unguarded for a server it cannot t
     const env = runtimeEnv();
     const root = project({});
     const server = await lyingServer(socketOf(env), root, { drop: true });
+    // The client runs it in-process; the server it would start could not bind the liar's socket (warm-server.ts).
+    startUnderWay(env);
     const r = await runLine(root, COMMAND, env);
     server.close();
     expectInProcess(r, root);
@@ -116,6 +118,7 @@ describe('a shell client never runs a command unguarded for a server it cannot t
     const env = runtimeEnv();
     const root = project({});
     const server = await lyingServer(socketOf(env), root, { build: 'another-build' });
+    startUnderWay(env);
     const r = await runLine(root, COMMAND, env);
     server.close();
     expectInProcess(r, root);

@@ -17,6 +17,7 @@ interface SocketModule {
   socketPath(env: NodeJS.ProcessEnv, build: string): string;
   socketDir(env: NodeJS.ProcessEnv): string;
   ensurePrivateDir(dir: string): string | null;
+  startClaimPath(socket: string): string;
 }
 interface ClientModule {
   askServer(socket: string, request: { build: string; ping: true }, timeoutMs: number): Promise<{ pid?: number; calls?: number; shells?: number; edits?: number } | null>;
@@ -48,6 +49,16 @@ export function runtimeEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 /** The socket of this build's server for `env`. */
 export function socketOf(env: NodeJS.ProcessEnv): string {
   return sockets.socketPath(env, sockets.buildId());
+}
+
+/**
+ * A server start under way for `env`: the claim a client makes before it starts one (hook-socket.ts claimStart), fresh.
+ * A client that then finds no server it can use decides by itself without starting another. For a fault test whose
+ * socket a planted server holds: the server a client would start there cannot bind that socket, so it would only load
+ * the CLI and leave (~0.2 s of CPU each), which is not what the test is about.
+ */
+export function startUnderWay(env: NodeJS.ProcessEnv): void {
+  fs.writeFileSync(sockets.startClaimPath(socketOf(env)), '', { mode: 0o600 });
 }
 
 export async function ping(env: NodeJS.ProcessEnv, waitMs = 3000): Promise<{ pid?: number; calls?: number; shells?: number; edits?: number } | null> {
