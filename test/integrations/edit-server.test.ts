@@ -307,6 +307,29 @@ async function plantedServer(socket: string, opts: { build?: string; drop?: bool
 describe('an edit never runs twice, nor for a server it cannot trust', () => {
   afterEach(endServers);
 
+  /**
+   * One real server for the tests that only stop and continue it (SIGSTOP/SIGCONT): started by the first that asks,
+   * ended after the file. Each counts the edits it served from what it had served before.
+   */
+  let stoppable: Promise<{ env: NodeJS.ProcessEnv; pid: number }> | undefined;
+  const stoppableServer = (): Promise<{ env: NodeJS.ProcessEnv; pid: number }> => {
+    stoppable ??= (async () => {
+      const env = runtimeEnv();
+      const pid = await warmServer(env);
+      keepServer(pid);
+      return { env, pid };
+    })();
+    return stoppable;
+  };
+  afterAll(async () => {
+    if (stoppable === undefined) return;
+    try {
+      process.kill((await stoppable).pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  });
+
   it('the control: a planted server in a private folder of ours, of this build, is believed — the checks below are what stop it', async () => {
     const env = runtimeEnv();
     const root = tempDir('ew-edit-fault-');
@@ -404,8 +427,8 @@ describe('an edit never runs twice, nor for a server it cannot trust', () => {
   }, 30_000);
 
   it('a server too busy to take the call in time: the client runs it in-process, and the server, its turn come, runs nothing', async () => {
-    const env = runtimeEnv();
-    const pid = await warmServer(env);
+    const { env, pid } = await stoppableServer();
+    const served = (await ping(env, 15_000))?.edits ?? Number.NaN;
     const root = tempDir('ew-edit-fault-');
     reset(root, FILES);
     process.kill(pid, 'SIGSTOP');
@@ -413,7 +436,7 @@ describe('an edit never runs twice, nor for a server it cannot trust', () => {
     process.kill(pid, 'SIGCONT');
     expectAppendedOnce(r, root);
     // The server answers again (it has read the hello and the hang-up): the edit is still there once, not twice.
-    expect((await ping(env, 15_000))?.edits).toBe(1);
+    expect((await ping(env, 15_000))?.edits).toBe(served + 1);
     expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe(`${FILE}once\n`);
   }, 60_000);
 
@@ -464,8 +487,8 @@ describe('an edit never runs twice, nor for a server it cannot trust', () => {
   }, 30_000);
 
   it("the person's Ctrl-C while the client waits for the server: the client ends by SIGINT, and nothing is ever written", async () => {
-    const env = runtimeEnv();
-    const pid = await warmServer(env);
+    const { env, pid } = await stoppableServer();
+    const served = (await ping(env, 15_000))?.edits ?? Number.NaN;
     const root = tempDir('ew-edit-fault-');
     reset(root, FILES);
     process.kill(pid, 'SIGSTOP');
@@ -476,7 +499,7 @@ describe('an edit never runs twice, nor for a server it cannot trust', () => {
     const r = await edit.done;
     process.kill(pid, 'SIGCONT');
     expect(r.signal).toBe('SIGINT');
-    expect((await ping(env, 15_000))?.edits).toBe(1);
+    expect((await ping(env, 15_000))?.edits).toBe(served + 1);
     expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe(FILE);
   }, 30_000);
 });
