@@ -85,8 +85,8 @@ export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitt
  * src/cli/code-cache.ts with the V8 code cache an earlier run of it left (a CommonJS file alone was no cheaper; the
  * cache is what pays, docs/benchmarks.md, "The one-shot CLI's compile cache"). `import.meta.url` becomes the file's
  * URL from `__filename`; the build fails on any other `import.meta` (it would read undefined in CommonJS).
- * The shared bundle (dist/cli-bundle/) stays for everything else: `--help`, a mistyped command, the thin clients'
- * in-process fallback, and the commands listed in SHARED_ONLY.
+ * The shared bundle (dist/cli-bundle/) stays for everything else: `--help`, a mistyped command and the commands
+ * listed in SHARED_ONLY.
  *
  * In a command's bundle the table's other commands come from the shared bundle (dist/cli-command/others/*.mjs), so a
  * process that needs another command than the one bin/editwarden picked (only allRegistrars does; bin picks by
@@ -118,7 +118,7 @@ export async function bundleCommands({ outdir = path.join(dist, 'cli-command') }
             name: 'other-commands-from-the-shared-bundle',
             setup(b) {
               b.onResolve({ filter: /^\.\/(commands\/[a-z-]+|hook-server)\.js$/ }, (args) => {
-                if (args.importer !== path.join(dist, 'cli', 'main.js') || args.path === module) return undefined;
+                if (args.importer !== path.join(dist, 'cli', 'main.js') || args.path === module || (HELD[name] ?? []).includes(args.path)) return undefined;
                 if (!byModule.has(args.path)) throw new Error(`${args.path} is imported by main.js but is no command's module in its table`);
                 return { path: `../others/${path.basename(args.path, '.js')}.mjs`, external: true };
               });
@@ -153,11 +153,18 @@ const builtinsWhereUsed = {
 
 /**
  * Commands without a bundle of their own: `edit`, `hook` and `shell` start as thin clients (bin/editwarden THIN), whose
- * in-process fallback loads the shared bundle; `hook-server` runs the `hook` and `edit` commands in its own process
- * (main.ts's run), which must share its modules (the deferred fsyncs it settles, the per-project state it keeps), not
- * load a second copy of them from the shared bundle; `demo` and `apply-proposal` are rare and the largest (~3.8 MB each).
+ * in-process fallback loads the hook server's bundle (src/cli/in-process.ts); `demo` and `apply-proposal` are rare and
+ * the largest (~3.8 MB each).
  */
-export const SHARED_ONLY = ['edit', 'hook', 'shell', 'hook-server', 'demo', 'apply-proposal'];
+export const SHARED_ONLY = ['edit', 'hook', 'shell', 'demo', 'apply-proposal'];
+
+/**
+ * Commands whose bundle holds other commands' modules too, in the same file: `hook-server` runs the `hook` and `edit`
+ * commands in its own process (main.ts's run), which must share its modules (the deferred fsyncs it settles, the
+ * per-project state it keeps), never load a second copy of them; and the thin clients' fallback runs `hook`, `edit`
+ * and `shell` from it.
+ */
+export const HELD = { 'hook-server': ['./commands/hook.js', './commands/edit.js', './commands/shell.js'] };
 
 /** The command table of dist/cli/main.js: each command's name, the module its `load` imports and the registrar it takes. */
 function commandModules() {

@@ -31,6 +31,7 @@ import net from 'node:net';
 import path from 'node:path';
 import tty from 'node:tty';
 import { findServer, readStdin, writeOut } from './hook-client.js';
+import { inProcessCli } from './in-process.js';
 import { EDIT_GO, type EditHello, type EditReply, lineReader, type OutputFacts } from './hook-socket.js';
 
 /** How long the client waits for the server's turn before it runs the edit itself (a busy or stuck server). */
@@ -199,16 +200,8 @@ export async function editMain(argv: string[]): Promise<void> {
 
 /** The CLI's own `edit`, in this process, as bin/editwarden runs every one-shot command; `stdin`: what was already read of it. */
 async function inProcess(argv: string[], stdin: Buffer | null): Promise<void> {
-  // As bin/editwarden does for every one-shot command: baseline wasm tier only, the compile cache (see there).
-  (await import('node:v8')).setFlagsFromString('--liftoff-only');
-  const { enableCompileCache } = await import('./compile-cache.js');
-  enableCompileCache(process.env);
-  const { pathToFileURL } = await import('node:url');
-  const cli = (await import(pathToFileURL(path.join(import.meta.dirname, '../cli-bundle/cli.mjs')).href)) as {
-    main(argv: string[]): Promise<void>;
-    run(argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; stdin: NodeJS.ReadableStream; env: NodeJS.ProcessEnv }): Promise<number>;
-    tolerateClosedReaders(): void;
-  };
+  // As bin/editwarden does for every one-shot command: baseline wasm tier only, the code cache (see there).
+  const cli = await inProcessCli();
   if (stdin === null) {
     await cli.main(argv);
     return;

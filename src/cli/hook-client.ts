@@ -15,7 +15,7 @@
  */
 import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
+import { inProcessCli } from './in-process.js';
 import { binPath, buildId, claimStart, ensurePrivateDir, type HookReply, type HookRequest, socketDir, socketPath, unsafeDir, unsafeSocket } from './hook-socket.js';
 
 /** The hook's own deadline (`--deadline`, as the hook command reads it): after it, the call is refused. */
@@ -167,13 +167,8 @@ export async function hookMain(argv: string[]): Promise<void> {
   // Decide by itself: the CLI's own hook command, in this process, within what is left of the deadline.
   // The time already spent counts against the deadline (all of it when the input never ended).
   const waited = stdin === null ? deadline : Date.now() - started;
-  // As bin/editwarden does for every one-shot command: baseline wasm tier only for the grammars (see there).
-  (await import('node:v8')).setFlagsFromString('--liftoff-only');
-  const { pathToFileURL } = await import('node:url');
-  const cli = (await import(pathToFileURL(path.join(import.meta.dirname, '../cli-bundle/cli.mjs')).href)) as {
-    run(argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; stdin: NodeJS.ReadableStream; env: NodeJS.ProcessEnv }): Promise<number>;
-    tolerateClosedReaders(): void;
-  };
+  // As bin/editwarden does for every one-shot command: baseline wasm tier only for the grammars, the code cache (see there).
+  const cli = await inProcessCli();
   cli.tolerateClosedReaders();
   const { Readable } = await import('node:stream');
   // Input that never ended by the deadline: the hook command gets what came and no end, and refuses at once.

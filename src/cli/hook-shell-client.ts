@@ -22,11 +22,11 @@
  * `EDITWARDEN_HOOK_SERVER=off` always runs in-process.
  */
 import net from 'node:net';
-import path from 'node:path';
 import type { ErrorCode } from '../errors.js';
 import { END_AT_ONCE, runSpawned, type CommandResult, type RunnableSpec } from '../verify/spawn-run.js';
 import { findServer, startServer } from './hook-client.js';
 import { nestedSandboxSigns } from '../sandbox/outer.js';
+import { inProcessCli } from './in-process.js';
 import { lineReader, markTime, type ShellEnd, type ShellHello, type ShellReply } from './hook-socket.js';
 
 /** The refusal of a command whose guard went away (type-checked against the one list; errors.ts is not loaded here). */
@@ -172,8 +172,6 @@ export async function shellMain(argv: string[]): Promise<void> {
   }
   for (const s of SIGNALS) process.removeAllListeners(s);
   // In-process: the CLI's own shell command, the full route (as bin/editwarden runs every one-shot command).
-  (await import('node:v8')).setFlagsFromString('--liftoff-only');
-  const { pathToFileURL } = await import('node:url');
-  const cli = (await import(pathToFileURL(path.join(import.meta.dirname, '../cli-bundle/cli.mjs')).href)) as { main(argv: string[]): Promise<void> };
+  const cli = await inProcessCli();
   await cli.main(argv);
 }

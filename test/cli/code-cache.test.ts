@@ -289,13 +289,35 @@ describe('a command answers the same with any cache', () => {
     fs.writeFileSync(path.join(root, 'a.txt'), 'hello\n');
     fs.writeFileSync(path.join(root, 'calls.jsonl'), `${JSON.stringify({ tool: 'write_file', args: { path: 'b.txt', content: 'new\n' } })}\n`);
     const seen: string[] = [];
-    for (const args of [['exec', 'calls.jsonl', '--json'], ['undo', '--list', '--json'], ['checkpoint', 'list'], ['undo'], ['report', '--json'], ['doctor', '--only', 'node', '--json']]) {
-      const r = spawnSync(process.execPath, [BIN, ...args, '--root', root], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', EDITWARDEN_HOOK_SERVER: 'off', ...env }, timeout: 60_000 });
+    // edit and shell: a thin client deciding in-process (no server), from the hook server's bundle.
+    const commands = [
+      ['exec', 'calls.jsonl', '--json'],
+      ['undo', '--list', '--json'],
+      ['checkpoint', 'list'],
+      ['undo'],
+      ['edit', 'a.txt', '--old', 'hello', '--new', 'there'],
+      ['shell', '--client', 'claude', '--tool', 'Bash', '--root', root, '--', 'echo ran > c.txt'],
+      ['report', '--json'],
+      ['doctor', '--only', 'node', '--json'],
+    ];
+    for (const args of commands) {
+      const r = spawnSync(process.execPath, [BIN, ...(args.includes('--') ? args : [...args, '--root', root])], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1', EDITWARDEN_HOOK_SERVER: 'off', ...env },
+        timeout: 60_000,
+      });
       seen.push(`${args.join(' ')} → ${r.status}\n${steady(r.stdout)}\n${steady(r.stderr)}`);
     }
-    for (const name of (fs.readdirSync(root, { recursive: true }) as string[]).sort()) {
+    // A workspace index's chunks are named by the hash of rows that hold each file's times and inode.
+    const names = (fs.readdirSync(root, { recursive: true }) as string[]).sort();
+    const chunks = names.filter((name) => name.startsWith(path.join('.editwarden', 'checkpoints', 'chunks', ''))).map((name) => path.basename(name));
+    const unchunked = (text: string) => chunks.reduce((t, chunk) => t.replaceAll(chunk, '<chunk>'), text);
+    for (const name of names) {
       const full = path.join(root, name);
-      seen.push(`${steady(name)}: ${fs.statSync(full).isFile() ? steady(fs.readFileSync(full, 'utf8')) : '/'}`);
+      const text = fs.statSync(full).isFile() ? steady(fs.readFileSync(full, 'utf8')) : '/';
+      const isChunk = chunks.includes(path.basename(name));
+      seen.push(`${unchunked(steady(name))}: ${isChunk ? text.replace(/(?<=[,[])\d+(\.\d+)?(?=[,\]])/g, '<n>') : unchunked(text)}`);
     }
     return seen;
   }

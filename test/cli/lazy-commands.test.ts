@@ -42,7 +42,7 @@ interface Traced {
 }
 
 /** Runs the binary with module tracing (`input`: its stdin); returns its output and what it loaded. */
-function traced(args: string[], input?: string): Traced {
+function traced(args: string[], input?: string, extra: Record<string, string> = {}): Traced {
   const log = path.join(dir, `loads-${++traces}.jsonl`);
   const r = spawnSync(process.execPath, ['--import', TRACE, BIN, ...args], {
     cwd: dir,
@@ -50,7 +50,7 @@ function traced(args: string[], input?: string): Traced {
     ...(input === undefined ? {} : { input }),
     // What the CLI itself loads is traced: a warm server another test of this run left in the run's runtime folder
     // would take an edit (docs/integrations.md, "editwarden edit through the warm server") and load nothing here.
-    env: { ...process.env, NO_COLOR: '1', EW_LOAD_TRACE: log, EDITWARDEN_HOOK_SERVER: 'off' },
+    env: { ...process.env, NO_COLOR: '1', EW_LOAD_TRACE: log, EDITWARDEN_HOOK_SERVER: 'off', ...extra },
     timeout: 30_000,
   });
   const lines = (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : []).map((line) => JSON.parse(line) as { url?: string; commands?: string[]; sources?: string[]; builtins?: string[] });
@@ -104,12 +104,15 @@ describe('start-up loads only what the invocation needs', () => {
     expect(r.loaded).toEqual([]);
   });
 
-  it('a command loads its own implementation and no other', () => {
+  it('a command loads its own implementation and no other (edit in-process: the hook server’s bundle, which holds hook, edit and shell)', async () => {
     fs.writeFileSync(path.join(dir, 'a.txt'), 'hello\n');
+    const { HELD } = (await import(pathToFileURL(path.join(REPO, 'scripts', 'bundle-cli.mjs')).href)) as { HELD: Record<string, string[]> };
     const r = traced(['edit', 'a.txt', '--old', 'hello', '--new', 'there', '--dry-run']);
     expect(r.status).toBe(0);
     expect(r.modules).toBeGreaterThan(0); // the trace works
-    expect(r.loaded).toEqual(['edit']);
+    expect(r.loaded).toEqual(['hook-server', ...(HELD['hook-server'] ?? []).map((m) => path.basename(m, '.js'))].sort());
+    const log = traced(['log', '--json']);
+    expect(log.loaded).toEqual(['log']);
     const help = traced(['help', 'checkpoint']);
     expect(help.stdout).toContain('Usage: editwarden checkpoint');
     expect(help.loaded).toEqual(['checkpoint']);
@@ -182,8 +185,8 @@ describe('a command runs from its own bundle (scripts/bundle-cli.mjs bundleComma
     }
   });
 
-  it('a command that runs other commands in its own process (the hook server: hook, edit) has no bundle of its own, so they share its modules', async () => {
-    const { SHARED_ONLY } = (await import(pathToFileURL(path.join(REPO, 'scripts', 'bundle-cli.mjs')).href)) as { SHARED_ONLY: string[] };
+  it('a command that runs other commands in its own process (the hook server: hook, edit) holds them in its own bundle, so they share its modules', async () => {
+    const { HELD } = (await import(pathToFileURL(path.join(REPO, 'scripts', 'bundle-cli.mjs')).href)) as { HELD: Record<string, string[]> };
     // Every module that imports main.ts's run (and so runs a command of the table in-process) is reached only from these.
     const runners = ['src/cli/hook-server.ts', 'src/cli/hook-edit.ts'].filter((f) => fs.readFileSync(path.join(REPO, f), 'utf8').includes("await import('./main.js')"));
     expect(runners.length).toBe(2);
@@ -191,8 +194,31 @@ describe('a command runs from its own bundle (scripts/bundle-cli.mjs bundleComma
     for (const f of [...others, ...fs.readdirSync(path.join(REPO, 'src', 'cli', 'commands')).map((c) => `commands/${c}`)]) {
       expect({ f, runsCommands: /import\(['"]\.\.?\/main\.js['"]\)|from ['"]\.\.?\/main\.js['"]/.test(fs.readFileSync(path.join(REPO, 'src', 'cli', f), 'utf8')) }).toEqual({ f, runsCommands: false });
     }
-    expect(SHARED_ONLY).toContain('hook-server');
-    expect(fs.existsSync(path.join(REPO, 'dist', 'cli-command', 'hook-server'))).toBe(false);
+    // The hook server's bundle holds the commands it runs (and the guarded shell, for the thin clients' fallback) in
+    // its one file: their modules are its own, never another copy imported from the shared bundle.
+    expect(HELD['hook-server']).toEqual(['./commands/hook.js', './commands/edit.js', './commands/shell.js']);
+    const text = fs.readFileSync(path.join(REPO, 'dist', 'cli-command', 'hook-server', 'cli.cjs'), 'utf8');
+    for (const held of ['dist/cli/hook-server.js', 'dist/cli/hook-edit.js', 'dist/cli/commands/hook.js', 'dist/cli/commands/edit.js', 'dist/cli/commands/shell.js']) expect(text).toContain(`\n// ${held}\n`);
+    for (const other of ['hook', 'edit', 'shell', 'hook-server']) expect(text).not.toContain(`import("../others/${other}.mjs")`);
+  });
+
+  it('a thin client deciding in-process (no server) runs the hook server’s bundle, and the shared one when no cache may be used', () => {
+    fs.writeFileSync(path.join(dir, 'a.txt'), 'hello\n');
+    const edit = ['edit', 'a.txt', '--old', 'hello', '--new', 'there', '--dry-run'];
+    const hook = ['hook', 'claude', 'pre-tool-use'];
+    const input = JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'true' } });
+    for (const [args, stdin] of [
+      [edit, ''],
+      [hook, input],
+      [['shell', '--help'], ''],
+    ] as const) {
+      const r = files([...args], stdin);
+      expect({ args, files: r.files.filter((f) => f.startsWith('cli-')) }).toEqual({ args, files: ['cli-command/hook-server/cli.cjs'] });
+    }
+    const none = traced(edit, undefined, { EDITWARDEN_COMPILE_CACHE: 'off' });
+    expect(none.status).toBe(0);
+    expect(none.urls.some((u) => u.endsWith('/dist/cli-bundle/cli.mjs'))).toBe(true);
+    expect(none.urls.filter((u) => u.includes('/dist/cli-command/'))).toEqual([]);
   });
 
   it("a command's bundle reaches every other command through the shared bundle: the whole table registers, and another command answers", () => {
