@@ -75,6 +75,8 @@ export function hookServerEnv(): NodeJS.ProcessEnv {
 export interface ClientOptions {
   /** Whether editwarden is installed where the client runs (default true). */
   installed?: boolean;
+  /** The client's PATH, when the test holds it (a `RemovableGuard`'s, taken off between two calls); else clientPath(installed). */
+  path?: string;
   /** More of the client's environment (e.g. the person's XDG_DATA_HOME, where a project-local install's record lives). */
   env?: NodeJS.ProcessEnv;
   /** The person's HOME for the client and its hooks (default: a new empty folder): their own config lives under it. */
@@ -185,7 +187,7 @@ export async function runClaude(root: string, calls: ScriptedCall[], extraArgs: 
   const home = options.home ?? tempDir('ew-home-');
   try {
     const ran = await runClient(CLAUDE, ['-p', 'Make the change.', '--output-format', 'json', '--permission-mode', 'acceptEdits', ...extraArgs], root, timeoutMs, {
-      PATH: clientPath(options.installed ?? true),
+      PATH: options.path ?? clientPath(options.installed ?? true),
       HOME: home,
       // The client's own temp files go where cleanup() removes them.
       TMPDIR: tempDir('ew-clienttmp-'),
@@ -237,7 +239,7 @@ export async function runGemini(root: string, calls: ScriptedCall[], timeoutMs =
   fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
   try {
     const ran = await runClient(process.execPath, [GEMINI, '-p', 'Make the change.', '--output-format', 'json', '--approval-mode', options.approval ?? 'auto_edit'], root, timeoutMs, {
-      PATH: clientPath(options.installed ?? true),
+      PATH: options.path ?? clientPath(options.installed ?? true),
       HOME: home,
       // The client's own temp files go where cleanup() removes them.
       TMPDIR: tempDir('ew-clienttmp-'),
