@@ -8,13 +8,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
+import type * as TS from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLIENT_SETTINGS } from '../../src/config/client-settings.js';
 import { KNOWN_TOOL_NAMES } from '../../src/config/config.js';
 import { RUN_MODES } from '../../src/config/modes.js';
 import { memberCovering, PROTECTED_MEMBERS, type ProtectedMember } from '../../src/config/protected-set.js';
 import { CLIENTS } from '../../src/integrations/index.js';
+import { ts } from '../typescript.js';
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
 
@@ -93,13 +94,13 @@ function folderOf(rel: string): string {
  * and every syntax-tree rule reads its parsed files (parsing src/ and the declarations it reaches is most of the
  * file's cost; a second parse of src/ for the syntax rules cost ~0.6 s of CPU).
  */
-let program: ts.Program | undefined;
+let program: TS.Program | undefined;
 // Files share a worker process (vitest.config.ts): the program (~300 MB of heap) goes when this file ends, whatever
 // else keeps the module.
 afterAll(() => {
   program = undefined;
 });
-function buildProgram(): ts.Program {
+function buildProgram(): TS.Program {
   if (program) return program;
   const config = ts.getParsedCommandLineOfConfigFile(
     path.resolve(SRC, '../tsconfig.build.json'),
@@ -122,7 +123,7 @@ function buildProgram(): ts.Program {
 }
 
 /** A file's syntax tree: the build program's own parse of it. */
-function treeOf(f: Pick<SourceFile, 'rel'>): ts.SourceFile {
+function treeOf(f: Pick<SourceFile, 'rel'>): TS.SourceFile {
   const tree = buildProgram().getSourceFile(path.join(SRC, f.rel));
   if (!tree) throw new Error(`src/${f.rel} is not in the program of tsconfig.build.json`);
   return tree;
@@ -282,13 +283,13 @@ const NAME_COPIES = new Set(['config/config.ts', 'config/defaults.ts']);
 
 describe('only toolsetFor builds a toolset', () => {
   const toolNames = new Set<string>(KNOWN_TOOL_NAMES);
-  const offenders = (visit: (node: ts.Node, rel: string, out: string[]) => void, exempt: ReadonlySet<string>): string[] => {
+  const offenders = (visit: (node: TS.Node, rel: string, out: string[]) => void, exempt: ReadonlySet<string>): string[] => {
     const out: string[] = [];
     for (const { rel } of files) {
       if (exempt.has(rel)) continue;
       const source = treeOf({ rel });
       const f = { rel };
-      const walk = (node: ts.Node): void => {
+      const walk = (node: TS.Node): void => {
         visit(node, f.rel, out);
         ts.forEachChild(node, walk);
       };
@@ -354,7 +355,7 @@ describe('the agent loop has no mode-specific branches', () => {
     const found: string[] = [];
     for (const f of loop) {
       const source = treeOf(f);
-      const walk = (node: ts.Node): void => {
+      const walk = (node: TS.Node): void => {
         if (ts.isStringLiteralLike(node) && modes.has(node.text)) found.push(`${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}: '${node.text}'`);
         ts.forEachChild(node, walk);
       };
@@ -372,7 +373,7 @@ describe('the agent loop has no mode-specific branches', () => {
   it('reads no mode from its options: it has no mode option and no option of one mode only', () => {
     const loopFile = loop.find((f) => f.rel === 'agent/loop.ts');
     const source = treeOf(loopFile ?? { rel: 'agent/loop.ts' });
-    const options = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'AgentRunOptions');
+    const options = source.statements.find((s): s is TS.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'AgentRunOptions');
     const names = options?.members.map((m) => (m.name && ts.isIdentifier(m.name) ? m.name.text : '')) ?? [];
     expect(names).toContain('afterCall');
     expect(names.filter((n) => /mode|controlled|editor|recordEnd/i.test(n))).toEqual([]);
@@ -390,8 +391,8 @@ describe('only the run profile turns on_violation into a decision', () => {
     for (const f of files) {
       if (f.rel === 'runs/profile.ts') continue;
       const source = treeOf(f);
-      const reads = (e: ts.Expression): boolean => (ts.isPropertyAccessExpression(e) && e.name.text === 'on_violation') || (ts.isIdentifier(e) && e.text === 'onViolation');
-      const walk = (node: ts.Node): void => {
+      const reads = (e: TS.Expression): boolean => (ts.isPropertyAccessExpression(e) && e.name.text === 'on_violation') || (ts.isIdentifier(e) && e.text === 'onViolation');
+      const walk = (node: TS.Node): void => {
         if (
           ts.isBinaryExpression(node) &&
           [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken].includes(node.operatorToken.kind) &&
@@ -464,7 +465,7 @@ describe('one change pipeline: plan → commit is the only route to a write', ()
     for (const { rel } of files) {
       if (exempt(rel)) continue;
       const source = treeOf({ rel });
-      const walk = (node: ts.Node): void => {
+      const walk = (node: TS.Node): void => {
         if (ts.isCallExpression(node)) {
           const callee = ts.isIdentifier(node.expression) ? node.expression.text : ts.isPropertyAccessExpression(node.expression) ? `.${node.expression.name.text}` : '';
           if (named(callee, node.arguments.length)) out.push(`${rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}: ${node.getText().slice(0, 60)}`);
@@ -530,7 +531,7 @@ describe('one ledger: runs/ledger.ts counts every route', () => {
     const out: string[] = [];
     for (const { rel } of files) {
       const source = treeOf({ rel });
-      const walk = (node: ts.Node): void => {
+      const walk = (node: TS.Node): void => {
         if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'ConstraintGuard') out.push(rel);
         ts.forEachChild(node, walk);
       };
@@ -548,7 +549,7 @@ describe('one ledger: runs/ledger.ts counts every route', () => {
     for (const { rel, text } of files) {
       if (rel.startsWith('runs/') || rel.startsWith('guard/')) continue;
       const source = treeOf({ rel });
-      const walk = (node: ts.Node): void => {
+      const walk = (node: TS.Node): void => {
         if (ts.isPropertyAccessExpression(node) && (node.name.text === 'checkChanges' || node.name.text === 'recordChanges')) out.push(`${rel}: ${node.getText()}`);
         ts.forEachChild(node, walk);
       };
@@ -588,8 +589,8 @@ describe('one record writer: the event log, written by one module', () => {
     const out: string[] = [];
     for (const f of files) {
       const source = treeOf(f);
-      const at = (node: ts.Node): string => `${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}`;
-      const walk = (node: ts.Node): void => {
+      const at = (node: TS.Node): string => `${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}`;
+      const walk = (node: TS.Node): void => {
         if (ts.isCallExpression(node)) {
           const callee = ts.isIdentifier(node.expression) ? node.expression.text : ts.isPropertyAccessExpression(node.expression) ? node.expression.name.text : '';
           if (callee === 'appendFileSync' || callee === 'appendFile') out.push(at(node));
@@ -619,7 +620,7 @@ describe('one record writer: the event log, written by one module', () => {
     const found: string[] = [];
     for (const f of files) {
       const source = treeOf(f);
-      const walk = (node: ts.Node): void => {
+      const walk = (node: TS.Node): void => {
         if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node)) && /changes\.jsonl/.test(node.getText())) found.push(f.rel);
         ts.forEachChild(node, walk);
       };
@@ -644,13 +645,13 @@ describe('one record writer: the event log, written by one module', () => {
  * into pieces that each entry point packs again; its edit options are made there, once.
  */
 describe('the Project travels whole', () => {
-  const where = (source: ts.SourceFile, node: ts.Node, rel: string): string => `${rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}: ${node.getText().slice(0, 80)}`;
-  const found = (match: (node: ts.Node) => boolean, exempt: (rel: string) => boolean = () => false): string[] => {
+  const where = (source: TS.SourceFile, node: TS.Node, rel: string): string => `${rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}: ${node.getText().slice(0, 80)}`;
+  const found = (match: (node: TS.Node) => boolean, exempt: (rel: string) => boolean = () => false): string[] => {
     const out: string[] = [];
     for (const { rel } of files) {
       if (exempt(rel)) continue;
       const source = treeOf({ rel });
-      const walk = (node: ts.Node): void => {
+      const walk = (node: TS.Node): void => {
         if (match(node)) out.push(where(source, node, rel));
         ts.forEachChild(node, walk);
       };
@@ -722,7 +723,7 @@ describe('the protected set is the one spelling of a protected name', () => {
       if (f.rel === 'config/protected-set.ts' || f.rel === 'config/client-settings.ts') continue;
       const source = treeOf(f);
       const allowed = new Set(ALLOWED[f.rel]?.literals ?? []);
-      const walk = (node: ts.Node): void => {
+      const walk = (node: TS.Node): void => {
         const text = ts.isStringLiteralLike(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node) ? node.text : null;
         if (text !== null && namesMember(text) && !allowed.has(text)) found.push(`${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}: '${text}'`);
         ts.forEachChild(node, walk);
@@ -778,16 +779,16 @@ describe('a format is one record: no format name spelled outside its module', ()
     const names = new Set<string>(FORMAT_NAMES);
     const checker = buildProgram().getTypeChecker();
     /** The type accepts every format name: it is FormatName or wider, but not any string. */
-    const takesEveryFormat = (type: ts.Type | undefined): boolean => {
+    const takesEveryFormat = (type: TS.Type | undefined): boolean => {
       if (!type) return false;
       const members = type.isUnion() ? type.types : [type];
-      const literals = new Set(members.filter((t) => t.isStringLiteral()).map((t) => (t as ts.StringLiteralType).value));
+      const literals = new Set(members.filter((t) => t.isStringLiteral()).map((t) => (t as TS.StringLiteralType).value));
       return [...names].every((n) => literals.has(n));
     };
     const found: string[] = [];
     for (const f of files) {
       const source = treeOf(f);
-      const walk = (node: ts.Node): void => {
+      const walk = (node: TS.Node): void => {
         if (ts.isStringLiteralLike(node) && names.has(node.text) && !ownedBy(f.rel, node.text)) {
           const parent = node.parent;
           let spelled = false;
@@ -837,7 +838,7 @@ describe('a client is one record', () => {
   const literals = (visit: (text: string, rel: string, line: number) => void): void => {
     for (const { rel } of files) {
       const tree = treeOf({ rel });
-      const walk = (node: ts.Node): void => {
+      const walk = (node: TS.Node): void => {
         if (ts.isStringLiteralLike(node)) visit(node.text, rel, ts.getLineAndCharacterOfPosition(tree, node.getStart()).line + 1);
         ts.forEachChild(node, walk);
       };
@@ -872,7 +873,7 @@ describe('a client is one record', () => {
       // The reader itself, and each client's record, which declares its field(s).
       if (rel === 'integrations/session-id.ts' || ownerOf(rel) !== undefined || OTHER_SESSIONS[rel] !== undefined) continue;
       const tree = treeOf({ rel });
-      const walk = (node: ts.Node): void => {
+      const walk = (node: TS.Node): void => {
         const name = ts.isPropertyAccessExpression(node)
           ? node.name.text
           : ts.isStringLiteralLike(node)
@@ -966,15 +967,15 @@ const OTHER_QUESTIONS = new Map([
 const RUN_FLOORS = (rel: string): boolean => rel.startsWith('runs/') || rel.startsWith('tools/');
 
 describe('one vocabulary per question: the status words of a run live in runs/outcome.ts', () => {
-  const literalUnion = (t: ts.TypeNode | undefined): boolean => t !== undefined && ts.isUnionTypeNode(t) && t.types.every((m) => ts.isLiteralTypeNode(m) && ts.isStringLiteral(m.literal)) && t.types.length > 1;
+  const literalUnion = (t: TS.TypeNode | undefined): boolean => t !== undefined && ts.isUnionTypeNode(t) && t.types.every((m) => ts.isLiteralTypeNode(m) && ts.isStringLiteral(m.literal)) && t.types.length > 1;
   const found = (): { named: string[]; aliases: string[]; inline: string[] } => {
     const named: string[] = [];
     const aliases: string[] = [];
     const inline: string[] = [];
     for (const f of files) {
       const source = treeOf(f);
-      const at = (node: ts.Node): string => `${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}`;
-      const walk = (node: ts.Node): void => {
+      const at = (node: TS.Node): string => `${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}`;
+      const walk = (node: TS.Node): void => {
         if ((ts.isTypeAliasDeclaration(node) || ts.isInterfaceDeclaration(node)) && node.name.text === 'RunStatus') named.push(f.rel);
         if (ts.isTypeAliasDeclaration(node) && /(Status|State|Outcome)$/.test(node.name.text) && literalUnion(node.type)) aliases.push(`${f.rel} ${node.name.text}`);
         // A status, state or outcome field (or getter) typed with literal words of its own instead of a named vocabulary.
@@ -1015,9 +1016,9 @@ describe('the guarded shell goes through the runner', () => {
   /** What only the runner's capture and charge steps do: build these, or call these methods. */
   const BUILT = new Set(['ConstraintGuard', 'CommandEffects', 'CommandIndex']);
   const CALLED = new Set(['guardFor', 'openLedger', 'charge', 'check', 'record', 'checkChanges', 'governingChanged', 'recordChanges', 'before', 'after', 'putBack', 'restore']);
-  const seen = (rel: string): { built: string[]; called: string[]; calls: ts.CallExpression[] } => {
-    const out = { built: [] as string[], called: [] as string[], calls: [] as ts.CallExpression[] };
-    const visit = (node: ts.Node): void => {
+  const seen = (rel: string): { built: string[]; called: string[]; calls: TS.CallExpression[] } => {
+    const out = { built: [] as string[], called: [] as string[], calls: [] as TS.CallExpression[] };
+    const visit = (node: TS.Node): void => {
       if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && BUILT.has(node.expression.text)) out.built.push(node.expression.text);
       if (ts.isCallExpression(node)) {
         out.calls.push(node);
@@ -1068,7 +1069,7 @@ describe('each tool carries its own describe and slim', () => {
     const found: string[] = [];
     for (const f of files) {
       const source = treeOf(f);
-      const walk = (node: ts.Node): void => {
+      const walk = (node: TS.Node): void => {
         if (ts.isCaseClause(node) && ts.isStringLiteralLike(node.expression) && toolNames.has(node.expression.text)) {
           found.push(`${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}: case '${node.expression.text}'`);
         }
@@ -1083,14 +1084,14 @@ describe('each tool carries its own describe and slim', () => {
     const found: string[] = [];
     // A tool's name is a plain string where it is used; the same word as a member of a literal union (a transcript entry's `type: 'active_edit'`) is another vocabulary.
     const checker = buildProgram().getTypeChecker();
-    const asName = (node: ts.StringLiteralLike): boolean => {
+    const asName = (node: TS.StringLiteralLike): boolean => {
       if (ts.isLiteralTypeNode(node.parent)) return false;
-      const context = ts.isCaseClause(node.parent) ? checker.getTypeAtLocation(node.parent.parent.parent.expression) : checker.getContextualType(node as ts.Expression);
+      const context = ts.isCaseClause(node.parent) ? checker.getTypeAtLocation(node.parent.parent.parent.expression) : checker.getContextualType(node as TS.Expression);
       return context === undefined || (context.flags & ts.TypeFlags.String) !== 0 || (context.isUnion() && context.types.some((t) => (t.flags & ts.TypeFlags.String) !== 0));
     };
     for (const f of files.filter((file) => LOOP_FILES(file.rel) || ['mcp/results.ts', 'tools/call-views.ts'].includes(file.rel))) {
       const source = treeOf(f);
-      const walk = (node: ts.Node): void => {
+      const walk = (node: TS.Node): void => {
         if (ts.isStringLiteralLike(node) && toolNames.has(node.text) && asName(node)) found.push(`${f.rel}:${ts.getLineAndCharacterOfPosition(source, node.getStart()).line + 1}: '${node.text}'`);
         ts.forEachChild(node, walk);
       };
@@ -1138,7 +1139,7 @@ describe('no tool-name checks spelled as literals', () => {
     const found: string[] = [];
     for (const f of files.filter((file) => file.folder !== 'integrations')) {
       const source = treeOf(f);
-      const walk = (node: ts.Node): void => {
+      const walk = (node: TS.Node): void => {
         if (ts.isBinaryExpression(node) && comparisons.includes(node.operatorToken.kind)) {
           for (const [side, other] of [
             [node.left, node.right],
@@ -1194,7 +1195,7 @@ describe('no list is spread into a call (src/arrays.ts)', () => {
     for (const f of files) {
       if (f.rel === 'arrays.ts') continue;
       const tree = treeOf(f);
-      const visit = (node: ts.Node): void => {
+      const visit = (node: TS.Node): void => {
         if (ts.isCallExpression(node) && node.arguments.some(ts.isSpreadElement) && ts.isPropertyAccessExpression(node.expression) && SPREAD_TAKERS.has(node.expression.name.text)) {
           found.push(`src/${f.rel}:${tree.getLineAndCharacterOfPosition(node.getStart(tree)).line + 1}: ${node.getText(tree).slice(0, 100)}`);
         }

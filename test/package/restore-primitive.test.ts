@@ -16,8 +16,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
+import type * as TS from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { ts } from '../typescript.js';
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
 const PRIMITIVE = 'workspace/checkpoints/service.ts';
@@ -89,7 +90,7 @@ function calls(rel: string): Array<{ name: string; line: number; text: string }>
   const file = path.join(SRC, rel);
   const tree = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.ES2023, true);
   const out: Array<{ name: string; line: number; text: string }> = [];
-  const visit = (node: ts.Node): void => {
+  const visit = (node: TS.Node): void => {
     if (ts.isCallExpression(node)) {
       const callee = node.expression;
       const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : null;

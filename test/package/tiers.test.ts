@@ -14,11 +14,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { runNeedsBuild } from '../global-setup.js';
 import { tempDir } from '../temp-dirs.js';
 import { classifyTests, E2E_PATTERNS, importsOf, longestFirst, type RunFacts, type SourceTree, TIERS, type Tier, TierClassifier } from '../tiers.js';
+import { ts } from '../typescript.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 
