@@ -36,8 +36,11 @@ const dist = path.join(root, 'dist');
 export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitting = true, entry = path.join(dist, 'cli', 'main.js'), plugins = [], format = 'esm' } = {}) {
   const version = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
   const cjs = format === 'cjs';
-  // The bundle's own URL: ESM's import.meta.url; in CommonJS (no import.meta) the file's, from __filename.
-  const selfUrl = cjs ? "require('node:url').pathToFileURL(__filename).href" : 'import.meta.url';
+  // The bundle's own URL: ESM's import.meta.url; in CommonJS (no import.meta) the file's, from __filename — through
+  // names the banner declares at the bundle's top: a module's own `const require = createRequire(import.meta.url)`
+  // (ast/grammars.js) shadows `require` where the rewritten text lands, and esbuild renames it, so a `require(…)` in
+  // that text would call the very variable it is initialising (`require2 is not a function`).
+  const selfUrl = cjs ? '__editwardenSelfUrl' : 'import.meta.url';
   /** Rewrites `import.meta.url` in dist/ modules to the URL of the module's own tsc output. */
   const ownUrl = {
     name: 'own-import-meta-url',
@@ -48,7 +51,7 @@ export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitt
         if (!source.includes('import.meta.url') && !source.includes('import.meta.dirname')) return { contents: source, loader: 'js' };
         const relative = path.relative(outdir, args.path).split(path.sep).join('/');
         const own = `new URL(${JSON.stringify(relative)}, ${selfUrl}).href`;
-        const ownDir = `require('node:url').fileURLToPath(new URL(${JSON.stringify(`${path.dirname(relative)}/`)}, ${selfUrl}))`;
+        const ownDir = `__editwardenFileURLToPath(new URL(${JSON.stringify(`${path.dirname(relative)}/`)}, ${selfUrl}))`;
         return { contents: source.replaceAll('import.meta.dirname', ownDir).replaceAll('import.meta.url', own), loader: 'js' };
       });
     },
@@ -67,7 +70,10 @@ export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitt
     external: ['web-tree-sitter', 'tree-sitter-wasms'],
     define: { __EDITWARDEN_VERSION__: JSON.stringify(version) },
     // CommonJS dependencies inside the bundle call require() for Node's built-ins (a CommonJS bundle has its own).
-    banner: cjs ? {} : { js: "import { createRequire as __editwardenCreateRequire } from 'node:module'; const require = __editwardenCreateRequire(import.meta.url);" },
+    banner: cjs
+      ? // "use strict" first, or the whole file would run sloppy (a directive counts only at the top).
+        { js: "'use strict';\nconst __editwardenFileURLToPath = require('node:url').fileURLToPath; const __editwardenSelfUrl = require('node:url').pathToFileURL(__filename).href;" }
+      : { js: "import { createRequire as __editwardenCreateRequire } from 'node:module'; import { fileURLToPath as __editwardenFileURLToPath } from 'node:url'; const require = __editwardenCreateRequire(import.meta.url);" },
     // A CommonJS bundle has no import.meta: a dependency's use of it would silently read undefined (cli-bundle.test.ts).
     logOverride: cjs ? { 'empty-import-meta': 'error' } : {},
     plugins: [...plugins, zodEnglishOnly, commanderSpawnOnUse, ajvOnUse, ownUrl],
@@ -266,8 +272,9 @@ export async function bundleHookClient({ outdir = path.join(dist, 'hook-client')
       b.onLoad({ filter: /\.js$/ }, async (args) => {
         const source = await fs.promises.readFile(args.path, 'utf8');
         const relative = path.relative(outdir, args.path).split(path.sep).join('/');
-        const ownDir = `require('node:path').join(__dirname, ${JSON.stringify(path.dirname(relative))})`;
-        const own = `require('node:url').pathToFileURL(require('node:path').join(__dirname, ${JSON.stringify(relative)})).href`;
+        // Through the banner's names, never `require` or `__dirname` here: a module may declare its own (see bundleCli).
+        const ownDir = `__editwardenPath.join(__editwardenDirname, ${JSON.stringify(path.dirname(relative))})`;
+        const own = `__editwardenUrl.pathToFileURL(__editwardenPath.join(__editwardenDirname, ${JSON.stringify(relative)})).href`;
         return { contents: source.replaceAll('import.meta.dirname', ownDir).replaceAll('import.meta.url', own), loader: 'js' };
       });
     },
@@ -289,6 +296,9 @@ export async function bundleHookClient({ outdir = path.join(dist, 'hook-client')
     outExtension: { '.js': '.cjs' },
     // Only Node's built-ins: anything else here would be loaded by every hook.
     external: ['../cli-bundle/cli.mjs'],
+    // path and url are loaded by Node's own start-up: naming them here costs a lookup.
+    // "use strict" first, or the whole file would run sloppy (a directive counts only at the top).
+    banner: { js: "\"use strict\";\nconst __editwardenPath = require('node:path'); const __editwardenUrl = require('node:url'); const __editwardenDirname = __dirname;" },
     plugins: [ownUrl],
     legalComments: 'none',
     logLevel: 'warning',

@@ -54,6 +54,29 @@ describe('the CLI bundle', () => {
     expect(r.stdout).toContain(`'${BIN}' 'shell'`);
   });
 
+  it("keeps paths relative to the package in a module with a `require` of its own (ast/grammars.js): `ast list` from the command's own bundle loads the grammar", () => {
+    // The rewritten import.meta.url lands inside that module, where esbuild renames its `require`: text that called
+    // `require(…)` there called the variable it was initialising (`require2 is not a function`, every grammar).
+    fs.writeFileSync(path.join(dir, 'greet.py'), 'def greet(name):\n    return name\n');
+    const r = spawnSync(process.execPath, [BIN, 'ast', 'list', 'greet.py', '--root', dir], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('greet');
+  });
+
+  it('runs every CommonJS bundle strict, and names only what its first lines declare where it replaced import.meta', () => {
+    // A directive counts only at the top of the file: anything put before it would run the whole bundle sloppy.
+    const dirs = [path.join(REPO, 'dist', 'cli-command'), path.join(REPO, 'dist', 'hook-client')];
+    const files = dirs.flatMap((d) => (fs.readdirSync(d, { recursive: true }) as string[]).filter((f) => f.endsWith('.cjs')).map((f) => path.join(d, f)));
+    expect(files.length).toBeGreaterThan(5);
+    for (const file of files) {
+      const text = fs.readFileSync(file, 'utf8');
+      expect(/^(['"])use strict\1;/.test(text), `${path.relative(REPO, file)} starts with "use strict"`).toBe(true);
+      // The bundle's own place is read once, at its top; a module's own `require`/`__dirname` never stands in for it.
+      const body = text.slice(text.indexOf('\n', text.indexOf('__editwarden')) + 1);
+      expect(body.match(/pathToFileURL\(__filename\)|join\(__dirname/g) ?? [], path.relative(REPO, file)).toEqual([]);
+    }
+  });
+
   it('keeps paths relative to the package: doctor reads the engines of this package.json', () => {
     const r = spawnSync(process.execPath, [BIN, 'doctor', '--only', 'node', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
     expect(r.status, r.stderr).toBe(0);
