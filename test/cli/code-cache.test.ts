@@ -287,7 +287,13 @@ describe('a command answers the same with any cache', () => {
     fs.rmSync(root, { recursive: true, force: true });
     fs.mkdirSync(root);
     fs.writeFileSync(path.join(root, 'a.txt'), 'hello\n');
-    fs.writeFileSync(path.join(root, 'calls.jsonl'), `${JSON.stringify({ tool: 'write_file', args: { path: 'b.txt', content: 'new\n' } })}\n`);
+    // A .ts file: its syntax guard loads a grammar (grammars.ts finds its files next to itself, through its own require).
+    fs.writeFileSync(path.join(root, 'a.ts'), 'export const a = 1;\n');
+    const calls = [
+      { tool: 'write_file', args: { path: 'b.txt', content: 'new\n' } },
+      { tool: 'edit_file', args: { path: 'a.ts', old_text: 'a = 1', new_text: 'a = 2' } },
+    ];
+    fs.writeFileSync(path.join(root, 'calls.jsonl'), calls.map((c) => `${JSON.stringify(c)}\n`).join(''));
     const seen: string[] = [];
     // edit and shell: a thin client deciding in-process (no server), from the hook server's bundle.
     const commands = [
@@ -296,6 +302,7 @@ describe('a command answers the same with any cache', () => {
       ['checkpoint', 'list'],
       ['undo'],
       ['edit', 'a.txt', '--old', 'hello', '--new', 'there'],
+      ['edit', 'a.ts', '--old', 'a = 2', '--new', 'a = 3'],
       ['shell', '--client', 'claude', '--tool', 'Bash', '--root', root, '--', 'echo ran > c.txt'],
       ['report', '--json'],
       ['doctor', '--only', 'node', '--json'],
