@@ -1,8 +1,11 @@
 // The one-shot CLI's start-up per command (issues 41 and 44: the commands the suite and a person run most), in CPU
 // time (user + sys of the child) next to `node -e 0`, interleaved round by round so that load from other processes
 // hits every variant alike; median of N rounds (EW_BENCH_STARTUP_N, default 11) after one warm-up round.
-//   own bundle:     what bin/editwarden runs: the command's own bundle, dist/cli-command/<name>/cli.mjs.
+//   own bundle:     what bin/editwarden runs: the command's own bundle, dist/cli-command/<name>/cli.cjs, with the V8
+//                   code cache the earlier rounds left (src/cli/code-cache.ts; the warm-up round makes it).
+//   own bundle, no code cache:  the same with EDITWARDEN_COMPILE_CACHE=off.
 //   shared bundle:  the same binary with every command through the shared bundle, dist/cli-bundle/ (its chunks).
+// `edit --dry-run (no server)` is the thin edit deciding in-process (from the hook server's bundle, src/cli/in-process.ts).
 //   other:          EW_BENCH_STARTUP_OTHER=<another checkout>/bin/editwarden (built), e.g. the commit before a change.
 // `mcp` is the stdio server from its start to its answer to `initialize` (its CPU read from /proc when the answer
 // arrives). NODE_EXTRA_CA_CERTS is dropped unless EW_BENCH_KEEP_CA=1 (see startup.bench.mjs). Run it by name:
@@ -33,10 +36,11 @@ export async function run() {
     fs.mkdirSync(env.XDG_RUNTIME_DIR, { mode: 0o700 });
     const ca = process.env.EW_BENCH_KEEP_CA === '1' && env.NODE_EXTRA_CA_CERTS ? 'NODE_EXTRA_CA_CERTS kept' : 'no NODE_EXTRA_CA_CERTS';
     if (process.env.EW_BENCH_KEEP_CA !== '1') delete env.NODE_EXTRA_CA_CERTS;
-    const bins = { 'own bundle': path.join(repo, 'bin', 'editwarden'), 'shared bundle': launcher(tmp, 'shared', path.join(repo, 'dist', 'cli-bundle', 'cli.mjs')) };
-    if (process.env.EW_BENCH_STARTUP_OTHER) bins.other = path.resolve(process.env.EW_BENCH_STARTUP_OTHER);
+    const own = path.join(repo, 'bin', 'editwarden');
+    const bins = { 'own bundle': [own, env], 'own bundle, no code cache': [own, { ...env, EDITWARDEN_COMPILE_CACHE: 'off' }], 'shared bundle': [launcher(tmp, 'shared', path.join(repo, 'dist', 'cli-bundle', 'cli.mjs')), env] };
+    if (process.env.EW_BENCH_STARTUP_OTHER) bins.other = [path.resolve(process.env.EW_BENCH_STARTUP_OTHER), env];
     // One change recorded, so undo --list, checkpoint list and report have something to show.
-    await cpu([process.execPath, bins['own bundle'], 'edit', 'a.txt', '--old', 'hello', '--new', 'there'], work, env);
+    await cpu([process.execPath, own, 'edit', 'a.txt', '--old', 'hello', '--new', 'there'], work, env);
     const cases = {
       'undo --list': ['undo', '--list'],
       'checkpoint list': ['checkpoint', 'list'],
@@ -45,6 +49,7 @@ export async function run() {
       'exec (one read_file)': ['exec', path.join(tmp, 'read.jsonl')],
       'doctor --only node': ['doctor', '--only', 'node'],
       'init claude --help': ['init', 'claude', '--help'],
+      'edit --dry-run (no server)': ['edit', 'a.txt', '--old', 'there', '--new', 'x', '--dry-run'],
       'mcp (start to the initialize answer)': null,
     };
     const samples = { node: [] };
@@ -54,8 +59,8 @@ export async function run() {
       const t = await cpu([process.execPath, '-e', '0'], work, env);
       if (keep) samples.node.push(t);
       for (const [c, args] of Object.entries(cases)) {
-        for (const [b, bin] of Object.entries(bins)) {
-          const s = args === null ? await mcpStartCpu(bin, work, env) : await cpu([process.execPath, bin, ...args], work, env);
+        for (const [b, [bin, benv]] of Object.entries(bins)) {
+          const s = args === null ? await mcpStartCpu(bin, work, benv) : await cpu([process.execPath, bin, ...args], work, benv);
           if (keep) (samples[`${c}|${b}`] ??= []).push(s);
         }
       }
@@ -71,7 +76,7 @@ export async function run() {
           value: `${value.toFixed(0)} ms CPU`,
           baseline: `${base.toFixed(0)} ms node -e 0`,
           ratio: `${(value / base).toFixed(2)}x`,
-          note: b === 'own bundle' ? `what bin/editwarden runs; ${load}` : b === 'other' ? process.env.EW_BENCH_STARTUP_OTHER : 'dist/cli-bundle/',
+          note: b === 'own bundle' ? `what bin/editwarden runs; ${load}` : b === 'other' ? process.env.EW_BENCH_STARTUP_OTHER : b === 'shared bundle' ? 'dist/cli-bundle/' : 'EDITWARDEN_COMPILE_CACHE=off',
         });
       }
     }
