@@ -35,6 +35,8 @@ export interface CodeIdentity {
   node: string;
   arch: string;
   flags: readonly string[];
+  /** Which of the commands a bundle serves made the entry: one entry each (the hook server's bundle serves three). */
+  variant: string;
 }
 
 const MAGIC = 'editwarden-code-cache 1';
@@ -47,12 +49,12 @@ export function codeCacheDir(env: NodeJS.ProcessEnv): string | null {
 
 /** The entry's file name: one per bundle path and runtime, so a rebuilt bundle's entry replaces the old one. */
 export function entryName(id: CodeIdentity): string {
-  return `${fnv1a([id.file, id.node, id.arch, ...id.flags].join('\n'))}.code`;
+  return `${fnv1a([id.file, id.node, id.arch, id.variant, ...id.flags].join('\n'))}.code`;
 }
 
 /** The entry's first line: the whole identity, compared byte for byte before V8 sees the rest. */
 export function entryHeader(id: CodeIdentity): string {
-  const fields = [id.file, id.dev, id.ino, id.size, id.mtimeNs, id.ctimeNs, id.node, id.arch, id.flags.join(' ')].map(String);
+  const fields = [id.file, id.dev, id.ino, id.size, id.mtimeNs, id.ctimeNs, id.node, id.arch, id.flags.join(' '), id.variant].map(String);
   return `${MAGIC} ${JSON.stringify(fields)}\n`;
 }
 
@@ -114,10 +116,11 @@ export function writeEntry(dir: string, id: CodeIdentity, code: Buffer): void {
 /**
  * Runs the CommonJS bundle `file` and returns its exports, its compiled code taken from the cache when an entry of
  * this very bundle and runtime is there, and the cache's entry written at exit when it was not (or V8 rejected it).
- * `flags`: the V8 flags the caller set (part of the identity). A dynamic `import()` in the bundle (another command
+ * `flags`: the V8 flags the caller set (part of the identity); `variant`: which command of a bundle that serves
+ * several this run is (each keeps its own entry: the code a run compiled is its command's). A dynamic `import()` in the bundle (another command
  * from the shared bundle, dist/cli-command/others/) goes through Node's own loader, relative to the bundle.
  */
-export function loadBundle(file: string, env: NodeJS.ProcessEnv, flags: readonly string[]): Record<string, unknown> {
+export function loadBundle(file: string, env: NodeJS.ProcessEnv, flags: readonly string[], variant = ''): Record<string, unknown> {
   // Opened first: a bundle that is not there fails with its own path (bin/editwarden then takes the shared bundle).
   const fd = fs.openSync(file, 'r');
   let real: string;
@@ -130,7 +133,7 @@ export function loadBundle(file: string, env: NodeJS.ProcessEnv, flags: readonly
   } finally {
     fs.closeSync(fd);
   }
-  const id: CodeIdentity = { file: real, dev: s.dev, ino: s.ino, size: s.size, mtimeNs: s.mtimeNs, ctimeNs: s.ctimeNs, node: process.version, arch: process.arch, flags };
+  const id: CodeIdentity = { file: real, dev: s.dev, ino: s.ino, size: s.size, mtimeNs: s.mtimeNs, ctimeNs: s.ctimeNs, node: process.version, arch: process.arch, flags, variant };
   const dir = codeCacheDir(env);
   const cachedData = dir === null ? undefined : readEntry(dir, id);
   const script = new vm.Script(wrap(source), {

@@ -201,7 +201,7 @@ export async function editMain(argv: string[]): Promise<void> {
 /** The CLI's own `edit`, in this process, as bin/editwarden runs every one-shot command; `stdin`: what was already read of it. */
 async function inProcess(argv: string[], stdin: Buffer | null): Promise<void> {
   // As bin/editwarden does for every one-shot command: baseline wasm tier only, the code cache (see there).
-  const cli = await inProcessCli();
+  const cli = await inProcessCli('edit');
   if (stdin === null) {
     await cli.main(argv);
     return;

@@ -168,7 +168,7 @@ export async function hookMain(argv: string[]): Promise<void> {
   // The time already spent counts against the deadline (all of it when the input never ended).
   const waited = stdin === null ? deadline : Date.now() - started;
   // As bin/editwarden does for every one-shot command: baseline wasm tier only for the grammars, the code cache (see there).
-  const cli = await inProcessCli();
+  const cli = await inProcessCli('hook');
   cli.tolerateClosedReaders();
   const { Readable } = await import('node:stream');
   // Input that never ended by the deadline: the hook command gets what came and no end, and refuses at once.

@@ -172,6 +172,6 @@ export async function shellMain(argv: string[]): Promise<void> {
   }
   for (const s of SIGNALS) process.removeAllListeners(s);
   // In-process: the CLI's own shell command, the full route (as bin/editwarden runs every one-shot command).
-  const cli = await inProcessCli();
+  const cli = await inProcessCli('shell');
   await cli.main(argv);
 }

@@ -18,20 +18,24 @@ export interface InProcessCli {
   tolerateClosedReaders(): void;
 }
 
-/** Sets the one-shot flag and loads the CLI (import.meta.dirname: dist/cli/, where tsc put this module). */
-export async function inProcessCli(): Promise<InProcessCli> {
+/**
+ * Sets the one-shot flag and loads the CLI (import.meta.dirname: dist/cli/, where tsc put this module) for `command`
+ * (hook, edit or shell: each keeps its own cache entry, holding the code its runs compiled — a shell run from an
+ * entry an edit made compiled ~20 ms more).
+ */
+export async function inProcessCli(command: 'hook' | 'edit' | 'shell'): Promise<InProcessCli> {
   const flags = ['--liftoff-only'];
   const v8 = await import('node:v8');
   for (const flag of flags) v8.setFlagsFromString(flag);
   // Not named `require`: the bundles rewrite import.meta.dirname into a call of the module's own require.
   const requireHere = createRequire(path.join(import.meta.dirname, 'in-process.js'));
-  const cache = requireHere('../hook-client/code-cache.cjs') as { codeCacheDir(env: NodeJS.ProcessEnv): string | null; loadBundle(file: string, env: NodeJS.ProcessEnv, flags: readonly string[]): unknown };
+  const cache = requireHere('../hook-client/code-cache.cjs') as { codeCacheDir(env: NodeJS.ProcessEnv): string | null; loadBundle(file: string, env: NodeJS.ProcessEnv, flags: readonly string[], variant: string): unknown };
   // Without a cache the whole server bundle costs more to compile than the shared bundle's chunks the command needs
   // (`edit --dry-run` ~20 ms of CPU more on Node 20): the shared bundle then, as before; and for a build without it.
   if (cache.codeCacheDir(process.env) !== null) {
     const file = path.join(import.meta.dirname, '../cli-command/hook-server/cli.cjs');
     try {
-      return cache.loadBundle(file, process.env, flags) as InProcessCli;
+      return cache.loadBundle(file, process.env, flags, command) as InProcessCli;
     } catch (error) {
       if (!((error as NodeJS.ErrnoException).code === 'ENOENT' && (error as NodeJS.ErrnoException).path === file)) throw error;
     }

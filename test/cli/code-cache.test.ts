@@ -60,7 +60,7 @@ function load(file: string, env: Record<string, string>): string {
 function identityOf(file: string): CodeIdentity {
   const real = fs.realpathSync(file);
   const s = fs.statSync(real, { bigint: true });
-  return { file: real, dev: s.dev, ino: s.ino, size: s.size, mtimeNs: s.mtimeNs, ctimeNs: s.ctimeNs, node: process.version, arch: process.arch, flags: [] };
+  return { file: real, dev: s.dev, ino: s.ino, size: s.size, mtimeNs: s.mtimeNs, ctimeNs: s.ctimeNs, node: process.version, arch: process.arch, flags: [], variant: '' };
 }
 
 /** V8's code for `source` wrapped as loadBundle wraps it, with main run (so it holds main's code too). */
@@ -208,6 +208,28 @@ describe('the code cache runs only the code of the bundle on disk', () => {
   });
 });
 
+describe('a bundle that serves several commands', () => {
+  it('keeps one entry per command: the thin clients deciding in-process share the hook server’s bundle', () => {
+    const root = tempDir('ew-code-p-');
+    fs.writeFileSync(path.join(root, 'a.txt'), 'hello\n');
+    const { rt, cache } = runtime();
+    const env = { ...process.env, XDG_RUNTIME_DIR: rt, EDITWARDEN_HOOK_SERVER: 'off', NO_COLOR: '1' };
+    for (const args of [
+      ['edit', 'a.txt', '--old', 'hello', '--new', 'there', '--dry-run'],
+      ['shell', '--client', 'claude', '--tool', 'Bash', '--root', root, '--', 'true'],
+    ]) {
+      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: root, encoding: 'utf8', env, timeout: 60_000 });
+      expect(r.status, r.stderr).toBe(0);
+    }
+    const made = fs.readdirSync(cache).map((name) => {
+      const header = fs.readFileSync(path.join(cache, name), 'latin1').split('\n', 1)[0] as string;
+      const fields = JSON.parse(header.slice(header.indexOf('['))) as string[];
+      return `${path.relative(REPO, fields[0] as string)} ${fields.at(-1)}`;
+    });
+    expect(made.sort()).toEqual(['dist/cli-command/hook-server/cli.cjs edit', 'dist/cli-command/hook-server/cli.cjs shell']);
+  }, 60_000);
+});
+
 describe('the key and the folder decision (fast-check)', () => {
   const identity = fc.record({
     file: fc.constantFrom('/a/cli.cjs', '/b/cli.cjs', '/a/b/cli.cjs'),
@@ -219,6 +241,7 @@ describe('the key and the folder decision (fast-check)', () => {
     node: fc.constantFrom('v20.20.2', 'v22.23.3'),
     arch: fc.constantFrom('x64', 'arm64'),
     flags: fc.constantFrom([], ['--liftoff-only'], ['--liftoff-only', '--no-opt']),
+    variant: fc.constantFrom('', 'edit', 'shell'),
   });
   const same = (a: CodeIdentity, b: CodeIdentity) => (Object.keys(a) as (keyof CodeIdentity)[]).every((k) => String(a[k]) === String(b[k]));
 
@@ -233,7 +256,7 @@ describe('the key and the folder decision (fast-check)', () => {
         expect(readEntry(dir, a)).toEqual(Buffer.from(code));
         expect(readEntry(dir, b) !== undefined).toBe(same(a, b));
         // One name per bundle path and runtime: a rebuilt bundle's entry (only its stat changed) lands on the old one.
-        const sameBundle = a.file === b.file && a.node === b.node && a.arch === b.arch && a.flags.join() === b.flags.join();
+        const sameBundle = a.file === b.file && a.node === b.node && a.arch === b.arch && a.flags.join() === b.flags.join() && a.variant === b.variant;
         expect(entryName(a) === entryName(b)).toBe(sameBundle);
         expect(entryHeader(a) === entryHeader(b)).toBe(same(a, b));
         expect(fs.readdirSync(dir)).toHaveLength(1);
