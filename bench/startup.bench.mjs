@@ -15,9 +15,9 @@
 //   … one-file bundle:      every command in one file (no splitting).
 //   … other:                EW_BENCH_STARTUP_OTHER=<another checkout>/bin/editwarden (built), e.g. the
 //                           commit before a change.
-//   … no compile cache:     Node ≥ 22.1 only: the bundle with EDITWARDEN_COMPILE_CACHE=off (what bin/editwarden
-//                           does there by default: src/cli/compile-cache.ts, in a runtime folder of this run).
-//                           On Node 20 a row says it was not measured.
+//   … no compile cache:     the bundle with EDITWARDEN_COMPILE_CACHE=off (by default bin/editwarden keeps the
+//                           compiled code of each command's bundle, src/cli/code-cache.ts, and Node ≥ 22.1 that of
+//                           the shared bundle, src/cli/compile-cache.ts, in a runtime folder of this run).
 //   … warm server:          the bundle's `edit` with this user's warm hook server running (src/cli/edit-client.ts:
 //                           the thin client hands the edit to it): the CPU of the client plus the server's share
 //                           for the call (the CPU time of all the server's threads from /proc/<pid>/task/*/schedstat,
@@ -91,19 +91,15 @@ export async function run() {
     };
     // Another checkout's binary (built), e.g. the commit before a change, measured in the same rounds.
     if (process.env.EW_BENCH_STARTUP_OTHER) bins.other = path.resolve(process.env.EW_BENCH_STARTUP_OTHER);
-    // Node >= 22.1: the bundle keeps its compiled code in the user's private folder (src/cli/compile-cache.ts); the
-    // same binary without it, in the same rounds. The run's own runtime folder, so the cache is this build's alone.
-    const [major, minor] = process.versions.node.split('.').map(Number);
-    const hasCache = major > 22 || (major === 22 && minor >= 1);
+    // The bundle keeps its compiled code in the user's private folder (src/cli/code-cache.ts on every Node; Node's own
+    // compile cache for the shared bundle on Node >= 22.1); the same binary without it, in the same rounds. The run's
+    // own runtime folder, so the cache is this build's alone.
+    env.XDG_RUNTIME_DIR = path.join(tmp, 'runtime');
+    fs.mkdirSync(env.XDG_RUNTIME_DIR, { mode: 0o700 });
+    delete env.NODE_COMPILE_CACHE;
+    delete env.NODE_DISABLE_COMPILE_CACHE;
     const envOf = { 'bundle, no compile cache': { ...env, EDITWARDEN_COMPILE_CACHE: 'off' } };
-    if (hasCache) {
-      env.XDG_RUNTIME_DIR = path.join(tmp, 'runtime');
-      fs.mkdirSync(env.XDG_RUNTIME_DIR, { mode: 0o700 });
-      delete env.NODE_COMPILE_CACHE;
-      delete env.NODE_DISABLE_COMPILE_CACHE;
-      envOf['bundle, no compile cache'] = { ...env, EDITWARDEN_COMPILE_CACHE: 'off' };
-      bins['bundle, no compile cache'] = bins.bundle;
-    }
+    bins['bundle, no compile cache'] = bins.bundle;
     // The warm server (a runtime folder of this run): started as a hook starts it, pinged for its CPU around each call.
     const warm = await startWarmServer(tmp, env);
     bins['bundle, warm server'] = bins.bundle;
@@ -183,7 +179,6 @@ export async function run() {
       const value = median(samples[name]);
       rows.push({ case: `cli edit --dry-run (${name})`, value: `${value.toFixed(1)} ms CPU`, baseline: `${base.toFixed(0)} ms node -e 0`, ratio: `${(value / base).toFixed(2)}x`, note: `${note}; ${load}` });
     }
-    if (!hasCache) rows.push({ case: 'cli compile cache', value: '', note: `not measured: module.enableCompileCache needs Node ≥ 22.1, this is ${process.version}` });
     return rows;
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
