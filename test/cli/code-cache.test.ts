@@ -9,30 +9,19 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { wrap } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type CodeIdentity, codeCacheDir, entryHeader, entryName, readEntry, writeEntry } from '../../src/cli/code-cache.js';
 import { IS_ROOT, skipUnlessRoot } from '../needs-root.js';
 import { createOtherUser } from '../other-user.js';
+import { tempDir } from '../temp-dirs.js';
 
 const REPO = path.resolve(__dirname, '../..');
 const LOADER = path.join(REPO, 'dist', 'hook-client', 'code-cache.cjs');
 const BIN = path.join(REPO, 'bin', 'editwarden');
 const UID = typeof process.getuid === 'function' ? process.getuid() : -1;
-
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(prefix: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  made.push(dir);
-  return dir;
-}
 
 /** A runtime folder of its own (as the login session makes XDG_RUNTIME_DIR) and the cache folder in it. */
 function runtime(): { rt: string; cache: string } {
