@@ -27,7 +27,7 @@ export async function inProcessCli(command: 'hook' | 'edit' | 'shell'): Promise<
   const flags = ['--liftoff-only'];
   const v8 = await import('node:v8');
   for (const flag of flags) v8.setFlagsFromString(flag);
-  // Not named `require`: the bundles rewrite import.meta.dirname into a call of the module's own require.
+  // Not named `require`: in a CommonJS bundle that would shadow the bundle's own, and esbuild would rename it.
   const requireHere = createRequire(path.join(import.meta.dirname, 'in-process.js'));
   const cache = requireHere('../hook-client/code-cache.cjs') as { codeCacheDir(env: NodeJS.ProcessEnv): string | null; loadBundle(file: string, env: NodeJS.ProcessEnv, flags: readonly string[], variant: string): unknown };
   // Without a cache the whole server bundle costs more to compile than the shared bundle's chunks the command needs
