@@ -36,26 +36,13 @@ const dist = path.join(root, 'dist');
 export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitting = true, entry = path.join(dist, 'cli', 'main.js'), plugins = [], format = 'esm' } = {}) {
   const version = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
   const cjs = format === 'cjs';
-  // The bundle's own URL: ESM's import.meta.url; in CommonJS (no import.meta) the file's, from __filename — through
-  // names the banner declares at the bundle's top: a module's own `const require = createRequire(import.meta.url)`
-  // (ast/grammars.js) shadows `require` where the rewritten text lands, and esbuild renames it, so a `require(…)` in
-  // that text would call the very variable it is initialising (`require2 is not a function`).
+  // The bundle's own URL: ESM's import.meta.url; in CommonJS (no import.meta) the file's, from __filename, through a
+  // name the banner declares (ownPlace says why).
   const selfUrl = cjs ? '__editwardenSelfUrl' : 'import.meta.url';
-  /** Rewrites `import.meta.url` in dist/ modules to the URL of the module's own tsc output. */
-  const ownUrl = {
-    name: 'own-import-meta-url',
-    setup(b) {
-      b.onLoad({ filter: /\.js$/ }, async (args) => {
-        if (!args.path.startsWith(dist + path.sep)) return undefined;
-        const source = await fs.promises.readFile(args.path, 'utf8');
-        if (!source.includes('import.meta.url') && !source.includes('import.meta.dirname')) return { contents: source, loader: 'js' };
-        const relative = path.relative(outdir, args.path).split(path.sep).join('/');
-        const own = `new URL(${JSON.stringify(relative)}, ${selfUrl}).href`;
-        const ownDir = `__editwardenFileURLToPath(new URL(${JSON.stringify(`${path.dirname(relative)}/`)}, ${selfUrl}))`;
-        return { contents: source.replaceAll('import.meta.dirname', ownDir).replaceAll('import.meta.url', own), loader: 'js' };
-      });
-    },
-  };
+  const ownUrl = ownPlace(outdir, {
+    url: (relative) => `new URL(${JSON.stringify(relative)}, ${selfUrl}).href`,
+    dir: (relative) => `__editwardenFileURLToPath(new URL(${JSON.stringify(`${path.dirname(relative)}/`)}, ${selfUrl}))`,
+  });
   fs.rmSync(outdir, { recursive: true, force: true });
   await build({
     entryPoints: { cli: entry },
@@ -80,6 +67,29 @@ export async function bundleCli({ outdir = path.join(dist, 'cli-bundle'), splitt
     legalComments: 'none',
     logLevel: 'warning',
   });
+}
+
+/**
+ * The plugin that rewrites `import.meta.url` and `import.meta.dirname` in dist/ modules to the place of the module's
+ * own tsc output, as seen from the bundle in `outdir` (`relative`: that output's path from there): code that finds
+ * files next to itself finds them from inside a bundle too. `url` and `dir` give the text put in; it must name only
+ * what the bundle's first lines declare (its banner), never `require` or `__dirname`: a module may declare its own
+ * (ast/grammars.js has `const require = createRequire(import.meta.url)`, which esbuild renames, so a `require(…)` in
+ * the text would call the very variable it is initialising — `require2 is not a function`).
+ */
+function ownPlace(outdir, { url, dir }) {
+  return {
+    name: 'own-import-meta',
+    setup(b) {
+      b.onLoad({ filter: /\.js$/ }, async (args) => {
+        if (!args.path.startsWith(dist + path.sep)) return undefined;
+        const source = await fs.promises.readFile(args.path, 'utf8');
+        if (!source.includes('import.meta.url') && !source.includes('import.meta.dirname')) return { contents: source, loader: 'js' };
+        const relative = path.relative(outdir, args.path).split(path.sep).join('/');
+        return { contents: source.replaceAll('import.meta.dirname', dir(relative)).replaceAll('import.meta.url', url(relative)), loader: 'js' };
+      });
+    },
+  };
 }
 
 /**
@@ -266,19 +276,11 @@ export const ajvOnUse = {
  * the module's tsc output, computed from `__dirname`, as in the CLI bundle.
  */
 export async function bundleHookClient({ outdir = path.join(dist, 'hook-client') } = {}) {
-  const ownUrl = {
-    name: 'own-import-meta-url-cjs',
-    setup(b) {
-      b.onLoad({ filter: /\.js$/ }, async (args) => {
-        const source = await fs.promises.readFile(args.path, 'utf8');
-        const relative = path.relative(outdir, args.path).split(path.sep).join('/');
-        // Through the banner's names, never `require` or `__dirname` here: a module may declare its own (see bundleCli).
-        const ownDir = `__editwardenPath.join(__editwardenDirname, ${JSON.stringify(path.dirname(relative))})`;
-        const own = `__editwardenUrl.pathToFileURL(__editwardenPath.join(__editwardenDirname, ${JSON.stringify(relative)})).href`;
-        return { contents: source.replaceAll('import.meta.dirname', ownDir).replaceAll('import.meta.url', own), loader: 'js' };
-      });
-    },
-  };
+  // From __dirname, without a URL to parse: every hook runs these.
+  const ownUrl = ownPlace(outdir, {
+    url: (relative) => `__editwardenUrl.pathToFileURL(__editwardenPath.join(__editwardenDirname, ${JSON.stringify(relative)})).href`,
+    dir: (relative) => `__editwardenPath.join(__editwardenDirname, ${JSON.stringify(path.dirname(relative))})`,
+  });
   fs.rmSync(outdir, { recursive: true, force: true });
   await build({
     entryPoints: {
